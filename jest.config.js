@@ -1,0 +1,13 @@
+// Jest runs TypeScript through swc. jose and json-schema-ref-parser ship ESM only, so they are
+// transformed too; PGlite loads its WebAssembly with dynamic import(), hence --experimental-vm-modules
+// in the npm test script.
+const swc = ['@swc/jest', { jsc: { target: 'es2022', parser: { syntax: 'typescript' } }, module: { type: 'commonjs' } }];
+module.exports = {
+  testEnvironment: 'node',
+  roots: ['<rootDir>/test'],
+  testMatch: ['**/*.test.ts'],
+  transform: { '^.+\\.(ts|js|mjs)$': swc },
+  transformIgnorePatterns: ['/node_modules/(?!(jose|@apidevtools/json-schema-ref-parser)/)'],
+  testTimeout: 60000,
+  maxWorkers: 2,
+};

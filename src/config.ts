@@ -1,0 +1,156 @@
+// Configuration from the environment (CONTRACT.md section 1), read and checked in one place.
+// A bad value stops start-up with one line naming the variable, never a stack trace.
+import { randomBytes } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+
+export type AppEnv = 'sandbox' | 'live';
+
+export interface Config {
+  port: number;
+  appEnv: AppEnv;
+  databaseUrl: string | null;
+  dataDir: string;
+  publicBaseUrl: string;
+  operatorApiKey: string;
+  jwtSecret: string;
+  masterKey: Buffer;
+  smtpUrl: string | null;
+  webhookAllowPrivate: boolean;
+  rateLimitRps: number;
+  seedDemo: boolean;
+  sandboxMmDelayMs: number;
+  pendingTtlSeconds: number;
+  webhookRetryScheduleMs: number[];
+  sandboxMmSuccess: string[];
+  sandboxMmFailure: string[];
+  sandboxCard3dsSuccess: string;
+  sandboxCard3dsFailure: string;
+  /** secrets created on this start, to be printed once */
+  generated: { operatorApiKey: boolean };
+}
+
+export class ConfigError extends Error {}
+
+type Env = Record<string, string | undefined>;
+
+const MAX_PORT = 65535;
+
+function int(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw)) throw new ConfigError(`${name} must be a whole number, got "${raw}"`);
+  const n = Number(raw);
+  if (n < min || n > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${n}`);
+  return n;
+}
+
+function bool(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (/^(true|1|yes)$/i.test(raw)) return true;
+  if (/^(false|0|no)$/i.test(raw)) return false;
+  throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+}
+
+function url(env: Env, name: string, protocols: string[]): string | null {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return null;
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} is not a valid URL`);
+  }
+  if (!protocols.includes(parsed.protocol)) {
+    throw new ConfigError(`${name} must use ${protocols.join(' or ')}, got ${parsed.protocol}`);
+  }
+  return raw;
+}
+
+function list(env: Env, name: string, fallback: string[], pattern: RegExp): string[] {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const items = raw.split(',').map((s) => s.trim());
+  for (const item of items) {
+    if (!pattern.test(item)) throw new ConfigError(`${name} has an invalid entry "${item}"`);
+  }
+  return items;
+}
+
+const DURATION = /^(\d+)(ms|s|m|h|d)$/;
+const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+const MAX_RETRY_STEPS = 50;
+
+/** "0s,10s,1m" -> [0, 10000, 60000] */
+export function parseSchedule(raw: string, name = 'WEBHOOK_RETRY_SCHEDULE'): number[] {
+  const parts = raw.split(',').map((s) => s.trim());
+  if (parts.length === 0 || parts.length > MAX_RETRY_STEPS) {
+    throw new ConfigError(`${name} must list 1 to ${MAX_RETRY_STEPS} delays`);
+  }
+  return parts.map((part) => {
+    const m = DURATION.exec(part);
+    if (!m) throw new ConfigError(`${name} has an unparsable delay "${part}" (use e.g. 0s,10s,1m,2h)`);
+    return Number(m[1]) * UNIT_MS[m[2]];
+  });
+}
+
+/** A secret kept in DATA_DIR: read it, or create it on first start (mode 600). */
+function persistedSecret(dataDir: string, file: string, make: () => string): { value: string; created: boolean } {
+  const p = path.join(dataDir, file);
+  if (existsSync(p)) return { value: readFileSync(p, 'utf8').trim(), created: false };
+  const value = make();
+  writeFileSync(p, value + '\n', { mode: 0o600 });
+  chmodSync(p, 0o600);
+  return { value, created: true };
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const appEnvRaw = env.APP_ENV || 'sandbox';
+  if (appEnvRaw !== 'sandbox' && appEnvRaw !== 'live') {
+    throw new ConfigError(`APP_ENV must be sandbox or live, got "${appEnvRaw}"`);
+  }
+  const appEnv: AppEnv = appEnvRaw;
+  const port = int(env, 'PORT', 8080, 0, MAX_PORT);
+  const dataDir = path.resolve(env.DATA_DIR || './data');
+  try {
+    mkdirSync(dataDir, { recursive: true });
+  } catch (e) {
+    throw new ConfigError(`DATA_DIR ${dataDir} cannot be created: ${(e as Error).message}`);
+  }
+  const databaseUrl = url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']);
+  const publicBaseUrl = (url(env, 'PUBLIC_BASE_URL', ['http:', 'https:']) ?? `http://localhost:${port}`).replace(/\/+$/, '');
+  const smtpUrl = url(env, 'SMTP_URL', ['smtp:', 'smtps:']);
+  const operator = env.OPERATOR_API_KEY
+    ? { value: env.OPERATOR_API_KEY, created: false }
+    : persistedSecret(dataDir, 'operator-key', () => 'op_' + randomBytes(24).toString('base64url'));
+  const jwtSecret = env.JWT_SECRET || persistedSecret(dataDir, 'jwt-secret', () => randomBytes(32).toString('base64url')).value;
+  const masterRaw = env.MASTER_KEY || persistedSecret(dataDir, 'master-key', () => randomBytes(32).toString('base64')).value;
+  const masterKey = Buffer.from(masterRaw, 'base64');
+  if (masterKey.length !== 32) throw new ConfigError('MASTER_KEY must be 32 bytes, base64-encoded');
+  if (jwtSecret.length < 32) throw new ConfigError('JWT_SECRET must be at least 32 characters');
+  const digits = /^\d{10,15}$/;
+  const card = /^\d{12,19}$/;
+  return {
+    port,
+    appEnv,
+    databaseUrl,
+    dataDir,
+    publicBaseUrl,
+    operatorApiKey: operator.value,
+    jwtSecret,
+    masterKey,
+    smtpUrl,
+    webhookAllowPrivate: bool(env, 'WEBHOOK_ALLOW_PRIVATE', appEnv === 'sandbox'),
+    rateLimitRps: int(env, 'RATE_LIMIT_RPS', 100, 0, 1_000_000),
+    seedDemo: bool(env, 'SEED_DEMO', appEnv === 'sandbox'),
+    sandboxMmDelayMs: int(env, 'SANDBOX_MM_DELAY_MS', 3000, 0, 3_600_000),
+    pendingTtlSeconds: int(env, 'PENDING_TTL_SECONDS', 1800, 1, 30 * 86400),
+    webhookRetryScheduleMs: parseSchedule(env.WEBHOOK_RETRY_SCHEDULE || '0s,10s,1m,5m,30m,1h,2h,6h,12h,24h'),
+    sandboxMmSuccess: list(env, 'SANDBOX_MM_SUCCESS', ['256777000001', '256777000002'], digits),
+    sandboxMmFailure: list(env, 'SANDBOX_MM_FAILURE', ['256777000003', '256777000004'], digits),
+    sandboxCard3dsSuccess: list(env, 'SANDBOX_CARD_3DS_SUCCESS', ['4000000000003006'], card)[0],
+    sandboxCard3dsFailure: list(env, 'SANDBOX_CARD_3DS_FAILURE', ['4000000000003014'], card)[0],
+    generated: { operatorApiKey: operator.created },
+  };
+}

@@ -1,0 +1,59 @@
+// The database: a real PostgreSQL server when DATABASE_URL is set, else embedded PostgreSQL (PGlite)
+// served over a private unix socket so the same pg-promise code talks to both.
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import pgPromise from 'pg-promise';
+import type { IDatabase, ITask } from 'pg-promise';
+
+export const pgp = pgPromise({ capSQL: true, noWarnings: true });
+// BIGINT columns hold money in minor units: read them as bigint, never as a rounded JS number.
+pgp.pg.types.setTypeParser(20, (v: string) => BigInt(v));
+
+export type Db = IDatabase<object>;
+export type Tx = ITask<object>;
+
+export interface Database {
+  db: Db;
+  kind: 'embedded' | 'postgres';
+  close(): Promise<void>;
+}
+
+const POOL_MAX = 10;
+
+export async function openPostgres(url: string, poolMax = POOL_MAX): Promise<Database> {
+  const db = pgp({ connectionString: url, max: poolMax, allowExitOnIdle: true });
+  await db.one('SELECT 1 AS ok');
+  return { db, kind: 'postgres', close: () => db.$pool.end() };
+}
+
+/**
+ * PGlite is one database session shared by every socket connection, so the pool is kept at one
+ * connection (STACK-NOTES: a second connection hangs while a transaction is open).
+ * dataDir undefined = in memory (tests).
+ */
+export async function openEmbedded(dataDir: string | undefined): Promise<Database> {
+  const { PGlite } = await import('@electric-sql/pglite');
+  const { PGLiteSocketServer } = await import('@electric-sql/pglite-socket');
+  const lite = dataDir ? new PGlite(dataDir) : new PGlite();
+  await lite.waitReady;
+  const sockDir = mkdtempSync(path.join(os.tmpdir(), 'paycollect-pg-'));
+  const server = new PGLiteSocketServer({ db: lite, path: path.join(sockDir, '.s.PGSQL.5432'), maxConnections: 4 });
+  await server.start();
+  const db = pgp({ host: sockDir, port: 5432, user: 'postgres', database: 'postgres', max: 1, allowExitOnIdle: true });
+  await db.one('SELECT 1 AS ok');
+  return {
+    db,
+    kind: 'embedded',
+    close: async () => {
+      await db.$pool.end();
+      await server.stop();
+      await lite.close();
+      rmSync(sockDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export function openDatabase(databaseUrl: string | null, dataDir: string): Promise<Database> {
+  return databaseUrl ? openPostgres(databaseUrl) : openEmbedded(path.join(dataDir, 'pg'));
+}

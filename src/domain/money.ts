@@ -1,0 +1,75 @@
+// Money is integer minor units (bigint) inside; the API's 2-decimal JSON numbers are converted here
+// and nowhere else. Every currency of this API uses 2 decimals (the specification's rule for amounts).
+export const SCALE = 2;
+const FACTOR = 100n;
+
+export class MoneyFormatError extends Error {}
+
+/** 12.5 -> 1250n. Refuses more than 2 decimals, non-finite and exponent forms. */
+export function toMinor(amount: number): bigint {
+  if (!Number.isFinite(amount)) throw new MoneyFormatError('amount must be a finite number');
+  const text = String(amount);
+  const m = /^(-?)(\d+)(?:\.(\d{1,2}))?$/.exec(text);
+  if (!m) throw new MoneyFormatError(`amount ${text} has more than ${SCALE} decimal places`);
+  const minor = BigInt(m[2]) * FACTOR + BigInt((m[3] ?? '').padEnd(SCALE, '0'));
+  return m[1] === '-' ? -minor : minor;
+}
+
+/** 1250n -> 12.5 (a JSON number with at most 2 decimals). */
+export function toApi(minor: bigint): number {
+  const negative = minor < 0n;
+  const abs = negative ? -minor : minor;
+  const text = `${negative ? '-' : ''}${abs / FACTOR}.${(abs % FACTOR).toString().padStart(SCALE, '0')}`;
+  return Number(text);
+}
+
+/** 1250n -> "12.50", for emails and pages. */
+export function formatMinor(minor: bigint): string {
+  const negative = minor < 0n;
+  const abs = negative ? -minor : minor;
+  return `${negative ? '-' : ''}${abs / FACTOR}.${(abs % FACTOR).toString().padStart(SCALE, '0')}`;
+}
+
+/**
+ * The largest amount this service computes or shows: 15 digits of minor units. Up to there a JSON
+ * number with 2 decimals round-trips exactly through a double, so toApi never loses a cent.
+ */
+export const MAX_EXACT_MINOR = 999_999_999_999_999n;
+
+/** An exact non-negative rational: a decimal rate or percentage read from NUMERIC text. */
+export interface Ratio {
+  num: bigint;
+  den: bigint;
+}
+
+const DECIMAL = /^(\d{1,30})(?:\.(\d{1,30}))?$/;
+
+/** "3700.5" -> 37005/10. Refuses signs, exponents and anything that is not plain decimal text. */
+export function parseDecimal(text: string): Ratio {
+  const m = DECIMAL.exec(text.trim());
+  if (!m) throw new MoneyFormatError(`"${text}" is not a plain decimal number`);
+  const decimals = m[2] ?? '';
+  return { num: BigInt(m[1] + decimals), den: 10n ** BigInt(decimals.length) };
+}
+
+/** n / d rounded half away from zero to an integer: the one rounding step of every amount. */
+export function roundDiv(n: bigint, d: bigint): bigint {
+  if (d === 0n) throw new RangeError('division by zero');
+  const negative = n < 0n !== d < 0n;
+  const an = n < 0n ? -n : n;
+  const ad = d < 0n ? -d : d;
+  const q = an / ad;
+  const rounded = (an % ad) * 2n >= ad ? q + 1n : q;
+  return negative ? -rounded : rounded;
+}
+
+/** amount x ratio, rounded once. */
+export function mulRatio(amountMinor: bigint, r: Ratio): bigint {
+  return roundDiv(amountMinor * r.num, r.den);
+}
+
+/** percent% of amount ("3" = 3 %), rounded once; percent is NUMERIC text such as "2.50". */
+export function percentOf(amountMinor: bigint, percent: string): bigint {
+  const p = parseDecimal(percent);
+  return roundDiv(amountMinor * p.num, p.den * 100n);
+}

@@ -1,0 +1,58 @@
+// The one error catalog (CONTRACT.md section 2). The spec's ErrorCode enum lists the same codes;
+// test/errors.test.ts fails when the two differ.
+
+export const ERROR_CATALOG = {
+  VALIDATION_ERROR: { http: 400, message: 'The request breaks one or more rules' },
+  INVALID_JSON: { http: 400, message: 'The request body is not valid JSON' },
+  UNSUPPORTED_MEDIA_TYPE: { http: 400, message: 'The request body must be application/json' },
+  METHOD_NOT_ALLOWED: { http: 400, message: 'This method is not supported on this path' },
+  DUPLICATE_MERCHANT_REFERENCE: { http: 400, message: 'merchant_reference was already used with a different request' },
+  UNSUPPORTED_CURRENCY: { http: 400, message: 'No wallet and no market rate can take this currency' },
+  NO_ROUTE: { http: 400, message: 'No active MID can take this payment' },
+  CARD_DECRYPTION_FAILED: { http: 400, message: 'encrypted_card could not be decrypted' },
+  API_TOKEN_LIMIT: { http: 400, message: 'A business account can hold at most 2 API tokens' },
+  INVALID_STATE: { http: 400, message: 'The operation is not allowed in the current state' },
+  UNAUTHORIZED: { http: 401, message: 'Authentication failed' },
+  NOT_FOUND: { http: 404, message: 'The requested resource does not exist' },
+  PAYLOAD_TOO_LARGE: { http: 413, message: 'The request body is larger than 64 KiB' },
+  RATE_LIMITED: { http: 429, message: 'Too many requests; retry after the time in Retry-After' },
+  INTERNAL_ERROR: { http: 500, message: 'Something went wrong on our side; the request changed nothing' },
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_CATALOG;
+
+export interface FieldError {
+  field: string;
+  message: string;
+}
+
+/** A typed, expected failure: its code picks the HTTP status; its message is safe to show. */
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  readonly data: FieldError[] | Record<string, unknown> | null;
+  readonly headers: Record<string, string>;
+
+  constructor(
+    code: ErrorCode,
+    message?: string,
+    data: FieldError[] | Record<string, unknown> | null = null,
+    headers: Record<string, string> = {},
+  ) {
+    super(message ?? ERROR_CATALOG[code].message);
+    this.code = code;
+    this.data = data;
+    this.headers = headers;
+  }
+
+  get http(): number {
+    return ERROR_CATALOG[this.code].http;
+  }
+}
+
+export function validationError(fields: FieldError[]): AppError {
+  return new AppError('VALIDATION_ERROR', ERROR_CATALOG.VALIDATION_ERROR.message, fields);
+}
+
+export function errorBody(code: ErrorCode, message?: string, data: unknown = null) {
+  return { code, status: 'error' as const, message: message ?? ERROR_CATALOG[code].message, data };
+}

@@ -1,0 +1,172 @@
+// express carries the bytes; one openapi-backend per document routes, validates and dispatches.
+import { randomUUID } from 'node:crypto';
+import express from 'express';
+import type { NextFunction, Request, Response } from 'express';
+import { OpenAPIBackend } from 'openapi-backend';
+import type { Context } from 'openapi-backend';
+import Ajv2020 from 'ajv/dist/2020';
+import addFormats from 'ajv-formats';
+import { AppError, errorBody, ERROR_CATALOG } from '../errors';
+import type { ErrorCode } from '../errors';
+import type { Services } from '../services';
+import type { Handler, Principal, RequestContext } from './context';
+import type { Reply } from './envelope';
+import { fieldErrors } from './validation';
+import { mountStatic } from './static';
+import { mountPages } from './pages/index';
+
+export const BODY_LIMIT_BYTES = 64 * 1024;
+
+export function makeAjv(opts: object = {}): Ajv2020 {
+  const ajv = new Ajv2020({ ...opts, strict: false, allErrors: true, multipleOfPrecision: 8 });
+  addFormats(ajv);
+  return ajv;
+}
+
+export async function loadApi(definition: string): Promise<OpenAPIBackend> {
+  const api = new OpenAPIBackend({
+    definition,
+    quick: true,
+    validate: true,
+    customizeAjv: (_ajv, opts) => makeAjv(opts),
+  });
+  await api.init();
+  return api;
+}
+
+function sendError(res: Response, code: ErrorCode, message?: string, data: unknown = null, headers: Record<string, string> = {}) {
+  res.status(ERROR_CATALOG[code].http).set(headers).json(errorBody(code, message, data));
+}
+
+function send(res: Response, reply: Reply) {
+  res.status(reply.status ?? 200);
+  if (reply.headers) res.set(reply.headers);
+  if (reply.contentType && reply.contentType !== 'application/json') {
+    res.type(reply.contentType).send(reply.body);
+  } else {
+    res.json(reply.body);
+  }
+}
+
+type Authenticate = (authorization: string | undefined) => Promise<Principal | AppError>;
+
+interface ApiSetup {
+  api: OpenAPIBackend;
+  handlers: Record<string, Handler>;
+  services: Services;
+  /** security scheme name -> check of the Authorization header: the caller, or the AppError to answer */
+  security: Record<string, (authorization: string | undefined) => Promise<Principal | null | AppError>>;
+}
+
+/** The first refusal among the security handlers' results (a 429 outranks a 401). */
+function refusalOf(c: Context): AppError {
+  const results = Object.values(c.security ?? {}).map((r) => (r as { error?: unknown })?.error).filter((e) => e instanceof AppError);
+  return results.find((e) => e.code === 'RATE_LIMITED') ?? results[0] ?? new AppError('UNAUTHORIZED');
+}
+
+/** openapi-backend runs security before validation, so an anonymous caller learns nothing about the rules. */
+function wire({ api, handlers, services, security }: ApiSetup) {
+  for (const [scheme, check] of Object.entries(security)) {
+    api.registerSecurityHandler(scheme, async (c: Context) => {
+      const who = await check(c.request.headers.authorization as string | undefined);
+      return who instanceof AppError ? { error: who } : { principal: who };
+    });
+  }
+  api.register('unauthorizedHandler', (c: Context, _req: Request, res: Response) => {
+    const e = refusalOf(c);
+    sendError(res, e.code, e.message, e.data, e.headers);
+  });
+  for (const op of api.getOperations()) {
+    const handler = handlers[op.operationId ?? ''];
+    api.register(op.operationId ?? '', async (c: Context, req: Request, res: Response) => {
+      if (!handler) throw new Error(`no handler for operation ${op.operationId}`);
+      const principal = (c.security?.JWT as { principal?: Principal } | undefined)?.principal ?? null;
+      const ctx: RequestContext = { services, requestId: String(res.getHeader('X-Request-Id')), req, principal };
+      send(res, await handler(c, ctx));
+    });
+  }
+  api.register('validationFail', (c: Context, _req: Request, res: Response) =>
+    sendError(res, 'VALIDATION_ERROR', undefined, fieldErrors(c.validation.errors)),
+  );
+  api.register('notFound', (_c: Context, _req: Request, res: Response) => sendError(res, 'NOT_FOUND'));
+  api.register('methodNotAllowed', (_c: Context, _req: Request, res: Response) => sendError(res, 'METHOD_NOT_ALLOWED'));
+}
+
+export interface HttpAppOptions {
+  services: Services;
+  merchantApi: OpenAPIBackend;
+  adminApi: OpenAPIBackend;
+  merchantHandlers: Record<string, Handler>;
+  adminHandlers: Record<string, Handler>;
+  authenticateJwt: Authenticate;
+  authenticateOperator: (authorization: string | undefined) => AppError | null;
+  isReady: () => boolean;
+}
+
+export function createHttpApp(o: HttpAppOptions): express.Express {
+  const { services } = o;
+  const log = services.log;
+  wire({ api: o.merchantApi, handlers: o.merchantHandlers, services, security: { JWT: o.authenticateJwt } });
+  wire({ api: o.adminApi, handlers: o.adminHandlers, services, security: { OperatorKey: async (h) => o.authenticateOperator(h) } });
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', false);
+
+  app.use((req: Request, res: Response, next: NextFunction) => {
+    const given = req.header('x-request-id');
+    const id = given && /^[\w.:-]{1,128}$/.test(given) ? given : randomUUID();
+    res.setHeader('X-Request-Id', id);
+    const started = process.hrtime.bigint();
+    res.on('finish', () => {
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      log.info('request', { request_id: id, method: req.method, path: req.path, status: res.statusCode, duration_ms: Math.round(ms * 10) / 10 });
+    });
+    next();
+  });
+
+  app.get('/healthz', (_req, res) => {
+    if (o.isReady()) res.json({ status: 'ok' });
+    else res.status(503).json({ status: 'starting' });
+  });
+  mountStatic(app);
+  mountPages(app, services);
+
+  // A body must be JSON and at most 64 KiB; the size is checked before anything is read.
+  app.use((req: Request, res: Response, next: NextFunction) => {
+    const length = Number(req.header('content-length') ?? 0);
+    if (length > BODY_LIMIT_BYTES) return sendError(res, 'PAYLOAD_TOO_LARGE');
+    const hasBody = length > 0 || req.header('transfer-encoding') !== undefined;
+    if (hasBody && !req.is('application/json')) return sendError(res, 'UNSUPPORTED_MEDIA_TYPE');
+    next();
+  });
+  app.use(express.json({ limit: BODY_LIMIT_BYTES, strict: false }));
+
+  const dispatch = (api: OpenAPIBackend) => (req: Request, res: Response, next: NextFunction) => {
+    api
+      .handleRequest(
+        { method: req.method, path: req.path, query: req.query as Record<string, string | string[]>, headers: req.headers as Record<string, string | string[]>, body: req.body },
+        req,
+        res,
+      )
+      .catch(next);
+  };
+  app.use((req: Request, res: Response, next: NextFunction) => {
+    if (req.path === '/v1/admin' || req.path.startsWith('/v1/admin/')) return dispatch(o.adminApi)(req, res, next);
+    if (req.path.startsWith('/v1/')) return dispatch(o.merchantApi)(req, res, next);
+    next();
+  });
+  app.use((_req: Request, res: Response) => sendError(res, 'NOT_FOUND'));
+
+  app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
+    if (res.headersSent) return void res.end();
+    const e = err as { type?: string; status?: number };
+    if (err instanceof AppError) return sendError(res, err.code, err.message, err.data, err.headers);
+    if (e.type === 'entity.too.large') return sendError(res, 'PAYLOAD_TOO_LARGE');
+    if (e.type === 'entity.parse.failed') return sendError(res, 'INVALID_JSON');
+    if (e.type === 'encoding.unsupported' || e.type === 'charset.unsupported') return sendError(res, 'UNSUPPORTED_MEDIA_TYPE');
+    log.error('unhandled error', { request_id: res.getHeader('X-Request-Id'), path: req.path, err });
+    return sendError(res, 'INTERNAL_ERROR');
+  });
+  return app;
+}

@@ -1,0 +1,26 @@
+import type { Request } from 'express';
+import type { Context } from 'openapi-backend';
+import type { Services } from '../services';
+import type { Reply } from './envelope';
+
+/** Who is calling: the API token behind a merchant's access token. */
+export interface Principal {
+  apiTokenId: number;
+  businessId: number;
+}
+
+export interface RequestContext {
+  services: Services;
+  requestId: string;
+  req: Request;
+  /** set for merchant operations that need a JWT; null for the token endpoint and operator calls */
+  principal: Principal | null;
+}
+
+export type Handler = (c: Context, ctx: RequestContext) => Promise<Reply>;
+
+/** The merchant behind the call; the security handler guarantees it for secured operations. */
+export function principalOf(ctx: RequestContext): Principal {
+  if (!ctx.principal) throw new Error('secured operation reached without a principal');
+  return ctx.principal;
+}

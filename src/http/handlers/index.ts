@@ -1,0 +1,27 @@
+// operationId -> handler, one registry per document, merged from one file per area;
+// test/http/registry.test.ts checks that every operation of the spec has exactly one handler.
+import type { Handler } from '../context';
+import * as adminCollections from './admin-collections';
+import * as adminMerchants from './admin-merchants';
+import { createAccessToken } from './auth';
+import * as cards from './cards';
+import * as collections from './collections';
+import * as notifications from './notifications';
+import * as sandbox from './sandbox';
+import * as wallets from './wallets';
+
+const areas = [adminCollections, adminMerchants, cards, collections, notifications, sandbox, wallets];
+
+function merge(pick: (a: (typeof areas)[number]) => Record<string, Handler>): Record<string, Handler> {
+  const out: Record<string, Handler> = {};
+  for (const area of areas) {
+    for (const [id, h] of Object.entries(pick(area))) {
+      if (out[id]) throw new Error(`two handlers for ${id}`);
+      out[id] = h;
+    }
+  }
+  return out;
+}
+
+export const merchantHandlers: Record<string, Handler> = { createAccessToken, ...merge((a) => a.merchant) };
+export const adminHandlers: Record<string, Handler> = merge((a) => a.admin);

@@ -1,0 +1,110 @@
+// Hosted payment pages (CONTRACT.md section 7) at payment_url: /pay/{gateway_reference}?token=...
+// Each payment method renders its page for a PENDING collection and answers the form posted from it;
+// afterwards the browser goes to redirect_url with gateway_reference, merchant_reference and status.
+import express from 'express';
+import type { Request, Response } from 'express';
+import { isFinal, STATUS_MESSAGES } from '../../domain/collection';
+import type { CollectionRow, FinalStatus, PaymentMethod } from '../../domain/collection';
+import type { Services } from '../../services';
+import { bankPages } from './bank';
+import { cardPages } from './card';
+import { cryptoPages } from './crypto';
+import { csrfField, csrfValid } from './csrf';
+import { escapeHtml, page } from './layout';
+
+export interface PageRequest {
+  services: Services;
+  row: CollectionRow;
+  /** hidden fields every form must carry */
+  hidden: string;
+  action: string;
+}
+
+export type Answer = { final: FinalStatus; message?: string } | { html: string; status?: number };
+
+export interface MethodPages {
+  render(p: PageRequest): string | Promise<string>;
+  answer(p: PageRequest, form: Record<string, string>): Promise<Answer>;
+}
+
+const registry: Record<PaymentMethod, MethodPages | undefined> = { CARD: cardPages, BANK: bankPages, CRYPTO: cryptoPages, MOBILE_MONEY: undefined };
+
+export function redirectTarget(row: CollectionRow): string | null {
+  if (!row.redirect_url) return null;
+  const url = new URL(row.redirect_url);
+  url.searchParams.set('gateway_reference', row.gateway_reference);
+  url.searchParams.set('merchant_reference', row.merchant_reference);
+  url.searchParams.set('status', row.status);
+  return url.toString();
+}
+
+function resultPage(s: Services, row: CollectionRow): string {
+  const target = redirectTarget(row);
+  const link = target ? `<a href="${escapeHtml(target)}"><button class="primary" type="button">Return to the merchant</button></a>` : '';
+  return page(STATUS_MESSAGES[row.status], `<h1>${escapeHtml(STATUS_MESSAGES[row.status])}</h1>
+<p>Reference ${escapeHtml(row.gateway_reference)}</p>${link}`, s.config.appEnv === 'sandbox');
+}
+
+function notFound(res: Response, s: Services) {
+  res.status(404).type('html').send(page('Payment not found', '<h1>Payment not found</h1><p>This payment link is not valid.</p>', s.config.appEnv === 'sandbox'));
+}
+
+async function load(s: Services, req: Request): Promise<CollectionRow | null> {
+  const token = String(req.query.token ?? req.body?.token ?? '');
+  const row = await s.db.oneOrNone<CollectionRow>('SELECT * FROM collections WHERE gateway_reference = $1', [req.params.reference]);
+  if (!row || !row.page_token || !token || row.page_token !== token) return null;
+  return row;
+}
+
+function pageRequest(s: Services, req: Request, res: Response, row: CollectionRow): PageRequest {
+  const csrf = csrfField(req, res, s.config.jwtSecret, row.gateway_reference);
+  const hidden = `<input type="hidden" name="token" value="${escapeHtml(row.page_token ?? '')}"><input type="hidden" name="csrf" value="${escapeHtml(csrf)}">`;
+  return { services: s, row, hidden, action: `/pay/${encodeURIComponent(row.gateway_reference)}` };
+}
+
+/** A PENDING collection past its expiry is shown as expired even before the worker gets to it. */
+function expired(s: Services, row: CollectionRow): boolean {
+  return row.status === 'PENDING' && row.expires_at.getTime() <= s.now().getTime();
+}
+
+export function mountPages(app: express.Express, s: Services): void {
+  const sandbox = s.config.appEnv === 'sandbox';
+  const headers = (res: Response) =>
+    res.set({ 'Cache-Control': 'no-store', 'X-Frame-Options': 'DENY', 'Referrer-Policy': 'no-referrer', 'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; form-action 'self' https: http:; frame-ancestors 'none'" });
+
+  app.get('/pay/:reference', async (req, res, next) => {
+    try {
+      headers(res);
+      const row = await load(s, req);
+      if (!row) return notFound(res, s);
+      if (expired(s, row)) return res.type('html').send(page('Payment expired', '<h1>This payment has expired</h1>', sandbox));
+      const pages = registry[row.payment_method];
+      if (isFinal(row.status) || !pages) return res.type('html').send(resultPage(s, row));
+      res.type('html').send(await pages.render(pageRequest(s, req, res, row)));
+    } catch (e) {
+      next(e);
+    }
+  });
+
+  app.post('/pay/:reference', express.urlencoded({ extended: false, limit: '8kb' }), async (req, res, next) => {
+    try {
+      headers(res);
+      const row = await load(s, req);
+      if (!row) return notFound(res, s);
+      if (!csrfValid(req, s.config.jwtSecret, row.gateway_reference, req.body?.csrf)) {
+        return res.status(403).type('html').send(page('Session expired', '<h1>Please reload the payment page</h1><p>This form has expired.</p>', sandbox));
+      }
+      const pages = registry[row.payment_method];
+      if (expired(s, row)) return res.type('html').send(page('Payment expired', '<h1>This payment has expired</h1>', sandbox));
+      if (isFinal(row.status) || !pages) return res.type('html').send(resultPage(s, row));
+      const answer = await pages.answer(pageRequest(s, req, res, row), req.body as Record<string, string>);
+      if ('html' in answer) return res.status(answer.status ?? 200).type('html').send(answer.html);
+      const moved = (await s.collections.applyOutcome(row.id, answer.final, answer.message)) ?? (await s.collections.get(row.gateway_reference, null));
+      const target = redirectTarget(moved);
+      if (target) return res.redirect(303, target);
+      res.type('html').send(resultPage(s, moved));
+    } catch (e) {
+      next(e);
+    }
+  });
+}

@@ -1,0 +1,39 @@
+// `npm start`: configuration from the environment, then one service process until SIGTERM/SIGINT.
+import { ConfigError, loadConfig } from './config';
+import { startService } from './server';
+
+async function main() {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (e) {
+    if (e instanceof ConfigError) {
+      process.stderr.write(`paycollect: configuration error: ${e.message}\n`);
+      process.exit(2);
+    }
+    throw e;
+  }
+  const service = await startService({ config });
+  if (config.generated.operatorApiKey) {
+    process.stdout.write(`\nOperator API key (shown once, kept in ${config.dataDir}/operator-key): ${config.operatorApiKey}\n`);
+  }
+  if (service.demo) {
+    const d = service.demo;
+    process.stdout.write(
+      `\nDemo merchant created (credentials also in ${d.file}):\n  api_key:    ${d.api_key}\n  api_secret: ${d.api_secret}\n` +
+        `Get an access token:\n  ${d.curl}\n`,
+    );
+  }
+  process.stdout.write(`\nPayCollect ${config.appEnv} listening on ${config.publicBaseUrl} (docs: ${config.publicBaseUrl}/docs)\n\n`);
+  const stop = (signal: string) => {
+    service.services.log.info('shutting down', { signal });
+    service.close().then(() => process.exit(0), () => process.exit(1));
+  };
+  process.once('SIGTERM', () => stop('SIGTERM'));
+  process.once('SIGINT', () => stop('SIGINT'));
+}
+
+main().catch((e) => {
+  process.stderr.write(`paycollect: failed to start: ${(e as Error).message}\n`);
+  process.exit(1);
+});

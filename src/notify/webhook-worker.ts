@@ -1,0 +1,154 @@
+// The webhook outbox worker. Each batch claims due notifications with FOR UPDATE SKIP LOCKED and a
+// lease (next_attempt_at pushed past the attempt's timeout) in one short statement, sends them outside
+// any transaction, then records each outcome. So several processes never send one attempt twice, a
+// crash mid-send retries after the lease, and all state lives in the database.
+import { open } from '../crypto/secretbox';
+import type { Services } from '../services';
+import { postWebhook } from './deliver';
+import type { AttemptOutcome } from './deliver';
+import { webhookHeaders } from './signing';
+
+export const WEBHOOK_BATCH = 50;
+/** sends under way in this process at once (a batch's stragglers included) */
+export const MAX_IN_FLIGHT = 200;
+/** how long a batch waits for its sends before the worker claims more: a hanging endpoint holds no one up */
+const BATCH_WAIT_MS = 1000;
+/** time left after the attempt's own timeout for recording its outcome before another process may retry */
+const LEASE_MARGIN_MS = 20_000;
+
+interface Claimed {
+  id: bigint;
+  event_id: string;
+  body: string;
+  webhook_url: string | null;
+  webhook_hash_enc: string | null;
+}
+
+// A notification waits while an earlier one (lower sequence) of the same collection is neither
+// delivered nor given up: receivers get one collection's notifications in order.
+const CLAIM_SQL = `
+  WITH due AS (
+    SELECT n.id, n.api_token_id FROM notifications n
+    WHERE n.delivered_at IS NULL AND n.gave_up_at IS NULL AND n.next_attempt_at <= $1
+      AND NOT EXISTS (
+        SELECT 1 FROM notifications e
+        WHERE e.collection_id = n.collection_id AND e.sequence < n.sequence
+          AND e.delivered_at IS NULL AND e.gave_up_at IS NULL)
+    ORDER BY n.next_attempt_at, n.id
+    LIMIT $2
+    FOR UPDATE OF n SKIP LOCKED
+  )
+  UPDATE notifications n SET next_attempt_at = $3
+  FROM due LEFT JOIN api_tokens t ON t.id = due.api_token_id
+  WHERE n.id = due.id
+  RETURNING n.id, n.event_id, n.body, t.webhook_url, t.webhook_hash_enc`;
+
+export class WebhookWorker {
+  private readonly inFlight = new Set<Promise<void>>();
+
+  constructor(
+    private readonly s: Services,
+    private readonly timeoutMs: () => number,
+  ) {}
+
+  /**
+   * One batch: claim, send in parallel (at most one per collection), record. Returns how many were
+   * claimed. Sends still running after BATCH_WAIT_MS finish in the background, within MAX_IN_FLIGHT.
+   */
+  async runBatch(): Promise<number> {
+    const room = Math.min(WEBHOOK_BATCH, MAX_IN_FLIGHT - this.inFlight.size);
+    if (room <= 0) return 0;
+    const now = this.s.now();
+    const leaseUntil = new Date(now.getTime() + this.timeoutMs() + LEASE_MARGIN_MS);
+    const claimed = await this.s.db.any<Claimed>(CLAIM_SQL, [now, room, leaseUntil]);
+    const sends = claimed.map((c) => {
+      const p = this.deliver(c, leaseUntil).finally(() => this.inFlight.delete(p));
+      this.inFlight.add(p);
+      return p;
+    });
+    let timer: NodeJS.Timeout | undefined;
+    const waited = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, BATCH_WAIT_MS);
+    });
+    await Promise.race([Promise.all(sends), waited]);
+    clearTimeout(timer);
+    return claimed.length;
+  }
+
+  /** Resolves once every send under way has been recorded (for an orderly shutdown). */
+  async drain(): Promise<void> {
+    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
+  }
+
+  private async deliver(c: Claimed, leaseUntil: Date): Promise<void> {
+    const at = this.s.now();
+    try {
+      const { outcome, permanent } = await this.attempt(c);
+      await this.record(c, at, outcome, permanent, leaseUntil);
+    } catch (err) {
+      // the lease expires and another batch retries; nothing is lost
+      this.s.log.error('webhook delivery could not be recorded', { event_id: c.event_id, err });
+    }
+  }
+
+  private async attempt(c: Claimed): Promise<{ outcome: AttemptOutcome; permanent: boolean }> {
+    const refused = (error: string) => ({ ok: false, httpStatus: null, error, durationMs: 0, responseBody: null });
+    if (c.webhook_url === null || c.webhook_hash_enc === null) {
+      return { outcome: refused('the API token was deleted'), permanent: true };
+    }
+    let hash: string;
+    try {
+      hash = open(this.s.config.masterKey, c.webhook_hash_enc);
+    } catch (err) {
+      this.s.log.error('webhook hash cannot be opened with MASTER_KEY', { event_id: c.event_id, err });
+      return { outcome: refused('the webhook hash cannot be read'), permanent: false };
+    }
+    // the wall clock, not the injectable one: receivers compare it with theirs to refuse replays
+    const timestamp = Math.floor(Date.now() / 1000);
+    const outcome = await postWebhook({
+      url: c.webhook_url,
+      headers: webhookHeaders(hash, c.event_id, timestamp, c.body),
+      body: c.body,
+      timeoutMs: this.timeoutMs(),
+      allowPrivate: this.s.config.webhookAllowPrivate,
+    });
+    return { outcome, permanent: false };
+  }
+
+  /** The attempt number is taken atomically here, so concurrent recorders never share one. */
+  private async record(c: Claimed, at: Date, o: AttemptOutcome, permanent: boolean, leaseUntil: Date): Promise<void> {
+    const schedule = this.s.config.webhookRetryScheduleMs;
+    const now = this.s.now();
+    const attempt = await this.s.db.tx(async (t) => {
+      const n = await t.one<{ attempts: number; schedule_start: number; next_attempt_at: Date | null }>(
+        'UPDATE notifications SET attempts = attempts + 1 WHERE id = $1 RETURNING attempts, schedule_start, next_attempt_at',
+        [c.id],
+      );
+      await t.none(
+        `INSERT INTO notification_attempts (notification_id, attempt, at, http_status, error, duration_ms, response_body)
+         VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+        [c.id, n.attempts, at, o.httpStatus, o.error, o.durationMs, o.responseBody],
+      );
+      if (o.ok) {
+        await t.none(
+          'UPDATE notifications SET delivered_at = COALESCE(delivered_at, $2), next_attempt_at = NULL, gave_up_at = NULL, last_error = NULL WHERE id = $1',
+          [c.id, now],
+        );
+        return n.attempts;
+      }
+      // a re-send or another process took the notification over meanwhile: it owns the schedule now
+      const ours = n.next_attempt_at?.getTime() === leaseUntil.getTime();
+      const delay = permanent ? undefined : schedule[n.attempts - n.schedule_start];
+      if (!ours) await t.none('UPDATE notifications SET last_error = $2 WHERE id = $1', [c.id, o.error]);
+      else if (delay === undefined) {
+        await t.none('UPDATE notifications SET gave_up_at = $2, next_attempt_at = NULL, last_error = $3 WHERE id = $1', [c.id, now, o.error]);
+      } else {
+        await t.none('UPDATE notifications SET next_attempt_at = $2, last_error = $3 WHERE id = $1', [c.id, new Date(now.getTime() + delay), o.error]);
+      }
+      return n.attempts;
+    });
+    const fields = { event_id: c.event_id, attempt, http_status: o.httpStatus, duration_ms: o.durationMs };
+    if (o.ok) this.s.log.info('webhook delivered', fields);
+    else this.s.log.warn('webhook attempt failed', { ...fields, error: o.error });
+  }
+}

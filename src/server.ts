@@ -1,0 +1,93 @@
+// Start and stop one service process: database, migrations, HTTP, background workers.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import type { Config } from './config';
+import { openDatabase } from './db';
+import type { Database } from './db';
+import { migrate } from './db/migrate';
+import { createHttpApp, loadApi } from './http/app';
+import { adminHandlers, merchantHandlers } from './http/handlers';
+import { createLogger } from './log';
+import type { Logger } from './log';
+import { buildServices, workerSpecs } from './services';
+import type { Services } from './services';
+import type { DemoCredentials } from './services/merchants';
+import { startWorkers } from './workers';
+
+export const OPENAPI_DIR = path.resolve(__dirname, '..', 'openapi');
+const SHUTDOWN_GRACE_MS = 10_000;
+
+export interface StartOptions {
+  config: Config;
+  log?: Logger;
+  /** use this database instead of opening one from the config (tests) */
+  database?: Database;
+  now?: () => Date;
+  /** run the background workers (default true); tests may drive them by hand */
+  workers?: boolean;
+}
+
+export interface RunningService {
+  url: string;
+  port: number;
+  services: Services;
+  database: Database;
+  /** the demo merchant's credentials when this start created it */
+  demo: DemoCredentials | null;
+  close(): Promise<void>;
+}
+
+export async function startService(o: StartOptions): Promise<RunningService> {
+  const log = o.log ?? createLogger();
+  const database = o.database ?? (await openDatabase(o.config.databaseUrl, o.config.dataDir));
+  const applied = await migrate(database.db);
+  if (applied.length > 0) log.info('migrations applied', { applied });
+  const services = buildServices({ config: o.config, db: database.db, log, now: o.now ?? (() => new Date()) });
+  await services.cards.ensureKey();
+  const demo = o.config.seedDemo ? await services.merchants.seedDemoIfEmpty() : null;
+  const [merchantApi, adminApi] = await Promise.all([
+    loadApi(path.join(OPENAPI_DIR, 'openapi.yaml')),
+    loadApi(path.join(OPENAPI_DIR, 'admin.yaml')),
+  ]);
+  let ready = false;
+  const app = createHttpApp({
+    services,
+    merchantApi,
+    adminApi,
+    merchantHandlers,
+    adminHandlers,
+    authenticateJwt: (h) => services.auth.authenticate(h),
+    authenticateOperator: (h) => services.auth.authenticateOperator(h),
+    isReady: () => ready,
+  });
+  const server = http.createServer(app);
+  server.headersTimeout = 15_000;
+  server.requestTimeout = 30_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(o.config.port, '0.0.0.0', () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  if (o.workers !== false) services.workers = startWorkers(workerSpecs(services), log);
+  ready = true;
+  log.info('listening', { port, env: o.config.appEnv, database: database.kind });
+
+  let closing: Promise<void> | null = null;
+  const close = () => {
+    closing ??= (async () => {
+      ready = false;
+      const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      const timer = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS);
+      await stopped;
+      clearTimeout(timer);
+      await services.workers?.stop();
+      if (!o.database) await database.close();
+      log.info('stopped');
+    })();
+    return closing;
+  };
+  return { url: `http://127.0.0.1:${port}`, port, services, database, demo, close };
+}
+

@@ -1,0 +1,173 @@
+// API credentials and access tokens (CONTRACT.md section 3): argon2id-hashed secrets, HS256 JWTs
+// bound to the deployment and to the API token's generation, so regeneration revokes at once.
+import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import { hash, verify } from '@node-rs/argon2';
+import { SignJWT, jwtVerify } from 'jose';
+import { AppError, validationError } from '../errors';
+import type { Principal } from '../http/context';
+import type { Base } from './index';
+
+/** OWASP's argon2id floor: m=19 MiB, t=2, p=1. */
+const ARGON2 = { memoryCost: 19456, timeCost: 2, parallelism: 1 } as const;
+const ISSUER = 'paycollect';
+export const MAX_FAILURES_PER_MINUTE = 10;
+const WINDOW_MS = 60_000;
+export const MIN_EXPIRES_IN_SECONDS = 60;
+export const MAX_EXPIRES_IN_SECONDS = 86_400;
+
+export async function hashSecret(secret: string): Promise<string> {
+  return hash(secret, ARGON2);
+}
+
+export function newCredentials(appEnv: string): { apiKey: string; apiSecret: string } {
+  return {
+    apiKey: `pk_${appEnv}_${randomBytes(18).toString('base64url')}`,
+    apiSecret: `sk_${appEnv}_${randomBytes(32).toString('base64url')}`,
+  };
+}
+
+// Verifying against this keeps an unknown api_key as slow as a wrong secret.
+let decoyHash: Promise<string> | null = null;
+
+interface TokenRow {
+  id: number;
+  business_id: number;
+  secret_hash: string;
+  generation: number;
+  verified_at: Date | null;
+}
+
+export class AuthService {
+  private readonly key: Uint8Array;
+  private readonly buckets = new Map<number, { second: number; count: number }>();
+
+  constructor(private readonly s: Base) {
+    this.key = new TextEncoder().encode(s.config.jwtSecret);
+  }
+
+  /**
+   * Fixed one-minute windows per bucket in the database, so every process counts together. The
+   * attempt is counted as a failure before the secret is checked, in one atomic upsert, so a burst of
+   * parallel guesses cannot all pass a read-then-write check; a success takes its count back.
+   * Returns the Retry-After seconds when a bucket is over the limit, else null.
+   */
+  private async countAttempt(buckets: string[], windowStart: Date, now: number): Promise<number | null> {
+    const rows = await this.s.db.many<{ failures: number }>(
+      `INSERT INTO auth_failures (bucket, window_start, failures) SELECT b, $2, 1 FROM unnest($1::text[]) AS b
+       ON CONFLICT (bucket, window_start) DO UPDATE SET failures = auth_failures.failures + 1
+       RETURNING failures`,
+      [buckets, windowStart],
+    );
+    if (rows.some((r) => r.failures > MAX_FAILURES_PER_MINUTE)) {
+      return Math.max(1, Math.ceil((windowStart.getTime() + WINDOW_MS - now) / 1000));
+    }
+    return null;
+  }
+
+  private async forgiveAttempt(buckets: string[], windowStart: Date): Promise<void> {
+    await this.s.db.none(
+      'UPDATE auth_failures SET failures = failures - 1 WHERE bucket IN ($1:csv) AND window_start = $2 AND failures > 0',
+      [buckets, windowStart],
+    );
+  }
+
+  private async forgetOldWindows(windowStart: Date): Promise<void> {
+    await this.s.db.none('DELETE FROM auth_failures WHERE window_start < $1', [new Date(windowStart.getTime() - WINDOW_MS)]);
+  }
+
+  async issueAccessToken(apiKey: string, secret: string | undefined, expiresInSeconds: number, clientAddress: string) {
+    if (!Number.isInteger(expiresInSeconds) || expiresInSeconds < MIN_EXPIRES_IN_SECONDS || expiresInSeconds > MAX_EXPIRES_IN_SECONDS) {
+      throw validationError([{ field: 'expires_in', message: `must be between ${MIN_EXPIRES_IN_SECONDS} and ${MAX_EXPIRES_IN_SECONDS}` }]);
+    }
+    const buckets = [`key:${apiKey}`, `addr:${clientAddress}`];
+    const now = this.s.now().getTime();
+    const windowStart = new Date(now - (now % WINDOW_MS));
+    const retryAfter = await this.countAttempt(buckets, windowStart, now);
+    if (retryAfter !== null) {
+      throw new AppError('RATE_LIMITED', undefined, null, { 'Retry-After': String(retryAfter) });
+    }
+    const row = await this.s.db.oneOrNone<TokenRow>(
+      `SELECT t.id, t.business_id, t.secret_hash, t.generation, b.verified_at
+       FROM api_tokens t JOIN businesses b ON b.id = t.business_id WHERE t.api_key = $1`,
+      [apiKey],
+    );
+    decoyHash ??= hashSecret(randomUUID());
+    const good = await verify(row ? row.secret_hash : await decoyHash, secret ?? '');
+    if (!row || !good || !secret) {
+      await this.forgetOldWindows(windowStart);
+      throw new AppError('UNAUTHORIZED', 'The api_key or the Secret-Key is wrong');
+    }
+    await this.forgiveAttempt(buckets, windowStart);
+    if (this.s.config.appEnv === 'live' && !row.verified_at) {
+      throw new AppError('UNAUTHORIZED', 'This business has not been verified for live payments yet');
+    }
+    const iat = Math.floor(this.s.now().getTime() / 1000);
+    const exp = iat + expiresInSeconds;
+    const jwt = await new SignJWT({ gen: row.generation })
+      .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+      .setSubject(String(row.id))
+      .setAudience(this.s.config.appEnv)
+      .setIssuer(ISSUER)
+      .setJti(randomUUID())
+      .setIssuedAt(iat)
+      .setExpirationTime(exp)
+      .sign(this.key);
+    return { token: `JWT ${jwt}`, expires: exp };
+  }
+
+  /** The security handler: any failure is the same 401, whatever went wrong. */
+  async authenticate(authorization: string | undefined): Promise<Principal | AppError> {
+    const denied = new AppError('UNAUTHORIZED', 'A valid access token is required: Authorization: JWT <token>');
+    const m = /^JWT ([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)$/.exec(authorization ?? '');
+    if (!m) return denied;
+    let sub: string | undefined;
+    let gen: unknown;
+    try {
+      const { payload } = await jwtVerify(m[1], this.key, {
+        algorithms: ['HS256'],
+        audience: this.s.config.appEnv,
+        issuer: ISSUER,
+        currentDate: this.s.now(),
+        requiredClaims: ['exp', 'iat', 'jti', 'sub'],
+      });
+      sub = payload.sub;
+      gen = payload.gen;
+    } catch {
+      return denied;
+    }
+    if (!sub || !/^\d+$/.test(sub)) return denied;
+    const row = await this.s.db.oneOrNone<TokenRow>(
+      `SELECT t.id, t.business_id, t.generation, b.verified_at
+       FROM api_tokens t JOIN businesses b ON b.id = t.business_id WHERE t.id = $1`,
+      [Number(sub)],
+    );
+    if (!row || row.generation !== gen) return denied;
+    if (this.s.config.appEnv === 'live' && !row.verified_at) return denied;
+    if (!this.withinRate(row.id)) {
+      return new AppError('RATE_LIMITED', undefined, null, { 'Retry-After': '1' });
+    }
+    return { apiTokenId: row.id, businessId: row.business_id };
+  }
+
+  /** The operator API: `Authorization: Bearer <OPERATOR_API_KEY>`, compared in constant time. */
+  authenticateOperator(authorization: string | undefined): AppError | null {
+    const m = /^Bearer (\S+)$/.exec(authorization ?? '');
+    const digest = (v: string) => createHash('sha256').update(v).digest();
+    if (m && timingSafeEqual(digest(m[1]), digest(this.s.config.operatorApiKey))) return null;
+    return new AppError('UNAUTHORIZED', 'A valid operator key is required: Authorization: Bearer <OPERATOR_API_KEY>');
+  }
+
+  /** RATE_LIMIT_RPS per API token, counted per second of the service clock in this process. */
+  private withinRate(tokenId: number): boolean {
+    const limit = this.s.config.rateLimitRps;
+    if (limit === 0) return true;
+    const second = Math.floor(this.s.now().getTime() / 1000);
+    const b = this.buckets.get(tokenId);
+    if (!b || b.second !== second) {
+      this.buckets.set(tokenId, { second, count: 1 });
+      return true;
+    }
+    b.count += 1;
+    return b.count <= limit;
+  }
+}

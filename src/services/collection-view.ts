@@ -1,0 +1,69 @@
+// The collection record of the API (specification "Collection transaction record", CONTRACT 4.2),
+// made from a row. Notifications use the same record plus `sequence`.
+import type { CollectionRow } from '../domain/collection';
+import { toApi } from '../domain/money';
+import { apiTime } from '../domain/time';
+
+export function toRecord(row: CollectionRow) {
+  return {
+    id: row.id.toString(),
+    request_amount: toApi(row.request_amount_minor),
+    request_currency: row.request_currency,
+    account_amount: toApi(row.account_amount_minor),
+    account_currency: row.account_currency,
+    transaction_fee: toApi(row.fee_minor),
+    total_credit: toApi(row.total_credit_minor),
+    merchant_reference: row.merchant_reference,
+    gateway_reference: row.gateway_reference,
+    transaction_status: row.status,
+    transaction_type: 'collection' as const,
+    message: row.message,
+    customer_charged: row.customer_charged,
+    payment_method: row.payment_method,
+    payment_url: row.payment_url,
+    instructions: row.instructions,
+    account_name: row.account_name,
+    account_email: row.account_email,
+    institution_name: row.institution_name,
+    created_at: apiTime(row.created_at),
+    updated_at: apiTime(row.updated_at),
+  };
+}
+
+export type CollectionRecord = ReturnType<typeof toRecord>;
+
+export interface PostingRow {
+  id: bigint;
+  journal_id: bigint;
+  gateway_reference: string | null;
+  account: string;
+  amount_minor: bigint;
+  currency: string;
+  kind: string;
+  created_at: Date;
+}
+
+export function toPosting(p: PostingRow) {
+  return {
+    id: Number(p.id),
+    journal_id: Number(p.journal_id),
+    gateway_reference: p.gateway_reference,
+    account: p.account,
+    amount: toApi(p.amount_minor),
+    currency: p.currency,
+    kind: p.kind,
+    created_at: apiTime(p.created_at),
+  };
+}
+
+/** The operator's view: the record plus routing decision, rate, card summary and postings. */
+export function toAdminRecord(row: CollectionRow, postings: PostingRow[]) {
+  return {
+    ...toRecord(row),
+    business_id: row.business_id,
+    fx_rate: row.fx_rate === null ? null : Number(row.fx_rate),
+    card: row.card_masked && row.card_fingerprint ? { masked_number: row.card_masked, fingerprint: row.card_fingerprint } : null,
+    routing: row.routing,
+    postings: postings.map(toPosting),
+  };
+}

@@ -1,0 +1,50 @@
+// The service container: everything a handler or worker may call, built once at start-up. Services
+// reach each other through it at call time, so construction order does not matter.
+import type { Config } from '../config';
+import type { Db } from '../db';
+import type { Logger } from '../log';
+import type { WorkerSpec, Workers } from '../workers';
+import { AuthService } from './auth';
+import { CardService } from './cards';
+import { CollectionService } from './collections';
+import { LedgerService } from './ledger';
+import { MerchantService } from './merchants';
+import { NotificationService } from './notifications';
+import { PricingService } from './pricing';
+
+/** What every service is built from. */
+export interface Base {
+  config: Config;
+  db: Db;
+  log: Logger;
+  /** the clock; tests and workers pass time in rather than reading it deep inside */
+  now: () => Date;
+}
+
+export interface Services extends Base {
+  auth: AuthService;
+  merchants: MerchantService;
+  pricing: PricingService;
+  ledger: LedgerService;
+  cards: CardService;
+  collections: CollectionService;
+  notifications: NotificationService;
+  /** set once the workers run; kick() wakes one after a commit that gave it work */
+  workers: Workers | null;
+}
+
+export function buildServices(base: Base): Services {
+  const s = { ...base, workers: null } as Services;
+  s.auth = new AuthService(s);
+  s.merchants = new MerchantService(s);
+  s.pricing = new PricingService(s);
+  s.ledger = new LedgerService(s);
+  s.cards = new CardService(s);
+  s.collections = new CollectionService(s);
+  s.notifications = new NotificationService(s);
+  return s;
+}
+
+export function workerSpecs(s: Services): WorkerSpec[] {
+  return [...s.collections.workers(), ...s.ledger.workers(), ...s.notifications.workers()];
+}

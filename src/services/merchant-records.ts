@@ -1,0 +1,146 @@
+// Database rows of the merchant set-up tables and the API records built from them (admin.yaml's
+// Business, Wallet, Mid, ApiToken, FxRate). Secrets (MID password, secret hash, webhook hash) have
+// no field here, so no record can leak them.
+import { toApi } from '../domain/money';
+import { apiTime, apiTimeOrNull } from '../domain/time';
+
+export const PAYMENT_METHODS = ['MOBILE_MONEY', 'CARD', 'BANK', 'CRYPTO'] as const;
+export type PaymentMethod = (typeof PAYMENT_METHODS)[number];
+export type FeeBearer = 'merchant' | 'customer';
+export type AllowedTraffic = 'ALL' | string[];
+
+export interface BusinessRow {
+  id: number;
+  name: string;
+  default_currency: string;
+  rolling_reserve_percent: string;
+  rolling_reserve_months: number;
+  card_settlement_days: number;
+  fee_bearer: FeeBearer;
+  verified_at: Date | null;
+  verified_by: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface FeeRow {
+  business_id: number;
+  payment_method: PaymentMethod;
+  percent: string;
+  fixed_minor: bigint;
+}
+
+export interface WalletRow {
+  business_id: number;
+  currency: string;
+  is_default: boolean;
+  created_at: Date;
+}
+
+export interface MidRow {
+  id: number;
+  business_id: number;
+  business_name: string;
+  service_type: string;
+  payment_method: PaymentMethod;
+  currency: string;
+  allowed_traffic: AllowedTraffic;
+  merchant_operator: string | null;
+  merchant_username: string | null;
+  merchant_password_enc: string | null;
+  processing_rank: number;
+  reject_first_time_depositors: boolean;
+  active: boolean;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface ApiTokenRow {
+  id: number;
+  business_id: number;
+  api_key: string;
+  notification_email: string;
+  webhook_url: string;
+  email_merchant: boolean;
+  email_user: boolean;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** The api_tokens columns a record may show: never secret_hash nor webhook_hash_enc. */
+export const API_TOKEN_COLUMNS =
+  'id, business_id, api_key, notification_email, webhook_url, email_merchant, email_user, created_at, updated_at';
+
+export interface FxRateRow {
+  base: string;
+  quote: string;
+  rate: string;
+  updated_at: Date;
+}
+
+export function businessRecord(b: BusinessRow, fees: FeeRow[], wallets: WalletRow[]) {
+  return {
+    id: b.id,
+    name: b.name,
+    default_currency: b.default_currency,
+    rolling_reserve_percent: Number(b.rolling_reserve_percent),
+    rolling_reserve_months: b.rolling_reserve_months,
+    card_settlement_days: b.card_settlement_days,
+    fee_bearer: b.fee_bearer,
+    fees: fees.map((f) => ({ payment_method: f.payment_method, percent: Number(f.percent), fixed: toApi(f.fixed_minor) })),
+    wallets: wallets.map((w) => w.currency),
+    verified: b.verified_at !== null,
+    verified_at: apiTimeOrNull(b.verified_at),
+    verified_by: b.verified_by,
+    created_at: apiTime(b.created_at),
+    updated_at: apiTime(b.updated_at),
+  };
+}
+
+export function walletRecord(w: WalletRow) {
+  return { business_id: w.business_id, currency: w.currency, is_default: w.is_default, created_at: apiTime(w.created_at) };
+}
+
+export function midRecord(m: MidRow) {
+  return {
+    id: m.id,
+    business_id: m.business_id,
+    business_name: m.business_name,
+    service_type: m.service_type,
+    payment_method: m.payment_method,
+    currency: m.currency,
+    allowed_traffic: m.allowed_traffic,
+    merchant_operator: m.merchant_operator,
+    merchant_username: m.merchant_username,
+    has_password: m.merchant_password_enc !== null,
+    processing_rank: m.processing_rank,
+    reject_first_time_depositors: m.reject_first_time_depositors,
+    active: m.active,
+    created_at: apiTime(m.created_at),
+    updated_at: apiTime(m.updated_at),
+  };
+}
+
+export function apiTokenRecord(t: ApiTokenRow) {
+  return {
+    id: t.id,
+    business_id: t.business_id,
+    api_key: t.api_key,
+    notification_email: t.notification_email,
+    webhook_url: t.webhook_url,
+    email_merchant: t.email_merchant,
+    email_user: t.email_user,
+    created_at: apiTime(t.created_at),
+    updated_at: apiTime(t.updated_at),
+  };
+}
+
+export function fxRateRecord(r: FxRateRow) {
+  return { base: r.base, quote: r.quote, rate: Number(r.rate), updated_at: apiTime(r.updated_at) };
+}
+
+export type BusinessRecord = ReturnType<typeof businessRecord>;
+export type WalletRecord = ReturnType<typeof walletRecord>;
+export type MidRecord = ReturnType<typeof midRecord>;
+export type ApiTokenRecord = ReturnType<typeof apiTokenRecord>;
+export type FxRateRecord = ReturnType<typeof fxRateRecord>;

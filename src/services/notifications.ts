@@ -1,0 +1,166 @@
+// Webhook and email outbox: written in the state change's transaction, delivered by a worker
+// (CONTRACT.md section 8). The notification body is serialised once, stored, and sent and signed as
+// those exact bytes on every attempt.
+import { randomBytes } from 'node:crypto';
+import type { Tx } from '../db';
+import type { CollectionRow } from '../domain/collection';
+import { AppError, validationError } from '../errors';
+import { failingWebhooks, logOfCollection, logOfNotification } from '../notify/delivery-log';
+import type { NotificationLogEntry } from '../notify/delivery-log';
+import { finalSummary, receipt, startNotice } from '../notify/email';
+import type { EmailDraft } from '../notify/email';
+import { EmailWorker } from '../notify/email-worker';
+import { assertPublicHost, BlockedAddressError, hostOf } from '../notify/ssrf';
+import { WebhookWorker } from '../notify/webhook-worker';
+import type { WorkerSpec } from '../workers';
+import { toRecord } from './collection-view';
+import type { Services } from './index';
+
+export const WEBHOOK_TIMEOUT_MS = 10_000;
+const WEBHOOK_INTERVAL_MS = 200;
+const EMAIL_INTERVAL_MS = 1000;
+
+interface Recipients {
+  notification_email: string;
+  email_merchant: boolean;
+  email_user: boolean;
+  business_name: string;
+}
+
+export class NotificationService {
+  /** per delivery attempt; the contract's 10 s (tests shorten it to prove timeouts are retried) */
+  webhookTimeoutMs = WEBHOOK_TIMEOUT_MS;
+  private readonly webhookWorker: WebhookWorker;
+  private readonly emailWorker: EmailWorker;
+
+  constructor(readonly s: Services) {
+    this.webhookWorker = new WebhookWorker(s, () => this.webhookTimeoutMs);
+    this.emailWorker = new EmailWorker(s);
+  }
+
+  /** Throws VALIDATION_ERROR (field webhook_url) for a URL live must refuse (SSRF guard). */
+  async assertWebhookUrlAllowed(url: string): Promise<void> {
+    const refuse = (message: string) => validationError([{ field: 'webhook_url', message }]);
+    let parsed: URL;
+    try {
+      parsed = new URL(url);
+    } catch {
+      throw refuse('must be an absolute http or https URL');
+    }
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw refuse('must use http or https');
+    if (this.s.config.webhookAllowPrivate) return;
+    try {
+      await assertPublicHost(hostOf(parsed));
+    } catch (err) {
+      if (err instanceof BlockedAddressError) throw refuse(`must reach a public address: ${err.message}`);
+      throw refuse(`host ${hostOf(parsed)} cannot be resolved`);
+    }
+  }
+
+  /** Inside the transaction that created the PENDING collection: the start notice email. */
+  async enqueueStarted(t: Tx, row: CollectionRow): Promise<void> {
+    const who = await this.recipients(t, row);
+    if (who?.email_merchant) await this.insertEmail(t, row, startNotice(row, who.notification_email, who.business_name));
+  }
+
+  /** Inside the transaction that moved the collection out of PENDING: webhook + emails. */
+  async enqueueStatusChange(t: Tx, row: CollectionRow): Promise<void> {
+    if (row.api_token_id !== null) await this.insertNotification(t, row, row.api_token_id);
+    const who = await this.recipients(t, row);
+    if (!who) return;
+    if (who.email_merchant) await this.insertEmail(t, row, finalSummary(row, who.notification_email, who.business_name));
+    if (who.email_user && row.account_email) await this.insertEmail(t, row, receipt(row, row.account_email, who.business_name));
+  }
+
+  /** Every notification of the caller's collection with its attempts; NOT_FOUND for anyone else's. */
+  async logOf(businessId: number, gatewayReference: string): Promise<NotificationLogEntry[]> {
+    const c = await this.s.db.oneOrNone<{ id: bigint }>(
+      'SELECT id FROM collections WHERE gateway_reference = $1 AND business_id = $2',
+      [gatewayReference, businessId],
+    );
+    if (!c) throw new AppError('NOT_FOUND', 'No collection of yours has this gateway_reference');
+    return logOfCollection(this.s.db, c.id);
+  }
+
+  /**
+   * Queues the latest notification of a final collection for delivery again: the same row, so the
+   * same webhook-id, body and sequence, with the retry schedule restarted and the attempt log kept.
+   */
+  async resend(businessId: number, apiTokenId: number, gatewayReference: string): Promise<NotificationLogEntry> {
+    const id = await this.s.db.tx(async (t) => {
+      const row = await t.oneOrNone<CollectionRow>(
+        'SELECT * FROM collections WHERE gateway_reference = $1 AND business_id = $2 FOR UPDATE',
+        [gatewayReference, businessId],
+      );
+      if (!row) throw new AppError('NOT_FOUND', 'No collection of yours has this gateway_reference');
+      if (row.status === 'PENDING') {
+        throw new AppError('INVALID_STATE', 'The collection is still PENDING, so it has no notification yet');
+      }
+      const latest = await t.oneOrNone<{ id: bigint }>(
+        'SELECT id FROM notifications WHERE collection_id = $1 ORDER BY sequence DESC, id DESC LIMIT 1 FOR UPDATE',
+        [row.id],
+      );
+      // none when the collection's API token was deleted before the change: the caller's token takes it
+      if (!latest) return this.insertNotification(t, row, apiTokenId);
+      await t.none(
+        `UPDATE notifications SET delivered_at = NULL, gave_up_at = NULL, next_attempt_at = $2, schedule_start = attempts,
+           api_token_id = COALESCE(api_token_id, $3)
+         WHERE id = $1`,
+        [latest.id, this.s.now(), apiTokenId],
+      );
+      return latest.id;
+    });
+    this.s.workers?.kick('webhooks');
+    return logOfNotification(this.s.db, id);
+  }
+
+  /** Operator view: API tokens whose webhook has undelivered notifications with failed attempts. */
+  failing(limit: number, offset: number) {
+    return failingWebhooks(this.s.db, limit, offset);
+  }
+
+  /** Waits for webhook sends still under way; call after the workers stop, before the database closes. */
+  drain(): Promise<void> {
+    return this.webhookWorker.drain();
+  }
+
+  workers(): WorkerSpec[] {
+    return [
+      { name: 'webhooks', intervalMs: WEBHOOK_INTERVAL_MS, run: () => this.webhookWorker.runBatch() },
+      { name: 'emails', intervalMs: EMAIL_INTERVAL_MS, run: () => this.emailWorker.runBatch() },
+    ];
+  }
+
+  /** The outbox row: sequence taken from the collection, body serialised once to the bytes sent. */
+  private async insertNotification(t: Tx, row: CollectionRow, apiTokenId: number): Promise<bigint> {
+    const { notification_seq: sequence } = await t.one<{ notification_seq: number }>(
+      'UPDATE collections SET notification_seq = notification_seq + 1 WHERE id = $1 RETURNING notification_seq',
+      [row.id],
+    );
+    const body = JSON.stringify({ ...toRecord(row), sequence });
+    const now = this.s.now();
+    const firstAt = new Date(now.getTime() + this.s.config.webhookRetryScheduleMs[0]);
+    const { id } = await t.one<{ id: bigint }>(
+      `INSERT INTO notifications (collection_id, api_token_id, event_id, sequence, transaction_status, body, next_attempt_at, created_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id`,
+      [row.id, apiTokenId, 'evt_' + randomBytes(16).toString('hex'), sequence, row.status, body, firstAt, now],
+    );
+    return id;
+  }
+
+  private recipients(t: Tx, row: CollectionRow): Promise<Recipients | null> {
+    if (row.api_token_id === null) return Promise.resolve(null);
+    return t.oneOrNone<Recipients>(
+      `SELECT t.notification_email, t.email_merchant, t.email_user, b.name AS business_name
+       FROM api_tokens t JOIN businesses b ON b.id = t.business_id WHERE t.id = $1`,
+      [row.api_token_id],
+    );
+  }
+
+  private async insertEmail(t: Tx, row: CollectionRow, e: EmailDraft): Promise<void> {
+    await t.none(
+      'INSERT INTO emails (collection_id, kind, recipient, subject, text_body, next_attempt_at) VALUES ($1, $2, $3, $4, $5, $6)',
+      [row.id, e.kind, e.recipient, e.subject, e.text, this.s.now()],
+    );
+  }
+}

@@ -1,0 +1,45 @@
+// The designated sandbox test values as data, each with the states and notifications it produces.
+import type { Config } from '../config';
+
+export function sandboxScenarios(c: Config) {
+  const delay = `${c.sandboxMmDelayMs / 1000} s`;
+  const completed = { states: ['PENDING', 'COMPLETED'], notifications: [{ sequence: 1, transaction_status: 'COMPLETED' }] };
+  const failed = { states: ['PENDING', 'FAILED'], notifications: [{ sequence: 1, transaction_status: 'FAILED' }] };
+  return [
+    ...c.sandboxMmSuccess.map((value) => ({
+      name: 'MOBILE_MONEY_SUCCESS', payment_method: 'MOBILE_MONEY', value, outcome: 'COMPLETED',
+      description: `The simulated customer approves the prompt after ${delay}; the collection completes and the wallet is credited.`,
+      ...completed,
+    })),
+    ...c.sandboxMmFailure.map((value) => ({
+      name: 'MOBILE_MONEY_FAILURE', payment_method: 'MOBILE_MONEY', value, outcome: 'FAILED',
+      description: `The simulated customer declines the prompt after ${delay}; the collection fails and no money moves.`,
+      ...failed,
+    })),
+    {
+      name: 'MOBILE_MONEY_NO_ANSWER', payment_method: 'MOBILE_MONEY', value: 'any other phone number', outcome: 'EXPIRED',
+      description: `Nobody answers the prompt: the collection stays PENDING for ${c.pendingTtlSeconds} s, then expires (or drive it with the simulate operation).`,
+      states: ['PENDING', 'EXPIRED'], notifications: [{ sequence: 1, transaction_status: 'EXPIRED' }],
+    },
+    {
+      name: 'CARD_3DS_SUCCESS', payment_method: 'CARD', value: c.sandboxCard3dsSuccess, outcome: 'COMPLETED',
+      description: 'The 3-D Secure challenge on payment_url succeeds; the collection completes.',
+      ...completed,
+    },
+    {
+      name: 'CARD_3DS_FAILURE', payment_method: 'CARD', value: c.sandboxCard3dsFailure, outcome: 'FAILED',
+      description: 'The 3-D Secure challenge on payment_url fails; the collection fails.',
+      ...failed,
+    },
+    {
+      name: 'BANK_APPROVE', payment_method: 'BANK', value: 'any account_number', outcome: 'COMPLETED',
+      description: 'The customer approves the transfer on the online-banking page at payment_url (or cancels it: CANCELLED).',
+      ...completed,
+    },
+    {
+      name: 'CRYPTO_DEPOSIT', payment_method: 'CRYPTO', value: 'any account_number (the paying wallet address)', outcome: 'COMPLETED',
+      description: 'The customer confirms the deposit on the page at payment_url (or cancels it: CANCELLED).',
+      ...completed,
+    },
+  ];
+}

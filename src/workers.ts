@@ -1,0 +1,70 @@
+// Background work is polling over the database with FOR UPDATE SKIP LOCKED, so several processes
+// share it and nothing is lost across restarts. A worker's run() does one batch and returns how many
+// items it handled; a full batch runs again at once, an empty one waits for the interval or a kick.
+import type { Logger } from './log';
+
+export interface WorkerSpec {
+  name: string;
+  intervalMs: number;
+  run: () => Promise<number>;
+}
+
+export interface Workers {
+  /** run a named worker soon (e.g. right after a commit that gave it work) */
+  kick(name: string): void;
+  stop(): Promise<void>;
+}
+
+const MAX_BACK_TO_BACK = 20;
+
+export function startWorkers(specs: WorkerSpec[], log: Logger): Workers {
+  let stopped = false;
+  const running = new Map<string, Promise<void>>();
+  const timers = new Map<string, NodeJS.Timeout>();
+  const again = new Set<string>();
+
+  const schedule = (spec: WorkerSpec, delayMs: number) => {
+    if (stopped) return;
+    clearTimeout(timers.get(spec.name));
+    timers.set(spec.name, setTimeout(() => loop(spec), delayMs));
+  };
+
+  const loop = (spec: WorkerSpec) => {
+    if (stopped) return;
+    if (running.has(spec.name)) {
+      again.add(spec.name);
+      return;
+    }
+    const p = (async () => {
+      let handled = 0;
+      for (let i = 0; i < MAX_BACK_TO_BACK && !stopped; i++) {
+        try {
+          handled = await spec.run();
+        } catch (err) {
+          log.error('worker failed', { worker: spec.name, err });
+          handled = 0;
+        }
+        if (handled === 0) break;
+      }
+    })().finally(() => {
+      running.delete(spec.name);
+      const now = again.delete(spec.name);
+      schedule(spec, now ? 0 : spec.intervalMs);
+    });
+    running.set(spec.name, p);
+  };
+
+  const byName = new Map(specs.map((s) => [s.name, s]));
+  for (const spec of specs) schedule(spec, 0);
+  return {
+    kick(name) {
+      const spec = byName.get(name);
+      if (spec) schedule(spec, 0);
+    },
+    async stop() {
+      stopped = true;
+      for (const t of timers.values()) clearTimeout(t);
+      await Promise.allSettled([...running.values()]);
+    },
+  };
+}

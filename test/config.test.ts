@@ -1,0 +1,64 @@
+// Proves configuration is read from the environment with defaults, and bad values stop start-up with one clear line.
+import { mkdtempSync, statSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { ConfigError, loadConfig, parseSchedule } from '../src/config';
+
+const dir = () => mkdtempSync(path.join(os.tmpdir(), 'paycollect-config-'));
+
+describe('loadConfig', () => {
+  it('applies the documented defaults', () => {
+    const c = loadConfig({ DATA_DIR: dir() });
+    expect(c.port).toBe(8080);
+    expect(c.appEnv).toBe('sandbox');
+    expect(c.databaseUrl).toBeNull();
+    expect(c.publicBaseUrl).toBe('http://localhost:8080');
+    expect(c.webhookAllowPrivate).toBe(true);
+    expect(c.seedDemo).toBe(true);
+    expect(c.rateLimitRps).toBe(100);
+    expect(c.sandboxMmDelayMs).toBe(3000);
+    expect(c.pendingTtlSeconds).toBe(1800);
+    expect(c.webhookRetryScheduleMs).toEqual([0, 10_000, 60_000, 300_000, 1_800_000, 3_600_000, 7_200_000, 21_600_000, 43_200_000, 86_400_000]);
+    expect(c.sandboxMmSuccess).toEqual(['256777000001', '256777000002']);
+    expect(c.sandboxCard3dsFailure).toBe('4000000000003014');
+  });
+
+  it('defaults live to no private webhooks and no demo merchant', () => {
+    const c = loadConfig({ DATA_DIR: dir(), APP_ENV: 'live' });
+    expect(c.webhookAllowPrivate).toBe(false);
+    expect(c.seedDemo).toBe(false);
+  });
+
+  it('generates the operator key once, mode 600, and keeps it across starts', () => {
+    const d = dir();
+    const first = loadConfig({ DATA_DIR: d });
+    expect(first.generated.operatorApiKey).toBe(true);
+    expect(statSync(path.join(d, 'operator-key')).mode & 0o777).toBe(0o600);
+    const second = loadConfig({ DATA_DIR: d });
+    expect(second.generated.operatorApiKey).toBe(false);
+    expect(second.operatorApiKey).toBe(first.operatorApiKey);
+    expect(second.jwtSecret).toBe(first.jwtSecret);
+    expect(second.masterKey.equals(first.masterKey)).toBe(true);
+  });
+
+  it.each([
+    [{ APP_ENV: 'staging' }, /APP_ENV must be sandbox or live/],
+    [{ PORT: 'eighty' }, /PORT must be a whole number/],
+    [{ PORT: '70000' }, /PORT must be between/],
+    [{ DATABASE_URL: 'not a url' }, /DATABASE_URL is not a valid URL/],
+    [{ DATABASE_URL: 'mysql://x/y' }, /DATABASE_URL must use/],
+    [{ PUBLIC_BASE_URL: 'ftp://x' }, /PUBLIC_BASE_URL must use/],
+    [{ SMTP_URL: '::' }, /SMTP_URL is not a valid URL/],
+    [{ WEBHOOK_RETRY_SCHEDULE: '0s,soon' }, /WEBHOOK_RETRY_SCHEDULE has an unparsable delay "soon"/],
+    [{ WEBHOOK_ALLOW_PRIVATE: 'maybe' }, /WEBHOOK_ALLOW_PRIVATE must be true or false/],
+    [{ SANDBOX_MM_SUCCESS: '256777000001,+256' }, /SANDBOX_MM_SUCCESS has an invalid entry/],
+    [{ MASTER_KEY: 'c2hvcnQ=' }, /MASTER_KEY must be 32 bytes/],
+  ])('refuses %j with one clear line', (env, message) => {
+    expect(() => loadConfig({ DATA_DIR: dir(), ...env })).toThrow(ConfigError);
+    expect(() => loadConfig({ DATA_DIR: dir(), ...env })).toThrow(message);
+  });
+
+  it('parses retry schedules in every unit', () => {
+    expect(parseSchedule('250ms,2s,3m,1h,1d')).toEqual([250, 2000, 180_000, 3_600_000, 86_400_000]);
+  });
+});
