@@ -1,24 +1,34 @@
-// The contract itself (bundled into one file per document) and its HTML reference.
+// The contract itself (bundled into one file per document) and its HTML reference, all made by
+// `npm run generate`. The reference pages are server-rendered; Redoc's script (the very file its
+// CDN serves, same integrity hash) comes from @redocly/cli when installed, so /docs works offline.
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type express from 'express';
 
 export const ROOT = path.resolve(__dirname, '..', '..');
-export const DOCS_HTML = path.join(ROOT, 'dist', 'docs', 'index.html');
+const GENERATED = path.join(ROOT, 'generated');
+
+function redocBundle(): string | null {
+  try {
+    const cli = path.dirname(require.resolve('@redocly/cli/package.json'));
+    const file = path.join(cli, 'lib', 'chunks', 'redoc.standalone.js');
+    return existsSync(file) ? file : null;
+  } catch {
+    return null;
+  }
+}
 
 export function mountStatic(app: express.Express): void {
-  const sendSpec = (file: string) => (_req: express.Request, res: express.Response) => {
-    res.type('application/yaml').sendFile(path.join(ROOT, 'generated', file));
+  const send = (file: string, type: string) => (_req: express.Request, res: express.Response) => {
+    res.type(type).sendFile(path.join(GENERATED, file));
   };
-  app.get('/openapi.yaml', sendSpec('openapi.yaml'));
-  app.get('/admin/openapi.yaml', sendSpec('admin.yaml'));
-  app.get('/docs/admin', (_req, res) => {
-    const file = path.join(path.dirname(DOCS_HTML), 'admin.html');
-    if (existsSync(file)) return res.sendFile(file);
-    res.status(503).type('text/plain').send('The API reference is not built yet: run `npm run docs`.\n');
-  });
-  app.get('/docs', (_req, res) => {
-    if (existsSync(DOCS_HTML)) return res.sendFile(DOCS_HTML);
-    res.status(503).type('text/plain').send('The API reference is not built yet: run `npm run docs`.\n');
+  app.get('/openapi.yaml', send('openapi.yaml', 'application/yaml'));
+  app.get('/admin/openapi.yaml', send('admin.yaml', 'application/yaml'));
+  app.get('/docs', send('docs/index.html', 'html'));
+  app.get('/docs/admin', send('docs/admin.html', 'html'));
+  const redoc = redocBundle();
+  app.get('/docs/redoc.standalone.js', (_req, res) => {
+    if (!redoc) return res.status(404).type('text/plain').send('Redoc is not installed; the reference still reads without it.\n');
+    res.type('application/javascript').sendFile(redoc, { maxAge: '1d' });
   });
 }
