@@ -16,6 +16,8 @@ export type Tx = ITask<object>;
 export interface Database {
   db: Db;
   kind: 'embedded' | 'postgres';
+  /** the embedded engine itself, when embedded */
+  lite?: { dumpDataDir(compression: 'none'): Promise<Blob> };
   close(): Promise<void>;
 }
 
@@ -30,12 +32,12 @@ export async function openPostgres(url: string, poolMax = POOL_MAX): Promise<Dat
 /**
  * PGlite is one database session shared by every socket connection, so the pool is kept at one
  * connection (STACK-NOTES: a second connection hangs while a transaction is open).
- * dataDir undefined = in memory (tests).
+ * dataDir undefined = in memory (tests); a template (PGlite's dumpDataDir) skips initdb.
  */
-export async function openEmbedded(dataDir: string | undefined): Promise<Database> {
+export async function openEmbedded(dataDir: string | undefined, template?: Blob): Promise<Database> {
   const { PGlite } = await import('@electric-sql/pglite');
   const { PGLiteSocketServer } = await import('@electric-sql/pglite-socket');
-  const lite = dataDir ? new PGlite(dataDir) : new PGlite();
+  const lite = new PGlite(dataDir, template ? { loadDataDir: template } : {});
   await lite.waitReady;
   const sockDir = mkdtempSync(path.join(os.tmpdir(), 'paycollect-pg-'));
   const server = new PGLiteSocketServer({ db: lite, path: path.join(sockDir, '.s.PGSQL.5432'), maxConnections: 4 });
@@ -45,6 +47,7 @@ export async function openEmbedded(dataDir: string | undefined): Promise<Databas
   return {
     db,
     kind: 'embedded',
+    lite,
     close: async () => {
       await db.$pool.end();
       await server.stop();
@@ -52,6 +55,12 @@ export async function openEmbedded(dataDir: string | undefined): Promise<Databas
       rmSync(sockDir, { recursive: true, force: true });
     },
   };
+}
+
+/** A tarball of a fresh embedded database, for openEmbedded(dir, template). */
+export async function dumpEmbedded(database: Database): Promise<Blob> {
+  if (!database.lite) throw new Error('not an embedded database');
+  return database.lite.dumpDataDir('none');
 }
 
 export function openDatabase(databaseUrl: string | null, dataDir: string): Promise<Database> {

@@ -4,7 +4,7 @@ import { openPostgres } from '../../src/db';
 import { createRealDatabase, freshDatabase, realServerReachable, SHARED_PG_URL } from '../helpers/db';
 
 it('applies every migration once and records it', async () => {
-  const database = await freshDatabase();
+  const database = await freshDatabase({ empty: true });
   try {
     const first = await migrate(database.db);
     expect(first).toEqual(migrationFiles());
