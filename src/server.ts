@@ -83,6 +83,8 @@ export async function startService(o: StartOptions): Promise<RunningService> {
       await stopped;
       clearTimeout(timer);
       await services.workers?.stop();
+      // a send still in flight records its outcome before the database closes (else it is sent again)
+      await services.notifications.drain();
       if (!o.database) await database.close();
       log.info('stopped');
     })();

@@ -4,6 +4,7 @@ import type { Tx } from '../db';
 import { maskPan } from '../domain/card';
 import { STATUS_MESSAGES, isFinal } from '../domain/collection';
 import type { CollectionRow, FinalStatus, PaymentMethod, Status } from '../domain/collection';
+import { customerPaysMinor } from '../domain/fees';
 import { formatMinor, MoneyFormatError, toMinor } from '../domain/money';
 import { choose, phoneCountry, shortlist } from '../domain/routing';
 import type { MidInfo } from '../domain/routing';
@@ -154,7 +155,7 @@ export class CollectionService {
     const initiated = this.processor(mid.service_type).initiate({
       paymentMethod: method,
       accountNumber: body.account_number ?? null,
-      amountText: formatMinor(price.customerCharged ? price.accountAmountMinor + price.feeMinor : price.accountAmountMinor),
+      amountText: formatMinor(customerPaysMinor(price.accountAmountMinor, price.feeMinor, price.customerCharged)),
       currency: price.accountCurrency,
       gatewayReference,
       cardMasked: card?.masked ?? null,

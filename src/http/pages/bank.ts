@@ -1,16 +1,14 @@
 // Online banking (sandbox): the customer approves or cancels the transfer at their simulated bank.
-import { formatMinor } from '../../domain/money';
 import type { MethodPages } from './index';
-import { escapeHtml, page } from './layout';
+import { amountDue, escapeHtml, page } from './layout';
 
 export const bankPages: MethodPages = {
   render({ services, row, hidden, action }) {
-    const amount = row.customer_charged ? row.account_amount_minor + row.fee_minor : row.account_amount_minor;
     return page(
       'Approve bank transfer',
       `<h1>${escapeHtml(row.institution_name ?? 'Online banking')}</h1>
 <p>Approve this transfer from account ${escapeHtml(row.account_number ?? '')}:</p>
-<p class="amount">${escapeHtml(formatMinor(amount))} ${escapeHtml(row.account_currency)}</p>
+<p class="amount">${escapeHtml(amountDue(row))}</p>
 <dl><dt>To</dt><dd>${escapeHtml(row.narration)}</dd><dt>Reference</dt><dd>${escapeHtml(row.gateway_reference)}</dd></dl>
 <form method="post" action="${escapeHtml(action)}">${hidden}
 <button class="primary" name="action" value="approve">Approve transfer</button>

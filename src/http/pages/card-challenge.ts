@@ -2,22 +2,15 @@
 // page knows the card only by its masked number and fingerprint: the full number is never at hand here.
 import { maskPan } from '../../domain/card';
 import type { CollectionRow } from '../../domain/collection';
-import { formatMinor } from '../../domain/money';
 import type { Services } from '../../services';
 import type { PageRequest } from './index';
-import { escapeHtml, page } from './layout';
+import { amountDue, escapeHtml, page } from './layout';
 
 export const MESSAGES = {
   authenticated: 'Card payment authenticated with 3-D Secure',
   authenticationFailed: '3-D Secure authentication failed',
   notTestCard: '3-D Secure authentication failed: the card is not a sandbox 3-D Secure test card',
 } as const;
-
-/** What the customer pays: the fee on top when the customer bears it. */
-export function customerAmount(row: CollectionRow): string {
-  const minor = row.customer_charged ? row.account_amount_minor + row.fee_minor : row.account_amount_minor;
-  return `${formatMinor(minor)} ${row.account_currency}`;
-}
 
 /**
  * The sandbox issuer's answer to "Authenticate". The designated cards are recognised by fingerprint
@@ -40,7 +33,7 @@ export function challengePage({ services, row, hidden, action }: PageRequest): s
     '3-D Secure',
     `<h1>Verify your payment</h1>
 <p>Your card issuer asks you to confirm this payment.</p>
-<p class="amount">${escapeHtml(customerAmount(row))}</p>
+<p class="amount">${escapeHtml(amountDue(row))}</p>
 <dl><dt>Card</dt><dd id="card">${escapeHtml(row.card_masked ?? '')}</dd><dt>For</dt><dd>${escapeHtml(row.narration)}</dd>
 <dt>Reference</dt><dd>${escapeHtml(row.gateway_reference)}</dd></dl>
 <form method="post" action="${escapeHtml(action)}">${hidden}

@@ -8,9 +8,9 @@ import type { CardDetails } from '../../domain/card';
 import { isFinal } from '../../domain/collection';
 import { cardFromForm, entryFields, errorsByField } from './card-entry';
 import type { EntryForm } from './card-entry';
-import { challengeOutcome, challengePage, customerAmount } from './card-challenge';
+import { challengeOutcome, challengePage } from './card-challenge';
 import type { Answer, MethodPages, PageRequest } from './index';
-import { escapeHtml, page } from './layout';
+import { amountDue, escapeHtml, page } from './layout';
 
 /** Groups of four, as printed on a card (and as people type it). */
 const grouped = (pan: string) => pan.replace(/(\d{4})(?=\d)/g, '$1 ');
@@ -28,7 +28,7 @@ function entryPage(p: PageRequest, form: EntryForm, notice?: string): string {
   return page(
     'Card payment',
     `<h1>Pay by card</h1>
-<p class="amount">${escapeHtml(customerAmount(row))}</p>
+<p class="amount">${escapeHtml(amountDue(row))}</p>
 <dl><dt>For</dt><dd>${escapeHtml(row.narration)}</dd><dt>Reference</dt><dd>${escapeHtml(row.gateway_reference)}</dd></dl>
 ${summary}<form method="post" action="${escapeHtml(action)}" autocomplete="on">${hidden}
 ${entryFields(form)}

@@ -1,8 +1,7 @@
 // Crypto deposit (sandbox): a deposit address for the amount; the customer confirms the deposit or cancels.
 import { createHash } from 'node:crypto';
-import { formatMinor } from '../../domain/money';
 import type { MethodPages } from './index';
-import { escapeHtml, page } from './layout';
+import { amountDue, escapeHtml, page } from './layout';
 
 /** A stable, obviously fake address per collection (the sandbox moves no coins). */
 export function sandboxDepositAddress(gatewayReference: string): string {
@@ -11,11 +10,10 @@ export function sandboxDepositAddress(gatewayReference: string): string {
 
 export const cryptoPages: MethodPages = {
   render({ services, row, hidden, action }) {
-    const amount = row.customer_charged ? row.account_amount_minor + row.fee_minor : row.account_amount_minor;
     return page(
       'Crypto deposit',
       `<h1>Send your deposit</h1>
-<p class="amount">${escapeHtml(formatMinor(amount))} ${escapeHtml(row.account_currency)}</p>
+<p class="amount">${escapeHtml(amountDue(row))}</p>
 <dl><dt>Address</dt><dd><code id="address">${escapeHtml(sandboxDepositAddress(row.gateway_reference))}</code></dd>
 <dt>From</dt><dd>${escapeHtml(row.account_number ?? '')}</dd><dt>Reference</dt><dd>${escapeHtml(row.gateway_reference)}</dd></dl>
 <form method="post" action="${escapeHtml(action)}">${hidden}

@@ -1,4 +1,13 @@
 // Server-rendered hosted pages: plain HTML and a little CSS, no framework, readable on a phone.
+import type { CollectionRow } from '../../domain/collection';
+import { customerPaysMinor } from '../../domain/fees';
+import { formatMinor } from '../../domain/money';
+
+/** What the customer pays, e.g. "25000.00 UGX": the fee on top when the customer bears it. */
+export function amountDue(row: CollectionRow): string {
+  return `${formatMinor(customerPaysMinor(row.account_amount_minor, row.fee_minor, row.customer_charged))} ${row.account_currency}`;
+}
+
 export function escapeHtml(s: string): string {
   return s.replace(/[&<>"']/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[ch]!);
 }
