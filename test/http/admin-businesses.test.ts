@@ -185,15 +185,16 @@ describe('getBusiness', () => {
     expect(res.body.data).toEqual({ ...created, wallets: ['UGX', 'USD'] });
   });
 
-  it.each(['999999', '2147483648', '99999999999999'])('answers 404 NOT_FOUND for unknown id %s', async (id) => {
-    const res = await svc.admin.get(`/v1/admin/businesses/${id}`);
+  it('answers 404 NOT_FOUND for an unknown id', async () => {
+    const res = await svc.admin.get('/v1/admin/businesses/999999');
     expect(res.status).toBe(404);
     expect(res.body.code).toBe('NOT_FOUND');
   });
 
-  it('refuses an id that is not a positive integer with 400', async () => {
-    expect(errorFields(await svc.admin.get('/v1/admin/businesses/abc'))).toEqual(['business_id']);
-    expect(errorFields(await svc.admin.get('/v1/admin/businesses/0'))).toEqual(['business_id']);
+  it('refuses an id that is not a positive 32-bit integer with 400', async () => {
+    for (const id of ['abc', '0', '2147483648', '99999999999999']) {
+      expect(errorFields(await svc.admin.get(`/v1/admin/businesses/${id}`))).toEqual(['business_id']);
+    }
   });
 });
 
