@@ -10,6 +10,8 @@ export interface Config {
   port: number;
   appEnv: AppEnv;
   databaseUrl: string | null;
+  /** connections to a real PostgreSQL server (the embedded one has a single session) */
+  databasePoolMax: number;
   dataDir: string;
   publicBaseUrl: string;
   operatorApiKey: string;
@@ -135,6 +137,7 @@ export function loadConfig(env: Env = process.env): Config {
     port,
     appEnv,
     databaseUrl,
+    databasePoolMax: int(env, 'DATABASE_POOL_MAX', 10, 1, 1000),
     dataDir,
     publicBaseUrl,
     operatorApiKey: operator.value,

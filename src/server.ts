@@ -40,7 +40,7 @@ export interface RunningService {
 
 export async function startService(o: StartOptions): Promise<RunningService> {
   const log = o.log ?? createLogger();
-  const database = o.database ?? (await openDatabase(o.config.databaseUrl, o.config.dataDir));
+  const database = o.database ?? (await openDatabase(o.config.databaseUrl, o.config.dataDir, o.config.databasePoolMax));
   const applied = await migrate(database.db);
   if (applied.length > 0) log.info('migrations applied', { applied });
   const services = buildServices({ config: o.config, db: database.db, log, now: o.now ?? (() => new Date()) });

@@ -12,6 +12,7 @@ describe('loadConfig', () => {
     expect(c.port).toBe(8080);
     expect(c.appEnv).toBe('sandbox');
     expect(c.databaseUrl).toBeNull();
+    expect(c.databasePoolMax).toBe(10);
     expect(c.publicBaseUrl).toBe('http://localhost:8080');
     expect(c.webhookAllowPrivate).toBe(true);
     expect(c.seedDemo).toBe(true);
@@ -45,6 +46,7 @@ describe('loadConfig', () => {
     [{ APP_ENV: 'staging' }, /APP_ENV must be sandbox or live/],
     [{ PORT: 'eighty' }, /PORT must be a whole number/],
     [{ PORT: '70000' }, /PORT must be between/],
+    [{ DATABASE_POOL_MAX: '0' }, /DATABASE_POOL_MAX must be between/],
     [{ DATABASE_URL: 'not a url' }, /DATABASE_URL is not a valid URL/],
     [{ DATABASE_URL: 'mysql://x/y' }, /DATABASE_URL must use/],
     [{ PUBLIC_BASE_URL: 'ftp://x' }, /PUBLIC_BASE_URL must use/],

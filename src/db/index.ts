@@ -63,6 +63,6 @@ export async function dumpEmbedded(database: Database): Promise<Blob> {
   return database.lite.dumpDataDir('none');
 }
 
-export function openDatabase(databaseUrl: string | null, dataDir: string): Promise<Database> {
-  return databaseUrl ? openPostgres(databaseUrl) : openEmbedded(path.join(dataDir, 'pg'));
+export function openDatabase(databaseUrl: string | null, dataDir: string, poolMax = POOL_MAX): Promise<Database> {
+  return databaseUrl ? openPostgres(databaseUrl, poolMax) : openEmbedded(path.join(dataDir, 'pg'));
 }

@@ -1,0 +1,360 @@
+// `npm run bench`: request-to-pay on this service, on the Prism mock of its spec and on a bare node:http
+// floor, with the same load; completions per second on one hot wallet; webhook latency at a steady rate;
+// the service's peak RSS. Figures go to a short table and to the JSON file BENCH_OUT (default
+// ./bench-out.json). Real PostgreSQL when DATABASE_URL is set (a fresh database is made on that server and
+// dropped after), else embedded PostgreSQL in a temporary directory. It reports; it never fails on speed.
+//
+//   npm run bench                      all figures
+//   npm run bench -- --profile         request-to-pay only, under node --cpu-prof: where the time goes
+// Settings: BENCH_CONNECTIONS (50), BENCH_DURATION seconds (10), BENCH_WARMUP seconds (2),
+// BENCH_COMPLETIONS (2000), BENCH_WEBHOOK_RATE events/s (200), BENCH_WEBHOOK_EVENTS (1000).
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { loadConfig } from '../src/config';
+import { pgp } from '../src/db';
+import { hotWallet } from './bench/hot-wallet';
+import type { HotWalletFigures } from './bench/hot-wallet';
+import { freePort, highWaterMb, loadPost, ROOT, round1, startChild, stopChild, waitForHttp } from './bench/lib';
+import type { Child, HttpFigures, LoadSettings } from './bench/lib';
+import { summarizeProfile } from './bench/profile';
+import type { ProfileSummary } from './bench/profile';
+import { startReceiver, webhookLatency } from './bench/webhooks';
+import type { WebhookFigures } from './bench/webhooks';
+
+const TARGETS = {
+  vs_prism: 1.5,
+  vs_floor: 0.8,
+  p99_ms: 50,
+  hot_wallet_per_s: 1000,
+  webhook_p99_ms: 250,
+  peak_rss_mb: 250,
+};
+
+function setting(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n <= 0) throw new Error(`${name} must be a positive number, got "${raw}"`);
+  return n;
+}
+
+const run = randomBytes(3).toString('hex');
+const rtpBody = (n: number | string) => ({
+  currency: 'UGX',
+  amount: 50000,
+  payment_method: 'MOBILE_MONEY',
+  account_number: '256777000001',
+  merchant_reference: `BENCH-${run}-${n}`,
+  narration: `Bench order ${n}`,
+});
+
+async function call(base: string, method: string, url: string, headers: Record<string, string>, body?: unknown) {
+  const res = await fetch(base + url, {
+    method,
+    headers: { 'content-type': 'application/json', accept: 'application/json', ...headers },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const json = (await res.json()) as { data: any };
+  if (res.status !== 200) throw new Error(`${method} ${url}: ${res.status} ${JSON.stringify(json)}`);
+  return json.data;
+}
+
+/** A merchant as an operator sets one up: business with a fee and a rolling reserve, two MIDs, a token. */
+async function setupMerchant(base: string, operatorKey: string, webhookUrl: string) {
+  const op = { authorization: `Bearer ${operatorKey}` };
+  const business = await call(base, 'POST', '/v1/admin/businesses', op, {
+    name: 'Bench Merchant',
+    default_currency: 'UGX',
+    fee_bearer: 'merchant',
+    rolling_reserve_percent: 5,
+    rolling_reserve_months: 6,
+    card_settlement_days: 0,
+    fees: [{ payment_method: 'MOBILE_MONEY', percent: 1.5, fixed: 0 }],
+  });
+  const mids: number[] = [];
+  for (const name of ['Bench MM A', 'Bench MM B']) {
+    const mid = await call(base, 'POST', `/v1/admin/businesses/${business.id}/mids`, op, {
+      business_name: name,
+      service_type: 'sandbox',
+      merchant_operator: 'sandbox',
+      merchant_username: 'bench',
+      merchant_password: 'bench-password-123',
+      payment_method: 'MOBILE_MONEY',
+      currency: 'UGX',
+    });
+    mids.push(mid.id);
+  }
+  const token = await call(base, 'POST', `/v1/admin/businesses/${business.id}/api-tokens`, op, {
+    notification_email: 'bench@example.org',
+    webhook_url: webhookUrl,
+    webhook_hash: 'bench-webhook-hash-0123456789',
+    email_merchant: false,
+    email_user: false,
+  });
+  const access = await call(base, 'POST', '/v1/auth/token', { 'secret-key': token.api_secret }, { api_key: token.api_key, expires_in: 3600 });
+  return { businessId: business.id as number, apiTokenId: token.id as number, midId: mids[0], authorization: access.token as string };
+}
+
+/** Requests cut off at the end of a load run may still commit meanwhile, so a page may repeat a row: kept once. */
+async function listPending(base: string, authorization: string, count: number): Promise<string[]> {
+  const refs = new Set<string>();
+  for (let page = 1; refs.size < count; page++) {
+    const rows = (await call(base, 'GET', `/v1/collections?status=PENDING&per_page=100&page=${page}`, { authorization })) as { gateway_reference: string }[];
+    if (rows.length === 0) break;
+    for (const r of rows) refs.add(r.gateway_reference);
+  }
+  return [...refs].slice(0, count);
+}
+
+/** `count` PENDING collections: those the load run left, topped up through request-to-pay. */
+async function pendingReferences(base: string, authorization: string, count: number): Promise<string[]> {
+  const found = await listPending(base, authorization, count);
+  const missing = Array.from({ length: count - found.length }, (_, i) => i);
+  for (let i = 0; i < missing.length; i += 10) {
+    await Promise.all(missing.slice(i, i + 10).map((n) => call(base, 'POST', '/v1/collections/request-to-pay', { authorization }, rtpBody(`W${n}`))));
+  }
+  return missing.length === 0 ? found : listPending(base, authorization, count);
+}
+
+function machine(databaseVersion: string) {
+  const git = (args: string[]) => {
+    try {
+      return execFileSync('git', args, { cwd: ROOT, encoding: 'utf8' }).trim();
+    } catch {
+      return null;
+    }
+  };
+  return {
+    cpus: os.cpus().length,
+    cpu_model: os.cpus()[0]?.model ?? 'unknown',
+    memory_gb: Math.round(os.totalmem() / 2 ** 30),
+    load_average_at_start: os.loadavg().map(round1),
+    os: `${os.type()} ${os.release()}`,
+    node: process.version,
+    database: databaseVersion,
+    commit: git(['rev-parse', '--short', 'HEAD']),
+    uncommitted_changes: (git(['status', '--porcelain']) ?? '') !== '',
+  };
+}
+
+async function freshServerDatabase(serverUrl: string): Promise<{ url: string; version: string; drop(): Promise<void> }> {
+  const name = `paycollect_bench_${process.pid}_${run}`;
+  const admin = pgp({ connectionString: serverUrl, max: 1 });
+  const { v } = await admin.one<{ v: string }>("SELECT current_setting('server_version') AS v");
+  await admin.none('CREATE DATABASE $1:name', [name]);
+  const url = new URL(serverUrl);
+  url.pathname = '/' + name;
+  return {
+    url: url.toString(),
+    version: `PostgreSQL ${v} server`,
+    drop: async () => {
+      await admin.none('DROP DATABASE IF EXISTS $1:name WITH (FORCE)', [name]);
+      await admin.$pool.end();
+    },
+  };
+}
+
+/** `tag` keeps each target's merchant references apart (the floor inserts into the service's table). */
+async function measureHttp(name: string, tag: string, child: Child, port: number, settings: LoadSettings, headers: Record<string, string>): Promise<HttpFigures> {
+  await waitForHttp(`http://127.0.0.1:${port}/`, child);
+  process.stdout.write(`  ${name}: ${settings.warmupSeconds} s warm-up, ${settings.durationSeconds} s at ${settings.connections} connections\n`);
+  return loadPost({
+    url: `http://127.0.0.1:${port}/v1/collections/request-to-pay`,
+    headers: { 'content-type': 'application/json', accept: 'application/json', ...headers },
+    makeBody: (n) => JSON.stringify(rtpBody(`${tag}${n}`)),
+    settings,
+    pid: child.pid,
+  });
+}
+
+const fmt = (n: number | null | undefined, digits = 0) => (n === null || n === undefined || Number.isNaN(n) ? '-' : n.toFixed(digits));
+
+function table(r: Report): string {
+  const rows: [string, string, string][] = [
+    ['request-to-pay, this service', `${fmt(r.service.request_to_pay.req_per_s)} req/s, p50 ${fmt(r.service.request_to_pay.p50_ms)} ms, p99 ${fmt(r.service.request_to_pay.p99_ms)} ms, ${r.service.request_to_pay.errors} errors`, `p99 <= ${TARGETS.p99_ms} ms, 0 errors`],
+    ['request-to-pay, Prism mock', r.prism ? `${fmt(r.prism.req_per_s)} req/s, p50 ${fmt(r.prism.p50_ms)} ms, p99 ${fmt(r.prism.p99_ms)} ms, ${r.prism.errors} errors` : '-', ''],
+    ['request-to-pay, node:http floor', r.floor ? `${fmt(r.floor.req_per_s)} req/s, p50 ${fmt(r.floor.p50_ms)} ms, p99 ${fmt(r.floor.p99_ms)} ms, ${r.floor.errors} errors` : '-', ''],
+    ['service / Prism', `${fmt(r.ratios.service_to_prism, 2)}x`, `>= ${TARGETS.vs_prism}x`],
+    ['service / floor', `${fmt(r.ratios.service_to_floor, 2)}x`, `>= ${TARGETS.vs_floor}x`],
+    ['service peak RSS under load', `${fmt(r.service.request_to_pay.peak_rss_mb)} MB`, `<= ${TARGETS.peak_rss_mb} MB`],
+    ['hot wallet completions', r.hot_wallet ? `${fmt(r.hot_wallet.per_s)}/s (${r.hot_wallet.completions} by ${r.hot_wallet.concurrency}), balance ${r.hot_wallet.exact_balance ? 'exact' : 'WRONG'}` : '-', `>= ${TARGETS.hot_wallet_per_s}/s, exact`],
+    ['webhook latency', r.webhooks ? `p50 ${fmt(r.webhooks.p50_ms)} ms, p99 ${fmt(r.webhooks.p99_ms)} ms at ${r.webhooks.rate_per_s}/s (${r.webhooks.delivered}/${r.webhooks.events} delivered)` : '-', `p99 <= ${TARGETS.webhook_p99_ms} ms`],
+  ];
+  const w = [0, 1, 2].map((i) => Math.max(...rows.map((row) => row[i].length), ['what', 'result', 'target'][i].length));
+  const line = (c: string[]) => '| ' + c.map((v, i) => v.padEnd(w[i])).join(' | ') + ' |';
+  return [line(['what', 'result', 'target']), '|' + w.map((n) => '-'.repeat(n + 2)).join('|') + '|', ...rows.map(line)].join('\n');
+}
+
+interface Report {
+  date: string;
+  machine: ReturnType<typeof machine>;
+  database: 'postgres' | 'embedded';
+  settings: LoadSettings & { completions: number; completion_concurrency: number; webhook_rate_per_s: number; webhook_events: number };
+  service: { first_start_to_healthz_ms: number; start_to_healthz_ms: number; request_to_pay: HttpFigures; high_water_rss_mb: number | null };
+  prism: HttpFigures | null;
+  floor: HttpFigures | null;
+  ratios: { service_to_prism: number | null; service_to_floor: number | null };
+  hot_wallet: HotWalletFigures | null;
+  webhooks: WebhookFigures | null;
+  profile: ProfileSummary | null;
+  targets: typeof TARGETS;
+  met: Record<string, boolean | null>;
+}
+
+async function main() {
+  const profileOnly = process.argv.includes('--profile');
+  const settings: LoadSettings = {
+    connections: setting('BENCH_CONNECTIONS', 50),
+    durationSeconds: setting('BENCH_DURATION', 10),
+    warmupSeconds: setting('BENCH_WARMUP', 2),
+  };
+  const completions = setting('BENCH_COMPLETIONS', 2000);
+  const webhookRate = setting('BENCH_WEBHOOK_RATE', 200);
+  const webhookEvents = setting('BENCH_WEBHOOK_EVENTS', 1000);
+  const out = path.resolve(process.env.BENCH_OUT || 'bench-out.json');
+  const began = performance.now();
+
+  const work = mkdtempSync(path.join(os.tmpdir(), 'paycollect-bench-'));
+  const server = process.env.DATABASE_URL ? await freshServerDatabase(process.env.DATABASE_URL) : null;
+  const pgliteVersion = (JSON.parse(readFileSync(path.join(ROOT, 'node_modules/@electric-sql/pglite/package.json'), 'utf8')) as { version: string }).version;
+  const children: Child[] = [];
+  const receiver = await startReceiver();
+  try {
+    const port = await freePort();
+    const operatorKey = 'op_bench_' + randomBytes(16).toString('hex');
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      NODE_OPTIONS: '',
+      PORT: String(port),
+      DATA_DIR: work,
+      DATABASE_URL: server?.url ?? '',
+      OPERATOR_API_KEY: operatorKey,
+      JWT_SECRET: randomBytes(32).toString('base64url'),
+      MASTER_KEY: randomBytes(32).toString('base64'),
+      RATE_LIMIT_RPS: '0',
+      SEED_DEMO: 'false',
+      SANDBOX_MM_DELAY_MS: '3600000',
+    };
+    process.stdout.write(`PayCollect bench on ${server ? 'real PostgreSQL' : 'embedded PostgreSQL (PGlite)'}\n`);
+    const profileDir = path.join(work, 'profile');
+    const base = `http://127.0.0.1:${port}`;
+    // The first start creates the database (initdb, for the embedded one, inside the service process) and
+    // migrates it; the measured service is the second start, as a service normally runs.
+    const first = startChild('service', process.execPath, ['--import', 'tsx', 'src/main.ts'], env, path.join(work, 'service-first.log'));
+    children.push(first);
+    const firstStartMs = Math.round(await waitForHttp(`${base}/healthz`, first));
+    const m = await setupMerchant(base, operatorKey, receiver.url);
+    await stopChild(first);
+    const svc = startChild('service', process.execPath, ['--import', 'tsx', ...(profileOnly ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : []), 'src/main.ts'], env, path.join(work, 'service.log'));
+    children.push(svc);
+    const startMs = Math.round(await waitForHttp(`${base}/healthz`, svc));
+    const rtp = await measureHttp('service', 'S', svc, port, settings, { authorization: m.authorization });
+    const hwm = highWaterMb(svc.pid);
+
+    let webhooks: WebhookFigures | null = null;
+    let profile: ProfileSummary | null = null;
+    if (profileOnly) {
+      await stopChild(svc);
+      const exitedAt = performance.now();
+      const file = readdirSync(profileDir).find((f) => f.endsWith('.cpuprofile'));
+      if (!file) throw new Error('the service wrote no .cpuprofile');
+      const us = (ms: number) => Math.round(ms * 1000);
+      profile = summarizeProfile(path.join(profileDir, file), { fromEndUs: us(exitedAt - rtp.window.start), toEndUs: us(exitedAt - rtp.window.end) });
+    } else {
+      process.stdout.write(`  webhooks: ${webhookEvents} state changes at ${webhookRate}/s\n`);
+      const refs = await pendingReferences(base, m.authorization, webhookEvents);
+      webhooks = await webhookLatency({ baseUrl: base, authorization: m.authorization, references: refs, ratePerSecond: webhookRate, receiver });
+      await stopChild(svc);
+    }
+
+    let hot: HotWalletFigures | null = null;
+    let floor: HttpFigures | null = null;
+    let prism: HttpFigures | null = null;
+    if (!profileOnly) {
+      process.stdout.write(`  hot wallet: ${completions} completions, 50 at once\n`);
+      hot = await hotWallet({
+        config: loadConfig(env),
+        principal: { businessId: m.businessId, apiTokenId: m.apiTokenId },
+        currency: 'UGX',
+        completions,
+        concurrency: 50,
+        body: (n) => rtpBody(`H${n}`),
+      });
+
+      const floorPort = await freePort();
+      const floorChild = startChild('floor', process.execPath, ['--import', 'tsx', 'scripts/bench/floor.ts'], {
+        ...env,
+        PORT: String(floorPort),
+        FLOOR_BUSINESS_ID: String(m.businessId),
+        FLOOR_TOKEN_ID: String(m.apiTokenId),
+        FLOOR_MID_ID: String(m.midId),
+      }, path.join(work, 'floor.log'));
+      children.push(floorChild);
+      floor = await measureHttp('floor', 'F', floorChild, floorPort, settings, {});
+      await stopChild(floorChild);
+
+      const prismPort = await freePort();
+      const prismChild = startChild('prism', path.join(ROOT, 'node_modules/.bin/prism'), ['mock', 'generated/openapi.yaml', '-h', '127.0.0.1', '-p', String(prismPort)], env, path.join(work, 'prism.log'));
+      children.push(prismChild);
+      prism = await measureHttp('Prism mock', 'P', prismChild, prismPort, settings, { authorization: m.authorization });
+      await stopChild(prismChild);
+    }
+
+    const ratio = (a: number, b: HttpFigures | null) => (b && b.req_per_s > 0 ? Math.round((a / b.req_per_s) * 100) / 100 : null);
+    const report: Report = {
+      date: new Date().toISOString(),
+      machine: machine(server?.version ?? `PGlite ${pgliteVersion} (embedded PostgreSQL, in the service process)`),
+      database: server ? 'postgres' : 'embedded',
+      settings: { ...settings, completions, completion_concurrency: 50, webhook_rate_per_s: webhookRate, webhook_events: webhookEvents },
+      service: { first_start_to_healthz_ms: firstStartMs, start_to_healthz_ms: startMs, request_to_pay: rtp, high_water_rss_mb: hwm },
+      prism,
+      floor,
+      ratios: { service_to_prism: ratio(rtp.req_per_s, prism), service_to_floor: ratio(rtp.req_per_s, floor) },
+      hot_wallet: hot,
+      webhooks,
+      profile,
+      targets: TARGETS,
+      met: {},
+    };
+    const atLeast = (v: number | null | undefined, t: number) => (v === null || v === undefined ? null : v >= t);
+    const atMost = (v: number | null | undefined, t: number) => (v === null || v === undefined ? null : v <= t);
+    report.met = {
+      vs_prism: atLeast(report.ratios.service_to_prism, TARGETS.vs_prism),
+      vs_floor: atLeast(report.ratios.service_to_floor, TARGETS.vs_floor),
+      p99_ms: atMost(rtp.p99_ms, TARGETS.p99_ms),
+      zero_errors: rtp.errors === 0,
+      hot_wallet_per_s: hot ? hot.exact_balance && hot.per_s >= TARGETS.hot_wallet_per_s : null,
+      webhook_p99_ms: webhooks ? webhooks.delivered === webhooks.events && webhooks.p99_ms <= TARGETS.webhook_p99_ms : null,
+      peak_rss_mb: atMost(rtp.peak_rss_mb, TARGETS.peak_rss_mb),
+    };
+    writeFileSync(out, JSON.stringify(report, null, 2) + '\n');
+
+    process.stdout.write(`\n${table(report)}\n`);
+    process.stdout.write(
+      `\n${report.database} database (${report.machine.database}); ${report.machine.cpus} x ${report.machine.cpu_model}, ${report.machine.memory_gb} GiB, ` +
+        `Node ${report.machine.node}, commit ${report.machine.commit}${report.machine.uncommitted_changes ? ' + changes' : ''}; ` +
+        `service start to /healthz ${startMs} ms (first start, creating the database: ${firstStartMs} ms), ` +
+        `process RSS high-water ${fmt(hwm)} MB\n`,
+    );
+    if (profile) {
+      process.stdout.write(`\nWhere the service's CPU time went (${profile.total_ms} ms sampled, self time):\n`);
+      for (const p of profile.parts.slice(0, 14)) process.stdout.write(`  ${String(p.percent).padStart(5)}%  ${p.part}\n`);
+      process.stdout.write('Top functions:\n');
+      for (const f of profile.top_functions) process.stdout.write(`  ${String(f.percent).padStart(5)}%  ${f.fn}\n`);
+    }
+    process.stdout.write(`\nFigures written to ${out} (${Math.round((performance.now() - began) / 1000)} s)\n`);
+  } finally {
+    for (const c of children) await stopChild(c, 5000);
+    await receiver.close();
+    await server?.drop();
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+main().catch((e) => {
+  process.stderr.write(`bench failed: ${(e as Error).stack ?? e}\n`);
+  process.exit(1);
+});

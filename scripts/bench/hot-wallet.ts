@@ -1,0 +1,82 @@
+// Completions per second posted to one hot wallet: N PENDING collections of one business and currency
+// completed by `concurrency` callers at once through the service's own applyOutcome (the code a provider
+// report, a hosted page or `simulate` runs), on the service's database and pool, with no HTTP in between.
+// The run is only counted when the wallet moved by exactly the sum of the collections' credits and each
+// collection has exactly one credit journal.
+import type { Config } from '../../src/config';
+import { openDatabase } from '../../src/db';
+import { createLogger } from '../../src/log';
+import { buildServices } from '../../src/services';
+import type { Principal } from '../../src/http/context';
+import { round1 } from './lib';
+
+export interface HotWalletFigures {
+  completions: number;
+  concurrency: number;
+  per_s: number;
+  seconds: number;
+  exact_balance: boolean;
+  expected_credit_minor: string;
+  wallet_moved_minor: string;
+  credit_journals: number;
+}
+
+export async function hotWallet(o: { config: Config; principal: Principal; currency: string; completions: number; concurrency: number; body: (n: number) => Record<string, unknown> }): Promise<HotWalletFigures> {
+  const database = await openDatabase(o.config.databaseUrl, o.config.dataDir, o.config.databasePoolMax);
+  try {
+    const quiet = createLogger(() => undefined, 'error');
+    const s = buildServices({ config: o.config, db: database.db, log: quiet, now: () => new Date() });
+    const { db } = database;
+    const pendingIds = async () =>
+      (
+        await db.any<{ id: bigint }>(
+          `SELECT id FROM collections WHERE business_id = $1 AND account_currency = $2 AND status = 'PENDING' ORDER BY id LIMIT $3`,
+          [o.principal.businessId, o.currency, o.completions],
+        )
+      ).map((r) => r.id);
+    // top up to N PENDING collections through the service's own request-to-pay
+    let ids = await pendingIds();
+    for (let n = 0; ids.length + n < o.completions; ) {
+      const batch = Array.from({ length: Math.min(20, o.completions - ids.length - n) }, () => ++n);
+      await Promise.all(batch.map((i) => s.collections.requestToPay(o.principal, o.body(i) as never)));
+    }
+    ids = await pendingIds();
+    const total = async () => {
+      const [w] = await s.ledger.walletBalances(o.principal.businessId, o.currency);
+      return w.availableMinor + w.pendingMinor + w.reservedMinor;
+    };
+    const before = await total();
+    const { expected } = await db.one<{ expected: bigint }>('SELECT COALESCE(SUM(total_credit_minor), 0)::bigint AS expected FROM collections WHERE id = ANY($1::bigint[])', [ids]);
+
+    let next = 0;
+    const started = performance.now();
+    await Promise.all(
+      Array.from({ length: o.concurrency }, async () => {
+        while (next < ids.length) {
+          const id = ids[next++];
+          const moved = await s.collections.applyOutcome(id, 'COMPLETED');
+          if (!moved) throw new Error(`collection ${id} was not PENDING`);
+        }
+      }),
+    );
+    const seconds = (performance.now() - started) / 1000;
+
+    const after = await total();
+    const { journals } = await db.one<{ journals: number }>(
+      `SELECT count(*)::int AS journals FROM journals WHERE kind = 'collection_credit' AND collection_id = ANY($1::bigint[])`,
+      [ids],
+    );
+    return {
+      completions: ids.length,
+      concurrency: o.concurrency,
+      per_s: round1(ids.length / seconds),
+      seconds: Math.round(seconds * 1000) / 1000,
+      exact_balance: after - before === expected && journals === ids.length,
+      expected_credit_minor: expected.toString(),
+      wallet_moved_minor: (after - before).toString(),
+      credit_journals: journals,
+    };
+  } finally {
+    await database.close();
+  }
+}

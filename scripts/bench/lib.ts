@@ -1,0 +1,179 @@
+// Shared parts of `npm run bench`: child processes, ports, RSS sampling, percentiles and one autocannon run.
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { closeSync, openSync, readFileSync } from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import autocannon from 'autocannon';
+
+export const ROOT = path.resolve(__dirname, '..', '..');
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => {
+      const port = (s.address() as net.AddressInfo).port;
+      s.close(() => resolve(port));
+    });
+    s.once('error', reject);
+  });
+}
+
+export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+export interface Child {
+  name: string;
+  process: ChildProcess;
+  pid: number;
+  output(): string;
+}
+
+/**
+ * A child process whose output goes to `logFile` (a file, as a deployment's log collector would take it;
+ * a pipe to this busy process would make every log write of the child wait).
+ */
+export function startChild(name: string, command: string, args: string[], env: NodeJS.ProcessEnv, logFile: string): Child {
+  const fd = openSync(logFile, 'a');
+  const child = spawn(command, args, { cwd: ROOT, env, stdio: ['ignore', fd, fd] });
+  closeSync(fd);
+  if (child.pid === undefined) throw new Error(`${name} did not start`);
+  const output = () => {
+    try {
+      return readFileSync(logFile, 'utf8').slice(-65536);
+    } catch {
+      return '';
+    }
+  };
+  return { name, process: child, pid: child.pid, output };
+}
+
+/** Resolves once `url` answers at all (any status); fails with the child's output after the deadline. */
+export async function waitForHttp(url: string, child: Child, timeoutMs = 120_000): Promise<number> {
+  const started = performance.now();
+  for (;;) {
+    if (child.process.exitCode !== null) throw new Error(`${child.name} exited with ${child.process.exitCode}:\n${child.output()}`);
+    try {
+      await fetch(url, { signal: AbortSignal.timeout(2000) });
+      return performance.now() - started;
+    } catch {
+      // not listening yet
+    }
+    if (performance.now() - started > timeoutMs) throw new Error(`${child.name} did not answer ${url}:\n${child.output()}`);
+    await sleep(100);
+  }
+}
+
+/** SIGTERM, then SIGKILL after the grace period; resolves with the exit code. */
+export function stopChild(child: Child, graceMs = 20_000): Promise<number | null> {
+  if (child.process.exitCode !== null || child.process.signalCode !== null) return Promise.resolve(child.process.exitCode);
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => child.process.kill('SIGKILL'), graceMs);
+    child.process.once('exit', (code) => {
+      clearTimeout(timer);
+      resolve(code);
+    });
+    child.process.kill('SIGTERM');
+  });
+}
+
+function statusKb(pid: number, field: 'VmRSS' | 'VmHWM'): number | null {
+  try {
+    const m = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) : null;
+  } catch {
+    return null;
+  }
+}
+
+export const mb = (kb: number | null) => (kb === null ? null : Math.round(kb / 102.4) / 10);
+
+/** The process's high-water mark of resident memory since it started, in MB (Linux). */
+export function highWaterMb(pid: number): number | null {
+  return mb(statusKb(pid, 'VmHWM'));
+}
+
+/** Samples a process's resident memory every `everyMs` until stopped; the peak is in MB. */
+export function sampleRss(pid: number, everyMs = 100): { stop(): number | null } {
+  let peak: number | null = null;
+  const take = () => {
+    const kb = statusKb(pid, 'VmRSS');
+    if (kb !== null && (peak === null || kb > peak)) peak = kb;
+  };
+  take();
+  const timer = setInterval(take, everyMs);
+  return {
+    stop() {
+      clearInterval(timer);
+      take();
+      return mb(peak);
+    },
+  };
+}
+
+/** Nearest-rank percentile of an ascending array. */
+export function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[i];
+}
+
+export const round1 = (n: number) => Math.round(n * 10) / 10;
+
+export interface LoadSettings {
+  connections: number;
+  durationSeconds: number;
+  warmupSeconds: number;
+}
+
+export interface HttpFigures {
+  req_per_s: number;
+  p50_ms: number;
+  p99_ms: number;
+  requests: number;
+  errors: number;
+  non_2xx: number;
+  timeouts: number;
+  peak_rss_mb: number | null;
+  /** when the measured run began and ended (performance.now() of this process) */
+  window: { start: number; end: number };
+}
+
+/**
+ * One POST endpoint under load: a warm-up (discarded), then the measured run. Every request gets a
+ * fresh merchant_reference from `makeBody(n)`. Throughput counts 2xx answers only.
+ */
+export async function loadPost(o: {
+  url: string;
+  headers: Record<string, string>;
+  makeBody: (n: number) => string;
+  settings: LoadSettings;
+  pid?: number;
+}): Promise<HttpFigures> {
+  let n = 0;
+  const run = (durationSeconds: number) =>
+    autocannon({
+      url: o.url,
+      method: 'POST',
+      connections: o.settings.connections,
+      duration: durationSeconds,
+      timeout: 10,
+      headers: o.headers,
+      requests: [{ setupRequest: (req) => ({ ...req, body: o.makeBody(++n) }) }],
+    });
+  if (o.settings.warmupSeconds > 0) await run(o.settings.warmupSeconds);
+  const rss = o.pid === undefined ? null : sampleRss(o.pid);
+  const start = performance.now();
+  const r = await run(o.settings.durationSeconds);
+  const end = performance.now();
+  const peak = rss ? rss.stop() : null;
+  return {
+    req_per_s: round1(r['2xx'] / r.duration),
+    p50_ms: r.latency.p50,
+    p99_ms: r.latency.p99,
+    requests: r.requests.total,
+    errors: r.errors + r.timeouts + r.non2xx,
+    non_2xx: r.non2xx,
+    timeouts: r.timeouts,
+    peak_rss_mb: peak,
+    window: { start, end },
+  };
+}

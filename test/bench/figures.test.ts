@@ -1,0 +1,51 @@
+// Proves the benchmark's arithmetic: percentiles and the profile summary (self time inside the measured
+// window only, grouped into parts). The benchmark itself is `npm run bench`; it times, tests never do.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { percentile } from '../../scripts/bench/lib';
+import { partOf, summarizeProfile } from '../../scripts/bench/profile';
+
+describe('percentile', () => {
+  it('takes the nearest rank of an ascending list', () => {
+    const values = Array.from({ length: 100 }, (_, i) => i + 1);
+    expect(percentile(values, 50)).toBe(50);
+    expect(percentile(values, 99)).toBe(99);
+    expect(percentile(values, 100)).toBe(100);
+    expect(percentile([7], 99)).toBe(7);
+    expect(percentile([], 50)).toBeNaN();
+  });
+});
+
+describe('profile summary', () => {
+  it('names the part of the program a frame belongs to', () => {
+    expect(partOf('file:///w/node_modules/pg-promise/lib/query.js', 'query')).toBe('pg-promise');
+    expect(partOf('file:///w/node_modules/@redocly/cli/lib/x.js', 'f')).toBe('@redocly/cli');
+    expect(partOf('file:///w/src/services/ledger.ts', 'postCompletion')).toBe('src/services');
+    expect(partOf('file:///w/src/server.ts', 'startService')).toBe('src');
+    expect(partOf('node:internal/http', 'write')).toBe('node core');
+    expect(partOf('', '(idle)')).toBe('idle (waiting for I/O)');
+    expect(partOf('', '(garbage collector)')).toBe('garbage collector');
+  });
+
+  it('sums self time by part, counting only samples inside the window', () => {
+    const frame = (id: number, functionName: string, url: string) => ({ id, callFrame: { functionName, url, lineNumber: 0 } });
+    const profile = {
+      startTime: 0,
+      endTime: 10_000,
+      nodes: [frame(1, 'query', 'file:///w/node_modules/pg-promise/lib/q.js'), frame(2, 'price', 'file:///w/src/services/pricing.ts'), frame(3, '(idle)', '')],
+      // samples at t = 1000 (start-up, outside), 4000, 5000, 6000 and 9500 (shut-down, outside)
+      samples: [2, 1, 1, 2, 3],
+      timeDeltas: [1000, 3000, 1000, 1000, 3500],
+    };
+    const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'paycollect-profile-')), 'p.cpuprofile');
+    writeFileSync(file, JSON.stringify(profile));
+    const s = summarizeProfile(file, { fromEndUs: 7000, toEndUs: 3000 });
+    expect(s.total_ms).toBe(5);
+    expect(s.parts).toEqual([
+      { part: 'pg-promise', ms: 4, percent: 80 },
+      { part: 'src/services', ms: 1, percent: 20 },
+    ]);
+    expect(s.top_functions[0].fn).toMatch(/^query node_modules\/pg-promise\/lib\/q.js:1$/);
+  });
+});
