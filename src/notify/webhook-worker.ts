@@ -119,7 +119,7 @@ export class WebhookWorker {
   private async record(c: Claimed, at: Date, o: AttemptOutcome, permanent: boolean, leaseUntil: Date): Promise<void> {
     const schedule = this.s.config.webhookRetryScheduleMs;
     const now = this.s.now();
-    const attempt = await this.s.db.tx(async (t) => {
+    const attempt = o.ok ? await this.recordDelivered(c, at, o, now) : await this.s.db.tx(async (t) => {
       const n = await t.one<{ attempts: number; schedule_start: number; next_attempt_at: Date | null }>(
         'UPDATE notifications SET attempts = attempts + 1 WHERE id = $1 RETURNING attempts, schedule_start, next_attempt_at',
         [c.id],
@@ -129,13 +129,6 @@ export class WebhookWorker {
          VALUES ($1, $2, $3, $4, $5, $6, $7)`,
         [c.id, n.attempts, at, o.httpStatus, o.error, o.durationMs, o.responseBody],
       );
-      if (o.ok) {
-        await t.none(
-          'UPDATE notifications SET delivered_at = COALESCE(delivered_at, $2), next_attempt_at = NULL, gave_up_at = NULL, last_error = NULL WHERE id = $1',
-          [c.id, now],
-        );
-        return n.attempts;
-      }
       // a re-send or another process took the notification over meanwhile: it owns the schedule now
       const ours = n.next_attempt_at?.getTime() === leaseUntil.getTime();
       const delay = permanent ? undefined : schedule[n.attempts - n.schedule_start];
@@ -150,5 +143,20 @@ export class WebhookWorker {
     const fields = { event_id: c.event_id, attempt, http_status: o.httpStatus, duration_ms: o.durationMs };
     if (o.ok) this.s.log.info('webhook delivered', fields);
     else this.s.log.warn('webhook attempt failed', { ...fields, error: o.error });
+  }
+
+  /** A delivery, the common case, in one statement: the attempt counted, logged and the row closed at once. */
+  private async recordDelivered(c: Claimed, at: Date, o: AttemptOutcome, now: Date): Promise<number> {
+    const { attempt } = await this.s.db.one<{ attempt: number }>(
+      `WITH n AS (
+         UPDATE notifications SET attempts = attempts + 1, delivered_at = COALESCE(delivered_at, $2), next_attempt_at = NULL,
+           gave_up_at = NULL, last_error = NULL
+         WHERE id = $1 RETURNING attempts
+       )
+       INSERT INTO notification_attempts (notification_id, attempt, at, http_status, error, duration_ms, response_body)
+       SELECT $1, n.attempts, $3, $4, $5, $6, $7 FROM n RETURNING attempt`,
+      [c.id, now, at, o.httpStatus, o.error, o.durationMs, o.responseBody],
+    );
+    return attempt;
   }
 }
