@@ -1,5 +1,6 @@
 // Collections: request-to-pay, routing, provider reports, state changes, queries.
 import { createHash, randomBytes } from 'node:crypto';
+import { pgp } from '../db';
 import type { Tx } from '../db';
 import { maskPan } from '../domain/card';
 import { STATUS_MESSAGES, isFinal } from '../domain/collection';
@@ -14,8 +15,14 @@ import type { Page } from '../http/paging';
 import { sandboxProcessor } from '../processors/sandbox';
 import type { Processor } from '../processors/types';
 import type { WorkerSpec } from '../workers';
-import { recordCertification } from './certification';
+import { certificationCte } from './certification';
 import type { PostingRow } from './collection-view';
+import { CREDIT_JOURNAL, creditContextSql } from './ledger';
+import type { CreditContext } from './ledger';
+import { recipientsSql } from './notifications';
+import type { Recipients } from './notifications';
+import { pricingInputsSql } from './pricing';
+import type { PricingInputs } from './pricing';
 import type { Services } from './index';
 
 export interface RequestToPayBody {
@@ -49,7 +56,54 @@ interface CardSeen {
   firstSeenAt: Date | null;
 }
 
-/** Thrown inside the insert transaction when a concurrent request took the merchant_reference. */
+/** Read with the request's merchant_reference lookup (readForRequest). */
+interface ReadExtras {
+  pricing_inputs: PricingInputs | null;
+  route_mids: RouteMid[] | null;
+  start_recipients: Recipients | null;
+}
+
+type RouteMid = MidInfo & { service_type: string };
+
+interface RequestReads {
+  existing: CollectionRow | null;
+  pricing: PricingInputs | null;
+  mids: RouteMid[];
+  recipients: Recipients | null;
+}
+
+/** Read with the state change (applyOutcomeIn). */
+interface MoveExtras {
+  credit_context: CreditContext | null;
+  outbox_recipients: Recipients | null;
+}
+
+/** A collection before its insert: everything but the id. */
+type NewCollection = Omit<CollectionRow, 'id'>;
+
+/** The insert of a new collection as the CTE `created` (formatted SQL): empty when the reference is taken. */
+function insertCollectionCte(c: NewCollection): string {
+  return pgp.as.format(
+    `created AS (INSERT INTO collections (business_id, api_token_id, gateway_reference, merchant_reference, request_hash, payment_method,
+       status, message, request_amount_minor, request_currency, account_amount_minor, account_currency, fx_rate, fee_minor,
+       total_credit_minor, customer_charged, account_number, account_name, account_email, narration, redirect_url,
+       institution_name, payment_url, instructions, mid_id, routing, card_masked, card_fingerprint, page_token, expires_at,
+       created_at, updated_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22,
+       $23, $24:json, $25, $26:json, $27, $28, $29, $30, $31, $32)
+     ON CONFLICT (business_id, merchant_reference) DO NOTHING
+     RETURNING *)`,
+    [
+      c.business_id, c.api_token_id, c.gateway_reference, c.merchant_reference, c.request_hash, c.payment_method, c.status, c.message,
+      c.request_amount_minor, c.request_currency, c.account_amount_minor, c.account_currency, c.fx_rate, c.fee_minor,
+      c.total_credit_minor, c.customer_charged, c.account_number, c.account_name, c.account_email, c.narration, c.redirect_url,
+      c.institution_name, c.payment_url, c.instructions, c.mid_id, c.routing, c.card_masked, c.card_fingerprint, c.page_token,
+      c.expires_at, c.created_at, c.updated_at,
+    ],
+  );
+}
+
+/** Thrown when a concurrent request took the merchant_reference first. */
 class ReferenceTaken extends Error {}
 
 const BATCH = 100;
@@ -87,8 +141,8 @@ export class CollectionService {
 
   async requestToPay(p: Principal, body: RequestToPayBody): Promise<{ row: CollectionRow; replayed: boolean }> {
     const hash = requestHash(body);
-    const existing = await this.byMerchantReference(p.businessId, body.merchant_reference);
-    if (existing) return this.replay(existing, hash);
+    const read = await this.readForRequest(p, body);
+    if (read.existing) return this.replay(read.existing, hash);
     let amountMinor: bigint;
     try {
       amountMinor = toMinor(body.amount);
@@ -98,7 +152,7 @@ export class CollectionService {
     }
     const card = body.encrypted_card ? await this.seeCard(body.encrypted_card) : null;
     try {
-      const row = await this.create(p, body, hash, amountMinor, card);
+      const row = await this.create(p, body, hash, amountMinor, card, read);
       this.s.workers?.kick('emails');
       return { row, replayed: false };
     } catch (e) {
@@ -107,6 +161,38 @@ export class CollectionService {
       if (!winner) throw new Error('merchant_reference conflict without a row');
       return this.replay(winner, hash);
     }
+  }
+
+  /**
+   * Everything a request-to-pay reads, in one statement: the collection already holding the
+   * merchant_reference (its columns typed as a plain SELECT would give them; all null when none), the
+   * pricing inputs, the business's MIDs and the recipients of the start notice.
+   */
+  private async readForRequest(p: Principal, body: RequestToPayBody): Promise<RequestReads> {
+    const mids = pgp.as.format(
+      `(SELECT json_agg(json_build_object('id', m.id, 'payment_method', m.payment_method, 'currency', m.currency,
+          'allowed_traffic', m.allowed_traffic, 'processing_rank', m.processing_rank,
+          'reject_first_time_depositors', m.reject_first_time_depositors, 'active', m.active, 'service_type', m.service_type) ORDER BY m.id)
+        FROM mids m WHERE m.business_id = $1)`,
+      [p.businessId],
+    );
+    const pricing = pricingInputsSql({ businessId: p.businessId, paymentMethod: body.payment_method, requestCurrency: body.currency });
+    const recipients = recipientsSql(pgp.as.format('$1::int', [p.apiTokenId]));
+    const from = pgp.as.format(
+      'FROM (SELECT 1) AS one LEFT JOIN collections c ON c.business_id = $1 AND c.merchant_reference = $2',
+      [p.businessId, body.merchant_reference],
+    );
+    // Made of formatted parts: sent as is, never formatted again.
+    const r = await this.s.db.one<CollectionRow & ReadExtras>(
+      `SELECT c.*, ${pricing} AS pricing_inputs, ${mids} AS route_mids, ${recipients} AS start_recipients ${from}`,
+    );
+    const { pricing_inputs, route_mids, start_recipients, ...existing } = r;
+    return {
+      existing: existing.id === null ? null : existing,
+      pricing: pricing_inputs,
+      mids: route_mids ?? [],
+      recipients: start_recipients,
+    };
   }
 
   private replay(row: CollectionRow, hash: string): { row: CollectionRow; replayed: boolean } {
@@ -121,38 +207,32 @@ export class CollectionService {
     return { masked: maskPan(card.card_number), fingerprint, country: card.billing_country.toUpperCase(), firstSeenAt: seen?.first_seen_at ?? null };
   }
 
-  private async create(p: Principal, body: RequestToPayBody, hash: string, amountMinor: bigint, card: CardSeen | null): Promise<CollectionRow> {
+  private async create(
+    p: Principal,
+    body: RequestToPayBody,
+    hash: string,
+    amountMinor: bigint,
+    card: CardSeen | null,
+    read: RequestReads,
+  ): Promise<CollectionRow> {
     const now = this.s.now();
     const method = body.payment_method;
-    const { price, decision, mid } = await this.s.db.task(async (t) => {
-      const price = await this.s.pricing.price(t, {
-        businessId: p.businessId,
-        paymentMethod: method,
-        requestCurrency: body.currency,
-        requestAmountMinor: amountMinor,
-      });
-      const mids = await t.any<MidInfo & { service_type: string }>(
-        `SELECT id, payment_method, currency, allowed_traffic, processing_rank, reject_first_time_depositors, active, service_type
-         FROM mids WHERE business_id = $1`,
-        [p.businessId],
-      );
-      const payerCountry = card?.country ?? (method === 'MOBILE_MONEY' && body.account_number ? phoneCountry(body.account_number) : null);
-      const list = shortlist({ paymentMethod: method, currency: body.currency, payerCountry, cardFirstSeenAt: card?.firstSeenAt ?? null, now }, mids);
-      if (list.rank === null) throw new AppError('NO_ROUTE');
-      // The turn is taken outside the insert's transaction: a failed insert only skips a turn.
-      const { turn } = await t.one<{ turn: bigint }>(
-        `INSERT INTO routing_cursors (business_id, payment_method, currency, processing_rank, turn) VALUES ($1, $2, $3, $4, 1)
-         ON CONFLICT (business_id, payment_method, currency, processing_rank) DO UPDATE SET turn = routing_cursors.turn + 1
-         RETURNING turn`,
-        [p.businessId, method, body.currency, list.rank],
-      );
-      const decision = choose(list, Number(turn));
-      return { price, decision, mid: mids.find((m) => m.id === decision.mid_id)! };
+    const price = this.s.pricing.priceFrom(read.pricing, {
+      businessId: p.businessId,
+      paymentMethod: method,
+      requestCurrency: body.currency,
+      requestAmountMinor: amountMinor,
     });
+    const payerCountry = card?.country ?? (method === 'MOBILE_MONEY' && body.account_number ? phoneCountry(body.account_number) : null);
+    const list = shortlist({ paymentMethod: method, currency: body.currency, payerCountry, cardFirstSeenAt: card?.firstSeenAt ?? null, now }, read.mids);
+    if (list.rank === null) throw new AppError('NO_ROUTE');
+    const decision = choose(list, list.top.length > 1 ? await this.takeTurn(p.businessId, method, body.currency, list.rank) : 1);
+    const mid = read.mids.find((m) => m.id === decision.mid_id)!;
 
     const gatewayReference = newGatewayReference();
     const pageToken = randomBytes(18).toString('base64url');
-    const initiated = this.processor(mid.service_type).initiate({
+    const processor = this.processor(mid.service_type);
+    const initiated = processor.initiate({
       paymentMethod: method,
       accountNumber: body.account_number ?? null,
       amountText: formatMinor(customerPaysMinor(price.accountAmountMinor, price.feeMinor, price.customerCharged)),
@@ -162,43 +242,67 @@ export class CollectionService {
     });
     const paymentUrl = initiated.needsPaymentPage ? `${this.s.config.publicBaseUrl}/pay/${gatewayReference}?token=${pageToken}` : null;
     const instructions = initiated.instructions ?? (paymentUrl ? null : [{ step: '1', description: 'Wait for the customer to complete the payment.' }]);
+    const draft: NewCollection = {
+      business_id: p.businessId, api_token_id: p.apiTokenId, gateway_reference: gatewayReference, merchant_reference: body.merchant_reference,
+      request_hash: hash, payment_method: method, status: 'PENDING', message: STATUS_MESSAGES.PENDING,
+      request_amount_minor: amountMinor, request_currency: body.currency, account_amount_minor: price.accountAmountMinor,
+      account_currency: price.accountCurrency, fx_rate: price.fxRate, fee_minor: price.feeMinor, total_credit_minor: price.totalCreditMinor,
+      customer_charged: price.customerCharged, account_number: body.account_number ?? null, account_name: body.account_name ?? null,
+      account_email: body.account_email ?? null, narration: body.narration, redirect_url: body.redirect_url ?? null,
+      institution_name: initiated.institutionName, payment_url: paymentUrl, instructions, mid_id: mid.id, routing: decision,
+      card_masked: card?.masked ?? null, card_fingerprint: card?.fingerprint ?? null, page_token: pageToken, notification_seq: 0,
+      expires_at: new Date(now.getTime() + this.s.config.pendingTtlSeconds * 1000), created_at: now, updated_at: now,
+    };
+    const report = initiated.scheduledReport;
+    const outcome = report ? processor.mapStatus(report.vendorStatus) : null;
+    const due = report && outcome ? { outcome, at: new Date(now.getTime() + report.delayMs) } : null;
+    return this.insertNew(draft, due, read.recipients);
+  }
 
-    return this.s.db.tx(async (t) => {
-      const row = await t.oneOrNone<CollectionRow>(
-        `INSERT INTO collections (business_id, api_token_id, gateway_reference, merchant_reference, request_hash, payment_method,
-           status, message, request_amount_minor, request_currency, account_amount_minor, account_currency, fx_rate, fee_minor,
-           total_credit_minor, customer_charged, account_number, account_name, account_email, narration, redirect_url,
-           institution_name, payment_url, instructions, mid_id, routing, card_masked, card_fingerprint, page_token, expires_at,
-           created_at, updated_at)
-         VALUES ($1, $2, $3, $4, $5, $6, 'PENDING', $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22,
-           $23:json, $24, $25:json, $26, $27, $28, $29, $30, $30)
-         ON CONFLICT (business_id, merchant_reference) DO NOTHING
-         RETURNING *`,
-        [
-          p.businessId, p.apiTokenId, gatewayReference, body.merchant_reference, hash, method, STATUS_MESSAGES.PENDING,
-          amountMinor, body.currency, price.accountAmountMinor, price.accountCurrency, price.fxRate, price.feeMinor,
-          price.totalCreditMinor, price.customerCharged, body.account_number ?? null, body.account_name ?? null,
-          body.account_email ?? null, body.narration, body.redirect_url ?? null, initiated.institutionName, paymentUrl,
-          instructions, mid.id, decision, card?.masked ?? null, card?.fingerprint ?? null, pageToken,
-          new Date(now.getTime() + this.s.config.pendingTtlSeconds * 1000), now,
-        ],
+  /**
+   * The next turn among MIDs of equal rank, counted in the database so processes share one rotation.
+   * Taken outside the insert's statement: a failed insert only skips a turn. A lone MID needs no turn.
+   * Every request of a route updates this one row, so its lock must be short: the commit does not wait
+   * for the WAL flush (a crash may repeat a few turns, which only shifts the rotation; no money rides on it).
+   */
+  private async takeTurn(businessId: number, method: PaymentMethod, currency: string, rank: number): Promise<number> {
+    const { turn } = await this.s.db.one<{ turn: bigint }>(
+      `SET LOCAL synchronous_commit TO OFF;
+       INSERT INTO routing_cursors (business_id, payment_method, currency, processing_rank, turn) VALUES ($1, $2, $3, $4, 1)
+       ON CONFLICT (business_id, payment_method, currency, processing_rank) DO UPDATE SET turn = routing_cursors.turn + 1
+       RETURNING turn`,
+      [businessId, method, currency, rank],
+    );
+    return Number(turn);
+  }
+
+  /**
+   * One statement, so atomic without a transaction: the collection, its card's first sighting, its
+   * scheduled provider report and its start notice; none of them when the reference is taken.
+   */
+  private async insertNew(draft: NewCollection, report: { outcome: string; at: Date } | null, who: Recipients | null): Promise<CollectionRow> {
+    const ctes = [insertCollectionCte(draft)];
+    if (draft.card_fingerprint !== null) {
+      ctes.push(
+        pgp.as.format(
+          'seen AS (INSERT INTO card_fingerprints (fingerprint, first_seen_at) SELECT $1, $2::timestamptz FROM created ON CONFLICT DO NOTHING)',
+          [draft.card_fingerprint, draft.created_at],
+        ),
       );
-      if (!row) throw new ReferenceTaken();
-      if (card) {
-        await t.none('INSERT INTO card_fingerprints (fingerprint, first_seen_at) VALUES ($1, $2) ON CONFLICT DO NOTHING', [card.fingerprint, now]);
-      }
-      const report = initiated.scheduledReport;
-      const outcome = report ? this.processor(mid.service_type).mapStatus(report.vendorStatus) : null;
-      if (report && outcome) {
-        await t.none('INSERT INTO provider_events (collection_id, outcome, due_at) VALUES ($1, $2, $3)', [
-          row.id,
-          outcome,
-          new Date(now.getTime() + report.delayMs),
-        ]);
-      }
-      await this.s.notifications.enqueueStarted(t, row);
-      return row;
-    });
+    }
+    if (report) {
+      ctes.push(
+        pgp.as.format('report AS (INSERT INTO provider_events (collection_id, outcome, due_at) SELECT id, $1, $2::timestamptz FROM created)', [
+          report.outcome,
+          report.at,
+        ]),
+      );
+    }
+    ctes.push(...this.s.notifications.startedWrites(draft, who, 'created'));
+    // Made of formatted parts: sent as is, never formatted again.
+    const row = await this.s.db.oneOrNone<CollectionRow>(`WITH ${ctes.join(', ')} SELECT * FROM created`);
+    if (!row) throw new ReferenceTaken();
+    return row;
   }
 
   /**
@@ -215,15 +319,40 @@ export class CollectionService {
     return row;
   }
 
+  /**
+   * Two statements: the state change, which also takes the notification's sequence and reads what the
+   * ledger and the outbox need; then every write (journal, postings, holds, notification, emails,
+   * certification) as one statement of data-modifying CTEs.
+   */
   async applyOutcomeIn(t: Tx, collectionId: bigint, outcome: FinalStatus, message?: string): Promise<CollectionRow | null> {
-    const row = await t.oneOrNone<CollectionRow>(
-      `UPDATE collections SET status = $2, message = $3, updated_at = $4 WHERE id = $1 AND status = 'PENDING' RETURNING *`,
+    const credit = outcome === 'COMPLETED' ? creditContextSql('c.business_id', 'c.account_currency') : 'NULL';
+    const moved = await t.oneOrNone<CollectionRow & MoveExtras>(
+      `UPDATE collections c SET status = $2, message = $3, updated_at = $4,
+         notification_seq = c.notification_seq + CASE WHEN c.api_token_id IS NULL THEN 0 ELSE 1 END
+       WHERE c.id = $1 AND c.status = 'PENDING'
+       RETURNING c.*, ${credit} AS credit_context, ${recipientsSql('c.api_token_id')} AS outbox_recipients`,
       [collectionId, outcome, message ?? STATUS_MESSAGES[outcome], this.s.now()],
     );
-    if (!row) return null;
-    if (outcome === 'COMPLETED') await this.s.ledger.postCompletion(t, row);
-    await this.s.notifications.enqueueStatusChange(t, row);
-    if (this.s.config.appEnv === 'sandbox') await recordCertification(t, this.s.config, row);
+    if (!moved) return null;
+    const { credit_context: creditContext, outbox_recipients: recipients, ...row } = moved;
+    let sequence: number | null = null;
+    if (row.api_token_id !== null) {
+      sequence = row.notification_seq;
+      // The row as the state change left it, before its notification took a sequence number.
+      row.notification_seq -= 1;
+    }
+    const ctes: string[] = [];
+    if (outcome === 'COMPLETED') ctes.push(...(await this.s.ledger.completionWrites(t, row, creditContext)));
+    ctes.push(...this.s.notifications.statusChangeWrites(row, sequence, recipients, 'moved'));
+    const certification = this.s.config.appEnv === 'sandbox' ? certificationCte(this.s.config, row) : null;
+    if (certification) ctes.push(certification);
+    if (ctes.length > 0) {
+      const source = pgp.as.format('moved AS (SELECT $1::bigint AS id)', [row.id]);
+      const credited = outcome === 'COMPLETED' ? `EXISTS (SELECT 1 FROM ${CREDIT_JOURNAL})` : 'true';
+      // Made of formatted parts: sent as is, never formatted again.
+      const done = await t.one<{ credited: boolean }>(`WITH ${[source, ...ctes].join(', ')} SELECT ${credited} AS credited`);
+      if (!done.credited) this.s.ledger.creditSkipped(row);
+    }
     return row;
   }
 

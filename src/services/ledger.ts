@@ -5,11 +5,12 @@ import { pgp } from '../db';
 import type { Tx } from '../db';
 import type { CollectionRow } from '../domain/collection';
 import { accountName, assertBalanced, completionPlan, releasePlan, walletTotal } from '../domain/ledger';
-import type { AccountKey, HoldBucket, HoldDraft, JournalKind, PostingDraft, WalletParts } from '../domain/ledger';
+import type { AccountKey, HoldBucket, JournalKind, PostingDraft, WalletParts } from '../domain/ledger';
 import { toApi } from '../domain/money';
-import { apiTime } from '../domain/time';
 import { AppError } from '../errors';
 import type { WorkerSpec } from '../workers';
+import { toPosting } from './collection-view';
+import type { PostingRow } from './collection-view';
 import type { Services } from './index';
 
 /** Holds released per transaction by the worker; a full batch runs again at once. */
@@ -23,28 +24,30 @@ export interface WalletBalance extends WalletParts {
   currency: string;
 }
 
-/** The API's Posting record. */
-export interface PostingRecord {
-  id: number;
-  journal_id: number;
-  gateway_reference: string | null;
-  account: string;
-  amount: number;
-  currency: string;
-  kind: string;
-  created_at: string;
+/** What creditContextSql reads: the wallet to credit, its business's reserve and settlement terms, and
+ * the ledger accounts that already exist for the wallet and for the service in its currency. */
+export interface CreditContext {
+  wallet_id: number;
+  reserve_percent: string;
+  rolling_reserve_months: number;
+  card_settlement_days: number;
+  accounts: { id: number; wallet_id: number | null; currency: string; kind: AccountKey['kind'] }[] | null;
 }
 
-interface PostingRow {
-  id: bigint;
-  journal_id: bigint;
-  gateway_reference: string | null;
-  account: string;
-  amount_minor: bigint;
-  currency: string;
-  kind: string;
-  created_at: Date;
+/**
+ * JSON of the CreditContext of the wallet of (business, currency), both SQL expressions (columns of
+ * the statement it is embedded in, or formatted literals); null when there is no such wallet.
+ */
+export function creditContextSql(businessId: string, currency: string): string {
+  return `(SELECT json_build_object('wallet_id', w.id, 'reserve_percent', b.rolling_reserve_percent::text,
+      'rolling_reserve_months', b.rolling_reserve_months, 'card_settlement_days', b.card_settlement_days,
+      'accounts', (SELECT json_agg(json_build_object('id', a.id, 'wallet_id', a.wallet_id, 'currency', a.currency, 'kind', a.kind))
+                   FROM ledger_accounts a WHERE a.wallet_id = w.id OR (a.wallet_id IS NULL AND a.currency = w.currency)))
+    FROM wallets w JOIN businesses b ON b.id = w.business_id WHERE w.business_id = ${businessId} AND w.currency = ${currency})`;
 }
+
+/** The journal CTE of completionWrites: empty when the collection was credited already. */
+export const CREDIT_JOURNAL = 'credit_journal';
 
 interface DueHold {
   id: bigint;
@@ -59,9 +62,6 @@ interface DueHold {
 const postingColumns = new pgp.helpers.ColumnSet(['journal_id', 'account_id', 'amount_minor', 'currency', 'kind', 'created_at'], {
   table: 'postings',
 });
-const holdColumns = new pgp.helpers.ColumnSet(['journal_id', 'wallet_id', 'bucket', 'amount_minor', 'release_at'], {
-  table: 'ledger_holds',
-});
 
 
 export function toBalanceRecord(b: WalletBalance) {
@@ -74,19 +74,6 @@ export function toBalanceRecord(b: WalletBalance) {
   };
 }
 
-function toPostingRecord(r: PostingRow): PostingRecord {
-  return {
-    id: Number(r.id),
-    journal_id: Number(r.journal_id),
-    gateway_reference: r.gateway_reference,
-    account: r.account,
-    amount: toApi(r.amount_minor),
-    currency: r.currency,
-    kind: r.kind,
-    created_at: apiTime(r.created_at),
-  };
-}
-
 export class LedgerService {
   constructor(readonly s: Services) {}
 
@@ -96,35 +83,78 @@ export class LedgerService {
    * impossible (journals_one_credit) and is skipped here.
    */
   async postCompletion(t: Tx, row: CollectionRow): Promise<void> {
-    if (row.status !== 'COMPLETED') throw new Error(`postCompletion on a ${row.status} collection`);
-    const biz = await t.oneOrNone<{ wallet_id: number; reserve_percent: string; rolling_reserve_months: number; card_settlement_days: number }>(
-      `SELECT w.id AS wallet_id, b.rolling_reserve_percent::text AS reserve_percent, b.rolling_reserve_months, b.card_settlement_days
-       FROM wallets w JOIN businesses b ON b.id = w.business_id WHERE w.business_id = $1 AND w.currency = $2`,
-      [row.business_id, row.account_currency],
+    const { ctx } = await t.one<{ ctx: CreditContext | null }>(
+      `SELECT ${creditContextSql(pgp.as.format('$1::int', [row.business_id]), pgp.as.format('$1', [row.account_currency]))} AS ctx`,
     );
-    if (!biz) throw new Error(`collection ${row.id} has no ${row.account_currency} wallet to credit`);
+    const ctes = await this.completionWrites(t, row, ctx);
+    const { credited } = await t.one<{ credited: boolean }>(`WITH ${ctes.join(', ')} SELECT EXISTS (SELECT 1 FROM ${CREDIT_JOURNAL}) AS credited`);
+    if (!credited) this.creditSkipped(row);
+  }
+
+  /**
+   * postCompletion's writes as data-modifying CTEs (formatted SQL: a statement made of them is sent as
+   * is, never formatted again): the journal (CREDIT_JOURNAL, empty when the collection has its credit
+   * already), its postings and its holds, written only with the journal. The plan is checked to balance
+   * here, before any of it is written. Ledger accounts missing from ctx are created first (first use).
+   */
+  async completionWrites(t: Tx, row: CollectionRow, ctx: CreditContext | null): Promise<string[]> {
+    if (row.status !== 'COMPLETED') throw new Error(`postCompletion on a ${row.status} collection`);
+    if (!ctx) throw new Error(`collection ${row.id} has no ${row.account_currency} wallet to credit`);
     const completedAt = this.s.now();
     const plan = completionPlan({
-      walletId: biz.wallet_id,
+      walletId: ctx.wallet_id,
       currency: row.account_currency,
       paymentMethod: row.payment_method,
       accountAmountMinor: row.account_amount_minor,
       feeMinor: row.fee_minor,
       totalCreditMinor: row.total_credit_minor,
       customerCharged: row.customer_charged,
-      reservePercent: biz.reserve_percent,
-      reserveMonths: biz.rolling_reserve_months,
-      cardSettlementDays: biz.card_settlement_days,
+      reservePercent: ctx.reserve_percent,
+      reserveMonths: ctx.rolling_reserve_months,
+      cardSettlementDays: ctx.card_settlement_days,
       completedAt,
     });
     assertBalanced(plan.postings);
-    const journalId = await this.openJournal(t, 'collection_credit', row.id, completedAt);
-    if (journalId === null) {
-      this.s.log.warn('collection already credited; second credit skipped', { collection_id: row.id });
-      return;
+    const known = new Map((ctx.accounts ?? []).map((a) => [accountName({ kind: a.kind, walletId: a.wallet_id, currency: a.currency }), a.id]));
+    const keys = plan.postings.map((p) => p.account);
+    const ids = keys.every((k) => known.has(accountName(k))) ? known : await this.accountIds(t, row.business_id, keys);
+    const ctes = [
+      pgp.as.format(
+        `${CREDIT_JOURNAL} AS (INSERT INTO journals (collection_id, kind, created_at) VALUES ($1, 'collection_credit', $2)
+         ON CONFLICT (collection_id) WHERE kind = 'collection_credit' DO NOTHING RETURNING id)`,
+        [row.id, completedAt],
+      ),
+      pgp.as.format(
+        `credit_postings AS (INSERT INTO postings (journal_id, account_id, amount_minor, currency, kind, created_at)
+         SELECT j.id, v.account_id, v.amount_minor, v.currency, v.kind, $5::timestamptz
+         FROM ${CREDIT_JOURNAL} j CROSS JOIN unnest($1::int[], $2::bigint[], $3::text[], $4::text[]) WITH ORDINALITY AS v(account_id, amount_minor, currency, kind, n)
+         ORDER BY v.n)`,
+        [
+          plan.postings.map((p) => ids.get(accountName(p.account))),
+          plan.postings.map((p) => p.amountMinor),
+          plan.postings.map((p) => p.account.currency),
+          plan.postings.map((p) => p.kind),
+          completedAt,
+        ],
+      ),
+    ];
+    if (plan.holds.length > 0) {
+      ctes.push(
+        pgp.as.format(
+          `credit_holds AS (INSERT INTO ledger_holds (journal_id, wallet_id, bucket, amount_minor, release_at)
+           SELECT j.id, $1::int, v.bucket, v.amount_minor, v.release_at
+           FROM ${CREDIT_JOURNAL} j CROSS JOIN unnest($2::text[], $3::bigint[], $4::timestamptz[]) WITH ORDINALITY AS v(bucket, amount_minor, release_at, n)
+           ORDER BY v.n)`,
+          [ctx.wallet_id, plan.holds.map((h) => h.bucket), plan.holds.map((h) => h.amountMinor), plan.holds.map((h) => h.releaseAt)],
+        ),
+      );
     }
-    await this.writePostings(t, journalId, row.business_id, plan.postings, completedAt);
-    await this.writeHolds(t, journalId, biz.wallet_id, plan.holds);
+    return ctes;
+  }
+
+  /** After completionWrites found the collection credited already. */
+  creditSkipped(row: CollectionRow): void {
+    this.s.log.warn('collection already credited; second credit skipped', { collection_id: row.id });
   }
 
   /** Releases due holds (reserve and card settlement) to available, each exactly once. */
@@ -189,7 +219,7 @@ export class LedgerService {
        WHERE a.wallet_id = $1 ORDER BY p.id DESC LIMIT $2 OFFSET $3`,
       [found.wallet_id, page.perPage, page.offset],
     );
-    return { items: rows.map(toPostingRecord), total };
+    return { items: rows.map(toPosting), total };
   }
 
   private async release(t: Tx, h: DueHold, now: Date): Promise<void> {
@@ -223,12 +253,6 @@ export class LedgerService {
       created_at: at,
     }));
     await t.none(pgp.helpers.insert(rows, postingColumns));
-  }
-
-  private async writeHolds(t: Tx, journalId: bigint, walletId: number, holds: HoldDraft[]): Promise<void> {
-    if (holds.length === 0) return;
-    const rows = holds.map((h) => ({ journal_id: journalId, wallet_id: walletId, bucket: h.bucket, amount_minor: h.amountMinor, release_at: h.releaseAt }));
-    await t.none(pgp.helpers.insert(rows, holdColumns));
   }
 
   /**

@@ -2,6 +2,7 @@
 // (CONTRACT.md section 8). The notification body is serialised once, stored, and sent and signed as
 // those exact bytes on every attempt.
 import { randomBytes } from 'node:crypto';
+import { pgp } from '../db';
 import type { Tx } from '../db';
 import type { CollectionRow } from '../domain/collection';
 import { AppError, validationError } from '../errors';
@@ -20,12 +21,28 @@ export const WEBHOOK_TIMEOUT_MS = 10_000;
 const WEBHOOK_INTERVAL_MS = 200;
 const EMAIL_INTERVAL_MS = 1000;
 
-interface Recipients {
+export interface Recipients {
   notification_email: string;
   email_merchant: boolean;
   email_user: boolean;
   business_name: string;
 }
+
+/** JSON of the Recipients of an API token (an SQL expression), null for none: for embedding in a read. */
+export function recipientsSql(apiTokenId: string): string {
+  return `(SELECT json_build_object('notification_email', t.notification_email, 'email_merchant', t.email_merchant,
+      'email_user', t.email_user, 'business_name', b.name)
+    FROM api_tokens t JOIN businesses b ON b.id = t.business_id WHERE t.id = ${apiTokenId})`;
+}
+
+/**
+ * The outbox writes of a state change go out as data-modifying CTEs of one statement. Each CTE here
+ * takes the collection's id from `source`, a relation with an `id` column (the collection just
+ * inserted, or the id of one already known), and writes nothing when the source is empty. The CTEs
+ * are formatted SQL: a statement made of them is sent as is, never through pg-promise formatting again
+ * (a `$1` inside a value would be replaced).
+ */
+export type Source = string;
 
 export class NotificationService {
   /** per delivery attempt; the contract's 10 s (tests shorten it to prove timeouts are retried) */
@@ -59,17 +76,47 @@ export class NotificationService {
 
   /** Inside the transaction that created the PENDING collection: the start notice email. */
   async enqueueStarted(t: Tx, row: CollectionRow): Promise<void> {
-    const who = await this.recipients(t, row);
-    if (who?.email_merchant) await this.insertEmail(t, row, startNotice(row, who.notification_email, who.business_name));
+    await this.writeFor(t, row.id, this.startedWrites(row, await this.recipients(t, row), 'src'));
   }
 
   /** Inside the transaction that moved the collection out of PENDING: webhook + emails. */
   async enqueueStatusChange(t: Tx, row: CollectionRow): Promise<void> {
-    if (row.api_token_id !== null) await this.insertNotification(t, row, row.api_token_id);
-    const who = await this.recipients(t, row);
-    if (!who) return;
-    if (who.email_merchant) await this.insertEmail(t, row, finalSummary(row, who.notification_email, who.business_name));
-    if (who.email_user && row.account_email) await this.insertEmail(t, row, receipt(row, row.account_email, who.business_name));
+    const sequence = row.api_token_id !== null ? await this.nextSequence(t, row.id) : null;
+    await this.writeFor(t, row.id, this.statusChangeWrites(row, sequence, await this.recipients(t, row), 'src'));
+  }
+
+  /**
+   * CTEs writing the start notice email of a new collection (who: recipientsSql of its API token). The
+   * row may be the one about to be inserted, without its id: the notice does not show the id.
+   */
+  startedWrites(row: Omit<CollectionRow, 'id'>, who: Recipients | null, source: Source): string[] {
+    if (!who?.email_merchant) return [];
+    const notice = startNotice(row as CollectionRow, who.notification_email, who.business_name);
+    return [this.emailsCte('start_email', source, [notice])];
+  }
+
+  /**
+   * CTEs writing the outbox of a change out of PENDING: the webhook notification (when the collection
+   * has an API token; `sequence` is the collection's notification_seq already taken for it) and emails.
+   */
+  statusChangeWrites(row: CollectionRow, sequence: number | null, who: Recipients | null, source: Source): string[] {
+    const ctes: string[] = [];
+    if (row.api_token_id !== null) {
+      if (sequence === null) throw new Error(`collection ${row.id} has an API token but no notification sequence`);
+      const n = this.notificationValues(row, row.api_token_id, sequence);
+      ctes.push(
+        pgp.as.format(
+          `notification AS (INSERT INTO notifications (collection_id, api_token_id, event_id, sequence, transaction_status, body, next_attempt_at, created_at)
+           SELECT s.id, $1::int, $2, $3::int, $4, $5, $6::timestamptz, $7::timestamptz FROM ${source} s)`,
+          n,
+        ),
+      );
+    }
+    const emails: EmailDraft[] = [];
+    if (who?.email_merchant) emails.push(finalSummary(row, who.notification_email, who.business_name));
+    if (who?.email_user && row.account_email) emails.push(receipt(row, row.account_email, who.business_name));
+    if (emails.length > 0) ctes.push(this.emailsCte('status_emails', source, emails));
+    return ctes;
   }
 
   /** Every notification of the caller's collection with its attempts; NOT_FOUND for anyone else's. */
@@ -131,21 +178,39 @@ export class NotificationService {
     ];
   }
 
-  /** The outbox row: sequence taken from the collection, body serialised once to the bytes sent. */
-  private async insertNotification(t: Tx, row: CollectionRow, apiTokenId: number): Promise<bigint> {
+  private async nextSequence(t: Tx, collectionId: bigint): Promise<number> {
     const { notification_seq: sequence } = await t.one<{ notification_seq: number }>(
       'UPDATE collections SET notification_seq = notification_seq + 1 WHERE id = $1 RETURNING notification_seq',
-      [row.id],
+      [collectionId],
     );
+    return sequence;
+  }
+
+  /** The outbox row's values after collection_id: body serialised once to the bytes sent. */
+  private notificationValues(row: CollectionRow, apiTokenId: number, sequence: number) {
     const body = JSON.stringify({ ...toRecord(row), sequence });
     const now = this.s.now();
     const firstAt = new Date(now.getTime() + this.s.config.webhookRetryScheduleMs[0]);
+    return [apiTokenId, 'evt_' + randomBytes(16).toString('hex'), sequence, row.status, body, firstAt, now] as const;
+  }
+
+  /** The outbox row: sequence taken from the collection. */
+  private async insertNotification(t: Tx, row: CollectionRow, apiTokenId: number): Promise<bigint> {
+    const sequence = await this.nextSequence(t, row.id);
     const { id } = await t.one<{ id: bigint }>(
       `INSERT INTO notifications (collection_id, api_token_id, event_id, sequence, transaction_status, body, next_attempt_at, created_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id`,
-      [row.id, apiTokenId, 'evt_' + randomBytes(16).toString('hex'), sequence, row.status, body, firstAt, now],
+      [row.id, ...this.notificationValues(row, apiTokenId, sequence)],
     );
     return id;
+  }
+
+  /** Runs CTEs from startedWrites/statusChangeWrites (made with source 'src') for one collection. */
+  private async writeFor(t: Tx, collectionId: bigint, ctes: string[]): Promise<void> {
+    if (ctes.length === 0) return;
+    // The CTEs hold formatted values already: the statement must not be formatted again.
+    const src = pgp.as.format('src AS (SELECT $1::bigint AS id)', [collectionId]);
+    await t.any(`WITH ${[src, ...ctes].join(', ')} SELECT 1 WHERE false`);
   }
 
   private recipients(t: Tx, row: CollectionRow): Promise<Recipients | null> {
@@ -157,10 +222,14 @@ export class NotificationService {
     );
   }
 
-  private async insertEmail(t: Tx, row: CollectionRow, e: EmailDraft): Promise<void> {
-    await t.none(
-      'INSERT INTO emails (collection_id, kind, recipient, subject, text_body, next_attempt_at) VALUES ($1, $2, $3, $4, $5, $6)',
-      [row.id, e.kind, e.recipient, e.subject, e.text, this.s.now()],
+  /** One CTE inserting the emails in order (their ids follow the array). */
+  private emailsCte(name: string, source: Source, emails: EmailDraft[]): string {
+    return pgp.as.format(
+      `${name} AS (INSERT INTO emails (collection_id, kind, recipient, subject, text_body, next_attempt_at)
+       SELECT s.id, v.kind, v.recipient, v.subject, v.text_body, $5::timestamptz
+       FROM ${source} s CROSS JOIN unnest($1::text[], $2::text[], $3::text[], $4::text[]) WITH ORDINALITY AS v(kind, recipient, subject, text_body, n)
+       ORDER BY v.n)`,
+      [emails.map((e) => e.kind), emails.map((e) => e.recipient), emails.map((e) => e.subject), emails.map((e) => e.text), this.s.now()],
     );
   }
 }

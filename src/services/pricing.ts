@@ -1,4 +1,5 @@
 // Wallet choice, market-rate conversion and fees of a collection, fixed at request time.
+import { pgp } from '../db';
 import type { Tx } from '../db';
 import type { PaymentMethod } from '../domain/collection';
 import { feeOf, splitFee } from '../domain/fees';
@@ -26,9 +27,35 @@ export interface Price {
   customerCharged: boolean;
 }
 
-interface WalletChoice {
+/**
+ * What pricing reads, fetched by one scalar subquery (pricingInputsSql) that a caller can embed in a
+ * larger read: the chosen wallet with its business's fee bearer, the fee rule of the payment method,
+ * and the rate rows between the request currency and the wallet's (null when no conversion).
+ */
+export interface PricingInputs {
   currency: string;
   fee_bearer: FeeBearer;
+  fee: { percent: string; fixed_minor: string } | null;
+  fx: FxRow[] | null;
+}
+
+/**
+ * JSON of PricingInputs, or null when the business has no wallet that can take the currency. The
+ * wallet is the one in the request currency, else the default wallet (flagged, else the default
+ * currency's). Amounts and rates are read as text: JSON numbers would round them.
+ */
+export function pricingInputsSql(r: Omit<PriceRequest, 'requestAmountMinor'>): string {
+  return pgp.as.format(
+    `(SELECT json_build_object('currency', w.currency, 'fee_bearer', w.fee_bearer,
+        'fee', (SELECT json_build_object('percent', f.percent::text, 'fixed_minor', f.fixed_minor::text)
+                FROM business_fees f WHERE f.business_id = $1 AND f.payment_method = $3),
+        'fx', CASE WHEN w.currency <> $2 THEN (SELECT json_agg(json_build_object('base', x.base, 'quote', x.quote, 'rate', x.rate::text))
+                FROM fx_rates x WHERE (x.base = $2 AND x.quote = w.currency) OR (x.base = w.currency AND x.quote = $2)) END)
+      FROM (SELECT w.currency, b.fee_bearer FROM wallets w JOIN businesses b ON b.id = w.business_id
+            WHERE w.business_id = $1 AND (w.currency = $2 OR w.is_default OR w.currency = b.default_currency)
+            ORDER BY (w.currency = $2) DESC, w.is_default DESC LIMIT 1) w)`,
+    [r.businessId, r.requestCurrency, r.paymentMethod],
+  );
 }
 
 export class PricingService {
@@ -36,52 +63,30 @@ export class PricingService {
 
   /** Throws AppError UNSUPPORTED_CURRENCY when no wallet and no rate can take the currency. */
   async price(t: Tx, r: PriceRequest): Promise<Price> {
-    const wallet = await this.chooseWallet(t, r.businessId, r.requestCurrency);
-    if (!wallet) throw new AppError('UNSUPPORTED_CURRENCY');
+    const { inputs } = await t.one<{ inputs: PricingInputs | null }>(`SELECT ${pricingInputsSql(r)} AS inputs`);
+    return this.priceFrom(inputs, r);
+  }
+
+  /** The price from inputs already read (pricingInputsSql); same errors as price. */
+  priceFrom(inputs: PricingInputs | null, r: PriceRequest): Price {
+    if (!inputs) throw new AppError('UNSUPPORTED_CURRENCY');
     let rate: FxRate | null = null;
-    if (wallet.currency !== r.requestCurrency) {
-      rate = await this.rate(t, r.requestCurrency, wallet.currency);
+    if (inputs.currency !== r.requestCurrency) {
+      rate = pickRate(r.requestCurrency, inputs.currency, inputs.fx ?? []);
       if (!rate) throw new AppError('UNSUPPORTED_CURRENCY');
     }
     const accountAmountMinor = rate ? convertMinor(r.requestAmountMinor, rate) : r.requestAmountMinor;
     if (accountAmountMinor <= 0n) {
-      throw validationError([{ field: 'amount', message: `amount is less than 0.01 ${wallet.currency} once converted` }]);
+      throw validationError([{ field: 'amount', message: `amount is less than 0.01 ${inputs.currency} once converted` }]);
     }
     if (accountAmountMinor > MAX_EXACT_MINOR) {
-      throw validationError([{ field: 'amount', message: `amount is too large once converted to ${wallet.currency}` }]);
+      throw validationError([{ field: 'amount', message: `amount is too large once converted to ${inputs.currency}` }]);
     }
-    const fee = feeOf(accountAmountMinor, await this.feeRule(t, r.businessId, r.paymentMethod));
-    const split = splitFee(accountAmountMinor, fee, wallet.fee_bearer);
+    const rule: FeeRule | null = inputs.fee ? { percent: inputs.fee.percent, fixedMinor: BigInt(inputs.fee.fixed_minor) } : null;
+    const split = splitFee(accountAmountMinor, feeOf(accountAmountMinor, rule), inputs.fee_bearer);
     if (split.feeMinor + accountAmountMinor > MAX_EXACT_MINOR) {
       throw validationError([{ field: 'amount', message: 'amount is too large once the fee is added' }]);
     }
-    return { accountCurrency: wallet.currency, accountAmountMinor, fxRate: rate ? rate.text : null, ...split };
-  }
-
-  /** The wallet in the request currency, else the default wallet (flagged, else the default currency's). */
-  private chooseWallet(t: Tx, businessId: number, currency: string): Promise<WalletChoice | null> {
-    return t.oneOrNone<WalletChoice>(
-      `SELECT w.currency, b.fee_bearer FROM wallets w JOIN businesses b ON b.id = w.business_id
-       WHERE w.business_id = $1 AND (w.currency = $2 OR w.is_default OR w.currency = b.default_currency)
-       ORDER BY (w.currency = $2) DESC, w.is_default DESC LIMIT 1`,
-      [businessId, currency],
-    );
-  }
-
-  async rate(t: Tx, from: string, to: string): Promise<FxRate | null> {
-    const rows = await t.any<FxRow>(
-      `SELECT base, quote, rate::text AS rate FROM fx_rates
-       WHERE (base = $1 AND quote = $2) OR (base = $2 AND quote = $1)`,
-      [from, to],
-    );
-    return pickRate(from, to, rows);
-  }
-
-  private async feeRule(t: Tx, businessId: number, method: PaymentMethod): Promise<FeeRule | null> {
-    const row = await t.oneOrNone<{ percent: string; fixed_minor: bigint }>(
-      'SELECT percent::text AS percent, fixed_minor FROM business_fees WHERE business_id = $1 AND payment_method = $2',
-      [businessId, method],
-    );
-    return row ? { percent: row.percent, fixedMinor: row.fixed_minor } : null;
+    return { accountCurrency: inputs.currency, accountAmountMinor, fxRate: rate ? rate.text : null, ...split };
   }
 }
