@@ -37,6 +37,9 @@ interface TokenRow {
   verified_at: Date | null;
 }
 
+/** Made only on refusal: an error's stack trace is not free on the hot path. */
+const denied = () => new AppError('UNAUTHORIZED', 'A valid access token is required: Authorization: JWT <token>');
+
 export class AuthService {
   private readonly key: Uint8Array;
   private readonly buckets = new Map<number, { second: number; count: number }>();
@@ -117,9 +120,8 @@ export class AuthService {
 
   /** The security handler: any failure is the same 401, whatever went wrong. */
   async authenticate(authorization: string | undefined): Promise<Principal | AppError> {
-    const denied = new AppError('UNAUTHORIZED', 'A valid access token is required: Authorization: JWT <token>');
     const m = /^JWT ([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)$/.exec(authorization ?? '');
-    if (!m) return denied;
+    if (!m) return denied();
     let sub: string | undefined;
     let gen: unknown;
     try {
@@ -133,16 +135,16 @@ export class AuthService {
       sub = payload.sub;
       gen = payload.gen;
     } catch {
-      return denied;
+      return denied();
     }
-    if (!sub || !/^\d+$/.test(sub)) return denied;
+    if (!sub || !/^\d+$/.test(sub)) return denied();
     const row = await this.s.db.oneOrNone<TokenRow>(
       `SELECT t.id, t.business_id, t.generation, b.verified_at
        FROM api_tokens t JOIN businesses b ON b.id = t.business_id WHERE t.id = $1`,
       [Number(sub)],
     );
-    if (!row || row.generation !== gen) return denied;
-    if (this.s.config.appEnv === 'live' && !row.verified_at) return denied;
+    if (!row || row.generation !== gen) return denied();
+    if (this.s.config.appEnv === 'live' && !row.verified_at) return denied();
     if (!this.withinRate(row.id)) {
       return new AppError('RATE_LIMITED', undefined, null, { 'Retry-After': '1' });
     }
