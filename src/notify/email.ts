@@ -1,7 +1,7 @@
 // Email notices (CONTRACT.md section 8): a start notice and a final summary for the merchant, a receipt
 // for the customer. Plain text, built from the collection row: references, amounts, status, time.
 // Never card data: the card number, its masked form, its fingerprint and the CVV are never read here.
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import nodemailer from 'nodemailer';
 import type { Transporter } from 'nodemailer';
@@ -122,6 +122,9 @@ export class Mailer {
     }
     const info = await nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' }).sendMail(message);
     await mkdir(this.mailDir, { recursive: true });
-    await writeFile(path.join(this.mailDir, `${mail.id}-${mail.kind}.eml`), info.message as Buffer);
+    // written aside, then renamed: whoever reads the outbox never sees half a message
+    const file = path.join(this.mailDir, `${mail.id}-${mail.kind}.eml`);
+    await writeFile(`${file}.part`, info.message as Buffer);
+    await rename(`${file}.part`, file);
   }
 }

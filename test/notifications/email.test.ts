@@ -107,7 +107,12 @@ describe('email over SMTP', () => {
       expect(mail.raw).not.toMatch(/\b\d{6}\*+\d{4}\b/);
       expect(mail.raw).not.toMatch(/cvv|expiry/i);
     }
-    const rows = await svc.services.db.any('SELECT kind, attempts, sent_at FROM emails WHERE collection_id = $1 ORDER BY id', [pending.id]);
+    // the SMTP server has the message a moment before the worker records it as sent
+    const sent = () => svc.services.db.any('SELECT kind, attempts, sent_at FROM emails WHERE collection_id = $1 ORDER BY id', [pending.id]);
+    const rows = await eventually(async () => {
+      const r = await sent();
+      return r.length === 3 && r.every((x) => x.sent_at !== null) ? r : undefined;
+    }, 10_000, 'three emails recorded as sent');
     expect(rows.map((r) => [r.kind, r.attempts, r.sent_at !== null])).toEqual([
       ['start', 1, true],
       ['summary', 1, true],
