@@ -10,7 +10,7 @@
 // BENCH_COMPLETIONS (2000), BENCH_WEBHOOK_RATE events/s (200), BENCH_WEBHOOK_EVENTS (1000).
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../src/config';
@@ -98,27 +98,6 @@ async function setupMerchant(base: string, operatorKey: string, webhookUrl: stri
   return { businessId: business.id as number, apiTokenId: token.id as number, midId: mids[0], authorization: access.token as string };
 }
 
-/** Requests cut off at the end of a load run may still commit meanwhile, so a page may repeat a row: kept once. */
-async function listPending(base: string, authorization: string, count: number): Promise<string[]> {
-  const refs = new Set<string>();
-  for (let page = 1; refs.size < count; page++) {
-    const rows = (await call(base, 'GET', `/v1/collections?status=PENDING&per_page=100&page=${page}`, { authorization })) as { gateway_reference: string }[];
-    if (rows.length === 0) break;
-    for (const r of rows) refs.add(r.gateway_reference);
-  }
-  return [...refs].slice(0, count);
-}
-
-/** `count` PENDING collections: those the load run left, topped up through request-to-pay. */
-async function pendingReferences(base: string, authorization: string, count: number): Promise<string[]> {
-  const found = await listPending(base, authorization, count);
-  const missing = Array.from({ length: count - found.length }, (_, i) => i);
-  for (let i = 0; i < missing.length; i += 10) {
-    await Promise.all(missing.slice(i, i + 10).map((n) => call(base, 'POST', '/v1/collections/request-to-pay', { authorization }, rtpBody(`W${n}`))));
-  }
-  return missing.length === 0 ? found : listPending(base, authorization, count);
-}
-
 function machine(databaseVersion: string) {
   const git = (args: string[]) => {
     try {
@@ -158,7 +137,7 @@ async function freshServerDatabase(serverUrl: string): Promise<{ url: string; ve
 }
 
 /** `tag` keeps each target's merchant references apart (the floor inserts into the service's table). */
-async function measureHttp(name: string, tag: string, child: Child, port: number, settings: LoadSettings, headers: Record<string, string>): Promise<HttpFigures> {
+async function measureHttp(name: string, tag: string, child: Child, port: number, settings: LoadSettings, headers: Record<string, string>, postgres: boolean): Promise<HttpFigures> {
   await waitForHttp(`http://127.0.0.1:${port}/`, child);
   process.stdout.write(`  ${name}: ${settings.warmupSeconds} s warm-up, ${settings.durationSeconds} s at ${settings.connections} connections\n`);
   return loadPost({
@@ -167,6 +146,7 @@ async function measureHttp(name: string, tag: string, child: Child, port: number
     makeBody: (n) => JSON.stringify(rtpBody(`${tag}${n}`)),
     settings,
     pid: child.pid,
+    postgres,
   });
 }
 
@@ -179,6 +159,10 @@ function table(r: Report): string {
     ['request-to-pay, node:http floor', r.floor ? `${fmt(r.floor.req_per_s)} req/s, p50 ${fmt(r.floor.p50_ms)} ms, p99 ${fmt(r.floor.p99_ms)} ms, ${r.floor.errors} errors` : '-', ''],
     ['service / Prism', `${fmt(r.ratios.service_to_prism, 2)}x`, `>= ${TARGETS.vs_prism}x`],
     ['service / floor', `${fmt(r.ratios.service_to_floor, 2)}x`, `>= ${TARGETS.vs_floor}x`],
+    ['CPU ms per request (process + PostgreSQL)', [['service', r.service.request_to_pay], ['floor', r.floor], ['Prism', r.prism]]
+      .filter((e): e is [string, HttpFigures] => e[1] !== null)
+      .map(([n, f]) => `${n} ${fmt(f.cpu_per_request.server_ms, 2)}${f.cpu_per_request.postgres_ms === null ? '' : ` + ${fmt(f.cpu_per_request.postgres_ms, 2)}`}`)
+      .join(', '), ''],
     ['service peak RSS under load', `${fmt(r.service.request_to_pay.peak_rss_mb)} MB`, `<= ${TARGETS.peak_rss_mb} MB`],
     ['hot wallet completions', r.hot_wallet ? `${fmt(r.hot_wallet.per_s)}/s (${r.hot_wallet.completions} by ${r.hot_wallet.concurrency}), balance ${r.hot_wallet.exact_balance ? 'exact' : 'WRONG'}` : '-', `>= ${TARGETS.hot_wallet_per_s}/s, exact`],
     ['webhook latency', r.webhooks ? `p50 ${fmt(r.webhooks.p50_ms)} ms, p99 ${fmt(r.webhooks.p99_ms)} ms at ${r.webhooks.rate_per_s}/s (${r.webhooks.delivered}/${r.webhooks.events} delivered)` : '-', `p99 <= ${TARGETS.webhook_p99_ms} ms`],
@@ -251,11 +235,12 @@ async function main() {
     const svc = startChild('service', process.execPath, ['--import', 'tsx', ...(profileOnly ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : []), 'src/main.ts'], env, path.join(work, 'service.log'));
     children.push(svc);
     const startMs = Math.round(await waitForHttp(`${base}/healthz`, svc));
-    const rtp = await measureHttp('service', 'S', svc, port, settings, { authorization: m.authorization });
+    const rtp = await measureHttp('service', 'S', svc, port, settings, { authorization: m.authorization }, server !== null);
     const hwm = highWaterMb(svc.pid);
 
     let webhooks: WebhookFigures | null = null;
     let profile: ProfileSummary | null = null;
+    let profileCopy: string | null = null;
     if (profileOnly) {
       await stopChild(svc);
       const exitedAt = performance.now();
@@ -263,10 +248,9 @@ async function main() {
       if (!file) throw new Error('the service wrote no .cpuprofile');
       const us = (ms: number) => Math.round(ms * 1000);
       profile = summarizeProfile(path.join(profileDir, file), { fromEndUs: us(exitedAt - rtp.window.start), toEndUs: us(exitedAt - rtp.window.end) });
+      profileCopy = out.replace(/\.json$/, '') + '.cpuprofile';
+      copyFileSync(path.join(profileDir, file), profileCopy);
     } else {
-      process.stdout.write(`  webhooks: ${webhookEvents} state changes at ${webhookRate}/s\n`);
-      const refs = await pendingReferences(base, m.authorization, webhookEvents);
-      webhooks = await webhookLatency({ baseUrl: base, authorization: m.authorization, references: refs, ratePerSecond: webhookRate, receiver });
       await stopChild(svc);
     }
 
@@ -274,10 +258,13 @@ async function main() {
     let floor: HttpFigures | null = null;
     let prism: HttpFigures | null = null;
     if (!profileOnly) {
+      const principal = { businessId: m.businessId, apiTokenId: m.apiTokenId };
+      process.stdout.write(`  webhooks: ${webhookEvents} state changes at ${webhookRate}/s\n`);
+      webhooks = await webhookLatency({ config: loadConfig(env), principal, currency: 'UGX', events: webhookEvents, ratePerSecond: webhookRate, receiver, body: (n) => rtpBody(`W${n}`) });
       process.stdout.write(`  hot wallet: ${completions} completions, 50 at once\n`);
       hot = await hotWallet({
         config: loadConfig(env),
-        principal: { businessId: m.businessId, apiTokenId: m.apiTokenId },
+        principal,
         currency: 'UGX',
         completions,
         concurrency: 50,
@@ -293,13 +280,13 @@ async function main() {
         FLOOR_MID_ID: String(m.midId),
       }, path.join(work, 'floor.log'));
       children.push(floorChild);
-      floor = await measureHttp('floor', 'F', floorChild, floorPort, settings, {});
+      floor = await measureHttp('floor', 'F', floorChild, floorPort, settings, {}, server !== null);
       await stopChild(floorChild);
 
       const prismPort = await freePort();
       const prismChild = startChild('prism', path.join(ROOT, 'node_modules/.bin/prism'), ['mock', 'generated/openapi.yaml', '-h', '127.0.0.1', '-p', String(prismPort)], env, path.join(work, 'prism.log'));
       children.push(prismChild);
-      prism = await measureHttp('Prism mock', 'P', prismChild, prismPort, settings, { authorization: m.authorization });
+      prism = await measureHttp('Prism mock', 'P', prismChild, prismPort, settings, { authorization: m.authorization }, false);
       await stopChild(prismChild);
     }
 
@@ -344,6 +331,7 @@ async function main() {
       for (const p of profile.parts.slice(0, 14)) process.stdout.write(`  ${String(p.percent).padStart(5)}%  ${p.part}\n`);
       process.stdout.write('Top functions:\n');
       for (const f of profile.top_functions) process.stdout.write(`  ${String(f.percent).padStart(5)}%  ${f.fn}\n`);
+      process.stdout.write(`The whole profile (start-up included; open it in Chrome DevTools): ${profileCopy}\n`);
     }
     process.stdout.write(`\nFigures written to ${out} (${Math.round((performance.now() - began) / 1000)} s)\n`);
   } finally {

@@ -7,6 +7,7 @@ import type { Config } from '../../src/config';
 import { openDatabase } from '../../src/db';
 import { createLogger } from '../../src/log';
 import { buildServices } from '../../src/services';
+import type { Services } from '../../src/services';
 import type { Principal } from '../../src/http/context';
 import { round1 } from './lib';
 
@@ -21,26 +22,31 @@ export interface HotWalletFigures {
   credit_journals: number;
 }
 
+/**
+ * `count` PENDING collections of the business in the currency, oldest first: those there are, topped up
+ * through the service's own request-to-pay.
+ */
+export async function pendingCollections(s: Services, principal: Principal, currency: string, count: number, body: (n: number) => Record<string, unknown>) {
+  const find = () =>
+    s.db.any<{ id: bigint; gateway_reference: string }>(
+      `SELECT id, gateway_reference FROM collections WHERE business_id = $1 AND account_currency = $2 AND status = 'PENDING' ORDER BY id LIMIT $3`,
+      [principal.businessId, currency, count],
+    );
+  const found = await find();
+  const missing = Array.from({ length: count - found.length }, (_, i) => i + 1);
+  for (let i = 0; i < missing.length; i += 20) {
+    await Promise.all(missing.slice(i, i + 20).map((n) => s.collections.requestToPay(principal, body(n) as never)));
+  }
+  return missing.length === 0 ? found : find();
+}
+
 export async function hotWallet(o: { config: Config; principal: Principal; currency: string; completions: number; concurrency: number; body: (n: number) => Record<string, unknown> }): Promise<HotWalletFigures> {
   const database = await openDatabase(o.config.databaseUrl, o.config.dataDir, o.config.databasePoolMax);
   try {
     const quiet = createLogger(() => undefined, 'error');
     const s = buildServices({ config: o.config, db: database.db, log: quiet, now: () => new Date() });
     const { db } = database;
-    const pendingIds = async () =>
-      (
-        await db.any<{ id: bigint }>(
-          `SELECT id FROM collections WHERE business_id = $1 AND account_currency = $2 AND status = 'PENDING' ORDER BY id LIMIT $3`,
-          [o.principal.businessId, o.currency, o.completions],
-        )
-      ).map((r) => r.id);
-    // top up to N PENDING collections through the service's own request-to-pay
-    let ids = await pendingIds();
-    for (let n = 0; ids.length + n < o.completions; ) {
-      const batch = Array.from({ length: Math.min(20, o.completions - ids.length - n) }, () => ++n);
-      await Promise.all(batch.map((i) => s.collections.requestToPay(o.principal, o.body(i) as never)));
-    }
-    ids = await pendingIds();
+    const ids = (await pendingCollections(s, o.principal, o.currency, o.completions, o.body)).map((c) => c.id);
     const total = async () => {
       const [w] = await s.ledger.walletBalances(o.principal.businessId, o.currency);
       return w.availableMinor + w.pendingMinor + w.reservedMinor;

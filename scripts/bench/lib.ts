@@ -1,7 +1,7 @@
 // Shared parts of `npm run bench`: child processes, ports, RSS sampling, percentiles and one autocannon run.
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { closeSync, openSync, readFileSync } from 'node:fs';
+import { closeSync, openSync, readdirSync, readFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import autocannon from 'autocannon';
@@ -109,6 +109,63 @@ export function sampleRss(pid: number, everyMs = 100): { stop(): number | null }
   };
 }
 
+const CLOCK_TICKS_PER_S = 100;
+
+/** CPU time (user + system) a process has used so far, in ms; 0 when it is gone. */
+function cpuMsOf(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_S;
+  } catch {
+    return 0;
+  }
+}
+
+/** The PostgreSQL server's processes on this machine (backends, writer, WAL), by their command name. */
+function postgresPids(): number[] {
+  return readdirSync('/proc')
+    .filter((d) => /^\d+$/.test(d))
+    .filter((d) => {
+      try {
+        return readFileSync(`/proc/${d}/comm`, 'utf8').trim() === 'postgres';
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}
+
+export interface CpuPerRequest {
+  /** the process under load (for the embedded database, the database engine is in it) */
+  server_ms: number;
+  /** every postgres process of the machine's server (null when the database is embedded) */
+  postgres_ms: number | null;
+  /** this process: autocannon making the load */
+  load_generator_ms: number;
+}
+
+/** CPU used by the server process, the PostgreSQL server and this process between start() and stop(). */
+function cpuMeter(pid: number, withPostgres: boolean) {
+  const pg0 = withPostgres ? new Map(postgresPids().map((p) => [p, cpuMsOf(p)])) : null;
+  const server0 = cpuMsOf(pid);
+  const self0 = process.cpuUsage();
+  return (requests: number): CpuPerRequest => {
+    const self = process.cpuUsage(self0);
+    let pg: number | null = null;
+    if (pg0) {
+      pg = 0;
+      for (const p of new Set([...pg0.keys(), ...postgresPids()])) pg += Math.max(0, cpuMsOf(p) - (pg0.get(p) ?? 0));
+    }
+    const per = (ms: number) => Math.round((ms / Math.max(1, requests)) * 100) / 100;
+    return {
+      server_ms: per(cpuMsOf(pid) - server0),
+      postgres_ms: pg === null ? null : per(pg),
+      load_generator_ms: per((self.user + self.system) / 1000),
+    };
+  };
+}
+
 /** Nearest-rank percentile of an ascending array. */
 export function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return NaN;
@@ -133,6 +190,8 @@ export interface HttpFigures {
   non_2xx: number;
   timeouts: number;
   peak_rss_mb: number | null;
+  /** CPU time per request answered, by process (Linux /proc; 10 ms resolution over the whole run) */
+  cpu_per_request: CpuPerRequest;
   /** when the measured run began and ended (performance.now() of this process) */
   window: { start: number; end: number };
 }
@@ -146,7 +205,9 @@ export async function loadPost(o: {
   headers: Record<string, string>;
   makeBody: (n: number) => string;
   settings: LoadSettings;
-  pid?: number;
+  pid: number;
+  /** count the PostgreSQL server's CPU too (the database is a server on this machine) */
+  postgres: boolean;
 }): Promise<HttpFigures> {
   let n = 0;
   const run = (durationSeconds: number) =>
@@ -160,11 +221,13 @@ export async function loadPost(o: {
       requests: [{ setupRequest: (req) => ({ ...req, body: o.makeBody(++n) }) }],
     });
   if (o.settings.warmupSeconds > 0) await run(o.settings.warmupSeconds);
-  const rss = o.pid === undefined ? null : sampleRss(o.pid);
+  const rss = sampleRss(o.pid);
+  const cpu = cpuMeter(o.pid, o.postgres);
   const start = performance.now();
   const r = await run(o.settings.durationSeconds);
   const end = performance.now();
-  const peak = rss ? rss.stop() : null;
+  const cpuPerRequest = cpu(r.requests.total);
+  const peak = rss.stop();
   return {
     req_per_s: round1(r['2xx'] / r.duration),
     p50_ms: r.latency.p50,
@@ -174,6 +237,7 @@ export async function loadPost(o: {
     non_2xx: r.non2xx,
     timeouts: r.timeouts,
     peak_rss_mb: peak,
+    cpu_per_request: cpuPerRequest,
     window: { start, end },
   };
 }

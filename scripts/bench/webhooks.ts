@@ -1,9 +1,14 @@
-// Webhook delivery latency: PENDING collections are moved to COMPLETED at a steady rate through the
-// sandbox `simulate` operation of the running service; a local receiver answers 200 at once. Latency is
-// from the state change (the moment simulate's 200 arrives: the transaction has committed) to the
-// webhook's arrival at the receiver, for each event.
+// Webhook delivery latency: the service runs in this process (its workers on, its HTTP port unused) and
+// PENDING collections are moved to COMPLETED at a steady rate through its own applyOutcome, as provider
+// reports would move them; a local receiver answers 200 at once. Latency is from the state change (the
+// moment applyOutcome resolves: its transaction has committed) to the webhook's arrival, per event.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Config } from '../../src/config';
+import type { Principal } from '../../src/http/context';
+import { createLogger } from '../../src/log';
+import { startService } from '../../src/server';
+import { pendingCollections } from './hot-wallet';
 import { percentile, round1, sleep } from './lib';
 
 export interface WebhookFigures {
@@ -47,40 +52,47 @@ export async function startReceiver(): Promise<Receiver> {
   };
 }
 
-export async function webhookLatency(o: { baseUrl: string; authorization: string; references: string[]; ratePerSecond: number; receiver: Receiver }): Promise<WebhookFigures> {
-  const changedAt = new Map<string, number>();
-  const failures: string[] = [];
-  const interval = 1000 / o.ratePerSecond;
-  const start = performance.now();
-  const sends: Promise<void>[] = [];
-  for (const [i, ref] of o.references.entries()) {
-    const wait = start + i * interval - performance.now();
-    if (wait > 0) await sleep(wait);
-    sends.push(
-      fetch(`${o.baseUrl}/v1/sandbox/collections/${ref}/simulate`, {
-        method: 'POST',
-        headers: { authorization: o.authorization, 'content-type': 'application/json', accept: 'application/json' },
-        body: JSON.stringify({ outcome: 'COMPLETED' }),
-      }).then(async (res) => {
-        const at = performance.now();
-        const text = await res.text();
-        if (res.status === 200) changedAt.set(ref, at);
-        else failures.push(`${ref}: ${res.status} ${text.slice(0, 300)}`);
-      }),
-    );
+export async function webhookLatency(o: {
+  config: Config;
+  principal: Principal;
+  currency: string;
+  events: number;
+  ratePerSecond: number;
+  receiver: Receiver;
+  body: (n: number) => Record<string, unknown>;
+}): Promise<WebhookFigures> {
+  const service = await startService({ config: { ...o.config, port: 0 }, log: createLogger(() => undefined, 'error') });
+  try {
+    const s = service.services;
+    const pending = await pendingCollections(s, o.principal, o.currency, o.events, o.body);
+    const changedAt = new Map<string, number>();
+    const interval = 1000 / o.ratePerSecond;
+    const start = performance.now();
+    const changes: Promise<void>[] = [];
+    for (const [i, c] of pending.entries()) {
+      const wait = start + i * interval - performance.now();
+      if (wait > 0) await sleep(wait);
+      changes.push(
+        s.collections.applyOutcome(c.id, 'COMPLETED').then((moved) => {
+          if (!moved) throw new Error(`collection ${c.gateway_reference} was not PENDING`);
+          changedAt.set(c.gateway_reference, performance.now());
+        }),
+      );
+    }
+    await Promise.all(changes);
+    const deadline = performance.now() + 30_000;
+    while (o.receiver.arrivals.size < changedAt.size && performance.now() < deadline) await sleep(50);
+    const latencies = [...changedAt].filter(([ref]) => o.receiver.arrivals.has(ref)).map(([ref, at]) => Math.max(0, o.receiver.arrivals.get(ref)! - at));
+    latencies.sort((a, b) => a - b);
+    return {
+      rate_per_s: o.ratePerSecond,
+      events: changedAt.size,
+      delivered: latencies.length,
+      p50_ms: round1(percentile(latencies, 50)),
+      p99_ms: round1(percentile(latencies, 99)),
+      max_ms: round1(latencies[latencies.length - 1] ?? NaN),
+    };
+  } finally {
+    await service.close();
   }
-  await Promise.all(sends);
-  if (failures.length > 0) throw new Error(`simulate failed for ${failures.length} collections, e.g. ${failures[0]}`);
-  const deadline = performance.now() + 30_000;
-  while (o.receiver.arrivals.size < changedAt.size && performance.now() < deadline) await sleep(50);
-  const latencies = [...changedAt].filter(([ref]) => o.receiver.arrivals.has(ref)).map(([ref, at]) => Math.max(0, o.receiver.arrivals.get(ref)! - at));
-  latencies.sort((a, b) => a - b);
-  return {
-    rate_per_s: o.ratePerSecond,
-    events: changedAt.size,
-    delivered: latencies.length,
-    p50_ms: round1(percentile(latencies, 50)),
-    p99_ms: round1(percentile(latencies, 99)),
-    max_ms: round1(latencies[latencies.length - 1] ?? NaN),
-  };
 }
