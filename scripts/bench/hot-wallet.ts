@@ -9,7 +9,7 @@ import { createLogger } from '../../src/log';
 import { buildServices } from '../../src/services';
 import type { Services } from '../../src/services';
 import type { Principal } from '../../src/http/context';
-import { round1 } from './lib';
+import { cpuMeter, round1 } from './lib';
 
 export interface HotWalletFigures {
   completions: number;
@@ -20,6 +20,8 @@ export interface HotWalletFigures {
   expected_credit_minor: string;
   wallet_moved_minor: string;
   credit_journals: number;
+  /** CPU per completion: this process (the service code and, when embedded, the database) and the PostgreSQL server */
+  cpu_ms_per_completion: { process_ms: number; postgres_ms: number | null };
 }
 
 /**
@@ -55,6 +57,7 @@ export async function hotWallet(o: { config: Config; principal: Principal; curre
     const { expected } = await db.one<{ expected: bigint }>('SELECT COALESCE(SUM(total_credit_minor), 0)::bigint AS expected FROM collections WHERE id = ANY($1::bigint[])', [ids]);
 
     let next = 0;
+    const cpu = cpuMeter(process.pid, database.kind === 'postgres');
     const started = performance.now();
     await Promise.all(
       Array.from({ length: o.concurrency }, async () => {
@@ -66,6 +69,7 @@ export async function hotWallet(o: { config: Config; principal: Principal; curre
       }),
     );
     const seconds = (performance.now() - started) / 1000;
+    const used = cpu(ids.length);
 
     const after = await total();
     const { journals } = await db.one<{ journals: number }>(
@@ -81,6 +85,7 @@ export async function hotWallet(o: { config: Config; principal: Principal; curre
       expected_credit_minor: expected.toString(),
       wallet_moved_minor: (after - before).toString(),
       credit_journals: journals,
+      cpu_ms_per_completion: { process_ms: used.server_ms, postgres_ms: used.postgres_ms },
     };
   } finally {
     await database.close();

@@ -146,7 +146,7 @@ export interface CpuPerRequest {
 }
 
 /** CPU used by the server process, the PostgreSQL server and this process between start() and stop(). */
-function cpuMeter(pid: number, withPostgres: boolean) {
+export function cpuMeter(pid: number, withPostgres: boolean) {
   const pg0 = withPostgres ? new Map(postgresPids().map((p) => [p, cpuMsOf(p)])) : null;
   const server0 = cpuMsOf(pid);
   const self0 = process.cpuUsage();

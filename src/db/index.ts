@@ -22,6 +22,7 @@ export interface Database {
 }
 
 const POOL_MAX = 10;
+const EMBEDDED_SHARED_BUFFERS = '16MB';
 
 export async function openPostgres(url: string, poolMax = POOL_MAX): Promise<Database> {
   const db = pgp({ connectionString: url, max: poolMax, allowExitOnIdle: true });
@@ -37,7 +38,9 @@ export async function openPostgres(url: string, poolMax = POOL_MAX): Promise<Dat
 export async function openEmbedded(dataDir: string | undefined, template?: Blob): Promise<Database> {
   const { PGlite } = await import('@electric-sql/pglite');
   const { PGLiteSocketServer } = await import('@electric-sql/pglite-socket');
-  const lite = new PGlite(dataDir, template ? { loadDataDir: template } : {});
+  // PostgreSQL's 128 MB of shared buffers live in the service's own memory here; a sandbox's data fits
+  // in far less, and the files stay in the OS page cache.
+  const lite = new PGlite(dataDir, { postgresqlconf: [`shared_buffers = ${EMBEDDED_SHARED_BUFFERS}`], ...(template ? { loadDataDir: template } : {}) });
   await lite.waitReady;
   const sockDir = mkdtempSync(path.join(os.tmpdir(), 'paycollect-pg-'));
   const server = new PGLiteSocketServer({ db: lite, path: path.join(sockDir, '.s.PGSQL.5432'), maxConnections: 4 });
