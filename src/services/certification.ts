@@ -51,10 +51,23 @@ export async function recordCertification(t: Tx, config: Config, row: Collection
   if (insert) await t.none(insert);
 }
 
-/** recordCertification as a data-modifying CTE (formatted SQL), for a statement that writes more. */
-export function certificationCte(config: Config, row: CollectionRow): string | null {
-  const insert = certificationInsert(config, row);
-  return insert ? `certification AS (${insert})` : null;
+/**
+ * recordCertification as a data-modifying CTE (formatted SQL), for a statement that writes more. With
+ * `source` (a relation, e.g. the guarded state change) it writes only when the source has a row.
+ */
+export function certificationCte(config: Config, row: CollectionRow, source?: string): string | null {
+  if (source === undefined) {
+    const insert = certificationInsert(config, row);
+    return insert ? `certification AS (${insert})` : null;
+  }
+  const scenario = scenarioOf(config, row);
+  if (!scenario) return null;
+  return pgp.as.format(
+    `certification AS (INSERT INTO certification_events (business_id, scenario, gateway_reference, at)
+     SELECT $1::int, $2::text, $3::text, $4::timestamptz FROM ${source}
+     ON CONFLICT (business_id, scenario) DO NOTHING)`,
+    [row.business_id, scenario, row.gateway_reference, row.updated_at],
+  );
 }
 
 export async function certificationOf(db: Db, businessId: number) {

@@ -78,6 +78,12 @@ interface MoveExtras {
   outbox_recipients: Recipients | null;
 }
 
+/** What a standalone move reads (readForMove): the row with what its writes need. */
+type MoveRead = CollectionRow & MoveExtras;
+
+/** moveAlone's answer when its guarded statement moved nothing while the row may still be PENDING. */
+const RETRY_IN_TX = Symbol('retry in a transaction');
+
 /** A collection before its insert: everything but the id. */
 type NewCollection = Omit<CollectionRow, 'id'>;
 
@@ -306,12 +312,14 @@ export class CollectionService {
   }
 
   /**
-   * A provider's report (or the customer's answer on a hosted page, or expiry): PENDING -> final, with
-   * its ledger postings and notification rows in one transaction. A repeat or a late report changes
-   * nothing and returns null.
+   * A provider's report (or the customer's answer on a hosted page): PENDING -> final, with its ledger
+   * postings and notification rows, all or nothing. A repeat or a late report changes nothing and
+   * returns null. Two round trips and no transaction (moveAlone); when the row changed between the
+   * read and the write, the transactional path (applyOutcomeIn) decides instead.
    */
   async applyOutcome(collectionId: bigint, outcome: FinalStatus, message?: string): Promise<CollectionRow | null> {
-    const row = await this.s.db.tx((t) => this.applyOutcomeIn(t, collectionId, outcome, message));
+    let row = await this.moveAlone(collectionId, outcome, message);
+    if (row === RETRY_IN_TX) row = await this.s.db.tx((t) => this.applyOutcomeIn(t, collectionId, outcome, message));
     if (row) {
       this.s.workers?.kick('webhooks');
       this.s.workers?.kick('emails');
@@ -354,6 +362,57 @@ export class CollectionService {
       if (!done.credited) this.s.ledger.creditSkipped(row);
     }
     return row;
+  }
+
+  /**
+   * applyOutcome in two statements, atomic without a transaction: a read (no lock) of the row and of
+   * everything its writes need; then one statement whose first CTE is the state change, guarded to
+   * apply only to the row as read (still PENDING, same notification_seq and API token), and whose
+   * other CTEs (journal, postings, holds, notification, emails, certification) write only from it.
+   * The writes are planned from the read row: amounts, fee, currency and method never change after
+   * creation, and the guard pins what else they depend on. Not PENDING when read: null at once.
+   * The guarded change found nothing: RETRY_IN_TX (moved meanwhile, or its sequence or token changed).
+   */
+  private async moveAlone(collectionId: bigint, outcome: FinalStatus, message?: string): Promise<CollectionRow | null | typeof RETRY_IN_TX> {
+    const read = await this.readForMove(collectionId, outcome);
+    if (!read || read.status !== 'PENDING') return null;
+    const { credit_context: creditContext, outbox_recipients: recipients, ...before } = read;
+    // The row as the state change will leave it, before its notification takes a sequence number.
+    const row: CollectionRow = { ...before, status: outcome, message: message ?? STATUS_MESSAGES[outcome], updated_at: this.s.now() };
+    const taken = row.api_token_id === null ? 0 : 1;
+    const sequence = taken ? row.notification_seq + 1 : null;
+    const ctes = [
+      pgp.as.format(
+        `moved AS (UPDATE collections SET status = $2, message = $3, updated_at = $4::timestamptz, notification_seq = notification_seq + $5::int
+         WHERE id = $1 AND status = 'PENDING' AND notification_seq = $6::int AND api_token_id IS NOT DISTINCT FROM $7::int
+         RETURNING *)`,
+        [row.id, row.status, row.message, row.updated_at, taken, row.notification_seq, row.api_token_id],
+      ),
+    ];
+    if (outcome === 'COMPLETED') ctes.push(...(await this.s.ledger.completionWrites(this.s.db, row, creditContext, 'moved')));
+    ctes.push(...this.s.notifications.statusChangeWrites(row, sequence, recipients, 'moved'));
+    const certification = this.s.config.appEnv === 'sandbox' ? certificationCte(this.s.config, row, 'moved') : null;
+    if (certification) ctes.push(certification);
+    const credited = outcome === 'COMPLETED' ? `EXISTS (SELECT 1 FROM ${CREDIT_JOURNAL})` : 'true';
+    // Made of formatted parts: sent as is, never formatted again.
+    const done = await this.s.db.oneOrNone<CollectionRow & { credited_: boolean }>(
+      `WITH ${ctes.join(', ')} SELECT m.*, ${credited} AS credited_ FROM moved m`,
+    );
+    if (!done) return RETRY_IN_TX;
+    const { credited_: creditedNow, ...moved } = done;
+    // As applyOutcomeIn returns it: the row before its notification took the sequence.
+    moved.notification_seq -= taken;
+    if (!creditedNow) this.s.ledger.creditSkipped(moved);
+    return moved;
+  }
+
+  /** A collection with what a move of it to `outcome` needs to write (no lock); null when none. */
+  private readForMove(collectionId: bigint, outcome: FinalStatus): Promise<MoveRead | null> {
+    const credit = outcome === 'COMPLETED' ? creditContextSql('c.business_id', 'c.account_currency') : 'NULL';
+    return this.s.db.oneOrNone<MoveRead>(
+      `SELECT c.*, ${credit} AS credit_context, ${recipientsSql('c.api_token_id')} AS outbox_recipients FROM collections c WHERE c.id = $1`,
+      [collectionId],
+    );
   }
 
   async byMerchantReference(businessId: number, merchantReference: string): Promise<CollectionRow | null> {

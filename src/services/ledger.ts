@@ -1,6 +1,7 @@
 // The double-entry ledger: postings on completion, releases of held amounts, balances. Balances are
 // always sums of postings (no running balance), so there is no balance row to lock: concurrent
 // completions of one wallet only append rows and never wait for each other.
+import type { IBaseProtocol } from 'pg-promise';
 import { pgp } from '../db';
 import type { Tx } from '../db';
 import type { CollectionRow } from '../domain/collection';
@@ -45,6 +46,9 @@ export function creditContextSql(businessId: string, currency: string): string {
                    FROM ledger_accounts a WHERE a.wallet_id = w.id OR (a.wallet_id IS NULL AND a.currency = w.currency)))
     FROM wallets w JOIN businesses b ON b.id = w.business_id WHERE w.business_id = ${businessId} AND w.currency = ${currency})`;
 }
+
+/** A connection to query with: a transaction, or the database itself (each statement on its own). */
+type Queryable = IBaseProtocol<object>;
 
 /** The journal CTE of completionWrites: empty when the collection was credited already. */
 export const CREDIT_JOURNAL = 'credit_journal';
@@ -95,9 +99,12 @@ export class LedgerService {
    * postCompletion's writes as data-modifying CTEs (formatted SQL: a statement made of them is sent as
    * is, never formatted again): the journal (CREDIT_JOURNAL, empty when the collection has its credit
    * already), its postings and its holds, written only with the journal. The plan is checked to balance
-   * here, before any of it is written. Ledger accounts missing from ctx are created first (first use).
+   * here, before any of it is written. Ledger accounts missing from ctx are created first (first use),
+   * through `t` (a transaction, or the database: creating them is idempotent and harmless on its own).
+   * With `source` (a relation with the collection's `id` column, e.g. the guarded state change itself)
+   * the journal is written only when the source has the row, and so nothing else is either.
    */
-  async completionWrites(t: Tx, row: CollectionRow, ctx: CreditContext | null): Promise<string[]> {
+  async completionWrites(t: Queryable, row: CollectionRow, ctx: CreditContext | null, source?: string): Promise<string[]> {
     if (row.status !== 'COMPLETED') throw new Error(`postCompletion on a ${row.status} collection`);
     if (!ctx) throw new Error(`collection ${row.id} has no ${row.account_currency} wallet to credit`);
     const completedAt = this.s.now();
@@ -119,11 +126,17 @@ export class LedgerService {
     const keys = plan.postings.map((p) => p.account);
     const ids = keys.every((k) => known.has(accountName(k))) ? known : await this.accountIds(t, row.business_id, keys);
     const ctes = [
-      pgp.as.format(
-        `${CREDIT_JOURNAL} AS (INSERT INTO journals (collection_id, kind, created_at) VALUES ($1, 'collection_credit', $2)
-         ON CONFLICT (collection_id) WHERE kind = 'collection_credit' DO NOTHING RETURNING id)`,
-        [row.id, completedAt],
-      ),
+      source
+        ? pgp.as.format(
+            `${CREDIT_JOURNAL} AS (INSERT INTO journals (collection_id, kind, created_at) SELECT s.id, 'collection_credit', $1::timestamptz FROM ${source} s
+             ON CONFLICT (collection_id) WHERE kind = 'collection_credit' DO NOTHING RETURNING id)`,
+            [completedAt],
+          )
+        : pgp.as.format(
+            `${CREDIT_JOURNAL} AS (INSERT INTO journals (collection_id, kind, created_at) VALUES ($1, 'collection_credit', $2)
+             ON CONFLICT (collection_id) WHERE kind = 'collection_credit' DO NOTHING RETURNING id)`,
+            [row.id, completedAt],
+          ),
       pgp.as.format(
         `credit_postings AS (INSERT INTO postings (journal_id, account_id, amount_minor, currency, kind, created_at)
          SELECT j.id, v.account_id, v.amount_minor, v.currency, v.kind, $5::timestamptz
@@ -259,7 +272,7 @@ export class LedgerService {
    * Ledger account ids, created on first use. Inserts go in one fixed order (sorted keys), so two
    * transactions creating the same accounts wait for each other instead of deadlocking.
    */
-  private async accountIds(t: Tx, businessId: number, keys: AccountKey[]): Promise<Map<string, number>> {
+  private async accountIds(t: Queryable, businessId: number, keys: AccountKey[]): Promise<Map<string, number>> {
     const unique = [...new Map(keys.map((k) => [accountName(k), k])).values()].sort((a, b) => (accountName(a) < accountName(b) ? -1 : 1));
     const params = [unique.map((k) => k.walletId), unique.map((k) => k.currency), unique.map((k) => k.kind)];
     const find = () =>

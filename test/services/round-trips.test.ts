@@ -1,6 +1,8 @@
-// Proves the two hot paths keep their few database round trips (request-to-pay: one read, the routing turn, one write; a completion: one update and one write in its transaction) and still write every row, with values holding `$1`, quotes and `${}` kept verbatim.
+// Proves the two hot paths keep their few database round trips (request-to-pay: one read, the routing turn, one write; a completion: one read and one guarded write, no transaction) and still write every row, with values holding `$1`, quotes and `${}` kept verbatim; and that a completion racing another move of the same collection writes once.
 import { pgp } from '../../src/db';
+import type { FinalStatus } from '../../src/domain/collection';
 import type { Principal } from '../../src/http/context';
+import { CollectionService } from '../../src/services/collections';
 import { createBusiness, moneyServices } from '../helpers/money-fixtures';
 import type { ServicesFixture } from '../helpers/money-fixtures';
 
@@ -81,14 +83,14 @@ it('requests a payment in three statements, replays in one, and writes the colle
   await expect(s().collections.requestToPay(p, { ...b, amount: 2000 })).rejects.toMatchObject({ code: 'DUPLICATE_MERCHANT_REFERENCE' });
 });
 
-it('completes in one update and one write inside its transaction, then a repeat report changes nothing', async () => {
+it('completes in one read and one guarded write without a transaction, then a repeat report changes nothing', async () => {
   const p = await merchant({ reservePercent: '10', reserveMonths: 1 });
   const warm = (await s().collections.requestToPay(p, body())).row;
   await s().collections.applyOutcome(warm.id, 'COMPLETED'); // creates the wallet's ledger accounts
   const { row } = await s().collections.requestToPay(p, body());
 
   const done = await counted(() => s().collections.applyOutcome(row.id, 'COMPLETED'));
-  expect(done.statements.map((q) => q.trim().split(/\s+/)[0])).toEqual(['BEGIN', 'UPDATE', 'WITH', 'COMMIT']);
+  expect(done.statements.map(verb)).toEqual(['SELECT', 'WITH']);
   // the row as the state change left it; the notification took the collection's next sequence
   expect(done.result).toMatchObject({ status: 'COMPLETED', notification_seq: 0 });
   expect(await s().db.one('SELECT notification_seq FROM collections WHERE id = $1', [row.id])).toEqual({ notification_seq: 1 });
@@ -125,7 +127,126 @@ it('completes in one update and one write inside its transaction, then a repeat 
   const counts = () =>
     s().db.one(`SELECT (SELECT count(*)::int FROM postings) AS p, (SELECT count(*)::int FROM notifications) AS n, (SELECT count(*)::int FROM emails) AS e`);
   const before = await counts();
-  expect(await s().collections.applyOutcome(row.id, 'COMPLETED')).toBeNull();
+  const repeat = await counted(() => s().collections.applyOutcome(row.id, 'COMPLETED'));
+  expect(repeat.result).toBeNull();
+  expect(repeat.statements.map(verb)).toEqual(['SELECT']);
   expect(await s().collections.applyOutcome(row.id, 'FAILED')).toBeNull();
   expect(await counts()).toEqual(before);
+});
+
+const verb = (q: string) => q.trim().split(/\s+/)[0];
+
+/** What one collection's moves wrote: journals, notifications (with sequence and status), emails by kind. */
+async function written(id: bigint) {
+  return s().db.one<{ status: string; seq: number; journals: number; notifications: { sequence: number; status: string }[] | null; emails: string[] | null }>(
+    `SELECT c.status, c.notification_seq AS seq,
+       (SELECT count(*)::int FROM journals j WHERE j.collection_id = c.id) AS journals,
+       (SELECT json_agg(json_build_object('sequence', n.sequence, 'status', n.transaction_status) ORDER BY n.id) FROM notifications n WHERE n.collection_id = c.id) AS notifications,
+       (SELECT array_agg(e.kind ORDER BY e.id) FROM emails e WHERE e.collection_id = c.id) AS emails
+     FROM collections c WHERE c.id = $1`,
+    [id],
+  );
+}
+
+it('lets exactly one of two concurrent moves of one collection win: one credit journal, one notification', async () => {
+  const p = await merchant({ reservePercent: '10', reserveMonths: 1 });
+  await s().collections.applyOutcome((await s().collections.requestToPay(p, body())).row.id, 'COMPLETED');
+  const pairs: [FinalStatus, FinalStatus][] = [
+    ['COMPLETED', 'COMPLETED'],
+    ['COMPLETED', 'FAILED'],
+    ['FAILED', 'COMPLETED'],
+    ['COMPLETED', 'CANCELLED'],
+  ];
+  for (const [a, b] of pairs) {
+    const { row } = await s().collections.requestToPay(p, body());
+    const results = await Promise.all([s().collections.applyOutcome(row.id, a), s().collections.applyOutcome(row.id, b)]);
+    const winners = results.filter((r) => r !== null);
+    expect(winners).toHaveLength(1);
+    const won = winners[0]!;
+    expect(won).toMatchObject({ id: row.id, notification_seq: 0 });
+    const w = await written(row.id);
+    expect(w).toEqual({
+      status: won.status,
+      seq: 1,
+      journals: won.status === 'COMPLETED' ? 1 : 0,
+      notifications: [{ sequence: 1, status: won.status }],
+      emails: ['start', 'summary', 'receipt'],
+    });
+  }
+});
+
+/** Runs `between` once, right after the next standalone move has read its row and before it writes. */
+async function afterNextRead<T>(between: () => Promise<unknown>, run: () => Promise<T>): Promise<T> {
+  const proto = CollectionService.prototype as unknown as { readForMove: (...args: unknown[]) => Promise<unknown> };
+  const original = proto.readForMove;
+  let pending = true;
+  proto.readForMove = async function (this: unknown, ...args: unknown[]) {
+    const read = await original.apply(this, args);
+    if (pending) {
+      pending = false;
+      await between();
+    }
+    return read;
+  };
+  try {
+    return await run();
+  } finally {
+    proto.readForMove = original;
+  }
+}
+
+it('writes nothing and returns null when another move lands between its read and its write', async () => {
+  const p = await merchant();
+  await s().collections.applyOutcome((await s().collections.requestToPay(p, body())).row.id, 'COMPLETED');
+  const { row } = await s().collections.requestToPay(p, body());
+  let other: unknown;
+  const late = await afterNextRead(
+    async () => {
+      other = await s().collections.applyOutcome(row.id, 'FAILED');
+    },
+    () => s().collections.applyOutcome(row.id, 'COMPLETED'),
+  );
+  expect(other).toMatchObject({ status: 'FAILED', notification_seq: 0 });
+  expect(late).toBeNull();
+  expect(await written(row.id)).toEqual({
+    status: 'FAILED',
+    seq: 1,
+    journals: 0,
+    notifications: [{ sequence: 1, status: 'FAILED' }],
+    emails: ['start', 'summary', 'receipt'],
+  });
+});
+
+it('falls back to the transaction when the sequence or the API token changed after its read', async () => {
+  const p = await merchant({ reservePercent: '10', reserveMonths: 1 });
+  await s().collections.applyOutcome((await s().collections.requestToPay(p, body())).row.id, 'COMPLETED');
+
+  // the sequence moved (still PENDING): the guarded write moves nothing, the transaction takes the next one
+  const { row } = await s().collections.requestToPay(p, body());
+  const bumped = await counted(() =>
+    afterNextRead(
+      () => s().db.none('UPDATE collections SET notification_seq = notification_seq + 1 WHERE id = $1', [row.id]),
+      () => s().collections.applyOutcome(row.id, 'COMPLETED'),
+    ),
+  );
+  expect(bumped.statements.map(verb)).toEqual(['SELECT', 'UPDATE', 'WITH', 'BEGIN', 'UPDATE', 'WITH', 'COMMIT']);
+  expect(bumped.result).toMatchObject({ status: 'COMPLETED', notification_seq: 1 });
+  expect(await written(row.id)).toEqual({
+    status: 'COMPLETED',
+    seq: 2,
+    journals: 1,
+    notifications: [{ sequence: 2, status: 'COMPLETED' }],
+    emails: ['start', 'summary', 'receipt'],
+  });
+  const n = await s().db.one<{ body: string }>('SELECT body FROM notifications WHERE collection_id = $1', [row.id]);
+  expect(JSON.parse(n.body)).toMatchObject({ transaction_status: 'COMPLETED', sequence: 2 });
+
+  // the API token went (its collections keep no token): no notification, no emails to its address
+  const gone = (await s().collections.requestToPay(p, body())).row;
+  const moved = await afterNextRead(
+    () => s().db.none('DELETE FROM api_tokens WHERE id = $1', [p.apiTokenId]),
+    () => s().collections.applyOutcome(gone.id, 'COMPLETED'),
+  );
+  expect(moved).toMatchObject({ status: 'COMPLETED', api_token_id: null, notification_seq: 0 });
+  expect(await written(gone.id)).toEqual({ status: 'COMPLETED', seq: 0, journals: 1, notifications: null, emails: ['start'] });
 });
