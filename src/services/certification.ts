@@ -1,7 +1,7 @@
 // Go-live evidence: which designated sandbox scenarios a business has run (CONTRACT.md section 9).
 import type { Config } from '../config';
 import { pgp } from '../db';
-import type { Db, Tx } from '../db';
+import type { Db } from '../db';
 import type { CollectionRow } from '../domain/collection';
 import { maskPan } from '../domain/card';
 import { apiTimeOrNull } from '../domain/time';
@@ -35,31 +35,12 @@ export function scenarioOf(config: Config, row: CollectionRow): Scenario | null 
   return status === 'PENDING' ? null : method;
 }
 
-/** The first run of each scenario is kept: the insert for a final collection, null when it shows none. */
-function certificationInsert(config: Config, row: CollectionRow): string | null {
-  const scenario = scenarioOf(config, row);
-  if (!scenario) return null;
-  return pgp.as.format(
-    `INSERT INTO certification_events (business_id, scenario, gateway_reference, at) VALUES ($1, $2, $3, $4)
-     ON CONFLICT (business_id, scenario) DO NOTHING`,
-    [row.business_id, scenario, row.gateway_reference, row.updated_at],
-  );
-}
-
-export async function recordCertification(t: Tx, config: Config, row: CollectionRow): Promise<void> {
-  const insert = certificationInsert(config, row);
-  if (insert) await t.none(insert);
-}
-
 /**
- * recordCertification as a data-modifying CTE (formatted SQL), for a statement that writes more. With
- * `source` (a relation, e.g. the guarded state change) it writes only when the source has a row.
+ * The first run of each scenario is kept: the insert as a data-modifying CTE (formatted SQL) of the
+ * statement that moves the collection, written only when `source` (a relation, e.g. the guarded state
+ * change) has a row; null when the collection shows no scenario.
  */
-export function certificationCte(config: Config, row: CollectionRow, source?: string): string | null {
-  if (source === undefined) {
-    const insert = certificationInsert(config, row);
-    return insert ? `certification AS (${insert})` : null;
-  }
+export function certificationCte(config: Config, row: CollectionRow, source: string): string | null {
   const scenario = scenarioOf(config, row);
   if (!scenario) return null;
   return pgp.as.format(

@@ -350,9 +350,9 @@ export class CollectionService {
       row.notification_seq -= 1;
     }
     const ctes: string[] = [];
-    if (outcome === 'COMPLETED') ctes.push(...(await this.s.ledger.completionWrites(t, row, creditContext)));
+    if (outcome === 'COMPLETED') ctes.push(...(await this.s.ledger.completionWrites(t, row, creditContext, 'moved')));
     ctes.push(...this.s.notifications.statusChangeWrites(row, sequence, recipients, 'moved'));
-    const certification = this.s.config.appEnv === 'sandbox' ? certificationCte(this.s.config, row) : null;
+    const certification = this.s.config.appEnv === 'sandbox' ? certificationCte(this.s.config, row, 'moved') : null;
     if (certification) ctes.push(certification);
     if (ctes.length > 0) {
       const source = pgp.as.format('moved AS (SELECT $1::bigint AS id)', [row.id]);

@@ -90,7 +90,7 @@ export class LedgerService {
     const { ctx } = await t.one<{ ctx: CreditContext | null }>(
       `SELECT ${creditContextSql(pgp.as.format('$1::int', [row.business_id]), pgp.as.format('$1', [row.account_currency]))} AS ctx`,
     );
-    const ctes = await this.completionWrites(t, row, ctx);
+    const ctes = await this.completionWrites(t, row, ctx, pgp.as.format('(SELECT $1::bigint AS id)', [row.id]));
     const { credited } = await t.one<{ credited: boolean }>(`WITH ${ctes.join(', ')} SELECT EXISTS (SELECT 1 FROM ${CREDIT_JOURNAL}) AS credited`);
     if (!credited) this.creditSkipped(row);
   }
@@ -101,10 +101,10 @@ export class LedgerService {
    * already), its postings and its holds, written only with the journal. The plan is checked to balance
    * here, before any of it is written. Ledger accounts missing from ctx are created first (first use),
    * through `t` (a transaction, or the database: creating them is idempotent and harmless on its own).
-   * With `source` (a relation with the collection's `id` column, e.g. the guarded state change itself)
-   * the journal is written only when the source has the row, and so nothing else is either.
+   * `source` is a relation with the collection's `id` column (e.g. the guarded state change itself): the
+   * journal is written only when the source has the row, and so nothing else is either.
    */
-  async completionWrites(t: Queryable, row: CollectionRow, ctx: CreditContext | null, source?: string): Promise<string[]> {
+  async completionWrites(t: Queryable, row: CollectionRow, ctx: CreditContext | null, source: string): Promise<string[]> {
     if (row.status !== 'COMPLETED') throw new Error(`postCompletion on a ${row.status} collection`);
     if (!ctx) throw new Error(`collection ${row.id} has no ${row.account_currency} wallet to credit`);
     const completedAt = this.s.now();
@@ -126,17 +126,11 @@ export class LedgerService {
     const keys = plan.postings.map((p) => p.account);
     const ids = keys.every((k) => known.has(accountName(k))) ? known : await this.accountIds(t, row.business_id, keys);
     const ctes = [
-      source
-        ? pgp.as.format(
-            `${CREDIT_JOURNAL} AS (INSERT INTO journals (collection_id, kind, created_at) SELECT s.id, 'collection_credit', $1::timestamptz FROM ${source} s
-             ON CONFLICT (collection_id) WHERE kind = 'collection_credit' DO NOTHING RETURNING id)`,
-            [completedAt],
-          )
-        : pgp.as.format(
-            `${CREDIT_JOURNAL} AS (INSERT INTO journals (collection_id, kind, created_at) VALUES ($1, 'collection_credit', $2)
-             ON CONFLICT (collection_id) WHERE kind = 'collection_credit' DO NOTHING RETURNING id)`,
-            [row.id, completedAt],
-          ),
+      pgp.as.format(
+        `${CREDIT_JOURNAL} AS (INSERT INTO journals (collection_id, kind, created_at) SELECT s.id, 'collection_credit', $1::timestamptz FROM ${source} s
+         ON CONFLICT (collection_id) WHERE kind = 'collection_credit' DO NOTHING RETURNING id)`,
+        [completedAt],
+      ),
       pgp.as.format(
         `credit_postings AS (INSERT INTO postings (journal_id, account_id, amount_minor, currency, kind, created_at)
          SELECT j.id, v.account_id, v.amount_minor, v.currency, v.kind, $5::timestamptz
