@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import path from 'node:path';
 import { openDatabase } from '../../src/db';
+import { toMinor } from '../../src/domain/money';
 
 const INSERT = `INSERT INTO collections (business_id, api_token_id, gateway_reference, merchant_reference, request_hash,
     payment_method, status, message, request_amount_minor, request_currency, account_amount_minor, account_currency,
@@ -27,14 +28,16 @@ async function main() {
         res.end(JSON.stringify(body));
       };
       let b: { amount: number; currency: string; payment_method: string; account_number?: string; merchant_reference: string; narration: string };
+      let amountMinor: bigint;
       try {
         b = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+        amountMinor = toMinor(b.amount);
       } catch {
         answer(400, { status: 'error' });
         return;
       }
       const values = [ids[0], ids[1], 'PC' + randomBytes(15).toString('hex'), b.merchant_reference, b.payment_method,
-        Math.round(b.amount * 100), b.currency, b.account_number ?? null, b.narration, ids[2], randomBytes(18).toString('base64url')];
+        amountMinor, b.currency, b.account_number ?? null, b.narration, ids[2], randomBytes(18).toString('base64url')];
       database.db.one(INSERT, values).then(
         (row: { id: bigint }) => answer(201, { status: 'success', data: { ...row, id: row.id.toString() } }),
         (err: Error) => answer(500, { status: 'error', message: err.message }),
