@@ -17,7 +17,7 @@ import { loadConfig } from '../src/config';
 import { pgp } from '../src/db';
 import { hotWallet } from './bench/hot-wallet';
 import type { HotWalletFigures } from './bench/hot-wallet';
-import { freePort, highWaterMb, loadPost, ROOT, round1, startChild, stopChild, waitForHttp } from './bench/lib';
+import { freePort, highWaterMb, loadPost, ROOT, round1, setting, startChild, stopChild, waitForHttp } from './bench/lib';
 import type { Child, HttpFigures, LoadSettings } from './bench/lib';
 import { summarizeProfile } from './bench/profile';
 import type { ProfileSummary } from './bench/profile';
@@ -32,14 +32,6 @@ const TARGETS = {
   webhook_p99_ms: 250,
   peak_rss_mb: 250,
 };
-
-function setting(name: string, fallback: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isFinite(n) || n <= 0) throw new Error(`${name} must be a positive number, got "${raw}"`);
-  return n;
-}
 
 const run = randomBytes(3).toString('hex');
 const rtpBody = (n: number | string) => ({
@@ -192,13 +184,13 @@ interface Report {
 async function main() {
   const profileOnly = process.argv.includes('--profile');
   const settings: LoadSettings = {
-    connections: setting('BENCH_CONNECTIONS', 50),
-    durationSeconds: setting('BENCH_DURATION', 10),
-    warmupSeconds: setting('BENCH_WARMUP', 2),
+    connections: setting(process.env, 'BENCH_CONNECTIONS', 50),
+    durationSeconds: setting(process.env, 'BENCH_DURATION', 10),
+    warmupSeconds: setting(process.env, 'BENCH_WARMUP', 2),
   };
-  const completions = setting('BENCH_COMPLETIONS', 2000);
-  const webhookRate = setting('BENCH_WEBHOOK_RATE', 200);
-  const webhookEvents = setting('BENCH_WEBHOOK_EVENTS', 1000);
+  const completions = setting(process.env, 'BENCH_COMPLETIONS', 2000);
+  const webhookRate = setting(process.env, 'BENCH_WEBHOOK_RATE', 200);
+  const webhookEvents = setting(process.env, 'BENCH_WEBHOOK_EVENTS', 1000);
   const out = path.resolve(process.env.BENCH_OUT || 'bench-out.json');
   const began = performance.now();
 

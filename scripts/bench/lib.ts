@@ -18,6 +18,15 @@ export function freePort(): Promise<number> {
   });
 }
 
+/** A positive number from the environment, else the fallback; anything else stops the run with its name. */
+export function setting(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n <= 0) throw new Error(`${name} must be a positive number, got "${raw}"`);
+  return n;
+}
+
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 export interface Child {

@@ -3,7 +3,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { percentile } from '../../scripts/bench/lib';
+import { percentile, setting } from '../../scripts/bench/lib';
 import { partOf, summarizeProfile } from '../../scripts/bench/profile';
 
 describe('percentile', () => {
@@ -14,6 +14,17 @@ describe('percentile', () => {
     expect(percentile(values, 100)).toBe(100);
     expect(percentile([7], 99)).toBe(7);
     expect(percentile([], 50)).toBeNaN();
+  });
+});
+
+describe('bench settings', () => {
+  it('takes a positive number, falls back when unset, and refuses anything else by name', () => {
+    expect(setting({ BENCH_DURATION: '5' }, 'BENCH_DURATION', 10)).toBe(5);
+    expect(setting({}, 'BENCH_DURATION', 10)).toBe(10);
+    expect(setting({ BENCH_DURATION: '' }, 'BENCH_DURATION', 10)).toBe(10);
+    for (const bad of ['0', '-3', 'ten', 'Infinity']) {
+      expect(() => setting({ BENCH_DURATION: bad }, 'BENCH_DURATION', 10)).toThrow(`BENCH_DURATION must be a positive number, got "${bad}"`);
+    }
   });
 });
 
