@@ -1,6 +1,7 @@
 // `npm start`: configuration from the environment, then one service process until SIGTERM/SIGINT.
 import { ConfigError, loadConfig } from './config';
 import { startService } from './server';
+import type { RunningService } from './server';
 
 async function main() {
   let config;
@@ -13,7 +14,24 @@ async function main() {
     }
     throw e;
   }
-  const service = await startService({ config });
+  // Signals are taken before start-up: one that arrives while the service starts (or just as it turns
+  // ready) stops it cleanly once it is up, instead of killing the process mid-write.
+  let service: RunningService | null = null;
+  let signalled: string | null = null;
+  let stopping = false;
+  const stop = () => {
+    if (!service || !signalled || stopping) return;
+    stopping = true;
+    service.services.log.info('shutting down', { signal: signalled });
+    service.close().then(() => process.exit(0), () => process.exit(1));
+  };
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    process.once(signal, () => {
+      signalled ??= signal;
+      stop();
+    });
+  }
+  service = await startService({ config });
   if (config.generated.operatorApiKey) {
     process.stdout.write(`\nOperator API key (shown once, kept in ${config.dataDir}/operator-key): ${config.operatorApiKey}\n`);
   }
@@ -25,12 +43,7 @@ async function main() {
     );
   }
   process.stdout.write(`\nPayCollect ${config.appEnv} listening on ${config.publicBaseUrl} (docs: ${config.publicBaseUrl}/docs)\n\n`);
-  const stop = (signal: string) => {
-    service.services.log.info('shutting down', { signal });
-    service.close().then(() => process.exit(0), () => process.exit(1));
-  };
-  process.once('SIGTERM', () => stop('SIGTERM'));
-  process.once('SIGINT', () => stop('SIGINT'));
+  stop();
 }
 
 main().catch((e) => {

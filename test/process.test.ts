@@ -21,7 +21,8 @@ function freePort(): Promise<number> {
 
 async function start(dataDir: string, port: number): Promise<{ child: ChildProcess; output: () => string }> {
   let out = '';
-  const child = spawn(path.join(ROOT, 'node_modules', '.bin', 'tsx'), ['src/main.ts'], {
+  // as `npm start` runs it: one node process, so SIGTERM reaches the service's own handler
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     cwd: ROOT,
     env: { ...process.env, PORT: String(port), DATA_DIR: dataDir, OPERATOR_API_KEY: OPERATOR, SEED_DEMO: 'false', DATABASE_URL: '', NODE_OPTIONS: '' },
   });
