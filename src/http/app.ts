@@ -152,7 +152,8 @@ export function createHttpApp(o: HttpAppOptions): express.Express {
       .catch(next);
   };
   app.use((req: Request, res: Response, next: NextFunction) => {
-    if (req.path === '/v1/admin' || req.path.startsWith('/v1/admin/')) return dispatch(o.adminApi)(req, res, next);
+    // processors' callbacks are declared in the operator document, without its credential
+    if (req.path === '/v1/admin' || req.path.startsWith('/v1/admin/') || req.path.startsWith('/callbacks/')) return dispatch(o.adminApi)(req, res, next);
     if (req.path.startsWith('/v1/')) return dispatch(o.merchantApi)(req, res, next);
     next();
   });
