@@ -20,10 +20,9 @@
 //   then hourly for 72 hours in live mode; here the delays are the fake's `webhookRetryMs`).
 // Not Paystack: the `/__fake/*` control routes and the pay / fail / abandon buttons that play the customer.
 import { createHmac, randomBytes } from 'node:crypto';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-
-export type FakeMode = 'up' | 'error' | 'reset' | 'hang';
+import type http from 'node:http';
+import { esc, FAKE_MODES, FakeServer, htmlPage, parseJson } from './web';
+import type { FakeMode } from './web';
 
 export interface FakeTransaction {
   id: number;
@@ -52,13 +51,6 @@ export interface FakeCall {
   status: number;
 }
 
-export interface WebhookDelivery {
-  reference: string;
-  attempt: number;
-  status: number | string;
-  signature: string;
-}
-
 export interface FakePaystackOptions {
   secretKey?: string;
   /** where webhooks go (Paystack: one URL per integration, set on the dashboard) */
@@ -75,14 +67,7 @@ const REFERENCE = /^[A-Za-z0-9.=-]{1,100}$/;
 export const NO_3DS_CARD = '4084084084084081';
 export const PIN_CARD = '5060666666666666666';
 
-function page(title: string, body: string): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<title>${title} · Fake Paystack</title></head><body><main><h1>${title}</h1>${body}</main></body></html>`;
-}
-
-function esc(s: string): string {
-  return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
+const page = (title: string, body: string) => htmlPage('Fake Paystack', title, body);
 
 function maskCard(body: unknown): unknown {
   const b = body as { card?: { number?: string } } | null;
@@ -90,52 +75,22 @@ function maskCard(body: unknown): unknown {
   return { ...b, card: { number: `****${String(b.card.number ?? '').slice(-4)}`, cvv: '***' } };
 }
 
-async function readBody(req: http.IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const c of req) chunks.push(c as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
-}
-
-export class FakePaystack {
+export class FakePaystack extends FakeServer {
   readonly secretKey: string;
   webhookUrl: string | null;
   webhookRetryMs: number[];
   autoWebhooks: boolean;
-  mode: FakeMode = 'up';
   readonly calls: FakeCall[] = [];
-  readonly deliveries: WebhookDelivery[] = [];
   private readonly byReference = new Map<string, FakeTransaction>();
   private readonly byCode = new Map<string, FakeTransaction>();
-  private readonly timers = new Set<NodeJS.Timeout>();
-  private readonly hung = new Set<http.ServerResponse>();
-  private server: http.Server | null = null;
   private nextId = 4099260000;
-  url = '';
 
   constructor(o: FakePaystackOptions = {}) {
+    super();
     this.secretKey = o.secretKey ?? 'sk_test_' + randomBytes(20).toString('hex');
     this.webhookUrl = o.webhookUrl ?? null;
     this.webhookRetryMs = o.webhookRetryMs ?? [0, 200, 400, 800];
     this.autoWebhooks = o.autoWebhooks ?? true;
-  }
-
-  async start(port = 0, host = '127.0.0.1'): Promise<string> {
-    this.server = http.createServer((req, res) => {
-      this.handle(req, res).catch((e) => {
-        res.statusCode = 500;
-        res.end(String(e));
-      });
-    });
-    await new Promise<void>((resolve) => this.server!.listen(port, host, resolve));
-    this.url = `http://${host}:${(this.server.address() as AddressInfo).port}`;
-    return this.url;
-  }
-
-  async stop(): Promise<void> {
-    for (const t of this.timers) clearTimeout(t);
-    for (const r of this.hung) r.destroy();
-    this.server?.closeAllConnections();
-    await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
   }
 
   transaction(reference: string): FakeTransaction | undefined {
@@ -162,57 +117,21 @@ export class FakePaystack {
   sendWebhook(reference: string, o: { forged?: boolean; event?: string } = {}): void {
     const t = this.byReference.get(reference);
     if (!t) throw new Error(`no transaction ${reference}`);
-    const raw = Buffer.from(JSON.stringify({ event: o.event ?? 'charge.success', data: this.view(t) }));
-    const signature = createHmac('sha512', o.forged ? 'sk_test_not_the_key' : this.secretKey).update(raw).digest('hex');
-    this.deliver(reference, raw, signature, 0);
+    if (!this.webhookUrl) return;
+    const body = Buffer.from(JSON.stringify({ event: o.event ?? 'charge.success', data: this.view(t) }));
+    const signature = createHmac('sha512', o.forged ? 'sk_test_not_the_key' : this.secretKey).update(body).digest('hex');
+    // Paystack counts a delivery done only when answered 200.
+    this.deliver(this.webhookUrl, reference, this.webhookRetryMs, (status) => status !== 200, () => ({ body, headers: { 'x-paystack-signature': signature } }));
   }
 
-  private deliver(reference: string, raw: Buffer, signature: string, attempt: number): void {
-    if (!this.webhookUrl || attempt >= this.webhookRetryMs.length) return;
-    const url = this.webhookUrl;
-    this.later(this.webhookRetryMs[attempt], async () => {
-      let status: number | string;
-      try {
-        const res = await fetch(url, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', 'x-paystack-signature': signature },
-          body: new Uint8Array(raw),
-          signal: AbortSignal.timeout(5000),
-        });
-        status = res.status;
-        await res.arrayBuffer();
-      } catch (e) {
-        status = (e as Error).name;
-      }
-      this.deliveries.push({ reference, attempt: attempt + 1, status, signature });
-      if (status !== 200) this.deliver(reference, raw, signature, attempt + 1);
-    });
-  }
-
-  private later(ms: number, fn: () => Promise<void> | void): void {
-    const t = setTimeout(() => {
-      this.timers.delete(t);
-      void fn();
-    }, ms);
-    this.timers.add(t);
-  }
-
-  private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
-    const url = new URL(req.url ?? '/', this.url);
-    const raw = req.method === 'POST' ? await readBody(req) : '';
+  protected handle(req: http.IncomingMessage, res: http.ServerResponse, url: URL, raw: string): void {
     if (url.pathname.startsWith('/__fake/')) return this.control(url, raw, res);
     if (url.pathname.startsWith('/checkout/') || url.pathname.startsWith('/3ds/')) return this.customer(req.method ?? 'GET', url, raw, res);
-    if (this.mode === 'reset') return void req.socket.destroy();
-    if (this.mode === 'hang') return void this.hung.add(res);
-    let body: unknown = null;
-    try {
-      body = raw ? JSON.parse(raw) : null;
-    } catch {
-      body = null;
-    }
-    const answer = this.mode === 'error' ? { status: 503, json: { status: false, message: 'Service unavailable' } } : this.api(req, url, body);
+    if (!this.answerable(req, res, { status: false, message: 'Service unavailable' })) return;
+    const body = parseJson(raw) ?? null;
+    const answer = this.api(req, url, body);
     this.calls.push({ method: req.method ?? 'GET', path: url.pathname, body: maskCard(body), status: answer.status });
-    res.writeHead(answer.status, { 'content-type': 'application/json' }).end(JSON.stringify(answer.json));
+    this.json(res, answer.status, answer.json);
   }
 
   private api(req: http.IncomingMessage, url: URL, body: unknown): { status: number; json: unknown } {
@@ -310,9 +229,9 @@ export class FakePaystack {
   private customer(method: string, url: URL, raw: string, res: http.ServerResponse): void {
     const m = /^\/(checkout|3ds)\/([0-9a-f]+)(?:\/(pay|fail|cancel|authenticate))?$/.exec(url.pathname);
     const t = m ? this.byCode.get(m[2]) : undefined;
-    const html = (status: number, body: string): void => void res.writeHead(status, { 'content-type': 'text/html; charset=utf-8' }).end(body);
+    const html = (status: number, body: string) => this.html(res, status, body);
     if (!m || !t) return void html(404, page('Not found', '<p>This payment link is not valid.</p>'));
-    const go = (to: string): void => void res.writeHead(302, { location: to }).end();
+    const go = (to: string) => this.redirect(res, to);
     const base = `/${m[1]}/${t.accessCode}`;
     const due = `<p class="amount">${t.currency} ${(t.amount / 100).toFixed(2)}</p><p>${esc(t.email)}</p>`;
     if (t.status === 'success') return void html(200, page('Payment successful', `${due}${this.backLink(t)}`));
@@ -356,14 +275,9 @@ export class FakePaystack {
 
   /** Not Paystack: lets a test or `npm run fakes` steer the fake over HTTP. */
   private control(url: URL, raw: string, res: http.ServerResponse): void {
-    const json = (status: number, v: unknown): void => void res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(v));
-    let body: Record<string, unknown> = {};
-    try {
-      body = raw ? JSON.parse(raw) : {};
-    } catch {
-      return json(400, { error: 'body must be JSON' });
-    }
-    if (url.pathname === '/__fake/mode' && ['up', 'error', 'reset', 'hang'].includes(String(body.mode))) {
+    const json = (status: number, v: unknown) => this.json(res, status, v);
+    const body = (parseJson(raw) ?? {}) as Record<string, unknown>;
+    if (url.pathname === '/__fake/mode' && FAKE_MODES.includes(body.mode as FakeMode)) {
       this.mode = body.mode as FakeMode;
       return json(200, { mode: this.mode });
     }

@@ -23,14 +23,22 @@ export type Unreachable = { kind: 'unreachable'; detail: string };
 /** The largest answer read from Paystack; anything bigger is not a Paystack answer. */
 const MAX_ANSWER_BYTES = 256 * 1024;
 
-async function call(s: PaystackSettings, method: 'GET' | 'POST', path: string, body?: unknown): Promise<{ status: number; json: unknown } | Unreachable> {
+/** One JSON call with a deadline; redirects are not followed. Shared with the BTCPay client. */
+export async function callJson(
+  method: 'GET' | 'POST',
+  url: string,
+  authorization: string,
+  timeoutMs: number,
+  body?: unknown,
+): Promise<{ status: number; json: unknown } | Unreachable> {
+  const path = new URL(url).pathname;
   let res: Response;
   try {
-    res = await fetch(s.baseUrl.replace(/\/+$/, '') + path, {
+    res = await fetch(url, {
       method,
-      headers: { authorization: `Bearer ${s.secretKey}`, accept: 'application/json', ...(body ? { 'content-type': 'application/json' } : {}) },
+      headers: { authorization, accept: 'application/json', ...(body ? { 'content-type': 'application/json' } : {}) },
       body: body ? JSON.stringify(body) : undefined,
-      signal: AbortSignal.timeout(s.timeoutMs),
+      signal: AbortSignal.timeout(timeoutMs),
       redirect: 'error',
     });
   } catch (e) {
@@ -49,6 +57,10 @@ async function call(s: PaystackSettings, method: 'GET' | 'POST', path: string, b
   } catch {
     return { status: res.status, json: null };
   }
+}
+
+function call(s: PaystackSettings, method: 'GET' | 'POST', path: string, body?: unknown) {
+  return callJson(method, s.baseUrl.replace(/\/+$/, '') + path, `Bearer ${s.secretKey}`, s.timeoutMs, body);
 }
 
 export class PaystackClient {

@@ -140,7 +140,7 @@ test('charge.success webhooks are signed with the secret key and retried until a
     await waitFor(() => received.length === 3);
     expect(received.every((r) => signatureValid(r.raw, r.signature, fake.secretKey))).toBe(true);
     expect(JSON.parse(received[0].raw.toString())).toMatchObject({ event: 'charge.success', data: { reference: p.reference, status: 'success' } });
-    expect(fake.deliveries.filter((d) => d.reference === p.reference).map((d) => d.status)).toEqual([500, 503, 200]);
+    expect(fake.deliveries.filter((d) => d.subject === p.reference).map((d) => d.status)).toEqual([500, 503, 200]);
 
     answers = [200];
     fake.sendWebhook(p.reference, { forged: true });
