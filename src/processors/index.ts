@@ -1,6 +1,7 @@
 // The processors this deployment has, by service type (a MID's `service_type`). A new connector is
 // one folder under src/processors/ and one line here.
 import type { Config } from '../config';
+import { mpesaProcessor } from './mpesa';
 import { mtnMomoProcessor } from './mtn-momo';
 import { sandboxProcessor } from './sandbox';
 import type { Processor } from './types';
@@ -33,5 +34,6 @@ export function buildProcessors(c: Config): Processors {
   return new Processors([
     sandboxProcessor({ mmSuccess: c.sandboxMmSuccess, mmFailure: c.sandboxMmFailure, mmDelayMs: c.sandboxMmDelayMs }),
     mtnMomoProcessor(transport(p.baseUrls.mtn_momo)),
+    mpesaProcessor(transport(p.baseUrls.mpesa)),
   ]);
 }
