@@ -1947,6 +1947,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             /** @description `NOT_FOUND`: no API token has this id (a deleted token is gone). */
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
@@ -2020,6 +2021,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             /** @description `NOT_FOUND`: no API token has this id (a deleted token is gone). */
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
@@ -2306,7 +2308,10 @@ export interface operations {
                     "application/json": components["schemas"]["CardKeyResponse"];
                 };
             };
+            /** @description `VALIDATION_ERROR`: the query has a parameter this operation does not take; `INVALID_JSON` or `UNSUPPORTED_MEDIA_TYPE`: a body was sent that cannot be read (this operation takes none). */
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };

@@ -895,7 +895,7 @@ export interface components {
          * @description The API token's secret (`api_secret`), shown once when the token was generated or regenerated.
          * @example sk_sandbox_Vb3Qm9Xk2Lr7Tz5Nw8Pc4Hd6Jf1Gs0Ye
          */
-        SecretKey: string;
+        SecretKey: string & components["schemas"]["Text"];
         /**
          * @description Only collections with this `transaction_status`.
          * @example COMPLETED
@@ -1211,6 +1211,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             /** @description `NOT_FOUND`: no collection of yours has this `gateway_reference`. */
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
@@ -1268,6 +1269,8 @@ export interface operations {
                     "application/x-pem-file": string;
                 };
             };
+            /** @description `VALIDATION_ERROR`: the query has a parameter this operation does not take; `INVALID_JSON` or `UNSUPPORTED_MEDIA_TYPE`: a body was sent that cannot be read (this operation takes none). */
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -1292,6 +1295,8 @@ export interface operations {
                     "application/json": components["schemas"]["WalletBalanceListResponse"];
                 };
             };
+            /** @description `VALIDATION_ERROR`: the query has a parameter this operation does not take; `INVALID_JSON` or `UNSUPPORTED_MEDIA_TYPE`: a body was sent that cannot be read (this operation takes none). */
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -1350,6 +1355,8 @@ export interface operations {
                     "application/json": components["schemas"]["SandboxScenarioListResponse"];
                 };
             };
+            /** @description `VALIDATION_ERROR`: the query has a parameter this operation does not take; `INVALID_JSON` or `UNSUPPORTED_MEDIA_TYPE`: a body was sent that cannot be read (this operation takes none). */
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             /** @description `NOT_FOUND`: this is the live deployment; sandbox operations do not exist there. */
             404: components["responses"]["NotFound"];

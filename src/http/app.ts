@@ -92,6 +92,16 @@ function wire({ api, handlers, services, security }: ApiSetup) {
   api.register('methodNotAllowed', (_c: Context, _req: Request, res: Response) => sendError(res, 'METHOD_NOT_ALLOWED'));
 }
 
+/** The router decodes path parameters; a path that does not decode names no resource. */
+function isDecodable(p: string): boolean {
+  try {
+    decodeURIComponent(p);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 function isBodyReadError(e: { status?: number; type?: string }, req: Request): boolean {
   return e.type?.startsWith('request.') === true || (e.status === 400 && e.type === undefined && req.header('content-encoding') !== undefined);
 }
@@ -163,6 +173,7 @@ export function createHttpApp(o: HttpAppOptions): express.Express {
       .catch(next);
   };
   app.use((req: Request, res: Response, next: NextFunction) => {
+    if (!isDecodable(req.path)) return sendError(res, 'VALIDATION_ERROR', undefined, [{ field: 'path', message: 'is not percent-encoded UTF-8' }]);
     if (req.path === '/v1/admin' || req.path.startsWith('/v1/admin/')) return dispatch(o.adminApi)(req, res, next);
     if (req.path.startsWith('/v1/')) return dispatch(o.merchantApi)(req, res, next);
     next();
