@@ -1955,9 +1955,12 @@ export interface operations {
                     "application/json": components["schemas"]["MidCredentialCheckResponse"];
                 };
             };
+            /** @description `VALIDATION_ERROR` (a `mid_id` that is not a positive integer, an unknown query parameter), or `INVALID_JSON` / `UNSUPPORTED_MEDIA_TYPE` for a body, which this operation does not take. */
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             /** @description `NOT_FOUND`: no MID has this id. */
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
