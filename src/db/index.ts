@@ -21,6 +21,13 @@ export interface Database {
   close(): Promise<void>;
 }
 
+/** A named statement from src/services/sql/ (pg-promise QueryFile: read once, minified, named parameters). */
+export function sqlFile(name: string): pgPromise.QueryFile {
+  const file = new pgp.QueryFile(path.join(__dirname, '..', 'services', 'sql', name), { minify: true });
+  if (file.error) throw file.error;
+  return file;
+}
+
 const POOL_MAX = 10;
 const EMBEDDED_SHARED_BUFFERS = '16MB';
 
@@ -69,3 +76,4 @@ export async function dumpEmbedded(database: Database): Promise<Blob> {
 export function openDatabase(databaseUrl: string | null, dataDir: string, poolMax = POOL_MAX): Promise<Database> {
   return databaseUrl ? openPostgres(databaseUrl, poolMax) : openEmbedded(path.join(dataDir, 'pg'));
 }
+
