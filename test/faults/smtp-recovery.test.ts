@@ -36,7 +36,7 @@ describe('SMTP down, then up', () => {
     smtpPort = await freePort();
     receiver = await startReceiver();
     svc = await startTestService({ env: { SMTP_URL: `smtp://127.0.0.1:${smtpPort}` } });
-  });
+  }, 120_000);
   afterAll(async () => {
     await svc?.close();
     await smtp?.close();
