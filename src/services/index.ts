@@ -10,6 +10,7 @@ import { AuthService } from './auth';
 import { CardService } from './cards';
 import { CollectionService } from './collections';
 import { LedgerService } from './ledger';
+import { LivenessService } from './liveness';
 import { MerchantService } from './merchants';
 import { NotificationService } from './notifications';
 import { PricingService } from './pricing';
@@ -35,6 +36,7 @@ export interface Services extends Base {
   /** the processors by service type, and the queue of requests to the real ones */
   processors: Processors;
   processorRequests: ProcessorRequestService;
+  liveness: LivenessService;
   /** set once the workers run; kick() wakes one after a commit that gave it work */
   workers: Workers | null;
 }
@@ -50,9 +52,10 @@ export function buildServices(base: Base): Services {
   s.notifications = new NotificationService(s);
   s.processors = buildProcessors(base.config);
   s.processorRequests = new ProcessorRequestService(s);
+  s.liveness = new LivenessService(s);
   return s;
 }
 
 export function workerSpecs(s: Services): WorkerSpec[] {
-  return [...s.collections.workers(), ...s.ledger.workers(), ...s.notifications.workers(), ...s.processorRequests.workers()];
+  return [...s.collections.workers(), ...s.ledger.workers(), ...s.notifications.workers(), ...s.liveness.workers(), ...s.processorRequests.workers()];
 }
