@@ -1051,12 +1051,16 @@ export interface components {
         };
         /**
          * @description Stage of a collection. Every collection starts `PENDING` and ends in exactly one of the four final
-         *     states; a final state never changes again. Money moves only on `COMPLETED`.
+         *     states; a final state never changes again, with one exception: `EXPIRED` is this service's own
+         *     deadline, not the processor's word, so when the processor later confirms that the customer paid, an
+         *     `EXPIRED` collection becomes `COMPLETED` once (credited and notified like any completion, with the
+         *     next `sequence`). Money moves only on `COMPLETED`.
          *     - `PENDING`: accepted, waiting for the customer or the provider.
          *     - `COMPLETED`: the customer paid; `total_credit` is credited to the wallet.
          *     - `FAILED`: the provider declined or the payment failed.
          *     - `CANCELLED`: the customer cancelled on the payment page.
-         *     - `EXPIRED`: still `PENDING` after the expiry time (30 minutes by default).
+         *     - `EXPIRED`: still `PENDING` after the expiry time (30 minutes by default); with a live processor, after
+         *       asking it once more.
          * @enum {string}
          */
         TransactionStatus: "PENDING" | "COMPLETED" | "FAILED" | "CANCELLED" | "EXPIRED";
