@@ -1187,6 +1187,19 @@ export interface components {
             routing: components["schemas"]["Routing"];
             /** @description A late completion: when the processor confirmed the payment of this collection after it had become `EXPIRED` (it then moved `EXPIRED` -> `COMPLETED`, was credited and notified once). `null` otherwise. */
             late_completed_at: components["schemas"]["Timestamp"] | null;
+            /** @description The collection's request to a real processor (`null` for the built-in simulator): `queued` (to be sent), `sent` (the processor has it), `unknown` (it may have it: a status query will tell), `settled` (the processor gave its final answer) or `held` (the processor confirmed an amount or currency other than ours: not credited, for the operator to resolve, `held_reason` says what differs). */
+            processor_request: null | {
+                service_type: string;
+                /** @enum {string} */
+                state: "queued" | "sent" | "unknown" | "settled" | "held";
+                /** @description Attempts to send the request so far. */
+                send_attempts: number;
+                /** @description Status queries since the processor took the request. */
+                checks: number;
+                /** @description The last problem talking to the processor (never a credential). */
+                last_error: string | null;
+                held_reason: string | null;
+            };
             /** @description Ledger postings of this collection, oldest first; empty until `COMPLETED`. */
             postings: components["schemas"]["Posting"][];
         };

@@ -11,7 +11,8 @@ const listAdminCollections: Handler = async (c, ctx) => {
   const page = pageOf(query);
   const collections = ctx.services.collections;
   const { rows, total } = await collections.list(filtersOf(query), page);
-  const records = await Promise.all(rows.map(async (r) => toAdminRecord(r, await collections.postingsOf(r.id))));
+  const requests = ctx.services.processorRequests;
+  const records = await Promise.all(rows.map(async (r) => toAdminRecord(r, await collections.postingsOf(r.id), await requests.viewOf(r.id))));
   const headers = pageHeaders(ctx.services.config.publicBaseUrl, '/v1/admin/collections', query, page, total);
   return ok(records, 'Collections retrieved', headers);
 };
@@ -19,7 +20,8 @@ const listAdminCollections: Handler = async (c, ctx) => {
 const getAdminCollection: Handler = async (c, ctx) => {
   const collections = ctx.services.collections;
   const row = await collections.get(String(c.request.params.gateway_reference), null);
-  return ok(toAdminRecord(row, await collections.postingsOf(row.id)), 'Collection retrieved');
+  const request = await ctx.services.processorRequests.viewOf(row.id);
+  return ok(toAdminRecord(row, await collections.postingsOf(row.id), request), 'Collection retrieved');
 };
 
 const getCertification: Handler = async (c, ctx) => {
