@@ -9,7 +9,7 @@
 //   npm run bench -- --scale           balance reads, list pages and completions at 0, 1 and 10 million rows
 // Settings: BENCH_CONNECTIONS (50), BENCH_DURATION seconds (10), BENCH_WARMUP seconds (2),
 // BENCH_COMPLETIONS (2000), BENCH_WEBHOOK_RATE events/s (200), BENCH_WEBHOOK_EVENTS (1000);
-// --scale: BENCH_SCALE_LEVELS (0,1000000,10000000), BENCH_SCALE_COMPLETIONS (500).
+// --scale: BENCH_SCALE_LEVELS (0,1000000,10000000), BENCH_SCALE_MAX_COLLECTIONS (1000000), BENCH_SCALE_COMPLETIONS (500).
 import { randomBytes } from 'node:crypto';
 import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -91,7 +91,8 @@ interface Report {
 async function main() {
   if (process.argv.includes('--scale')) {
     const levels = scaleLevels(process.env.BENCH_SCALE_LEVELS);
-    return runScale({ levels, completions: setting(process.env, 'BENCH_SCALE_COMPLETIONS', 500) }, path.resolve(process.env.BENCH_OUT || 'bench-scale-out.json'));
+    const scale = { levels, maxCollections: setting(process.env, 'BENCH_SCALE_MAX_COLLECTIONS', 1_000_000), completions: setting(process.env, 'BENCH_SCALE_COMPLETIONS', 500) };
+    return runScale(scale, path.resolve(process.env.BENCH_OUT || 'bench-scale-out.json'));
   }
   const profileOnly = process.argv.includes('--profile');
   const settings: LoadSettings = {

@@ -1,6 +1,8 @@
 // `npm run bench -- --scale`: whether the costs grow with the data. One merchant's hot wallet and
 // collection history are grown through SQL (seed-postings.sql, seed-collections.sql) to each level of
-// BENCH_SCALE_LEVELS (default 0, 1 and 10 million), and at each level the bench reads, through HTTP on
+// BENCH_SCALE_LEVELS (default 0, 1 and 10 million wallet postings; the collections grow with them up to
+// BENCH_SCALE_MAX_COLLECTIONS, default 1 million, because each one costs far more to build than a
+// posting: its row, five indexes and its count), and at each level the bench reads, through HTTP on
 // the service running in this process: the wallet's balance, the first page of GET /v1/collections
 // (with its exact X-PH-Total) and a status-filtered page, each as the median of sequential requests;
 // then it completes BENCH_SCALE_COMPLETIONS collections into the wallet with 50 callers (completions
@@ -30,6 +32,7 @@ const TARGETS = { balance_read_ms: 5, list_page_ms: 20 };
 
 export interface ScaleSettings {
   levels: number[];
+  maxCollections: number;
   completions: number;
 }
 
@@ -96,8 +99,8 @@ async function walletPostings(svc: RunningService, walletId: number): Promise<nu
   return n;
 }
 
-/** Grows the wallet's postings and the business's collections to `level` each, in batches. */
-async function grow(svc: RunningService, businessId: number, walletId: number, level: number): Promise<void> {
+/** Grows the wallet's postings to `level` and the business's collections to `collections`, in batches. */
+async function grow(svc: RunningService, businessId: number, walletId: number, level: number, collections: number): Promise<void> {
   const { db } = svc.services;
   const accounts = await db.many<{ id: number; kind: string }>("SELECT id, kind FROM ledger_accounts WHERE wallet_id = $1 AND kind IN ('available', 'reserved')", [walletId]);
   const id = (kind: string) => accounts.find((a) => a.kind === kind)!.id;
@@ -108,9 +111,9 @@ async function grow(svc: RunningService, businessId: number, walletId: number, l
   }
   // the collections spread over the last 30 days, the newest a minute before now
   const until = new Date(Date.now() - 60_000).toISOString();
-  const stepMs = Math.max(1, Math.floor((30 * 86_400_000) / Math.max(1, level)));
-  for (let have = await countCollections(db, { business_id: businessId }); have < level; ) {
-    const count = Math.min(SEED_BATCH, level - have);
+  const stepMs = Math.max(1, Math.floor((30 * 86_400_000) / Math.max(1, collections)));
+  for (let have = await countCollections(db, { business_id: businessId }); have < collections; ) {
+    const count = Math.min(SEED_BATCH, collections - have);
     await db.none(seedCollections, { business_id: businessId, tag: `scale${level}_${have}_${randomBytes(2).toString('hex')}`, count, step: `${stepMs} milliseconds`, until });
     have += count;
     process.stdout.write(`    ${have} collections      \r`);
@@ -137,6 +140,11 @@ export async function runScale(settings: ScaleSettings, out: string): Promise<vo
   // no workers: nothing but the bench itself moves the data between measurements
   const svc = await startService({ config, log: createLogger(() => undefined, 'error'), workers: false });
   const levels: LevelFigures[] = [];
+  // written after every level, so a run stopped during a long build keeps what it measured
+  const writeReport = () => {
+    const report = { date: new Date().toISOString(), machine: machine(server?.version ?? 'PGlite (embedded PostgreSQL, in the bench process)'), settings, targets: TARGETS, levels };
+    writeFileSync(out, JSON.stringify(report, null, 2) + '\n');
+  };
   try {
     const m = await setupMerchant(svc.url, operatorKey, 'http://127.0.0.1:9/bench-scale-webhook');
     const principal = { businessId: m.businessId, apiTokenId: m.apiTokenId };
@@ -152,7 +160,7 @@ export async function runScale(settings: ScaleSettings, out: string): Promise<vo
     for (const level of settings.levels) {
       process.stdout.write(`  level ${level}: building\n`);
       const t0 = performance.now();
-      await grow(svc, m.businessId, walletId, level);
+      await grow(svc, m.businessId, walletId, level, Math.min(level, settings.maxCollections));
       const buildS = round1((performance.now() - t0) / 1000);
       process.stdout.write(`  level ${level}: built in ${buildS} s; measuring\n`);
       const balance = await timedGet(`${svc.url}/v1/data/wallets/UGX/balance`, authorization);
@@ -162,7 +170,7 @@ export async function runScale(settings: ScaleSettings, out: string): Promise<vo
       const balanceService = await timed(() => svc.services.ledger.walletBalance(m.businessId, 'UGX'));
       const firstPageService = await timed(() => svc.services.collections.list({ business_id: m.businessId }, { perPage: 10, page: 1, offset: 0 }));
       const completions = await complete();
-      levels.push({
+      const figures: LevelFigures = {
         level,
         wallet_postings: await walletPostings(svc, walletId),
         collections: await countCollections(svc.services.db, { business_id: m.businessId }),
@@ -173,15 +181,16 @@ export async function runScale(settings: ScaleSettings, out: string): Promise<vo
         first_page: firstPage,
         filtered_page: { ...filtered, filter },
         completions,
-      });
+      };
+      levels.push(figures);
+      process.stdout.write(`\n${scaleTable([figures])}\n\n`);
+      writeReport();
     }
   } finally {
     await svc.close();
     await server?.drop();
     rmSync(work, { recursive: true, force: true });
   }
-  const report = { date: new Date().toISOString(), machine: machine(server?.version ?? 'PGlite (embedded PostgreSQL, in the bench process)'), settings, targets: TARGETS, levels };
-  writeFileSync(out, JSON.stringify(report, null, 2) + '\n');
   process.stdout.write(`\n${scaleTable(levels)}\n\nFigures written to ${out} (${Math.round((performance.now() - began) / 1000)} s)\n`);
 }
 
