@@ -1,6 +1,7 @@
 // `npm run bench`: request-to-pay on this service, on the Prism mock of its spec and on a bare node:http
-// floor, with the same load; completions per second on one hot wallet; webhook latency at a steady rate;
-// the service's peak RSS. Figures go to a short table and to the JSON file BENCH_OUT (default
+// floor, with the same load, and (real PostgreSQL) on 2 ROLE=api processes and a ROLE=worker behind a
+// round-robin; completions per second on one hot wallet; webhook latency at a steady rate; the service's
+// peak RSS. Figures go to a short table and to the JSON file BENCH_OUT (default
 // ./bench-out.json). Real PostgreSQL when DATABASE_URL is set (a fresh database is made on that server and
 // dropped after), else embedded PostgreSQL in a temporary directory. It reports; it never fails on speed.
 //
@@ -16,6 +17,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../src/config';
 import { hotWallet } from './bench/hot-wallet';
+import { measureRoundRobin } from './bench/round-robin';
 import { runScale, scaleLevels } from './bench/scale';
 import { freshServerDatabase, machine, rtpBody, setupMerchant } from './bench/setup';
 import type { HotWalletFigures } from './bench/hot-wallet';
@@ -55,6 +57,7 @@ function table(r: Report): string {
   const rows: [string, string, string][] = [
     ['request-to-pay, this service', `${fmt(r.service.request_to_pay.req_per_s)} req/s, p50 ${fmt(r.service.request_to_pay.p50_ms)} ms, p99 ${fmt(r.service.request_to_pay.p99_ms)} ms, ${r.service.request_to_pay.errors} errors`, `p99 <= ${TARGETS.p99_ms} ms, 0 errors`],
     ['request-to-pay, Prism mock', r.prism ? `${fmt(r.prism.req_per_s)} req/s, p50 ${fmt(r.prism.p50_ms)} ms, p99 ${fmt(r.prism.p99_ms)} ms, ${r.prism.errors} errors` : '-', ''],
+    ['request-to-pay, 2 API processes + worker (round-robin)', r.round_robin ? `${fmt(r.round_robin.req_per_s)} req/s, p50 ${fmt(r.round_robin.p50_ms)} ms, p99 ${fmt(r.round_robin.p99_ms)} ms, ${r.round_robin.errors} errors` : '-', ''],
     ['request-to-pay, node:http floor', r.floor ? `${fmt(r.floor.req_per_s)} req/s, p50 ${fmt(r.floor.p50_ms)} ms, p99 ${fmt(r.floor.p99_ms)} ms, ${r.floor.errors} errors` : '-', ''],
     ['service / Prism', `${fmt(r.ratios.service_to_prism, 2)}x`, `>= ${TARGETS.vs_prism}x`],
     ['service / floor', `${fmt(r.ratios.service_to_floor, 2)}x`, `>= ${TARGETS.vs_floor}x`],
@@ -80,6 +83,8 @@ interface Report {
   service: { first_start_to_healthz_ms: number; start_to_healthz_ms: number; request_to_pay: HttpFigures; high_water_rss_mb: number | null };
   prism: HttpFigures | null;
   floor: HttpFigures | null;
+  /** 2 ROLE=api processes behind a round-robin, with a ROLE=worker process (real PostgreSQL only) */
+  round_robin: (HttpFigures & { processes: number }) | null;
   ratios: { service_to_prism: number | null; service_to_floor: number | null };
   hot_wallet: HotWalletFigures | null;
   webhooks: WebhookFigures | null;
@@ -162,6 +167,7 @@ async function main() {
     let hot: HotWalletFigures | null = null;
     let floor: HttpFigures | null = null;
     let prism: HttpFigures | null = null;
+    let roundRobin: (HttpFigures & { processes: number }) | null = null;
     if (!profileOnly) {
       const principal = { businessId: m.businessId, apiTokenId: m.apiTokenId };
       process.stdout.write(`  webhooks: ${webhookEvents} state changes at ${webhookRate}/s\n`);
@@ -193,6 +199,11 @@ async function main() {
       children.push(prismChild);
       prism = await measureHttp('Prism mock', 'P', prismChild, prismPort, settings, { authorization: m.authorization }, false);
       await stopChild(prismChild);
+
+      // ROLE=api / ROLE=worker need a PostgreSQL server (the embedded database belongs to one process)
+      if (server) {
+        roundRobin = await measureRoundRobin({ apis: 2, env, work, settings, headers: { authorization: m.authorization }, makeBody: (n) => JSON.stringify(rtpBody(`R${n}`)) });
+      }
     }
 
     const ratio = (a: number, b: HttpFigures | null) => (b && b.req_per_s > 0 ? Math.round((a / b.req_per_s) * 100) / 100 : null);
@@ -204,6 +215,7 @@ async function main() {
       service: { first_start_to_healthz_ms: firstStartMs, start_to_healthz_ms: startMs, request_to_pay: rtp, high_water_rss_mb: hwm },
       prism,
       floor,
+      round_robin: roundRobin,
       ratios: { service_to_prism: ratio(rtp.req_per_s, prism), service_to_floor: ratio(rtp.req_per_s, floor) },
       hot_wallet: hot,
       webhooks,

@@ -8,6 +8,7 @@ import type { Database } from '../src/db';
 import { openPostgres } from '../src/db';
 import { remoteKicks } from '../src/workers';
 import { createRealDatabase, REAL_PG_URL, SHARED_PG_URL } from './helpers/db';
+import { mobileMoney, setupMerchant } from './helpers/fixtures';
 import { createNotifyMerchant, createPendingCollection, eventually, finishCollection, startReceiver } from './helpers/notify-fixtures';
 import type { Receiver } from './helpers/notify-fixtures';
 import { startTestService } from './helpers/service';
@@ -40,7 +41,7 @@ onServer('an api process and a worker process on one database (needs a PostgreSQ
   let receiver: Receiver;
   beforeAll(async () => {
     created = await createRealDatabase(serverUrl!);
-    const env = { DATABASE_URL: created.url, MASTER_KEY: randomBytes(32).toString('base64') };
+    const env = { DATABASE_URL: created.url, MASTER_KEY: randomBytes(32).toString('base64'), SANDBOX_MM_DELAY_MS: '100' };
     pools.push(await openPostgres(created.url), await openPostgres(created.url));
     api = await startTestService({ env: { ...env, ROLE: 'api' }, database: pools[0] });
     worker = await startTestService({ env: { ...env, ROLE: 'worker' }, database: pools[1] });
@@ -74,6 +75,15 @@ onServer('an api process and a worker process on one database (needs a PostgreSQ
     const sentBy = (s: TestService) => s.logs.filter((l) => /"msg":"webhook delivered"/.test(l)).length;
     await eventually(() => sentBy(worker) === rows.length, 10_000, 'the worker to log its deliveries');
     expect([sentBy(api), receiver.received.length]).toEqual([0, rows.length]);
+  });
+
+  it('takes a request-to-pay in the api process, and the worker process reports its sandbox outcome', async () => {
+    const m = await setupMerchant(api);
+    const res = await m.client.post('/v1/collections/request-to-pay', mobileMoney({ account_number: '256777000001' }));
+    expect(res.status).toBe(200);
+    const ref = res.body.data.gateway_reference;
+    // the designated success number: the worker's provider-events worker completes it
+    await eventually(async () => (await m.client.get(`/v1/collections/${ref}`)).body.data.transaction_status === 'COMPLETED', 30_000, 'the sandbox outcome');
   });
 
   it('sends the kicks of a burst as one notice per worker', async () => {
