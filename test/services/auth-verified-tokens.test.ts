@@ -5,9 +5,10 @@ import type { TestService } from '../helpers/service';
 
 let nowMs = Date.parse('2026-05-04T08:00:00.000Z');
 let svc: TestService;
+// a loaded machine can take over a minute to open an embedded database
 beforeAll(async () => {
   svc = await startTestService({ now: () => new Date(nowMs) });
-});
+}, 180_000);
 afterAll(() => svc?.close());
 
 const balances = (token: string) => svc.merchant(token).get('/v1/data/wallets/balances');

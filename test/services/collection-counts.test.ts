@@ -63,7 +63,7 @@ describe('on a database', () => {
     // 600 collections of a, one every 2 hours over 50 days; 40 of b, one a day
     await db.none(seedSql, { business_id: a, tag: 'a', count: 600, step: '2 hours', until: '2026-03-01T05:00:00Z' });
     await db.none(seedSql, { business_id: b, tag: 'b', count: 40, step: '1 day', until: '2026-03-01T05:00:00Z' });
-  }, 60_000);
+  }, 180_000);
   afterAll(() => fx?.close());
 
   /** The count read the slow way, straight from the rows. */

@@ -13,9 +13,10 @@ import type { ServicesFixture } from '../helpers/money-fixtures';
 const ROOT = path.resolve(__dirname, '..', '..');
 
 let fx: ServicesFixture;
+// a loaded machine can take over a minute to open an embedded database
 beforeAll(async () => {
   fx = await moneyServices();
-});
+}, 180_000);
 afterAll(() => fx.close());
 
 const db = () => fx.services.db;
