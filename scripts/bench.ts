@@ -9,7 +9,8 @@
 //   npm run bench -- --profile         request-to-pay only, under node --cpu-prof: where the time goes
 //   npm run bench -- --scale           balance reads, list pages and completions at 0, 1 and 10 million rows
 // Settings: BENCH_CONNECTIONS (50), BENCH_DURATION seconds (10), BENCH_WARMUP seconds (2),
-// BENCH_COMPLETIONS (2000), BENCH_WEBHOOK_RATE events/s (200), BENCH_WEBHOOK_EVENTS (1000);
+// BENCH_COMPLETIONS (2000), BENCH_WEBHOOK_RATE events/s (200), BENCH_WEBHOOK_EVENTS (1000),
+// BENCH_REPORT_RATE provider reports/s (the request-to-pay rate just measured), BENCH_REPORTS (2000);
 // --scale: BENCH_SCALE_LEVELS (0,1000000,10000000), BENCH_SCALE_MAX_COLLECTIONS (1000000), BENCH_SCALE_COMPLETIONS (500).
 import { randomBytes } from 'node:crypto';
 import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -25,6 +26,8 @@ import { freePort, highWaterMb, loadPost, ROOT, setting, startChild, stopChild, 
 import type { Child, HttpFigures, LoadSettings } from './bench/lib';
 import { summarizeProfile } from './bench/profile';
 import type { ProfileSummary } from './bench/profile';
+import { providerReportLag } from './bench/provider-reports';
+import type { ProviderReportFigures } from './bench/provider-reports';
 import { startReceiver, webhookLatency } from './bench/webhooks';
 import type { WebhookFigures } from './bench/webhooks';
 
@@ -68,6 +71,7 @@ function table(r: Report): string {
     ['service peak RSS under load', `${fmt(r.service.request_to_pay.peak_rss_mb)} MB`, `<= ${TARGETS.peak_rss_mb} MB`],
     ['hot wallet completions', r.hot_wallet ? `${fmt(r.hot_wallet.per_s)}/s (${r.hot_wallet.completions} by ${r.hot_wallet.concurrency}), balance ${r.hot_wallet.exact_balance ? 'exact' : 'WRONG'}` : '-', `>= ${TARGETS.hot_wallet_per_s}/s, exact`],
     ['CPU ms per completion (process + PostgreSQL)', r.hot_wallet ? `${fmt(r.hot_wallet.cpu_ms_per_completion.process_ms, 2)}${r.hot_wallet.cpu_ms_per_completion.postgres_ms === null ? '' : ` + ${fmt(r.hot_wallet.cpu_ms_per_completion.postgres_ms, 2)}`}` : '-', ''],
+    ['provider-report worker lag', r.provider_reports ? `p50 ${fmt(r.provider_reports.lag_p50_ms)} ms, p99 ${fmt(r.provider_reports.lag_p99_ms)} ms, max ${fmt(r.provider_reports.lag_max_ms)} ms at ${r.provider_reports.rate_per_s}/s; a backlog drains at ${fmt(r.provider_reports.backlog_drained_per_s)}/s` : '-', 'keeps up with the accepted rate'],
     ['webhook latency', r.webhooks ? `p50 ${fmt(r.webhooks.p50_ms)} ms, p99 ${fmt(r.webhooks.p99_ms)} ms at ${r.webhooks.rate_per_s}/s (${r.webhooks.delivered}/${r.webhooks.events} delivered)` : '-', `p99 <= ${TARGETS.webhook_p99_ms} ms`],
   ];
   const w = [0, 1, 2].map((i) => Math.max(...rows.map((row) => row[i].length), ['what', 'result', 'target'][i].length));
@@ -88,6 +92,7 @@ interface Report {
   ratios: { service_to_prism: number | null; service_to_floor: number | null };
   hot_wallet: HotWalletFigures | null;
   webhooks: WebhookFigures | null;
+  provider_reports: ProviderReportFigures | null;
   profile: ProfileSummary | null;
   targets: typeof TARGETS;
   met: Record<string, boolean | null>;
@@ -108,6 +113,7 @@ async function main() {
   const completions = setting(process.env, 'BENCH_COMPLETIONS', 2000);
   const webhookRate = setting(process.env, 'BENCH_WEBHOOK_RATE', 200);
   const webhookEvents = setting(process.env, 'BENCH_WEBHOOK_EVENTS', 1000);
+  const reports = setting(process.env, 'BENCH_REPORTS', 2000);
   const out = path.resolve(process.env.BENCH_OUT || 'bench-out.json');
   const began = performance.now();
 
@@ -149,6 +155,7 @@ async function main() {
     const hwm = highWaterMb(svc.pid);
 
     let webhooks: WebhookFigures | null = null;
+    let providerReports: ProviderReportFigures | null = null;
     let profile: ProfileSummary | null = null;
     let profileCopy: string | null = null;
     if (profileOnly) {
@@ -172,6 +179,10 @@ async function main() {
       const principal = { businessId: m.businessId, apiTokenId: m.apiTokenId };
       process.stdout.write(`  webhooks: ${webhookEvents} state changes at ${webhookRate}/s\n`);
       webhooks = await webhookLatency({ config: loadConfig(env), principal, currency: 'UGX', events: webhookEvents, ratePerSecond: webhookRate, receiver, body: (n) => rtpBody(`W${n}`) });
+      // by default at the rate request-to-pay was just accepted: the worker must keep up with that
+      const reportRate = setting(process.env, 'BENCH_REPORT_RATE', Math.max(1, Math.round(rtp.req_per_s)));
+      process.stdout.write(`  provider reports: ${reports} due at once, then ${reports} at ${reportRate}/s\n`);
+      providerReports = await providerReportLag({ config: loadConfig(env), principal, reports, ratePerSecond: reportRate, body: (n) => rtpBody(`R${n}`) });
       process.stdout.write(`  hot wallet: ${completions} completions, 50 at once\n`);
       hot = await hotWallet({
         config: loadConfig(env),
@@ -202,7 +213,7 @@ async function main() {
 
       // ROLE=api / ROLE=worker need a PostgreSQL server (the embedded database belongs to one process)
       if (server) {
-        roundRobin = await measureRoundRobin({ apis: 2, env, work, settings, headers: { authorization: m.authorization }, makeBody: (n) => JSON.stringify(rtpBody(`R${n}`)) });
+        roundRobin = await measureRoundRobin({ apis: 2, env, work, settings, headers: { authorization: m.authorization }, makeBody: (n) => JSON.stringify(rtpBody(`N${n}`)) });
       }
     }
 
@@ -219,6 +230,7 @@ async function main() {
       ratios: { service_to_prism: ratio(rtp.req_per_s, prism), service_to_floor: ratio(rtp.req_per_s, floor) },
       hot_wallet: hot,
       webhooks,
+      provider_reports: providerReports,
       profile,
       targets: TARGETS,
       met: {},
