@@ -2,9 +2,8 @@
 // read from running balances that the database keeps with every posting (migration 0030: a few rows
 // per account, one per session slot, so concurrent completions of one wallet do not wait for each
 // other); drift() recomputes them from the postings.
-import path from 'node:path';
 import type { IBaseProtocol } from 'pg-promise';
-import { pgp } from '../db';
+import { pgp, sqlFile } from '../db';
 import type { Tx } from '../db';
 import type { CollectionRow } from '../domain/collection';
 import { accountName, assertBalanced, completionPlan, releasePlan, walletTotal } from '../domain/ledger';
@@ -77,7 +76,7 @@ export interface LedgerDrift {
   recomputed_minor: bigint;
 }
 
-const driftSql = new pgp.QueryFile(path.join(__dirname, 'sql', 'ledger-drift.sql'), { minify: true, noWarnings: true });
+const driftSql = sqlFile('ledger-drift.sql');
 
 /** Every running balance that differs from the sum of its postings, and every unbalanced journal. */
 export function ledgerDrift(db: Queryable): Promise<LedgerDrift[]> {
