@@ -9,20 +9,21 @@ import type { Db } from '../db';
 export const SEALED_COLUMNS = [
   { table: 'api_tokens', id: 'id', column: 'webhook_hash_enc' },
   { table: 'mids', id: 'id', column: 'merchant_password_enc' },
+  { table: 'mids', id: 'id', column: 'credentials_enc' },
   { table: 'card_keys', id: 'key_id', column: 'private_pem_enc' },
   { table: 'sealed_settings', id: 'name', column: 'value_enc' },
 ] as const;
 
 export interface ResealReport {
-  /** per table: values sealed again with MASTER_KEY, and values already sealed with it */
-  [table: string]: { resealed: number; current: number };
+  /** per "table.column": values sealed again with MASTER_KEY, and values already sealed with it */
+  [column: string]: { resealed: number; current: number };
 }
 
 export async function resealAll(db: Db, config: Pick<Config, 'masterKey' | 'masterKeyPrevious'>): Promise<ResealReport> {
   const keys = masterKeys(config);
   const report: ResealReport = {};
   for (const { table, id, column } of SEALED_COLUMNS) {
-    report[table] = await db.tx(async (t) => {
+    report[`${table}.${column}`] = await db.tx(async (t) => {
       const rows = await t.any<{ id: string; sealed: string }>('SELECT $1:name::text AS id, $2:name AS sealed FROM $3:name WHERE $2:name IS NOT NULL FOR UPDATE', [id, column, table]);
       let resealed = 0;
       for (const row of rows) {
