@@ -33,7 +33,7 @@ describe('JWT_SECRET rotation', () => {
   let database: Database;
   beforeAll(async () => {
     database = await freshDatabase();
-  });
+  }, 180_000);
   afterAll(() => database.close());
 
   it('accepts tokens of the previous secret while it is listed, and names each key in the token header', async () => {
@@ -69,7 +69,7 @@ describe('MASTER_KEY rotation', () => {
   let database: Database;
   beforeAll(async () => {
     database = await freshDatabase();
-  });
+  }, 180_000);
   afterAll(() => database.close());
 
   it('opens old secrets during the rotation and re-seals every one of them with the new key', async () => {
