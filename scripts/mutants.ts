@@ -83,7 +83,7 @@ function apply(source: string, m: Mutant): string {
   return source.slice(0, first) + m.replace + source.slice(first + m.find.length);
 }
 
-function jest(dir: string, tests: string[], names?: string): { killed: boolean; seconds: number } {
+function jest(dir: string, tests: string[], names?: string): { killed: boolean; seconds: number; report: string } {
   const started = Date.now();
   const args = [path.join(dir, 'node_modules', 'jest', 'bin', 'jest.js'), '--bail', '--silent', ...(names ? ['-t', names] : []), ...tests];
   const run = spawnSync(process.execPath, args, {
@@ -92,7 +92,7 @@ function jest(dir: string, tests: string[], names?: string): { killed: boolean; 
     stdio: ['ignore', 'ignore', 'pipe'],
     encoding: 'utf8',
   });
-  return { killed: run.status !== 0, seconds: Math.round((Date.now() - started) / 1000) };
+  return { killed: run.status !== 0, seconds: Math.round((Date.now() - started) / 1000), report: run.stderr ?? '' };
 }
 
 function main() {
@@ -116,7 +116,7 @@ function main() {
     const allTests = [...new Set(chosen.flatMap((m) => m.tests))];
     process.stdout.write(`baseline: ${allTests.length} test files, unmutated ... `);
     const baseline = jest(dir, allTests);
-    if (baseline.killed) throw new Error('the unmutated tree fails these tests; fix them first');
+    if (baseline.killed) throw new Error(`the unmutated tree fails these tests; fix them first:\n${baseline.report.slice(-4000)}`);
     process.stdout.write(`pass (${baseline.seconds} s)\n`);
 
     const survivors: Mutant[] = [];

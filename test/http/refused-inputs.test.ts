@@ -116,6 +116,17 @@ describe('NUL (U+0000) in a string that would reach PostgreSQL', () => {
   });
 });
 
+describe('a path that is not percent-encoded UTF-8', () => {
+  it.each(['/v1/collections/%FF', '/v1/collections/%ED%A0%80/notifications', '/v1/admin/collections/%C0%80', '/pay/%FF', '/pay/%E0%A4%A'])(
+    '%s is a VALIDATION_ERROR naming the path',
+    async (path) => {
+      const client = path.startsWith('/v1/admin') ? svc.admin : m.client;
+      const res = await refused(() => client.get(path, { unchecked: path.startsWith('/pay') }));
+      expect(res.body.data).toEqual([{ field: 'path', message: 'is not percent-encoded UTF-8' }]);
+    },
+  );
+});
+
 describe('a lone surrogate (invalid UTF-16) is refused, not stored as U+FFFD', () => {
   it('in a JSON body string', async () => {
     const raw = JSON.stringify(mobileMoney({ account_number: '256700000009' })).replace('Order for test goods', 'Order \\ud800 test goods');
