@@ -55,8 +55,8 @@ export const MUTANTS: Mutant[] = [
   { id: 'routing-traffic-ignored', file: 'src/domain/routing.ts', find: "if (mid.allowed_traffic !== 'ALL' && (req.payerCountry === null || !mid.allowed_traffic.includes(req.payerCountry))) {", replace: 'if (false) {', tests: ['test/domain/routing.test.ts'] },
   // state guards
   { id: 'state-final-moves-again', file: 'src/domain/collection.ts', find: "return from === 'PENDING' && isFinal(to);", replace: 'return isFinal(to);', tests: DOMAIN_LEDGER },
-  { id: 'state-guard-without-pending', file: 'src/services/collections.ts', find: "WHERE id = $1 AND status = 'PENDING' AND notification_seq = $6::int", replace: 'WHERE id = $1 AND notification_seq = $6::int', tests: ['test/services/round-trips.test.ts'] },
-  { id: 'state-tx-guard-without-pending', file: 'src/services/collections.ts', find: "WHERE c.id = $1 AND c.status = 'PENDING'", replace: 'WHERE c.id = $1', tests: ['test/services/round-trips.test.ts'] },
+  { id: 'state-guard-without-pending', file: 'src/services/collections.ts', find: 'WHERE id = $1 AND status = $8 AND notification_seq = $6::int', replace: 'WHERE id = $1 AND notification_seq = $6::int', tests: ['test/services/round-trips.test.ts'] },
+  { id: 'state-tx-guard-without-pending', file: 'src/services/collections.ts', find: 'WHERE c.id = $1 AND c.status = $5', replace: 'WHERE c.id = $1', tests: ['test/services/round-trips.test.ts'] },
   { id: 'state-expires-at-half-ttl', file: 'src/services/collections.ts', find: 'expires_at: new Date(now.getTime() + this.s.config.pendingTtlSeconds * 1000)', replace: 'expires_at: new Date(now.getTime() + this.s.config.pendingTtlSeconds * 500)', tests: ['test/http/simulate-collection.test.ts'], names: 'expires' },
   // auth
   { id: 'auth-wrong-secret-accepted', file: 'src/services/auth.ts', find: 'if (!row || !good || !secret) {', replace: 'if (!row || !secret) {', tests: ['test/http/create-access-token.test.ts'], names: 'a wrong secret' },

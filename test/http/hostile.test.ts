@@ -271,6 +271,7 @@ let m: MerchantSetup;
 let fixture: Fixture;
 const apis = {} as Record<DocumentName, OpenAPIBackend>;
 
+// 180 s: a start-up budget for a loaded machine (a service, a merchant with its MIDs, an argon2 token)
 beforeAll(async () => {
   // No designated number and a day-long TTL: the PENDING collection below is left alone by every
   // worker, so any change in the tables comes from a probe.
@@ -289,7 +290,7 @@ beforeAll(async () => {
     headers: { 'secret-key': m.apiSecret },
   };
   for (const name of Object.keys(DOCUMENTS) as DocumentName[]) apis[name] = await loadApi(DOCUMENTS[name]);
-});
+}, 180_000);
 afterAll(async () => {
   await svc?.close();
 });

@@ -12,6 +12,7 @@ let m: MerchantSetup;
 let gatewayReference: string;
 let midId: number;
 
+// 180 s: a start-up budget for a loaded machine (a service, a merchant with its MIDs, an argon2 token)
 beforeAll(async () => {
   // 256700000009 is no designated number: the collection stays PENDING and no worker touches it.
   svc = await startTestService({ env: { PENDING_TTL_SECONDS: '86400' } });
@@ -20,7 +21,7 @@ beforeAll(async () => {
   expect(accepted.status).toBe(200);
   gatewayReference = accepted.body.data.gateway_reference;
   midId = Object.values(m.midIds)[0];
-});
+}, 180_000);
 afterAll(async () => {
   await svc?.close();
 });
