@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { CollectionRow, PaymentMethod } from '../../src/domain/collection';
 import { completionPlan } from '../../src/domain/ledger';
 import type { Services } from '../../src/services';
+import { ledgerDrift } from '../../src/services/ledger';
 import { SHARED_PG_URL } from '../helpers/db';
 import { complete, createBusiness, insertPending, ledgerCounts, realMoneyServices, secondPool, sumsPerCurrency } from '../helpers/money-fixtures';
 import type { BusinessFixture, ServicesFixture } from '../helpers/money-fixtures';
@@ -15,7 +16,6 @@ const ROOT = path.resolve(__dirname, '..', '..');
 let one: ServicesFixture;
 /** a second pool on the same database, standing in for a second process */
 let two: ServicesFixture;
-
 
 /** What the wallet must hold after these collections complete, from the pure plan alone. */
 function expected(rows: CollectionRow[], b: { reservePercent: string; reserveMonths: number; cardSettlementDays: number }, walletId: number) {
@@ -93,6 +93,13 @@ needsRealServer().describe('on real PostgreSQL', () => {
     expect(perCollection).toHaveLength(COMPLETIONS);
     expect(perCollection.every((r) => r.n === 1)).toBe(true);
     for (const sum of Object.values(await sumsPerCurrency(one.services.db))) expect(sum).toBe(0n);
+    // the running balances were written by many sessions into their own slots, and add up exactly
+    expect(await ledgerDrift(one.services.db)).toEqual([]);
+    const slots = await one.services.db.one(
+      "SELECT count(*)::int AS n FROM account_balances b JOIN ledger_accounts a ON a.id = b.account_id WHERE a.wallet_id = $1 AND a.kind = 'reserved'",
+      [biz.walletIds.UGX],
+    );
+    expect(slots.n).toBeGreaterThan(1);
   }, 120_000);
 
   it('posts once when the same completion is reported twice at the same moment', async () => {
@@ -108,6 +115,7 @@ needsRealServer().describe('on real PostgreSQL', () => {
     const want = expected(rows, { reservePercent: '0', reserveMonths: 0, cardSettlementDays: 0 }, biz.walletIds.UGX);
     expect(after.postings - before.postings).toBe(want.postings);
     expect((await one.services.ledger.walletBalance(biz.businessId, 'UGX')).availableMinor).toBe(want.available);
+    expect(await ledgerDrift(one.services.db)).toEqual([]);
   }, 60_000);
 
   describe('a completion killed mid-way leaves all its postings or none', () => {
