@@ -63,9 +63,9 @@ export const MUTANTS: Mutant[] = [
   { id: 'auth-regenerated-token-still-valid', file: 'src/services/auth.ts', find: 'if (!row || row.generation !== gen) return denied();', replace: 'if (!row) return denied();', tests: ['test/http/admin-api-tokens.test.ts'], names: 'regenerat' },
   { id: 'auth-other-merchant-collection', file: 'src/services/collections.ts', find: "'SELECT * FROM collections WHERE gateway_reference = $1 AND ($2::int IS NULL OR business_id = $2)'", replace: "'SELECT * FROM collections WHERE gateway_reference = $1 AND ($2::int IS NOT NULL OR business_id = $2)'", tests: ['test/http/list-collections.test.ts'], names: 'another|unknown' },
   // paging and filters
-  { id: 'filter-to-exclusive', file: 'src/services/collections.ts', find: "if (f.to) add('created_at <= ?', f.to);", replace: "if (f.to) add('created_at < ?', f.to);", tests: ['test/http/filter-bounds.test.ts'] },
-  { id: 'filter-from-exclusive', file: 'src/services/collections.ts', find: "if (f.from) add('created_at >= ?', f.from);", replace: "if (f.from) add('created_at > ?', f.from);", tests: ['test/http/filter-bounds.test.ts'] },
-  { id: 'filter-status-ignored', file: 'src/services/collections.ts', find: "if (f.status) add('status = ?', f.status);", replace: '', tests: ['test/http/list-collections.test.ts'] },
+  { id: 'filter-to-exclusive', file: 'src/services/collection-counts.ts', find: "add('created_at <= $1', f.to);", replace: "add('created_at < $1', f.to);", tests: ['test/http/filter-bounds.test.ts'] },
+  { id: 'filter-from-exclusive', file: 'src/services/collection-counts.ts', find: "add('created_at >= $1', f.from);", replace: "add('created_at > $1', f.from);", tests: ['test/http/filter-bounds.test.ts'] },
+  { id: 'filter-status-ignored', file: 'src/services/collection-counts.ts', find: "if (f.status) add('status = $1', f.status);", replace: '', tests: ['test/http/list-collections.test.ts'] },
   { id: 'paging-offset-off-by-one-page', file: 'src/http/paging.ts', find: 'return { perPage, page, offset: (page - 1) * perPage };', replace: 'return { perPage, page, offset: page * perPage };', tests: ['test/http/list-collections.test.ts'] },
   // the contract's bounds
   { id: 'validation-unbounded-field-errors', file: 'src/http/validation.ts', find: 'if (out.length === MAX_FIELD_ERRORS) break;', replace: '', tests: ['test/http/refused-inputs.test.ts'], names: 'bounded' },
