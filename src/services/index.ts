@@ -4,13 +4,18 @@ import type { Config } from '../config';
 import type { Db } from '../db';
 import type { Logger } from '../log';
 import type { WorkerSpec, Workers } from '../workers';
+import { AuditService } from './audit';
 import { AuthService } from './auth';
 import { CardService } from './cards';
 import { CollectionService } from './collections';
+import { GoLiveService } from './go-live';
 import { LedgerService } from './ledger';
 import { MerchantService } from './merchants';
 import { NotificationService } from './notifications';
 import { PricingService } from './pricing';
+import { SessionService } from './sessions';
+import { TotpService } from './totp';
+import { UserService } from './users';
 
 /** What every service is built from. */
 export interface Base {
@@ -29,6 +34,11 @@ export interface Services extends Base {
   cards: CardService;
   collections: CollectionService;
   notifications: NotificationService;
+  users: UserService;
+  sessions: SessionService;
+  totp: TotpService;
+  audit: AuditService;
+  goLive: GoLiveService;
   /** set once the workers run; kick() wakes one after a commit that gave it work */
   workers: Workers | null;
 }
@@ -42,6 +52,11 @@ export function buildServices(base: Base): Services {
   s.cards = new CardService(s);
   s.collections = new CollectionService(s);
   s.notifications = new NotificationService(s);
+  s.users = new UserService(s);
+  s.sessions = new SessionService(s);
+  s.totp = new TotpService(s);
+  s.audit = new AuditService(s);
+  s.goLive = new GoLiveService(s);
   return s;
 }
 
