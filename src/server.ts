@@ -6,6 +6,7 @@ import type { Config } from './config';
 import { openDatabase } from './db';
 import type { Database } from './db';
 import { migrate } from './db/migrate';
+import { adminSecurity, auditedHandlers } from './http/access';
 import { createHttpApp, loadApi } from './http/app';
 import { adminHandlers, merchantHandlers } from './http/handlers';
 import { createLogger } from './log';
@@ -13,6 +14,7 @@ import type { Logger } from './log';
 import { buildServices, workerSpecs } from './services';
 import type { Services } from './services';
 import type { DemoCredentials } from './services/merchants';
+import type { GeneratedLogin } from './services/users';
 import { startWorkers } from './workers';
 
 export const OPENAPI_DIR = path.resolve(__dirname, '..', 'openapi');
@@ -35,6 +37,9 @@ export interface RunningService {
   database: Database;
   /** the demo merchant's credentials when this start created it */
   demo: DemoCredentials | null;
+  /** the dashboard sign-in of the first operator, or of the demo merchant's owner, when this start created it */
+  firstOperator: GeneratedLogin | null;
+  demoUser: GeneratedLogin | null;
   close(): Promise<void>;
 }
 
@@ -46,6 +51,8 @@ export async function startService(o: StartOptions): Promise<RunningService> {
   const services = buildServices({ config: o.config, db: database.db, log, now: o.now ?? (() => new Date()) });
   await services.cards.ensureKey();
   const demo = o.config.seedDemo ? await services.merchants.seedDemoIfEmpty() : null;
+  const firstOperator = await services.users.ensureFirstOperator();
+  const demoUser = demo ? await services.users.createDemoUser(demo.business_id) : null;
   const [merchantApi, adminApi] = await Promise.all([
     loadApi(path.join(OPENAPI_DIR, 'openapi.yaml')),
     loadApi(path.join(OPENAPI_DIR, 'admin.yaml')),
@@ -56,9 +63,9 @@ export async function startService(o: StartOptions): Promise<RunningService> {
     merchantApi,
     adminApi,
     merchantHandlers,
-    adminHandlers,
+    adminHandlers: auditedHandlers(adminApi, adminHandlers),
     authenticateJwt: (h) => services.auth.authenticate(h),
-    authenticateOperator: (h) => services.auth.authenticateOperator(h),
+    adminSecurity: adminSecurity(services),
     isReady: () => ready,
   });
   const server = http.createServer(app);
@@ -90,6 +97,6 @@ export async function startService(o: StartOptions): Promise<RunningService> {
     })();
     return closing;
   };
-  return { url: `http://127.0.0.1:${port}`, port, services, database, demo, close };
+  return { url: `http://127.0.0.1:${port}`, port, services, database, demo, firstOperator, demoUser, close };
 }
 

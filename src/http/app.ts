@@ -9,6 +9,7 @@ import addFormats from 'ajv-formats';
 import { AppError, errorBody, ERROR_CATALOG } from '../errors';
 import type { ErrorCode } from '../errors';
 import type { Services } from '../services';
+import type { Actor } from '../services/sessions';
 import type { Handler, Principal, RequestContext } from './context';
 import type { Reply } from './envelope';
 import { fieldErrors } from './validation';
@@ -49,26 +50,28 @@ function send(res: Response, reply: Reply) {
 }
 
 type Authenticate = (authorization: string | undefined) => Promise<Principal | AppError>;
+/** A security scheme's check of a request: the caller, or the AppError to answer. */
+type SecurityCheck = (c: Context) => Promise<unknown>;
 
 interface ApiSetup {
   api: OpenAPIBackend;
   handlers: Record<string, Handler>;
   services: Services;
-  /** security scheme name -> check of the Authorization header: the caller, or the AppError to answer */
-  security: Record<string, (authorization: string | undefined) => Promise<Principal | null | AppError>>;
+  /** security scheme name -> check of the request */
+  security: Record<string, SecurityCheck>;
 }
 
-/** The first refusal among the security handlers' results (a 429 outranks a 401). */
+/** The most telling refusal among the security handlers' results: a 429, 403 or 404 outranks a 401. */
 function refusalOf(c: Context): AppError {
   const results = Object.values(c.security ?? {}).map((r) => (r as { error?: unknown })?.error).filter((e) => e instanceof AppError);
-  return results.find((e) => e.code === 'RATE_LIMITED') ?? results[0] ?? new AppError('UNAUTHORIZED');
+  return results.find((e) => e.code !== 'UNAUTHORIZED') ?? results[0] ?? new AppError('UNAUTHORIZED');
 }
 
 /** openapi-backend runs security before validation, so an anonymous caller learns nothing about the rules. */
 function wire({ api, handlers, services, security }: ApiSetup) {
   for (const [scheme, check] of Object.entries(security)) {
     api.registerSecurityHandler(scheme, async (c: Context) => {
-      const who = await check(c.request.headers.authorization as string | undefined);
+      const who = await check(c);
       return who instanceof AppError ? { error: who } : { principal: who };
     });
   }
@@ -80,8 +83,10 @@ function wire({ api, handlers, services, security }: ApiSetup) {
     const handler = handlers[op.operationId ?? ''];
     api.register(op.operationId ?? '', async (c: Context, req: Request, res: Response) => {
       if (!handler) throw new Error(`no handler for operation ${op.operationId}`);
-      const principal = (c.security?.JWT as { principal?: Principal } | undefined)?.principal ?? null;
-      const ctx: RequestContext = { services, requestId: String(res.getHeader('X-Request-Id')), req, principal };
+      const found = (scheme: string) => (c.security?.[scheme] as { principal?: unknown } | undefined)?.principal ?? null;
+      const principal = found('JWT') as Principal | null;
+      const actor = (found('OperatorKey') ?? found('SessionCookie')) as Actor | null;
+      const ctx: RequestContext = { services, requestId: String(res.getHeader('X-Request-Id')), req, principal, actor };
       send(res, await handler(c, ctx));
     });
   }
@@ -99,15 +104,16 @@ export interface HttpAppOptions {
   merchantHandlers: Record<string, Handler>;
   adminHandlers: Record<string, Handler>;
   authenticateJwt: Authenticate;
-  authenticateOperator: (authorization: string | undefined) => AppError | null;
+  /** admin.yaml's schemes: the operator key and the dashboard's session cookie */
+  adminSecurity: Record<string, SecurityCheck>;
   isReady: () => boolean;
 }
 
 export function createHttpApp(o: HttpAppOptions): express.Express {
   const { services } = o;
   const log = services.log;
-  wire({ api: o.merchantApi, handlers: o.merchantHandlers, services, security: { JWT: o.authenticateJwt } });
-  wire({ api: o.adminApi, handlers: o.adminHandlers, services, security: { OperatorKey: async (h) => o.authenticateOperator(h) } });
+  wire({ api: o.merchantApi, handlers: o.merchantHandlers, services, security: { JWT: (c) => o.authenticateJwt(c.request.headers.authorization as string | undefined) } });
+  wire({ api: o.adminApi, handlers: o.adminHandlers, services, security: o.adminSecurity });
 
   const app = express();
   app.disable('x-powered-by');
