@@ -2072,6 +2072,16 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description `FORBIDDEN`: the caller's role may not do this (support staff only read and re-send webhooks; a merchant user never reaches operator-only operations). `CSRF_FAILED`: a change made with the session cookie without the session's `X-CSRF-Token` header. Nothing was changed. */
+        Forbidden: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description `RATE_LIMITED`: too many requests in a short time (merchant API: per API token; failed token requests: per `api_key` and per client address). Wait the number of seconds in `Retry-After`, then retry. */
         RateLimited: {
             headers: {
@@ -2105,16 +2115,6 @@ export interface components {
         };
         /** @description `NOT_FOUND`: the resource does not exist, or belongs to someone else (another merchant's resources are reported as not found, never as unauthorized). */
         NotFound: {
-            headers: {
-                "X-Request-Id": components["headers"]["XRequestId"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["Error"];
-            };
-        };
-        /** @description `FORBIDDEN`: the caller's role may not do this (support staff only read and re-send webhooks; a merchant user never reaches operator-only operations). `CSRF_FAILED`: a change made with the session cookie without the session's `X-CSRF-Token` header. Nothing was changed. */
-        Forbidden: {
             headers: {
                 "X-Request-Id": components["headers"]["XRequestId"];
                 [name: string]: unknown;
@@ -2294,6 +2294,7 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: a paging parameter is out of range, or the query has an unknown parameter. */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
@@ -2324,6 +2325,7 @@ export interface operations {
             /** @description `VALIDATION_ERROR` (every broken rule listed; unknown fields are refused), `INVALID_JSON` or `UNSUPPORTED_MEDIA_TYPE`. */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -2357,6 +2359,7 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: `business_id` is not a positive integer. */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             /** @description `NOT_FOUND`: no business has this id. */
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
@@ -2395,6 +2398,7 @@ export interface operations {
             /** @description `VALIDATION_ERROR` (including an empty body, and a `default_currency` without a wallet), `INVALID_JSON` or `UNSUPPORTED_MEDIA_TYPE`. */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             /** @description `NOT_FOUND`: no business has this id. */
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
@@ -2449,6 +2453,7 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: `business_id` or a paging parameter is out of range, or the query has an unknown parameter. */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             /** @description `NOT_FOUND`: no business has this id. */
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
@@ -2487,6 +2492,7 @@ export interface operations {
             /** @description `VALIDATION_ERROR` (including a currency the business already holds), `INVALID_JSON` or `UNSUPPORTED_MEDIA_TYPE`. */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             /** @description `NOT_FOUND`: no business has this id. */
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
@@ -2546,6 +2552,7 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: `business_id`, `currency` or a paging parameter is malformed, or the query has an unknown parameter. */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             /** @description `NOT_FOUND`: no business has this id, or it has no wallet in this currency. */
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
@@ -2599,6 +2606,7 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: `business_id` or a paging parameter is out of range, or the query has an unknown parameter. */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             /** @description `NOT_FOUND`: no business has this id. */
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
@@ -2637,6 +2645,7 @@ export interface operations {
             /** @description `VALIDATION_ERROR` (every broken rule listed; unknown fields are refused), `INVALID_JSON` or `UNSUPPORTED_MEDIA_TYPE`. */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             /** @description `NOT_FOUND`: no business has this id. */
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
@@ -2676,6 +2685,7 @@ export interface operations {
             /** @description `VALIDATION_ERROR` (including an empty body), `INVALID_JSON` or `UNSUPPORTED_MEDIA_TYPE`. */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             /** @description `NOT_FOUND`: no MID has this id. */
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
@@ -2730,6 +2740,7 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: `business_id` or a paging parameter is out of range, or the query has an unknown parameter. */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             /** @description `NOT_FOUND`: no business has this id. */
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
@@ -2768,6 +2779,7 @@ export interface operations {
             /** @description `API_TOKEN_LIMIT`: the business already holds 2 API tokens; `VALIDATION_ERROR` (every broken rule listed), `INVALID_JSON` or `UNSUPPORTED_MEDIA_TYPE`. */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             /** @description `NOT_FOUND`: no business has this id. */
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
@@ -2803,6 +2815,7 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: `token_id` is not a positive integer. */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             /** @description `NOT_FOUND`: no API token has this id (a deleted token is gone). */
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
@@ -2841,6 +2854,7 @@ export interface operations {
             /** @description `VALIDATION_ERROR` (including an empty body), `INVALID_JSON` or `UNSUPPORTED_MEDIA_TYPE`. */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             /** @description `NOT_FOUND`: no API token has this id (a deleted token is gone). */
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
@@ -2876,6 +2890,7 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: `token_id` is not a positive integer. */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             /** @description `NOT_FOUND`: no API token has this id (a deleted token is gone). */
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
@@ -2923,6 +2938,7 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: a paging parameter is out of range, or the query has an unknown parameter. */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
@@ -2953,6 +2969,7 @@ export interface operations {
             /** @description `VALIDATION_ERROR` (every broken rule listed; unknown fields are refused), `INVALID_JSON` or `UNSUPPORTED_MEDIA_TYPE`. */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -3034,6 +3051,9 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: a filter or paging parameter is malformed or out of range, or the query has an unknown parameter. */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description `NOT_FOUND`: a merchant user asked for another business's collections. */
+            404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
@@ -3066,6 +3086,7 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: `gateway_reference` is malformed. */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             /** @description `NOT_FOUND`: no collection has this `gateway_reference`. */
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
@@ -3100,6 +3121,7 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: `business_id` is not a positive integer. */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             /** @description `NOT_FOUND`: no business has this id, or this is the live deployment. */
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
@@ -3138,6 +3160,7 @@ export interface operations {
             /** @description `VALIDATION_ERROR` (every broken rule listed; unknown fields are refused), `INVALID_JSON` or `UNSUPPORTED_MEDIA_TYPE`. */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             /** @description `NOT_FOUND`: no business has this id. */
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
@@ -3165,6 +3188,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
@@ -3210,6 +3234,7 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: a paging parameter is out of range, or the query has an unknown parameter. */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
