@@ -10,6 +10,7 @@ import type { Services } from '../services';
 import type { AuditActor, TargetType } from '../services/audit';
 import { SESSION_COOKIE } from '../services/sessions';
 import type { Actor, SessionActor } from '../services/sessions';
+import { MissingCredential } from './app';
 import type { Handler, RequestContext } from './context';
 
 const READS = new Set(['GET', 'HEAD']);
@@ -59,8 +60,10 @@ async function confine(c: Context, actor: SessionActor, services: Services): Pro
 }
 
 async function checkSession(c: Context, services: Services): Promise<SessionActor> {
-  const actor = await services.sessions.authenticate((c.request.cookies as Record<string, string> | undefined)?.[SESSION_COOKIE]);
-  if (!actor) throw new AppError('UNAUTHORIZED', 'Sign in first: the session is missing or has ended');
+  const cookie = (c.request.cookies as Record<string, string> | undefined)?.[SESSION_COOKIE];
+  if (!cookie) throw new MissingCredential('UNAUTHORIZED', 'Sign in first: there is no session');
+  const actor = await services.sessions.authenticate(cookie);
+  if (!actor) throw new AppError('UNAUTHORIZED', 'Sign in again: the session has ended');
   const operationId = c.operation.operationId ?? '';
   if (actor.session.state !== 'active' && !BEFORE_SECOND_FACTOR.has(operationId)) {
     throw new AppError('UNAUTHORIZED', 'Finish signing in first: two-factor authentication is pending');
@@ -78,7 +81,12 @@ export type SecurityCheck = (c: Context) => Promise<unknown>;
 /** The security handlers of admin.yaml: the operator key, or the session cookie with its role and scope. */
 export function adminSecurity(services: Services): Record<string, SecurityCheck> {
   return {
-    OperatorKey: async (c) => services.auth.authenticateOperator(c.request.headers.authorization as string | undefined) ?? ({ type: 'operator_key' } satisfies Actor),
+    OperatorKey: async (c) => {
+      const authorization = c.request.headers.authorization as string | undefined;
+      const refused = services.auth.authenticateOperator(authorization);
+      if (!refused) return { type: 'operator_key' } satisfies Actor;
+      return authorization ? refused : new MissingCredential(refused.code, refused.message);
+    },
     SessionCookie: async (c) => {
       try {
         return await checkSession(c, services);

@@ -61,10 +61,16 @@ interface ApiSetup {
   security: Record<string, SecurityCheck>;
 }
 
-/** The most telling refusal among the security handlers' results: a 429, 403 or 404 outranks a 401. */
+/** A scheme's refusal when the request did not even carry its credential (no header, no cookie). */
+export class MissingCredential extends AppError {}
+
+/**
+ * The most telling refusal among the security handlers' results: a 429, 403 or 404 outranks a 401,
+ * and the refusal of a credential that was sent outranks that of one that was not.
+ */
 function refusalOf(c: Context): AppError {
   const results = Object.values(c.security ?? {}).map((r) => (r as { error?: unknown })?.error).filter((e) => e instanceof AppError);
-  return results.find((e) => e.code !== 'UNAUTHORIZED') ?? results[0] ?? new AppError('UNAUTHORIZED');
+  return results.find((e) => e.code !== 'UNAUTHORIZED') ?? results.find((e) => !(e instanceof MissingCredential)) ?? results[0] ?? new AppError('UNAUTHORIZED');
 }
 
 /** openapi-backend runs security before validation, so an anonymous caller learns nothing about the rules. */
