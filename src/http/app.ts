@@ -15,6 +15,7 @@ import type { Reply } from './envelope';
 import { fieldErrors } from './validation';
 import { mountStatic } from './static';
 import { mountPages } from './pages/index';
+import { mountDashboard } from './dashboard';
 
 export const BODY_LIMIT_BYTES = 64 * 1024;
 
@@ -142,6 +143,7 @@ export function createHttpApp(o: HttpAppOptions): express.Express {
     else res.status(503).json({ status: 'starting' });
   });
   mountStatic(app);
+  mountDashboard(app);
   mountPages(app, services);
 
   // A body must be JSON and at most 64 KiB; the size is checked before anything is read.
