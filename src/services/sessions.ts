@@ -69,7 +69,15 @@ export class SessionService {
     const state: SessionState = user.totp_enabled_at ? 'totp_required' : isOperator(user.role) ? 'totp_enrolment_required' : 'active';
     const now = this.s.now();
     const absolute = new Date(now.getTime() + this.s.config.sessionAbsoluteHours * 3_600_000);
-    const opened = await this.s.db.tx((t) => this.open(t, user.id, state, now, absolute));
+    const opened = await this.s.db.tx(async (t) => {
+      // the user's ended sessions go here; one never presented again would otherwise stay forever
+      await t.none('DELETE FROM user_sessions WHERE user_id = $1 AND (last_seen_at <= $2 OR absolute_expires_at <= $3)', [
+        user.id,
+        new Date(now.getTime() - this.idleMs),
+        now,
+      ]);
+      return this.open(t, user.id, state, now, absolute);
+    });
     if (state === 'active') await this.s.db.none('UPDATE users SET last_login_at = $2 WHERE id = $1', [user.id, now]);
     return { ...opened, user };
   }

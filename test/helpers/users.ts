@@ -1,9 +1,12 @@
 // Dashboard people for tests: users made directly in the database (with a known password and, when
 // asked, a known TOTP secret), and a browser-like client that keeps the session cookie and sends the
 // CSRF header, every response checked against the spec.
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import { seal } from '../../src/crypto/secretbox';
 import type { Role } from '../../src/domain/roles';
 import { currentCode } from '../../src/services/totp';
+import { eventually } from './fixtures';
 import { Client } from './service';
 import type { ApiResponse, RequestOptions, TestService } from './service';
 
@@ -120,4 +123,28 @@ export class Clock {
   advance(ms: number): void {
     this.offsetMs += ms;
   }
+}
+
+/** The text of a message: quoted-printable soft breaks and escapes undone. */
+export function readable(raw: string): string {
+  return raw.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_, h: string) => String.fromCharCode(parseInt(h, 16)));
+}
+
+/** The token of the dashboard link (`/dashboard/<page>?token=...`) in a message sent to `to`. */
+export function tokenIn(message: string, page: 'reset-password' | 'accept-invitation'): string | undefined {
+  return new RegExp(`/dashboard/${page}\\?token=([A-Za-z0-9_-]+)`).exec(readable(message))?.[1];
+}
+
+/** Waits for the .eml file of the outbox (no SMTP_URL) addressed to `to` whose link goes to `page`, and returns its token. */
+export async function tokenFromOutbox(svc: TestService, to: string, page: 'reset-password' | 'accept-invitation', skip: string[] = []): Promise<string> {
+  const dir = path.join(svc.config.dataDir, 'mail');
+  return eventually(async () => {
+    if (!existsSync(dir)) return undefined;
+    for (const f of readdirSync(dir).filter((x) => x.endsWith('.eml'))) {
+      const text = readable(readFileSync(path.join(dir, f), 'utf8'));
+      const token = tokenIn(text, page);
+      if (token && text.includes(`To: ${to}`) && !skip.includes(token)) return token;
+    }
+    return undefined;
+  }, 20_000, `an email to ${to} with a ${page} link`);
 }

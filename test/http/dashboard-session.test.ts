@@ -141,6 +141,14 @@ describe('timeouts', () => {
     clock.advance(25 * 60_000); // 24 * 29 + 25 minutes > 12 hours
     expect((await client.get('/v1/admin/session')).status).toBe(401);
   });
+
+  it("deletes a user's ended sessions at its next sign-in, even those never presented again", async () => {
+    const user = await createUser(svc, { role: 'merchant_viewer', business_id: businessId });
+    await signedIn(svc, user);
+    clock.advance(31 * 60_000);
+    await signedIn(svc, user);
+    expect(await svc.services.db.one('SELECT count(*)::int AS n FROM user_sessions WHERE user_id = $1', [user.id])).toEqual({ n: 1 });
+  });
 });
 
 describe('throttling', () => {
