@@ -5,6 +5,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { seal } from '../../src/crypto/secretbox';
 import type { Role } from '../../src/domain/roles';
+import { hashSecret } from '../../src/services/auth';
 import { currentCode } from '../../src/services/totp';
 import { eventually } from './fixtures';
 import { Client } from './service';
@@ -15,6 +16,7 @@ export const PASSWORD = 'correct horse battery staple';
 export const TOTP_SECRET = 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP';
 
 let seq = 0;
+let passwordHash: Promise<string> | null = null;
 
 export interface TestUser {
   id: number;
@@ -31,7 +33,12 @@ export async function createUser(
   seq += 1;
   const email = o.email ?? `${o.role.replace('_', '.')}.${seq}@people.example`;
   const password = o.password ?? PASSWORD;
-  const row = await svc.services.db.tx((t) => svc.services.users.insert(t, { email, role: o.role, business_id: o.business_id ?? null, password }));
+  // argon2id is slow on purpose: the common test password is hashed once per file
+  passwordHash ??= hashSecret(PASSWORD);
+  const row = await svc.services.db.one<{ id: number }>(
+    'INSERT INTO users (email, password_hash, role, business_id) VALUES ($1, $2, $3, $4) RETURNING id',
+    [email.toLowerCase(), password === PASSWORD ? await passwordHash : await hashSecret(password), o.role, o.business_id ?? null],
+  );
   if (o.totp) {
     await svc.services.db.none('UPDATE users SET totp_secret_enc = $2, totp_enabled_at = now() WHERE id = $1', [
       row.id,

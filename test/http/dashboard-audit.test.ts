@@ -20,7 +20,7 @@ beforeAll(async () => {
   businessB = (await createBusiness(svc, { name: 'Audit B' })).id;
   owner = await createUser(svc, { role: 'merchant_owner', business_id: businessA });
   ownerSession = await signedIn(svc, owner);
-});
+}, 180_000); // a service start is over a minute on a loaded machine
 afterAll(async () => {
   await svc?.close();
 });

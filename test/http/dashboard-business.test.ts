@@ -10,7 +10,7 @@ let m: MerchantSetup;
 beforeAll(async () => {
   svc = await startTestService({ env: { SANDBOX_MM_DELAY_MS: '3600000', WEBHOOK_RETRY_SCHEDULE: '0s,1h' } });
   m = await setupMerchant(svc, { wallets: ['UGX'], rollingReservePercent: 10, rollingReserveMonths: 6, webhookUrl: 'http://127.0.0.1:9/refused' });
-});
+}, 180_000); // a service start is over a minute on a loaded machine
 afterAll(async () => {
   await svc?.close();
 });

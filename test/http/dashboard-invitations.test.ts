@@ -13,7 +13,7 @@ const used: string[] = [];
 beforeAll(async () => {
   svc = await startTestService({ now: clock.now });
   businessId = (await createBusiness(svc, { name: 'Invite Shop' })).id;
-});
+}, 180_000); // a service start is over a minute on a loaded machine
 afterAll(async () => {
   await svc?.close();
 });

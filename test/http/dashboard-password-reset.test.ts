@@ -21,7 +21,7 @@ describe('through the .eml outbox', () => {
   beforeAll(async () => {
     svc = await startTestService({ now: clock.now });
     businessId = (await createBusiness(svc)).id;
-  });
+  }, 180_000); // a service start is over a minute on a loaded machine
   afterAll(async () => {
     await svc?.close();
   });
@@ -98,7 +98,7 @@ describe('through SMTP', () => {
   beforeAll(async () => {
     await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', () => resolve()));
     svc = await startTestService({ env: { SMTP_URL: `smtp://127.0.0.1:${(smtp.server.address() as AddressInfo).port}` } });
-  });
+  }, 180_000); // a service start is over a minute on a loaded machine
   afterAll(async () => {
     await svc?.close();
     await new Promise<void>((resolve) => smtp.close(() => resolve()));

@@ -38,7 +38,7 @@ beforeAll(async () => {
   users.viewerA = await createUser(svc, { role: 'merchant_viewer', business_id: a.businessId });
   users.ownerB = await createUser(svc, { role: 'merchant_owner', business_id: b.businessId });
   for (const [name, user] of Object.entries(users)) as[name] = await signedIn(svc, user, clock);
-});
+}, 180_000); // two merchants, six people signed in: well over a minute on a loaded embedded database
 afterAll(async () => {
   await svc?.close();
 });

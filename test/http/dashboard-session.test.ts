@@ -15,7 +15,7 @@ beforeAll(async () => {
   svc = await startTestService({ now: clock.now });
   businessId = (await createBusiness(svc)).id;
   owner = await createUser(svc, { role: 'merchant_owner', business_id: businessId });
-});
+}, 180_000); // a service start is over a minute on a loaded machine
 afterAll(async () => {
   await svc?.close();
 });

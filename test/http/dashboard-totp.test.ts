@@ -9,7 +9,7 @@ let svc: TestService;
 
 beforeAll(async () => {
   svc = await startTestService({ now: clock.now });
-});
+}, 180_000); // a service start is over a minute on a loaded machine
 afterAll(async () => {
   await svc?.close();
 });

@@ -9,7 +9,7 @@ describe('the first operator account', () => {
   let svc: TestService;
   beforeAll(async () => {
     svc = await startTestService({ env: { ADMIN_EMAIL: 'Boss@Operator.example' } });
-  });
+  }, 180_000);
   afterAll(async () => {
     await svc?.close();
   });
@@ -34,14 +34,14 @@ describe('the first operator account', () => {
     } finally {
       await again.close();
     }
-  });
+  }, 180_000);
 });
 
 describe('the sandbox demo merchant user', () => {
   let svc: TestService;
   beforeAll(async () => {
     svc = await startTestService({ env: { SEED_DEMO: 'true' } });
-  });
+  }, 180_000);
   afterAll(async () => {
     await svc?.close();
   });
