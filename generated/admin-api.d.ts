@@ -743,7 +743,7 @@ export interface components {
             fixed: number;
         };
         /**
-         * @description Date and time in UTC, ISO 8601 form `YYYY-MM-DDTHH:MM:SS`, without fractional seconds and without a zone suffix.
+         * @description Date and time in UTC, ISO 8601 form `YYYY-MM-DDTHH:MM:SS`, without fractional seconds and without a zone suffix. It must be a real moment of the Gregorian calendar between years 0001 and 9999: month 01-12, a day that exists in that month (29 February in leap years only), hour 00-23, minutes and seconds 00-59.
          * @example 2025-11-25T10:15:02
          */
         Timestamp: string;
@@ -816,9 +816,10 @@ export interface components {
          *     | 413 | `PAYLOAD_TOO_LARGE` | body over 64 KiB |
          *     | 429 | `RATE_LIMITED` | too many requests; wait `Retry-After` seconds |
          *     | 500 | `INTERNAL_ERROR` | unexpected failure; nothing was half-written |
+         *     | 503 | `SERVICE_UNAVAILABLE` | the service's database is unreachable; nothing changed; retry after `Retry-After` seconds |
          * @enum {string}
          */
-        ErrorCode: "VALIDATION_ERROR" | "INVALID_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "METHOD_NOT_ALLOWED" | "DUPLICATE_MERCHANT_REFERENCE" | "UNSUPPORTED_CURRENCY" | "NO_ROUTE" | "CARD_DECRYPTION_FAILED" | "API_TOKEN_LIMIT" | "INVALID_STATE" | "UNAUTHORIZED" | "FORBIDDEN" | "CSRF_FAILED" | "NOT_FOUND" | "PAYLOAD_TOO_LARGE" | "RATE_LIMITED" | "INTERNAL_ERROR";
+        ErrorCode: "VALIDATION_ERROR" | "INVALID_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "METHOD_NOT_ALLOWED" | "DUPLICATE_MERCHANT_REFERENCE" | "UNSUPPORTED_CURRENCY" | "NO_ROUTE" | "CARD_DECRYPTION_FAILED" | "API_TOKEN_LIMIT" | "INVALID_STATE" | "UNAUTHORIZED" | "FORBIDDEN" | "CSRF_FAILED" | "NOT_FOUND" | "PAYLOAD_TOO_LARGE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
         /** @description One broken rule of a request. */
         FieldError: {
             /**
@@ -845,16 +846,18 @@ export interface components {
              * @example The request is invalid
              */
             message: string;
-            /** @description Details: for `VALIDATION_ERROR` an array with one entry per broken rule; `null` when there are no details; an object for details of other kinds. */
+            /** @description Details: for `VALIDATION_ERROR` an array with one entry per broken rule, at most 20 (a request that breaks more rules lists the first 20; fix them and send it again to see the rest); `null` when there are no details; an object for details of other kinds. */
             data: null | components["schemas"]["FieldError"][] | Record<string, never>;
         };
+        /** @description Text that can be stored: any Unicode character except U+0000 (NUL), as well-formed UTF-16 (an unpaired surrogate such as a lone `\ud800` in JSON is refused rather than replaced). Fields that use it add their own lengths. */
+        Text: string;
         /** @description A new business account (a merchant). */
         BusinessCreate: {
             /**
              * @description Business name.
              * @example Kampala Books Ltd
              */
-            name: string;
+            name: string & components["schemas"]["Text"];
             /** @description Currency of the default wallet, created with the business. Collections in a currency the business has no wallet for are converted to it. */
             default_currency: components["schemas"]["Currency"];
             /**
@@ -896,7 +899,7 @@ export interface components {
         /** @description Changes to a business account; send only the fields to change. `fees`, when sent, replaces the whole list. Changes apply to collections accepted afterwards. */
         BusinessUpdate: {
             /** @description Business name. */
-            name?: string;
+            name?: string & components["schemas"]["Text"];
             /** @description Currency of the default wallet; the business must already hold a wallet in it. */
             default_currency?: components["schemas"]["Currency"];
             /** @description Share of each credit held as rolling reserve, in percent. */
@@ -1054,23 +1057,23 @@ export interface components {
              * @description Business name registered with the processor.
              * @example Kampala Books Ltd
              */
-            business_name: string;
+            business_name: string & components["schemas"]["Text"];
             /**
              * @description The processor; `sandbox` is the built-in simulator.
              * @example sandbox
              */
-            service_type: string;
+            service_type: string & components["schemas"]["Text"];
             payment_method: components["schemas"]["PaymentMethod"];
             /** @description Request currency the MID takes. */
             currency: components["schemas"]["Currency"];
             /** @default ALL */
             allowed_traffic: components["schemas"]["AllowedTraffic"];
             /** @description Operator (network) at the processor. */
-            merchant_operator?: string;
+            merchant_operator?: string & components["schemas"]["Text"];
             /** @description Username at the processor. */
-            merchant_username?: string;
+            merchant_username?: string & components["schemas"]["Text"];
             /** @description Password at the processor. Encrypted at rest; never returned (see `has_password`). */
-            merchant_password?: string;
+            merchant_password?: string & components["schemas"]["Text"];
             /**
              * @description Priority, 1 the highest. The lowest rank among eligible MIDs wins; equal ranks take turns.
              * @default 1
@@ -1105,15 +1108,15 @@ export interface components {
         };
         /** @description Changes to a MID; send only the fields to change. */
         MidUpdate: {
-            business_name?: string;
-            service_type?: string;
+            business_name?: string & components["schemas"]["Text"];
+            service_type?: string & components["schemas"]["Text"];
             payment_method?: components["schemas"]["PaymentMethod"];
             currency?: components["schemas"]["Currency"];
             allowed_traffic?: components["schemas"]["AllowedTraffic"];
-            merchant_operator?: string;
-            merchant_username?: string;
+            merchant_operator?: string & components["schemas"]["Text"];
+            merchant_username?: string & components["schemas"]["Text"];
             /** @description New password at the processor. Encrypted at rest; never returned. */
-            merchant_password?: string;
+            merchant_password?: string & components["schemas"]["Text"];
             processing_rank?: number;
             reject_first_time_depositors?: boolean;
             active?: boolean;
@@ -1169,7 +1172,7 @@ export interface components {
              */
             webhook_url: string;
             /** @description Secret chosen by the merchant; the HMAC-SHA256 key of the `webhook-signature` header. Never returned. */
-            webhook_hash: string;
+            webhook_hash: string & components["schemas"]["Text"];
             /**
              * @description Email `notification_email` when a collection starts and when it ends.
              * @default false
@@ -1226,7 +1229,7 @@ export interface components {
             /** Format: uri */
             webhook_url?: string;
             /** @description New webhook signing secret; notifications created afterwards are signed with it. Never returned. */
-            webhook_hash?: string;
+            webhook_hash?: string & components["schemas"]["Text"];
             email_merchant?: boolean;
             email_user?: boolean;
         };
@@ -1510,9 +1513,9 @@ export interface components {
              * @description Name or id of the operator recording the verification.
              * @example ops.jane
              */
-            verified_by: string;
+            verified_by: string & components["schemas"]["Text"];
             /** @description What was reviewed; kept with the verification. */
-            note?: string;
+            note?: string & components["schemas"]["Text"];
         };
         /** @description The card encryption key pair now in use. After a rotation the previous key still decrypts until `previous_key_expires_at`, so cards encrypted with a recently downloaded key keep working. */
         CardKey: {
@@ -2103,6 +2106,17 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description `SERVICE_UNAVAILABLE`: a part the service depends on (its database) is unreachable for a moment. It is our outage, not a problem with your credentials or your request, and nothing was changed. Wait the number of seconds in `Retry-After`, then send the same request again (for a collection, with the same `merchant_reference` and body: a retry never charges twice). */
+        ServiceUnavailable: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description `PAYLOAD_TOO_LARGE`: the request body is larger than 64 KiB. Nothing was changed. */
         PayloadTooLarge: {
             headers: {
@@ -2131,12 +2145,12 @@ export interface components {
          */
         PerPage: number;
         /**
-         * @description Page number, 1-based. Ignored when `offset` is given.
+         * @description Page number, 1-based, at most 21474837 (so that the items it skips fit the `offset` bound). Ignored when `offset` is given.
          * @example 2
          */
         Page: number;
         /**
-         * @description Number of items to skip from the first. When given it wins over `page`.
+         * @description Number of items to skip from the first, at most 2147483647. When given it wins over `page`.
          * @example 20
          */
         Offset: number;
@@ -2199,7 +2213,7 @@ export interface components {
          * @description The collection's `gateway_reference`, as returned when it was requested.
          * @example PCD4Q38UJREMYY4NQVTDQA
          */
-        GatewayReference: string;
+        GatewayReference: string & components["schemas"]["Text"];
         /**
          * @description Only records of this business. A merchant user always sees its own business only: leave it out or give its own id (another id is `NOT_FOUND`).
          * @example 7
@@ -2262,12 +2276,12 @@ export interface operations {
                  */
                 per_page?: components["parameters"]["PerPage"];
                 /**
-                 * @description Page number, 1-based. Ignored when `offset` is given.
+                 * @description Page number, 1-based, at most 21474837 (so that the items it skips fit the `offset` bound). Ignored when `offset` is given.
                  * @example 2
                  */
                 page?: components["parameters"]["Page"];
                 /**
-                 * @description Number of items to skip from the first. When given it wins over `page`.
+                 * @description Number of items to skip from the first, at most 2147483647. When given it wins over `page`.
                  * @example 20
                  */
                 offset?: components["parameters"]["Offset"];
@@ -2297,6 +2311,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createBusiness: {
@@ -2329,6 +2344,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getBusiness: {
@@ -2364,6 +2380,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateBusiness: {
@@ -2404,6 +2421,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listWallets: {
@@ -2415,12 +2433,12 @@ export interface operations {
                  */
                 per_page?: components["parameters"]["PerPage"];
                 /**
-                 * @description Page number, 1-based. Ignored when `offset` is given.
+                 * @description Page number, 1-based, at most 21474837 (so that the items it skips fit the `offset` bound). Ignored when `offset` is given.
                  * @example 2
                  */
                 page?: components["parameters"]["Page"];
                 /**
-                 * @description Number of items to skip from the first. When given it wins over `page`.
+                 * @description Number of items to skip from the first, at most 2147483647. When given it wins over `page`.
                  * @example 20
                  */
                 offset?: components["parameters"]["Offset"];
@@ -2458,6 +2476,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createWallet: {
@@ -2498,6 +2517,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listWalletPostings: {
@@ -2509,12 +2529,12 @@ export interface operations {
                  */
                 per_page?: components["parameters"]["PerPage"];
                 /**
-                 * @description Page number, 1-based. Ignored when `offset` is given.
+                 * @description Page number, 1-based, at most 21474837 (so that the items it skips fit the `offset` bound). Ignored when `offset` is given.
                  * @example 2
                  */
                 page?: components["parameters"]["Page"];
                 /**
-                 * @description Number of items to skip from the first. When given it wins over `page`.
+                 * @description Number of items to skip from the first, at most 2147483647. When given it wins over `page`.
                  * @example 20
                  */
                 offset?: components["parameters"]["Offset"];
@@ -2557,6 +2577,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listMids: {
@@ -2568,12 +2589,12 @@ export interface operations {
                  */
                 per_page?: components["parameters"]["PerPage"];
                 /**
-                 * @description Page number, 1-based. Ignored when `offset` is given.
+                 * @description Page number, 1-based, at most 21474837 (so that the items it skips fit the `offset` bound). Ignored when `offset` is given.
                  * @example 2
                  */
                 page?: components["parameters"]["Page"];
                 /**
-                 * @description Number of items to skip from the first. When given it wins over `page`.
+                 * @description Number of items to skip from the first, at most 2147483647. When given it wins over `page`.
                  * @example 20
                  */
                 offset?: components["parameters"]["Offset"];
@@ -2611,6 +2632,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createMid: {
@@ -2651,6 +2673,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateMid: {
@@ -2691,6 +2714,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listApiTokens: {
@@ -2702,12 +2726,12 @@ export interface operations {
                  */
                 per_page?: components["parameters"]["PerPage"];
                 /**
-                 * @description Page number, 1-based. Ignored when `offset` is given.
+                 * @description Page number, 1-based, at most 21474837 (so that the items it skips fit the `offset` bound). Ignored when `offset` is given.
                  * @example 2
                  */
                 page?: components["parameters"]["Page"];
                 /**
-                 * @description Number of items to skip from the first. When given it wins over `page`.
+                 * @description Number of items to skip from the first, at most 2147483647. When given it wins over `page`.
                  * @example 20
                  */
                 offset?: components["parameters"]["Offset"];
@@ -2745,6 +2769,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createApiToken: {
@@ -2785,6 +2810,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deleteApiToken: {
@@ -2818,8 +2844,10 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             /** @description `NOT_FOUND`: no API token has this id (a deleted token is gone). */
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateApiToken: {
@@ -2860,6 +2888,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     regenerateApiToken: {
@@ -2893,8 +2922,10 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             /** @description `NOT_FOUND`: no API token has this id (a deleted token is gone). */
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listFxRates: {
@@ -2906,12 +2937,12 @@ export interface operations {
                  */
                 per_page?: components["parameters"]["PerPage"];
                 /**
-                 * @description Page number, 1-based. Ignored when `offset` is given.
+                 * @description Page number, 1-based, at most 21474837 (so that the items it skips fit the `offset` bound). Ignored when `offset` is given.
                  * @example 2
                  */
                 page?: components["parameters"]["Page"];
                 /**
-                 * @description Number of items to skip from the first. When given it wins over `page`.
+                 * @description Number of items to skip from the first, at most 2147483647. When given it wins over `page`.
                  * @example 20
                  */
                 offset?: components["parameters"]["Offset"];
@@ -2941,6 +2972,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     setFxRate: {
@@ -2973,6 +3005,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listAdminCollections: {
@@ -3019,12 +3052,12 @@ export interface operations {
                  */
                 per_page?: components["parameters"]["PerPage"];
                 /**
-                 * @description Page number, 1-based. Ignored when `offset` is given.
+                 * @description Page number, 1-based, at most 21474837 (so that the items it skips fit the `offset` bound). Ignored when `offset` is given.
                  * @example 2
                  */
                 page?: components["parameters"]["Page"];
                 /**
-                 * @description Number of items to skip from the first. When given it wins over `page`.
+                 * @description Number of items to skip from the first, at most 2147483647. When given it wins over `page`.
                  * @example 20
                  */
                 offset?: components["parameters"]["Offset"];
@@ -3056,6 +3089,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getAdminCollection: {
@@ -3091,6 +3125,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getCertification: {
@@ -3126,6 +3161,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     verifyBusiness: {
@@ -3166,6 +3202,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     rotateCardKey: {
@@ -3187,10 +3224,14 @@ export interface operations {
                     "application/json": components["schemas"]["CardKeyResponse"];
                 };
             };
+            /** @description `VALIDATION_ERROR`: the query has a parameter this operation does not take; `INVALID_JSON` or `UNSUPPORTED_MEDIA_TYPE`: a body was sent that cannot be read (this operation takes none). */
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listFailingWebhooks: {
@@ -3202,12 +3243,12 @@ export interface operations {
                  */
                 per_page?: components["parameters"]["PerPage"];
                 /**
-                 * @description Page number, 1-based. Ignored when `offset` is given.
+                 * @description Page number, 1-based, at most 21474837 (so that the items it skips fit the `offset` bound). Ignored when `offset` is given.
                  * @example 2
                  */
                 page?: components["parameters"]["Page"];
                 /**
-                 * @description Number of items to skip from the first. When given it wins over `page`.
+                 * @description Number of items to skip from the first, at most 2147483647. When given it wins over `page`.
                  * @example 20
                  */
                 offset?: components["parameters"]["Offset"];
@@ -3237,6 +3278,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listAdminCollectionNotifications: {
@@ -3393,12 +3435,12 @@ export interface operations {
                  */
                 per_page?: components["parameters"]["PerPage"];
                 /**
-                 * @description Page number, 1-based. Ignored when `offset` is given.
+                 * @description Page number, 1-based, at most 21474837 (so that the items it skips fit the `offset` bound). Ignored when `offset` is given.
                  * @example 2
                  */
                 page?: components["parameters"]["Page"];
                 /**
-                 * @description Number of items to skip from the first. When given it wins over `page`.
+                 * @description Number of items to skip from the first, at most 2147483647. When given it wins over `page`.
                  * @example 20
                  */
                 offset?: components["parameters"]["Offset"];
@@ -3690,12 +3732,12 @@ export interface operations {
                  */
                 per_page?: components["parameters"]["PerPage"];
                 /**
-                 * @description Page number, 1-based. Ignored when `offset` is given.
+                 * @description Page number, 1-based, at most 21474837 (so that the items it skips fit the `offset` bound). Ignored when `offset` is given.
                  * @example 2
                  */
                 page?: components["parameters"]["Page"];
                 /**
-                 * @description Number of items to skip from the first. When given it wins over `page`.
+                 * @description Number of items to skip from the first, at most 2147483647. When given it wins over `page`.
                  * @example 20
                  */
                 offset?: components["parameters"]["Offset"];
@@ -3783,12 +3825,12 @@ export interface operations {
                  */
                 per_page?: components["parameters"]["PerPage"];
                 /**
-                 * @description Page number, 1-based. Ignored when `offset` is given.
+                 * @description Page number, 1-based, at most 21474837 (so that the items it skips fit the `offset` bound). Ignored when `offset` is given.
                  * @example 2
                  */
                 page?: components["parameters"]["Page"];
                 /**
-                 * @description Number of items to skip from the first. When given it wins over `page`.
+                 * @description Number of items to skip from the first, at most 2147483647. When given it wins over `page`.
                  * @example 20
                  */
                 offset?: components["parameters"]["Offset"];
@@ -3940,12 +3982,12 @@ export interface operations {
                  */
                 per_page?: components["parameters"]["PerPage"];
                 /**
-                 * @description Page number, 1-based. Ignored when `offset` is given.
+                 * @description Page number, 1-based, at most 21474837 (so that the items it skips fit the `offset` bound). Ignored when `offset` is given.
                  * @example 2
                  */
                 page?: components["parameters"]["Page"];
                 /**
-                 * @description Number of items to skip from the first. When given it wins over `page`.
+                 * @description Number of items to skip from the first, at most 2147483647. When given it wins over `page`.
                  * @example 20
                  */
                 offset?: components["parameters"]["Offset"];

@@ -3,7 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { Config } from './config';
-import { openDatabase } from './db';
+import { openDatabase, pingDatabase } from './db';
 import type { Database } from './db';
 import { migrate } from './db/migrate';
 import { adminSecurity, auditedHandlers } from './http/access';
@@ -19,6 +19,8 @@ import { startWorkers } from './workers';
 
 export const OPENAPI_DIR = path.resolve(__dirname, '..', 'openapi');
 const SHUTDOWN_GRACE_MS = 10_000;
+/** /healthz reports the database unreachable when it does not answer within this */
+const HEALTH_TIMEOUT_MS = 2000;
 
 export interface StartOptions {
   config: Config;
@@ -67,6 +69,7 @@ export async function startService(o: StartOptions): Promise<RunningService> {
     authenticateJwt: (h) => services.auth.authenticate(h),
     adminSecurity: adminSecurity(services),
     isReady: () => ready,
+    databaseReachable: () => pingDatabase(database.db, HEALTH_TIMEOUT_MS),
   });
   const server = http.createServer(app);
   server.headersTimeout = 15_000;
