@@ -1708,7 +1708,7 @@ export interface components {
         /** @description An optional note for the operator. */
         GoLiveRequestCreate: {
             /** @description What the operator should know (e.g. which test cases were run). */
-            note?: string;
+            note?: string & components["schemas"]["Text"];
         };
         /** @description A merchant's request to go live, for the operator to review with the sandbox certification. */
         GoLiveRequest: {
@@ -1831,7 +1831,7 @@ export interface components {
         LoginRequest: {
             email: components["schemas"]["Email"];
             /** @description The user's password. */
-            password: string;
+            password: string & components["schemas"]["Text"];
         };
         /** @description The second factor at sign-in: a 6-digit code from the authenticator app, or one unused recovery code. */
         TotpVerification: {
@@ -1895,7 +1895,7 @@ export interface components {
             email: components["schemas"]["Email"];
         };
         /** @description A password of 12 to 128 characters; a passphrase of several words is easiest to remember. */
-        Password: string;
+        Password: string & components["schemas"]["Text"];
         /** @description The token from the reset email and the new password. */
         PasswordResetCompletion: {
             /** @description The `token` of the link in the reset email. */
@@ -1920,8 +1920,8 @@ export interface components {
         };
         /** @description Fields to change; the others stay as they are. */
         UserUpdate: {
-            /** @description Display name. */
-            name?: string | null;
+            /** @description Display name; `null` removes it. */
+            name?: (string & components["schemas"]["Text"]) | null;
             /** @description New role, within the same kind (operator or merchant) and no higher than the caller's own. */
             role?: components["schemas"]["Role"];
             /** @description `true` stops the user signing in and ends its sessions; `false` lets it in again. */
@@ -2003,7 +2003,7 @@ export interface components {
             token: string;
             password: components["schemas"]["Password"];
             /** @description Display name. */
-            name?: string;
+            name?: string & components["schemas"]["Text"];
         };
         /** @description One change made by a person or a key: who, when, what, the record before and after. Secrets (passwords, API secrets, webhook hashes, MID passwords, two-factor secrets, tokens) never appear. */
         AuditEntry: {
@@ -3347,6 +3347,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             /** @description `NOT_FOUND`: no collection with this reference that you may see. */
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
@@ -3552,9 +3553,12 @@ export interface operations {
                     "application/json": components["schemas"]["EmptyResponse"];
                 };
             };
+            /** @description `VALIDATION_ERROR`: the query has a parameter this operation does not take; `INVALID_JSON` or `UNSUPPORTED_MEDIA_TYPE`: a body was sent that cannot be read (this operation takes none). */
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             /** @description `CSRF_FAILED`: the `X-CSRF-Token` header is missing or wrong. */
             403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -3619,6 +3623,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             /** @description `CSRF_FAILED`: the `X-CSRF-Token` header is missing or wrong. */
             403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -3959,6 +3964,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             /** @description `NOT_FOUND`: no pending invitation with this id that you may see. */
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
