@@ -33,9 +33,32 @@ export interface Config {
   sessionAbsoluteHours: number;
   /** email of the first operator account, created on the first start */
   adminEmail: string;
+  /** live processors (src/processors/): vendor hosts, timeouts and the request/reconciliation schedules */
+  processors: ProcessorSettings;
   /** secrets created on this start, to be printed once */
   generated: { operatorApiKey: boolean };
 }
+
+export interface ProcessorSettings {
+  /** vendor API base URLs, by service type */
+  baseUrls: { mtn_momo: string; mpesa: string };
+  /** one HTTP call to a vendor, connect to last byte */
+  timeoutMs: number;
+  /** a cached vendor token is replaced this long before it expires */
+  tokenMarginSeconds: number;
+  /** delay before each send attempt of a request (the last one repeats) */
+  sendScheduleMs: number[];
+  /** delay before each status query of a PENDING collection (the last one repeats) */
+  checkScheduleMs: number[];
+  /** how long after expiry a processor is still asked, for a late success */
+  lateCheckSeconds: number;
+}
+
+/** Each vendor's documented hosts: its own sandbox for our sandbox, production for live. */
+const VENDOR_HOSTS = {
+  mtn_momo: { sandbox: 'https://sandbox.momodeveloper.mtn.com', live: 'https://proxy.momoapi.mtn.com' },
+  mpesa: { sandbox: 'https://sandbox.safaricom.co.ke', live: 'https://api.safaricom.co.ke' },
+} as const;
 
 export class ConfigError extends Error {}
 
@@ -109,6 +132,21 @@ export function parseSchedule(raw: string, name = 'WEBHOOK_RETRY_SCHEDULE'): num
   });
 }
 
+function processorSettings(env: Env, appEnv: AppEnv): ProcessorSettings {
+  const host = (name: string, fallback: string) => (url(env, name, ['http:', 'https:']) ?? fallback).replace(/\/+$/, '');
+  return {
+    baseUrls: {
+      mtn_momo: host('MTN_MOMO_BASE_URL', VENDOR_HOSTS.mtn_momo[appEnv]),
+      mpesa: host('MPESA_BASE_URL', VENDOR_HOSTS.mpesa[appEnv]),
+    },
+    timeoutMs: int(env, 'PROCESSOR_TIMEOUT_MS', 10_000, 100, 120_000),
+    tokenMarginSeconds: int(env, 'PROCESSOR_TOKEN_MARGIN_SECONDS', 60, 0, 3600),
+    sendScheduleMs: parseSchedule(env.PROCESSOR_SEND_SCHEDULE || '0s,5s,30s,1m,2m,5m,10m', 'PROCESSOR_SEND_SCHEDULE'),
+    checkScheduleMs: parseSchedule(env.PROCESSOR_CHECK_SCHEDULE || '30s,1m,2m,5m,10m', 'PROCESSOR_CHECK_SCHEDULE'),
+    lateCheckSeconds: int(env, 'PROCESSOR_LATE_CHECK_SECONDS', 86_400, 0, 30 * 86400),
+  };
+}
+
 /** A secret kept in DATA_DIR: read it, or create it on first start (mode 600). */
 function persistedSecret(dataDir: string, file: string, make: () => string): { value: string; created: boolean } {
   const p = path.join(dataDir, file);
@@ -169,6 +207,7 @@ export function loadConfig(env: Env = process.env): Config {
     sessionIdleMinutes: int(env, 'SESSION_IDLE_MINUTES', 30, 1, 24 * 60),
     sessionAbsoluteHours: int(env, 'SESSION_ABSOLUTE_HOURS', 12, 1, 7 * 24),
     adminEmail: email(env, 'ADMIN_EMAIL', 'admin@paycollect.local'),
+    processors: processorSettings(env, appEnv),
     generated: { operatorApiKey: operator.created },
   };
 }

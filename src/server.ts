@@ -95,6 +95,7 @@ export async function startService(o: StartOptions): Promise<RunningService> {
       await services.workers?.stop();
       // a send still in flight records its outcome before the database closes (else it is sent again)
       await services.notifications.drain();
+      await services.liveness.leave().catch((err) => log.warn('could not deregister the process', { err }));
       if (!o.database) await database.close();
       log.info('stopped');
     })();

@@ -58,6 +58,7 @@ export const RULES: Record<string, Rule> = {
   createMid: admin(),
   listMids: read(null),
   updateMid: admin(),
+  checkMidCredentials: admin(),
   createApiToken: admin('merchant_developer'),
   listApiTokens: read('merchant_viewer'),
   updateApiToken: admin('merchant_developer'),

@@ -104,9 +104,11 @@ export function sessionActorOf(ctx: RequestContext): SessionActor {
 }
 
 interface Target {
-  type: TargetType;
+  type: TargetType | null;
   /** the path parameter naming the record; none = the record is created, read from the answer */
   param?: string;
+  /** the record is the caller's own user (signing out, two-factor set-up) */
+  self?: true;
 }
 
 /** What each change touches, so its record can be read before and after. */
@@ -117,6 +119,7 @@ const TARGETS: Record<string, Target> = {
   createWallet: { type: 'wallet' },
   createMid: { type: 'mid' },
   updateMid: { type: 'mid', param: 'mid_id' },
+  checkMidCredentials: { type: 'mid', param: 'mid_id' },
   createApiToken: { type: 'api_token' },
   updateApiToken: { type: 'api_token', param: 'token_id' },
   regenerateApiToken: { type: 'api_token', param: 'token_id' },
@@ -128,6 +131,10 @@ const TARGETS: Record<string, Target> = {
   updateUser: { type: 'user', param: 'user_id' },
   createInvitation: { type: 'invitation' },
   revokeInvitation: { type: 'invitation', param: 'invitation_id' },
+  logout: { type: 'user', self: true },
+  verifyTotp: { type: 'user', self: true },
+  startTotpEnrolment: { type: 'user', self: true },
+  confirmTotpEnrolment: { type: 'user', self: true },
 };
 
 type Data = Record<string, unknown> | null;
@@ -148,15 +155,14 @@ function audited(operationId: string, handler: Handler): Handler {
     const actor = ctx.actor;
     if (!actor) return handler(c, ctx); // anonymous operations (sign-in, invitations, resets) record themselves
     const audit = ctx.services.audit;
-    const self = actor.type === 'user' ? String(actor.user.id) : null;
-    const target: Target = TARGETS[operationId] ?? { type: 'user' };
+    const target: Target = TARGETS[operationId] ?? { type: null };
     const params = c.request.params as Record<string, string>;
-    let targetId = target.param ? params[target.param] : TARGETS[operationId] ? null : self;
-    const before = targetId ? await audit.snapshot(target.type, targetId) : null;
+    let targetId = target.param ? params[target.param] : target.self && actor.type === 'user' ? String(actor.user.id) : null;
+    const before = target.type && targetId ? await audit.snapshot(target.type, targetId) : null;
     const reply = await handler(c, ctx);
     const data = ((reply.body as { data?: unknown }).data ?? null) as Data;
     targetId ??= idOf(data);
-    const after = targetId && (await audit.snapshot(target.type, targetId));
+    const after = target.type && targetId ? await audit.snapshot(target.type, targetId) : null;
     const afterOrAnswer = after ?? (target.param && before ? null : data);
     const businessOf = (r: unknown) => ((r as Data)?.business_id as number | undefined) ?? null;
     const pathBusiness = params.business_id ? Number(params.business_id) : null;

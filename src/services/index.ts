@@ -3,6 +3,8 @@
 import type { Config } from '../config';
 import type { Db } from '../db';
 import type { Logger } from '../log';
+import { buildProcessors } from '../processors';
+import type { Processors } from '../processors';
 import type { WorkerSpec, Workers } from '../workers';
 import { AuditService } from './audit';
 import { AuthService } from './auth';
@@ -10,12 +12,14 @@ import { CardService } from './cards';
 import { CollectionService } from './collections';
 import { GoLiveService } from './go-live';
 import { LedgerService } from './ledger';
+import { LivenessService } from './liveness';
 import { MerchantService } from './merchants';
 import { NotificationService } from './notifications';
 import { PricingService } from './pricing';
 import { SessionService } from './sessions';
 import { TotpService } from './totp';
 import { UserService } from './users';
+import { ProcessorRequestService } from './processor-requests';
 
 /** What every service is built from. */
 export interface Base {
@@ -39,6 +43,10 @@ export interface Services extends Base {
   totp: TotpService;
   audit: AuditService;
   goLive: GoLiveService;
+  /** the processors by service type, and the queue of requests to the real ones */
+  processors: Processors;
+  processorRequests: ProcessorRequestService;
+  liveness: LivenessService;
   /** set once the workers run; kick() wakes one after a commit that gave it work */
   workers: Workers | null;
 }
@@ -57,9 +65,12 @@ export function buildServices(base: Base): Services {
   s.totp = new TotpService(s);
   s.audit = new AuditService(s);
   s.goLive = new GoLiveService(s);
+  s.processors = buildProcessors(base.config);
+  s.processorRequests = new ProcessorRequestService(s);
+  s.liveness = new LivenessService(s);
   return s;
 }
 
 export function workerSpecs(s: Services): WorkerSpec[] {
-  return [...s.collections.workers(), ...s.ledger.workers(), ...s.notifications.workers()];
+  return [...s.collections.workers(), ...s.ledger.workers(), ...s.notifications.workers(), ...s.liveness.workers(), ...s.processorRequests.workers()];
 }
