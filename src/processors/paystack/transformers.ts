@@ -161,16 +161,20 @@ export interface Reported {
   gatewayResponse: string | null;
 }
 
-export type VerifyAnswer = ({ kind: 'found' } & Reported) | { kind: 'not_found' } | Unknown;
+export type VerifyAnswer = ({ kind: 'found' } & Reported) | { kind: 'not_found' } | { kind: 'refused'; message: string } | Unknown;
 
 function minor(v: unknown): bigint | null {
   return typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 ? BigInt(v) : null;
 }
 
-/** GET /transaction/verify/:reference. A reference Paystack does not know is 404 (NotFound.yaml) or a 400 saying so. */
+/**
+ * GET /transaction/verify/:reference. A reference Paystack does not know is 404 (NotFound.yaml) or a 400
+ * saying so; a refused key is 401 (Unauthorized.yaml).
+ */
 export function readVerify(httpStatus: number, raw: unknown): VerifyAnswer {
   const body = record(raw);
   if (httpStatus === 404 || (httpStatus === 400 && /not found/i.test(String(body?.message ?? '')))) return { kind: 'not_found' };
+  if (httpStatus === 401 || httpStatus === 403) return { kind: 'refused', message: text(body?.message) ?? `HTTP ${httpStatus}` };
   const data = record(body?.data);
   const status = text(data?.status);
   const amountMinor = minor(data?.amount);

@@ -92,6 +92,7 @@ test('bad input and a wrong key are refused with Paystack messages', async () =>
   expect(await client.initialize(payment({ currency: 'UGX' }))).toEqual({ kind: 'refused', message: 'Currency not supported by merchant' });
   const stranger = new PaystackClient({ baseUrl: fake.url, secretKey: 'sk_test_wrong', timeoutMs: 2000 });
   expect(await stranger.initialize(payment())).toEqual({ kind: 'refused', message: 'Invalid key' });
+  expect(await stranger.verify('PCANY')).toEqual({ kind: 'refused', message: 'Invalid key' });
   expect(await client.verify('PCNOSUCHREFERENCE')).toEqual({ kind: 'not_found' });
 });
 
