@@ -14,6 +14,7 @@ import type { Reply } from './envelope';
 import { fieldErrors } from './validation';
 import { mountStatic } from './static';
 import { mountPages } from './pages/index';
+import { mountDashboard } from './dashboard';
 
 export const BODY_LIMIT_BYTES = 64 * 1024;
 
@@ -130,6 +131,7 @@ export function createHttpApp(o: HttpAppOptions): express.Express {
     else res.status(503).json({ status: 'starting' });
   });
   mountStatic(app);
+  mountDashboard(app);
   mountPages(app, services);
 
   // A body must be JSON and at most 64 KiB; the size is checked before anything is read.
@@ -152,7 +154,8 @@ export function createHttpApp(o: HttpAppOptions): express.Express {
       .catch(next);
   };
   app.use((req: Request, res: Response, next: NextFunction) => {
-    if (req.path === '/v1/admin' || req.path.startsWith('/v1/admin/')) return dispatch(o.adminApi)(req, res, next);
+    // processors' callbacks are declared in the operator document, without its credential
+    if (req.path === '/v1/admin' || req.path.startsWith('/v1/admin/') || req.path.startsWith('/callbacks/')) return dispatch(o.adminApi)(req, res, next);
     if (req.path.startsWith('/v1/')) return dispatch(o.merchantApi)(req, res, next);
     next();
   });
