@@ -407,6 +407,37 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/callbacks/{service_type}/mids/{mid_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The processor that sends the webhook (`paystack`, `btcpay`).
+                 * @example paystack
+                 */
+                service_type: string;
+                /**
+                 * @description The MID whose processor account sends it. Paystack and BTCPay Server send their webhooks to one URL per account (set in the Paystack dashboard, or as the BTCPay store's webhook), so the operator gives each such MID this URL.
+                 * @example 12
+                 */
+                mid_id: number;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Receive a signed processor webhook
+         * @description Where Paystack (`x-paystack-signature`: hex HMAC-SHA512 of the raw body keyed with the MID's `secret_key`) and BTCPay Server (`BTCPay-Sig`: `sha256=` + hex HMAC-SHA256 of the raw body keyed with the MID's `webhook_secret`) report on payments, in their own shapes. The signature is checked on the exact bytes received before anything in the body is read; one that does not hold is `UNAUTHORIZED` and changes nothing. A verified webhook is still not taken as proof of payment: it makes the service ask the processor for the payment's status at once (Paystack's verify, BTCPay's invoice), and only that answer moves the collection, so a repeated or reordered webhook cannot credit anything twice. A verified webhook about a payment the service does not know is acknowledged and ignored.
+         */
+        post: operations["receiveProcessorWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2574,6 +2605,52 @@ export interface operations {
             /** @description `INVALID_JSON` or `UNSUPPORTED_MEDIA_TYPE`: the body is not JSON. */
             400: components["responses"]["BadRequest"];
             /** @description `NOT_FOUND`: no collection has this callback token for this service type. Nothing changed. */
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    receiveProcessorWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The processor that sends the webhook (`paystack`, `btcpay`).
+                 * @example paystack
+                 */
+                service_type: string;
+                /**
+                 * @description The MID whose processor account sends it. Paystack and BTCPay Server send their webhooks to one URL per account (set in the Paystack dashboard, or as the BTCPay store's webhook), so the operator gives each such MID this URL.
+                 * @example 12
+                 */
+                mid_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description The signature holds; the payment's status is being asked of the processor. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EmptyResponse"];
+                };
+            };
+            /** @description `INVALID_JSON` or `UNSUPPORTED_MEDIA_TYPE`: the body is not JSON. `VALIDATION_ERROR`: `mid_id` is not a number. */
+            400: components["responses"]["BadRequest"];
+            /** @description `UNAUTHORIZED`: the signature header is missing or does not match the body under the MID's credentials. Nothing changed. */
+            401: components["responses"]["Unauthorized"];
+            /** @description `NOT_FOUND`: no MID with this id uses this processor. Nothing changed. */
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             500: components["responses"]["InternalError"];

@@ -1,7 +1,9 @@
 // The processors this deployment has, by service type (a MID's `service_type`). A new connector is
 // one folder under src/processors/ and one line here.
 import type { Config } from '../config';
+import { btcpayProcessor } from './btcpay';
 import { mtnMomoProcessor } from './mtn-momo';
+import { paystackProcessor } from './paystack';
 import { sandboxProcessor } from './sandbox';
 import type { Processor } from './types';
 
@@ -33,5 +35,8 @@ export function buildProcessors(c: Config): Processors {
   return new Processors([
     sandboxProcessor({ mmSuccess: c.sandboxMmSuccess, mmFailure: c.sandboxMmFailure, mmDelayMs: c.sandboxMmDelayMs }),
     mtnMomoProcessor(transport(p.baseUrls.mtn_momo)),
+    paystackProcessor({ baseUrl: p.baseUrls.paystack, timeoutMs: p.timeoutMs }),
+    // BTCPay is self-hosted: each MID names its own server
+    btcpayProcessor({ timeoutMs: p.timeoutMs }),
   ]);
 }

@@ -212,10 +212,12 @@ export class CheckoutService {
       this.s.log.warn('processor webhook refused: signature does not hold', { service_type: serviceType, mid_id: midId });
       throw new AppError('UNAUTHORIZED', 'The webhook signature does not hold');
     }
+    // Any MID of this processor: MIDs sharing one processor account share its one webhook URL. A prompt
+    // only makes the service ask that collection's own processor with its own MID's credentials.
     const target = await this.s.db.oneOrNone<{ callback_token: string }>(
       `SELECT p.callback_token FROM processor_requests p JOIN collections c ON c.id = p.collection_id
-       WHERE p.mid_id = $1 AND (p.vendor_reference = $2 OR c.gateway_reference = $3) LIMIT 1`,
-      [midId, note.vendorReference, note.gatewayReference],
+       WHERE p.service_type = $1 AND (p.vendor_reference = $2 OR c.gateway_reference = $3) LIMIT 1`,
+      [serviceType, note.vendorReference, note.gatewayReference],
     );
     if (target) await this.s.processorRequests.prompt(serviceType, target.callback_token, null);
   }

@@ -8,6 +8,7 @@ import type { Processors } from '../processors';
 import type { WorkerSpec, Workers } from '../workers';
 import { AuthService } from './auth';
 import { CardService } from './cards';
+import { CheckoutService } from './checkouts';
 import { CollectionService } from './collections';
 import { LedgerService } from './ledger';
 import { MerchantService } from './merchants';
@@ -35,6 +36,8 @@ export interface Services extends Base {
   /** the processors by service type, and the queue of requests to the real ones */
   processors: Processors;
   processorRequests: ProcessorRequestService;
+  /** hosted checkouts of processors with their own payment pages (Paystack, BTCPay) */
+  checkouts: CheckoutService;
   /** set once the workers run; kick() wakes one after a commit that gave it work */
   workers: Workers | null;
 }
@@ -50,6 +53,7 @@ export function buildServices(base: Base): Services {
   s.notifications = new NotificationService(s);
   s.processors = buildProcessors(base.config);
   s.processorRequests = new ProcessorRequestService(s);
+  s.checkouts = new CheckoutService(s);
   return s;
 }
 

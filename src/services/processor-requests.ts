@@ -66,6 +66,15 @@ const CLAIM_CHECKS = `
   WHERE p.collection_id = due.collection_id AND c.id = p.collection_id AND m.id = p.mid_id
   RETURNING ${CLAIM_COLUMNS}`;
 
+/** One collection's request, for a status query now; $1 now, $2 collection, $3 lease end. */
+const CLAIM_ONE = `
+  WITH due AS (
+    SELECT collection_id FROM processor_requests WHERE collection_id = $2 AND state IN ('sent', 'unknown') FOR UPDATE SKIP LOCKED)
+  UPDATE processor_requests p SET next_check_at = $3, checks = p.checks + 1, updated_at = $1
+  FROM due, collections c, mids m
+  WHERE p.collection_id = due.collection_id AND c.id = p.collection_id AND m.id = p.mid_id
+  RETURNING ${CLAIM_COLUMNS}`;
+
 export class ProcessorRequestService {
   constructor(private readonly s: Services) {}
 
@@ -161,6 +170,15 @@ export class ProcessorRequestService {
     const claimed = await this.s.db.any<Claimed>(CLAIM_CHECKS, [this.s.now(), BATCH, this.leaseEnd()]);
     await Promise.all(claimed.map((r) => this.checkOne(r)));
     return claimed.length;
+  }
+
+  /**
+   * A status query of one collection's request now, on the reconciliation's own path (a customer back
+   * from a processor's page waits for it). Nothing when it is not with the processor, or already being asked.
+   */
+  async checkNow(collectionId: bigint): Promise<void> {
+    const claimed = await this.s.db.oneOrNone<Claimed>(CLAIM_ONE, [this.s.now(), collectionId, this.leaseEnd()]);
+    if (claimed) await this.checkOne(claimed);
   }
 
   private async checkOne(r: Claimed): Promise<void> {

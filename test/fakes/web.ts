@@ -62,6 +62,17 @@ export abstract class FakeServer {
     return this.url;
   }
 
+  /** Stops accepting connections (callers get ECONNREFUSED) until listen() on the same port. */
+  async unplug(): Promise<void> {
+    this.server?.closeAllConnections();
+    await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+  }
+
+  async plugIn(): Promise<void> {
+    const { hostname, port } = new URL(this.url);
+    await new Promise<void>((resolve) => this.server!.listen(Number(port), hostname, resolve));
+  }
+
   async stop(): Promise<void> {
     for (const t of this.timers) clearTimeout(t);
     for (const r of this.hung) r.destroy();

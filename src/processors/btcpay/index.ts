@@ -44,7 +44,6 @@ export function btcpayProcessor(t: BtcpayTransport): Processor & { hosted: Hoste
       serverUrl: ctx.credentials.server_url ?? '',
       storeId: ctx.credentials.store_id ?? '',
       apiKey: ctx.credentials.api_key ?? '',
-      webhookSecret: ctx.credentials.webhook_secret ?? '',
       timeoutMs: t.timeoutMs,
     });
 
@@ -75,6 +74,7 @@ export function btcpayProcessor(t: BtcpayTransport): Processor & { hosted: Hoste
       const found = await c.invoicesFor(order.gatewayReference);
       if (found.kind === 'list' && found.invoices.length > 0) return redirectTo(found.invoices[0]);
       if (found.kind === 'refused') return { kind: 'refused', message: 'The payment processor refused the payment', detail: found.message };
+      // only a look-up so far: nothing was made, whatever the answer
       if (found.kind !== 'list') return { kind: 'unreachable', sent: false, detail: found.detail, vendorReference: null };
       const made = await c.createInvoice({
         gatewayReference: order.gatewayReference, amountMinor: order.amountMinor, currency: order.currency, returnUrl: order.returnUrl,
@@ -82,7 +82,8 @@ export function btcpayProcessor(t: BtcpayTransport): Processor & { hosted: Hoste
       });
       if (made.kind === 'invoice') return redirectTo(made);
       if (made.kind === 'refused') return { kind: 'refused', message: 'The payment processor refused the payment', detail: made.message };
-      return { kind: 'unreachable', sent: true, detail: made.kind === 'not_found' ? 'the store was not found' : made.detail, vendorReference: null };
+      const sent = made.kind !== 'unreachable' || made.sent;
+      return { kind: 'unreachable', sent, detail: made.kind === 'not_found' ? 'the store was not found' : made.detail, vendorReference: null };
     },
     webhook(ctx, rawBody, header) {
       if (!signatureValid(rawBody, header('btcpay-sig'), ctx.credentials.webhook_secret ?? '')) return null;

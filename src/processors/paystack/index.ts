@@ -52,8 +52,9 @@ function started(reference: string, a: InitializeAnswer | ChargeAnswer | Unreach
     case 'refused':
       return { kind: 'refused', message: 'The payment processor refused the payment', detail: a.message };
     case 'unknown':
-    case 'unreachable':
       return { kind: 'unreachable', sent: true, detail: a.detail, vendorReference: reference };
+    case 'unreachable':
+      return { kind: 'unreachable', sent: a.sent, detail: a.detail, vendorReference: reference };
   }
 }
 

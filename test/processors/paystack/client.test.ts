@@ -5,6 +5,7 @@ import { PaystackClient } from '../../../src/processors/paystack/client';
 import { observe, signatureValid } from '../../../src/processors/paystack/transformers';
 import type { PaystackPayment } from '../../../src/processors/paystack/transformers';
 import { FakePaystack, NO_3DS_CARD, PIN_CARD } from '../../fakes/paystack';
+import { freePort } from '../../helpers/notify-fixtures';
 
 let fake: FakePaystack;
 let client: PaystackClient;
@@ -110,14 +111,16 @@ test('direct card: 3-D Secure URL, a card with no further step, a card that want
   expect(JSON.stringify(fake.calls)).not.toContain('4000000000003006');
 });
 
-test('an outage is unreachable, never a failure: reset connections, 503s, and an answer that never comes', async () => {
+test('an outage is unreachable, never a failure: refused and reset connections, 503s, and an answer that never comes', async () => {
+  const nobody = new PaystackClient({ baseUrl: `http://127.0.0.1:${await freePort()}`, secretKey: fake.secretKey, timeoutMs: 2000 });
+  expect(await nobody.initialize(payment())).toMatchObject({ kind: 'unreachable', sent: false });
   fake.mode = 'reset';
-  expect((await client.initialize(payment())).kind).toBe('unreachable');
+  expect(await client.initialize(payment())).toMatchObject({ kind: 'unreachable', sent: true });
   fake.mode = 'error';
   expect((await client.verify('PCANY')).kind).toBe('unknown');
   fake.mode = 'hang';
   const slow = new PaystackClient({ baseUrl: fake.url, secretKey: fake.secretKey, timeoutMs: 200 });
-  expect(await slow.verify('PCANY')).toMatchObject({ kind: 'unreachable', detail: expect.stringContaining('TimeoutError') });
+  expect(await slow.verify('PCANY')).toMatchObject({ kind: 'unreachable', sent: true });
 });
 
 test('charge.success webhooks are signed with the secret key and retried until answered 200', async () => {
