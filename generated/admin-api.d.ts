@@ -791,7 +791,7 @@ export interface components {
             data: components["schemas"]["Mid"][];
         };
         /**
-         * @description The processor credentials of a MID, by name; write-only: checked when set, encrypted at rest with `MASTER_KEY`, never returned or logged (the MID shows their names in `credentials_set`). `sandbox` takes none. `mtn_momo`: `api_user` (UUID), `api_key`, `subscription_key` (the Collection product's `Ocp-Apim-Subscription-Key`), `target_environment` (`sandbox`, or MTN's country value such as `mtnuganda`). `mpesa`: `consumer_key`, `consumer_secret`, `short_code`, `pass_key`, `transaction_type` (`CustomerPayBillOnline` or `CustomerBuyGoodsOnline`), and `party_b` for a till (Buy Goods) number when it differs from `short_code`.
+         * @description The processor credentials of a MID, by name; write-only: checked when set, encrypted at rest with `MASTER_KEY`, never returned or logged (the MID shows their names in `credentials_set`). `sandbox` takes none. `mtn_momo`: `api_user` (UUID), `api_key`, `subscription_key` (the Collection product's `Ocp-Apim-Subscription-Key`), `target_environment` (`sandbox`, or MTN's country value such as `mtnuganda`). `mpesa`: `consumer_key`, `consumer_secret`, `short_code`, `pass_key`, `transaction_type` (`CustomerPayBillOnline` or `CustomerBuyGoodsOnline`), and `party_b` for a till (Buy Goods) number when it differs from `short_code`. `paystack`: `secret_key` (`sk_test_...` or `sk_live_...`; it also checks Paystack's webhook signatures). `btcpay`: `server_url` (the BTCPay Server's base URL), `store_id`, `api_key` (a Greenfield key that can create and view the store's invoices) and `webhook_secret` (the secret of the store webhook pointing at `/callbacks/btcpay/mids/{mid_id}`).
          * @example {
          *       "api_user": "6f1c0a52-3b8e-4d7a-9c21-5e4f8a9b0c13",
          *       "api_key": "0d4b7c9e2f6a41b3a8c5d7e9f1a2b3c4",
@@ -810,7 +810,7 @@ export interface components {
              */
             business_name: string;
             /**
-             * @description The processor: `sandbox` (the built-in simulator, any payment method), `mtn_momo` (MTN MoMo Collection, `MOBILE_MONEY`) or `mpesa` (Safaricom M-Pesa Express, `MOBILE_MONEY` in `KES`).
+             * @description The processor: `sandbox` (the built-in simulator, any payment method), `mtn_momo` (MTN MoMo Collection, `MOBILE_MONEY`), `mpesa` (Safaricom M-Pesa Express, `MOBILE_MONEY` in `KES`), `paystack` (Paystack's checkout: `CARD` with 3-D Secure, direct cards included, and `BANK`, in `GHS`, `KES`, `NGN`, `USD` or `ZAR`) or `btcpay` (a BTCPay Server store: `CRYPTO`). Paystack and BTCPay send their webhooks to `/callbacks/{service_type}/mids/{mid_id}`, set once per account.
              * @example sandbox
              */
             service_type: string;

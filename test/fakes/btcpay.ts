@@ -56,6 +56,8 @@ export interface FakeBtcpayOptions {
 }
 
 const page = (title: string, body: string) => htmlPage('Fake BTCPay Server', title, body);
+/** WebhookSender.cs: at once, then after 10 s, 1 min, and six times 10 min. */
+export const BTCPAY_REDELIVERY_MS = [0, 10_000, 60_000, ...Array<number>(6).fill(600_000)];
 const DECIMAL = /^\d{1,15}(\.\d{1,8})?$/;
 
 function cents(amount: string): number {

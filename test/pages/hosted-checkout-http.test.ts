@@ -253,14 +253,40 @@ describe('BTCPay Server crypto checkout', () => {
     const invoice = await open(p);
     expect(invoice).toMatch(new RegExp(`^${w.btcpay.url}/i/`));
     expect(await open(p)).toBe(invoice);
+    w.btcpay.confirmAfterMs = null; // the network confirms when the test says so
     const paid = await post(invoice, { pay: 'over' });
     const back = await get(paid.location!);
     expect(back.status).toBe(200);
     expect(back.html).toContain('not confirmed yet');
+    w.btcpay.confirmAfterMs = 300;
+    w.btcpay.confirm(new URL(invoice).pathname.split('/').pop()!);
     await eventually(async () => (await stateOf(w, p.gateway_reference)).status === 'COMPLETED');
     expect(await balance(w, 'USD')).toBe(before + 12.5);
     const again = await get(paid.location!);
     expect(status(again.location)).toBe('COMPLETED');
+  });
+
+  test('paid after expiry: EXPIRED, held; the merchant marks it settled in BTCPay: a late completion, credited once', async () => {
+    const p = await requestPayment(w, 'CRYPTO');
+    const invoice = await open(p);
+    const id = new URL(invoice).pathname.split('/').pop()!;
+    w.btcpay.expire(id);
+    // our deadline passes too (the invoice was made to expire with the collection)
+    await w.svc.services.db.none(
+      `WITH c AS (UPDATE collections SET expires_at = now() - interval '1 second' WHERE gateway_reference = $1 RETURNING id)
+       UPDATE processor_requests SET next_check_at = now() FROM c WHERE collection_id = c.id`,
+      [p.gateway_reference],
+    );
+    await eventually(async () => (await stateOf(w, p.gateway_reference)).status === 'EXPIRED');
+    w.btcpay.pay(id, 1250);
+    await w.btcpay.deliveriesDone();
+    expect(await stateOf(w, p.gateway_reference)).toMatchObject({ status: 'EXPIRED', journals: 0 });
+    w.btcpay.mark(id, 'Settled');
+    await eventually(async () => (await stateOf(w, p.gateway_reference)).status === 'COMPLETED');
+    const late = await w.svc.services.db.one('SELECT late_completed_at FROM collections WHERE gateway_reference = $1', [p.gateway_reference]);
+    expect(late.late_completed_at).toBeInstanceOf(Date);
+    await eventually(async () => (await stateOf(w, p.gateway_reference)).hooks.length === 2);
+    expect(await stateOf(w, p.gateway_reference)).toMatchObject({ journals: 1, hooks: ['EXPIRED', 'COMPLETED'] });
   });
 
   test('underpaid then expired: FAILED, nothing credited', async () => {

@@ -32,6 +32,15 @@ async function customer(): Promise<{ page: Page; landed: string[] }> {
   return phonePage(browser, SHOP);
 }
 
+/** The BTCPay invoice id a collection's checkout went to. */
+async function invoiceOf(p: Payment): Promise<string> {
+  const r = await w.svc.services.db.one<{ vendor_reference: string }>(
+    'SELECT k.vendor_reference FROM checkouts k JOIN collections c ON c.id = k.collection_id WHERE c.gateway_reference = $1',
+    [p.gateway_reference],
+  );
+  return r.vendor_reference;
+}
+
 function landedWith(landed: string[], p: Payment): URL {
   const url = new URL(landed.at(-1)!);
   expect(url.origin).toBe(SHOP);
@@ -180,8 +189,11 @@ run('direct card and crypto', () => {
     const { page, landed } = await customer();
     await page.goto(p.payment_url);
     expect(page.url()).toMatch(new RegExp(`^${w.btcpay.url}/i/`));
+    w.btcpay.confirmAfterMs = null; // the network confirms when the test says so
     await page.getByRole('button', { name: 'Pay in full' }).click();
     await page.getByRole('heading', { name: 'Your payment is not confirmed yet' }).waitFor();
+    w.btcpay.confirmAfterMs = 300;
+    w.btcpay.confirm(await invoiceOf(p));
     await eventually(async () => (await stateOf(w, p.gateway_reference)).status === 'COMPLETED', 15_000, 'settlement');
     await page.getByRole('button', { name: 'Check again' }).click();
     await arrive(landed);
