@@ -27,7 +27,7 @@ export interface CheckoutOrder {
  * What became of starting a checkout:
  * - redirect: send the customer to `url`; the processor knows the payment as `vendorReference`;
  * - charged: a direct charge was decided at once (no further step): ask the processor for its status;
- * - taken: the processor already holds this attempt's reference (an earlier answer was lost): try the next attempt;
+ * - taken: the processor already holds this attempt's reference: the next attempt has another;
  * - refused: the processor will never take it (bad credentials, a card it declines): the collection fails;
  * - unreachable: no answer; `sent` when the request may have reached the processor, which would then know
  *   it as `vendorReference` (when we chose that name).

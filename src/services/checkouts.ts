@@ -15,9 +15,6 @@ import type { CallContext } from '../processors/types';
 import type { Services } from './index';
 import { openCredentials } from './mid-credentials';
 
-/** A lost answer is retried under a new attempt this many times in one opening. */
-const MAX_ATTEMPTS_PER_OPENING = 3;
-
 interface Route {
   processor: HostedProcessor;
   ctx: CallContext;
@@ -26,8 +23,6 @@ interface Route {
 }
 
 interface CheckoutRow {
-  collection_id: bigint;
-  attempts: number;
   vendor_reference: string | null;
   url: string | null;
 }
@@ -73,7 +68,7 @@ export class CheckoutService {
   }
 
   private checkout(collectionId: bigint): Promise<CheckoutRow | null> {
-    return this.s.db.oneOrNone<CheckoutRow>('SELECT collection_id, attempts, vendor_reference, url FROM checkouts WHERE collection_id = $1', [collectionId]);
+    return this.s.db.oneOrNone<CheckoutRow>('SELECT vendor_reference, url FROM checkouts WHERE collection_id = $1', [collectionId]);
   }
 
   /**
@@ -82,7 +77,8 @@ export class CheckoutService {
    */
   private async claim(collectionId: bigint): Promise<number | null> {
     const now = this.s.now();
-    const until = new Date(now.getTime() + 2 * this.s.config.processors.timeoutMs * MAX_ATTEMPTS_PER_OPENING);
+    // two calls at the most (BTCPay looks its invoice up, then makes it), with their deadlines
+    const until = new Date(now.getTime() + 3 * this.s.config.processors.timeoutMs);
     const r = await this.s.db.oneOrNone<{ attempts: number }>(
       `INSERT INTO checkouts (collection_id, attempts, claimed_until, created_at, updated_at) VALUES ($1, 1, $2, $3, $3)
        ON CONFLICT (collection_id) DO UPDATE SET attempts = checkouts.attempts + 1, claimed_until = $2, updated_at = $3
@@ -91,15 +87,6 @@ export class CheckoutService {
       [collectionId, until, now],
     );
     return r?.attempts ?? null;
-  }
-
-  /** The next attempt under the lease already held (the previous attempt's reference was taken). */
-  private async nextAttempt(collectionId: bigint): Promise<number> {
-    const r = await this.s.db.one<{ attempts: number }>('UPDATE checkouts SET attempts = attempts + 1, updated_at = $2 WHERE collection_id = $1 RETURNING attempts', [
-      collectionId,
-      this.s.now(),
-    ]);
-    return r.attempts;
   }
 
   /**
@@ -139,26 +126,22 @@ export class CheckoutService {
     const existing = await this.checkout(row.id);
     if (existing?.url) return { kind: 'redirect', url: existing.url };
     if (existing?.vendor_reference || row.card_masked) return { kind: 'confirm' };
-    let attempt = await this.claim(row.id);
+    // Each claim is a new attempt: an attempt whose answer was lost is never asked for again.
+    const attempt = await this.claim(row.id);
     if (attempt === null) {
       const now = await this.checkout(row.id);
       return now?.url ? { kind: 'redirect', url: now.url } : { kind: 'busy' };
     }
-    for (let tries = 1; ; tries++) {
-      const r = await route.processor.hosted.start(route.ctx, this.order(row, route, attempt));
-      if (r.kind === 'redirect') {
-        await this.started(row, r.vendorReference, r.url, false);
-        return { kind: 'redirect', url: r.url };
-      }
-      if (r.kind === 'refused') return { kind: 'final', row: await this.refused(row, r) };
-      if (r.kind === 'taken' && tries < MAX_ATTEMPTS_PER_OPENING) {
-        attempt = await this.nextAttempt(row.id);
-        continue;
-      }
-      this.s.log.warn('processor unreachable while the customer waits', { gateway_reference: row.gateway_reference, detail: r.kind === 'unreachable' ? r.detail : r.kind });
-      await this.release(row.id);
-      return { kind: 'unreachable' };
+    const r = await route.processor.hosted.start(route.ctx, this.order(row, route, attempt));
+    if (r.kind === 'redirect') {
+      await this.started(row, r.vendorReference, r.url, false);
+      return { kind: 'redirect', url: r.url };
     }
+    if (r.kind === 'refused') return { kind: 'final', row: await this.refused(row, r) };
+    // unreachable, or the attempt's reference already taken: the next opening is the next attempt
+    this.s.log.warn('checkout not started while the customer waits', { gateway_reference: row.gateway_reference, detail: r.kind === 'unreachable' ? r.detail : r.kind });
+    await this.release(row.id);
+    return { kind: 'unreachable' };
   }
 
   /**

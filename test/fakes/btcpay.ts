@@ -190,7 +190,7 @@ export class FakeBtcpay extends FakeServer {
     if (!this.answerable(req, res, { code: 'service-unavailable', message: 'Service unavailable' })) return;
     const answer = this.api(req, url, parseJson(raw));
     this.calls.push({ method: req.method ?? 'GET', path: url.pathname + url.search, status: answer.status });
-    this.json(res, answer.status, answer.json);
+    this.answer(req, res, answer.status, answer.json);
   }
 
   private api(req: http.IncomingMessage, url: URL, body: unknown): { status: number; json: unknown } {

@@ -133,7 +133,7 @@ export class FakePaystack extends FakeServer {
     const body = parseJson(raw) ?? null;
     const answer = this.api(req, url, body);
     this.calls.push({ method: req.method ?? 'GET', path: url.pathname, body: maskCard(body), status: answer.status });
-    this.json(res, answer.status, answer.json);
+    this.answer(req, res, answer.status, answer.json);
   }
 
   private api(req: http.IncomingMessage, url: URL, body: unknown): { status: number; json: unknown } {

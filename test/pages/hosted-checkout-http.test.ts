@@ -172,6 +172,31 @@ describe('Paystack hosted checkout', () => {
     expect(status((await get((await payWith3ds(checkout))!)).location)).toBe('COMPLETED');
   });
 
+  test('openings at once share one checkout: Paystack is asked once', async () => {
+    const p = await requestPayment(w, 'CARD');
+    const answers = await Promise.all([get(p.payment_url), get(p.payment_url), get(p.payment_url)]);
+    for (const a of answers) {
+      if (a.status === 303) expect(a.location).toMatch(new RegExp(`^${w.paystack.url}/checkout/`));
+      else expect(a).toMatchObject({ status: 200, html: expect.stringContaining('Preparing your payment') });
+    }
+    const checkout = await open(p);
+    expect(answers.filter((a) => a.status === 303).every((a) => a.location === checkout)).toBe(true);
+    expect(w.paystack.calls.filter((c) => c.path === '/transaction/initialize' && (c.body as { reference: string }).reference.startsWith(p.gateway_reference))).toHaveLength(1);
+  });
+
+  test('an answer lost on the way: the next opening starts a new attempt (Paystack refuses a reused reference), and that one pays', async () => {
+    const p = await requestPayment(w, 'CARD');
+    w.paystack.mode = 'lose';
+    expect((await get(p.payment_url)).status).toBe(503);
+    w.paystack.mode = 'up';
+    expect(w.paystack.transaction(p.gateway_reference)?.status).toBe('abandoned'); // made at Paystack, its link never seen
+    const checkout = await open(p);
+    const inits = w.paystack.calls.filter((c) => c.path === '/transaction/initialize' && (c.body as { reference: string }).reference.startsWith(p.gateway_reference));
+    expect(inits.map((c) => (c.body as { reference: string }).reference)).toEqual([p.gateway_reference, `${p.gateway_reference}.2`]);
+    expect(status((await get((await payWith3ds(checkout))!)).location)).toBe('COMPLETED');
+    expect(await stateOf(w, p.gateway_reference)).toMatchObject({ status: 'COMPLETED', journals: 1 });
+  });
+
   test('Paystack needs an email: refused at request time, nothing written', async () => {
     const res = await w.client.post('/v1/collections/request-to-pay', {
       currency: 'NGN', amount: 100, payment_method: 'BANK', account_number: '0123456789', redirect_url: `${SHOP}/x`, merchant_reference: `NOEMAIL-${Date.now()}`, narration: 'Order without email',
