@@ -477,7 +477,7 @@ export interface components {
             fixed: number;
         };
         /**
-         * @description Date and time in UTC, ISO 8601 form `YYYY-MM-DDTHH:MM:SS`, without fractional seconds and without a zone suffix.
+         * @description Date and time in UTC, ISO 8601 form `YYYY-MM-DDTHH:MM:SS`, without fractional seconds and without a zone suffix. It must be a real moment of the Gregorian calendar between years 0001 and 9999: month 01-12, a day that exists in that month (29 February in leap years only), hour 00-23, minutes and seconds 00-59.
          * @example 2025-11-25T10:15:02
          */
         Timestamp: string;
@@ -548,9 +548,10 @@ export interface components {
          *     | 413 | `PAYLOAD_TOO_LARGE` | body over 64 KiB |
          *     | 429 | `RATE_LIMITED` | too many requests; wait `Retry-After` seconds |
          *     | 500 | `INTERNAL_ERROR` | unexpected failure; nothing was half-written |
+         *     | 503 | `SERVICE_UNAVAILABLE` | the service's database is unreachable; nothing changed; retry after `Retry-After` seconds |
          * @enum {string}
          */
-        ErrorCode: "VALIDATION_ERROR" | "INVALID_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "METHOD_NOT_ALLOWED" | "DUPLICATE_MERCHANT_REFERENCE" | "UNSUPPORTED_CURRENCY" | "NO_ROUTE" | "CARD_DECRYPTION_FAILED" | "API_TOKEN_LIMIT" | "INVALID_STATE" | "UNAUTHORIZED" | "NOT_FOUND" | "PAYLOAD_TOO_LARGE" | "RATE_LIMITED" | "INTERNAL_ERROR";
+        ErrorCode: "VALIDATION_ERROR" | "INVALID_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "METHOD_NOT_ALLOWED" | "DUPLICATE_MERCHANT_REFERENCE" | "UNSUPPORTED_CURRENCY" | "NO_ROUTE" | "CARD_DECRYPTION_FAILED" | "API_TOKEN_LIMIT" | "INVALID_STATE" | "UNAUTHORIZED" | "NOT_FOUND" | "PAYLOAD_TOO_LARGE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
         /** @description One broken rule of a request. */
         FieldError: {
             /**
@@ -577,16 +578,18 @@ export interface components {
              * @example The request is invalid
              */
             message: string;
-            /** @description Details: for `VALIDATION_ERROR` an array with one entry per broken rule; `null` when there are no details; an object for details of other kinds. */
+            /** @description Details: for `VALIDATION_ERROR` an array with one entry per broken rule, at most 20 (a request that breaks more rules lists the first 20; fix them and send it again to see the rest); `null` when there are no details; an object for details of other kinds. */
             data: null | components["schemas"]["FieldError"][] | Record<string, never>;
         };
+        /** @description Text that can be stored: any Unicode character except U+0000 (NUL), as well-formed UTF-16 (an unpaired surrogate such as a lone `\ud800` in JSON is refused rather than replaced). Fields that use it add their own lengths. */
+        Text: string;
         /** @description A new business account (a merchant). */
         BusinessCreate: {
             /**
              * @description Business name.
              * @example Kampala Books Ltd
              */
-            name: string;
+            name: string & components["schemas"]["Text"];
             /** @description Currency of the default wallet, created with the business. Collections in a currency the business has no wallet for are converted to it. */
             default_currency: components["schemas"]["Currency"];
             /**
@@ -628,7 +631,7 @@ export interface components {
         /** @description Changes to a business account; send only the fields to change. `fees`, when sent, replaces the whole list. Changes apply to collections accepted afterwards. */
         BusinessUpdate: {
             /** @description Business name. */
-            name?: string;
+            name?: string & components["schemas"]["Text"];
             /** @description Currency of the default wallet; the business must already hold a wallet in it. */
             default_currency?: components["schemas"]["Currency"];
             /** @description Share of each credit held as rolling reserve, in percent. */
@@ -808,23 +811,23 @@ export interface components {
              * @description Business name registered with the processor.
              * @example Kampala Books Ltd
              */
-            business_name: string;
+            business_name: string & components["schemas"]["Text"];
             /**
              * @description The processor: `sandbox` (the built-in simulator, any payment method), `mtn_momo` (MTN MoMo Collection, `MOBILE_MONEY`), `mpesa` (Safaricom M-Pesa Express, `MOBILE_MONEY` in `KES`), `paystack` (Paystack's checkout: `CARD` with 3-D Secure, direct cards included, and `BANK`, in `GHS`, `KES`, `NGN`, `USD` or `ZAR`) or `btcpay` (a BTCPay Server store: `CRYPTO`). Paystack and BTCPay send their webhooks to `/callbacks/{service_type}/mids/{mid_id}`, set once per account.
              * @example sandbox
              */
-            service_type: string;
+            service_type: string & components["schemas"]["Text"];
             payment_method: components["schemas"]["PaymentMethod"];
             /** @description Request currency the MID takes. */
             currency: components["schemas"]["Currency"];
             /** @default ALL */
             allowed_traffic: components["schemas"]["AllowedTraffic"];
             /** @description Operator (network) at the processor. */
-            merchant_operator?: string;
+            merchant_operator?: string & components["schemas"]["Text"];
             /** @description Username at the processor. */
-            merchant_username?: string;
+            merchant_username?: string & components["schemas"]["Text"];
             /** @description Password at the processor. Encrypted at rest; never returned (see `has_password`). */
-            merchant_password?: string;
+            merchant_password?: string & components["schemas"]["Text"];
             credentials?: components["schemas"]["MidCredentials"];
             /**
              * @description Priority, 1 the highest. The lowest rank among eligible MIDs wins; equal ranks take turns.
@@ -860,15 +863,15 @@ export interface components {
         };
         /** @description Changes to a MID; send only the fields to change. */
         MidUpdate: {
-            business_name?: string;
-            service_type?: string;
+            business_name?: string & components["schemas"]["Text"];
+            service_type?: string & components["schemas"]["Text"];
             payment_method?: components["schemas"]["PaymentMethod"];
             currency?: components["schemas"]["Currency"];
             allowed_traffic?: components["schemas"]["AllowedTraffic"];
-            merchant_operator?: string;
-            merchant_username?: string;
+            merchant_operator?: string & components["schemas"]["Text"];
+            merchant_username?: string & components["schemas"]["Text"];
             /** @description New password at the processor. Encrypted at rest; never returned. */
-            merchant_password?: string;
+            merchant_password?: string & components["schemas"]["Text"];
             /** @description Credentials to set; the ones not sent are kept. When `service_type` changes, the stored credentials are replaced by the ones sent, which must then be complete for the new processor. */
             credentials?: components["schemas"]["MidCredentials"];
             processing_rank?: number;
@@ -949,7 +952,7 @@ export interface components {
              */
             webhook_url: string;
             /** @description Secret chosen by the merchant; the HMAC-SHA256 key of the `webhook-signature` header. Never returned. */
-            webhook_hash: string;
+            webhook_hash: string & components["schemas"]["Text"];
             /**
              * @description Email `notification_email` when a collection starts and when it ends.
              * @default false
@@ -1006,7 +1009,7 @@ export interface components {
             /** Format: uri */
             webhook_url?: string;
             /** @description New webhook signing secret; notifications created afterwards are signed with it. Never returned. */
-            webhook_hash?: string;
+            webhook_hash?: string & components["schemas"]["Text"];
             email_merchant?: boolean;
             email_user?: boolean;
         };
@@ -1292,9 +1295,9 @@ export interface components {
              * @description Name or id of the operator recording the verification.
              * @example ops.jane
              */
-            verified_by: string;
+            verified_by: string & components["schemas"]["Text"];
             /** @description What was reviewed; kept with the verification. */
-            note?: string;
+            note?: string & components["schemas"]["Text"];
         };
         /** @description The card encryption key pair now in use. After a rotation the previous key still decrypts until `previous_key_expires_at`, so cards encrypted with a recently downloaded key keep working. */
         CardKey: {
@@ -1399,6 +1402,17 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description `SERVICE_UNAVAILABLE`: a part the service depends on (its database) is unreachable for a moment. It is our outage, not a problem with your credentials or your request, and nothing was changed. Wait the number of seconds in `Retry-After`, then send the same request again (for a collection, with the same `merchant_reference` and body: a retry never charges twice). */
+        ServiceUnavailable: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description `PAYLOAD_TOO_LARGE`: the request body is larger than 64 KiB. Nothing was changed. */
         PayloadTooLarge: {
             headers: {
@@ -1427,12 +1441,12 @@ export interface components {
          */
         PerPage: number;
         /**
-         * @description Page number, 1-based. Ignored when `offset` is given.
+         * @description Page number, 1-based, at most 21474837 (so that the items it skips fit the `offset` bound). Ignored when `offset` is given.
          * @example 2
          */
         Page: number;
         /**
-         * @description Number of items to skip from the first. When given it wins over `page`.
+         * @description Number of items to skip from the first, at most 2147483647. When given it wins over `page`.
          * @example 20
          */
         Offset: number;
@@ -1495,7 +1509,7 @@ export interface components {
          * @description The collection's `gateway_reference`, as returned when it was requested.
          * @example PCD4Q38UJREMYY4NQVTDQA
          */
-        GatewayReference: string;
+        GatewayReference: string & components["schemas"]["Text"];
     };
     requestBodies: never;
     headers: {
@@ -1538,12 +1552,12 @@ export interface operations {
                  */
                 per_page?: components["parameters"]["PerPage"];
                 /**
-                 * @description Page number, 1-based. Ignored when `offset` is given.
+                 * @description Page number, 1-based, at most 21474837 (so that the items it skips fit the `offset` bound). Ignored when `offset` is given.
                  * @example 2
                  */
                 page?: components["parameters"]["Page"];
                 /**
-                 * @description Number of items to skip from the first. When given it wins over `page`.
+                 * @description Number of items to skip from the first, at most 2147483647. When given it wins over `page`.
                  * @example 20
                  */
                 offset?: components["parameters"]["Offset"];
@@ -1572,6 +1586,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createBusiness: {
@@ -1603,6 +1618,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getBusiness: {
@@ -1637,6 +1653,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateBusiness: {
@@ -1676,6 +1693,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listWallets: {
@@ -1687,12 +1705,12 @@ export interface operations {
                  */
                 per_page?: components["parameters"]["PerPage"];
                 /**
-                 * @description Page number, 1-based. Ignored when `offset` is given.
+                 * @description Page number, 1-based, at most 21474837 (so that the items it skips fit the `offset` bound). Ignored when `offset` is given.
                  * @example 2
                  */
                 page?: components["parameters"]["Page"];
                 /**
-                 * @description Number of items to skip from the first. When given it wins over `page`.
+                 * @description Number of items to skip from the first, at most 2147483647. When given it wins over `page`.
                  * @example 20
                  */
                 offset?: components["parameters"]["Offset"];
@@ -1729,6 +1747,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createWallet: {
@@ -1768,6 +1787,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listWalletPostings: {
@@ -1779,12 +1799,12 @@ export interface operations {
                  */
                 per_page?: components["parameters"]["PerPage"];
                 /**
-                 * @description Page number, 1-based. Ignored when `offset` is given.
+                 * @description Page number, 1-based, at most 21474837 (so that the items it skips fit the `offset` bound). Ignored when `offset` is given.
                  * @example 2
                  */
                 page?: components["parameters"]["Page"];
                 /**
-                 * @description Number of items to skip from the first. When given it wins over `page`.
+                 * @description Number of items to skip from the first, at most 2147483647. When given it wins over `page`.
                  * @example 20
                  */
                 offset?: components["parameters"]["Offset"];
@@ -1826,6 +1846,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listMids: {
@@ -1837,12 +1858,12 @@ export interface operations {
                  */
                 per_page?: components["parameters"]["PerPage"];
                 /**
-                 * @description Page number, 1-based. Ignored when `offset` is given.
+                 * @description Page number, 1-based, at most 21474837 (so that the items it skips fit the `offset` bound). Ignored when `offset` is given.
                  * @example 2
                  */
                 page?: components["parameters"]["Page"];
                 /**
-                 * @description Number of items to skip from the first. When given it wins over `page`.
+                 * @description Number of items to skip from the first, at most 2147483647. When given it wins over `page`.
                  * @example 20
                  */
                 offset?: components["parameters"]["Offset"];
@@ -1879,6 +1900,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createMid: {
@@ -1918,6 +1940,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateMid: {
@@ -1957,6 +1980,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     checkMidCredentials: {
@@ -1984,9 +2008,12 @@ export interface operations {
                     "application/json": components["schemas"]["MidCredentialCheckResponse"];
                 };
             };
+            /** @description `VALIDATION_ERROR` (a `mid_id` that is not a positive integer, an unknown query parameter), or `INVALID_JSON` / `UNSUPPORTED_MEDIA_TYPE` for a body, which this operation does not take. */
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             /** @description `NOT_FOUND`: no MID has this id. */
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
@@ -2000,12 +2027,12 @@ export interface operations {
                  */
                 per_page?: components["parameters"]["PerPage"];
                 /**
-                 * @description Page number, 1-based. Ignored when `offset` is given.
+                 * @description Page number, 1-based, at most 21474837 (so that the items it skips fit the `offset` bound). Ignored when `offset` is given.
                  * @example 2
                  */
                 page?: components["parameters"]["Page"];
                 /**
-                 * @description Number of items to skip from the first. When given it wins over `page`.
+                 * @description Number of items to skip from the first, at most 2147483647. When given it wins over `page`.
                  * @example 20
                  */
                 offset?: components["parameters"]["Offset"];
@@ -2042,6 +2069,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createApiToken: {
@@ -2081,6 +2109,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deleteApiToken: {
@@ -2113,8 +2142,10 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             /** @description `NOT_FOUND`: no API token has this id (a deleted token is gone). */
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateApiToken: {
@@ -2154,6 +2185,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     regenerateApiToken: {
@@ -2186,8 +2218,10 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             /** @description `NOT_FOUND`: no API token has this id (a deleted token is gone). */
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listFxRates: {
@@ -2199,12 +2233,12 @@ export interface operations {
                  */
                 per_page?: components["parameters"]["PerPage"];
                 /**
-                 * @description Page number, 1-based. Ignored when `offset` is given.
+                 * @description Page number, 1-based, at most 21474837 (so that the items it skips fit the `offset` bound). Ignored when `offset` is given.
                  * @example 2
                  */
                 page?: components["parameters"]["Page"];
                 /**
-                 * @description Number of items to skip from the first. When given it wins over `page`.
+                 * @description Number of items to skip from the first, at most 2147483647. When given it wins over `page`.
                  * @example 20
                  */
                 offset?: components["parameters"]["Offset"];
@@ -2233,6 +2267,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     setFxRate: {
@@ -2264,6 +2299,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listAdminCollections: {
@@ -2310,12 +2346,12 @@ export interface operations {
                  */
                 per_page?: components["parameters"]["PerPage"];
                 /**
-                 * @description Page number, 1-based. Ignored when `offset` is given.
+                 * @description Page number, 1-based, at most 21474837 (so that the items it skips fit the `offset` bound). Ignored when `offset` is given.
                  * @example 2
                  */
                 page?: components["parameters"]["Page"];
                 /**
-                 * @description Number of items to skip from the first. When given it wins over `page`.
+                 * @description Number of items to skip from the first, at most 2147483647. When given it wins over `page`.
                  * @example 20
                  */
                 offset?: components["parameters"]["Offset"];
@@ -2344,6 +2380,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getAdminCollection: {
@@ -2378,6 +2415,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getCertification: {
@@ -2412,6 +2450,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     verifyBusiness: {
@@ -2451,6 +2490,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     rotateCardKey: {
@@ -2472,9 +2512,13 @@ export interface operations {
                     "application/json": components["schemas"]["CardKeyResponse"];
                 };
             };
+            /** @description `VALIDATION_ERROR`: the query has a parameter this operation does not take; `INVALID_JSON` or `UNSUPPORTED_MEDIA_TYPE`: a body was sent that cannot be read (this operation takes none). */
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listFailingWebhooks: {
@@ -2486,12 +2530,12 @@ export interface operations {
                  */
                 per_page?: components["parameters"]["PerPage"];
                 /**
-                 * @description Page number, 1-based. Ignored when `offset` is given.
+                 * @description Page number, 1-based, at most 21474837 (so that the items it skips fit the `offset` bound). Ignored when `offset` is given.
                  * @example 2
                  */
                 page?: components["parameters"]["Page"];
                 /**
-                 * @description Number of items to skip from the first. When given it wins over `page`.
+                 * @description Number of items to skip from the first, at most 2147483647. When given it wins over `page`.
                  * @example 20
                  */
                 offset?: components["parameters"]["Offset"];
@@ -2520,6 +2564,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     receiveProcessorCallbackPut: {

@@ -2,6 +2,7 @@
 // one folder under src/processors/ and one line here.
 import type { Config } from '../config';
 import { btcpayProcessor } from './btcpay';
+import { mpesaProcessor } from './mpesa';
 import { mtnMomoProcessor } from './mtn-momo';
 import { paystackProcessor } from './paystack';
 import { sandboxProcessor } from './sandbox';
@@ -35,6 +36,7 @@ export function buildProcessors(c: Config): Processors {
   return new Processors([
     sandboxProcessor({ mmSuccess: c.sandboxMmSuccess, mmFailure: c.sandboxMmFailure, mmDelayMs: c.sandboxMmDelayMs }),
     mtnMomoProcessor(transport(p.baseUrls.mtn_momo)),
+    mpesaProcessor(transport(p.baseUrls.mpesa)),
     paystackProcessor({ baseUrl: p.baseUrls.paystack, timeoutMs: p.timeoutMs }),
     // BTCPay is self-hosted: each MID names its own server
     btcpayProcessor({ timeoutMs: p.timeoutMs }),

@@ -50,15 +50,21 @@ export class TokenCache {
   }
 
   /**
-   * call(token) with the MID's token; on 401 the token is dropped and the call made once more with a
-   * fresh one. A token that cannot be had is returned as the token endpoint's answer.
+   * call(token) with the MID's token; when the vendor refuses the token (`refused`: 401 unless the
+   * vendor says it otherwise) it is dropped and the call made once more with a fresh one. A token
+   * that cannot be had is returned as the token endpoint's answer.
    */
-  async authorized(ctx: CallContext, fetchToken: () => Promise<TokenFetch>, call: (token: string) => Promise<VendorAnswer>): Promise<VendorAnswer> {
+  async authorized(
+    ctx: CallContext,
+    fetchToken: () => Promise<TokenFetch>,
+    call: (token: string) => Promise<VendorAnswer>,
+    refused: (a: Extract<VendorAnswer, { kind: 'answer' }>) => boolean = (a) => a.status === 401,
+  ): Promise<VendorAnswer> {
     for (let attempt = 0; ; attempt++) {
       const t = await this.token(ctx, fetchToken);
       if (t.kind === 'failed') return t.answer;
       const answer = await call(t.token);
-      if (answer.kind !== 'answer' || answer.status !== 401 || attempt > 0) return answer;
+      if (answer.kind !== 'answer' || !refused(answer) || attempt > 0) return answer;
       this.drop(ctx);
     }
   }

@@ -30,6 +30,8 @@ export interface Plan {
 export interface CredentialField {
   name: string;
   description: string;
+  /** may be left unset */
+  optional?: boolean;
   /** a problem with the value, or null when it is acceptable */
   check(value: string): string | null;
 }

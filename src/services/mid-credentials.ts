@@ -20,7 +20,7 @@ export function credentialErrors(processor: Processor, credentials: Record<strin
   for (const f of processor.credentials) {
     const value = credentials[f.name];
     if (value === undefined) {
-      errors.push({ field: `credentials.${f.name}`, message: `is required for ${processor.serviceType}: ${f.description}` });
+      if (!f.optional) errors.push({ field: `credentials.${f.name}`, message: `is required for ${processor.serviceType}: ${f.description}` });
       continue;
     }
     const problem = value.length > MAX_VALUE_LENGTH ? `must be at most ${MAX_VALUE_LENGTH} characters` : f.check(value);

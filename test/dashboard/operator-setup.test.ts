@@ -12,12 +12,14 @@ import type { TestService } from '../helpers/service';
 let svc: TestService;
 let browser: Browser;
 let receiver: Receiver;
+/** A fresh database, a service and Chromium take a while on a loaded machine. */
+const SETUP_MS = 180_000;
 
 beforeAll(async () => {
   svc = await startTestService();
   receiver = await startReceiver();
   browser = (await launchBrowser()) as Browser;
-});
+}, SETUP_MS);
 afterAll(async () => {
   await browser?.close();
   await receiver?.close();

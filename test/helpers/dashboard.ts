@@ -15,6 +15,8 @@ export const PHONE = { width: 390, height: 844 };
 
 export async function dashboardPage(browser: Browser, svc: TestService, path = '/', viewport = { width: 1280, height: 900 }): Promise<Page> {
   const context = await browser.newContext({ viewport });
+  // Conditions, not sleeps: a page waits up to this long for what it expects on a loaded machine.
+  context.setDefaultTimeout(60_000);
   const page = await context.newPage();
   page.on('dialog', (d) => void d.accept());
   await page.goto(`${svc.url}/dashboard${path === '/' ? '' : path}`);

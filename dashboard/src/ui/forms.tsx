@@ -73,7 +73,7 @@ export function SelectField({ label, name, error, options, value, onValue, ...se
         <select {...select} {...a} value={value} onChange={(e) => onValue(e.target.value)}>
           {options.map((o) => (
             <option key={o} value={o}>
-              {o}
+              {o || 'Any'}
             </option>
           ))}
         </select>
