@@ -3,6 +3,7 @@
 // whose own webhook goes to a local receiver; and what the hosted-checkout tests read back.
 import { FakeBtcpay } from '../fakes/btcpay';
 import { FakePaystack } from '../fakes/paystack';
+import { FAST_PROCESSORS } from './live';
 import { expectOk } from './merchants';
 import { startReceiver } from './notify-fixtures';
 import type { Receiver } from './notify-fixtures';
@@ -11,14 +12,6 @@ import type { Client, TestService } from './service';
 
 export const SHOP = 'https://shop.example.org';
 
-/** Timings short enough for tests: every wait is for a condition, never a fixed sleep. */
-export const HOSTED_ENV = {
-  APP_ENV: 'live',
-  PROCESSOR_CHECK_SCHEDULE: '200ms,400ms',
-  PROCESSOR_TIMEOUT_MS: '1500',
-  WEBHOOK_ALLOW_PRIVATE: 'true',
-  WEBHOOK_RETRY_SCHEDULE: '0s,200ms',
-};
 
 export interface HostedWorld {
   svc: TestService;
@@ -42,7 +35,7 @@ export async function startHostedWorld(env: Record<string, string> = {}): Promis
   await paystack.start();
   await btcpay.start();
   const hooks = await startReceiver();
-  const svc = await startTestService({ env: { ...HOSTED_ENV, PAYSTACK_BASE_URL: paystack.url, ...env } });
+  const svc = await startTestService({ env: { APP_ENV: 'live', ...FAST_PROCESSORS, PAYSTACK_BASE_URL: paystack.url, ...env } });
   const business = expectOk<{ id: number }>(await svc.admin.post('/v1/admin/businesses', { name: 'Lagos Books', default_currency: 'NGN' }), 'createBusiness');
   expectOk(await svc.admin.post(`/v1/admin/businesses/${business.id}/wallets`, { currency: 'USD' }), 'createWallet');
   const paystackKey = { secret_key: paystack.secretKey };
