@@ -142,6 +142,7 @@ test('charge.success webhooks are signed with the secret key and retried until a
     if (created.kind !== 'created') throw new Error('expected created');
     await press(`${created.authorizationUrl}/pay`);
     await waitFor(() => received.length === 3);
+    await fake.deliveriesDone();
     expect(received.every((r) => signatureValid(r.raw, r.signature, fake.secretKey))).toBe(true);
     expect(JSON.parse(received[0].raw.toString())).toMatchObject({ event: 'charge.success', data: { reference: p.reference, status: 'success' } });
     expect(fake.deliveries.filter((d) => d.subject === p.reference).map((d) => d.status)).toEqual([500, 503, 200]);
