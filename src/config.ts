@@ -5,10 +5,13 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'n
 import path from 'node:path';
 
 export type AppEnv = 'sandbox' | 'live';
+/** What a process runs: the HTTP API, the background workers, or both (one process, the default). */
+export type Role = 'api' | 'worker' | 'both';
 
 export interface Config {
   port: number;
   appEnv: AppEnv;
+  role: Role;
   databaseUrl: string | null;
   /** connections to a real PostgreSQL server (the embedded one has a single session) */
   databasePoolMax: number;
@@ -162,6 +165,9 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError(`DATA_DIR ${dataDir} cannot be created: ${(e as Error).message}`);
   }
   const databaseUrl = url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']);
+  const role = env.ROLE || 'both';
+  if (role !== 'api' && role !== 'worker' && role !== 'both') throw new ConfigError(`ROLE must be api, worker or both, got "${role}"`);
+  if (role !== 'both' && !databaseUrl) throw new ConfigError(`ROLE=${role} needs DATABASE_URL: the embedded database belongs to one process, which must run both`);
   const publicBaseUrl = (url(env, 'PUBLIC_BASE_URL', ['http:', 'https:']) ?? `http://localhost:${port}`).replace(/\/+$/, '');
   const smtpUrl = url(env, 'SMTP_URL', ['smtp:', 'smtps:']);
   const operator = env.OPERATOR_API_KEY
@@ -177,6 +183,7 @@ export function loadConfig(env: Env = process.env): Config {
   return {
     port,
     appEnv,
+    role,
     databaseUrl,
     databasePoolMax: int(env, 'DATABASE_POOL_MAX', 10, 1, 1000),
     dataDir,

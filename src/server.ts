@@ -13,7 +13,8 @@ import type { Logger } from './log';
 import { buildServices, workerSpecs } from './services';
 import type { Services } from './services';
 import type { DemoCredentials } from './services/merchants';
-import { startWorkers } from './workers';
+import { errorBody } from './errors';
+import { listenForKicks, remoteKicks, startWorkers } from './workers';
 
 export const OPENAPI_DIR = path.resolve(__dirname, '..', 'openapi');
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -40,6 +41,20 @@ export interface RunningService {
   close(): Promise<void>;
 }
 
+/**
+ * ROLE=worker answers /healthz (for whatever supervises it) and nothing else: the API is served by the
+ * ROLE=api processes.
+ */
+function workerHttp(isReady: () => boolean): http.RequestListener {
+  return (req, res) => {
+    const [status, body] =
+      req.url !== '/healthz'
+        ? [404, errorBody('NOT_FOUND', 'This process runs the background workers only (ROLE=worker)')]
+        : isReady() ? [200, { status: 'ok', role: 'worker' }] : [503, { status: 'starting' }];
+    res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+  };
+}
+
 export async function startService(o: StartOptions): Promise<RunningService> {
   const log = o.log ?? createLogger();
   const database = o.database ?? (await openDatabase(o.config.databaseUrl, o.config.dataDir, o.config.databasePoolMax));
@@ -48,12 +63,13 @@ export async function startService(o: StartOptions): Promise<RunningService> {
   const services = buildServices({ config: o.config, db: database.db, log, now: o.now ?? (() => new Date()) });
   await services.cards.ensureKey();
   const demo = o.config.seedDemo ? await services.merchants.seedDemoIfEmpty() : null;
-  const [merchantApi, adminApi] = await Promise.all([
+  let ready = false;
+  const role = o.config.role;
+  const [merchantApi, adminApi] = role === 'worker' ? [null, null] : await Promise.all([
     loadApi(path.join(OPENAPI_DIR, 'openapi.yaml')),
     loadApi(path.join(OPENAPI_DIR, 'admin.yaml')),
   ]);
-  let ready = false;
-  const app = createHttpApp({
+  const app = !merchantApi || !adminApi ? workerHttp(() => ready) : createHttpApp({
     services,
     merchantApi,
     adminApi,
@@ -72,9 +88,13 @@ export async function startService(o: StartOptions): Promise<RunningService> {
     server.listen(o.config.port, '0.0.0.0', () => resolve());
   });
   const port = (server.address() as AddressInfo).port;
-  if (o.workers !== false) services.workers = startWorkers(workerSpecs(services), log);
+  // ROLE=api hands its kicks to the worker processes; ROLE=worker takes them (real PostgreSQL only)
+  let listener: { stop(): Promise<void> } | null = null;
+  if (role === 'api') services.workers = remoteKicks(database.db, log);
+  else if (o.workers !== false) services.workers = startWorkers(workerSpecs(services), log);
+  if (role === 'worker' && services.workers) listener = listenForKicks(database.db, services.workers, log);
   ready = true;
-  log.info('listening', { port, env: o.config.appEnv, database: database.kind });
+  log.info('listening', { port, env: o.config.appEnv, role, database: database.kind });
 
   let closing: Promise<void> | null = null;
   const close = () => {
@@ -85,9 +105,11 @@ export async function startService(o: StartOptions): Promise<RunningService> {
       const timer = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS);
       await stopped;
       clearTimeout(timer);
+      await listener?.stop();
       await services.workers?.stop();
       // a send still in flight records its outcome before the database closes (else it is sent again)
       await services.notifications.drain();
+      await services.liveness.leave().catch((err) => log.warn('could not deregister the process', { err }));
       if (!o.database) await database.close();
       log.info('stopped');
     })();

@@ -34,7 +34,7 @@ const CLAIM_SQL = `
     LIMIT $2
     FOR UPDATE SKIP LOCKED
   )
-  UPDATE emails e SET next_attempt_at = $3, smtp_unreachable = false FROM due WHERE e.id = due.id
+  UPDATE emails e SET next_attempt_at = $3, smtp_unreachable = false, claimed_by = $4 FROM due WHERE e.id = due.id
   RETURNING e.id, e.kind, e.recipient, e.subject, e.text_body`;
 
 /** The sender: notifications@<host of PUBLIC_BASE_URL>. */
@@ -57,7 +57,7 @@ export class EmailWorker {
 
   async runBatch(): Promise<number> {
     const now = this.s.now();
-    const claimed = await this.s.db.any<ClaimedEmail>(CLAIM_SQL, [now, EMAIL_BATCH, new Date(now.getTime() + EMAIL_LEASE_MS)]);
+    const claimed = await this.s.db.any<ClaimedEmail>(CLAIM_SQL, [now, EMAIL_BATCH, new Date(now.getTime() + EMAIL_LEASE_MS), this.s.liveness.processId]);
     const sent = await Promise.all(claimed.map((e) => this.sendOne(e)));
     if (sent.some(Boolean)) return claimed.length + (await this.smtpIsBack());
     if (claimed.length === 0) return this.probe();
@@ -111,14 +111,14 @@ export class EmailWorker {
   private async record(e: ClaimedEmail, failure: { text: string; unreachable: boolean } | null): Promise<void> {
     const now = this.s.now();
     if (failure === null) {
-      await this.s.db.none('UPDATE emails SET attempts = attempts + 1, sent_at = $2, last_error = NULL, smtp_unreachable = false WHERE id = $1', [e.id, now]);
+      await this.s.db.none('UPDATE emails SET attempts = attempts + 1, sent_at = $2, last_error = NULL, smtp_unreachable = false, claimed_by = NULL WHERE id = $1', [e.id, now]);
       this.s.log.info('email sent', { email_id: e.id, kind: e.kind });
       return;
     }
     const error = failure.text;
     const attempts = await this.s.db.tx(async (t) => {
       const n = await t.one<{ attempts: number }>(
-        'UPDATE emails SET attempts = attempts + 1, last_error = $2, smtp_unreachable = $3 WHERE id = $1 RETURNING attempts',
+        'UPDATE emails SET attempts = attempts + 1, last_error = $2, smtp_unreachable = $3, claimed_by = NULL WHERE id = $1 RETURNING attempts',
         [e.id, error, failure.unreachable],
       );
       const delay = EMAIL_BACKOFF_MS[n.attempts - 1];

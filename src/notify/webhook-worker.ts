@@ -1,7 +1,8 @@
 // The webhook outbox worker. Each batch claims due notifications with FOR UPDATE SKIP LOCKED and a
 // lease (next_attempt_at pushed past the attempt's timeout) in one short statement, sends them outside
 // any transaction, then records each outcome. So several processes never send one attempt twice, a
-// crash mid-send retries after the lease, and all state lives in the database.
+// crash mid-send retries once the dead process's heartbeat is stale (or at the end of the lease), and
+// all state lives in the database.
 import { open } from '../crypto/secretbox';
 import { sqlFile } from '../db';
 import type { Services } from '../services';
@@ -53,6 +54,7 @@ export class WebhookWorker {
       now,
       limit: room,
       leaseUntil,
+      processId: this.s.liveness.processId,
       perEndpoint: MAX_IN_FLIGHT_PER_ENDPOINT,
       busyTokens: [...this.perEndpoint.keys()],
       busyCounts: [...this.perEndpoint.values()],
@@ -137,9 +139,9 @@ export class WebhookWorker {
       const delay = permanent ? undefined : schedule[n.attempts - n.schedule_start];
       if (!ours) await t.none('UPDATE notifications SET last_error = $2 WHERE id = $1', [c.id, o.error]);
       else if (delay === undefined) {
-        await t.none('UPDATE notifications SET gave_up_at = $2, next_attempt_at = NULL, last_error = $3 WHERE id = $1', [c.id, now, o.error]);
+        await t.none('UPDATE notifications SET gave_up_at = $2, next_attempt_at = NULL, last_error = $3, claimed_by = NULL WHERE id = $1', [c.id, now, o.error]);
       } else {
-        await t.none('UPDATE notifications SET next_attempt_at = $2, last_error = $3 WHERE id = $1', [c.id, new Date(now.getTime() + delay), o.error]);
+        await t.none('UPDATE notifications SET next_attempt_at = $2, last_error = $3, claimed_by = NULL WHERE id = $1', [c.id, new Date(now.getTime() + delay), o.error]);
       }
       return n.attempts;
     });
@@ -153,7 +155,7 @@ export class WebhookWorker {
     const { attempt } = await this.s.db.one<{ attempt: number }>(
       `WITH n AS (
          UPDATE notifications SET attempts = attempts + 1, delivered_at = COALESCE(delivered_at, $2), next_attempt_at = NULL,
-           gave_up_at = NULL, last_error = NULL
+           gave_up_at = NULL, last_error = NULL, claimed_by = NULL
          WHERE id = $1 RETURNING attempts
        )
        INSERT INTO notification_attempts (notification_id, attempt, at, http_status, error, duration_ms, response_body)

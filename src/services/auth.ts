@@ -37,12 +37,23 @@ interface TokenRow {
   verified_at: Date | null;
 }
 
+/** Access tokens whose signature and claims were checked, kept until they expire (at most this many). */
+const MAX_VERIFIED_TOKENS = 10_000;
+
+interface VerifiedClaims {
+  sub: string | undefined;
+  gen: unknown;
+  /** seconds since the epoch */
+  exp: number;
+}
+
 /** Made only on refusal: an error's stack trace is not free on the hot path. */
 const denied = () => new AppError('UNAUTHORIZED', 'A valid access token is required: Authorization: JWT <token>');
 
 export class AuthService {
   private readonly key: Uint8Array;
   private readonly buckets = new Map<number, { second: number; count: number }>();
+  private readonly verified = new Map<string, VerifiedClaims>();
 
   constructor(private readonly s: Base) {
     this.key = new TextEncoder().encode(s.config.jwtSecret);
@@ -122,21 +133,9 @@ export class AuthService {
   async authenticate(authorization: string | undefined): Promise<Principal | AppError> {
     const m = /^JWT ([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)$/.exec(authorization ?? '');
     if (!m) return denied();
-    let sub: string | undefined;
-    let gen: unknown;
-    try {
-      const { payload } = await jwtVerify(m[1], this.key, {
-        algorithms: ['HS256'],
-        audience: this.s.config.appEnv,
-        issuer: ISSUER,
-        currentDate: this.s.now(),
-        requiredClaims: ['exp', 'iat', 'jti', 'sub'],
-      });
-      sub = payload.sub;
-      gen = payload.gen;
-    } catch {
-      return denied();
-    }
+    const claims = await this.verifiedClaims(m[1]);
+    if (!claims) return denied();
+    const { sub, gen } = claims;
     if (!sub || !/^\d+$/.test(sub)) return denied();
     const row = await this.s.db.oneOrNone<TokenRow>(
       `SELECT t.id, t.business_id, t.generation, b.verified_at
@@ -149,6 +148,36 @@ export class AuthService {
       return new AppError('RATE_LIMITED', undefined, null, { 'Retry-After': '1' });
     }
     return { apiTokenId: row.id, businessId: row.business_id };
+  }
+
+  /**
+   * The token's claims once its signature, algorithm, audience, issuer and lifetime are checked; null
+   * when any check fails. The signature is checked once per token: a repeat within its lifetime costs a
+   * Map lookup and the expiry check, on the service clock like the first. The oldest entry makes room.
+   */
+  private async verifiedClaims(token: string): Promise<VerifiedClaims | null> {
+    const nowS = this.s.now().getTime() / 1000;
+    const known = this.verified.get(token);
+    if (known) {
+      if (known.exp > nowS) return known;
+      this.verified.delete(token);
+      return null;
+    }
+    try {
+      const { payload } = await jwtVerify(token, this.key, {
+        algorithms: ['HS256'],
+        audience: this.s.config.appEnv,
+        issuer: ISSUER,
+        currentDate: this.s.now(),
+        requiredClaims: ['exp', 'iat', 'jti', 'sub'],
+      });
+      const claims = { sub: payload.sub, gen: payload.gen, exp: payload.exp! };
+      if (this.verified.size >= MAX_VERIFIED_TOKENS) this.verified.delete(this.verified.keys().next().value!);
+      this.verified.set(token, claims);
+      return claims;
+    } catch {
+      return null;
+    }
   }
 
   /** The operator API: `Authorization: Bearer <OPERATOR_API_KEY>`, compared in constant time. */

@@ -11,6 +11,7 @@ import { CardService } from './cards';
 import { CheckoutService } from './checkouts';
 import { CollectionService } from './collections';
 import { LedgerService } from './ledger';
+import { LivenessService } from './liveness';
 import { MerchantService } from './merchants';
 import { NotificationService } from './notifications';
 import { PricingService } from './pricing';
@@ -38,6 +39,7 @@ export interface Services extends Base {
   processorRequests: ProcessorRequestService;
   /** hosted checkouts of processors with their own payment pages (Paystack, BTCPay) */
   checkouts: CheckoutService;
+  liveness: LivenessService;
   /** set once the workers run; kick() wakes one after a commit that gave it work */
   workers: Workers | null;
 }
@@ -54,9 +56,10 @@ export function buildServices(base: Base): Services {
   s.processors = buildProcessors(base.config);
   s.processorRequests = new ProcessorRequestService(s);
   s.checkouts = new CheckoutService(s);
+  s.liveness = new LivenessService(s);
   return s;
 }
 
 export function workerSpecs(s: Services): WorkerSpec[] {
-  return [...s.collections.workers(), ...s.ledger.workers(), ...s.notifications.workers(), ...s.processorRequests.workers()];
+  return [...s.collections.workers(), ...s.ledger.workers(), ...s.notifications.workers(), ...s.liveness.workers(), ...s.processorRequests.workers()];
 }

@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { CollectionRow, PaymentMethod } from '../../src/domain/collection';
 import { completionPlan } from '../../src/domain/ledger';
 import type { Services } from '../../src/services';
+import { ledgerDrift } from '../../src/services/ledger';
 import { realServerReachable, SHARED_PG_URL } from '../helpers/db';
 import { complete, createBusiness, insertPending, ledgerCounts, realMoneyServices, secondPool, sumsPerCurrency } from '../helpers/money-fixtures';
 import type { BusinessFixture, ServicesFixture } from '../helpers/money-fixtures';
@@ -100,6 +101,13 @@ it(`credits ${COMPLETIONS} concurrent completions of one wallet exactly, one pos
   expect(perCollection).toHaveLength(COMPLETIONS);
   expect(perCollection.every((r) => r.n === 1)).toBe(true);
   for (const sum of Object.values(await sumsPerCurrency(one.services.db))) expect(sum).toBe(0n);
+  // the running balances were written by many sessions into their own slots, and add up exactly
+  expect(await ledgerDrift(one.services.db)).toEqual([]);
+  const slots = await one.services.db.one(
+    "SELECT count(*)::int AS n FROM account_balances b JOIN ledger_accounts a ON a.id = b.account_id WHERE a.wallet_id = $1 AND a.kind = 'reserved'",
+    [biz.walletIds.UGX],
+  );
+  expect(slots.n).toBeGreaterThan(1);
 }, 120_000);
 
 it('posts once when the same completion is reported twice at the same moment', async () => {
@@ -116,6 +124,7 @@ it('posts once when the same completion is reported twice at the same moment', a
   const want = expected(rows, { reservePercent: '0', reserveMonths: 0, cardSettlementDays: 0 }, biz.walletIds.UGX);
   expect(after.postings - before.postings).toBe(want.postings);
   expect((await one.services.ledger.walletBalance(biz.businessId, 'UGX')).availableMinor).toBe(want.available);
+  expect(await ledgerDrift(one.services.db)).toEqual([]);
 }, 60_000);
 
 describe('a completion killed mid-way leaves all its postings or none', () => {

@@ -1,5 +1,6 @@
 -- Claims due webhook notifications fairly across endpoints (API tokens), with a lease: next_attempt_at
--- is pushed past the attempt's timeout, so no other process claims them meanwhile.
+-- is pushed past the attempt's timeout, so no other process claims them meanwhile, and the claim names
+-- this process (freed early if it dies: liveness-beat.sql).
 -- * Order per collection: a notification waits while an earlier one (lower sequence) of the same
 --   collection is neither delivered nor given up.
 -- * Fair share: each endpoint takes turns; an endpoint gets at most ${perEndpoint} deliveries in flight in
@@ -27,7 +28,7 @@ due AS (
   LIMIT ${limit}
   FOR UPDATE OF n SKIP LOCKED
 )
-UPDATE notifications n SET next_attempt_at = ${leaseUntil}
+UPDATE notifications n SET next_attempt_at = ${leaseUntil}, claimed_by = ${processId}
 FROM due LEFT JOIN api_tokens t ON t.id = due.api_token_id
 WHERE n.id = due.id
 RETURNING n.id, n.api_token_id, n.event_id, n.body, t.webhook_url, t.webhook_hash_enc
