@@ -19,7 +19,11 @@ export interface Config {
   publicBaseUrl: string;
   operatorApiKey: string;
   jwtSecret: string;
+  /** earlier JWT_SECRETs, still accepted for verifying tokens they signed (JWT_PREVIOUS_SECRETS) */
+  jwtPreviousSecrets: string[];
   masterKey: Buffer;
+  /** earlier MASTER_KEYs, still accepted for opening what they sealed (MASTER_KEY_PREVIOUS) */
+  masterKeyPrevious: Buffer[];
   smtpUrl: string | null;
   webhookAllowPrivate: boolean;
   rateLimitRps: number;
@@ -178,6 +182,10 @@ export function loadConfig(env: Env = process.env): Config {
   const masterKey = Buffer.from(masterRaw, 'base64');
   if (masterKey.length !== 32) throw new ConfigError('MASTER_KEY must be 32 bytes, base64-encoded');
   if (jwtSecret.length < 32) throw new ConfigError('JWT_SECRET must be at least 32 characters');
+  const jwtPreviousSecrets = (env.JWT_PREVIOUS_SECRETS ?? '').split(',').map((v) => v.trim()).filter((v) => v !== '');
+  if (jwtPreviousSecrets.some((v) => v.length < 32)) throw new ConfigError('JWT_PREVIOUS_SECRETS must list secrets of at least 32 characters');
+  const masterKeyPrevious = (env.MASTER_KEY_PREVIOUS ?? '').split(',').map((v) => v.trim()).filter((v) => v !== '').map((v) => Buffer.from(v, 'base64'));
+  if (masterKeyPrevious.some((k) => k.length !== 32)) throw new ConfigError('MASTER_KEY_PREVIOUS must list 32-byte keys, base64-encoded');
   const digits = /^\d{10,15}$/;
   const card = /^\d{12,19}$/;
   return {
@@ -190,7 +198,9 @@ export function loadConfig(env: Env = process.env): Config {
     publicBaseUrl,
     operatorApiKey: operator.value,
     jwtSecret,
+    jwtPreviousSecrets,
     masterKey,
+    masterKeyPrevious,
     smtpUrl,
     webhookAllowPrivate: bool(env, 'WEBHOOK_ALLOW_PRIVATE', appEnv === 'sandbox'),
     rateLimitRps: int(env, 'RATE_LIMIT_RPS', 100, 0, 1_000_000),

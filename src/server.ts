@@ -13,7 +13,7 @@ import type { Logger } from './log';
 import { buildServices, workerSpecs } from './services';
 import type { Services } from './services';
 import type { DemoCredentials } from './services/merchants';
-import { errorBody } from './errors';
+import { errorBody, OUTAGE_RETRY_AFTER_SECONDS } from './errors';
 import { listenForKicks, remoteKicks, startWorkers } from './workers';
 
 export const OPENAPI_DIR = path.resolve(__dirname, '..', 'openapi');
@@ -42,16 +42,20 @@ export interface RunningService {
 }
 
 /**
- * ROLE=worker answers /healthz (for whatever supervises it) and nothing else: the API is served by the
- * ROLE=api processes.
+ * ROLE=worker answers /healthz (for whatever supervises it, with the same answers as an api process's)
+ * and nothing else: the API is served by the ROLE=api processes.
  */
-function workerHttp(isReady: () => boolean): http.RequestListener {
+function workerHttp(isReady: () => boolean, databaseReachable: () => Promise<boolean>): http.RequestListener {
+  const reply = (res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) =>
+    res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body));
   return (req, res) => {
-    const [status, body] =
-      req.url !== '/healthz'
-        ? [404, errorBody('NOT_FOUND', 'This process runs the background workers only (ROLE=worker)')]
-        : isReady() ? [200, { status: 'ok', role: 'worker' }] : [503, { status: 'starting' }];
-    res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+    if (req.url !== '/healthz') return void reply(res, 404, errorBody('NOT_FOUND', 'This process runs the background workers only (ROLE=worker)'));
+    if (!isReady()) return void reply(res, 503, { status: 'starting' });
+    void databaseReachable().then((up) =>
+      up
+        ? reply(res, 200, { status: 'ok', database: 'ok', role: 'worker' })
+        : reply(res, 503, { status: 'unavailable', database: 'unreachable' }, { 'Retry-After': String(OUTAGE_RETRY_AFTER_SECONDS) }),
+    );
   };
 }
 
@@ -69,7 +73,8 @@ export async function startService(o: StartOptions): Promise<RunningService> {
     loadApi(path.join(OPENAPI_DIR, 'openapi.yaml')),
     loadApi(path.join(OPENAPI_DIR, 'admin.yaml')),
   ]);
-  const app = !merchantApi || !adminApi ? workerHttp(() => ready) : createHttpApp({
+  const databaseReachable = () => pingDatabase(database.db, HEALTH_TIMEOUT_MS);
+  const app = !merchantApi || !adminApi ? workerHttp(() => ready, databaseReachable) : createHttpApp({
     services,
     merchantApi,
     adminApi,
@@ -78,7 +83,7 @@ export async function startService(o: StartOptions): Promise<RunningService> {
     authenticateJwt: (h) => services.auth.authenticate(h),
     authenticateOperator: (h) => services.auth.authenticateOperator(h),
     isReady: () => ready,
-    databaseReachable: () => pingDatabase(database.db, HEALTH_TIMEOUT_MS),
+    databaseReachable,
   });
   const server = http.createServer(app);
   server.headersTimeout = 15_000;

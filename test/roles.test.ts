@@ -59,7 +59,7 @@ onServer('an api process and a worker process on one database (needs a PostgreSQ
     // /healthz is outside the spec: plain fetch
     expect((await fetch(`${api.url}/healthz`)).status).toBe(200);
     const health = await fetch(`${worker.url}/healthz`);
-    expect([health.status, await health.json()]).toEqual([200, { status: 'ok', role: 'worker' }]);
+    expect([health.status, await health.json()]).toEqual([200, { status: 'ok', database: 'ok', role: 'worker' }]);
     const other = await fetch(`${worker.url}/v1/collections`);
     expect(other.status).toBe(404);
     expect(await other.json()).toMatchObject({ status: 'error', message: 'This process runs the background workers only (ROLE=worker)' });

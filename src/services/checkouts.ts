@@ -8,6 +8,7 @@
 import type { CardDetails } from '../domain/card';
 import type { CollectionRow } from '../domain/collection';
 import { isFinal } from '../domain/collection';
+import { masterKeys } from '../crypto/secretbox';
 import { AppError } from '../errors';
 import { isHosted } from '../processors/hosted';
 import type { CheckoutOrder, CheckoutStart, HostedProcessor } from '../processors/hosted';
@@ -53,7 +54,7 @@ export class CheckoutService {
     if (!r || !this.s.processors.has(r.service_type)) return null;
     const processor = this.s.processors.get(r.service_type);
     if (!isHosted(processor) || r.amount_minor === null || r.currency === null) return null;
-    return { processor, ctx: { midId: row.mid_id, credentials: openCredentials(this.s.config.masterKey, r.credentials_enc) }, amountMinor: r.amount_minor, currency: r.currency };
+    return { processor, ctx: { midId: row.mid_id, credentials: openCredentials(masterKeys(this.s.config), r.credentials_enc) }, amountMinor: r.amount_minor, currency: r.currency };
   }
 
   returnUrl(row: CollectionRow): string {
@@ -190,7 +191,7 @@ export class CheckoutService {
     const mid = await this.s.db.oneOrNone<{ service_type: string; credentials_enc: string | null }>('SELECT service_type, credentials_enc FROM mids WHERE id = $1', [midId]);
     const processor = mid && mid.service_type === serviceType && this.s.processors.has(serviceType) ? this.s.processors.get(serviceType) : null;
     if (!mid || !processor || !isHosted(processor)) throw new AppError('NOT_FOUND', 'No such webhook endpoint');
-    const note = processor.hosted.webhook({ midId, credentials: openCredentials(this.s.config.masterKey, mid.credentials_enc) }, rawBody, header);
+    const note = processor.hosted.webhook({ midId, credentials: openCredentials(masterKeys(this.s.config), mid.credentials_enc) }, rawBody, header);
     if (!note) {
       this.s.log.warn('processor webhook refused: signature does not hold', { service_type: serviceType, mid_id: midId });
       throw new AppError('UNAUTHORIZED', 'The webhook signature does not hold');
