@@ -35,6 +35,11 @@ export interface Config {
   sandboxMmFailure: string[];
   sandboxCard3dsSuccess: string;
   sandboxCard3dsFailure: string;
+  /** dashboard sessions end after this long without a request, and this long after sign-in whatever happens */
+  sessionIdleMinutes: number;
+  sessionAbsoluteHours: number;
+  /** email of the first operator account, created on the first start */
+  adminEmail: string;
   /** live processors (src/processors/): vendor hosts, timeouts and the request/reconciliation schedules */
   processors: ProcessorSettings;
   /** secrets created on this start, to be printed once */
@@ -110,6 +115,13 @@ function list(env: Env, name: string, fallback: string[], pattern: RegExp): stri
     if (!pattern.test(item)) throw new ConfigError(`${name} has an invalid entry "${item}"`);
   }
   return items;
+}
+
+function email(env: Env, name: string, fallback: string): string {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^[^\s@]+@[^\s@]+$/.test(raw) || raw.length > 254) throw new ConfigError(`${name} must be an email address, got "${raw}"`);
+  return raw.toLowerCase();
 }
 
 const DURATION = /^(\d+)(ms|s|m|h|d)$/;
@@ -212,6 +224,9 @@ export function loadConfig(env: Env = process.env): Config {
     sandboxMmFailure: list(env, 'SANDBOX_MM_FAILURE', ['256777000003', '256777000004'], digits),
     sandboxCard3dsSuccess: list(env, 'SANDBOX_CARD_3DS_SUCCESS', ['4000000000003006'], card)[0],
     sandboxCard3dsFailure: list(env, 'SANDBOX_CARD_3DS_FAILURE', ['4000000000003014'], card)[0],
+    sessionIdleMinutes: int(env, 'SESSION_IDLE_MINUTES', 30, 1, 24 * 60),
+    sessionAbsoluteHours: int(env, 'SESSION_ABSOLUTE_HOURS', 12, 1, 7 * 24),
+    adminEmail: email(env, 'ADMIN_EMAIL', 'admin@paycollect.local'),
     processors: processorSettings(env, appEnv),
     generated: { operatorApiKey: operator.created },
   };
