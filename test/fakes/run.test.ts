@@ -2,7 +2,7 @@
 import { startFakes } from './run';
 
 it('starts the four fakes and stops them', async () => {
-  const fakes = await startFakes(0, 10);
+  const fakes = await startFakes({ paystack: 0, btcpay: 0, mtn: 0, mpesa: 0 }, 10);
   try {
     const mtn = fakes.mtn.credentials();
     const token = await fetch(`${fakes.mtn.url}/collection/token/`, {
