@@ -6,6 +6,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { admin, unwrap, unwrapPage } from '../../api';
 import type { Admin } from '../../api';
 import { CheckField, FormError, SelectField, TextField } from '../../ui/forms';
+import { Guard } from '../../ui/guard';
 import { LoadError, Loading, Notice, Section } from '../../ui/parts';
 import { asNumber, PAYMENT_METHODS } from '../../ui/values';
 
@@ -70,9 +71,13 @@ export function Mids({ businessId }: { businessId: number }) {
         </div>
       )}
       {editing !== null && mids.data?.items.find((m) => m.id === editing) && (
+        <Guard need="operate">
         <EditMid key={editing} mid={mids.data.items.find((m) => m.id === editing) as Admin['Mid']} onDone={() => setEditing(null)} />
+        </Guard>
       )}
-      <NewMid businessId={businessId} />
+      <Guard need="operate">
+        <NewMid businessId={businessId} />
+      </Guard>
     </Section>
   );
 }
