@@ -6,7 +6,7 @@ import type { ReactNode } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { admin, ApiError, unwrap } from './api';
 import { Link, useLocation } from './router';
-import { adopt, isOperator, SESSION_KEY, whenSessionEnds } from './session';
+import { adopt, forget, isOperator, SESSION_KEY, whenSessionEnds } from './session';
 import type { Session, User } from './session';
 import { EnrolTotp, Login, SecondFactor, SignOutLink } from './pages/auth/SignIn';
 import { AcceptInvitation, ResetPassword } from './pages/auth/Tokens';
@@ -37,10 +37,7 @@ export function App() {
     staleTime: Infinity,
   });
   useEffect(() => {
-    whenSessionEnds(() => {
-      queries.clear();
-      queries.setQueryData(SESSION_KEY, null);
-    });
+    whenSessionEnds(() => forget(queries));
   }, [queries]);
 
   if (session.isPending) return <Loading what="your session" />;

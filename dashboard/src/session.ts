@@ -31,6 +31,13 @@ export function remember(queries: QueryClient, session: Session | null): void {
   queries.setQueryData(SESSION_KEY, session);
 }
 
+/** No session any more: its data and every page's data go, so nothing of it shows to the next person. */
+export function forget(queries: QueryClient): void {
+  adopt(null);
+  queries.removeQueries({ predicate: (q) => q.queryKey[0] !== SESSION_KEY[0] });
+  queries.setQueryData(SESSION_KEY, null);
+}
+
 export function whenSessionEnds(handler: () => void): void {
   onEnded = handler;
 }

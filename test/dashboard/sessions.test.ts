@@ -52,6 +52,7 @@ describeBrowser('dashboard people in Chromium', () => {
     const secret = (await page.getByTestId('totp-secret').textContent()) as string;
     await page.getByLabel('Code from the app').fill(totpCode(svc, secret));
     await page.getByRole('button', { name: 'Confirm' }).click();
+    await page.getByRole('region', { name: 'Recovery codes' }).waitFor();
     const codes = await page.getByRole('region', { name: 'Recovery codes' }).getByRole('listitem').allTextContents();
     expect(codes.length).toBeGreaterThanOrEqual(8);
     await page.getByRole('button', { name: 'I have stored the codes' }).click();

@@ -5,7 +5,7 @@ import type { FormEvent } from 'react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { admin, unwrap } from '../../api';
 import { Link } from '../../router';
-import { farewellMessage, remember } from '../../session';
+import { farewellMessage, forget, remember } from '../../session';
 import type { Session } from '../../session';
 import { FormError, TextField } from '../../ui/forms';
 import { Notice } from '../../ui/parts';
@@ -57,9 +57,9 @@ export function SecondFactor() {
     <AuthPage title="Two-factor authentication">
       <form onSubmit={submit} aria-label="Second factor">
         {useRecovery ? (
-          <TextField label="Recovery code" name="recovery_code" autoComplete="off" required error={attempt.error} value={code} onValue={setCode} hint="Each recovery code works once." />
+          <TextField label="Recovery code" name="recovery_code" autoComplete="off" autoFocus required error={attempt.error} value={code} onValue={setCode} hint="Each recovery code works once." />
         ) : (
-          <TextField label="Authenticator code" name="code" inputMode="numeric" autoComplete="one-time-code" required error={attempt.error} value={code} onValue={setCode} hint="The 6-digit code your authenticator app shows now." />
+          <TextField label="Authenticator code" name="code" inputMode="numeric" autoComplete="one-time-code" autoFocus required error={attempt.error} value={code} onValue={setCode} hint="The 6-digit code your authenticator app shows now." />
         )}
         <FormError error={attempt.error} shown={['code', 'recovery_code']} />
         <button type="submit" disabled={attempt.isPending}>
@@ -156,10 +156,7 @@ export function SignOutLink() {
   const queries = useQueryClient();
   const out = useMutation({
     mutationFn: () => unwrap(admin.DELETE('/v1/admin/session')),
-    onSettled: () => {
-      remember(queries, null);
-      queries.clear();
-    },
+    onSettled: () => forget(queries),
   });
   return (
     <button type="button" className="link" onClick={() => out.mutate()}>
