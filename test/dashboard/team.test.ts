@@ -73,7 +73,7 @@ describeBrowser('a merchant team in Chromium', () => {
     await page.getByText('a link to choose a new password is on its way').waitFor();
     const token = await tokenFromOutbox(svc, viewer.email, 'reset-password');
     await page.goto(`${svc.url}/dashboard/reset-password?token=${token}`);
-    await page.getByLabel('New password').fill(NEW_PASSWORD);
+    await page.getByLabel('New password', { exact: true }).fill(NEW_PASSWORD);
     await page.getByRole('button', { name: 'Change password' }).click();
     await page.getByText('Password changed').waitFor();
     await page.getByRole('link', { name: 'Sign in' }).click();

@@ -88,7 +88,7 @@ function CompleteReset({ token }: { token: string }) {
           Password changed; every other session of yours has ended. <Link to="/">Sign in</Link>
         </Notice>
       ) : (
-        <form onSubmit={submit} aria-label="New password">
+        <form onSubmit={submit} aria-label="Choose a new password">
           <TextField label="New password" name="new_password" type="password" autoComplete="new-password" required error={complete.error} value={password} onValue={setPassword} hint={PASSWORD_HINT} />
           <FormError error={complete.error} shown={['new_password']} />
           <button type="submit" disabled={complete.isPending}>
