@@ -6,7 +6,7 @@ import type { ReactNode } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { admin, ApiError, unwrap } from './api';
 import { Link, useLocation } from './router';
-import { adopt, forget, isOperator, SESSION_KEY, whenSessionEnds } from './session';
+import { adopt, forget, isOperator, SESSION_KEY, whenCsrfRefused, whenSessionEnds } from './session';
 import type { Session, User } from './session';
 import { EnrolTotp, Login, SecondFactor, SignOutLink } from './pages/auth/SignIn';
 import { AcceptInvitation, ResetPassword } from './pages/auth/Tokens';
@@ -38,6 +38,7 @@ export function App() {
   });
   useEffect(() => {
     whenSessionEnds(() => forget(queries));
+    whenCsrfRefused(() => void queries.invalidateQueries({ queryKey: SESSION_KEY }));
   }, [queries]);
 
   if (session.isPending) return <Loading what="your session" />;

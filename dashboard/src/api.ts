@@ -4,7 +4,7 @@
 import createClient from 'openapi-fetch';
 import type { Middleware } from 'openapi-fetch';
 import type { components, paths } from '../../generated/admin-api';
-import { csrfToken, sessionEnded } from './session';
+import { csrfRefused, csrfToken, sessionEnded } from './session';
 
 export type Admin = components['schemas'];
 export type FieldError = Admin['FieldError'];
@@ -32,11 +32,13 @@ const session: Middleware = {
     if (token && request.method !== 'GET') request.headers.set('X-CSRF-Token', token);
     return request;
   },
-  onResponse({ request, response }) {
+  async onResponse({ request, response }) {
     const path = new URL(request.url).pathname;
     if (response.status === 401 && !(SIGN_IN_STEPS.has(path) && request.method === 'POST')) {
       sessionEnded('Your session has ended (after 30 minutes without activity, or 12 hours after signing in). Sign in again to continue.');
     }
+    // A stale CSRF token (a new session id was issued in another tab): fetch the current one for the retry.
+    if (response.status === 403 && ((await response.clone().json()) as { code?: string }).code === 'CSRF_FAILED') csrfRefused();
     return response;
   },
 };
@@ -52,7 +54,7 @@ function errorOf(response: Response, body: unknown): ApiError {
       e.code === 'RATE_LIMITED'
         ? ` Wait ${response.headers.get('Retry-After') ?? 'a few'} seconds, then try again.`
         : e.code === 'CSRF_FAILED'
-          ? ' Reload the page, then try again.'
+          ? ' Your page has been brought up to date: try again.'
           : e.code === 'FORBIDDEN'
             ? ' Ask an administrator of your account if you need this.'
             : '';

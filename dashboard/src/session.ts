@@ -14,6 +14,7 @@ export const SESSION_KEY = ['session'] as const;
 let csrf: string | null = null;
 let farewell: string | null = null;
 let onEnded: (() => void) | null = null;
+let onCsrfRefused: (() => void) | null = null;
 
 export function csrfToken(): string | null {
   return csrf;
@@ -40,6 +41,14 @@ export function forget(queries: QueryClient): void {
 
 export function whenSessionEnds(handler: () => void): void {
   onEnded = handler;
+}
+
+export function whenCsrfRefused(handler: () => void): void {
+  onCsrfRefused = handler;
+}
+
+export function csrfRefused(): void {
+  onCsrfRefused?.();
 }
 
 /** The server refused the session (expired, signed out elsewhere, user disabled): back to sign-in. */

@@ -7,6 +7,7 @@ import type { Admin } from '../../api';
 import { Link } from '../../router';
 import { FormError, TextField } from '../../ui/forms';
 import { Guard } from '../../ui/guard';
+import { useSession } from '../../session';
 import { LoadError, Loading, Section, Time } from '../../ui/parts';
 
 export function Certification({ report, linkBase = '/collections' }: { report: Admin['Certification']; linkBase?: string }) {
@@ -37,7 +38,7 @@ export function GoLive({ business }: { business: Admin['Business'] }) {
     queryKey: ['certification', business.id],
     queryFn: () => unwrap(admin.GET('/v1/admin/businesses/{business_id}/certification', { params: { path } })),
   });
-  const [by, setBy] = useState('');
+  const [by, setBy] = useState(useSession().user.email);
   const [note, setNote] = useState('');
   const verify = useMutation({
     mutationFn: () => unwrap(admin.POST('/v1/admin/businesses/{business_id}/verify', { params: { path }, body: { verified_by: by, ...(note ? { note } : {}) } })),
