@@ -326,13 +326,15 @@ export interface webhooks {
 }
 export interface components {
     schemas: {
+        /** @description Text that can be stored: any Unicode character except U+0000 (NUL), as well-formed UTF-16 (an unpaired surrogate such as a lone `\ud800` in JSON is refused rather than replaced). Fields that use it add their own lengths. */
+        Text: string;
         /** @description Credentials of one API token; the secret travels in the `Secret-Key` header. */
         AccessTokenRequest: {
             /**
              * @description The API token's key (`pk_sandbox_...` or `pk_live_...`), as shown when it was generated.
              * @example pk_sandbox_4f9c2b7e8a1d6c3f5e0b9a7d
              */
-            api_key: string;
+            api_key: string & components["schemas"]["Text"];
             /**
              * @description Lifetime of the access token in seconds. Shorter lifetimes are recommended.
              * @default 900
@@ -389,9 +391,10 @@ export interface components {
          *     | 413 | `PAYLOAD_TOO_LARGE` | body over 64 KiB |
          *     | 429 | `RATE_LIMITED` | too many requests; wait `Retry-After` seconds |
          *     | 500 | `INTERNAL_ERROR` | unexpected failure; nothing was half-written |
+         *     | 503 | `SERVICE_UNAVAILABLE` | the service's database is unreachable; nothing changed; retry after `Retry-After` seconds |
          * @enum {string}
          */
-        ErrorCode: "VALIDATION_ERROR" | "INVALID_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "METHOD_NOT_ALLOWED" | "DUPLICATE_MERCHANT_REFERENCE" | "UNSUPPORTED_CURRENCY" | "NO_ROUTE" | "CARD_DECRYPTION_FAILED" | "API_TOKEN_LIMIT" | "INVALID_STATE" | "UNAUTHORIZED" | "NOT_FOUND" | "PAYLOAD_TOO_LARGE" | "RATE_LIMITED" | "INTERNAL_ERROR";
+        ErrorCode: "VALIDATION_ERROR" | "INVALID_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "METHOD_NOT_ALLOWED" | "DUPLICATE_MERCHANT_REFERENCE" | "UNSUPPORTED_CURRENCY" | "NO_ROUTE" | "CARD_DECRYPTION_FAILED" | "API_TOKEN_LIMIT" | "INVALID_STATE" | "UNAUTHORIZED" | "NOT_FOUND" | "PAYLOAD_TOO_LARGE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
         /** @description One broken rule of a request. */
         FieldError: {
             /**
@@ -418,7 +421,7 @@ export interface components {
              * @example The request is invalid
              */
             message: string;
-            /** @description Details: for `VALIDATION_ERROR` an array with one entry per broken rule; `null` when there are no details; an object for details of other kinds. */
+            /** @description Details: for `VALIDATION_ERROR` an array with one entry per broken rule, at most 20 (a request that breaks more rules lists the first 20; fix them and send it again to see the rest); `null` when there are no details; an object for details of other kinds. */
             data: null | components["schemas"]["FieldError"][] | Record<string, never>;
         };
         /**
@@ -461,7 +464,7 @@ export interface components {
              * @description The customer's identifier on the network the money comes from. For `MOBILE_MONEY` the phone number in international form, digits only, country code first (`256777000001`). Required for every method except `CARD`.
              * @example 256777000001
              */
-            account_number?: string;
+            account_number?: string & components["schemas"]["Text"];
             /**
              * @description Your unique reference for this payment, 9 to 36 characters of letters, digits, `_` and `-` (a UUID fits). Unique per business account: sending the same reference with the same body again returns the original collection (header `Idempotent-Replayed: true`), so a retry is safe; with a different body it is `DUPLICATE_MERCHANT_REFERENCE`.
              * @example ORD-20251125-0001
@@ -471,7 +474,7 @@ export interface components {
              * @description Short description of the payment, shown to the customer where the provider allows.
              * @example Order 20251125-0001
              */
-            narration: string;
+            narration: string & components["schemas"]["Text"];
             /**
              * Format: uri
              * @description Where the customer's browser is sent after completing or cancelling the payment on `payment_url`, with `gateway_reference`, `merchant_reference` and `status` added to the query. Required for `CARD` (must be `https://`), `BANK` and `CRYPTO`.
@@ -482,7 +485,7 @@ export interface components {
              * @description Customer's name. Required for `CARD`.
              * @example Amina Nakato
              */
-            account_name?: string;
+            account_name?: string & components["schemas"]["Text"];
             /**
              * Format: email
              * @description Customer's email address. Required for `CARD`. Receives a receipt when the API token has `email_user` set.
@@ -490,7 +493,7 @@ export interface components {
              */
             account_email?: string;
             /** @description Card details encrypted with the key from `GET /v1/public-key`; its presence makes the request a direct card payment (the customer goes straight to the 3-D Secure challenge). Only with `payment_method` `CARD`. Build it from the JSON object `{ full_name, card_number, expiry_month (2 digits), expiry_year (4 digits), cvv, billing_address, billing_city, billing_zip, billing_state, billing_country (2 letters) }` serialized as UTF-8: if it is 214 bytes or fewer, `base64(RSA-OAEP-SHA1(json))`; otherwise generate a random 32-byte AES key and 16-byte IV and send `base64(base64(AES-256-CBC(json), PKCS#7 padding) + "::" + base64(iv) + "::" + base64(RSA-OAEP-SHA1(aes_key)))`. Card fields that break a rule are reported as `encrypted_card.<field>` without echoing their values. */
-            encrypted_card?: string;
+            encrypted_card?: string & components["schemas"]["Text"];
         } & (unknown & unknown & unknown & unknown & unknown);
         /**
          * @description Amount in major units of its currency, as a JSON number with at most two decimal places (`1500`, `33.57`, `210.35`). Amounts are kept exactly on the server; they are never the result of floating-point arithmetic.
@@ -522,7 +525,7 @@ export interface components {
             description: string;
         };
         /**
-         * @description Date and time in UTC, ISO 8601 form `YYYY-MM-DDTHH:MM:SS`, without fractional seconds and without a zone suffix.
+         * @description Date and time in UTC, ISO 8601 form `YYYY-MM-DDTHH:MM:SS`, without fractional seconds and without a zone suffix. It must be a real moment of the Gregorian calendar between years 0001 and 9999: month 01-12, a day that exists in that month (29 February in leap years only), hour 00-23, minutes and seconds 00-59.
          * @example 2025-11-25T10:15:02
          */
         Timestamp: string;
@@ -877,6 +880,17 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description `SERVICE_UNAVAILABLE`: a part the service depends on (its database) is unreachable for a moment. It is our outage, not a problem with your credentials or your request, and nothing was changed. Wait the number of seconds in `Retry-After`, then send the same request again (for a collection, with the same `merchant_reference` and body: a retry never charges twice). */
+        ServiceUnavailable: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description `NOT_FOUND`: the resource does not exist, or belongs to someone else (another merchant's resources are reported as not found, never as unauthorized). */
         NotFound: {
             headers: {
@@ -893,7 +907,7 @@ export interface components {
          * @description The API token's secret (`api_secret`), shown once when the token was generated or regenerated.
          * @example sk_sandbox_Vb3Qm9Xk2Lr7Tz5Nw8Pc4Hd6Jf1Gs0Ye
          */
-        SecretKey: string;
+        SecretKey: string & components["schemas"]["Text"];
         /**
          * @description Only collections with this `transaction_status`.
          * @example COMPLETED
@@ -930,12 +944,12 @@ export interface components {
          */
         PerPage: number;
         /**
-         * @description Page number, 1-based. Ignored when `offset` is given.
+         * @description Page number, 1-based, at most 21474837 (so that the items it skips fit the `offset` bound). Ignored when `offset` is given.
          * @example 2
          */
         Page: number;
         /**
-         * @description Number of items to skip from the first. When given it wins over `page`.
+         * @description Number of items to skip from the first, at most 2147483647. When given it wins over `page`.
          * @example 20
          */
         Offset: number;
@@ -943,7 +957,7 @@ export interface components {
          * @description The collection's `gateway_reference`, as returned when it was requested.
          * @example PCD4Q38UJREMYY4NQVTDQA
          */
-        GatewayReference: string;
+        GatewayReference: string & components["schemas"]["Text"];
         /**
          * @description Wallet currency.
          * @example UGX
@@ -1023,6 +1037,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     requestToPay: {
@@ -1068,6 +1083,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listCollections: {
@@ -1109,12 +1125,12 @@ export interface operations {
                  */
                 per_page?: components["parameters"]["PerPage"];
                 /**
-                 * @description Page number, 1-based. Ignored when `offset` is given.
+                 * @description Page number, 1-based, at most 21474837 (so that the items it skips fit the `offset` bound). Ignored when `offset` is given.
                  * @example 2
                  */
                 page?: components["parameters"]["Page"];
                 /**
-                 * @description Number of items to skip from the first. When given it wins over `page`.
+                 * @description Number of items to skip from the first, at most 2147483647. When given it wins over `page`.
                  * @example 20
                  */
                 offset?: components["parameters"]["Offset"];
@@ -1143,6 +1159,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getCollection: {
@@ -1177,6 +1194,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     resendNotification: {
@@ -1209,8 +1227,10 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             /** @description `NOT_FOUND`: no collection of yours has this `gateway_reference`. */
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listCollectionNotifications: {
@@ -1245,6 +1265,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getPublicKey: {
@@ -1266,9 +1287,12 @@ export interface operations {
                     "application/x-pem-file": string;
                 };
             };
+            /** @description `VALIDATION_ERROR`: the query has a parameter this operation does not take; `INVALID_JSON` or `UNSUPPORTED_MEDIA_TYPE`: a body was sent that cannot be read (this operation takes none). */
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listWalletBalances: {
@@ -1290,9 +1314,12 @@ export interface operations {
                     "application/json": components["schemas"]["WalletBalanceListResponse"];
                 };
             };
+            /** @description `VALIDATION_ERROR`: the query has a parameter this operation does not take; `INVALID_JSON` or `UNSUPPORTED_MEDIA_TYPE`: a body was sent that cannot be read (this operation takes none). */
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getWalletBalance: {
@@ -1327,6 +1354,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listSandboxScenarios: {
@@ -1348,11 +1376,14 @@ export interface operations {
                     "application/json": components["schemas"]["SandboxScenarioListResponse"];
                 };
             };
+            /** @description `VALIDATION_ERROR`: the query has a parameter this operation does not take; `INVALID_JSON` or `UNSUPPORTED_MEDIA_TYPE`: a body was sent that cannot be read (this operation takes none). */
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             /** @description `NOT_FOUND`: this is the live deployment; sandbox operations do not exist there. */
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     simulateCollection: {
@@ -1392,6 +1423,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     collectionStatusChanged: {

@@ -8,6 +8,7 @@ import { AuthService } from './auth';
 import { CardService } from './cards';
 import { CollectionService } from './collections';
 import { LedgerService } from './ledger';
+import { LivenessService } from './liveness';
 import { MerchantService } from './merchants';
 import { NotificationService } from './notifications';
 import { PricingService } from './pricing';
@@ -29,6 +30,7 @@ export interface Services extends Base {
   cards: CardService;
   collections: CollectionService;
   notifications: NotificationService;
+  liveness: LivenessService;
   /** set once the workers run; kick() wakes one after a commit that gave it work */
   workers: Workers | null;
 }
@@ -42,9 +44,10 @@ export function buildServices(base: Base): Services {
   s.cards = new CardService(s);
   s.collections = new CollectionService(s);
   s.notifications = new NotificationService(s);
+  s.liveness = new LivenessService(s);
   return s;
 }
 
 export function workerSpecs(s: Services): WorkerSpec[] {
-  return [...s.collections.workers(), ...s.ledger.workers(), ...s.notifications.workers()];
+  return [...s.collections.workers(), ...s.ledger.workers(), ...s.notifications.workers(), ...s.liveness.workers()];
 }
