@@ -204,7 +204,8 @@ export function createHttpApp(o: HttpAppOptions): express.Express {
   };
   app.use((req: Request, res: Response, next: NextFunction) => {
     if (!isDecodable(req.path)) return sendError(res, 'VALIDATION_ERROR', undefined, [{ field: 'path', message: 'is not percent-encoded UTF-8' }]);
-    if (req.path === '/v1/admin' || req.path.startsWith('/v1/admin/')) return dispatch(o.adminApi)(req, res, next);
+    // processors' callbacks are declared in the operator document, without its credential
+    if (req.path === '/v1/admin' || req.path.startsWith('/v1/admin/') || req.path.startsWith('/callbacks/')) return dispatch(o.adminApi)(req, res, next);
     if (req.path.startsWith('/v1/')) return dispatch(o.merchantApi)(req, res, next);
     next();
   });

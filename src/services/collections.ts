@@ -1,5 +1,5 @@
 // Collections: request-to-pay, routing, provider reports, state changes, queries.
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { pgp, sqlFile } from '../db';
 import type { Tx } from '../db';
 import { maskPan } from '../domain/card';
@@ -12,7 +12,7 @@ import type { MidInfo } from '../domain/routing';
 import { AppError, validationError } from '../errors';
 import type { Principal } from '../http/context';
 import type { Page } from '../http/paging';
-import { sandboxProcessor } from '../processors/sandbox';
+import { amountText } from '../processors/amounts';
 import type { Processor } from '../processors/types';
 import type { WorkerSpec } from '../workers';
 import { certificationCte } from './certification';
@@ -81,11 +81,27 @@ interface MoveExtras {
 /** What a standalone move reads (readForMove): the row with what its writes need. */
 type MoveRead = CollectionRow & MoveExtras;
 
+/**
+ * The state a move starts from: PENDING, or EXPIRED for a late completion (a processor confirmed
+ * payment after our own deadline: CONTRACT 4.4), which only moves to COMPLETED.
+ */
+export type MoveFrom = 'PENDING' | 'EXPIRED';
+
 /** moveAlone's answer when its guarded statement moved nothing while the row may still be PENDING. */
 const RETRY_IN_TX = Symbol('retry in a transaction');
 
 /** A collection before its insert: everything but the id. */
 type NewCollection = Omit<CollectionRow, 'id'>;
+
+/** What a real processor is asked to charge, written with the collection (processor_requests). */
+interface Charge {
+  serviceType: string;
+  midId: number;
+  amountMinor: bigint;
+  currency: string;
+  /** the amount as the processor takes it, for the instructions */
+  text: string;
+}
 
 /** The insert of a new collection as the CTE `created` (formatted SQL): empty when the reference is taken. */
 function insertCollectionCte(c: NewCollection): string {
@@ -106,6 +122,36 @@ function insertCollectionCte(c: NewCollection): string {
       c.institution_name, c.payment_url, c.instructions, c.mid_id, c.routing, c.card_masked, c.card_fingerprint, c.page_token,
       c.expires_at, c.created_at, c.updated_at,
     ],
+  );
+}
+
+/**
+ * What a real processor is asked to charge: the request amount in the request currency (the MID's),
+ * plus the fee when the customer bears it. Refused, never rounded, when the processor cannot take it
+ * exactly (M-Pesa whole shillings, zero-decimal currencies).
+ */
+function chargeOf(processor: Processor, midId: number, currency: string, requestMinor: bigint, price: { customerCharged: boolean; feeMinor: bigint; accountCurrency: string }): Charge {
+  if (price.customerCharged && price.accountCurrency !== currency) {
+    throw validationError([{ field: 'currency', message: `the customer bears the fee in ${price.accountCurrency}, which this processor cannot charge with ${currency}` }]);
+  }
+  const amountMinor = requestMinor + (price.customerCharged ? price.feeMinor : 0n);
+  const decimals = processor.amountDecimals(currency);
+  if (decimals === null) throw validationError([{ field: 'currency', message: `the chosen processor does not take ${currency}` }]);
+  const text = amountText(amountMinor, decimals);
+  if (text === null) {
+    const rule = decimals === 0 ? 'whole units, without decimals' : `at most ${decimals} decimal places`;
+    throw validationError([{ field: 'amount', message: `the processor takes ${currency} in ${rule}${price.customerCharged ? ' (fee included)' : ''}` }]);
+  }
+  return { serviceType: processor.serviceType, midId, amountMinor, currency, text };
+}
+
+/** The CTE `preq`: the collection's request to its processor, due to be sent at once. */
+function processorRequestCte(c: Charge, now: Date): string {
+  return pgp.as.format(
+    `preq AS (INSERT INTO processor_requests (collection_id, mid_id, service_type, reference, callback_token, amount_minor, currency,
+       next_send_at, created_at, updated_at)
+     SELECT id, $1, $2, $3, $4, $5, $6, $7::timestamptz, $7::timestamptz, $7::timestamptz FROM created)`,
+    [c.midId, c.serviceType, randomUUID(), randomBytes(24).toString('base64url'), c.amountMinor, c.currency, now],
   );
 }
 
@@ -142,22 +188,10 @@ export function requestHash(body: RequestToPayBody): string {
 }
 
 export class CollectionService {
-  private readonly processors: Map<string, Processor>;
-
-  constructor(readonly s: Services) {
-    const c = s.config;
-    const sandbox = sandboxProcessor({ mmSuccess: c.sandboxMmSuccess, mmFailure: c.sandboxMmFailure, mmDelayMs: c.sandboxMmDelayMs });
-    this.processors = new Map([[sandbox.serviceType, sandbox]]);
-  }
-
-  processor(serviceType: string): Processor {
-    const p = this.processors.get(serviceType);
-    if (!p) throw new Error(`no processor for service type ${serviceType}`);
-    return p;
-  }
+  constructor(readonly s: Services) {}
 
   knownServiceTypes(): string[] {
-    return [...this.processors.keys()];
+    return this.s.processors.serviceTypes();
   }
 
   async requestToPay(p: Principal, body: RequestToPayBody): Promise<{ row: CollectionRow; replayed: boolean }> {
@@ -252,12 +286,13 @@ export class CollectionService {
 
     const gatewayReference = newGatewayReference();
     const pageToken = randomBytes(18).toString('base64url');
-    const processor = this.processor(mid.service_type);
-    const initiated = processor.initiate({
+    const processor = this.s.processors.get(mid.service_type);
+    const charge = processor.connector ? chargeOf(processor, mid.id, body.currency, amountMinor, price) : null;
+    const initiated = processor.plan({
       paymentMethod: method,
       accountNumber: body.account_number ?? null,
-      amountText: formatMinor(customerPaysMinor(price.accountAmountMinor, price.feeMinor, price.customerCharged)),
-      currency: price.accountCurrency,
+      amountText: charge?.text ?? formatMinor(customerPaysMinor(price.accountAmountMinor, price.feeMinor, price.customerCharged)),
+      currency: charge?.currency ?? price.accountCurrency,
       gatewayReference,
       cardMasked: card?.masked ?? null,
     });
@@ -272,12 +307,13 @@ export class CollectionService {
       account_email: body.account_email ?? null, narration: body.narration, redirect_url: body.redirect_url ?? null,
       institution_name: initiated.institutionName, payment_url: paymentUrl, instructions, mid_id: mid.id, routing: decision,
       card_masked: card?.masked ?? null, card_fingerprint: card?.fingerprint ?? null, page_token: pageToken, notification_seq: 0,
-      expires_at: new Date(now.getTime() + this.s.config.pendingTtlSeconds * 1000), created_at: now, updated_at: now,
+      expires_at: new Date(now.getTime() + this.s.config.pendingTtlSeconds * 1000), created_at: now, updated_at: now, late_completed_at: null,
     };
     const report = initiated.scheduledReport;
-    const outcome = report ? processor.mapStatus(report.vendorStatus) : null;
-    const due = report && outcome ? { outcome, at: new Date(now.getTime() + report.delayMs) } : null;
-    return this.insertNew(draft, due, read.recipients);
+    const due = report ? { outcome: report.outcome, at: new Date(now.getTime() + report.delayMs) } : null;
+    const row = await this.insertNew(draft, due, charge, read.recipients);
+    if (charge) this.s.workers?.kick('processor-sends');
+    return row;
   }
 
   /**
@@ -299,9 +335,15 @@ export class CollectionService {
 
   /**
    * One statement, so atomic without a transaction: the collection, its card's first sighting, its
-   * scheduled provider report and its start notice; none of them when the reference is taken.
+   * scheduled provider report or its request to a real processor, and its start notice; none of them
+   * when the reference is taken.
    */
-  private async insertNew(draft: NewCollection, report: { outcome: string; at: Date } | null, who: Recipients | null): Promise<CollectionRow> {
+  private async insertNew(
+    draft: NewCollection,
+    report: { outcome: string; at: Date } | null,
+    charge: Charge | null,
+    who: Recipients | null,
+  ): Promise<CollectionRow> {
     const ctes = [insertCollectionCte(draft)];
     if (draft.card_fingerprint !== null) {
       ctes.push(
@@ -319,6 +361,7 @@ export class CollectionService {
         ]),
       );
     }
+    if (charge) ctes.push(processorRequestCte(charge, draft.created_at));
     ctes.push(...this.s.notifications.startedWrites(draft, who, 'created'));
     // Made of formatted parts: sent as is, never formatted again.
     const row = await this.s.db.oneOrNone<CollectionRow>(`WITH ${ctes.join(', ')} SELECT * FROM created`);
@@ -332,9 +375,9 @@ export class CollectionService {
    * returns null. Two round trips and no transaction (moveAlone); when the row changed between the
    * read and the write, the transactional path (applyOutcomeIn) decides instead.
    */
-  async applyOutcome(collectionId: bigint, outcome: FinalStatus, message?: string): Promise<CollectionRow | null> {
-    let row = await this.moveAlone(collectionId, outcome, message);
-    if (row === RETRY_IN_TX) row = await this.s.db.tx((t) => this.applyOutcomeIn(t, collectionId, outcome, message));
+  async applyOutcome(collectionId: bigint, outcome: FinalStatus, message?: string, from: MoveFrom = 'PENDING'): Promise<CollectionRow | null> {
+    let row = await this.moveAlone(collectionId, outcome, message, from);
+    if (row === RETRY_IN_TX) row = await this.s.db.tx((t) => this.applyOutcomeIn(t, collectionId, outcome, message, from));
     if (row) {
       this.s.workers?.kick('webhooks');
       this.s.workers?.kick('emails');
@@ -347,14 +390,15 @@ export class CollectionService {
    * ledger and the outbox need; then every write (journal, postings, holds, notification, emails,
    * certification) as one statement of data-modifying CTEs.
    */
-  async applyOutcomeIn(t: Tx, collectionId: bigint, outcome: FinalStatus, message?: string): Promise<CollectionRow | null> {
+  async applyOutcomeIn(t: Tx, collectionId: bigint, outcome: FinalStatus, message?: string, from: MoveFrom = 'PENDING'): Promise<CollectionRow | null> {
     const credit = outcome === 'COMPLETED' ? creditContextSql('c.business_id', 'c.account_currency') : 'NULL';
     const moved = await t.oneOrNone<CollectionRow & MoveExtras>(
       `UPDATE collections c SET status = $2, message = $3, updated_at = $4,
-         notification_seq = c.notification_seq + CASE WHEN c.api_token_id IS NULL THEN 0 ELSE 1 END
-       WHERE c.id = $1 AND c.status = 'PENDING'
+         notification_seq = c.notification_seq + CASE WHEN c.api_token_id IS NULL THEN 0 ELSE 1 END,
+         late_completed_at = CASE WHEN $5 = 'EXPIRED' THEN $4::timestamptz END
+       WHERE c.id = $1 AND c.status = $5
        RETURNING c.*, ${credit} AS credit_context, ${recipientsSql('c.api_token_id')} AS outbox_recipients`,
-      [collectionId, outcome, message ?? STATUS_MESSAGES[outcome], this.s.now()],
+      [collectionId, outcome, message ?? STATUS_MESSAGES[outcome], this.s.now(), from],
     );
     if (!moved) return null;
     const { credit_context: creditContext, outbox_recipients: recipients, ...row } = moved;
@@ -388,20 +432,24 @@ export class CollectionService {
    * creation, and the guard pins what else they depend on. Not PENDING when read: null at once.
    * The guarded change found nothing: RETRY_IN_TX (moved meanwhile, or its sequence or token changed).
    */
-  private async moveAlone(collectionId: bigint, outcome: FinalStatus, message?: string): Promise<CollectionRow | null | typeof RETRY_IN_TX> {
+  private async moveAlone(collectionId: bigint, outcome: FinalStatus, message: string | undefined, from: MoveFrom): Promise<CollectionRow | null | typeof RETRY_IN_TX> {
     const read = await this.readForMove(collectionId, outcome);
-    if (!read || read.status !== 'PENDING') return null;
+    if (!read || read.status !== from) return null;
     const { credit_context: creditContext, outbox_recipients: recipients, ...before } = read;
     // The row as the state change will leave it, before its notification takes a sequence number.
-    const row: CollectionRow = { ...before, status: outcome, message: message ?? STATUS_MESSAGES[outcome], updated_at: this.s.now() };
+    const now = this.s.now();
+    const row: CollectionRow = {
+      ...before, status: outcome, message: message ?? STATUS_MESSAGES[outcome], updated_at: now, late_completed_at: from === 'EXPIRED' ? now : null,
+    };
     const taken = row.api_token_id === null ? 0 : 1;
     const sequence = taken ? row.notification_seq + 1 : null;
     const ctes = [
       pgp.as.format(
-        `moved AS (UPDATE collections SET status = $2, message = $3, updated_at = $4::timestamptz, notification_seq = notification_seq + $5::int
-         WHERE id = $1 AND status = 'PENDING' AND notification_seq = $6::int AND api_token_id IS NOT DISTINCT FROM $7::int
+        `moved AS (UPDATE collections SET status = $2, message = $3, updated_at = $4::timestamptz, notification_seq = notification_seq + $5::int,
+           late_completed_at = $9::timestamptz
+         WHERE id = $1 AND status = $8 AND notification_seq = $6::int AND api_token_id IS NOT DISTINCT FROM $7::int
          RETURNING *)`,
-        [row.id, row.status, row.message, row.updated_at, taken, row.notification_seq, row.api_token_id],
+        [row.id, row.status, row.message, row.updated_at, taken, row.notification_seq, row.api_token_id, from, row.late_completed_at],
       ),
     ];
     if (outcome === 'COMPLETED') ctes.push(...(await this.s.ledger.completionWrites(this.s.db, row, creditContext, 'moved')));
@@ -531,7 +579,8 @@ export class CollectionService {
   /**
    * PENDING past PENDING_TTL_SECONDS becomes EXPIRED, unless it holds a provider report received before
    * its deadline: that report is applied instead (CONTRACT 4.4), whatever the report worker's lag. A
-   * report the report worker holds right now is left to it (it applies it once this commits).
+   * report the report worker holds right now is left to it (it applies it once this commits). Where a
+   * real processor holds the request, reconciliation asks it once more first (ProcessorRequestService).
    * Returns how many collections left PENDING.
    */
   async expireDue(): Promise<number> {

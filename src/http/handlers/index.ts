@@ -7,10 +7,11 @@ import { createAccessToken } from './auth';
 import * as cards from './cards';
 import * as collections from './collections';
 import * as notifications from './notifications';
+import * as processors from './processors';
 import * as sandbox from './sandbox';
 import * as wallets from './wallets';
 
-const areas = [adminCollections, adminMerchants, cards, collections, notifications, sandbox, wallets];
+const areas = [adminCollections, adminMerchants, cards, collections, notifications, processors, sandbox, wallets];
 
 function merge(pick: (a: (typeof areas)[number]) => Record<string, Handler>): Record<string, Handler> {
   const out: Record<string, Handler> = {};
