@@ -16,6 +16,7 @@ import { amountText } from '../processors/amounts';
 import type { Processor } from '../processors/types';
 import type { WorkerSpec } from '../workers';
 import { certificationCte } from './certification';
+import { countCollections, filterWhere, foldPastCounts } from './collection-counts';
 import type { PostingRow } from './collection-view';
 import { CREDIT_JOURNAL, creditContextSql } from './ledger';
 import type { CreditContext } from './ledger';
@@ -24,6 +25,9 @@ import type { Recipients } from './notifications';
 import { pricingInputsSql } from './pricing';
 import type { PricingInputs } from './pricing';
 import type { Services } from './index';
+
+/** How often the per-session count slots of past days are folded into one row (collection-counts.ts). */
+const FOLD_COUNTS_INTERVAL_MS = 10 * 60_000;
 
 export interface RequestToPayBody {
   currency: string;
@@ -495,27 +499,14 @@ export class CollectionService {
     return row;
   }
 
+  /** A page of the collections that match, newest first, and the exact number that match. */
   async list(f: CollectionFilters, page: Page): Promise<{ rows: CollectionRow[]; total: number }> {
-    const where: string[] = [];
-    const values: unknown[] = [];
-    const add = (sql: string, v: unknown) => {
-      values.push(v);
-      where.push(sql.replace('?', `$${values.length}`));
-    };
-    if (f.business_id !== undefined) add('business_id = ?', f.business_id);
-    if (f.status) add('status = ?', f.status);
-    if (f.payment_method) add('payment_method = ?', f.payment_method);
-    if (f.currency) add('request_currency = ?', f.currency);
-    if (f.merchant_reference) add('merchant_reference = ?', f.merchant_reference);
-    if (f.from) add('created_at >= ?', f.from);
-    if (f.to) add('created_at <= ?', f.to);
-    const clause = where.length ? 'WHERE ' + where.join(' AND ') : '';
-    const { count } = await this.s.db.one<{ count: bigint }>(`SELECT count(*) AS count FROM collections ${clause}`, values);
-    const rows = await this.s.db.any<CollectionRow>(
-      `SELECT * FROM collections ${clause} ORDER BY created_at DESC, id DESC LIMIT $${values.length + 1} OFFSET $${values.length + 2}`,
-      [...values, page.perPage, page.offset],
+    const total = await countCollections(this.s.db, f);
+    const rows = total === 0 ? [] : await this.s.db.any<CollectionRow>(
+      `SELECT * FROM collections WHERE ${filterWhere(f)} ORDER BY created_at DESC, id DESC LIMIT $1 OFFSET $2`,
+      [page.perPage, page.offset],
     );
-    return { rows, total: Number(count) };
+    return { rows, total };
   }
 
   /** Ledger postings of one collection, oldest first; the account is the ledger account's kind. */
@@ -620,6 +611,7 @@ export class CollectionService {
     return [
       { name: 'provider-events', intervalMs: 250, run: () => this.processProviderEvents() },
       { name: 'expiry', intervalMs: 1000, run: () => this.expireDue() },
+      { name: 'fold-counts', intervalMs: FOLD_COUNTS_INTERVAL_MS, run: () => foldPastCounts(this.s.db, this.s.now()) },
     ];
   }
 }
