@@ -387,6 +387,8 @@ export interface components {
          *     | 400 | `API_TOKEN_LIMIT` | a third API token for one business account |
          *     | 400 | `INVALID_STATE` | not allowed in the record's current state |
          *     | 401 | `UNAUTHORIZED` | missing, malformed, expired or revoked credentials |
+         *     | 403 | `FORBIDDEN` | operator API: the dashboard user's role may not do this |
+         *     | 403 | `CSRF_FAILED` | operator API: a change made with the session cookie lacks the session's `X-CSRF-Token` |
          *     | 404 | `NOT_FOUND` | unknown path or resource |
          *     | 413 | `PAYLOAD_TOO_LARGE` | body over 64 KiB |
          *     | 429 | `RATE_LIMITED` | too many requests; wait `Retry-After` seconds |
@@ -394,7 +396,7 @@ export interface components {
          *     | 503 | `SERVICE_UNAVAILABLE` | the service's database is unreachable; nothing changed; retry after `Retry-After` seconds |
          * @enum {string}
          */
-        ErrorCode: "VALIDATION_ERROR" | "INVALID_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "METHOD_NOT_ALLOWED" | "DUPLICATE_MERCHANT_REFERENCE" | "UNSUPPORTED_CURRENCY" | "NO_ROUTE" | "CARD_DECRYPTION_FAILED" | "API_TOKEN_LIMIT" | "INVALID_STATE" | "UNAUTHORIZED" | "NOT_FOUND" | "PAYLOAD_TOO_LARGE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
+        ErrorCode: "VALIDATION_ERROR" | "INVALID_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "METHOD_NOT_ALLOWED" | "DUPLICATE_MERCHANT_REFERENCE" | "UNSUPPORTED_CURRENCY" | "NO_ROUTE" | "CARD_DECRYPTION_FAILED" | "API_TOKEN_LIMIT" | "INVALID_STATE" | "UNAUTHORIZED" | "FORBIDDEN" | "CSRF_FAILED" | "NOT_FOUND" | "PAYLOAD_TOO_LARGE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
         /** @description One broken rule of a request. */
         FieldError: {
             /**

@@ -19,7 +19,11 @@ export interface Config {
   publicBaseUrl: string;
   operatorApiKey: string;
   jwtSecret: string;
+  /** earlier JWT_SECRETs, still accepted for verifying tokens they signed (JWT_PREVIOUS_SECRETS) */
+  jwtPreviousSecrets: string[];
   masterKey: Buffer;
+  /** earlier MASTER_KEYs, still accepted for opening what they sealed (MASTER_KEY_PREVIOUS) */
+  masterKeyPrevious: Buffer[];
   smtpUrl: string | null;
   webhookAllowPrivate: boolean;
   rateLimitRps: number;
@@ -31,6 +35,11 @@ export interface Config {
   sandboxMmFailure: string[];
   sandboxCard3dsSuccess: string;
   sandboxCard3dsFailure: string;
+  /** dashboard sessions end after this long without a request, and this long after sign-in whatever happens */
+  sessionIdleMinutes: number;
+  sessionAbsoluteHours: number;
+  /** email of the first operator account, created on the first start */
+  adminEmail: string;
   /** live processors (src/processors/): vendor hosts, timeouts and the request/reconciliation schedules */
   processors: ProcessorSettings;
   /** secrets created on this start, to be printed once */
@@ -106,6 +115,13 @@ function list(env: Env, name: string, fallback: string[], pattern: RegExp): stri
   return items;
 }
 
+function email(env: Env, name: string, fallback: string): string {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^[^\s@]+@[^\s@]+$/.test(raw) || raw.length > 254) throw new ConfigError(`${name} must be an email address, got "${raw}"`);
+  return raw.toLowerCase();
+}
+
 const DURATION = /^(\d+)(ms|s|m|h|d)$/;
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 const MAX_RETRY_STEPS = 50;
@@ -175,6 +191,10 @@ export function loadConfig(env: Env = process.env): Config {
   const masterKey = Buffer.from(masterRaw, 'base64');
   if (masterKey.length !== 32) throw new ConfigError('MASTER_KEY must be 32 bytes, base64-encoded');
   if (jwtSecret.length < 32) throw new ConfigError('JWT_SECRET must be at least 32 characters');
+  const jwtPreviousSecrets = (env.JWT_PREVIOUS_SECRETS ?? '').split(',').map((v) => v.trim()).filter((v) => v !== '');
+  if (jwtPreviousSecrets.some((v) => v.length < 32)) throw new ConfigError('JWT_PREVIOUS_SECRETS must list secrets of at least 32 characters');
+  const masterKeyPrevious = (env.MASTER_KEY_PREVIOUS ?? '').split(',').map((v) => v.trim()).filter((v) => v !== '').map((v) => Buffer.from(v, 'base64'));
+  if (masterKeyPrevious.some((k) => k.length !== 32)) throw new ConfigError('MASTER_KEY_PREVIOUS must list 32-byte keys, base64-encoded');
   const digits = /^\d{10,15}$/;
   const card = /^\d{12,19}$/;
   return {
@@ -187,7 +207,9 @@ export function loadConfig(env: Env = process.env): Config {
     publicBaseUrl,
     operatorApiKey: operator.value,
     jwtSecret,
+    jwtPreviousSecrets,
     masterKey,
+    masterKeyPrevious,
     smtpUrl,
     webhookAllowPrivate: bool(env, 'WEBHOOK_ALLOW_PRIVATE', appEnv === 'sandbox'),
     rateLimitRps: int(env, 'RATE_LIMIT_RPS', 100, 0, 1_000_000),
@@ -199,6 +221,9 @@ export function loadConfig(env: Env = process.env): Config {
     sandboxMmFailure: list(env, 'SANDBOX_MM_FAILURE', ['256777000003', '256777000004'], digits),
     sandboxCard3dsSuccess: list(env, 'SANDBOX_CARD_3DS_SUCCESS', ['4000000000003006'], card)[0],
     sandboxCard3dsFailure: list(env, 'SANDBOX_CARD_3DS_FAILURE', ['4000000000003014'], card)[0],
+    sessionIdleMinutes: int(env, 'SESSION_IDLE_MINUTES', 30, 1, 24 * 60),
+    sessionAbsoluteHours: int(env, 'SESSION_ABSOLUTE_HOURS', 12, 1, 7 * 24),
+    adminEmail: email(env, 'ADMIN_EMAIL', 'admin@paycollect.local'),
     processors: processorSettings(env, appEnv),
     generated: { operatorApiKey: operator.created },
   };

@@ -2,7 +2,7 @@
 // bound to the deployment and to the API token's generation, so regeneration revokes at once.
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { hash, verify } from '@node-rs/argon2';
-import { SignJWT, jwtVerify } from 'jose';
+import { SignJWT, decodeProtectedHeader, jwtVerify } from 'jose';
 import { AppError, validationError } from '../errors';
 import type { Principal } from '../http/context';
 import type { Base } from './index';
@@ -50,13 +50,30 @@ interface VerifiedClaims {
 /** Made only on refusal: an error's stack trace is not free on the hot path. */
 const denied = () => new AppError('UNAUTHORIZED', 'A valid access token is required: Authorization: JWT <token>');
 
+/** A signing secret's public name (`kid`): a digest prefix, so a token names its key without revealing it. */
+export function keyId(secret: string): string {
+  return createHash('sha256').update(secret).digest('base64url').slice(0, 16);
+}
+
 export class AuthService {
   private readonly key: Uint8Array;
+  private readonly kid: string;
+  /** every accepted verification key by kid: JWT_SECRET and JWT_PREVIOUS_SECRETS (rotation without downtime) */
+  private readonly verificationKeys: Map<string, Uint8Array>;
   private readonly buckets = new Map<number, { second: number; count: number }>();
   private readonly verified = new Map<string, VerifiedClaims>();
 
   constructor(private readonly s: Base) {
-    this.key = new TextEncoder().encode(s.config.jwtSecret);
+    const encode = (secret: string) => new TextEncoder().encode(secret);
+    this.key = encode(s.config.jwtSecret);
+    this.kid = keyId(s.config.jwtSecret);
+    this.verificationKeys = new Map([s.config.jwtSecret, ...s.config.jwtPreviousSecrets].map((secret) => [keyId(secret), encode(secret)]));
+  }
+
+  /** The key a token names; a token without kid (issued before key ids) is checked against JWT_SECRET. */
+  private verificationKey(jwt: string): Uint8Array | undefined {
+    const { kid } = decodeProtectedHeader(jwt);
+    return kid === undefined ? this.key : this.verificationKeys.get(String(kid));
   }
 
   /**
@@ -118,7 +135,7 @@ export class AuthService {
     const iat = Math.floor(this.s.now().getTime() / 1000);
     const exp = iat + expiresInSeconds;
     const jwt = await new SignJWT({ gen: row.generation })
-      .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+      .setProtectedHeader({ alg: 'HS256', typ: 'JWT', kid: this.kid })
       .setSubject(String(row.id))
       .setAudience(this.s.config.appEnv)
       .setIssuer(ISSUER)
@@ -164,7 +181,9 @@ export class AuthService {
       return null;
     }
     try {
-      const { payload } = await jwtVerify(token, this.key, {
+      const key = this.verificationKey(token);
+      if (!key) return null;
+      const { payload } = await jwtVerify(token, key, {
         algorithms: ['HS256'],
         audience: this.s.config.appEnv,
         issuer: ISSUER,
