@@ -759,6 +759,37 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/callbacks/{service_type}/mids/{mid_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The processor that sends the webhook (`paystack`, `btcpay`).
+                 * @example paystack
+                 */
+                service_type: string;
+                /**
+                 * @description The MID whose processor account sends it. Paystack and BTCPay Server send their webhooks to one URL per account (set in the Paystack dashboard, or as the BTCPay store's webhook), so the operator gives each such MID this URL.
+                 * @example 12
+                 */
+                mid_id: number;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Receive a signed processor webhook
+         * @description Where Paystack (`x-paystack-signature`: hex HMAC-SHA512 of the raw body keyed with the MID's `secret_key`) and BTCPay Server (`BTCPay-Sig`: `sha256=` + hex HMAC-SHA256 of the raw body keyed with the MID's `webhook_secret`) report on payments, in their own shapes. The signature is checked on the exact bytes received before anything in the body is read; one that does not hold is `UNAUTHORIZED` and changes nothing. A verified webhook is still not taken as proof of payment: it makes the service ask the processor for the payment's status at once (Paystack's verify, BTCPay's invoice), and only that answer moves the collection, so a repeated or reordered webhook cannot credit anything twice. A verified webhook about a payment the service does not know is acknowledged and ignored.
+         */
+        post: operations["receiveProcessorWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1117,7 +1148,7 @@ export interface components {
             data: components["schemas"]["Mid"][];
         };
         /**
-         * @description The processor credentials of a MID, by name; write-only: checked when set, encrypted at rest with `MASTER_KEY`, never returned or logged (the MID shows their names in `credentials_set`). `sandbox` takes none. `mtn_momo`: `api_user` (UUID), `api_key`, `subscription_key` (the Collection product's `Ocp-Apim-Subscription-Key`), `target_environment` (`sandbox`, or MTN's country value such as `mtnuganda`). `mpesa`: `consumer_key`, `consumer_secret`, `short_code`, `pass_key`, `transaction_type` (`CustomerPayBillOnline` or `CustomerBuyGoodsOnline`), and `party_b` for a till (Buy Goods) number when it differs from `short_code`.
+         * @description The processor credentials of a MID, by name; write-only: checked when set, encrypted at rest with `MASTER_KEY`, never returned or logged (the MID shows their names in `credentials_set`). `sandbox` takes none. `mtn_momo`: `api_user` (UUID), `api_key`, `subscription_key` (the Collection product's `Ocp-Apim-Subscription-Key`), `target_environment` (`sandbox`, or MTN's country value such as `mtnuganda`). `mpesa`: `consumer_key`, `consumer_secret`, `short_code`, `pass_key`, `transaction_type` (`CustomerPayBillOnline` or `CustomerBuyGoodsOnline`), and `party_b` for a till (Buy Goods) number when it differs from `short_code`. `paystack`: `secret_key` (`sk_test_...` or `sk_live_...`; it also checks Paystack's webhook signatures). `btcpay`: `server_url` (the BTCPay Server's base URL), `store_id`, `api_key` (a Greenfield key that can create and view the store's invoices) and `webhook_secret` (the secret of the store webhook pointing at `/callbacks/btcpay/mids/{mid_id}`).
          * @example {
          *       "api_user": "6f1c0a52-3b8e-4d7a-9c21-5e4f8a9b0c13",
          *       "api_key": "0d4b7c9e2f6a41b3a8c5d7e9f1a2b3c4",
@@ -1136,7 +1167,7 @@ export interface components {
              */
             business_name: string & components["schemas"]["Text"];
             /**
-             * @description The processor: `sandbox` (the built-in simulator, any payment method), `mtn_momo` (MTN MoMo Collection, `MOBILE_MONEY`) or `mpesa` (Safaricom M-Pesa Express, `MOBILE_MONEY` in `KES`).
+             * @description The processor: `sandbox` (the built-in simulator, any payment method), `mtn_momo` (MTN MoMo Collection, `MOBILE_MONEY`), `mpesa` (Safaricom M-Pesa Express, `MOBILE_MONEY` in `KES`), `paystack` (Paystack's checkout: `CARD` with 3-D Secure, direct cards included, and `BANK`, in `GHS`, `KES`, `NGN`, `USD` or `ZAR`) or `btcpay` (a BTCPay Server store: `CRYPTO`). Paystack and BTCPay send their webhooks to `/callbacks/{service_type}/mids/{mid_id}`, set once per account.
              * @example sandbox
              */
             service_type: string & components["schemas"]["Text"];
@@ -4251,6 +4282,52 @@ export interface operations {
             /** @description `INVALID_JSON` or `UNSUPPORTED_MEDIA_TYPE`: the body is not JSON. */
             400: components["responses"]["BadRequest"];
             /** @description `NOT_FOUND`: no collection has this callback token for this service type. Nothing changed. */
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    receiveProcessorWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The processor that sends the webhook (`paystack`, `btcpay`).
+                 * @example paystack
+                 */
+                service_type: string;
+                /**
+                 * @description The MID whose processor account sends it. Paystack and BTCPay Server send their webhooks to one URL per account (set in the Paystack dashboard, or as the BTCPay store's webhook), so the operator gives each such MID this URL.
+                 * @example 12
+                 */
+                mid_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description The signature holds; the payment's status is being asked of the processor. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EmptyResponse"];
+                };
+            };
+            /** @description `INVALID_JSON` or `UNSUPPORTED_MEDIA_TYPE`: the body is not JSON. `VALIDATION_ERROR`: `mid_id` is not a number. */
+            400: components["responses"]["BadRequest"];
+            /** @description `UNAUTHORIZED`: the signature header is missing or does not match the body under the MID's credentials. Nothing changed. */
+            401: components["responses"]["Unauthorized"];
+            /** @description `NOT_FOUND`: no MID with this id uses this processor. Nothing changed. */
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             500: components["responses"]["InternalError"];

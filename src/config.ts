@@ -48,7 +48,7 @@ export interface Config {
 
 export interface ProcessorSettings {
   /** vendor API base URLs, by service type */
-  baseUrls: { mtn_momo: string; mpesa: string };
+  baseUrls: { mtn_momo: string; mpesa: string; paystack: string };
   /** one HTTP call to a vendor, connect to last byte */
   timeoutMs: number;
   /** a cached vendor token is replaced this long before it expires */
@@ -65,6 +65,8 @@ export interface ProcessorSettings {
 const VENDOR_HOSTS = {
   mtn_momo: { sandbox: 'https://sandbox.momodeveloper.mtn.com', live: 'https://proxy.momoapi.mtn.com' },
   mpesa: { sandbox: 'https://sandbox.safaricom.co.ke', live: 'https://api.safaricom.co.ke' },
+  // one host for both: Paystack's test and live modes differ by key (PaystackOSS/openapi `servers`)
+  paystack: { sandbox: 'https://api.paystack.co', live: 'https://api.paystack.co' },
 } as const;
 
 export class ConfigError extends Error {}
@@ -145,6 +147,7 @@ function processorSettings(env: Env, appEnv: AppEnv): ProcessorSettings {
     baseUrls: {
       mtn_momo: host('MTN_MOMO_BASE_URL', VENDOR_HOSTS.mtn_momo[appEnv]),
       mpesa: host('MPESA_BASE_URL', VENDOR_HOSTS.mpesa[appEnv]),
+      paystack: host('PAYSTACK_BASE_URL', VENDOR_HOSTS.paystack[appEnv]),
     },
     timeoutMs: int(env, 'PROCESSOR_TIMEOUT_MS', 10_000, 100, 120_000),
     tokenMarginSeconds: int(env, 'PROCESSOR_TOKEN_MARGIN_SECONDS', 60, 0, 3600),

@@ -20,6 +20,13 @@ import { mountDashboard } from './dashboard';
 
 export const BODY_LIMIT_BYTES = 64 * 1024;
 
+/** A processor's webhook keeps the exact bytes received: its signature is over them, not over parsed JSON. */
+export type RawBodyRequest = Request & { rawBody?: Buffer };
+
+function keepRawBody(req: { url?: string }, _res: unknown, buf: Buffer): void {
+  if (req.url?.startsWith('/callbacks/')) (req as RawBodyRequest).rawBody = buf;
+}
+
 export function makeAjv(opts: object = {}): Ajv2020 {
   const ajv = new Ajv2020({ ...opts, strict: false, allErrors: true, multipleOfPrecision: 8 });
   addFormats(ajv);
@@ -208,7 +215,7 @@ export function createHttpApp(o: HttpAppOptions): express.Express {
     if (hasBody && !req.is('application/json')) return sendError(res, 'UNSUPPORTED_MEDIA_TYPE');
     next();
   });
-  app.use(express.json({ limit: BODY_LIMIT_BYTES, strict: false }));
+  app.use(express.json({ limit: BODY_LIMIT_BYTES, strict: false, verify: keepRawBody }));
 
   const dispatch = (api: OpenAPIBackend) => (req: Request, res: Response, next: NextFunction) => {
     api

@@ -9,6 +9,7 @@ import type { WorkerSpec, Workers } from '../workers';
 import { AuditService } from './audit';
 import { AuthService } from './auth';
 import { CardService } from './cards';
+import { CheckoutService } from './checkouts';
 import { CollectionService } from './collections';
 import { GoLiveService } from './go-live';
 import { LedgerService } from './ledger';
@@ -46,6 +47,8 @@ export interface Services extends Base {
   /** the processors by service type, and the queue of requests to the real ones */
   processors: Processors;
   processorRequests: ProcessorRequestService;
+  /** hosted checkouts of processors with their own payment pages (Paystack, BTCPay) */
+  checkouts: CheckoutService;
   liveness: LivenessService;
   /** set once the workers run; kick() wakes one after a commit that gave it work */
   workers: Workers | null;
@@ -67,6 +70,7 @@ export function buildServices(base: Base): Services {
   s.goLive = new GoLiveService(s);
   s.processors = buildProcessors(base.config);
   s.processorRequests = new ProcessorRequestService(s);
+  s.checkouts = new CheckoutService(s);
   s.liveness = new LivenessService(s);
   return s;
 }
