@@ -8,10 +8,12 @@
 //   npm run bench                      all figures
 //   npm run bench -- --profile         request-to-pay only, under node --cpu-prof: where the time goes
 //   npm run bench -- --scale           balance reads, list pages and completions at 0, 1 and 10 million rows
+//   npm run bench -- --soak            a steady mixed load for 10 minutes: RSS, latency and errors per minute
 // Settings: BENCH_CONNECTIONS (50), BENCH_DURATION seconds (10), BENCH_WARMUP seconds (2),
 // BENCH_COMPLETIONS (2000), BENCH_WEBHOOK_RATE events/s (200), BENCH_WEBHOOK_EVENTS (1000),
 // BENCH_REPORT_RATE provider reports/s (the request-to-pay rate just measured), BENCH_REPORTS (2000);
 // --scale: BENCH_SCALE_LEVELS (0,1000000,10000000), BENCH_SCALE_MAX_COLLECTIONS (1000000), BENCH_SCALE_COMPLETIONS (500).
+// --soak: BENCH_SOAK_SECONDS (600), BENCH_SOAK_WINDOW seconds (60), BENCH_SOAK_RATE requests/s (50).
 import { randomBytes } from 'node:crypto';
 import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -20,6 +22,7 @@ import { loadConfig } from '../src/config';
 import { hotWallet } from './bench/hot-wallet';
 import { measureRoundRobin } from './bench/round-robin';
 import { runScale, scaleLevels } from './bench/scale';
+import { runSoak, soakSettings } from './bench/soak';
 import { freshServerDatabase, machine, rtpBody, setupMerchant } from './bench/setup';
 import type { HotWalletFigures } from './bench/hot-wallet';
 import { freePort, highWaterMb, loadPost, ROOT, setting, startChild, stopChild, waitForHttp } from './bench/lib';
@@ -104,6 +107,7 @@ async function main() {
     const scale = { levels, maxCollections: setting(process.env, 'BENCH_SCALE_MAX_COLLECTIONS', 1_000_000), completions: setting(process.env, 'BENCH_SCALE_COMPLETIONS', 500) };
     return runScale(scale, path.resolve(process.env.BENCH_OUT || 'bench-scale-out.json'));
   }
+  if (process.argv.includes('--soak')) return runSoak(soakSettings(process.env), path.resolve(process.env.BENCH_OUT || 'bench-soak-out.json'));
   const profileOnly = process.argv.includes('--profile');
   const settings: LoadSettings = {
     connections: setting(process.env, 'BENCH_CONNECTIONS', 50),

@@ -95,6 +95,11 @@ function statusKb(pid: number, field: 'VmRSS' | 'VmHWM'): number | null {
 
 export const mb = (kb: number | null) => (kb === null ? null : Math.round(kb / 102.4) / 10);
 
+/** The process's resident memory now, in MB (Linux). */
+export function rssMb(pid: number): number | null {
+  return mb(statusKb(pid, 'VmRSS'));
+}
+
 /** The process's high-water mark of resident memory since it started, in MB (Linux). */
 export function highWaterMb(pid: number): number | null {
   return mb(statusKb(pid, 'VmHWM'));
