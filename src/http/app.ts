@@ -4,8 +4,7 @@ import express from 'express';
 import type { NextFunction, Request, Response } from 'express';
 import { OpenAPIBackend } from 'openapi-backend';
 import type { Context } from 'openapi-backend';
-import Ajv2020 from 'ajv/dist/2020';
-import addFormats from 'ajv-formats';
+import { dropDiscriminatorMappings, makeAjv } from './ajv';
 import { AppError, errorBody, ERROR_CATALOG } from '../errors';
 import type { ErrorCode } from '../errors';
 import type { Services } from '../services';
@@ -17,11 +16,7 @@ import { mountPages } from './pages/index';
 
 export const BODY_LIMIT_BYTES = 64 * 1024;
 
-export function makeAjv(opts: object = {}): Ajv2020 {
-  const ajv = new Ajv2020({ ...opts, strict: false, allErrors: true, multipleOfPrecision: 8 });
-  addFormats(ajv);
-  return ajv;
-}
+export { makeAjv };
 
 export async function loadApi(definition: string): Promise<OpenAPIBackend> {
   const api = new OpenAPIBackend({
@@ -31,6 +26,8 @@ export async function loadApi(definition: string): Promise<OpenAPIBackend> {
     customizeAjv: (_ajv, opts) => makeAjv(opts),
   });
   await api.init();
+  // quick mode compiles validators on first use, so this reaches Ajv before any schema is compiled
+  dropDiscriminatorMappings(api.definition);
   return api;
 }
 

@@ -1,6 +1,7 @@
 // Turns Ajv errors from openapi-backend into the contract's field list: the request's own field
 // names ("amount", not "/requestBody/amount"), every broken rule listed once.
 import type { ErrorObject } from 'ajv';
+import { PAYMENT_METHODS } from '../domain/collection';
 import type { FieldError } from '../errors';
 
 const LOCATIONS = new Set(['requestBody', 'query', 'path', 'headers', 'header']);
@@ -13,6 +14,7 @@ function fieldOf(err: ErrorObject): string {
   if (err.keyword === 'additionalProperties' && typeof params.additionalProperty === 'string') {
     parts.push(params.additionalProperty as string);
   }
+  if (err.keyword === 'discriminator' && typeof params.tag === 'string') parts.push(params.tag);
   return parts.join('.') || 'body';
 }
 
@@ -27,11 +29,20 @@ function messageOf(err: ErrorObject): string {
       return `must be one of ${(params.allowedValues as unknown[]).join(', ')}`;
     case 'pattern':
       return `must match ${String(params.pattern)}`;
-    case 'multipleOf':
-      return params.multipleOf === 0.01 ? 'must have at most 2 decimal places' : `must be a multiple of ${String(params.multipleOf)}`;
+    case 'discriminator':
+      return discriminatorMessage(params);
     default:
       return err.message ?? 'is invalid';
   }
+}
+
+/** The values a discriminator takes, for the message when the request's value is missing or unknown. */
+const TAG_VALUES: Record<string, readonly string[]> = { payment_method: PAYMENT_METHODS };
+
+function discriminatorMessage(params: Record<string, unknown>): string {
+  if (params.tagValue === undefined) return 'is required';
+  const values = TAG_VALUES[String(params.tag)];
+  return values ? `must be one of ${values.join(', ')}` : 'is not one of the documented values';
 }
 
 /** Keyword errors that only repeat what another error already says. */

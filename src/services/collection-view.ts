@@ -1,10 +1,11 @@
 // The collection record of the API (specification "Collection transaction record", CONTRACT 4.2),
 // made from a row. Notifications use the same record plus `sequence`.
+import type { components } from '../../generated/merchant-api';
 import type { CollectionRow } from '../domain/collection';
 import { toApi } from '../domain/money';
 import { apiTime } from '../domain/time';
 
-export function toRecord(row: CollectionRow) {
+export function toRecord(row: CollectionRow): CollectionRecord {
   return {
     id: row.id.toString(),
     request_amount: toApi(row.request_amount_minor),
@@ -30,7 +31,8 @@ export function toRecord(row: CollectionRow) {
   };
 }
 
-export type CollectionRecord = ReturnType<typeof toRecord>;
+/** The collection record as the contract defines it. */
+export type CollectionRecord = components['schemas']['CollectionRecord'];
 
 export interface PostingRow {
   id: bigint;

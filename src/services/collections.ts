@@ -2,6 +2,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { pgp } from '../db';
 import type { Tx } from '../db';
+import { listPage } from '../db/keyset';
+import type { KeyColumn, ListPage, PageRequest } from '../db/keyset';
 import { maskPan } from '../domain/card';
 import { STATUS_MESSAGES, isFinal } from '../domain/collection';
 import type { CollectionRow, FinalStatus, PaymentMethod, Status } from '../domain/collection';
@@ -11,7 +13,6 @@ import { choose, phoneCountry, shortlist } from '../domain/routing';
 import type { MidInfo } from '../domain/routing';
 import { AppError, validationError } from '../errors';
 import type { Principal } from '../http/context';
-import type { Page } from '../http/paging';
 import { sandboxProcessor } from '../processors/sandbox';
 import type { Processor } from '../processors/types';
 import type { WorkerSpec } from '../workers';
@@ -24,19 +25,10 @@ import type { Recipients } from './notifications';
 import { pricingInputsSql } from './pricing';
 import type { PricingInputs } from './pricing';
 import type { Services } from './index';
+import type { components } from '../../generated/merchant-api';
 
-export interface RequestToPayBody {
-  currency: string;
-  amount: number;
-  payment_method: PaymentMethod;
-  account_number?: string;
-  merchant_reference: string;
-  narration: string;
-  redirect_url?: string;
-  account_name?: string;
-  account_email?: string;
-  encrypted_card?: string;
-}
+/** The request body as the contract defines it: one form per payment method. */
+export type RequestToPayBody = components['schemas']['RequestToPay'];
 
 export interface CollectionFilters {
   status?: Status;
@@ -126,6 +118,11 @@ export function requestHash(body: RequestToPayBody): string {
   return createHash('sha256').update(JSON.stringify(sorted)).digest('hex');
 }
 
+const NEWEST_FIRST: KeyColumn[] = [
+  { column: 'created_at', type: 'timestamptz' },
+  { column: 'id', type: 'bigint' },
+];
+
 export class CollectionService {
   private readonly processors: Map<string, Processor>;
 
@@ -156,7 +153,7 @@ export class CollectionService {
       if (e instanceof MoneyFormatError) throw validationError([{ field: 'amount', message: e.message }]);
       throw e;
     }
-    const card = body.encrypted_card ? await this.seeCard(body.encrypted_card) : null;
+    const card = body.payment_method === 'CARD' && body.encrypted_card ? await this.seeCard(body.encrypted_card) : null;
     try {
       const row = await this.create(p, body, hash, amountMinor, card, read);
       this.s.workers?.kick('emails');
@@ -432,7 +429,8 @@ export class CollectionService {
     return row;
   }
 
-  async list(f: CollectionFilters, page: Page): Promise<{ rows: CollectionRow[]; total: number }> {
+  /** Newest first, as the lists have always been ordered (created_at, then id for equal times). */
+  async list(f: CollectionFilters, page: PageRequest): Promise<ListPage<CollectionRow>> {
     const where: string[] = [];
     const values: unknown[] = [];
     const add = (sql: string, v: unknown) => {
@@ -447,12 +445,7 @@ export class CollectionService {
     if (f.from) add('created_at >= ?', f.from);
     if (f.to) add('created_at <= ?', f.to);
     const clause = where.length ? 'WHERE ' + where.join(' AND ') : '';
-    const { count } = await this.s.db.one<{ count: bigint }>(`SELECT count(*) AS count FROM collections ${clause}`, values);
-    const rows = await this.s.db.any<CollectionRow>(
-      `SELECT * FROM collections ${clause} ORDER BY created_at DESC, id DESC LIMIT $${values.length + 1} OFFSET $${values.length + 2}`,
-      [...values, page.perPage, page.offset],
-    );
-    return { rows, total: Number(count) };
+    return listPage<CollectionRow>(this.s.db, { sql: `SELECT * FROM collections ${clause}`, values, key: NEWEST_FIRST, direction: 'DESC' }, page);
   }
 
   /** Ledger postings of one collection, oldest first; the account is the ledger account's kind. */
