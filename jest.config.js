@@ -6,6 +6,7 @@ module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
+  globalSetup: '<rootDir>/test/helpers/dashboard-build.ts',
   transform: { '^.+\\.(ts|js|mjs)$': swc },
   transformIgnorePatterns: ['/node_modules/(?!(jose|@apidevtools/json-schema-ref-parser)/)'],
   testTimeout: 60000,

@@ -392,7 +392,7 @@ export interface components {
         };
         /**
          * Format: date-time
-         * @description Date and time in UTC, ISO 8601 / RFC 3339 form `YYYY-MM-DDTHH:MM:SSZ`: whole seconds, and the UTC designator `Z` so that every tool reads it as UTC, not as local time.
+         * @description Date and time in UTC, ISO 8601 / RFC 3339 form `YYYY-MM-DDTHH:MM:SSZ`: whole seconds, and the UTC designator `Z` so that every tool reads it as UTC, not as local time. It is a real moment of the Gregorian calendar between years 0001 and 9999: month 01-12, a day that exists in that month (29 February in leap years only), hour 00-23, minutes and seconds 00-59.
          * @example 2025-11-25T10:15:02Z
          */
         Timestamp: string;
@@ -492,7 +492,7 @@ export interface components {
              * @example The request breaks one or more rules
              */
             message: string;
-            /** @description One entry per broken rule. */
+            /** @description One entry per broken rule, at most 20 (a request that breaks more rules lists the first 20; fix them and send it again to see the rest). */
             data: components["schemas"]["FieldError"][];
         };
         /**
@@ -539,13 +539,15 @@ export interface components {
         };
         /** @description Body of every error response. `code` is a string identifier (never the numeric HTTP status) and `status` is always `error`. The two forms are told apart by `code`: `VALIDATION_ERROR` carries the list of broken rules in `data`; every other code carries `data` `null` (or, for details of another kind, an object). Generated clients narrow `data` when you compare `code`. */
         Error: components["schemas"]["ValidationError"] | components["schemas"]["PlainError"];
+        /** @description Text that can be stored: any Unicode character except U+0000 (NUL), as well-formed UTF-16 (an unpaired surrogate such as a lone `\ud800` in JSON is refused rather than replaced). Fields that use it add their own lengths. */
+        Text: string;
         /** @description A new business account (a merchant). */
         BusinessCreate: {
             /**
              * @description Business name.
              * @example Kampala Books Ltd
              */
-            name: string;
+            name: string & components["schemas"]["Text"];
             /** @description Currency of the default wallet, created with the business. Collections in a currency the business has no wallet for are converted to it. */
             default_currency: components["schemas"]["Currency"];
             /**
@@ -587,7 +589,7 @@ export interface components {
         /** @description Changes to a business account; send only the fields to change. `fees`, when sent, replaces the whole list. Changes apply to collections accepted afterwards. */
         BusinessUpdate: {
             /** @description Business name. */
-            name?: string;
+            name?: string & components["schemas"]["Text"];
             /** @description Currency of the default wallet; the business must already hold a wallet in it. */
             default_currency?: components["schemas"]["Currency"];
             /** @description Share of each credit held as rolling reserve, in percent. */
@@ -748,23 +750,23 @@ export interface components {
              * @description Business name registered with the processor.
              * @example Kampala Books Ltd
              */
-            business_name: string;
+            business_name: string & components["schemas"]["Text"];
             /**
              * @description The processor; `sandbox` is the built-in simulator.
              * @example sandbox
              */
-            service_type: string;
+            service_type: string & components["schemas"]["Text"];
             payment_method: components["schemas"]["PaymentMethod"];
             /** @description Request currency the MID takes. */
             currency: components["schemas"]["Currency"];
             /** @default ALL */
             allowed_traffic?: components["schemas"]["AllowedTraffic"];
             /** @description Operator (network) at the processor. */
-            merchant_operator?: string;
+            merchant_operator?: string & components["schemas"]["Text"];
             /** @description Username at the processor. */
-            merchant_username?: string;
+            merchant_username?: string & components["schemas"]["Text"];
             /** @description Password at the processor. Encrypted at rest; never returned (see `has_password`). */
-            merchant_password?: string;
+            merchant_password?: string & components["schemas"]["Text"];
             /**
              * @description Priority, 1 the highest. The lowest rank among eligible MIDs wins; equal ranks take turns.
              * @default 1
@@ -799,15 +801,15 @@ export interface components {
         };
         /** @description Changes to a MID; send only the fields to change. */
         MidUpdate: {
-            business_name?: string;
-            service_type?: string;
+            business_name?: string & components["schemas"]["Text"];
+            service_type?: string & components["schemas"]["Text"];
             payment_method?: components["schemas"]["PaymentMethod"];
             currency?: components["schemas"]["Currency"];
             allowed_traffic?: components["schemas"]["AllowedTraffic"];
-            merchant_operator?: string;
-            merchant_username?: string;
+            merchant_operator?: string & components["schemas"]["Text"];
+            merchant_username?: string & components["schemas"]["Text"];
             /** @description New password at the processor. Encrypted at rest; never returned. */
-            merchant_password?: string;
+            merchant_password?: string & components["schemas"]["Text"];
             processing_rank?: number;
             reject_first_time_depositors?: boolean;
             active?: boolean;
@@ -864,7 +866,7 @@ export interface components {
              */
             webhook_url: string;
             /** @description Secret chosen by the merchant; the HMAC-SHA256 key of the `webhook-signature` header. Never returned. */
-            webhook_hash: string;
+            webhook_hash: string & components["schemas"]["Text"];
             /**
              * @description Email `notification_email` when a collection starts and when it ends.
              * @default false
@@ -921,7 +923,7 @@ export interface components {
             /** Format: uri */
             webhook_url?: string;
             /** @description New webhook signing secret; notifications created afterwards are signed with it. Never returned. */
-            webhook_hash?: string;
+            webhook_hash?: string & components["schemas"]["Text"];
             email_merchant?: boolean;
             email_user?: boolean;
         };
@@ -1007,7 +1009,7 @@ export interface components {
          */
         TransactionStatus: "PENDING" | "COMPLETED" | "FAILED" | "CANCELLED" | "EXPIRED";
         /**
-         * @description Date and time in UTC, `YYYY-MM-DDTHH:MM:SS`, with or without the UTC designator `Z` (both mean UTC).
+         * @description Date and time in UTC, `YYYY-MM-DDTHH:MM:SSZ`, with or without the UTC designator `Z` (both mean UTC). It must be a real moment of the Gregorian calendar between years 0001 and 9999.
          * @example 2025-11-01T00:00:00Z
          */
         TimeFilter: string;
@@ -1214,9 +1216,9 @@ export interface components {
              * @description Name or id of the operator recording the verification.
              * @example ops.jane
              */
-            verified_by: string;
+            verified_by: string & components["schemas"]["Text"];
             /** @description What was reviewed; kept with the verification. */
-            note?: string;
+            note?: string & components["schemas"]["Text"];
         };
         /** @description The card encryption key pair now in use. After a rotation the previous key still decrypts until `previous_key_expires_at`, so cards encrypted with a recently downloaded key keep working. */
         CardKey: {
@@ -1355,12 +1357,12 @@ export interface components {
          */
         Cursor: string;
         /**
-         * @description Page number, 1-based. Ignored when `offset` is given.
+         * @description Page number, 1-based, at most 21474837 (so that the items it skips fit the `offset` bound). Ignored when `offset` is given.
          * @example 2
          */
         Page: number;
         /**
-         * @description Number of items to skip from the first. When given it wins over `page`.
+         * @description Number of items to skip from the first, at most 2147483647. When given it wins over `page`.
          * @example 20
          */
         Offset: number;
@@ -1423,7 +1425,7 @@ export interface components {
          * @description The collection's `gateway_reference`, as returned when it was requested.
          * @example PCD4Q38UJREMYY4NQVTDQA
          */
-        GatewayReference: string;
+        GatewayReference: string & components["schemas"]["Text"];
     };
     requestBodies: never;
     headers: {
@@ -1471,12 +1473,12 @@ export interface operations {
                  */
                 cursor?: components["parameters"]["Cursor"];
                 /**
-                 * @description Page number, 1-based. Ignored when `offset` is given.
+                 * @description Page number, 1-based, at most 21474837 (so that the items it skips fit the `offset` bound). Ignored when `offset` is given.
                  * @example 2
                  */
                 page?: components["parameters"]["Page"];
                 /**
-                 * @description Number of items to skip from the first. When given it wins over `page`.
+                 * @description Number of items to skip from the first, at most 2147483647. When given it wins over `page`.
                  * @example 20
                  */
                 offset?: components["parameters"]["Offset"];
@@ -1625,12 +1627,12 @@ export interface operations {
                  */
                 cursor?: components["parameters"]["Cursor"];
                 /**
-                 * @description Page number, 1-based. Ignored when `offset` is given.
+                 * @description Page number, 1-based, at most 21474837 (so that the items it skips fit the `offset` bound). Ignored when `offset` is given.
                  * @example 2
                  */
                 page?: components["parameters"]["Page"];
                 /**
-                 * @description Number of items to skip from the first. When given it wins over `page`.
+                 * @description Number of items to skip from the first, at most 2147483647. When given it wins over `page`.
                  * @example 20
                  */
                 offset?: components["parameters"]["Offset"];
@@ -1722,12 +1724,12 @@ export interface operations {
                  */
                 cursor?: components["parameters"]["Cursor"];
                 /**
-                 * @description Page number, 1-based. Ignored when `offset` is given.
+                 * @description Page number, 1-based, at most 21474837 (so that the items it skips fit the `offset` bound). Ignored when `offset` is given.
                  * @example 2
                  */
                 page?: components["parameters"]["Page"];
                 /**
-                 * @description Number of items to skip from the first. When given it wins over `page`.
+                 * @description Number of items to skip from the first, at most 2147483647. When given it wins over `page`.
                  * @example 20
                  */
                 offset?: components["parameters"]["Offset"];
@@ -1785,12 +1787,12 @@ export interface operations {
                  */
                 cursor?: components["parameters"]["Cursor"];
                 /**
-                 * @description Page number, 1-based. Ignored when `offset` is given.
+                 * @description Page number, 1-based, at most 21474837 (so that the items it skips fit the `offset` bound). Ignored when `offset` is given.
                  * @example 2
                  */
                 page?: components["parameters"]["Page"];
                 /**
-                 * @description Number of items to skip from the first. When given it wins over `page`.
+                 * @description Number of items to skip from the first, at most 2147483647. When given it wins over `page`.
                  * @example 20
                  */
                 offset?: components["parameters"]["Offset"];
@@ -1921,12 +1923,12 @@ export interface operations {
                  */
                 cursor?: components["parameters"]["Cursor"];
                 /**
-                 * @description Page number, 1-based. Ignored when `offset` is given.
+                 * @description Page number, 1-based, at most 21474837 (so that the items it skips fit the `offset` bound). Ignored when `offset` is given.
                  * @example 2
                  */
                 page?: components["parameters"]["Page"];
                 /**
-                 * @description Number of items to skip from the first. When given it wins over `page`.
+                 * @description Number of items to skip from the first, at most 2147483647. When given it wins over `page`.
                  * @example 20
                  */
                 offset?: components["parameters"]["Offset"];
@@ -2034,6 +2036,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             /** @description `NOT_FOUND`: no API token has this id (a deleted token is gone). */
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
@@ -2112,6 +2115,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             /** @description `NOT_FOUND`: no API token has this id (a deleted token is gone). */
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
@@ -2130,12 +2134,12 @@ export interface operations {
                  */
                 cursor?: components["parameters"]["Cursor"];
                 /**
-                 * @description Page number, 1-based. Ignored when `offset` is given.
+                 * @description Page number, 1-based, at most 21474837 (so that the items it skips fit the `offset` bound). Ignored when `offset` is given.
                  * @example 2
                  */
                 page?: components["parameters"]["Page"];
                 /**
-                 * @description Number of items to skip from the first. When given it wins over `page`.
+                 * @description Number of items to skip from the first, at most 2147483647. When given it wins over `page`.
                  * @example 20
                  */
                 offset?: components["parameters"]["Offset"];
@@ -2246,12 +2250,12 @@ export interface operations {
                  */
                 cursor?: components["parameters"]["Cursor"];
                 /**
-                 * @description Page number, 1-based. Ignored when `offset` is given.
+                 * @description Page number, 1-based, at most 21474837 (so that the items it skips fit the `offset` bound). Ignored when `offset` is given.
                  * @example 2
                  */
                 page?: components["parameters"]["Page"];
                 /**
-                 * @description Number of items to skip from the first. When given it wins over `page`.
+                 * @description Number of items to skip from the first, at most 2147483647. When given it wins over `page`.
                  * @example 20
                  */
                 offset?: components["parameters"]["Offset"];
@@ -2413,7 +2417,10 @@ export interface operations {
                     "application/json": components["schemas"]["CardKeyResponse"];
                 };
             };
+            /** @description `VALIDATION_ERROR`: the query has a parameter this operation does not take; `INVALID_JSON` or `UNSUPPORTED_MEDIA_TYPE`: a body was sent that cannot be read (this operation takes none). */
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
@@ -2432,12 +2439,12 @@ export interface operations {
                  */
                 cursor?: components["parameters"]["Cursor"];
                 /**
-                 * @description Page number, 1-based. Ignored when `offset` is given.
+                 * @description Page number, 1-based, at most 21474837 (so that the items it skips fit the `offset` bound). Ignored when `offset` is given.
                  * @example 2
                  */
                 page?: components["parameters"]["Page"];
                 /**
-                 * @description Number of items to skip from the first. When given it wins over `page`.
+                 * @description Number of items to skip from the first, at most 2147483647. When given it wins over `page`.
                  * @example 20
                  */
                 offset?: components["parameters"]["Offset"];

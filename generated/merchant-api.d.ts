@@ -334,13 +334,15 @@ export interface webhooks {
 }
 export interface components {
     schemas: {
+        /** @description Text that can be stored: any Unicode character except U+0000 (NUL), as well-formed UTF-16 (an unpaired surrogate such as a lone `\ud800` in JSON is refused rather than replaced). Fields that use it add their own lengths. */
+        Text: string;
         /** @description Credentials of one API token; the secret travels in the `Secret-Key` header. */
         AccessTokenRequest: {
             /**
              * @description The API token's key (`pk_sandbox_...` or `pk_live_...`), as shown when it was generated.
              * @example pk_sandbox_4f9c2b7e8a1d6c3f5e0b9a7d
              */
-            api_key: string;
+            api_key: string & components["schemas"]["Text"];
             /**
              * @description Lifetime of the access token in seconds; 900 (15 minutes) when left out. Shorter lifetimes are recommended.
              * @example 900
@@ -406,7 +408,7 @@ export interface components {
              * @example The request breaks one or more rules
              */
             message: string;
-            /** @description One entry per broken rule. */
+            /** @description One entry per broken rule, at most 20 (a request that breaks more rules lists the first 20; fix them and send it again to see the rest). */
             data: components["schemas"]["FieldError"][];
         };
         /**
@@ -472,12 +474,12 @@ export interface components {
          * @description Short description of the payment, shown to the customer where the provider allows.
          * @example Order 20251125-0001
          */
-        Narration: string;
+        Narration: string & components["schemas"]["Text"];
         /**
          * @description Customer's name. Required for `CARD`.
          * @example Amina Nakato
          */
-        AccountName: string;
+        AccountName: string & components["schemas"]["Text"];
         /**
          * Format: email
          * @description Customer's email address. Required for `CARD`. Receives a receipt when the API token has `email_user` set.
@@ -514,7 +516,7 @@ export interface components {
             account_email?: components["schemas"]["AccountEmail"];
         };
         /** @description Card details encrypted with the key from `GET /v1/public-key`; its presence makes the request a direct card payment (the customer goes straight to the 3-D Secure challenge). Only with `payment_method` `CARD`. Build it from the JSON object `{ full_name, card_number, expiry_month (2 digits), expiry_year (4 digits), cvv, billing_address, billing_city, billing_zip, billing_state, billing_country (2 letters) }` serialized as UTF-8: if it is 214 bytes or fewer, `base64(RSA-OAEP-SHA1(json))`; otherwise generate a random 32-byte AES key and 16-byte IV and send `base64(base64(AES-256-CBC(json), PKCS#7 padding) + "::" + base64(iv) + "::" + base64(RSA-OAEP-SHA1(aes_key)))`. Card fields that break a rule are reported as `encrypted_card.<field>` without echoing their values. */
-        EncryptedCard: string;
+        EncryptedCard: string & components["schemas"]["Text"];
         /**
          * RequestToPayCard
          * @description A 3-D Secure card collection: hosted (the customer enters the card on `payment_url`) or, with `encrypted_card`, direct (straight to the 3-D Secure challenge). Unknown fields are refused.
@@ -539,7 +541,7 @@ export interface components {
             account_name: components["schemas"]["AccountName"];
             account_email: components["schemas"]["AccountEmail"];
             /** @description The customer's identifier on the card network, if you have one; optional for `CARD`. */
-            account_number?: string;
+            account_number?: string & components["schemas"]["Text"];
             encrypted_card?: components["schemas"]["EncryptedCard"];
         };
         /**
@@ -558,7 +560,7 @@ export interface components {
             merchant_reference: components["schemas"]["MerchantReference"];
             narration: components["schemas"]["Narration"];
             /** @description The customer's bank account identifier. */
-            account_number: string;
+            account_number: string & components["schemas"]["Text"];
             /**
              * Format: uri
              * @description Where the customer's browser is sent after completing or cancelling the payment on `payment_url`, with `gateway_reference`, `merchant_reference` and `status` added to the query.
@@ -584,7 +586,7 @@ export interface components {
             merchant_reference: components["schemas"]["MerchantReference"];
             narration: components["schemas"]["Narration"];
             /** @description The customer's wallet address or account with the crypto network. */
-            account_number: string;
+            account_number: string & components["schemas"]["Text"];
             /**
              * Format: uri
              * @description Where the customer's browser is sent after completing or cancelling the payment on `payment_url`, with `gateway_reference`, `merchant_reference` and `status` added to the query.
@@ -651,7 +653,7 @@ export interface components {
         };
         /**
          * Format: date-time
-         * @description Date and time in UTC, ISO 8601 / RFC 3339 form `YYYY-MM-DDTHH:MM:SSZ`: whole seconds, and the UTC designator `Z` so that every tool reads it as UTC, not as local time.
+         * @description Date and time in UTC, ISO 8601 / RFC 3339 form `YYYY-MM-DDTHH:MM:SSZ`: whole seconds, and the UTC designator `Z` so that every tool reads it as UTC, not as local time. It is a real moment of the Gregorian calendar between years 0001 and 9999: month 01-12, a day that exists in that month (29 February in leap years only), hour 00-23, minutes and seconds 00-59.
          * @example 2025-11-25T10:15:02Z
          */
         Timestamp: string;
@@ -730,7 +732,7 @@ export interface components {
             data: components["schemas"]["CollectionRecord"];
         };
         /**
-         * @description Date and time in UTC, `YYYY-MM-DDTHH:MM:SS`, with or without the UTC designator `Z` (both mean UTC).
+         * @description Date and time in UTC, `YYYY-MM-DDTHH:MM:SSZ`, with or without the UTC designator `Z` (both mean UTC). It must be a real moment of the Gregorian calendar between years 0001 and 9999.
          * @example 2025-11-01T00:00:00Z
          */
         TimeFilter: string;
@@ -1074,7 +1076,7 @@ export interface components {
          * @description The API token's secret (`api_secret`), shown once when the token was generated or regenerated.
          * @example sk_sandbox_Vb3Qm9Xk2Lr7Tz5Nw8Pc4Hd6Jf1Gs0Ye
          */
-        SecretKey: string;
+        SecretKey: string & components["schemas"]["Text"];
         /**
          * @description Only collections with this `transaction_status`.
          * @example COMPLETED
@@ -1116,12 +1118,12 @@ export interface components {
          */
         Cursor: string;
         /**
-         * @description Page number, 1-based. Ignored when `offset` is given.
+         * @description Page number, 1-based, at most 21474837 (so that the items it skips fit the `offset` bound). Ignored when `offset` is given.
          * @example 2
          */
         Page: number;
         /**
-         * @description Number of items to skip from the first. When given it wins over `page`.
+         * @description Number of items to skip from the first, at most 2147483647. When given it wins over `page`.
          * @example 20
          */
         Offset: number;
@@ -1129,7 +1131,7 @@ export interface components {
          * @description The collection's `gateway_reference`, as returned when it was requested.
          * @example PCD4Q38UJREMYY4NQVTDQA
          */
-        GatewayReference: string;
+        GatewayReference: string & components["schemas"]["Text"];
         /**
          * @description Wallet currency.
          * @example UGX
@@ -1300,12 +1302,12 @@ export interface operations {
                  */
                 cursor?: components["parameters"]["Cursor"];
                 /**
-                 * @description Page number, 1-based. Ignored when `offset` is given.
+                 * @description Page number, 1-based, at most 21474837 (so that the items it skips fit the `offset` bound). Ignored when `offset` is given.
                  * @example 2
                  */
                 page?: components["parameters"]["Page"];
                 /**
-                 * @description Number of items to skip from the first. When given it wins over `page`.
+                 * @description Number of items to skip from the first, at most 2147483647. When given it wins over `page`.
                  * @example 20
                  */
                 offset?: components["parameters"]["Offset"];
@@ -1405,6 +1407,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             /** @description `NOT_FOUND`: no collection of yours has this `gateway_reference`. */
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
@@ -1468,6 +1471,8 @@ export interface operations {
                     "application/json": components["schemas"]["PublicKeyResponse"];
                 };
             };
+            /** @description `VALIDATION_ERROR`: the query has a parameter this operation does not take; `INVALID_JSON` or `UNSUPPORTED_MEDIA_TYPE`: a body was sent that cannot be read (this operation takes none). */
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -1492,6 +1497,8 @@ export interface operations {
                     "application/json": components["schemas"]["WalletBalanceListResponse"];
                 };
             };
+            /** @description `VALIDATION_ERROR`: the query has a parameter this operation does not take; `INVALID_JSON` or `UNSUPPORTED_MEDIA_TYPE`: a body was sent that cannot be read (this operation takes none). */
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -1550,6 +1557,8 @@ export interface operations {
                     "application/json": components["schemas"]["SandboxScenarioListResponse"];
                 };
             };
+            /** @description `VALIDATION_ERROR`: the query has a parameter this operation does not take; `INVALID_JSON` or `UNSUPPORTED_MEDIA_TYPE`: a body was sent that cannot be read (this operation takes none). */
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             /** @description `NOT_FOUND`: this is the live deployment; sandbox operations do not exist there. */
             404: components["responses"]["NotFound"];

@@ -42,7 +42,7 @@ async function main() {
         `Get an access token:\n  ${d.curl}\n`,
     );
   }
-  process.stdout.write(`\nPayCollect ${config.appEnv} listening on ${config.publicBaseUrl} (docs: ${config.publicBaseUrl}/docs)\n\n`);
+  process.stdout.write(`\nPayCollect ${config.appEnv} listening on ${config.publicBaseUrl} (docs: ${config.publicBaseUrl}/docs, dashboard: ${config.publicBaseUrl}/dashboard)\n\n`);
   stop();
 }
 

@@ -13,6 +13,7 @@ import type { Reply } from './envelope';
 import { fieldErrors } from './validation';
 import { mountStatic } from './static';
 import { mountPages } from './pages/index';
+import { mountDashboard } from './dashboard';
 
 export const BODY_LIMIT_BYTES = 64 * 1024;
 
@@ -89,6 +90,27 @@ function wire({ api, handlers, services, security }: ApiSetup) {
   api.register('methodNotAllowed', (_c: Context, _req: Request, res: Response) => sendError(res, 'METHOD_NOT_ALLOWED'));
 }
 
+/** The router decodes path parameters; a path that does not decode names no resource. */
+function isDecodable(p: string): boolean {
+  try {
+    decodeURIComponent(p);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function isBodyReadError(e: { status?: number; type?: string }, req: Request): boolean {
+  return e.type?.startsWith('request.') === true || (e.status === 400 && e.type === undefined && req.header('content-encoding') !== undefined);
+}
+
+function undecodableMessage(req: Request): string {
+  const encoding = req.header('content-encoding');
+  return encoding
+    ? `The request body does not decode with its Content-Encoding (${encoding.slice(0, 32)})`
+    : 'The request body could not be read in full';
+}
+
 export interface HttpAppOptions {
   services: Services;
   merchantApi: OpenAPIBackend;
@@ -127,6 +149,7 @@ export function createHttpApp(o: HttpAppOptions): express.Express {
     else res.status(503).json({ status: 'starting' });
   });
   mountStatic(app);
+  mountDashboard(app);
   mountPages(app, services);
 
   // A body must be JSON and at most 64 KiB; the size is checked before anything is read.
@@ -149,6 +172,7 @@ export function createHttpApp(o: HttpAppOptions): express.Express {
       .catch(next);
   };
   app.use((req: Request, res: Response, next: NextFunction) => {
+    if (!isDecodable(req.path)) return sendError(res, 'VALIDATION_ERROR', undefined, [{ field: 'path', message: 'is not percent-encoded UTF-8' }]);
     if (req.path === '/v1/admin' || req.path.startsWith('/v1/admin/')) return dispatch(o.adminApi)(req, res, next);
     if (req.path.startsWith('/v1/')) return dispatch(o.merchantApi)(req, res, next);
     next();
@@ -162,6 +186,9 @@ export function createHttpApp(o: HttpAppOptions): express.Express {
     if (e.type === 'entity.too.large') return sendError(res, 'PAYLOAD_TOO_LARGE');
     if (e.type === 'entity.parse.failed') return sendError(res, 'INVALID_JSON');
     if (e.type === 'encoding.unsupported' || e.type === 'charset.unsupported') return sendError(res, 'UNSUPPORTED_MEDIA_TYPE');
+    // The body reader's other refusals (a body that does not inflate, a length that does not match)
+    // carry a 4xx status and no type: the body cannot be read, so it cannot be JSON.
+    if (isBodyReadError(e, req)) return sendError(res, 'INVALID_JSON', undecodableMessage(req));
     log.error('unhandled error', { request_id: res.getHeader('X-Request-Id'), path: req.path, err });
     return sendError(res, 'INTERNAL_ERROR');
   });

@@ -1,8 +1,19 @@
 // Turns Ajv errors from openapi-backend into the contract's field list: the request's own field
-// names ("amount", not "/requestBody/amount"), every broken rule listed once.
+// names ("amount", not "/requestBody/amount"), every broken rule listed once, at most
+// MAX_FIELD_ERRORS of them (a body of 4,000 unknown keys must not earn a 200 KB answer).
 import type { ErrorObject } from 'ajv';
 import { PAYMENT_METHODS } from '../domain/collection';
 import type { FieldError } from '../errors';
+
+/** The most field errors one VALIDATION_ERROR lists (CONTRACT section 2, README). */
+export const MAX_FIELD_ERRORS = 20;
+
+/** Patterns of the spec whose regular expression would tell a reader less than a sentence. */
+const PATTERN_MESSAGES: Record<string, string> = {
+  // components/schemas/Text.yaml
+  '^(?:[^\\u0000\\uD800-\\uDFFF]|[\\uD800-\\uDBFF][\\uDC00-\\uDFFF])*$': 'must not contain U+0000 or an unpaired surrogate',
+};
+const TIMESTAMP_MESSAGE = 'must be a real date and time in UTC, YYYY-MM-DDTHH:MM:SSZ';
 
 const LOCATIONS = new Set(['requestBody', 'query', 'path', 'headers', 'header']);
 
@@ -28,7 +39,7 @@ function messageOf(err: ErrorObject): string {
     case 'enum':
       return `must be one of ${(params.allowedValues as unknown[]).join(', ')}`;
     case 'pattern':
-      return `must match ${String(params.pattern)}`;
+      return patternMessage(String(params.pattern));
     case 'discriminator':
       return discriminatorMessage(params);
     default:
@@ -43,6 +54,12 @@ function discriminatorMessage(params: Record<string, unknown>): string {
   if (params.tagValue === undefined) return 'is required';
   const values = TAG_VALUES[String(params.tag)];
   return values ? `must be one of ${values.join(', ')}` : 'is not one of the documented values';
+}
+
+function patternMessage(pattern: string): string {
+  // components/schemas/Timestamp.yaml: a calendar written as a regular expression
+  if (pattern.startsWith('^(?!0000)')) return TIMESTAMP_MESSAGE;
+  return PATTERN_MESSAGES[pattern] ?? `must match ${pattern}`;
 }
 
 /** Keyword errors that only repeat what another error already says. */
@@ -62,6 +79,7 @@ export function fieldErrors(errors: ErrorObject[] | null | undefined): FieldErro
     if (seen.has(key)) continue;
     seen.add(key);
     out.push({ field, message });
+    if (out.length === MAX_FIELD_ERRORS) break;
   }
   return out;
 }

@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { openEmbedded } from '../../src/db';
 
+// An embedded initdb takes seconds on a quiet machine and far longer on a loaded one: the budget is generous.
 it('runs with 16 MB of shared buffers and keeps its data across a reopen', async () => {
   const dir = path.join(mkdtempSync(path.join(os.tmpdir(), 'paycollect-embedded-')), 'pg');
   const first = await openEmbedded(dir);
@@ -22,4 +23,4 @@ it('runs with 16 MB of shared buffers and keeps its data across a reopen', async
   } finally {
     await again.close();
   }
-});
+}, 180_000);

@@ -136,6 +136,8 @@ describe('assertBalanced', () => {
 
   it.each([
     ['one currency off', [p('UGX', 5n), p('UGX', -4n)]],
+    ['one currency off below zero', [p('UGX', 4n), p('UGX', -5n)]],
+    ['a credit with no debit at all', [p('UGX', -3n), p('UGX', -2n)]],
     ['balanced in total but not per currency', [p('UGX', 5n), p('USD', -5n)]],
     ['a zero posting', [p('UGX', 0n), p('UGX', 0n)]],
     ['a single posting', [p('UGX', 0n)]],

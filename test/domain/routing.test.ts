@@ -56,6 +56,14 @@ describe('routing', () => {
     expect(pick(req({ ...card, cardFirstSeenAt: null }), mids)).toBe(2);
   });
 
+  it('reject-first-time-depositors: exactly one year (365 days) is not more than a year; one millisecond more is', () => {
+    const card = { paymentMethod: 'CARD' as const };
+    const mids = [mid(1, { payment_method: 'CARD', reject_first_time_depositors: true }), mid(2, { payment_method: 'CARD', processing_rank: 2 })];
+    const year = 365 * 86400_000;
+    expect(pick(req({ ...card, cardFirstSeenAt: new Date(now.getTime() - year) }), mids)).toBe(2);
+    expect(pick(req({ ...card, cardFirstSeenAt: new Date(now.getTime() - year - 1) }), mids)).toBe(1);
+  });
+
   it('records why each MID was passed over', () => {
     const mids = [mid(1, { active: false }), mid(2), mid(3), mid(4, { processing_rank: 2 }), mid(5, { currency: 'KES' })];
     const decision = choose(shortlist(req(), mids), 2);

@@ -60,6 +60,10 @@ describe('sandbox tools', () => {
       return r.body.data.transaction_status === 'EXPIRED' ? r.body.data : undefined;
     }, 8000, 'EXPIRED');
     expect(expired.message).toBe('Payment not completed in time');
+    // Not a moment early: the deadline is the whole TTL after creation, and expiry waited for it.
+    const row = await svc.database.db.one('SELECT created_at, expires_at, updated_at FROM collections WHERE gateway_reference = $1', [reference]);
+    expect(row.expires_at.getTime() - row.created_at.getTime()).toBe(2000);
+    expect(row.updated_at.getTime()).toBeGreaterThanOrEqual(row.expires_at.getTime());
     const late = await m.client.post(`/v1/sandbox/collections/${reference}/simulate`, { outcome: 'COMPLETED' });
     expect(late.body.code).toBe('INVALID_STATE');
   });

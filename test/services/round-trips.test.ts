@@ -217,6 +217,23 @@ it('writes nothing and returns null when another move lands between its read and
   });
 });
 
+it('lets no late COMPLETED overwrite a FAILED collection whose API token is gone (no sequence to guard it)', async () => {
+  const p = await merchant();
+  const { row } = await s().collections.requestToPay(p, body());
+  // ON DELETE SET NULL: the collection keeps no token, so its notification_seq never moves.
+  await s().db.none('DELETE FROM api_tokens WHERE id = $1', [p.apiTokenId]);
+  let other: unknown;
+  const late = await afterNextRead(
+    async () => {
+      other = await s().collections.applyOutcome(row.id, 'FAILED');
+    },
+    () => s().collections.applyOutcome(row.id, 'COMPLETED'),
+  );
+  expect(other).toMatchObject({ status: 'FAILED', api_token_id: null });
+  expect(late).toBeNull();
+  expect(await written(row.id)).toEqual({ status: 'FAILED', seq: 0, journals: 0, notifications: null, emails: ['start'] });
+});
+
 it('falls back to the transaction when the sequence or the API token changed after its read', async () => {
   const p = await merchant({ reservePercent: '10', reserveMonths: 1 });
   await s().collections.applyOutcome((await s().collections.requestToPay(p, body())).row.id, 'COMPLETED');

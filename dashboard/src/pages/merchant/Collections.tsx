@@ -1,0 +1,121 @@
+// The merchant's own collections: search, and one payment with every webhook delivery attempt and
+// a re-send of its latest notification.
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { merchant, unwrap, unwrapPage } from '../../api';
+import type { Merchant } from '../../api';
+import { useLocation } from '../../router';
+import { CollectionSummary, CollectionTable, queryOf, SearchForm, searchOf, WindowLine } from '../../ui/collections';
+import { FormError } from '../../ui/forms';
+import { LoadError, Loading, Notice, Section, Time } from '../../ui/parts';
+
+export function MerchantCollections() {
+  const { query } = useLocation();
+  const search = searchOf(query);
+  const list = useQuery({
+    queryKey: ['collections', search],
+    queryFn: () => unwrapPage(merchant.GET('/v1/collections', { params: { query: queryOf(search) } })),
+  });
+  return (
+    <>
+      <h1>Payments</h1>
+      <SearchForm key={query.toString()} base="/payments" search={search} error={list.error} />
+      <WindowLine search={search} total={list.data?.total} />
+      {list.isPending && <Loading what="payments" />}
+      {list.error && <LoadError error={list.error} retry={() => list.refetch()} />}
+      {list.data && <CollectionTable base="/payments" rows={list.data.items} search={search} pages={list.data.pages} />}
+    </>
+  );
+}
+
+export function MerchantCollection({ reference }: { reference: string }) {
+  const path = { gateway_reference: reference };
+  const one = useQuery({ queryKey: ['collection', reference], queryFn: () => unwrap(merchant.GET('/v1/collections/{gateway_reference}', { params: { path } })) });
+  if (one.isPending) return <Loading what="the payment" />;
+  if (one.error) return <LoadError error={one.error} retry={() => one.refetch()} />;
+  const c = one.data.data;
+  return (
+    <>
+      <h1>
+        Payment <code>{c.gateway_reference}</code>
+      </h1>
+      <Section title="Payment">
+        <CollectionSummary c={c} />
+      </Section>
+      <Deliveries reference={reference} final={c.transaction_status !== 'PENDING'} />
+    </>
+  );
+}
+
+function Deliveries({ reference, final }: { reference: string; final: boolean }) {
+  const queries = useQueryClient();
+  const path = { gateway_reference: reference };
+  const log = useQuery({ queryKey: ['deliveries', reference], queryFn: () => unwrap(merchant.GET('/v1/collections/{gateway_reference}/notifications', { params: { path } })) });
+  const resend = useMutation({
+    mutationFn: () => unwrap(merchant.POST('/v1/collections/{gateway_reference}/notify', { params: { path } })),
+    onSuccess: () => queries.invalidateQueries({ queryKey: ['deliveries', reference] }),
+  });
+  const action = (
+    <button type="button" disabled={!final || resend.isPending} onClick={() => resend.mutate()} title={final ? undefined : 'A payment still PENDING has nothing to re-send yet'}>
+      Re-send webhook
+    </button>
+  );
+  return (
+    <Section title="Webhook deliveries" actions={action}>
+      {resend.isSuccess && <Notice>Re-send queued: the latest notification goes out again with the same webhook-id.</Notice>}
+      <FormError error={resend.error} />
+      {log.isPending && <Loading what="the delivery log" />}
+      {log.error && <LoadError error={log.error} retry={() => log.refetch()} />}
+      {log.data && log.data.data.length === 0 && <p>No notification yet: one is sent when the payment leaves PENDING.</p>}
+      {log.data?.data.map((n) => <Notification key={n.event_id} n={n} />)}
+    </Section>
+  );
+}
+
+function Notification({ n }: { n: Merchant['NotificationLogEntry'] }) {
+  return (
+    <article className="delivery" aria-label={`Notification ${n.sequence}`}>
+      <p>
+        <strong>#{n.sequence}</strong> {n.transaction_status} · <code>{n.event_id}</code> ·{' '}
+        {n.delivered ? (
+          <>
+            delivered <Time at={n.delivered_at} />
+          </>
+        ) : n.next_attempt_at ? (
+          <>
+            not delivered yet; next attempt <Time at={n.next_attempt_at} />
+          </>
+        ) : (
+          'not delivered; retries exhausted: fix the endpoint, then re-send'
+        )}
+      </p>
+      {n.attempts.length > 0 && (
+        <div className="table-wrap">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Attempt</th>
+                <th scope="col">At</th>
+                <th scope="col">Answer</th>
+                <th scope="col" className="num">
+                  Took
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {n.attempts.map((a) => (
+                <tr key={a.attempt}>
+                  <td>{a.attempt}</td>
+                  <td>
+                    <Time at={a.at} />
+                  </td>
+                  <td>{a.error ?? `HTTP ${a.http_status}`}</td>
+                  <td className="num">{a.duration_ms} ms</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </article>
+  );
+}

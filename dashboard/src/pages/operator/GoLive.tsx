@@ -1,0 +1,72 @@
+// The go-live review: the sandbox test cases the merchant ran, then the operator's verification.
+import { useState } from 'react';
+import type { FormEvent } from 'react';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { admin, unwrap } from '../../api';
+import type { Admin } from '../../api';
+import { Link } from '../../router';
+import { FormError, TextField } from '../../ui/forms';
+import { LoadError, Loading, Section, Time } from '../../ui/parts';
+
+export function Certification({ report }: { report: Admin['Certification'] }) {
+  return (
+    <>
+      <p>{report.complete ? 'Every sandbox test case passed.' : 'Some sandbox test cases have not passed yet: the merchant runs them with the designated test numbers and cards.'}</p>
+      <ul className="checklist">
+        {report.scenarios.map((s) => (
+          <li key={s.scenario} className={s.passed ? 'passed' : 'open'}>
+            <span aria-hidden="true">{s.passed ? '✔' : '○'}</span> <code>{s.scenario}</code> {s.passed ? 'passed' : 'not yet'}
+            {s.gateway_reference && (
+              <>
+                {' '}
+                by <Link to={`/collections/${s.gateway_reference}`}>{s.gateway_reference}</Link> at <Time at={s.at} />
+              </>
+            )}
+          </li>
+        ))}
+      </ul>
+    </>
+  );
+}
+
+export function GoLive({ business }: { business: Admin['Business'] }) {
+  const queries = useQueryClient();
+  const path = { business_id: business.id };
+  const report = useQuery({
+    queryKey: ['certification', business.id],
+    queryFn: () => unwrap(admin.GET('/v1/admin/businesses/{business_id}/certification', { params: { path } })),
+  });
+  const [by, setBy] = useState('');
+  const [note, setNote] = useState('');
+  const verify = useMutation({
+    mutationFn: () => unwrap(admin.POST('/v1/admin/businesses/{business_id}/verify', { params: { path }, body: { verified_by: by, ...(note ? { note } : {}) } })),
+    onSuccess: () => queries.invalidateQueries({ queryKey: ['business', business.id] }),
+  });
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    verify.mutate();
+  };
+  return (
+    <Section title="Go-live review">
+      {report.isPending && <Loading what="the certification report" />}
+      {report.error && <LoadError error={report.error} retry={() => report.refetch()} />}
+      {report.data && <Certification report={report.data.data} />}
+      {business.verified ? (
+        <p>
+          Verified by <strong>{business.verified_by}</strong> at <Time at={business.verified_at} />.
+        </p>
+      ) : (
+        <form onSubmit={submit} aria-label="Verify for live" className="form-grid">
+          <TextField label="Verified by" name="verified_by" required error={verify.error} value={by} onValue={setBy} hint="Your name or id, kept with the verification." />
+          <TextField label="What was reviewed" name="note" error={verify.error} value={note} onValue={setNote} />
+          <div className="wide">
+            <FormError error={verify.error} shown={['verified_by', 'note']} />
+            <button type="submit" disabled={verify.isPending}>
+              Verify for live
+            </button>
+          </div>
+        </form>
+      )}
+    </Section>
+  );
+}

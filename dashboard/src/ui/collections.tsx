@@ -1,0 +1,195 @@
+// The collection search shared by the operator console and the merchant portal: filters kept in the
+// address (so a search can be shared and survives a reload), a date window that is always shown,
+// and the result table.
+import { useState } from 'react';
+import type { FormEvent } from 'react';
+import type { Admin } from '../api';
+import { Link, navigate } from '../router';
+import { SelectField, TextField } from './forms';
+import { Money, Pager, Status, Time } from './parts';
+import { asTimestamp, localMinute, PAYMENT_METHODS, STATUSES } from './values';
+
+const WINDOW_DAYS = 30;
+const DAY_MS = 86_400_000;
+
+export interface Search {
+  merchant_reference?: string;
+  status?: Admin['TransactionStatus'];
+  payment_method?: Admin['PaymentMethod'];
+  currency?: string;
+  from: string;
+  to: string;
+  page: number;
+}
+
+/** The search the address holds; without dates, the last 30 days up to the end of today (UTC). */
+export function searchOf(query: URLSearchParams, now = new Date()): Search {
+  const endOfToday = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate(), 23, 59, 59));
+  const start = new Date(endOfToday.getTime() + 1000 - WINDOW_DAYS * DAY_MS);
+  const opt = (k: string) => query.get(k) || undefined;
+  return {
+    merchant_reference: opt('reference'),
+    status: opt('status') as Search['status'],
+    payment_method: opt('method') as Search['payment_method'],
+    currency: opt('currency'),
+    from: query.get('from') || asTimestamp(localMinute(start), false),
+    to: query.get('to') || asTimestamp(localMinute(endOfToday), true),
+    page: Number(query.get('page') ?? 1) || 1,
+  };
+}
+
+/** The operation's query parameters for a search. */
+export function queryOf(s: Search) {
+  return { merchant_reference: s.merchant_reference, status: s.status, payment_method: s.payment_method, currency: s.currency, from: s.from, to: s.to, page: s.page, per_page: 20 };
+}
+
+function addressOf(base: string, s: Search): string {
+  const q = new URLSearchParams();
+  const put = (k: string, v: string | undefined) => v && q.set(k, v);
+  put('reference', s.merchant_reference);
+  put('status', s.status);
+  put('method', s.payment_method);
+  put('currency', s.currency);
+  put('from', s.from);
+  put('to', s.to);
+  if (s.page > 1) q.set('page', String(s.page));
+  return `${base}?${q}`;
+}
+
+export function SearchForm({ base, search, error }: { base: string; search: Search; error: unknown }) {
+  const [f, setF] = useState({
+    reference: search.merchant_reference ?? '',
+    status: search.status ?? '',
+    method: search.payment_method ?? '',
+    currency: search.currency ?? '',
+    from: search.from.slice(0, 16),
+    to: search.to.slice(0, 16),
+  });
+  const set = (k: keyof typeof f) => (v: string) => setF({ ...f, [k]: v });
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    navigate(
+      addressOf(base, {
+        merchant_reference: f.reference.trim() || undefined,
+        status: (f.status || undefined) as Search['status'],
+        payment_method: (f.method || undefined) as Search['payment_method'],
+        currency: f.currency.trim().toUpperCase() || undefined,
+        from: asTimestamp(f.from, false),
+        to: asTimestamp(f.to, true),
+        page: 1,
+      }),
+    );
+  };
+  return (
+    <form onSubmit={submit} aria-label="Search collections" className="search">
+      <TextField label="Merchant reference" name="merchant_reference" error={error} value={f.reference} onValue={set('reference')} />
+      <SelectField label="Status" name="status" error={error} options={['', ...STATUSES]} value={f.status} onValue={set('status')} />
+      <SelectField label="Method" name="payment_method" error={error} options={['', ...PAYMENT_METHODS]} value={f.method} onValue={set('method')} />
+      <TextField label="Currency" name="currency" maxLength={3} error={error} value={f.currency} onValue={set('currency')} />
+      <TextField label="From (UTC)" name="from" type="datetime-local" error={error} value={f.from} onValue={set('from')} />
+      <TextField label="To (UTC)" name="to" type="datetime-local" error={error} value={f.to} onValue={set('to')} />
+      <button type="submit">Search</button>
+    </form>
+  );
+}
+
+/** The date window of the results, always on screen, so an empty list is never mistaken for "none ever". */
+export function WindowLine({ search, total }: { search: Search; total: number | undefined }) {
+  return (
+    <p className="window" role="status">
+      {total === undefined ? 'Searching' : `${total} collection${total === 1 ? '' : 's'}`} created from <Time at={search.from} /> to <Time at={search.to} />
+      {total === 0 && '. Widen the dates or clear a filter to see more.'}
+    </p>
+  );
+}
+
+export function CollectionTable({ base, rows, search, pages }: { base: string; rows: Admin['CollectionRecord'][]; search: Search; pages: number }) {
+  return (
+    <>
+      {rows.length > 0 && (
+        <div className="table-wrap">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Reference</th>
+                <th scope="col">Status</th>
+                <th scope="col">Method</th>
+                <th scope="col" className="num">
+                  Amount
+                </th>
+                <th scope="col">Created</th>
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map((c) => (
+                <tr key={c.gateway_reference}>
+                  <td>
+                    <Link to={`${base}/${c.gateway_reference}`}>{c.merchant_reference}</Link>
+                    <br />
+                    <span className="muted small">{c.gateway_reference}</span>
+                  </td>
+                  <td>
+                    <Status status={c.transaction_status} />
+                  </td>
+                  <td>{c.payment_method}</td>
+                  <td className="num">
+                    <Money amount={c.request_amount} currency={c.request_currency} />
+                  </td>
+                  <td>
+                    <Time at={c.created_at} />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <Pager page={search.page} pages={pages} onPage={(p) => navigate(addressOf(base, { ...search, page: p }))} />
+    </>
+  );
+}
+
+/** What every collection page shows: amounts, fee, credit, customer and status message. */
+export function CollectionSummary({ c }: { c: Admin['CollectionRecord'] }) {
+  return (
+    <dl className="pairs">
+      <dt>Status</dt>
+      <dd>
+        <Status status={c.transaction_status} /> {c.message}
+      </dd>
+      <dt>Merchant reference</dt>
+      <dd>{c.merchant_reference}</dd>
+      <dt>Requested</dt>
+      <dd>
+        <Money amount={c.request_amount} currency={c.request_currency} />
+      </dd>
+      <dt>In the wallet currency</dt>
+      <dd>
+        <Money amount={c.account_amount} currency={c.account_currency} />
+      </dd>
+      <dt>Fee</dt>
+      <dd>
+        <Money amount={c.transaction_fee} currency={c.account_currency} /> {c.customer_charged ? '(paid by the customer)' : '(taken from the credit)'}
+      </dd>
+      <dt>Credit</dt>
+      <dd>
+        <Money amount={c.total_credit} currency={c.account_currency} />
+      </dd>
+      <dt>Method</dt>
+      <dd>
+        {c.payment_method}
+        {c.institution_name ? ` via ${c.institution_name}` : ''}
+      </dd>
+      <dt>Customer</dt>
+      <dd>{[c.account_name, c.account_email].filter(Boolean).join(', ') || '—'}</dd>
+      <dt>Created</dt>
+      <dd>
+        <Time at={c.created_at} />
+      </dd>
+      <dt>Last change</dt>
+      <dd>
+        <Time at={c.updated_at} />
+      </dd>
+    </dl>
+  );
+}

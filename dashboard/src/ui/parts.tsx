@@ -1,0 +1,86 @@
+// Small display pieces shared by the pages: loading and error states, money, times and statuses.
+import type { ReactNode } from 'react';
+import { ApiError } from '../api';
+
+export function Loading({ what }: { what: string }) {
+  return (
+    <p className="muted" role="status">
+      Loading {what}…
+    </p>
+  );
+}
+
+/** A failed read, with what to do about it. */
+export function LoadError({ error, retry }: { error: unknown; retry?: () => void }) {
+  const message = error instanceof ApiError ? error.message : String(error);
+  const advice = error instanceof ApiError && error.code === 'NOT_FOUND' ? 'Check the address, or go back to the list.' : 'Try again in a moment.';
+  return (
+    <div role="alert" className="error">
+      <p>
+        {message}. {advice}
+      </p>
+      {retry && (
+        <button type="button" onClick={retry}>
+          Try again
+        </button>
+      )}
+    </div>
+  );
+}
+
+export function Notice({ children }: { children: ReactNode }) {
+  return (
+    <p role="status" className="notice">
+      {children}
+    </p>
+  );
+}
+
+/** A JSON amount with its currency, grouped for reading; no arithmetic is done on it. */
+export function Money({ amount, currency }: { amount: number; currency: string }) {
+  const text = amount.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+  return (
+    <span className="money">
+      {text} {currency}
+    </span>
+  );
+}
+
+/** The API's UTC timestamp, shown as such. */
+export function Time({ at }: { at: string | null }) {
+  if (!at) return <span className="muted">—</span>;
+  return <time dateTime={at + 'Z'}>{at.replace('T', ' ')} UTC</time>;
+}
+
+export function Status({ status }: { status: string }) {
+  return <span className={`status status-${status.toLowerCase()}`}>{status}</span>;
+}
+
+export function Section({ title, children, actions }: { title: string; children: ReactNode; actions?: ReactNode }) {
+  return (
+    <section className="card" aria-label={title}>
+      <header className="card-head">
+        <h2>{title}</h2>
+        {actions}
+      </header>
+      {children}
+    </section>
+  );
+}
+
+export function Pager({ page, pages, onPage }: { page: number; pages: number; onPage: (p: number) => void }) {
+  if (pages <= 1) return null;
+  return (
+    <nav className="pager" aria-label="Pages">
+      <button type="button" disabled={page <= 1} onClick={() => onPage(page - 1)}>
+        Previous
+      </button>
+      <span>
+        Page {page} of {pages}
+      </span>
+      <button type="button" disabled={page >= pages} onClick={() => onPage(page + 1)}>
+        Next
+      </button>
+    </nav>
+  );
+}

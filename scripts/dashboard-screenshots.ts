@@ -1,0 +1,97 @@
+// `npm run dashboard:screenshots`: starts the sandbox (embedded database in a temporary DATA_DIR, with the
+// demo merchant), makes a few payments, and photographs the main dashboard pages in Debian's headless
+// Chromium into docs/dashboard/*.png for the README.
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { chromium } from 'playwright-core';
+import type { Page } from 'playwright-core';
+import { loadConfig } from '../src/config';
+import { createLogger } from '../src/log';
+import { startService } from '../src/server';
+import { buildDashboard } from './build-dashboard';
+
+const OUT = path.resolve(__dirname, '..', 'docs', 'dashboard');
+const OPERATOR_KEY = 'op_screenshots_0123456789abcdef';
+const DESKTOP = { width: 1280, height: 860 };
+const PHONE = { width: 390, height: 844 };
+
+async function api(base: string, method: string, p: string, auth: string, body?: unknown, headers: Record<string, string> = {}) {
+  const res = await fetch(base + p, { method, headers: { authorization: auth, 'content-type': 'application/json', accept: 'application/json', ...headers }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const json = (await res.json()) as { data: any };
+  if (!res.ok) throw new Error(`${method} ${p}: ${res.status} ${JSON.stringify(json)}`);
+  return json.data;
+}
+
+async function until(check: () => Promise<boolean>, what: string) {
+  for (let i = 0; i < 200; i++) {
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+async function shoot(page: Page, name: string, ready: () => Promise<unknown>) {
+  await ready();
+  await page.screenshot({ path: path.join(OUT, `${name}.png`), fullPage: true });
+  process.stdout.write(`docs/dashboard/${name}.png\n`);
+}
+
+async function main() {
+  await buildDashboard();
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'paycollect-shots-'));
+  const config = loadConfig({ ...process.env, PORT: '0', DATA_DIR: dataDir, APP_ENV: 'sandbox', SEED_DEMO: 'true', OPERATOR_API_KEY: OPERATOR_KEY, SANDBOX_MM_DELAY_MS: '200', RATE_LIMIT_RPS: '0', DATABASE_URL: '' });
+  const service = await startService({ config, log: createLogger((line) => process.stderr.write(line + '\n'), 'error') });
+  config.publicBaseUrl = service.url;
+  const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'] });
+  try {
+    const base = service.url;
+    const demo = service.demo as NonNullable<typeof service.demo>;
+    const op = `Bearer ${OPERATOR_KEY}`;
+    await api(base, 'POST', '/v1/admin/businesses', op, { name: 'Kampala Books Ltd', default_currency: 'UGX', rolling_reserve_percent: 10, rolling_reserve_months: 6, card_settlement_days: 3, fee_bearer: 'customer', fees: [{ payment_method: 'MOBILE_MONEY', percent: 3, fixed: 0 }] });
+    const jwt = (await api(base, 'POST', '/v1/auth/token', '', { api_key: demo.api_key, expires_in: 3600 }, { 'secret-key': demo.api_secret })).token as string;
+    const refs: string[] = [];
+    for (const [i, phone] of ['256777000001', '256777000003', '256777000001'].entries()) {
+      const c = await api(base, 'POST', '/v1/collections/request-to-pay', jwt, { currency: 'UGX', amount: 50000 + i * 12500, payment_method: 'MOBILE_MONEY', account_number: phone, account_name: 'Amina Nakato', merchant_reference: `ORD-2026-11-00${i + 1}`, narration: 'Books order' });
+      refs.push(c.gateway_reference);
+    }
+    const bank = await api(base, 'POST', '/v1/collections/request-to-pay', jwt, { currency: 'USD', amount: 120, payment_method: 'BANK', account_number: 'acct-42', redirect_url: 'https://shop.example/done', merchant_reference: 'ORD-2026-11-004', narration: 'Course fee' });
+    await api(base, 'POST', `/v1/sandbox/collections/${bank.gateway_reference}/simulate`, jwt, { outcome: 'COMPLETED' });
+    await until(async () => (await api(base, 'GET', `/v1/collections/${refs[0]}/notifications`, jwt)).some((n: { attempts: unknown[] }) => n.attempts.length > 0), 'a delivery attempt');
+    mkdirSync(OUT, { recursive: true });
+
+    const desk = await (await browser.newContext({ viewport: DESKTOP })).newPage();
+    await desk.goto(`${base}/dashboard`);
+    await shoot(desk, '01-sign-in', () => desk.getByLabel('Operator key').waitFor());
+    await desk.getByLabel('Operator key').fill(OPERATOR_KEY);
+    await desk.getByRole('button', { name: 'Sign in' }).click();
+    await shoot(desk, '02-businesses', () => desk.getByRole('link', { name: 'Kampala Books Ltd' }).waitFor());
+    await desk.getByRole('link', { name: 'Demo Merchant' }).click();
+    await shoot(desk, '03-business', () => desk.getByRole('region', { name: 'Go-live review' }).getByText('BANK').waitFor());
+    await desk.getByRole('link', { name: 'Collections' }).click();
+    await shoot(desk, '04-collections', () => desk.getByText(/4 collections created/).waitFor());
+    await desk.getByRole('link', { name: 'ORD-2026-11-001' }).click();
+    await shoot(desk, '05-collection', () => desk.getByRole('region', { name: 'Ledger postings' }).getByRole('table').waitFor());
+
+    const phone = await (await browser.newContext({ viewport: PHONE, isMobile: true, hasTouch: true })).newPage();
+    await phone.goto(`${base}/dashboard`);
+    await phone.getByLabel('Merchant', { exact: true }).check();
+    await phone.getByLabel('API key').fill(demo.api_key);
+    await phone.getByLabel('API secret').fill(demo.api_secret);
+    await phone.getByRole('button', { name: 'Sign in' }).click();
+    await shoot(phone, '06-merchant-payments-phone', () => phone.getByText(/4 collections created/).waitFor());
+    await phone.getByRole('link', { name: 'ORD-2026-11-001' }).click();
+    await shoot(phone, '07-merchant-payment-phone', () => phone.getByRole('region', { name: 'Webhook deliveries' }).getByRole('table').waitFor());
+    await phone.getByRole('link', { name: 'Balances' }).click();
+    await shoot(phone, '08-merchant-balances-phone', () => phone.getByRole('cell', { name: 'UGX', exact: true }).waitFor());
+  } finally {
+    await browser.close();
+    await service.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+main().catch((e: unknown) => {
+  process.stderr.write(`screenshots failed: ${e instanceof Error ? e.stack : String(e)}\n`);
+  process.exit(1);
+});

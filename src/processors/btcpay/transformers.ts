@@ -1,0 +1,176 @@
+// BTCPay Server (crypto) through its Greenfield API, as pure functions: our payment -> an invoice request,
+// BTCPay's invoices and webhooks -> ours through an explicit table. No I/O here; client.ts does the HTTP.
+// Sources (read, not copied): btcpayserver/btcpayserver at 03345c2, BTCPayServer/wwwroot/swagger/v1/
+// swagger.template.invoices.json (CreateInvoiceRequest, InvoiceData, InvoiceStatus, InvoiceAdditionalStatus,
+// CheckoutOptions, the orderId filter of GET invoices), swagger.template.webhooks.json (WebhookInvoice*Event,
+// the BTCPay-Sig header), swagger.template.json (API_Key: `Authorization: token {token}`), and the state
+// changes of BTCPayServer/HostedServices/InvoiceWatcher.cs.
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { formatMinor } from '../../domain/money';
+
+export const INVOICE_STATUSES = ['New', 'Processing', 'Settled', 'Expired', 'Invalid'] as const;
+export type InvoiceStatus = (typeof INVOICE_STATUSES)[number];
+export const ADDITIONAL_STATUSES = ['None', 'PaidLate', 'PaidPartial', 'Marked', 'Invalid', 'PaidOver'] as const;
+export type AdditionalStatus = (typeof ADDITIONAL_STATUSES)[number];
+
+export interface Mapped {
+  status: 'PENDING' | 'COMPLETED' | 'FAILED';
+  message: string;
+}
+
+const PENDING_PAYMENT: Mapped = { status: 'PENDING', message: 'Awaiting the customer\'s crypto payment' };
+const CONFIRMING: Mapped = { status: 'PENDING', message: 'Paid; awaiting confirmations on the network' };
+const SETTLED: Mapped = { status: 'COMPLETED', message: 'Payment completed' };
+const UNCONFIRMED: Mapped = { status: 'FAILED', message: 'The payment did not confirm in time' };
+
+/**
+ * When a crypto payment counts, by (status, additionalStatus). InvoiceWatcher.cs: an invoice paid in full
+ * goes New -> Processing (PaidOver when more was sent), then Settled once the store's confirmations are in,
+ * or Invalid when they are not in by the end of monitoring; an unpaid one goes New -> Expired (PaidPartial
+ * when part was paid); a full payment after expiry leaves it Expired with PaidLate, and only a merchant's
+ * manual marking settles it (Settled + Marked).
+ * - COMPLETED only on Settled: confirmed on the network. An overpaid invoice completes for the invoiced
+ *   amount; the excess stays in the BTCPay store for the merchant to refund and is never credited.
+ * - Underpaid (Expired + PaidPartial): FAILED, nothing credited; the part paid is refunded from BTCPay.
+ * - Expired with nothing paid, or paid late: PENDING here. EXPIRED is our own clock (the invoice is given
+ *   the collection's remaining lifetime), and a later Settled + Marked is then a late completion.
+ */
+const TABLE: Record<InvoiceStatus, Mapped | Partial<Record<AdditionalStatus, Mapped>> & { default: Mapped }> = {
+  New: { default: PENDING_PAYMENT, PaidPartial: { status: 'PENDING', message: 'Partly paid; awaiting the rest of the payment' } },
+  Processing: CONFIRMING,
+  Settled: { default: SETTLED, PaidOver: { status: 'COMPLETED', message: 'Payment completed; the amount paid over is not credited' } },
+  Expired: {
+    default: { status: 'PENDING', message: 'The invoice expired unpaid' },
+    PaidPartial: { status: 'FAILED', message: 'Underpaid: the invoice expired with only part of the amount paid; nothing is credited' },
+    PaidLate: { status: 'PENDING', message: 'Paid after the invoice expired: held until the merchant marks it settled' },
+  },
+  Invalid: { default: UNCONFIRMED, Marked: { status: 'FAILED', message: 'The invoice was marked invalid' } },
+};
+
+function isOneOf<T extends string>(list: readonly T[], v: unknown): v is T {
+  return typeof v === 'string' && (list as readonly string[]).includes(v);
+}
+
+/** Unknown words are PENDING and flagged `unmapped` (the caller logs them): never a guessed failure. */
+export function mapStatus(status: string, additional: string): Mapped & { unmapped: boolean } {
+  if (!isOneOf(INVOICE_STATUSES, status) || !isOneOf(ADDITIONAL_STATUSES, additional)) {
+    return { status: 'PENDING', message: 'The processor reported a status we do not know', unmapped: true };
+  }
+  const row = TABLE[status];
+  const mapped = 'default' in row ? (row[additional] ?? row.default) : row;
+  return { ...mapped, unmapped: false };
+}
+
+export interface InvoiceOrder {
+  gatewayReference: string;
+  amountMinor: bigint;
+  currency: string;
+  /** where the checkout sends the customer back to us */
+  returnUrl: string;
+  /** the collection's remaining lifetime, so that the invoice and the collection expire together */
+  expirationMinutes: number;
+}
+
+/** POST /api/v1/stores/{storeId}/invoices body: a priced invoice (not top-up) in our currency. */
+export function createInvoiceRequest(o: InvoiceOrder) {
+  return {
+    amount: formatMinor(o.amountMinor),
+    currency: o.currency,
+    metadata: { orderId: o.gatewayReference },
+    checkout: { redirectURL: o.returnUrl, redirectAutomatically: true, expirationMinutes: Math.max(1, o.expirationMinutes), paymentTolerance: 0 },
+  };
+}
+
+export interface Invoice {
+  id: string;
+  checkoutLink: string;
+  status: string;
+  additionalStatus: string;
+  amountMinor: bigint;
+  currency: string;
+  orderId: string | null;
+}
+
+export type Unknown = { kind: 'unknown'; detail: string };
+export type InvoiceAnswer = ({ kind: 'invoice' } & Invoice) | { kind: 'not_found' } | { kind: 'refused'; message: string } | Unknown;
+
+function record(v: unknown): Record<string, unknown> | null {
+  return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
+}
+
+function text(v: unknown): string | null {
+  return typeof v === 'string' && v.length > 0 ? v : null;
+}
+
+/** "12.5", "12.50", "12.500000" -> 1250n; null for anything finer than a cent or not a plain decimal. */
+export function decimalToMinor(v: unknown): bigint | null {
+  const m = typeof v === 'string' ? /^(\d{1,15})(?:\.(\d{0,2})0*)?$/.exec(v) : null;
+  return m ? BigInt(m[1]) * 100n + BigInt((m[2] ?? '').padEnd(2, '0')) : null;
+}
+
+function invoiceOf(v: unknown): Invoice | null {
+  const b = record(v);
+  const id = text(b?.id);
+  const checkoutLink = text(b?.checkoutLink);
+  const status = text(b?.status);
+  const amountMinor = decimalToMinor(b?.amount);
+  const currency = text(b?.currency);
+  if (!id || !checkoutLink || !/^https?:\/\//.test(checkoutLink) || !status || amountMinor === null || !currency) return null;
+  return { id, checkoutLink, status, additionalStatus: text(b?.additionalStatus) ?? 'None', amountMinor, currency, orderId: text(record(b?.metadata)?.orderId) };
+}
+
+/** ProblemDetails `{code, message}` or ValidationProblemDetails `[{path, message}]`, in a few words. */
+function problem(raw: unknown): string {
+  if (Array.isArray(raw)) return raw.map((p) => `${record(p)?.path ?? ''}: ${record(p)?.message ?? ''}`).join('; ');
+  return text(record(raw)?.message) ?? 'refused';
+}
+
+/** Create or get one invoice: 200 InvoiceData; 404 unknown; 400/401/403 will not change on a retry. */
+export function readInvoice(httpStatus: number, raw: unknown): InvoiceAnswer {
+  if (httpStatus === 404) return { kind: 'not_found' };
+  if ([400, 401, 403, 422].includes(httpStatus)) return { kind: 'refused', message: problem(raw) };
+  const invoice = httpStatus === 200 ? invoiceOf(raw) : null;
+  return invoice ? { kind: 'invoice', ...invoice } : { kind: 'unknown', detail: `invoice answer HTTP ${httpStatus} not readable` };
+}
+
+/** GET invoices?orderId=...: the invoices already made for our reference (BTCPay does not refuse a repeat). */
+export function readInvoiceList(httpStatus: number, raw: unknown): { kind: 'list'; invoices: Invoice[] } | { kind: 'refused'; message: string } | Unknown {
+  if ([400, 401, 403].includes(httpStatus)) return { kind: 'refused', message: problem(raw) };
+  if (httpStatus !== 200 || !Array.isArray(raw)) return { kind: 'unknown', detail: `invoice list answer HTTP ${httpStatus} not readable` };
+  const invoices = raw.map(invoiceOf);
+  if (invoices.some((i) => i === null)) return { kind: 'unknown', detail: 'invoice list holds an unreadable invoice' };
+  return { kind: 'list', invoices: invoices as Invoice[] };
+}
+
+/** The invoice read through the table, with the invoiced amount (what a Settled invoice is credited for). */
+export function observe(i: Invoice) {
+  const mapped = mapStatus(i.status, i.additionalStatus);
+  return { status: mapped.status, vendorStatus: `${i.status}/${i.additionalStatus}`, message: mapped.message, amountMinor: i.amountMinor, currency: i.currency, unmapped: mapped.unmapped };
+}
+
+/** BTCPay-Sig: `sha256=` + hex HMAC-SHA256 of the raw body keyed with the UTF-8 webhook secret. */
+export function signature(rawBody: Buffer, secret: string): string {
+  return 'sha256=' + createHmac('sha256', Buffer.from(secret, 'utf8')).update(rawBody).digest('hex');
+}
+
+export function signatureValid(rawBody: Buffer, header: string | undefined, secret: string): boolean {
+  const m = header ? /^sha256=([0-9a-f]{64})$/i.exec(header) : null;
+  if (!m) return false;
+  const expected = createHmac('sha256', Buffer.from(secret, 'utf8')).update(rawBody).digest();
+  return timingSafeEqual(expected, Buffer.from(m[1], 'hex'));
+}
+
+/** A webhook's type, store, invoice and our orderId (WebhookInvoiceEvent); null when unreadable. */
+export function readWebhook(rawBody: Buffer): { type: string; storeId: string; invoiceId: string; orderId: string | null } | null {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(rawBody.toString('utf8'));
+  } catch {
+    return null;
+  }
+  const b = record(parsed);
+  const type = text(b?.type);
+  const storeId = text(b?.storeId);
+  const invoiceId = text(b?.invoiceId);
+  return type && storeId && invoiceId ? { type, storeId, invoiceId, orderId: text(record(b?.metadata)?.orderId) } : null;
+}

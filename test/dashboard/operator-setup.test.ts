@@ -1,0 +1,171 @@
+// Proves, in Chromium against a real service and database, that an operator takes a business from nothing to a
+// verified live merchant in the browser only, that refusals show the API's own words next to the field and change
+// nothing, that an API secret is shown once then only masked, and that a third token is refused.
+import type { Browser, Page } from 'playwright-core';
+import { launchBrowser } from '../helpers/browser';
+import { dashboardPage, describeBrowser, fieldError, signInOperator } from '../helpers/dashboard';
+import { startReceiver } from '../helpers/notify-fixtures';
+import type { Receiver } from '../helpers/notify-fixtures';
+import { startTestService } from '../helpers/service';
+import type { TestService } from '../helpers/service';
+
+let svc: TestService;
+let browser: Browser;
+let receiver: Receiver;
+/** A fresh database, a service and Chromium take a while on a loaded machine. */
+const SETUP_MS = 180_000;
+
+beforeAll(async () => {
+  svc = await startTestService();
+  receiver = await startReceiver();
+  browser = (await launchBrowser()) as Browser;
+}, SETUP_MS);
+afterAll(async () => {
+  await browser?.close();
+  await receiver?.close();
+  await svc?.close();
+});
+
+const count = async (table: string) => Number((await svc.database.db.one(`SELECT count(*) AS n FROM ${table}`)).n);
+
+/** The message the API itself gives for a request, to compare with what the page shows. */
+async function apiMessage(method: 'post', path: string, body: unknown, field?: string): Promise<string> {
+  const res = await svc.admin[method](path, body);
+  expect(res.status).toBe(400);
+  return field ? res.body.data.find((f: { field: string }) => f.field === field).message : res.body.message;
+}
+
+async function createToken(page: Page, hash: string): Promise<void> {
+  const form = page.getByRole('form', { name: 'New API token' });
+  await form.getByLabel('Webhook URL').fill(receiver.url);
+  await form.getByLabel('Webhook hash (signing secret)').fill(hash);
+  await form.getByLabel('Notification email').fill('payments@kampalabooks.example');
+  await form.getByRole('button', { name: 'Create token' }).click();
+}
+
+describeBrowser('operator console in Chromium', () => {
+  it('sets up a business from nothing to a verified live merchant', async () => {
+    const page = await dashboardPage(browser, svc);
+
+    // A wrong key is refused in the API's words; the right one, typed and submitted from the keyboard, signs in.
+    await signInOperator(page, 'op_wrong_key_000000000000000');
+    const unauthorized = (await svc.anon.get('/v1/admin/businesses')).body.message;
+    await page.getByRole('alert').getByText(unauthorized).waitFor();
+    await page.getByLabel('Operator key').focus();
+    await page.keyboard.press('Control+A');
+    await page.keyboard.type(svc.config.operatorApiKey);
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'Businesses' }).waitFor();
+    await page.getByText('No business yet').waitFor();
+
+    // A currency the API refuses: its message next to the field, no business written.
+    await page.getByRole('link', { name: 'New business' }).click();
+    const terms = page.getByRole('form', { name: 'Business terms' });
+    await terms.getByLabel('Business name').fill('Kampala Books Ltd');
+    await terms.getByLabel('Default wallet currency').fill('ug');
+    await terms.getByRole('button', { name: 'Create business' }).click();
+    const badCurrency = await apiMessage('post', '/v1/admin/businesses', { name: 'x', default_currency: 'UG' }, 'default_currency');
+    await expectText(fieldError(page, 'Business terms', 'default_currency'), badCurrency);
+    expect(await count('businesses')).toBe(0);
+
+    await terms.getByLabel('Default wallet currency').fill('UGX');
+    await terms.getByLabel('Rolling reserve (%)').fill('10');
+    await terms.getByLabel('Reserve held for (months)').fill('6');
+    await terms.getByLabel('Card settlement (days)').fill('3');
+    await terms.getByLabel('Fee paid by').selectOption('customer');
+    await terms.getByLabel('MOBILE_MONEY percent').fill('3');
+    await terms.getByLabel('BANK fixed').fill('500');
+    await terms.getByRole('button', { name: 'Create business' }).click();
+    await page.getByRole('heading', { name: /Kampala Books Ltd/ }).waitFor();
+    const business = await svc.database.db.one('SELECT * FROM businesses');
+    expect(business).toMatchObject({ name: 'Kampala Books Ltd', default_currency: 'UGX', rolling_reserve_months: 6, card_settlement_days: 3, fee_bearer: 'customer' });
+    expect(Number(business.rolling_reserve_percent)).toBe(10);
+    const fees = await svc.database.db.any('SELECT payment_method, percent::text, fixed_minor::text FROM business_fees ORDER BY payment_method');
+    expect(fees.map((f) => f.payment_method)).toEqual(['BANK', 'MOBILE_MONEY']);
+
+    // A second wallet.
+    const wallet = page.getByRole('form', { name: 'Add a wallet' });
+    await wallet.getByLabel('New wallet currency').fill('USD');
+    await wallet.getByRole('button', { name: 'Add wallet' }).click();
+    await page.getByRole('region', { name: 'Wallets' }).getByText('USD', { exact: true }).waitFor();
+    expect((await svc.database.db.any('SELECT currency FROM wallets ORDER BY currency')).map((w) => w.currency)).toEqual(['UGX', 'USD']);
+
+    // A MID whose processor password is write-only, then re-ranked.
+    const password = 'processor-pass-4711';
+    const mid = page.getByRole('form', { name: 'Add a MID' });
+    await mid.getByLabel('Business name at the processor').fill('Kampala Books Ltd');
+    await mid.getByLabel('Currency').fill('UGX');
+    await mid.getByLabel('Password at the processor').fill(password);
+    await mid.getByRole('button', { name: 'Add MID' }).click();
+    const mids = page.getByRole('region', { name: 'MIDs (routing terminals)' });
+    await mids.getByRole('cell', { name: 'stored' }).waitFor();
+    expect(await page.content()).not.toContain(password);
+    const midRow = await svc.database.db.one('SELECT id, merchant_password_enc FROM mids');
+    expect(midRow.merchant_password_enc).not.toContain(password);
+    await mids.getByRole('button', { name: `Edit MID #${midRow.id}` }).click();
+    const edit = page.getByRole('form', { name: `Edit MID #${midRow.id}` });
+    await edit.getByLabel('Processing rank').fill('2');
+    await edit.getByRole('button', { name: 'Save MID' }).click();
+    await edit.getByText(`MID #${midRow.id} saved.`).waitFor();
+    expect((await svc.database.db.one('SELECT processing_rank FROM mids')).processing_rank).toBe(2);
+    for (const method of ['BANK', 'CRYPTO']) {
+      await svc.admin.post(`/v1/admin/businesses/${business.id}/mids`, { business_name: 'Kampala Books Ltd', service_type: 'sandbox', payment_method: method, currency: 'UGX' });
+    }
+
+    // A webhook hash under 16 characters: the API's words next to the field, no token written.
+    await createToken(page, 'too-short');
+    const shortHash = await apiMessage('post', `/v1/admin/businesses/${business.id}/api-tokens`, { notification_email: 'a@b.example', webhook_url: 'https://a.example/h', webhook_hash: 'too-short' }, 'webhook_hash');
+    await expectText(fieldError(page, 'New API token', 'webhook_hash'), shortHash);
+    expect(await count('api_tokens')).toBe(0);
+
+    // The secret is shown once, works, and is never shown again.
+    await createToken(page, 'whsec-kampala-books-0001');
+    const secret = (await page.getByTestId('api-secret').textContent()) as string;
+    const apiKey = (await svc.database.db.one('SELECT api_key FROM api_tokens')).api_key as string;
+    const token = await svc.anon.post('/v1/auth/token', { api_key: apiKey }, { headers: { 'Secret-Key': secret } });
+    expect(token.status).toBe(200);
+    await page.getByRole('button', { name: 'I have stored the secret' }).click();
+    await page.getByRole('article', { name: `API token ${apiKey}` }).getByLabel('secret hidden').waitFor();
+    expect(await page.content()).not.toContain(secret);
+    await page.reload();
+    await page.getByRole('article', { name: `API token ${apiKey}` }).waitFor();
+    expect(await page.content()).not.toContain(secret);
+
+    // A second token is fine; a third is refused in the API's words and not written.
+    await createToken(page, 'whsec-kampala-books-0002');
+    await page.getByRole('button', { name: 'I have stored the secret' }).click();
+    await createToken(page, 'whsec-kampala-books-0003');
+    const limit = (await svc.admin.post(`/v1/admin/businesses/${business.id}/api-tokens`, { notification_email: 'a@b.example', webhook_url: 'https://a.example/h', webhook_hash: 'whsec-kampala-books-0003' })).body.message;
+    await page.getByRole('form', { name: 'New API token' }).getByRole('alert').getByText(limit).waitFor();
+    expect(await count('api_tokens')).toBe(2);
+
+    // Go-live: the merchant's sandbox runs appear in the review, then the operator verifies.
+    const merchant = svc.merchant(token.body.data.token);
+    for (const method of ['BANK', 'CRYPTO']) {
+      const r = await merchant.post('/v1/collections/request-to-pay', {
+        currency: 'UGX', amount: 500, payment_method: method, account_number: 'acct-123', redirect_url: 'https://shop.example/done', merchant_reference: `CERT-${method}`, narration: 'Certification run',
+      });
+      expect(r.status).toBe(200);
+      expect((await merchant.post(`/v1/sandbox/collections/${r.body.data.gateway_reference}/simulate`, { outcome: 'COMPLETED' })).status).toBe(200);
+    }
+    await page.reload();
+    const review = page.getByRole('region', { name: 'Go-live review' });
+    await review.getByRole('listitem').filter({ hasText: 'BANK' }).getByText('passed').waitFor();
+    await review.getByRole('listitem').filter({ hasText: 'CRYPTO' }).getByText('passed').waitFor();
+    await review.getByRole('listitem').filter({ hasText: 'MOBILE_MONEY_SUCCESS' }).getByText('not yet').waitFor();
+    await review.getByLabel('Verified by').fill('ops.jane');
+    await review.getByLabel('What was reviewed').fill('Sandbox runs and KYC file 2211');
+    await review.getByRole('button', { name: 'Verify for live' }).click();
+    await review.getByText('Verified by ops.jane').waitFor();
+    await page.getByText('verified for live').waitFor();
+    const verified = await svc.database.db.one('SELECT verified_by, verified_at FROM businesses WHERE id = $1', [business.id]);
+    expect(verified.verified_by).toBe('ops.jane');
+    expect(verified.verified_at).not.toBeNull();
+    await page.context().close();
+  }, 180_000);
+});
+
+async function expectText(locator: ReturnType<Page['locator']>, text: string): Promise<void> {
+  await locator.waitFor();
+  expect(await locator.textContent()).toContain(text);
+}

@@ -1,0 +1,284 @@
+// A fake BTCPay Server (Greenfield API) over real HTTP: invoices, a checkout page, the way back, confirmations,
+// expiry, and signed webhooks with redeliveries. Reproduced behaviours and their sources (btcpayserver/btcpayserver
+// at 03345c2):
+// - `Authorization: token <api key>`; none or a wrong one is 401 ProblemDetails (swagger.template.json API_Key);
+// - POST /api/v1/stores/{storeId}/invoices: amount as a decimal string, currency, metadata.orderId,
+//   checkout.{redirectURL, redirectAutomatically, expirationMinutes (default 15), monitoringMinutes (default 1440)};
+//   400 ValidationProblemDetails `[{path, message}]` on bad input; 200 InvoiceData with checkoutLink, status New
+//   (swagger.template.invoices.json: CreateInvoiceRequest, CheckoutOptions, InvoiceData);
+// - a repeated orderId is not refused: it makes another invoice; GET invoices?orderId= finds them (same file);
+// - GET /api/v1/stores/{storeId}/invoices/{invoiceId}; 404 when unknown (same file);
+// - states (HostedServices/InvoiceWatcher.cs): a full payment New -> Processing (PaidOver when more), then
+//   Settled when confirmed, or Invalid when not confirmed before monitoring ends; a part payment stays New with
+//   PaidPartial; expiry New -> Expired (PaidPartial kept); a full payment after expiry: Expired + PaidLate;
+//   a manual marking: Settled or Invalid with Marked;
+// - the checkout sends the customer to redirectURL once paid, at once when redirectAutomatically
+//   (CheckoutOptions), with {InvoiceId} and {OrderId} replaced;
+// - webhooks InvoiceReceivedPayment, InvoiceProcessing, InvoiceSettled {overPaid, manuallyMarked},
+//   InvoiceExpired {partiallyPaid}, InvoiceInvalid {manuallyMarked} with deliveryId, webhookId,
+//   originalDeliveryId, isRedelivery, timestamp, storeId, invoiceId, metadata (swagger.template.webhooks.json);
+//   body serialised indented, `BTCPay-Sig: sha256=<hex HMAC-SHA256(UTF-8 secret, body)>`; redelivered on 5xx,
+//   408, 429 or no answer, after 10 s, 1 min, then 10 min six times (Plugins/Webhooks/WebhookSender.cs; here the
+//   delays are the fake's `redeliveryMs`).
+// Not BTCPay: the `/__fake/*` control routes, and the buttons that play the customer's wallet (payments are
+// counted in the invoice's own currency).
+import { createHmac, randomBytes } from 'node:crypto';
+import type http from 'node:http';
+import { esc, FAKE_MODES, FakeServer, htmlPage, parseJson } from './web';
+import type { FakeMode } from './web';
+
+export interface FakeInvoice {
+  id: string;
+  storeId: string;
+  /** in cents of the invoice currency */
+  amountCents: number;
+  paidCents: number;
+  currency: string;
+  status: 'New' | 'Processing' | 'Settled' | 'Expired' | 'Invalid';
+  additionalStatus: 'None' | 'PaidLate' | 'PaidPartial' | 'Marked' | 'Invalid' | 'PaidOver';
+  metadata: Record<string, unknown>;
+  redirectURL: string | null;
+  redirectAutomatically: boolean;
+  createdTime: number;
+  expirationTime: number;
+  monitoringExpiration: number;
+}
+
+export interface FakeBtcpayOptions {
+  storeId?: string;
+  apiKey?: string;
+  webhookSecret?: string;
+  webhookUrl?: string | null;
+  /** delay before the first delivery and each redelivery */
+  redeliveryMs?: number[];
+  /** how long a full payment waits for its confirmations before Settled; null = until confirm() */
+  confirmAfterMs?: number | null;
+}
+
+const page = (title: string, body: string) => htmlPage('Fake BTCPay Server', title, body);
+const DECIMAL = /^\d{1,15}(\.\d{1,8})?$/;
+
+function cents(amount: string): number {
+  const [whole, fraction = ''] = amount.split('.');
+  return Number(whole) * 100 + Math.round(Number(`0.${fraction || '0'}`) * 100);
+}
+
+function decimal(c: number): string {
+  return `${Math.floor(c / 100)}.${String(c % 100).padStart(2, '0')}`;
+}
+
+export class FakeBtcpay extends FakeServer {
+  readonly storeId: string;
+  readonly apiKey: string;
+  readonly webhookSecret: string;
+  webhookUrl: string | null;
+  redeliveryMs: number[];
+  confirmAfterMs: number | null;
+  readonly calls: { method: string; path: string; status: number }[] = [];
+  private readonly invoices = new Map<string, FakeInvoice>();
+  private readonly webhookId = randomBytes(8).toString('hex');
+
+  constructor(o: FakeBtcpayOptions = {}) {
+    super();
+    this.storeId = o.storeId ?? 'Fk' + randomBytes(16).toString('hex');
+    this.apiKey = o.apiKey ?? randomBytes(20).toString('hex');
+    this.webhookSecret = o.webhookSecret ?? randomBytes(16).toString('base64url');
+    this.webhookUrl = o.webhookUrl ?? null;
+    this.redeliveryMs = o.redeliveryMs ?? [0, 200, 400, 800];
+    this.confirmAfterMs = o.confirmAfterMs === undefined ? 300 : o.confirmAfterMs;
+  }
+
+  invoice(id: string): FakeInvoice | undefined {
+    return this.invoices.get(id);
+  }
+
+  byOrderId(orderId: string): FakeInvoice[] {
+    return [...this.invoices.values()].filter((i) => i.metadata.orderId === orderId).reverse();
+  }
+
+  /** InvoiceData as Greenfield shows it. */
+  view(i: FakeInvoice) {
+    return {
+      id: i.id, storeId: i.storeId, amount: decimal(i.amountCents), paidAmount: decimal(i.paidCents), currency: i.currency, type: 'Standard',
+      checkoutLink: `${this.url}/i/${i.id}`, createdTime: i.createdTime, expirationTime: i.expirationTime, monitoringExpiration: i.monitoringExpiration,
+      status: i.status, additionalStatus: i.additionalStatus, availableStatusesForManualMarking: i.status === 'Settled' ? ['Invalid'] : ['Settled', 'Invalid'],
+      archived: false, metadata: i.metadata,
+      checkout: { redirectURL: i.redirectURL, redirectAutomatically: i.redirectAutomatically, speedPolicy: 'MediumSpeed', paymentTolerance: 0 },
+    };
+  }
+
+  /** The customer's wallet sends `paidCents` more (in the invoice currency). */
+  pay(id: string, paidCents: number): FakeInvoice {
+    const i = this.mustGet(id);
+    i.paidCents += paidCents;
+    const afterExpiration = i.status === 'Expired';
+    this.event(i, 'InvoiceReceivedPayment', { afterExpiration, paymentMethodId: 'BTC-CHAIN' });
+    const full = i.paidCents >= i.amountCents;
+    if (i.status === 'New' && full) {
+      i.status = 'Processing';
+      i.additionalStatus = i.paidCents > i.amountCents ? 'PaidOver' : 'None';
+      this.event(i, 'InvoiceProcessing', { overPaid: i.additionalStatus === 'PaidOver' });
+      if (this.confirmAfterMs !== null) this.later(this.confirmAfterMs, () => this.confirm(id));
+    } else if (i.status === 'New') {
+      i.additionalStatus = 'PaidPartial';
+    } else if (afterExpiration && full) {
+      i.additionalStatus = 'PaidLate';
+    }
+    return i;
+  }
+
+  /** The store's confirmations are in: Processing -> Settled. */
+  confirm(id: string): void {
+    const i = this.mustGet(id);
+    if (i.status !== 'Processing') return;
+    i.status = 'Settled';
+    this.event(i, 'InvoiceSettled', { overPaid: i.additionalStatus === 'PaidOver', manuallyMarked: false });
+  }
+
+  /** Monitoring ended without enough confirmations: Processing -> Invalid. */
+  failConfirmations(id: string): void {
+    const i = this.mustGet(id);
+    if (i.status !== 'Processing') return;
+    i.status = 'Invalid';
+    this.event(i, 'InvoiceInvalid', { manuallyMarked: false });
+  }
+
+  expire(id: string): void {
+    const i = this.mustGet(id);
+    if (i.status !== 'New') return;
+    i.status = 'Expired';
+    this.event(i, 'InvoiceExpired', { partiallyPaid: i.additionalStatus === 'PaidPartial' });
+  }
+
+  /** The merchant marks the invoice in BTCPay's own dashboard. */
+  mark(id: string, status: 'Settled' | 'Invalid'): void {
+    const i = this.mustGet(id);
+    i.status = status;
+    i.additionalStatus = 'Marked';
+    this.event(i, status === 'Settled' ? 'InvoiceSettled' : 'InvoiceInvalid', status === 'Settled' ? { overPaid: false, manuallyMarked: true } : { manuallyMarked: true });
+  }
+
+  /** Sends an event about an invoice (again); `forged` signs it with another secret. */
+  event(i: FakeInvoice, type: string, extra: Record<string, unknown>, o: { forged?: boolean } = {}): void {
+    if (!this.webhookUrl) return;
+    const firstDelivery = randomBytes(8).toString('hex');
+    const secret = o.forged ? 'not-the-webhook-secret' : this.webhookSecret;
+    const request = (attempt: number) => {
+      const deliveryId = attempt === 0 ? firstDelivery : randomBytes(8).toString('hex');
+      const event = {
+        deliveryId, webhookId: this.webhookId, originalDeliveryId: firstDelivery, isRedelivery: attempt > 0, type,
+        timestamp: Math.floor(Date.now() / 1000), storeId: i.storeId, invoiceId: i.id, metadata: i.metadata, ...extra,
+      };
+      const body = Buffer.from(JSON.stringify(event, null, 2));
+      return { body, headers: { 'BTCPay-Sig': 'sha256=' + createHmac('sha256', Buffer.from(secret, 'utf8')).update(body).digest('hex') } };
+    };
+    const retry = (status: number | string) => typeof status === 'string' || status >= 500 || status === 408 || status === 429;
+    this.deliver(this.webhookUrl, i.id, this.redeliveryMs, retry, request);
+  }
+
+  private mustGet(id: string): FakeInvoice {
+    const i = this.invoices.get(id);
+    if (!i) throw new Error(`no invoice ${id}`);
+    return i;
+  }
+
+  protected handle(req: http.IncomingMessage, res: http.ServerResponse, url: URL, raw: string): void {
+    if (url.pathname.startsWith('/__fake/')) return this.control(url, raw, res);
+    if (url.pathname.startsWith('/i/')) return this.checkout(req.method ?? 'GET', url, raw, res);
+    if (!this.answerable(req, res, { code: 'service-unavailable', message: 'Service unavailable' })) return;
+    const answer = this.api(req, url, parseJson(raw));
+    this.calls.push({ method: req.method ?? 'GET', path: url.pathname + url.search, status: answer.status });
+    this.json(res, answer.status, answer.json);
+  }
+
+  private api(req: http.IncomingMessage, url: URL, body: unknown): { status: number; json: unknown } {
+    if (req.headers.authorization !== `token ${this.apiKey}`) {
+      return { status: 401, json: { code: 'unauthenticated', message: 'Authentication is required for accessing this endpoint' } };
+    }
+    const m = /^\/api\/v1\/stores\/([^/]+)\/invoices(?:\/([^/]+))?$/.exec(url.pathname);
+    if (!m) return { status: 404, json: { code: 'not-found', message: 'Not found' } };
+    if (decodeURIComponent(m[1]) !== this.storeId) return { status: 403, json: undefined };
+    if (req.method === 'POST' && !m[2]) return this.create(body);
+    if (req.method === 'GET' && !m[2]) {
+      const orderIds = url.searchParams.getAll('orderId');
+      const list = [...this.invoices.values()].reverse().filter((i) => orderIds.length === 0 || orderIds.includes(String(i.metadata.orderId)));
+      return { status: 200, json: list.map((i) => this.view(i)) };
+    }
+    const i = m[2] ? this.invoices.get(decodeURIComponent(m[2])) : undefined;
+    if (req.method === 'GET' && i) return { status: 200, json: this.view(i) };
+    return { status: 404, json: { code: 'invoice-not-found', message: 'The invoice was not found' } };
+  }
+
+  private create(body: unknown): { status: number; json: unknown } {
+    const b = (body ?? {}) as Record<string, unknown>;
+    const errors: { path: string; message: string }[] = [];
+    const amount = typeof b.amount === 'number' ? String(b.amount) : b.amount;
+    if (typeof amount !== 'string' || !DECIMAL.test(amount) || cents(amount) <= 0) errors.push({ path: 'amount', message: 'Amount should be greater than 0' });
+    if (typeof b.currency !== 'string' || !/^[A-Z]{3}$/.test(b.currency)) errors.push({ path: 'currency', message: 'Invalid currency' });
+    const checkout = (b.checkout ?? {}) as Record<string, unknown>;
+    const minutes = checkout.expirationMinutes ?? 15;
+    if (typeof minutes !== 'number' || minutes <= 0) errors.push({ path: 'checkout.expirationMinutes', message: 'Expiration time must be strictly greater than 0' });
+    if (errors.length > 0) return { status: 400, json: errors };
+    const now = Math.floor(Date.now() / 1000);
+    const expiresInMs = Number(minutes) * 60_000;
+    const i: FakeInvoice = {
+      id: randomBytes(11).toString('base64url').replace(/[-_]/g, 'x'), storeId: this.storeId, amountCents: cents(amount as string), paidCents: 0,
+      currency: b.currency as string, status: 'New', additionalStatus: 'None', metadata: (b.metadata ?? {}) as Record<string, unknown>,
+      redirectURL: typeof checkout.redirectURL === 'string' ? checkout.redirectURL : null, redirectAutomatically: checkout.redirectAutomatically === true,
+      createdTime: now, expirationTime: now + Math.round(expiresInMs / 1000), monitoringExpiration: now + Math.round(expiresInMs / 1000) + Number(checkout.monitoringMinutes ?? 1440) * 60,
+    };
+    this.invoices.set(i.id, i);
+    this.later(expiresInMs, () => this.expire(i.id));
+    return { status: 200, json: this.view(i) };
+  }
+
+  private back(i: FakeInvoice): string | null {
+    return i.redirectURL ? i.redirectURL.replace('{InvoiceId}', i.id).replace('{OrderId}', String(i.metadata.orderId ?? '')) : null;
+  }
+
+  /** The checkout page: pay in full, part, over, or leave; back to the store once paid. */
+  private checkout(method: string, url: URL, raw: string, res: http.ServerResponse): void {
+    const i = this.invoices.get(url.pathname.slice(3));
+    if (!i) return this.html(res, 404, page('Invoice not found', '<p>This invoice does not exist.</p>'));
+    const due = `<p class="amount">${esc(decimal(i.amountCents))} ${esc(i.currency)}</p>`;
+    if (method === 'POST') {
+      const share = { full: 1, part: 0.5, over: 1.5 }[new URLSearchParams(raw).get('pay') ?? ''] ?? 0;
+      if (share > 0) this.pay(i.id, Math.round(i.amountCents * share) - (share === 1 ? i.paidCents : 0));
+      const to = this.back(i);
+      if (i.status === 'Processing' && i.redirectAutomatically && to) return this.redirect(res, to);
+    }
+    const to = this.back(i);
+    const link = to ? `<p><a href="${esc(to)}">Return to the store</a></p>` : '';
+    if (i.status !== 'New') return this.html(res, 200, page(`Invoice ${i.status}`, `${due}<p>${esc(i.additionalStatus)}</p>${link}`));
+    const paid = i.paidCents > 0 ? `<p>Paid so far: ${esc(decimal(i.paidCents))} ${esc(i.currency)}</p>` : '';
+    const form = (pay: string, label: string) => `<form method="post"><input type="hidden" name="pay" value="${pay}"><button type="submit">${label}</button></form>`;
+    return this.html(res, 200, page('Pay with Bitcoin', `${due}${paid}${form('full', 'Pay in full')}${form('part', 'Pay half')}${form('over', 'Pay one and a half times')}${link}`));
+  }
+
+  /** Not BTCPay: lets a test or `npm run fakes` steer the fake over HTTP. */
+  private control(url: URL, raw: string, res: http.ServerResponse): void {
+    const body = (parseJson(raw) ?? {}) as Record<string, unknown>;
+    if (url.pathname === '/__fake/mode' && FAKE_MODES.includes(body.mode as FakeMode)) {
+      this.mode = body.mode as FakeMode;
+      return this.json(res, 200, { mode: this.mode });
+    }
+    if (url.pathname === '/__fake/webhook-url') {
+      this.webhookUrl = typeof body.url === 'string' ? body.url : null;
+      return this.json(res, 200, { webhook_url: this.webhookUrl });
+    }
+    const m = /^\/__fake\/invoices\/([^/]+)\/(confirm|fail-confirmations|expire|mark-settled|mark-invalid)$/.exec(url.pathname);
+    if (m && this.invoices.has(m[1])) {
+      const id = m[1];
+      ({
+        confirm: () => this.confirm(id),
+        'fail-confirmations': () => this.failConfirmations(id),
+        expire: () => this.expire(id),
+        'mark-settled': () => this.mark(id, 'Settled'),
+        'mark-invalid': () => this.mark(id, 'Invalid'),
+      })[m[2] as 'confirm']();
+      return this.json(res, 200, this.view(this.invoices.get(id)!));
+    }
+    if (url.pathname === '/__fake/calls') return this.json(res, 200, this.calls);
+    return this.json(res, 404, { error: 'unknown control route' });
+  }
+}

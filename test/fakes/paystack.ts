@@ -1,0 +1,291 @@
+// A fake Paystack over real HTTP: the API (initialize, verify, charge), a hosted checkout with a 3-D Secure
+// step, the redirect back with the reference, and signed webhooks with retries. Reproduced behaviours and
+// their sources (PaystackOSS/openapi at 9678dea, PaystackOSS/doc-code-snippets at 94af513):
+// - `Authorization: Bearer <secret key>`; a wrong key is 401 `{status:false, message:"Invalid key"}`
+//   (components/responses/Unauthorized.yaml);
+// - POST /transaction/initialize: email and integer amount (smallest unit) required, currency one of
+//   GHS KES NGN ZAR USD, reference of `-.=` and alphanumerics; 200 with authorization_url, access_code and
+//   reference (schemas/TransactionInitialize*.yaml, api/transactions/initialize/response.json); a reused
+//   reference is 400 `code: duplicate_reference` (schemas/TransactionInitializeBadRequestModel.yaml);
+// - GET /transaction/verify/:reference: the transaction (schemas/VerifyResponse.yaml,
+//   api/transactions/verify/response.json); status `abandoned` until the customer pays; unknown is 404
+//   (components/responses/NotFound.yaml);
+// - POST /charge with card details: `open_url` + url for the 3-D Secure step, `send_pin` for a card that
+//   wants a PIN, `success` for a card with no further step (api/charges/create/response.json);
+// - the checkout sends the customer to callback_url with `trxref` and `reference` added, and a customer who
+//   closes it to metadata.cancel_action (Paystack's "Accept payments" guide);
+// - webhooks `{ event: "charge.success", data: <transaction> }` with `x-paystack-signature` = hex
+//   HMAC-SHA512(secret key, raw body) (doc/payments/webhooks/verifying-transaction, payment-methods/*-event);
+//   a delivery not answered 200 is retried (Paystack's webhook guide: every 3 minutes for the first 4 tries,
+//   then hourly for 72 hours in live mode; here the delays are the fake's `webhookRetryMs`).
+// Not Paystack: the `/__fake/*` control routes and the pay / fail / abandon buttons that play the customer.
+import { createHmac, randomBytes } from 'node:crypto';
+import type http from 'node:http';
+import { esc, FAKE_MODES, FakeServer, htmlPage, parseJson } from './web';
+import type { FakeMode } from './web';
+
+export interface FakeTransaction {
+  id: number;
+  reference: string;
+  accessCode: string;
+  email: string;
+  amount: number;
+  currency: string;
+  channel: 'card' | 'bank';
+  callbackUrl: string | null;
+  cancelAction: string | null;
+  status: string;
+  gatewayResponse: string;
+  createdAt: string;
+  paidAt: string | null;
+  /** started by POST /charge (direct card) rather than the checkout */
+  direct: boolean;
+  cardLast4: string | null;
+}
+
+export interface FakeCall {
+  method: string;
+  path: string;
+  /** the JSON body with any card number and CVV masked (the fake keeps no card data either) */
+  body: unknown;
+  status: number;
+}
+
+export interface FakePaystackOptions {
+  secretKey?: string;
+  /** where webhooks go (Paystack: one URL per integration, set on the dashboard) */
+  webhookUrl?: string | null;
+  /** delay before each webhook attempt; the last one ends the retries */
+  webhookRetryMs?: number[];
+  /** send charge.success by itself after a payment */
+  autoWebhooks?: boolean;
+}
+
+const CURRENCIES = ['GHS', 'KES', 'NGN', 'ZAR', 'USD'];
+const REFERENCE = /^[A-Za-z0-9.=-]{1,100}$/;
+/** The card Paystack's test docs charge with no further step; a Verve card that asks for a PIN. */
+export const NO_3DS_CARD = '4084084084084081';
+export const PIN_CARD = '5060666666666666666';
+
+const page = (title: string, body: string) => htmlPage('Fake Paystack', title, body);
+
+function maskCard(body: unknown): unknown {
+  const b = body as { card?: { number?: string } } | null;
+  if (!b || typeof b !== 'object' || !b.card) return body;
+  return { ...b, card: { number: `****${String(b.card.number ?? '').slice(-4)}`, cvv: '***' } };
+}
+
+export class FakePaystack extends FakeServer {
+  readonly secretKey: string;
+  webhookUrl: string | null;
+  webhookRetryMs: number[];
+  autoWebhooks: boolean;
+  readonly calls: FakeCall[] = [];
+  private readonly byReference = new Map<string, FakeTransaction>();
+  private readonly byCode = new Map<string, FakeTransaction>();
+  private nextId = 4099260000;
+
+  constructor(o: FakePaystackOptions = {}) {
+    super();
+    this.secretKey = o.secretKey ?? 'sk_test_' + randomBytes(20).toString('hex');
+    this.webhookUrl = o.webhookUrl ?? null;
+    this.webhookRetryMs = o.webhookRetryMs ?? [0, 200, 400, 800];
+    this.autoWebhooks = o.autoWebhooks ?? true;
+  }
+
+  transaction(reference: string): FakeTransaction | undefined {
+    return this.byReference.get(reference);
+  }
+
+  /** Paystack's own transaction object as verify and webhooks show it. */
+  view(t: FakeTransaction) {
+    return {
+      id: t.id, domain: 'test', status: t.status, reference: t.reference, receipt_number: null, amount: t.amount, message: null,
+      gateway_response: t.gatewayResponse, paid_at: t.paidAt, created_at: t.createdAt, channel: t.channel, currency: t.currency,
+      ip_address: '127.0.0.1', metadata: '', log: null, fees: Math.round(t.amount * 0.015), fees_split: null,
+      authorization: t.cardLast4
+        ? { authorization_code: `AUTH_${t.accessCode}`, bin: '408408', last4: t.cardLast4, exp_month: '12', exp_year: '2030', channel: 'card',
+            card_type: 'visa ', bank: 'TEST BANK', country_code: 'NG', brand: 'visa', reusable: true, signature: `SIG_${t.accessCode}`, account_name: null }
+        : {},
+      customer: { id: 181873746, first_name: null, last_name: null, email: t.email, customer_code: 'CUS_fake', phone: null, metadata: null, risk_action: 'default' },
+      plan: null, split: {}, order_id: null, paidAt: t.paidAt, createdAt: t.createdAt, requested_amount: t.amount,
+      pos_transaction_data: null, source: null, fees_breakdown: null, connect: null, transaction_date: t.createdAt,
+    };
+  }
+
+  /** Sends the webhook of a transaction's current state now (again), with its retries; `forged` signs with another key. */
+  sendWebhook(reference: string, o: { forged?: boolean; event?: string } = {}): void {
+    const t = this.byReference.get(reference);
+    if (!t) throw new Error(`no transaction ${reference}`);
+    if (!this.webhookUrl) return;
+    const body = Buffer.from(JSON.stringify({ event: o.event ?? 'charge.success', data: this.view(t) }));
+    const signature = createHmac('sha512', o.forged ? 'sk_test_not_the_key' : this.secretKey).update(body).digest('hex');
+    // Paystack counts a delivery done only when answered 200.
+    this.deliver(this.webhookUrl, reference, this.webhookRetryMs, (status) => status !== 200, () => ({ body, headers: { 'x-paystack-signature': signature } }));
+  }
+
+  protected handle(req: http.IncomingMessage, res: http.ServerResponse, url: URL, raw: string): void {
+    if (url.pathname.startsWith('/__fake/')) return this.control(url, raw, res);
+    if (url.pathname.startsWith('/checkout/') || url.pathname.startsWith('/3ds/')) return this.customer(req.method ?? 'GET', url, raw, res);
+    if (!this.answerable(req, res, { status: false, message: 'Service unavailable' })) return;
+    const body = parseJson(raw) ?? null;
+    const answer = this.api(req, url, body);
+    this.calls.push({ method: req.method ?? 'GET', path: url.pathname, body: maskCard(body), status: answer.status });
+    this.json(res, answer.status, answer.json);
+  }
+
+  private api(req: http.IncomingMessage, url: URL, body: unknown): { status: number; json: unknown } {
+    if (req.headers.authorization !== `Bearer ${this.secretKey}`) return { status: 401, json: { status: false, message: 'Invalid key' } };
+    if (req.method === 'POST' && url.pathname === '/transaction/initialize') return this.initialize(body);
+    if (req.method === 'POST' && url.pathname === '/charge') return this.charge(body);
+    const verify = /^\/transaction\/verify\/([^/]+)$/.exec(url.pathname);
+    if (req.method === 'GET' && verify) {
+      const t = this.byReference.get(decodeURIComponent(verify[1]));
+      if (!t) return { status: 404, json: { status: false, message: 'Transaction reference not found' } };
+      return { status: 200, json: { status: true, message: 'Verification successful', data: this.view(t) } };
+    }
+    return { status: 404, json: { status: false, message: 'Route not found' } };
+  }
+
+  /** The checks initialize and charge share; a problem is a 400 with Paystack's shape. */
+  private open(body: unknown, channel: 'card' | 'bank', direct: boolean): FakeTransaction | { status: number; json: unknown } {
+    const b = (body ?? {}) as Record<string, unknown>;
+    const bad = (message: string) => ({ status: 400, json: { status: false, message, meta: { nextStep: 'Check the request and try again' }, type: 'validation_error', code: 'invalid_params' } });
+    if (typeof b.email !== 'string' || !b.email.includes('@')) return bad('Invalid Email Address Passed');
+    if (typeof b.amount !== 'number' || !Number.isSafeInteger(b.amount) || b.amount <= 0) return bad('Invalid Amount Sent');
+    const currency = b.currency === undefined ? 'NGN' : b.currency;
+    if (typeof currency !== 'string' || !CURRENCIES.includes(currency)) return bad('Currency not supported by merchant');
+    const reference = b.reference === undefined ? randomBytes(8).toString('hex') : b.reference;
+    if (typeof reference !== 'string' || !REFERENCE.test(reference)) return bad('Invalid transaction reference');
+    if (this.byReference.has(reference)) {
+      return {
+        status: 400,
+        json: { status: false, message: 'Duplicate Transaction Reference', meta: { nextStep: 'Try and create the Transaction or Charge with a new reference' },
+          type: 'validation_error', code: 'duplicate_reference', errorCodeMappingNotFound: false },
+      };
+    }
+    const metadata = (b.metadata ?? {}) as Record<string, unknown>;
+    const t: FakeTransaction = {
+      id: this.nextId++, reference, accessCode: randomBytes(8).toString('hex'), email: b.email, amount: b.amount, currency, channel,
+      callbackUrl: typeof b.callback_url === 'string' ? b.callback_url : null,
+      cancelAction: typeof metadata.cancel_action === 'string' ? metadata.cancel_action : null,
+      status: 'abandoned', gatewayResponse: 'The transaction was not completed', createdAt: new Date().toISOString(), paidAt: null, direct, cardLast4: null,
+    };
+    this.byReference.set(reference, t);
+    this.byCode.set(t.accessCode, t);
+    return t;
+  }
+
+  private initialize(body: unknown) {
+    const channels = (body as { channels?: unknown } | null)?.channels;
+    const channel = Array.isArray(channels) && channels.length === 1 && channels[0] === 'bank' ? 'bank' : 'card';
+    const t = this.open(body, channel, false);
+    if ('json' in t) return t;
+    return {
+      status: 200,
+      json: { status: true, message: 'Authorization URL created', data: { authorization_url: `${this.url}/checkout/${t.accessCode}`, access_code: t.accessCode, reference: t.reference } },
+    };
+  }
+
+  private charge(body: unknown) {
+    const card = (body as { card?: Record<string, unknown> } | null)?.card;
+    if (!card || typeof card.number !== 'string' || !/^\d{12,19}$/.test(card.number) || typeof card.cvv !== 'string') {
+      return { status: 400, json: { status: false, message: 'Invalid card details' } };
+    }
+    const t = this.open(body, 'card', true);
+    if ('json' in t) return t;
+    t.cardLast4 = card.number.slice(-4);
+    if (card.number === NO_3DS_CARD) {
+      this.settle(t, true);
+      return { status: 200, json: { status: true, message: 'Charge attempted', data: this.view(t) } };
+    }
+    if (card.number === PIN_CARD) {
+      t.status = 'ongoing';
+      return { status: 200, json: { status: true, message: 'Charge attempted', data: { reference: t.reference, status: 'send_pin' } } };
+    }
+    t.status = 'ongoing';
+    return { status: 200, json: { status: true, message: 'Charge attempted', data: { reference: t.reference, status: 'open_url', url: `${this.url}/3ds/${t.accessCode}` } } };
+  }
+
+  private settle(t: FakeTransaction, paid: boolean): void {
+    if (t.status === 'success') return;
+    t.status = paid ? 'success' : 'failed';
+    t.gatewayResponse = paid ? 'Successful' : 'Declined';
+    if (paid) {
+      t.paidAt = new Date().toISOString();
+      if (this.autoWebhooks) this.sendWebhook(t.reference);
+    }
+  }
+
+  private back(t: FakeTransaction): string | null {
+    if (!t.callbackUrl) return null;
+    const u = new URL(t.callbackUrl);
+    u.searchParams.set('trxref', t.reference);
+    u.searchParams.set('reference', t.reference);
+    return u.toString();
+  }
+
+  /** The customer's pages: checkout (pay / fail / abandon), the 3-D Secure step and the way back. */
+  private customer(method: string, url: URL, raw: string, res: http.ServerResponse): void {
+    const m = /^\/(checkout|3ds)\/([0-9a-f]+)(?:\/(pay|fail|cancel|authenticate))?$/.exec(url.pathname);
+    const t = m ? this.byCode.get(m[2]) : undefined;
+    const html = (status: number, body: string) => this.html(res, status, body);
+    if (!m || !t) return void html(404, page('Not found', '<p>This payment link is not valid.</p>'));
+    const go = (to: string) => this.redirect(res, to);
+    const base = `/${m[1]}/${t.accessCode}`;
+    const due = `<p class="amount">${t.currency} ${(t.amount / 100).toFixed(2)}</p><p>${esc(t.email)}</p>`;
+    if (t.status === 'success') return void html(200, page('Payment successful', `${due}${this.backLink(t)}`));
+    if (method === 'GET') {
+      if (m[1] === '3ds') return void html(200, this.challenge(t, base));
+      const label = t.channel === 'bank' ? 'Approve bank payment' : 'Pay';
+      return void html(200, page('Fake Paystack checkout', `${due}
+<form method="post" action="${base}/pay"><button type="submit">${label}</button></form>
+<form method="post" action="${base}/fail"><button type="submit">Fail payment</button></form>
+<form method="post" action="${base}/cancel"><button type="submit">Cancel payment</button></form>`));
+    }
+    const action = m[3] ?? (new URLSearchParams(raw).get('result') === 'pass' ? 'authenticate' : 'fail');
+    if (action === 'pay') {
+      if (t.channel === 'card') return go(`/3ds/${t.accessCode}`);
+      this.settle(t, true);
+      const to = this.back(t);
+      return to ? go(to) : void html(200, page('Payment successful', due));
+    }
+    if (action === 'authenticate') {
+      this.settle(t, true);
+      const to = this.back(t);
+      return to ? go(to) : void html(200, page('Payment successful', due));
+    }
+    if (action === 'fail') {
+      this.settle(t, false);
+      return void html(200, page('Payment failed', `<p>The card was declined.</p>${this.backLink(t)}`));
+    }
+    return go(t.cancelAction ?? this.back(t) ?? base);
+  }
+
+  private challenge(t: FakeTransaction, base: string): string {
+    return page('3-D Secure', `<p>Your bank asks you to confirm a payment of ${t.currency} ${(t.amount / 100).toFixed(2)}.</p>
+<form method="post" action="${base}/authenticate"><button type="submit">Authenticate</button></form>
+<form method="post" action="${base}/fail"><button type="submit">Fail authentication</button></form>`);
+  }
+
+  private backLink(t: FakeTransaction): string {
+    const to = this.back(t);
+    return to ? `<p><a href="${esc(to)}">Return to merchant</a></p>` : '';
+  }
+
+  /** Not Paystack: lets a test or `npm run fakes` steer the fake over HTTP. */
+  private control(url: URL, raw: string, res: http.ServerResponse): void {
+    const json = (status: number, v: unknown) => this.json(res, status, v);
+    const body = (parseJson(raw) ?? {}) as Record<string, unknown>;
+    if (url.pathname === '/__fake/mode' && FAKE_MODES.includes(body.mode as FakeMode)) {
+      this.mode = body.mode as FakeMode;
+      return json(200, { mode: this.mode });
+    }
+    if (url.pathname === '/__fake/webhook-url') {
+      this.webhookUrl = typeof body.url === 'string' ? body.url : null;
+      return json(200, { webhook_url: this.webhookUrl });
+    }
+    if (url.pathname === '/__fake/calls') return json(200, this.calls);
+    return json(404, { error: 'unknown control route' });
+  }
+}

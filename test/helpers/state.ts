@@ -1,0 +1,18 @@
+// A snapshot of every table the service owns, to prove that a refused request changed nothing.
+import type { Db } from '../../src/db';
+
+/** Every row of every table in the public schema, rows sorted by their JSON text. */
+export async function databaseState(db: Db): Promise<Record<string, string[]>> {
+  const tables = await db.map<string>(
+    `SELECT table_name FROM information_schema.tables
+      WHERE table_schema = 'public' AND table_type = 'BASE TABLE' ORDER BY table_name`,
+    [],
+    (r: { table_name: string }) => r.table_name,
+  );
+  const out: Record<string, string[]> = {};
+  for (const table of tables) {
+    const rows = await db.any('SELECT * FROM $1:name', [table]);
+    out[table] = rows.map((r) => JSON.stringify(r, (_k, v) => (typeof v === 'bigint' ? v.toString() : v))).sort();
+  }
+  return out;
+}
