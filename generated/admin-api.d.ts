@@ -140,6 +140,26 @@ export interface paths {
         patch: operations["updateMid"];
         trace?: never;
     };
+    "/v1/admin/mids/{mid_id}/check-credentials": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Check a MID's credentials at its processor
+         * @description Asks the MID's processor for an access token with the stored credentials, and says whether it gave one. Nothing is changed and no payment is made. `ok` false with the processor's answer in `detail` (never a credential) means the credentials, the processor's address (`MTN_MOMO_BASE_URL`, `MPESA_BASE_URL`) or the processor itself need attention. A `sandbox` MID needs no credentials and is always `ok`.
+         */
+        post: operations["checkMidCredentials"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/admin/businesses/{business_id}/api-tokens": {
         parameters: {
             query?: never;
@@ -352,6 +372,41 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/callbacks/{service_type}/{callback_token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The processor that calls back (`mtn_momo`, `mpesa`).
+                 * @example mtn_momo
+                 */
+                service_type: string;
+                /**
+                 * @description The collection's unguessable callback token, made when the collection was requested and given to the processor in the callback URL only.
+                 * @example 3q2-7wZ1bX9kLmN0pQrS5tUvWxYz1aBc
+                 */
+                callback_token: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Receive a processor's callback (PUT)
+         * @description Where a processor reports on a payment it was asked for (MTN MoMo sends the request-to-pay resource, M-Pesa Express its `Body.stkCallback`), in the processor's own shape. It is called by processors, not by merchants or the operator, and needs no credential: the URL's token identifies the collection, and an unknown service type or token is `NOT_FOUND` and changes nothing. A callback is never taken as proof of payment: it only makes the service ask the processor for the payment's status at once, and only that answer moves the collection (so a forged, repeated or reordered callback cannot credit anything). It is answered at once.
+         */
+        put: operations["receiveProcessorCallbackPut"];
+        /**
+         * Receive a processor's callback
+         * @description Where a processor reports on a payment it was asked for (MTN MoMo sends the request-to-pay resource, M-Pesa Express its `Body.stkCallback`), in the processor's own shape. It is called by processors, not by merchants or the operator, and needs no credential: the URL's token identifies the collection, and an unknown service type or token is `NOT_FOUND` and changes nothing. A callback is never taken as proof of payment: it only makes the service ask the processor for the payment's status at once, and only that answer moves the collection (so a forged, repeated or reordered callback cannot credit anything). It is answered at once.
+         */
+        post: operations["receiveProcessorCallback"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -516,9 +571,10 @@ export interface components {
          *     | 413 | `PAYLOAD_TOO_LARGE` | body over 64 KiB |
          *     | 429 | `RATE_LIMITED` | too many requests; wait `Retry-After` seconds |
          *     | 500 | `INTERNAL_ERROR` | unexpected failure; nothing was half-written |
+         *     | 503 | `SERVICE_UNAVAILABLE` | the service's database is unreachable; nothing changed; retry after `Retry-After` seconds |
          * @enum {string}
          */
-        PlainErrorCode: "INVALID_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "METHOD_NOT_ALLOWED" | "DUPLICATE_MERCHANT_REFERENCE" | "UNSUPPORTED_CURRENCY" | "NO_ROUTE" | "CARD_DECRYPTION_FAILED" | "API_TOKEN_LIMIT" | "INVALID_STATE" | "UNAUTHORIZED" | "NOT_FOUND" | "PAYLOAD_TOO_LARGE" | "RATE_LIMITED" | "INTERNAL_ERROR";
+        PlainErrorCode: "INVALID_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "METHOD_NOT_ALLOWED" | "DUPLICATE_MERCHANT_REFERENCE" | "UNSUPPORTED_CURRENCY" | "NO_ROUTE" | "CARD_DECRYPTION_FAILED" | "API_TOKEN_LIMIT" | "INVALID_STATE" | "UNAUTHORIZED" | "NOT_FOUND" | "PAYLOAD_TOO_LARGE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
         /** @description Any error other than `VALIDATION_ERROR`; `code` says why. */
         PlainError: {
             code: components["schemas"]["PlainErrorCode"];
@@ -720,6 +776,16 @@ export interface components {
             merchant_username: string | null;
             /** @description Whether a processor password is stored. */
             has_password: boolean;
+            /**
+             * @description Names of the processor credentials stored for this MID (their values are never returned). Empty for `sandbox`.
+             * @example [
+             *       "api_key",
+             *       "api_user",
+             *       "subscription_key",
+             *       "target_environment"
+             *     ]
+             */
+            credentials_set: string[];
             /** @description Priority, 1 the highest. */
             processing_rank: number;
             reject_first_time_depositors: boolean;
@@ -744,6 +810,18 @@ export interface components {
             data: components["schemas"]["Mid"][];
             paging: components["schemas"]["Paging"];
         };
+        /**
+         * @description The processor credentials of a MID, by name; write-only: checked when set, encrypted at rest with `MASTER_KEY`, never returned or logged (the MID shows their names in `credentials_set`). `sandbox` takes none. `mtn_momo`: `api_user` (UUID), `api_key`, `subscription_key` (the Collection product's `Ocp-Apim-Subscription-Key`), `target_environment` (`sandbox`, or MTN's country value such as `mtnuganda`). `mpesa`: `consumer_key`, `consumer_secret`, `short_code`, `pass_key`, `transaction_type` (`CustomerPayBillOnline` or `CustomerBuyGoodsOnline`), and `party_b` for a till (Buy Goods) number when it differs from `short_code`.
+         * @example {
+         *       "api_user": "6f1c0a52-3b8e-4d7a-9c21-5e4f8a9b0c13",
+         *       "api_key": "0d4b7c9e2f6a41b3a8c5d7e9f1a2b3c4",
+         *       "subscription_key": "5a7c9e1b3d5f47a9b1c3d5e7f9a1b3c5",
+         *       "target_environment": "sandbox"
+         *     }
+         */
+        MidCredentials: {
+            [key: string]: string;
+        };
         /** @description A new MID (routing terminal) of a business. */
         MidCreate: {
             /**
@@ -752,7 +830,7 @@ export interface components {
              */
             business_name: string & components["schemas"]["Text"];
             /**
-             * @description The processor; `sandbox` is the built-in simulator.
+             * @description The processor: `sandbox` (the built-in simulator, any payment method), `mtn_momo` (MTN MoMo Collection, `MOBILE_MONEY`) or `mpesa` (Safaricom M-Pesa Express, `MOBILE_MONEY` in `KES`).
              * @example sandbox
              */
             service_type: string & components["schemas"]["Text"];
@@ -767,6 +845,7 @@ export interface components {
             merchant_username?: string & components["schemas"]["Text"];
             /** @description Password at the processor. Encrypted at rest; never returned (see `has_password`). */
             merchant_password?: string & components["schemas"]["Text"];
+            credentials?: components["schemas"]["MidCredentials"];
             /**
              * @description Priority, 1 the highest. The lowest rank among eligible MIDs wins; equal ranks take turns.
              * @default 1
@@ -810,9 +889,34 @@ export interface components {
             merchant_username?: string & components["schemas"]["Text"];
             /** @description New password at the processor. Encrypted at rest; never returned. */
             merchant_password?: string & components["schemas"]["Text"];
+            /** @description Credentials to set; the ones not sent are kept. When `service_type` changes, the stored credentials are replaced by the ones sent, which must then be complete for the new processor. */
+            credentials?: components["schemas"]["MidCredentials"];
             processing_rank?: number;
             reject_first_time_depositors?: boolean;
             active?: boolean;
+        };
+        /** @description Envelope of a MID credential check. */
+        MidCredentialCheckResponse: {
+            /**
+             * @description Always `200` on success.
+             * @constant
+             */
+            code: 200;
+            /**
+             * @description Always `success` for this operation.
+             * @constant
+             */
+            status: "success";
+            /** @description Human-readable outcome. */
+            message: string;
+            data: {
+                mid_id: number;
+                service_type: string;
+                /** @description Whether the processor issued a token with the MID's credentials. */
+                ok: boolean;
+                /** @description What the processor answered, without credentials. */
+                detail: string;
+            };
         };
         /** @description An API token. Neither the secret nor the webhook hash is ever returned here. */
         ApiToken: {
@@ -1134,6 +1238,8 @@ export interface components {
             /** @description The card used, for `CARD` collections once known; otherwise `null`. */
             card: components["schemas"]["CardSummary"] | null;
             routing: components["schemas"]["Routing"];
+            /** @description A late completion: when the processor confirmed the payment of this collection after it had become `EXPIRED` (it then moved `EXPIRED` -> `COMPLETED`, was credited and notified once). `null` otherwise. */
+            late_completed_at: components["schemas"]["Timestamp"] | null;
             /** @description Ledger postings of this collection, oldest first; empty until `COMPLETED`. */
             postings: components["schemas"]["Posting"][];
         };
@@ -1324,6 +1430,17 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description `SERVICE_UNAVAILABLE`: a part the service depends on (its database) is unreachable for a moment. It is our outage, not a problem with your credentials or your request, and nothing was changed. Wait the number of seconds in `Retry-After`, then send the same request again (for a collection, with the same `merchant_reference` and body: a retry never charges twice). */
+        ServiceUnavailable: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description `PAYLOAD_TOO_LARGE`: the request body is larger than 64 KiB. Nothing was changed. */
         PayloadTooLarge: {
             headers: {
@@ -1507,6 +1624,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createBusiness: {
@@ -1538,6 +1656,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getBusiness: {
@@ -1572,6 +1691,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateBusiness: {
@@ -1611,6 +1731,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listWallets: {
@@ -1669,6 +1790,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createWallet: {
@@ -1708,6 +1830,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listWalletPostings: {
@@ -1771,6 +1894,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listMids: {
@@ -1829,6 +1953,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createMid: {
@@ -1868,6 +1993,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateMid: {
@@ -1900,6 +2026,42 @@ export interface operations {
                 };
             };
             /** @description `VALIDATION_ERROR` (including an empty body), `INVALID_JSON` or `UNSUPPORTED_MEDIA_TYPE`. */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description `NOT_FOUND`: no MID has this id. */
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    checkMidCredentials: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description MID id.
+                 * @example 12
+                 */
+                mid_id: components["parameters"]["MidId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description What the processor answered. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MidCredentialCheckResponse"];
+                };
+            };
+            /** @description `VALIDATION_ERROR` (a `mid_id` that is not a positive integer, an unknown query parameter), or `INVALID_JSON` / `UNSUPPORTED_MEDIA_TYPE` for a body, which this operation does not take. */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             /** @description `NOT_FOUND`: no MID has this id. */
@@ -1965,6 +2127,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createApiToken: {
@@ -2004,6 +2167,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deleteApiToken: {
@@ -2039,6 +2203,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateApiToken: {
@@ -2078,6 +2243,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     regenerateApiToken: {
@@ -2118,6 +2284,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listFxRates: {
@@ -2168,6 +2335,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     setFxRate: {
@@ -2199,6 +2367,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listAdminCollections: {
@@ -2284,6 +2453,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getAdminCollection: {
@@ -2318,6 +2488,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getCertification: {
@@ -2352,6 +2523,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     verifyBusiness: {
@@ -2391,6 +2563,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     rotateCardKey: {
@@ -2423,6 +2596,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listFailingWebhooks: {
@@ -2472,6 +2646,95 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    receiveProcessorCallbackPut: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The processor that calls back (`mtn_momo`, `mpesa`).
+                 * @example mtn_momo
+                 */
+                service_type: string;
+                /**
+                 * @description The collection's unguessable callback token, made when the collection was requested and given to the processor in the callback URL only.
+                 * @example 3q2-7wZ1bX9kLmN0pQrS5tUvWxYz1aBc
+                 */
+                callback_token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description The callback was received; the payment's status is being asked of the processor. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EmptyResponse"];
+                };
+            };
+            /** @description `INVALID_JSON` or `UNSUPPORTED_MEDIA_TYPE`: the body is not JSON. */
+            400: components["responses"]["BadRequest"];
+            /** @description `NOT_FOUND`: no collection has this callback token for this service type. Nothing changed. */
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    receiveProcessorCallback: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The processor that calls back (`mtn_momo`, `mpesa`).
+                 * @example mtn_momo
+                 */
+                service_type: string;
+                /**
+                 * @description The collection's unguessable callback token, made when the collection was requested and given to the processor in the callback URL only.
+                 * @example 3q2-7wZ1bX9kLmN0pQrS5tUvWxYz1aBc
+                 */
+                callback_token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description The callback was received; the payment's status is being asked of the processor. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EmptyResponse"];
+                };
+            };
+            /** @description `INVALID_JSON` or `UNSUPPORTED_MEDIA_TYPE`: the body is not JSON. */
+            400: components["responses"]["BadRequest"];
+            /** @description `NOT_FOUND`: no collection has this callback token for this service type. Nothing changed. */
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
             500: components["responses"]["InternalError"];
         };
     };

@@ -7,7 +7,8 @@
 //   npm run bench                      all figures
 //   npm run bench -- --profile         request-to-pay only, under node --cpu-prof: where the time goes
 // Settings: BENCH_CONNECTIONS (50), BENCH_DURATION seconds (10), BENCH_WARMUP seconds (2),
-// BENCH_COMPLETIONS (2000), BENCH_WEBHOOK_RATE events/s (200), BENCH_WEBHOOK_EVENTS (1000).
+// BENCH_COMPLETIONS (2000), BENCH_WEBHOOK_RATE events/s (200), BENCH_WEBHOOK_EVENTS (1000),
+// BENCH_REPORT_RATE provider reports/s (the request-to-pay rate just measured), BENCH_REPORTS (2000).
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -21,6 +22,8 @@ import { freePort, highWaterMb, loadPost, ROOT, round1, setting, startChild, sto
 import type { Child, HttpFigures, LoadSettings } from './bench/lib';
 import { summarizeProfile } from './bench/profile';
 import type { ProfileSummary } from './bench/profile';
+import { providerReportLag } from './bench/provider-reports';
+import type { ProviderReportFigures } from './bench/provider-reports';
 import { startReceiver, webhookLatency } from './bench/webhooks';
 import type { WebhookFigures } from './bench/webhooks';
 
@@ -158,6 +161,7 @@ function table(r: Report): string {
     ['service peak RSS under load', `${fmt(r.service.request_to_pay.peak_rss_mb)} MB`, `<= ${TARGETS.peak_rss_mb} MB`],
     ['hot wallet completions', r.hot_wallet ? `${fmt(r.hot_wallet.per_s)}/s (${r.hot_wallet.completions} by ${r.hot_wallet.concurrency}), balance ${r.hot_wallet.exact_balance ? 'exact' : 'WRONG'}` : '-', `>= ${TARGETS.hot_wallet_per_s}/s, exact`],
     ['CPU ms per completion (process + PostgreSQL)', r.hot_wallet ? `${fmt(r.hot_wallet.cpu_ms_per_completion.process_ms, 2)}${r.hot_wallet.cpu_ms_per_completion.postgres_ms === null ? '' : ` + ${fmt(r.hot_wallet.cpu_ms_per_completion.postgres_ms, 2)}`}` : '-', ''],
+    ['provider-report worker lag', r.provider_reports ? `p50 ${fmt(r.provider_reports.lag_p50_ms)} ms, p99 ${fmt(r.provider_reports.lag_p99_ms)} ms, max ${fmt(r.provider_reports.lag_max_ms)} ms at ${r.provider_reports.rate_per_s}/s; a backlog drains at ${fmt(r.provider_reports.backlog_drained_per_s)}/s` : '-', 'keeps up with the accepted rate'],
     ['webhook latency', r.webhooks ? `p50 ${fmt(r.webhooks.p50_ms)} ms, p99 ${fmt(r.webhooks.p99_ms)} ms at ${r.webhooks.rate_per_s}/s (${r.webhooks.delivered}/${r.webhooks.events} delivered)` : '-', `p99 <= ${TARGETS.webhook_p99_ms} ms`],
   ];
   const w = [0, 1, 2].map((i) => Math.max(...rows.map((row) => row[i].length), ['what', 'result', 'target'][i].length));
@@ -176,6 +180,7 @@ interface Report {
   ratios: { service_to_prism: number | null; service_to_floor: number | null };
   hot_wallet: HotWalletFigures | null;
   webhooks: WebhookFigures | null;
+  provider_reports: ProviderReportFigures | null;
   profile: ProfileSummary | null;
   targets: typeof TARGETS;
   met: Record<string, boolean | null>;
@@ -191,6 +196,7 @@ async function main() {
   const completions = setting(process.env, 'BENCH_COMPLETIONS', 2000);
   const webhookRate = setting(process.env, 'BENCH_WEBHOOK_RATE', 200);
   const webhookEvents = setting(process.env, 'BENCH_WEBHOOK_EVENTS', 1000);
+  const reports = setting(process.env, 'BENCH_REPORTS', 2000);
   const out = path.resolve(process.env.BENCH_OUT || 'bench-out.json');
   const began = performance.now();
 
@@ -232,6 +238,7 @@ async function main() {
     const hwm = highWaterMb(svc.pid);
 
     let webhooks: WebhookFigures | null = null;
+    let providerReports: ProviderReportFigures | null = null;
     let profile: ProfileSummary | null = null;
     let profileCopy: string | null = null;
     if (profileOnly) {
@@ -254,6 +261,10 @@ async function main() {
       const principal = { businessId: m.businessId, apiTokenId: m.apiTokenId };
       process.stdout.write(`  webhooks: ${webhookEvents} state changes at ${webhookRate}/s\n`);
       webhooks = await webhookLatency({ config: loadConfig(env), principal, currency: 'UGX', events: webhookEvents, ratePerSecond: webhookRate, receiver, body: (n) => rtpBody(`W${n}`) });
+      // by default at the rate request-to-pay was just accepted: the worker must keep up with that
+      const reportRate = setting(process.env, 'BENCH_REPORT_RATE', Math.max(1, Math.round(rtp.req_per_s)));
+      process.stdout.write(`  provider reports: ${reports} due at once, then ${reports} at ${reportRate}/s\n`);
+      providerReports = await providerReportLag({ config: loadConfig(env), principal, reports, ratePerSecond: reportRate, body: (n) => rtpBody(`R${n}`) });
       process.stdout.write(`  hot wallet: ${completions} completions, 50 at once\n`);
       hot = await hotWallet({
         config: loadConfig(env),
@@ -295,6 +306,7 @@ async function main() {
       ratios: { service_to_prism: ratio(rtp.req_per_s, prism), service_to_floor: ratio(rtp.req_per_s, floor) },
       hot_wallet: hot,
       webhooks,
+      provider_reports: providerReports,
       profile,
       targets: TARGETS,
       met: {},

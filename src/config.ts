@@ -28,9 +28,32 @@ export interface Config {
   sandboxMmFailure: string[];
   sandboxCard3dsSuccess: string;
   sandboxCard3dsFailure: string;
+  /** live processors (src/processors/): vendor hosts, timeouts and the request/reconciliation schedules */
+  processors: ProcessorSettings;
   /** secrets created on this start, to be printed once */
   generated: { operatorApiKey: boolean };
 }
+
+export interface ProcessorSettings {
+  /** vendor API base URLs, by service type */
+  baseUrls: { mtn_momo: string; mpesa: string };
+  /** one HTTP call to a vendor, connect to last byte */
+  timeoutMs: number;
+  /** a cached vendor token is replaced this long before it expires */
+  tokenMarginSeconds: number;
+  /** delay before each send attempt of a request (the last one repeats) */
+  sendScheduleMs: number[];
+  /** delay before each status query of a PENDING collection (the last one repeats) */
+  checkScheduleMs: number[];
+  /** how long after expiry a processor is still asked, for a late success */
+  lateCheckSeconds: number;
+}
+
+/** Each vendor's documented hosts: its own sandbox for our sandbox, production for live. */
+const VENDOR_HOSTS = {
+  mtn_momo: { sandbox: 'https://sandbox.momodeveloper.mtn.com', live: 'https://proxy.momoapi.mtn.com' },
+  mpesa: { sandbox: 'https://sandbox.safaricom.co.ke', live: 'https://api.safaricom.co.ke' },
+} as const;
 
 export class ConfigError extends Error {}
 
@@ -97,6 +120,21 @@ export function parseSchedule(raw: string, name = 'WEBHOOK_RETRY_SCHEDULE'): num
   });
 }
 
+function processorSettings(env: Env, appEnv: AppEnv): ProcessorSettings {
+  const host = (name: string, fallback: string) => (url(env, name, ['http:', 'https:']) ?? fallback).replace(/\/+$/, '');
+  return {
+    baseUrls: {
+      mtn_momo: host('MTN_MOMO_BASE_URL', VENDOR_HOSTS.mtn_momo[appEnv]),
+      mpesa: host('MPESA_BASE_URL', VENDOR_HOSTS.mpesa[appEnv]),
+    },
+    timeoutMs: int(env, 'PROCESSOR_TIMEOUT_MS', 10_000, 100, 120_000),
+    tokenMarginSeconds: int(env, 'PROCESSOR_TOKEN_MARGIN_SECONDS', 60, 0, 3600),
+    sendScheduleMs: parseSchedule(env.PROCESSOR_SEND_SCHEDULE || '0s,5s,30s,1m,2m,5m,10m', 'PROCESSOR_SEND_SCHEDULE'),
+    checkScheduleMs: parseSchedule(env.PROCESSOR_CHECK_SCHEDULE || '30s,1m,2m,5m,10m', 'PROCESSOR_CHECK_SCHEDULE'),
+    lateCheckSeconds: int(env, 'PROCESSOR_LATE_CHECK_SECONDS', 86_400, 0, 30 * 86400),
+  };
+}
+
 /** A secret kept in DATA_DIR: read it, or create it on first start (mode 600). */
 function persistedSecret(dataDir: string, file: string, make: () => string): { value: string; created: boolean } {
   const p = path.join(dataDir, file);
@@ -154,6 +192,7 @@ export function loadConfig(env: Env = process.env): Config {
     sandboxMmFailure: list(env, 'SANDBOX_MM_FAILURE', ['256777000003', '256777000004'], digits),
     sandboxCard3dsSuccess: list(env, 'SANDBOX_CARD_3DS_SUCCESS', ['4000000000003006'], card)[0],
     sandboxCard3dsFailure: list(env, 'SANDBOX_CARD_3DS_FAILURE', ['4000000000003014'], card)[0],
+    processors: processorSettings(env, appEnv),
     generated: { operatorApiKey: operator.created },
   };
 }

@@ -17,6 +17,7 @@ export const ERROR_CATALOG = {
   PAYLOAD_TOO_LARGE: { http: 413, message: 'The request body is larger than 64 KiB' },
   RATE_LIMITED: { http: 429, message: 'Too many requests; retry after the time in Retry-After' },
   INTERNAL_ERROR: { http: 500, message: 'Something went wrong on our side; the request changed nothing' },
+  SERVICE_UNAVAILABLE: { http: 503, message: 'The service is unavailable for a moment; nothing was changed. Retry after the time in Retry-After' },
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CATALOG;
@@ -47,6 +48,14 @@ export class AppError extends Error {
   get http(): number {
     return ERROR_CATALOG[this.code].http;
   }
+}
+
+/** Seconds a caller waits before retrying while the database is unreachable (it usually returns within seconds). */
+export const OUTAGE_RETRY_AFTER_SECONDS = 2;
+
+/** Our outage (the database is unreachable): 503 with Retry-After, never blamed on the caller. */
+export function serviceUnavailable(): AppError {
+  return new AppError('SERVICE_UNAVAILABLE', undefined, null, { 'Retry-After': String(OUTAGE_RETRY_AFTER_SECONDS) });
 }
 
 export function validationError(fields: FieldError[]): AppError {

@@ -3,7 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { Config } from './config';
-import { openDatabase } from './db';
+import { openDatabase, pingDatabase } from './db';
 import type { Database } from './db';
 import { migrate } from './db/migrate';
 import { createHttpApp, loadApi } from './http/app';
@@ -17,6 +17,8 @@ import { startWorkers } from './workers';
 
 export const OPENAPI_DIR = path.resolve(__dirname, '..', 'openapi');
 const SHUTDOWN_GRACE_MS = 10_000;
+/** /healthz reports the database unreachable when it does not answer within this */
+const HEALTH_TIMEOUT_MS = 2000;
 
 export interface StartOptions {
   config: Config;
@@ -60,6 +62,7 @@ export async function startService(o: StartOptions): Promise<RunningService> {
     authenticateJwt: (h) => services.auth.authenticate(h),
     authenticateOperator: (h) => services.auth.authenticateOperator(h),
     isReady: () => ready,
+    databaseReachable: () => pingDatabase(database.db, HEALTH_TIMEOUT_MS),
   });
   const server = http.createServer(app);
   server.headersTimeout = 15_000;
@@ -85,6 +88,7 @@ export async function startService(o: StartOptions): Promise<RunningService> {
       await services.workers?.stop();
       // a send still in flight records its outcome before the database closes (else it is sent again)
       await services.notifications.drain();
+      await services.liveness.leave().catch((err) => log.warn('could not deregister the process', { err }));
       if (!o.database) await database.close();
       log.info('stopped');
     })();

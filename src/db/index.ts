@@ -21,6 +21,13 @@ export interface Database {
   close(): Promise<void>;
 }
 
+/** A named statement from src/services/sql/ (pg-promise QueryFile: read once, minified, named parameters). */
+export function sqlFile(name: string): pgPromise.QueryFile {
+  const file = new pgp.QueryFile(path.join(__dirname, '..', 'services', 'sql', name), { minify: true });
+  if (file.error) throw file.error;
+  return file;
+}
+
 const POOL_MAX = 10;
 const EMBEDDED_SHARED_BUFFERS = '16MB';
 
@@ -68,4 +75,36 @@ export async function dumpEmbedded(database: Database): Promise<Blob> {
 
 export function openDatabase(databaseUrl: string | null, dataDir: string, poolMax = POOL_MAX): Promise<Database> {
   return databaseUrl ? openPostgres(databaseUrl, poolMax) : openEmbedded(path.join(dataDir, 'pg'));
+}
+
+// SQLSTATE classes and codes that mean the server went away or refuses sessions for now, not that the
+// statement was wrong: 08 connection exception, 57P01-57P03 shutdown / cannot connect now, 53300 too many
+// connections.
+const UNAVAILABLE_SQLSTATE = /^(08...|57P0[123]|53300)$/;
+const UNAVAILABLE_SOCKET = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+const UNAVAILABLE_MESSAGE = /Connection terminated|connection error and is not queryable|Client was closed/i;
+
+/** True when an error says the database is unreachable (our outage), as opposed to a bad statement. */
+export function isDatabaseUnavailable(err: unknown): boolean {
+  // read by shape, not instanceof: socket errors may come from another realm's Error (e.g. under jest)
+  if (typeof err !== 'object' || err === null) return false;
+  const { code, message, errors } = err as { code?: unknown; message?: unknown; errors?: unknown };
+  if (typeof code === 'string' && (UNAVAILABLE_SQLSTATE.test(code) || UNAVAILABLE_SOCKET.has(code))) return true;
+  if (Array.isArray(errors) && errors.some(isDatabaseUnavailable)) return true;
+  return typeof message === 'string' && UNAVAILABLE_MESSAGE.test(message);
+}
+
+/** Whether the database answers a trivial query within timeoutMs (for /healthz). */
+export async function pingDatabase(db: Db, timeoutMs: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), timeoutMs);
+  });
+  try {
+    return await Promise.race([db.one('SELECT 1 AS ok').then(() => true), timedOut]);
+  } catch {
+    return false;
+  } finally {
+    clearTimeout(timer);
+  }
 }

@@ -79,6 +79,8 @@ export interface CollectionRow {
   page_token: string | null;
   notification_seq: number;
   expires_at: Date;
+  /** when a processor confirmed payment after the collection had EXPIRED (EXPIRED -> COMPLETED) */
+  late_completed_at: Date | null;
   created_at: Date;
   updated_at: Date;
 }

@@ -5,7 +5,8 @@ import type { NextFunction, Request, Response } from 'express';
 import { OpenAPIBackend } from 'openapi-backend';
 import type { Context } from 'openapi-backend';
 import { dropDiscriminatorMappings, makeAjv } from './ajv';
-import { AppError, errorBody, ERROR_CATALOG } from '../errors';
+import { isDatabaseUnavailable } from '../db';
+import { AppError, errorBody, ERROR_CATALOG, OUTAGE_RETRY_AFTER_SECONDS, serviceUnavailable } from '../errors';
 import type { ErrorCode } from '../errors';
 import type { Services } from '../services';
 import type { Handler, Principal, RequestContext } from './context';
@@ -56,18 +57,41 @@ interface ApiSetup {
   security: Record<string, (authorization: string | undefined) => Promise<Principal | null | AppError>>;
 }
 
-/** The first refusal among the security handlers' results (a 429 outranks a 401). */
+/** Most telling first: our own failure is never reported as the caller's (a 503 or 500 outranks a 429, a 429 a 401). */
+const REFUSAL_ORDER: ErrorCode[] = ['SERVICE_UNAVAILABLE', 'INTERNAL_ERROR', 'RATE_LIMITED'];
+
+/** The refusal to answer among the security handlers' results. */
 function refusalOf(c: Context): AppError {
   const results = Object.values(c.security ?? {}).map((r) => (r as { error?: unknown })?.error).filter((e) => e instanceof AppError);
-  return results.find((e) => e.code === 'RATE_LIMITED') ?? results[0] ?? new AppError('UNAUTHORIZED');
+  for (const code of REFUSAL_ORDER) {
+    const found = results.find((e) => e.code === code);
+    if (found) return found;
+  }
+  return results[0] ?? new AppError('UNAUTHORIZED');
+}
+
+/** A failure that is not an AppError, as the error to answer: our outage is a 503, anything else a 500 (logged). */
+function failureOf(err: unknown, log: Services['log'], context: Record<string, unknown>): AppError {
+  if (err instanceof AppError) return err;
+  if (isDatabaseUnavailable(err)) {
+    log.warn('database unavailable', { ...context, err });
+    return serviceUnavailable();
+  }
+  log.error('unhandled error', { ...context, err });
+  return new AppError('INTERNAL_ERROR');
 }
 
 /** openapi-backend runs security before validation, so an anonymous caller learns nothing about the rules. */
 function wire({ api, handlers, services, security }: ApiSetup) {
   for (const [scheme, check] of Object.entries(security)) {
     api.registerSecurityHandler(scheme, async (c: Context) => {
-      const who = await check(c.request.headers.authorization as string | undefined);
-      return who instanceof AppError ? { error: who } : { principal: who };
+      try {
+        const who = await check(c.request.headers.authorization as string | undefined);
+        return who instanceof AppError ? { error: who } : { principal: who };
+      } catch (err) {
+        // a check that could not run (the database is down) is our failure, never the caller's 401
+        return { error: failureOf(err, services.log, { path: c.request.path }) };
+      }
     });
   }
   api.register('unauthorizedHandler', (c: Context, _req: Request, res: Response) => {
@@ -120,6 +144,8 @@ export interface HttpAppOptions {
   authenticateJwt: Authenticate;
   authenticateOperator: (authorization: string | undefined) => AppError | null;
   isReady: () => boolean;
+  /** whether the database answers now (for /healthz) */
+  databaseReachable: () => Promise<boolean>;
 }
 
 export function createHttpApp(o: HttpAppOptions): express.Express {
@@ -144,9 +170,11 @@ export function createHttpApp(o: HttpAppOptions): express.Express {
     next();
   });
 
-  app.get('/healthz', (_req, res) => {
-    if (o.isReady()) res.json({ status: 'ok' });
-    else res.status(503).json({ status: 'starting' });
+  // The truth at the time of asking: ready, and the database answers.
+  app.get('/healthz', async (_req, res) => {
+    if (!o.isReady()) return void res.status(503).json({ status: 'starting' });
+    if (await o.databaseReachable()) return void res.json({ status: 'ok', database: 'ok' });
+    res.status(503).set('Retry-After', String(OUTAGE_RETRY_AFTER_SECONDS)).json({ status: 'unavailable', database: 'unreachable' });
   });
   mountStatic(app);
   mountDashboard(app);
@@ -173,7 +201,8 @@ export function createHttpApp(o: HttpAppOptions): express.Express {
   };
   app.use((req: Request, res: Response, next: NextFunction) => {
     if (!isDecodable(req.path)) return sendError(res, 'VALIDATION_ERROR', undefined, [{ field: 'path', message: 'is not percent-encoded UTF-8' }]);
-    if (req.path === '/v1/admin' || req.path.startsWith('/v1/admin/')) return dispatch(o.adminApi)(req, res, next);
+    // processors' callbacks are declared in the operator document, without its credential
+    if (req.path === '/v1/admin' || req.path.startsWith('/v1/admin/') || req.path.startsWith('/callbacks/')) return dispatch(o.adminApi)(req, res, next);
     if (req.path.startsWith('/v1/')) return dispatch(o.merchantApi)(req, res, next);
     next();
   });
@@ -182,15 +211,14 @@ export function createHttpApp(o: HttpAppOptions): express.Express {
   app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
     if (res.headersSent) return void res.end();
     const e = err as { type?: string; status?: number };
-    if (err instanceof AppError) return sendError(res, err.code, err.message, err.data, err.headers);
     if (e.type === 'entity.too.large') return sendError(res, 'PAYLOAD_TOO_LARGE');
     if (e.type === 'entity.parse.failed') return sendError(res, 'INVALID_JSON');
     if (e.type === 'encoding.unsupported' || e.type === 'charset.unsupported') return sendError(res, 'UNSUPPORTED_MEDIA_TYPE');
     // The body reader's other refusals (a body that does not inflate, a length that does not match)
     // carry a 4xx status and no type: the body cannot be read, so it cannot be JSON.
     if (isBodyReadError(e, req)) return sendError(res, 'INVALID_JSON', undecodableMessage(req));
-    log.error('unhandled error', { request_id: res.getHeader('X-Request-Id'), path: req.path, err });
-    return sendError(res, 'INTERNAL_ERROR');
+    const failure = failureOf(err, log, { request_id: res.getHeader('X-Request-Id'), path: req.path });
+    return sendError(res, failure.code, failure.message, failure.data, failure.headers);
   });
   return app;
 }

@@ -114,6 +114,16 @@ export class Mailer {
     return this.transport;
   }
 
+  /** Whether the SMTP server answers (connects and greets); true without SMTP (files need no server). */
+  async reachable(): Promise<boolean> {
+    if (!this.smtpUrl) return true;
+    try {
+      return await this.smtp().verify();
+    } catch {
+      return false;
+    }
+  }
+
   async send(mail: OutgoingEmail): Promise<void> {
     const message = { from: this.from, to: mail.recipient, subject: mail.subject, text: mail.text, headers: { 'X-PayCollect-Kind': mail.kind } };
     if (this.smtpUrl) {

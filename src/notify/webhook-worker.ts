@@ -1,8 +1,10 @@
 // The webhook outbox worker. Each batch claims due notifications with FOR UPDATE SKIP LOCKED and a
 // lease (next_attempt_at pushed past the attempt's timeout) in one short statement, sends them outside
 // any transaction, then records each outcome. So several processes never send one attempt twice, a
-// crash mid-send retries after the lease, and all state lives in the database.
+// crash mid-send retries once the dead process's heartbeat is stale (or at the end of the lease), and
+// all state lives in the database.
 import { open } from '../crypto/secretbox';
+import { sqlFile } from '../db';
 import type { Services } from '../services';
 import { postWebhook } from './deliver';
 import type { AttemptOutcome } from './deliver';
@@ -11,6 +13,8 @@ import { webhookHeaders } from './signing';
 export const WEBHOOK_BATCH = 50;
 /** sends under way in this process at once (a batch's stragglers included) */
 export const MAX_IN_FLIGHT = 200;
+/** sends under way in this process to one endpoint (API token) at once: its fair share */
+export const MAX_IN_FLIGHT_PER_ENDPOINT = 10;
 /** how long a batch waits for its sends before the worker claims more: a hanging endpoint holds no one up */
 const BATCH_WAIT_MS = 1000;
 /** time left after the attempt's own timeout for recording its outcome before another process may retry */
@@ -18,33 +22,19 @@ const LEASE_MARGIN_MS = 20_000;
 
 interface Claimed {
   id: bigint;
+  api_token_id: number | null;
   event_id: string;
   body: string;
   webhook_url: string | null;
   webhook_hash_enc: string | null;
 }
 
-// A notification waits while an earlier one (lower sequence) of the same collection is neither
-// delivered nor given up: receivers get one collection's notifications in order.
-const CLAIM_SQL = `
-  WITH due AS (
-    SELECT n.id, n.api_token_id FROM notifications n
-    WHERE n.delivered_at IS NULL AND n.gave_up_at IS NULL AND n.next_attempt_at <= $1
-      AND NOT EXISTS (
-        SELECT 1 FROM notifications e
-        WHERE e.collection_id = n.collection_id AND e.sequence < n.sequence
-          AND e.delivered_at IS NULL AND e.gave_up_at IS NULL)
-    ORDER BY n.next_attempt_at, n.id
-    LIMIT $2
-    FOR UPDATE OF n SKIP LOCKED
-  )
-  UPDATE notifications n SET next_attempt_at = $3
-  FROM due LEFT JOIN api_tokens t ON t.id = due.api_token_id
-  WHERE n.id = due.id
-  RETURNING n.id, n.event_id, n.body, t.webhook_url, t.webhook_hash_enc`;
+const CLAIM_SQL = sqlFile('claim-webhooks.sql');
 
 export class WebhookWorker {
   private readonly inFlight = new Set<Promise<void>>();
+  /** sends under way per endpoint (API token id; 0 for a deleted token) */
+  private readonly perEndpoint = new Map<number, number>();
 
   constructor(
     private readonly s: Services,
@@ -60,9 +50,24 @@ export class WebhookWorker {
     if (room <= 0) return 0;
     const now = this.s.now();
     const leaseUntil = new Date(now.getTime() + this.timeoutMs() + LEASE_MARGIN_MS);
-    const claimed = await this.s.db.any<Claimed>(CLAIM_SQL, [now, room, leaseUntil]);
+    const claimed = await this.s.db.any<Claimed>(CLAIM_SQL, {
+      now,
+      limit: room,
+      leaseUntil,
+      processId: this.s.liveness.processId,
+      perEndpoint: MAX_IN_FLIGHT_PER_ENDPOINT,
+      busyTokens: [...this.perEndpoint.keys()],
+      busyCounts: [...this.perEndpoint.values()],
+    });
     const sends = claimed.map((c) => {
-      const p = this.deliver(c, leaseUntil).finally(() => this.inFlight.delete(p));
+      const endpoint = c.api_token_id ?? 0;
+      this.perEndpoint.set(endpoint, (this.perEndpoint.get(endpoint) ?? 0) + 1);
+      const p = this.deliver(c, leaseUntil).finally(() => {
+        this.inFlight.delete(p);
+        const left = (this.perEndpoint.get(endpoint) ?? 1) - 1;
+        if (left > 0) this.perEndpoint.set(endpoint, left);
+        else this.perEndpoint.delete(endpoint);
+      });
       this.inFlight.add(p);
       return p;
     });
@@ -134,9 +139,9 @@ export class WebhookWorker {
       const delay = permanent ? undefined : schedule[n.attempts - n.schedule_start];
       if (!ours) await t.none('UPDATE notifications SET last_error = $2 WHERE id = $1', [c.id, o.error]);
       else if (delay === undefined) {
-        await t.none('UPDATE notifications SET gave_up_at = $2, next_attempt_at = NULL, last_error = $3 WHERE id = $1', [c.id, now, o.error]);
+        await t.none('UPDATE notifications SET gave_up_at = $2, next_attempt_at = NULL, last_error = $3, claimed_by = NULL WHERE id = $1', [c.id, now, o.error]);
       } else {
-        await t.none('UPDATE notifications SET next_attempt_at = $2, last_error = $3 WHERE id = $1', [c.id, new Date(now.getTime() + delay), o.error]);
+        await t.none('UPDATE notifications SET next_attempt_at = $2, last_error = $3, claimed_by = NULL WHERE id = $1', [c.id, new Date(now.getTime() + delay), o.error]);
       }
       return n.attempts;
     });
@@ -150,7 +155,7 @@ export class WebhookWorker {
     const { attempt } = await this.s.db.one<{ attempt: number }>(
       `WITH n AS (
          UPDATE notifications SET attempts = attempts + 1, delivered_at = COALESCE(delivered_at, $2), next_attempt_at = NULL,
-           gave_up_at = NULL, last_error = NULL
+           gave_up_at = NULL, last_error = NULL, claimed_by = NULL
          WHERE id = $1 RETURNING attempts
        )
        INSERT INTO notification_attempts (notification_id, attempt, at, http_status, error, duration_ms, response_body)

@@ -1,10 +1,15 @@
-// One interface for every processor (hyperswitch connectors, Medusa payment providers): stateless,
-// mapping its own vendor statuses to ours explicitly.
+// One interface for every processor (hyperswitch connectors, Medusa payment providers). A processor
+// says, without any I/O, what a collection routed to it looks like (plan) and which amounts and
+// credentials it takes. A real one also has a Connector: the asynchronous calls to the vendor, made
+// only by the workers of src/services/processor-requests.ts, never while a merchant waits.
 import type { FinalStatus, Instruction, PaymentMethod } from '../domain/collection';
 
-export interface InitiateInput {
+// ---- at request time (pure) --------------------------------------------------------------------
+
+export interface PlanInput {
   paymentMethod: PaymentMethod;
   accountNumber: string | null;
+  /** what the customer is asked to pay, as text ("500.00") with its currency */
   amountText: string;
   currency: string;
   gatewayReference: string;
@@ -12,18 +17,130 @@ export interface InitiateInput {
   cardMasked: string | null;
 }
 
-export interface Initiated {
+export interface Plan {
   institutionName: string | null;
   instructions: Instruction[] | null;
   /** the payment continues on the hosted pages */
   needsPaymentPage: boolean;
-  /** a report the processor will send by itself, after delayMs (the sandbox's simulated customer) */
-  scheduledReport: { vendorStatus: string; delayMs: number } | null;
+  /** an outcome the processor decides by itself after delayMs (only the sandbox's simulated customer) */
+  scheduledReport: { outcome: FinalStatus; delayMs: number } | null;
 }
+
+/** One credential a service type needs on its MIDs (MID `credentials`, write-only, sealed at rest). */
+export interface CredentialField {
+  name: string;
+  description: string;
+  /** may be left unset */
+  optional?: boolean;
+  /** a problem with the value, or null when it is acceptable */
+  check(value: string): string | null;
+}
+
+/** The credentials of one MID, opened from the database: never logged, never returned. */
+export type Credentials = Readonly<Record<string, string>>;
 
 export interface Processor {
   readonly serviceType: string;
-  initiate(input: InitiateInput): Initiated;
-  /** the vendor's status word -> our final status, or null for a status that changes nothing */
-  mapStatus(vendorStatus: string): FinalStatus | null;
+  /** the payment methods its MIDs may take */
+  readonly paymentMethods: readonly PaymentMethod[];
+  readonly credentials: readonly CredentialField[];
+  /**
+   * Decimal places of an amount this processor takes in `currency` (0 = whole units only), or null when
+   * it does not take the currency at all. A request it cannot take exactly is refused, never rounded.
+   */
+  amountDecimals(currency: string): number | null;
+  plan(input: PlanInput): Plan;
+  /** the vendor's API; null for the built-in simulator, which decides on its own (scheduledReport) */
+  readonly connector: Connector | null;
+}
+
+// ---- in the workers (asynchronous, over the network) -------------------------------------------
+
+/** Who is calling: the MID (its token cache key) and its opened credentials. */
+export interface CallContext {
+  midId: number;
+  credentials: Credentials;
+}
+
+/** A payment to start at the vendor, idempotent on `reference`. */
+export interface PaymentOrder {
+  /** our reference for this request at the vendor (MTN's X-Reference-Id): the same on every resend */
+  reference: string;
+  gatewayReference: string;
+  /** in the API's minor units (2 decimals), already checked against amountDecimals */
+  amountMinor: bigint;
+  currency: string;
+  accountNumber: string;
+  narration: string;
+  /** where the vendor may call back; carries the collection's unguessable token */
+  callbackUrl: string;
+}
+
+/**
+ * What became of a send:
+ * - accepted: the vendor has the request (also when it says it already had it);
+ * - refused: the vendor answered that it will never take it (a definitive 4xx): the collection fails;
+ * - retry: the vendor surely did not take it, or resending is harmless: send again on the schedule;
+ * - unknown: it may have taken it (a timeout, an answer we could not read): a status query settles it.
+ */
+export type SendResult =
+  | { kind: 'accepted'; vendorReference: string | null }
+  | { kind: 'refused'; message: string; detail: string }
+  | { kind: 'retry'; detail: string }
+  | { kind: 'unknown'; detail: string };
+
+export type ObservedStatus = 'PENDING' | 'COMPLETED' | 'FAILED' | 'CANCELLED';
+
+/** A status as the vendor reports it, mapped through the connector's exhaustive table. */
+export interface Observed {
+  status: ObservedStatus;
+  /** the vendor's own word(s), for the operator and the logs */
+  vendorStatus: string;
+  /** for FAILED/CANCELLED: why, in words a merchant can show */
+  message: string | null;
+  /** what the vendor says was paid, when it says (compared with ours before any credit) */
+  amountMinor: bigint | null;
+  currency: string | null;
+  /** the vendor's word is in no table: read as PENDING, and the caller logs an error line */
+  unmapped: boolean;
+}
+
+/**
+ * What a status query learned:
+ * - observed: the vendor's answer;
+ * - not_found: the vendor has no such request (it never received it: it may be sent again);
+ * - unavailable: no usable answer this time (network, 5xx, expired token twice, nothing to ask with).
+ */
+export type QueryResult = { kind: 'observed'; observed: Observed } | { kind: 'not_found' } | { kind: 'unavailable'; detail: string };
+
+/** The request as stored, for a status query. */
+export interface StatusQuery {
+  reference: string;
+  /** the vendor's own id of the request when it gave one (M-Pesa's CheckoutRequestID) */
+  vendorReference: string | null;
+}
+
+/**
+ * What a callback body says, read without trusting it: a callback only prompts a status query.
+ * vendorReference lets a request whose send outcome was unknown be queried; reported is what the
+ * vendor's message says was paid, when the status query itself does not say (compared before credit).
+ */
+export interface CallbackNote {
+  vendorReference: string | null;
+  reported: { amountMinor: bigint; currency: string | null } | null;
+}
+
+export interface CredentialCheck {
+  ok: boolean;
+  /** what the vendor answered, safe to show the operator (never a secret) */
+  detail: string;
+}
+
+export interface Connector {
+  initiate(ctx: CallContext, order: PaymentOrder): Promise<SendResult>;
+  queryStatus(ctx: CallContext, query: StatusQuery): Promise<QueryResult>;
+  /** never throws: a body it cannot read is an empty note (still a prompt to query) */
+  parseCallback(body: unknown): CallbackNote;
+  /** fetch a token with the MID's credentials (operator operation checkMidCredentials) */
+  checkCredentials(ctx: CallContext): Promise<CredentialCheck>;
 }

@@ -3,7 +3,7 @@
 import type { components } from '../../generated/merchant-api';
 import type { CollectionRow } from '../domain/collection';
 import { toApi } from '../domain/money';
-import { apiTime } from '../domain/time';
+import { apiTime, apiTimeOrNull } from '../domain/time';
 
 export function toRecord(row: CollectionRow): CollectionRecord {
   return {
@@ -66,6 +66,7 @@ export function toAdminRecord(row: CollectionRow, postings: PostingRow[]) {
     fx_rate: row.fx_rate === null ? null : Number(row.fx_rate),
     card: row.card_masked && row.card_fingerprint ? { masked_number: row.card_masked, fingerprint: row.card_fingerprint } : null,
     routing: row.routing,
+    late_completed_at: apiTimeOrNull(row.late_completed_at),
     postings: postings.map(toPosting),
   };
 }

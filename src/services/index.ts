@@ -3,14 +3,18 @@
 import type { Config } from '../config';
 import type { Db } from '../db';
 import type { Logger } from '../log';
+import { buildProcessors } from '../processors';
+import type { Processors } from '../processors';
 import type { WorkerSpec, Workers } from '../workers';
 import { AuthService } from './auth';
 import { CardService } from './cards';
 import { CollectionService } from './collections';
 import { LedgerService } from './ledger';
+import { LivenessService } from './liveness';
 import { MerchantService } from './merchants';
 import { NotificationService } from './notifications';
 import { PricingService } from './pricing';
+import { ProcessorRequestService } from './processor-requests';
 
 /** What every service is built from. */
 export interface Base {
@@ -29,6 +33,10 @@ export interface Services extends Base {
   cards: CardService;
   collections: CollectionService;
   notifications: NotificationService;
+  /** the processors by service type, and the queue of requests to the real ones */
+  processors: Processors;
+  processorRequests: ProcessorRequestService;
+  liveness: LivenessService;
   /** set once the workers run; kick() wakes one after a commit that gave it work */
   workers: Workers | null;
 }
@@ -42,9 +50,12 @@ export function buildServices(base: Base): Services {
   s.cards = new CardService(s);
   s.collections = new CollectionService(s);
   s.notifications = new NotificationService(s);
+  s.processors = buildProcessors(base.config);
+  s.processorRequests = new ProcessorRequestService(s);
+  s.liveness = new LivenessService(s);
   return s;
 }
 
 export function workerSpecs(s: Services): WorkerSpec[] {
-  return [...s.collections.workers(), ...s.ledger.workers(), ...s.notifications.workers()];
+  return [...s.collections.workers(), ...s.ledger.workers(), ...s.notifications.workers(), ...s.liveness.workers(), ...s.processorRequests.workers()];
 }

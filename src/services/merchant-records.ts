@@ -49,6 +49,9 @@ export interface MidRow {
   merchant_operator: string | null;
   merchant_username: string | null;
   merchant_password_enc: string | null;
+  /** the processor credentials, sealed (never in a record); credential_names says which are set */
+  credentials_enc: string | null;
+  credential_names: string[];
   processing_rank: number;
   reject_first_time_depositors: boolean;
   active: boolean;
@@ -114,6 +117,7 @@ export function midRecord(m: MidRow): MidRecord {
     merchant_operator: m.merchant_operator,
     merchant_username: m.merchant_username,
     has_password: m.merchant_password_enc !== null,
+    credentials_set: m.credential_names,
     processing_rank: m.processing_rank,
     reject_first_time_depositors: m.reject_first_time_depositors,
     active: m.active,

@@ -14,6 +14,7 @@ import { hashSecret, newCredentials } from './auth';
 import { curlLine, DEMO_BUSINESS, DEMO_EXTRA_WALLETS, DEMO_RATES, demoMids, demoToken, SEED_LOCK, writeDemoFile } from './demo-merchant';
 import type { Services } from './index';
 import type { components } from '../../generated/admin-api';
+import { credentialErrors, openCredentials, sealCredentials } from './mid-credentials';
 import {
   API_TOKEN_COLUMNS,
   apiTokenRecord,
@@ -25,6 +26,7 @@ import {
 } from './merchant-records';
 import type {
   ApiTokenRecord,
+  PaymentMethod,
   ApiTokenRow,
   BusinessRecord,
   BusinessRow,
@@ -283,6 +285,7 @@ export class MerchantService {
   async createMid(businessId: number, input: MidInput): Promise<MidRecord> {
     checkId(businessId, 'business');
     throwIfAny(serviceTypeErrors(input.service_type, this.s.collections.knownServiceTypes()));
+    throwIfAny(this.processorErrors(input.service_type, input.payment_method, input.currency, input.credentials ?? {}));
     return this.s.db.tx(async (t) => {
       await this.lockBusiness(t, businessId);
       return midRecord(await this.insertMid(t, businessId, input));
@@ -301,21 +304,51 @@ export class MerchantService {
   async updateMid(id: number, patch: MidPatch): Promise<MidRecord> {
     checkId(id, 'MID');
     throwIfAny(serviceTypeErrors(patch.service_type, this.s.collections.knownServiceTypes()));
-    const { merchant_password, ...columns } = patch;
+    const { merchant_password, credentials, ...columns } = patch;
     const values: Record<string, unknown> = { ...defined(columns), updated_at: this.s.now() };
     if (merchant_password !== undefined) values.merchant_password_enc = seal(this.s.config.masterKey, merchant_password);
+    if (credentials !== undefined || patch.service_type !== undefined || patch.currency !== undefined || patch.payment_method !== undefined) {
+      Object.assign(values, await this.checkedCredentials(id, patch));
+    }
     const row = await this.s.db.oneOrNone<MidRow>(updateSql('mids', values, ['allowed_traffic']) + ' WHERE id = $1 RETURNING *', [id]);
     if (!row) throw notFound('MID');
     return midRecord(row);
   }
 
+  /** What a processor cannot take: its payment methods, its currencies, its credentials (CONTRACT 10). */
+  private processorErrors(serviceType: string, method: PaymentMethod, currency: string, credentials: Record<string, string>): FieldError[] {
+    const processor = this.s.processors.get(serviceType);
+    const errors: FieldError[] = [];
+    if (!processor.paymentMethods.includes(method)) {
+      errors.push({ field: 'payment_method', message: `${serviceType} takes ${processor.paymentMethods.join(', ')}` });
+    }
+    if (processor.amountDecimals(currency) === null) errors.push({ field: 'currency', message: `${serviceType} does not take ${currency}` });
+    return [...errors, ...credentialErrors(processor, credentials)];
+  }
+
+  /**
+   * A MID update touching its processor: the credentials after the update (the stored ones with the
+   * new values over them; replaced outright when the service type changes) checked against the
+   * processor it will have, then sealed.
+   */
+  private async checkedCredentials(id: number, patch: MidPatch): Promise<{ credentials_enc: string | null; credential_names: string[] }> {
+    const mid = await this.s.db.oneOrNone<MidRow>('SELECT * FROM mids WHERE id = $1', [id]);
+    if (!mid) throw notFound('MID');
+    const serviceType = patch.service_type ?? mid.service_type;
+    const kept = serviceType === mid.service_type ? openCredentials(this.s.config.masterKey, mid.credentials_enc) : {};
+    const merged = { ...kept, ...patch.credentials };
+    throwIfAny(this.processorErrors(serviceType, patch.payment_method ?? mid.payment_method, patch.currency ?? mid.currency, merged));
+    return sealCredentials(this.s.config.masterKey, merged);
+  }
+
   private async insertMid(t: Tx, businessId: number, m: MidInput): Promise<MidRow> {
     const now = this.s.now();
+    const sealed = sealCredentials(this.s.config.masterKey, m.credentials ?? {});
     return t.one<MidRow>(
       `INSERT INTO mids (business_id, business_name, service_type, payment_method, currency, allowed_traffic,
          merchant_operator, merchant_username, merchant_password_enc, processing_rank,
-         reject_first_time_depositors, active, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6:json::jsonb, $7, $8, $9, $10, $11, $12, $13, $13) RETURNING *`,
+         reject_first_time_depositors, active, created_at, updated_at, credentials_enc, credential_names)
+       VALUES ($1, $2, $3, $4, $5, $6:json::jsonb, $7, $8, $9, $10, $11, $12, $13, $13, $14, $15) RETURNING *`,
       [
         businessId,
         m.business_name,
@@ -330,6 +363,8 @@ export class MerchantService {
         m.reject_first_time_depositors ?? false,
         m.active ?? true,
         now,
+        sealed.credentials_enc,
+        sealed.credential_names,
       ],
     );
   }

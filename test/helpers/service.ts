@@ -85,6 +85,8 @@ export interface TestServiceOptions {
   env?: Record<string, string>;
   database?: Database;
   now?: () => Date;
+  /** run the background workers (default true); false lets a test drive them by hand */
+  workers?: boolean;
 }
 
 export async function startTestService(o: TestServiceOptions = {}): Promise<TestService> {
@@ -100,7 +102,7 @@ export async function startTestService(o: TestServiceOptions = {}): Promise<Test
   });
   const logs: string[] = [];
   const database = o.database ?? (await freshDatabase());
-  const running = await startService({ config, database, log: createLogger((l) => logs.push(l), 'debug'), now: o.now });
+  const running = await startService({ config, database, log: createLogger((l) => logs.push(l), 'debug'), now: o.now, workers: o.workers });
   const url = running.url;
   config.publicBaseUrl = o.env?.PUBLIC_BASE_URL ?? url;
   return {

@@ -37,7 +37,7 @@ function checkOtherMediaType(operation: { responses?: Record<string, unknown> },
 export async function checkResponse(method: string, urlPath: string, status: number, body: unknown, contentType = 'application/json'): Promise<void> {
   const { merchant, admin } = await specApis();
   const pathname = urlPath.split('?')[0];
-  const api = pathname.startsWith('/v1/admin') ? admin : merchant;
+  const api = pathname.startsWith('/v1/admin') || pathname.startsWith('/callbacks/') ? admin : merchant;
   const where = `${method.toUpperCase()} ${pathname} -> ${status}`;
   const operation = api.matchOperation({ method, path: pathname, headers: {} });
   if (status >= 400) assertErrorShape(body, status, where);

@@ -40,6 +40,7 @@ describe('createMid', () => {
       business_id: b.id,
       ...shown,
       has_password: true,
+      credentials_set: [],
       created_at: expect.any(String),
       updated_at: expect.any(String),
     });

@@ -14,7 +14,7 @@ describe('foundation', () => {
   it('answers /healthz once ready', async () => {
     const res = await fetch(svc.url + '/healthz');
     expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ status: 'ok' });
+    expect(await res.json()).toEqual({ status: 'ok', database: 'ok' });
   });
 
   it('gives every response an X-Request-Id, echoing a given one', async () => {

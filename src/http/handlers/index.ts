@@ -7,10 +7,11 @@ import * as auth from './auth';
 import * as cards from './cards';
 import * as collections from './collections';
 import * as notifications from './notifications';
+import * as processors from './processors';
 import * as sandbox from './sandbox';
 import * as wallets from './wallets';
 
-const areas = [adminCollections, adminMerchants, auth, cards, collections, notifications, sandbox, wallets];
+const areas = [adminCollections, adminMerchants, auth, cards, collections, notifications, processors, sandbox, wallets];
 
 interface Area {
   merchant: Record<string, Handler>;

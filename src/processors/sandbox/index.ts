@@ -1,7 +1,7 @@
 // The sandbox simulator: no money moves. Designated phone numbers answer after a delay; cards, banks
 // and crypto are decided on the hosted pages by the designated card or the customer's click.
 import type { FinalStatus } from '../../domain/collection';
-import type { Initiated, InitiateInput, Processor } from '../types';
+import type { Plan, PlanInput, Processor } from '../types';
 
 export interface SandboxSettings {
   mmSuccess: string[];
@@ -23,11 +23,19 @@ const VENDOR_STATUS: Record<string, FinalStatus> = {
   ABORTED: 'CANCELLED',
 };
 
+function sandboxOutcome(vendorStatus: string): FinalStatus | null {
+  return VENDOR_STATUS[vendorStatus] ?? null;
+}
+
 export function sandboxProcessor(settings: SandboxSettings): Processor {
   return {
     serviceType: 'sandbox',
-    mapStatus: (vendorStatus) => VENDOR_STATUS[vendorStatus] ?? null,
-    initiate(input: InitiateInput): Initiated {
+    paymentMethods: ['MOBILE_MONEY', 'CARD', 'BANK', 'CRYPTO'],
+    credentials: [],
+    connector: null,
+    // the API's two decimals in every currency, as before live processors existed
+    amountDecimals: () => 2,
+    plan(input: PlanInput): Plan {
       const institutionName = INSTITUTIONS[input.paymentMethod];
       if (input.paymentMethod !== 'MOBILE_MONEY') {
         return { institutionName, instructions: null, needsPaymentPage: true, scheduledReport: null };
@@ -39,11 +47,12 @@ export function sandboxProcessor(settings: SandboxSettings): Processor {
         { step: '3', description: 'The result is sent to your webhook; you can also query the collection by gateway_reference.' },
       ];
       const vendorStatus = settings.mmSuccess.includes(phone) ? 'SUCCESSFUL' : settings.mmFailure.includes(phone) ? 'DECLINED' : null;
+      const outcome = vendorStatus ? sandboxOutcome(vendorStatus) : null;
       return {
         institutionName,
         instructions,
         needsPaymentPage: false,
-        scheduledReport: vendorStatus ? { vendorStatus, delayMs: settings.mmDelayMs } : null,
+        scheduledReport: outcome ? { outcome, delayMs: settings.mmDelayMs } : null,
       };
     },
   };

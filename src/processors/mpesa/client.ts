@@ -1,0 +1,53 @@
+// Safaricom Daraja transport: URLs, the OAuth client-credentials token per MID (Basic
+// consumer_key:consumer_secret -> bearer token of about an hour, cached and refreshed before expiry),
+// deadlines. No decisions here: transformers.ts reads every answer.
+import { callVendor } from '../http';
+import type { VendorAnswer } from '../http';
+import { TokenCache } from '../token-cache';
+import type { TokenFetch } from '../token-cache';
+import type { CallContext } from '../types';
+import { tokenOf, tokenRefused } from './transformers';
+
+export interface MpesaClientSettings {
+  baseUrl: string;
+  timeoutMs: number;
+  tokenMarginMs: number;
+}
+
+export class MpesaClient {
+  private readonly tokens: TokenCache;
+
+  constructor(private readonly settings: MpesaClientSettings) {
+    this.tokens = new TokenCache(settings.tokenMarginMs);
+  }
+
+  fetchToken(ctx: CallContext): Promise<TokenFetch> {
+    const basic = Buffer.from(`${ctx.credentials.consumer_key}:${ctx.credentials.consumer_secret}`).toString('base64');
+    return callVendor({
+      method: 'GET',
+      url: `${this.settings.baseUrl}/oauth/v1/generate?grant_type=client_credentials`,
+      headers: { authorization: `Basic ${basic}` },
+      timeoutMs: this.settings.timeoutMs,
+    }).then((answer) => {
+      const t = tokenOf(answer);
+      return t ? { kind: 'token', ...t } : { kind: 'failed', answer };
+    });
+  }
+
+  /** POST a JSON body with the MID's bearer token to one of Daraja's M-Pesa Express paths. */
+  post(ctx: CallContext, path: '/mpesa/stkpush/v1/processrequest' | '/mpesa/stkpushquery/v1/query', body: () => unknown): Promise<VendorAnswer> {
+    return this.tokens.authorized(
+      ctx,
+      () => this.fetchToken(ctx),
+      (token) =>
+        callVendor({
+          method: 'POST',
+          url: `${this.settings.baseUrl}${path}`,
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          body: JSON.stringify(body()),
+          timeoutMs: this.settings.timeoutMs,
+        }),
+      tokenRefused,
+    );
+  }
+}

@@ -1,0 +1,62 @@
+// MTN MoMo Collection (request to pay): the customer approves a prompt on the phone with the MoMo PIN.
+import { describeAnswer } from '../http';
+import type { CallContext, Connector, CredentialField, PaymentOrder, Plan, PlanInput, Processor, StatusQuery } from '../types';
+import { MtnClient } from './client';
+import type { MtnClientSettings } from './client';
+import { callbackNote, INSTITUTION, mtnAmountDecimals, queryResult, sendResult, toRequestToPay } from './transformers';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const KEY = /^[A-Za-z0-9]{16,128}$/;
+
+/** What a MID of service type mtn_momo needs (the portal's API user provisioning and product subscription). */
+export const MTN_CREDENTIALS: CredentialField[] = [
+  { name: 'api_user', description: 'API user id (a UUID)', check: (v) => (UUID.test(v) ? null : 'must be a UUID') },
+  { name: 'api_key', description: 'API key of the API user', check: (v) => (KEY.test(v) ? null : 'must be 16 to 128 letters and digits') },
+  {
+    name: 'subscription_key',
+    description: 'Collection product subscription key (Ocp-Apim-Subscription-Key)',
+    check: (v) => (KEY.test(v) ? null : 'must be 16 to 128 letters and digits'),
+  },
+  {
+    name: 'target_environment',
+    description: 'X-Target-Environment: sandbox, or the country value MTN gives for production (e.g. mtnuganda)',
+    check: (v) => (/^[a-z]{3,40}$/.test(v) ? null : 'must be lower-case letters, e.g. sandbox or mtnuganda'),
+  },
+];
+
+export function mtnMomoProcessor(settings: MtnClientSettings): Processor {
+  const client = new MtnClient(settings);
+  const connector: Connector = {
+    async initiate(ctx: CallContext, order: PaymentOrder) {
+      return sendResult(await client.requestToPay(ctx, order.reference, order.callbackUrl, toRequestToPay(order)));
+    },
+    async queryStatus(ctx: CallContext, q: StatusQuery) {
+      return queryResult(await client.requestToPayStatus(ctx, q.reference));
+    },
+    parseCallback: callbackNote,
+    async checkCredentials(ctx: CallContext) {
+      const t = await client.fetchToken(ctx);
+      return t.kind === 'token' ? { ok: true, detail: 'MTN issued an access token' } : { ok: false, detail: describeAnswer(t.answer) };
+    },
+  };
+  return {
+    serviceType: 'mtn_momo',
+    paymentMethods: ['MOBILE_MONEY'],
+    credentials: MTN_CREDENTIALS,
+    amountDecimals: mtnAmountDecimals,
+    connector,
+    plan(input: PlanInput): Plan {
+      const phone = input.accountNumber ?? '';
+      return {
+        institutionName: INSTITUTION,
+        needsPaymentPage: false,
+        scheduledReport: null,
+        instructions: [
+          { step: '1', description: `MTN Mobile Money sends a payment prompt for ${input.amountText} ${input.currency} to ${phone}.` },
+          { step: '2', description: 'The customer approves it with their MoMo PIN within about 5 minutes.' },
+          { step: '3', description: 'The result is sent to your webhook; you can also query the collection by gateway_reference.' },
+        ],
+      };
+    },
+  };
+}

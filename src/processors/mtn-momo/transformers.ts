@@ -1,0 +1,159 @@
+// MTN MoMo Collection, pure: our order -> the vendor's request, the vendor's answers and callbacks ->
+// our results, through exhaustive tables. Sources: the MoMo developer portal's Collection API
+// (momodeveloper.mtn.com, "API documentation" and "Common errors" pages) and the public client
+// libraries that follow it (sparkplug/momoapi-node, mtvbrianking/laravel-mtn-momo).
+import { amountText, isoDecimals, parseVendorAmount } from '../amounts';
+import type { VendorAnswer } from '../http';
+import type { CallbackNote, Observed, ObservedStatus, PaymentOrder, QueryResult, SendResult } from '../types';
+
+export const INSTITUTION = 'MTN Mobile Money';
+
+/** POST /collection/v1_0/requesttopay body (fields as the portal's RequestToPay schema names them). */
+export interface MtnRequestToPay {
+  amount: string;
+  currency: string;
+  externalId: string;
+  payer: { partyIdType: 'MSISDN'; partyId: string };
+  payerMessage: string;
+  payeeNote: string;
+}
+
+/**
+ * payerMessage and payeeNote: at most 160 characters, and the portal's common-errors page lists
+ * "unsupported special characters (for example an apostrophe)" as a cause of 400: keep plain text.
+ */
+const NOTE_MAX = 160;
+function plainNote(text: string): string {
+  return text.replace(/[^A-Za-z0-9 .,:_-]/g, ' ').replace(/\s+/g, ' ').trim().slice(0, NOTE_MAX);
+}
+
+/** MTN takes a decimal string; zero-decimal currencies (UGX, RWF, XAF, ...) whole units only. */
+export function mtnAmountDecimals(currency: string): number {
+  return isoDecimals(currency);
+}
+
+export function toRequestToPay(order: PaymentOrder): MtnRequestToPay {
+  const amount = amountText(order.amountMinor, mtnAmountDecimals(order.currency));
+  if (amount === null) throw new RangeError('amount not exact at the currency precision (checked at request time)');
+  return {
+    amount,
+    currency: order.currency,
+    externalId: order.gatewayReference,
+    payer: { partyIdType: 'MSISDN', partyId: order.accountNumber },
+    payerMessage: plainNote(order.narration),
+    payeeNote: plainNote(`PayCollect ${order.gatewayReference}`),
+  };
+}
+
+/**
+ * The answer to requesttopay. 202 with an empty body = accepted. 409 RESOURCE_ALREADY_EXIST = this
+ * X-Reference-Id was taken before: the vendor already has our request (we resend only with the same
+ * reference), so it is accepted too. 400 = the request itself is wrong and will stay wrong. A 401
+ * left after a token refresh, 403, 404 and 5xx are not the payment's fault and the vendor did not keep
+ * the request (or it will say 409 on the resend): retry. No answer: retry as well, since a resend
+ * with the same X-Reference-Id cannot make a second prompt. Any other answer cannot be read: unknown.
+ */
+export function sendResult(a: VendorAnswer): SendResult {
+  if (a.kind === 'no_answer') return { kind: 'retry', detail: a.detail };
+  if (a.status === 202 || a.status === 409) return { kind: 'accepted', vendorReference: null };
+  if (a.status === 400) return { kind: 'refused', message: 'The mobile money processor refused the payment request', detail: errorText(a) };
+  if (a.status === 401 || a.status === 403 || a.status === 404 || a.status >= 500) return { kind: 'retry', detail: errorText(a) };
+  return { kind: 'unknown', detail: errorText(a) };
+}
+
+function errorText(a: Extract<VendorAnswer, { kind: 'answer' }>): string {
+  const body = a.json as { code?: unknown; message?: unknown } | undefined;
+  const code = typeof body?.code === 'string' ? body.code : null;
+  const message = typeof body?.message === 'string' ? body.message : null;
+  return `HTTP ${a.status}${code ? ' ' + code : ''}${message ? ': ' + message.slice(0, 200) : ''}`;
+}
+
+/** Status words of GET requesttopay/{referenceId}. The portal documents PENDING, SUCCESSFUL and FAILED. */
+const STATUS: Record<string, ObservedStatus | 'BY_REASON'> = {
+  PENDING: 'PENDING',
+  SUCCESSFUL: 'COMPLETED',
+  FAILED: 'BY_REASON',
+  // Not in the portal's schema but answered by the sandbox's test numbers and handled by client
+  // libraries; read as what they mean rather than as unknown.
+  ONGOING: 'PENDING',
+  REJECTED: 'CANCELLED',
+  TIMEOUT: 'FAILED',
+};
+
+/** Failure reasons (the portal's ErrorReason codes), each with the words a merchant may show. */
+const REASONS: Record<string, { status: 'FAILED' | 'CANCELLED'; message: string }> = {
+  APPROVAL_REJECTED: { status: 'CANCELLED', message: 'The customer declined the payment' },
+  TRANSACTION_CANCELED: { status: 'CANCELLED', message: 'The payment was cancelled' },
+  EXPIRED: { status: 'FAILED', message: 'The customer did not approve the payment in time' },
+  // "predominantly occurs with a delay to approve a transaction within the given time frame (5 minutes)"
+  COULD_NOT_PERFORM_TRANSACTION: { status: 'FAILED', message: 'The customer did not approve the payment in time' },
+  NOT_ENOUGH_FUNDS: { status: 'FAILED', message: "The customer's mobile money balance is too low" },
+  PAYER_LIMIT_REACHED: { status: 'FAILED', message: "The customer's mobile money limit is reached" },
+  PAYER_NOT_FOUND: { status: 'FAILED', message: 'The phone number has no mobile money account' },
+  PAYEE_NOT_FOUND: { status: 'FAILED', message: 'The merchant account at the processor is not found' },
+  PAYEE_NOT_ALLOWED_TO_RECEIVE: { status: 'FAILED', message: 'The merchant account at the processor cannot receive payments' },
+  NOT_ALLOWED: { status: 'FAILED', message: 'The processor does not allow this payment' },
+  NOT_ALLOWED_TARGET_ENVIRONMENT: { status: 'FAILED', message: 'The processor does not allow this payment in this environment' },
+  INVALID_CALLBACK_URL_HOST: { status: 'FAILED', message: 'The processor refused the callback address' },
+  INVALID_CURRENCY: { status: 'FAILED', message: 'The processor does not take this currency' },
+  // "predominantly occurs due to insufficient customer funds"; also a platform that cannot be reached
+  INTERNAL_PROCESSING_ERROR: { status: 'FAILED', message: 'The processor could not complete the payment' },
+  SERVICE_UNAVAILABLE: { status: 'FAILED', message: 'The processor could not complete the payment' },
+};
+const UNKNOWN_REASON = { status: 'FAILED' as const, message: 'The processor reported the payment as failed' };
+
+/**
+ * `reason` is an object `{ code, message }` in the portal's schema, but the sandbox answers a bare
+ * string ("APPROVAL_REJECTED"); both are read.
+ */
+function reasonCode(reason: unknown): string | null {
+  if (typeof reason === 'string') return reason;
+  const code = (reason as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : null;
+}
+
+/** A requesttopay resource (status query answer and callback body) -> what it says. */
+export function observe(body: unknown): Observed | null {
+  const b = body as { status?: unknown; reason?: unknown; amount?: unknown; currency?: unknown } | null;
+  if (!b || typeof b !== 'object' || typeof b.status !== 'string') return null;
+  const mapped = STATUS[b.status];
+  const reason = reasonCode(b.reason);
+  const base = {
+    vendorStatus: reason ? `${b.status} ${reason}` : b.status,
+    amountMinor: parseVendorAmount(b.amount),
+    currency: typeof b.currency === 'string' ? b.currency : null,
+  };
+  if (mapped === undefined) return { ...base, status: 'PENDING', message: null, unmapped: true };
+  if (mapped !== 'BY_REASON') {
+    const message = mapped === 'CANCELLED' ? REASONS.APPROVAL_REJECTED.message : mapped === 'FAILED' ? REASONS.EXPIRED.message : null;
+    return { ...base, status: mapped, message, unmapped: false };
+  }
+  const r = (reason && REASONS[reason]) || UNKNOWN_REASON;
+  return { ...base, status: r.status, message: r.message, unmapped: false };
+}
+
+/** GET requesttopay/{referenceId}: 200 even for FAILED; 404 RESOURCE_NOT_FOUND = never received. */
+export function queryResult(a: VendorAnswer): QueryResult {
+  if (a.kind === 'no_answer') return { kind: 'unavailable', detail: a.detail };
+  if (a.status === 404) return { kind: 'not_found' };
+  if (a.status !== 200) return { kind: 'unavailable', detail: errorText(a) };
+  const observed = observe(a.json);
+  return observed ? { kind: 'observed', observed } : { kind: 'unavailable', detail: 'HTTP 200 without a readable status' };
+}
+
+/**
+ * The callback body is the same resource as the status query's, unsigned: it only prompts that query,
+ * whose answer carries the amount, so nothing is taken from it.
+ */
+export function callbackNote(_body: unknown): CallbackNote {
+  return { vendorReference: null, reported: null };
+}
+
+/** POST /collection/token/ -> 200 { access_token, token_type, expires_in } (seconds, about 3600). */
+export function tokenOf(a: VendorAnswer): { token: string; expiresInSeconds: number } | null {
+  if (a.kind !== 'answer' || a.status !== 200) return null;
+  const b = a.json as { access_token?: unknown; expires_in?: unknown } | undefined;
+  const expires = Number(b?.expires_in);
+  if (typeof b?.access_token !== 'string' || !b.access_token || !Number.isFinite(expires) || expires <= 0) return null;
+  return { token: b.access_token, expiresInSeconds: expires };
+}

@@ -1,0 +1,294 @@
+// Requests to real processors (CONTRACT 10). request-to-pay writes a processor_requests row with the
+// collection; two workers do the talking, each claiming rows with FOR UPDATE SKIP LOCKED and a lease
+// (the claim pushes the due time past the calls' deadlines) in one short statement, calling the vendor
+// outside any transaction, then recording the result. So several processes share the work, a crash
+// mid-call retries after the lease with the same reference, and all state lives in the database.
+// - sends: queued -> sent (or unknown, settled by a status query); retried on PROCESSOR_SEND_SCHEDULE.
+// - checks (reconciliation): status queries on PROCESSOR_CHECK_SCHEDULE; the processor is asked once
+//   more at the deadline before a collection expires, and a success it confirms later completes it.
+// Callbacks only bring a check forward: they are prompts, never proof.
+import type { Status } from '../domain/collection';
+import { AppError } from '../errors';
+import { decide } from '../processors/reconcile';
+import type { CheckAction } from '../processors/reconcile';
+import type { CallContext, CredentialCheck, Processor, QueryResult, SendResult } from '../processors/types';
+import type { WorkerSpec } from '../workers';
+import type { Services } from './index';
+import { openCredentials } from './mid-credentials';
+
+const BATCH = 20;
+/** the calls of one send or check: a token, the call, and both again after a refused token */
+const CALLS_PER_ITEM = 4;
+const LEASE_MARGIN_MS = 10_000;
+
+interface Claimed {
+  collection_id: bigint;
+  mid_id: number;
+  service_type: string;
+  reference: string;
+  callback_token: string;
+  amount_minor: bigint;
+  currency: string;
+  vendor_reference: string | null;
+  state: 'queued' | 'sent' | 'unknown' | 'settled' | 'held';
+  send_attempts: number;
+  checks: number;
+  reported_amount_minor: bigint | null;
+  reported_currency: string | null;
+  collection_status: Status;
+  gateway_reference: string;
+  account_number: string | null;
+  narration: string;
+  expires_at: Date;
+  credentials_enc: string | null;
+}
+
+const CLAIM_COLUMNS = `p.collection_id, p.mid_id, p.service_type, p.reference, p.callback_token, p.amount_minor, p.currency,
+  p.vendor_reference, p.state, p.send_attempts, p.checks, p.reported_amount_minor, p.reported_currency,
+  c.status AS collection_status, c.gateway_reference, c.account_number, c.narration, c.expires_at, m.credentials_enc`;
+
+/** $1 now, $2 batch size, $3 lease end. */
+const CLAIM_SENDS = `
+  WITH due AS (
+    SELECT collection_id FROM processor_requests WHERE next_send_at <= $1
+    ORDER BY next_send_at LIMIT $2 FOR UPDATE SKIP LOCKED)
+  UPDATE processor_requests p SET next_send_at = $3, send_attempts = p.send_attempts + 1, updated_at = $1
+  FROM due, collections c, mids m
+  WHERE p.collection_id = due.collection_id AND c.id = p.collection_id AND m.id = p.mid_id
+  RETURNING ${CLAIM_COLUMNS}`;
+
+const CLAIM_CHECKS = `
+  WITH due AS (
+    SELECT collection_id FROM processor_requests WHERE next_check_at <= $1
+    ORDER BY next_check_at LIMIT $2 FOR UPDATE SKIP LOCKED)
+  UPDATE processor_requests p SET next_check_at = $3, checks = p.checks + 1, updated_at = $1
+  FROM due, collections c, mids m
+  WHERE p.collection_id = due.collection_id AND c.id = p.collection_id AND m.id = p.mid_id
+  RETURNING ${CLAIM_COLUMNS}`;
+
+export class ProcessorRequestService {
+  constructor(private readonly s: Services) {}
+
+  private get settings() {
+    return this.s.config.processors;
+  }
+
+  private leaseEnd(): Date {
+    return new Date(this.s.now().getTime() + CALLS_PER_ITEM * this.settings.timeoutMs + LEASE_MARGIN_MS);
+  }
+
+  private context(r: Claimed): CallContext {
+    return { midId: r.mid_id, credentials: openCredentials(this.s.config.masterKey, r.credentials_enc) };
+  }
+
+  private processorOf(serviceType: string): Processor & { connector: NonNullable<Processor['connector']> } {
+    const p = this.s.processors.get(serviceType);
+    if (!p.connector) throw new Error(`service type ${serviceType} has no connector`);
+    return p as Processor & { connector: NonNullable<Processor['connector']> };
+  }
+
+  // ---- sends --------------------------------------------------------------------------------
+
+  async sendDue(): Promise<number> {
+    const claimed = await this.s.db.any<Claimed>(CLAIM_SENDS, [this.s.now(), BATCH, this.leaseEnd()]);
+    await Promise.all(claimed.map((r) => this.sendOne(r)));
+    if (claimed.length > 0) this.s.workers?.kick('processor-checks');
+    return claimed.length;
+  }
+
+  private async sendOne(r: Claimed): Promise<void> {
+    if (r.collection_status !== 'PENDING' || r.state !== 'queued') {
+      // expired (or decided) before the processor took it: nothing to send any more
+      await this.record(r, { state: 'settled', next_send_at: null });
+      return;
+    }
+    let result: SendResult;
+    try {
+      result = await this.processorOf(r.service_type).connector.initiate(this.context(r), {
+        reference: r.reference,
+        gatewayReference: r.gateway_reference,
+        amountMinor: r.amount_minor,
+        currency: r.currency,
+        accountNumber: r.account_number ?? '',
+        narration: r.narration,
+        callbackUrl: this.callbackUrl(r),
+      });
+    } catch (err) {
+      result = { kind: 'unknown', detail: 'connector failed' };
+      this.s.log.error('processor send failed', { service_type: r.service_type, gateway_reference: r.gateway_reference, err });
+    }
+    await this.afterSend(r, result);
+  }
+
+  private async afterSend(r: Claimed, result: SendResult): Promise<void> {
+    const now = this.s.now();
+    const fields = { service_type: r.service_type, gateway_reference: r.gateway_reference, attempt: r.send_attempts };
+    switch (result.kind) {
+      case 'accepted': {
+        this.s.log.info('processor request accepted', fields);
+        const first = new Date(Math.min(now.getTime() + this.settings.checkScheduleMs[0], r.expires_at.getTime()));
+        await this.record(r, { state: 'sent', next_send_at: null, next_check_at: first, checks: 0, last_error: null, vendor_reference: result.vendorReference ?? r.vendor_reference });
+        return;
+      }
+      case 'refused':
+        this.s.log.warn('processor refused request', { ...fields, detail: result.detail });
+        await this.s.collections.applyOutcome(r.collection_id, 'FAILED', result.message);
+        await this.record(r, { state: 'settled', next_send_at: null, last_error: result.detail });
+        return;
+      case 'retry':
+        this.s.log.warn('processor request to be retried', { ...fields, detail: result.detail });
+        await this.record(r, { next_send_at: this.afterSendDelay(r, now), last_error: result.detail });
+        return;
+      case 'unknown':
+        this.s.log.warn('processor request outcome unknown', { ...fields, detail: result.detail });
+        await this.record(r, { state: 'unknown', next_send_at: null, next_check_at: this.afterSendDelay(r, now), last_error: result.detail });
+        return;
+    }
+  }
+
+  private afterSendDelay(r: Claimed, now: Date): Date {
+    const schedule = this.settings.sendScheduleMs;
+    return new Date(now.getTime() + schedule[Math.min(r.send_attempts, schedule.length - 1)]);
+  }
+
+  callbackUrl(r: { service_type: string; callback_token: string }): string {
+    return `${this.s.config.publicBaseUrl}/callbacks/${r.service_type}/${r.callback_token}`;
+  }
+
+  // ---- checks (reconciliation) ----------------------------------------------------------------
+
+  async checkDue(): Promise<number> {
+    const claimed = await this.s.db.any<Claimed>(CLAIM_CHECKS, [this.s.now(), BATCH, this.leaseEnd()]);
+    await Promise.all(claimed.map((r) => this.checkOne(r)));
+    return claimed.length;
+  }
+
+  private async checkOne(r: Claimed): Promise<void> {
+    if (r.state !== 'sent' && r.state !== 'unknown') {
+      await this.record(r, { next_check_at: null });
+      return;
+    }
+    let result: QueryResult;
+    try {
+      result = await this.processorOf(r.service_type).connector.queryStatus(this.context(r), { reference: r.reference, vendorReference: r.vendor_reference });
+    } catch (err) {
+      result = { kind: 'unavailable', detail: 'connector failed' };
+      this.s.log.error('processor status query failed', { service_type: r.service_type, gateway_reference: r.gateway_reference, err });
+    }
+    if (result.kind === 'observed' && result.observed.unmapped) {
+      this.s.log.error('unknown processor status read as PENDING', { service_type: r.service_type, gateway_reference: r.gateway_reference, vendor_status: result.observed.vendorStatus });
+    }
+    const action = decide({
+      state: r.state,
+      collectionStatus: r.collection_status,
+      expiresAt: r.expires_at,
+      checks: r.checks,
+      now: this.s.now(),
+      result,
+      amountMinor: r.amount_minor,
+      currency: r.currency,
+      reported: { amountMinor: r.reported_amount_minor, currency: r.reported_currency },
+      checkScheduleMs: this.settings.checkScheduleMs,
+      lateCheckMs: this.settings.lateCheckSeconds * 1000,
+    });
+    await this.carryOut(r, action);
+  }
+
+  private async carryOut(r: Claimed, a: CheckAction): Promise<void> {
+    const fields = { service_type: r.service_type, gateway_reference: r.gateway_reference };
+    switch (a.do) {
+      case 'complete': {
+        const moved = await this.s.collections.applyOutcome(r.collection_id, 'COMPLETED', undefined, a.from);
+        if (moved && a.from === 'EXPIRED') this.s.log.warn('late completion: the processor confirmed payment after expiry', fields);
+        await this.record(r, { state: 'settled', next_check_at: null, last_error: null });
+        return;
+      }
+      case 'fail':
+        await this.s.collections.applyOutcome(r.collection_id, a.status, a.message);
+        await this.record(r, { state: 'settled', next_check_at: null, last_error: null });
+        return;
+      case 'hold':
+        this.s.log.error('processor confirmed a different amount or currency: held for the operator, not credited', { ...fields, reason: a.reason });
+        await this.record(r, { state: 'held', next_check_at: null, held_reason: a.reason });
+        return;
+      case 'expire':
+        await this.s.collections.applyOutcome(r.collection_id, 'EXPIRED');
+        await this.record(r, { next_check_at: a.nextCheckAt, last_error: a.note });
+        return;
+      case 'wait':
+        await this.record(r, { next_check_at: a.nextCheckAt, last_error: a.note });
+        return;
+      case 'resend':
+        await this.record(r, { state: 'queued', next_check_at: null, next_send_at: this.s.now() });
+        this.s.workers?.kick('processor-sends');
+        return;
+      case 'settle':
+        await this.record(r, { state: 'settled', next_check_at: null });
+        return;
+    }
+  }
+
+  private async record(r: Claimed, fields: Record<string, unknown>): Promise<void> {
+    const names = Object.keys(fields);
+    const sets = names.map((n, i) => `${n} = $${i + 3}`).join(', ');
+    await this.s.db.none(`UPDATE processor_requests SET ${sets}, updated_at = $2 WHERE collection_id = $1`, [
+      r.collection_id,
+      this.s.now(),
+      ...names.map((n) => fields[n]),
+    ]);
+  }
+
+  // ---- callbacks ------------------------------------------------------------------------------
+
+  /**
+   * A processor's callback: found by its unguessable token (else NOT_FOUND, nothing changes), read
+   * without trust, and turned into a status query due now. What it says can only fill in what the
+   * query cannot tell (the vendor's id of the request, the amount it says was paid).
+   */
+  async prompt(serviceType: string, callbackToken: string, body: unknown): Promise<void> {
+    if (!this.s.processors.has(serviceType) || !/^[A-Za-z0-9_-]{16,64}$/.test(callbackToken)) throw notFound();
+    const processor = this.s.processors.get(serviceType);
+    if (!processor.connector) throw notFound();
+    const note = processor.connector.parseCallback(body);
+    const now = this.s.now();
+    const hit = await this.s.db.oneOrNone<{ collection_id: bigint }>(
+      `UPDATE processor_requests SET
+         next_check_at = CASE WHEN state IN ('sent', 'unknown') THEN LEAST(COALESCE(next_check_at, $3), $3) ELSE next_check_at END,
+         vendor_reference = COALESCE(vendor_reference, $4),
+         reported_amount_minor = COALESCE($5, reported_amount_minor),
+         reported_currency = COALESCE($6, reported_currency),
+         updated_at = $3
+       WHERE callback_token = $1 AND service_type = $2
+       RETURNING collection_id`,
+      [callbackToken, serviceType, now, note.vendorReference, note.reported?.amountMinor ?? null, note.reported?.currency ?? null],
+    );
+    if (!hit) throw notFound();
+    this.s.workers?.kick('processor-checks');
+  }
+
+  // ---- operator -------------------------------------------------------------------------------
+
+  /** Fetch a token at the MID's processor with its stored credentials. */
+  async checkMidCredentials(midId: number): Promise<CredentialCheck & { mid_id: number; service_type: string }> {
+    const mid = await this.s.db.oneOrNone<{ service_type: string; credentials_enc: string | null }>(
+      'SELECT service_type, credentials_enc FROM mids WHERE id = $1',
+      [midId],
+    );
+    if (!mid) throw new AppError('NOT_FOUND', 'No MID with this id');
+    const processor = this.s.processors.get(mid.service_type);
+    if (!processor.connector) return { mid_id: midId, service_type: mid.service_type, ok: true, detail: 'The built-in simulator needs no credentials' };
+    const check = await processor.connector.checkCredentials({ midId, credentials: openCredentials(this.s.config.masterKey, mid.credentials_enc) });
+    return { mid_id: midId, service_type: mid.service_type, ...check };
+  }
+
+  workers(): WorkerSpec[] {
+    return [
+      { name: 'processor-sends', intervalMs: 500, run: () => this.sendDue() },
+      { name: 'processor-checks', intervalMs: 500, run: () => this.checkDue() },
+    ];
+  }
+}
+
+function notFound(): AppError {
+  return new AppError('NOT_FOUND', 'No such callback');
+}

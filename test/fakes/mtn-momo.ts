@@ -1,0 +1,257 @@
+// A fake MTN MoMo Collection API over real HTTP. Reproduced behaviours and their sources:
+// - POST /collection/token/ with `Authorization: Basic base64(api_user:api_key)` and the product's
+//   `Ocp-Apim-Subscription-Key`: 200 { access_token, token_type: "access_token", expires_in: 3600 }
+//   (momodeveloper.mtn.com API documentation, "Collection - CreateAccessToken"; sparkplug/momoapi-node
+//   src/auth.ts reads the same fields); a wrong subscription key is 401 with the API gateway's
+//   `{ statusCode: 401, message: "Access denied due to invalid subscription key..." }` and wrong
+//   user/key 401 `{ error: "login_failed" }` (MoMo developer community, "MoMo API common errors").
+// - A token is refused once it expired: 401 on every API call (same page: "Access token expired").
+// - POST /collection/v1_0/requesttopay with `X-Reference-Id` (UUID v4), `X-Target-Environment`,
+//   optional `X-Callback-Url`: 202 with an empty body (API documentation, "RequesttoPay"); a reused
+//   X-Reference-Id is 409 RESOURCE_ALREADY_EXIST "Duplicated reference id. Creation of resource failed."
+//   (common errors page); a bad body or header is 400 (same page: wrong header values, X-Reference-Id
+//   not a UUID v4, an apostrophe in the notes, notes over 160 characters, a currency the target
+//   environment does not take: INVALID_CURRENCY).
+// - GET /collection/v1_0/requesttopay/{referenceId}: 200 with the resource even when FAILED, with a
+//   `reason`; 404 RESOURCE_NOT_FOUND for a reference it never received (API documentation,
+//   "RequesttoPayTransactionStatus"; common errors page). The sandbox gives `reason` as a bare string
+//   although the schema says `{ code, message }`: so does this fake (momoapi-node issue #85 shows a
+//   sandbox answer).
+// - Sandbox test numbers decide the outcome (MoMo developer portal, "Sandbox test numbers"):
+//   46733123450 failed, 46733123451 rejected, 46733123452 timeout (expired), 46733123453 ongoing,
+//   46733123454 pending, any other number succeeds. Not MTN's, this fake's own: 46733123455
+//   NOT_ENOUGH_FUNDS, 46733123456 PAYER_NOT_FOUND, 46733123457 TRANSACTION_CANCELED,
+//   46733123458 COULD_NOT_PERFORM_TRANSACTION, 46733123459 succeeds for one unit less than asked.
+// - The callback goes to X-Callback-Url with the same resource as the status query, by PUT or POST
+//   ("Allow PUT & POST on your callback listener host"), sent once with no retry ("The Wallet Platform
+//   will only send the callback once") (API documentation, "Callback"). The newer text of that page
+//   retries every second up to 20 times: `callbackRetryMs` plays that.
+// Not MTN: the test controls (settle, expireTokens, swallow, the callback modes) are methods of the class.
+import { randomUUID } from 'node:crypto';
+import type http from 'node:http';
+import { FakeServer, parseJson } from './web';
+
+type Outcome = { status: 'SUCCESSFUL' | 'FAILED' | 'PENDING'; reason: string | null; amountDelta: number };
+
+/** The sandbox test numbers (first six lines: MTN's own), then the fake's. */
+export const MTN_TEST_NUMBERS: Record<string, Outcome> = {
+  '46733123450': { status: 'FAILED', reason: 'INTERNAL_PROCESSING_ERROR', amountDelta: 0 },
+  '46733123451': { status: 'FAILED', reason: 'APPROVAL_REJECTED', amountDelta: 0 },
+  '46733123452': { status: 'FAILED', reason: 'EXPIRED', amountDelta: 0 },
+  '46733123453': { status: 'PENDING', reason: null, amountDelta: 0 },
+  '46733123454': { status: 'PENDING', reason: null, amountDelta: 0 },
+  '46733123455': { status: 'FAILED', reason: 'NOT_ENOUGH_FUNDS', amountDelta: 0 },
+  '46733123456': { status: 'FAILED', reason: 'PAYER_NOT_FOUND', amountDelta: 0 },
+  '46733123457': { status: 'FAILED', reason: 'TRANSACTION_CANCELED', amountDelta: 0 },
+  '46733123458': { status: 'FAILED', reason: 'COULD_NOT_PERFORM_TRANSACTION', amountDelta: 0 },
+  '46733123459': { status: 'SUCCESSFUL', reason: null, amountDelta: -1 },
+};
+const SUCCESS: Outcome = { status: 'SUCCESSFUL', reason: null, amountDelta: 0 };
+
+export interface FakeMtnOptions {
+  apiUser?: string;
+  apiKey?: string;
+  subscriptionKey?: string;
+  targetEnvironment?: string;
+  /** currencies the target environment takes (the real sandbox: EUR only) */
+  currencies?: string[];
+  tokenTtlSeconds?: number;
+  /** how long the customer takes to answer the prompt */
+  answerAfterMs?: number;
+  callbackMethod?: 'PUT' | 'POST';
+  /** once (MTN), drop (lost), duplicate (sent twice) */
+  callbacks?: 'once' | 'drop' | 'duplicate';
+  callbackDelayMs?: number;
+  /** delays of the retries of a callback not answered 2xx (none by default, as MTN documents) */
+  callbackRetryMs?: number[];
+}
+
+export interface FakeRequestToPay {
+  reference: string;
+  externalId: string;
+  amount: string;
+  currency: string;
+  partyId: string;
+  callbackUrl: string | null;
+  status: 'SUCCESSFUL' | 'FAILED' | 'PENDING';
+  reason: string | null;
+  financialTransactionId: string | null;
+  /** the amount the fake confirms (differs for the mismatch number) */
+  confirmedAmount: string;
+}
+
+export interface FakeMtnCall {
+  method: string;
+  path: string;
+  status: number;
+}
+
+const UUID4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
+const ZERO_DECIMAL = new Set(['UGX', 'RWF', 'XAF', 'XOF', 'GNF']);
+
+export class FakeMtnMomo extends FakeServer {
+  readonly o: Required<FakeMtnOptions>;
+  readonly requests = new Map<string, FakeRequestToPay>();
+  readonly calls: FakeMtnCall[] = [];
+  readonly callbacksSent: { reference: string; method: string; status: number | string }[] = [];
+  private readonly tokens = new Map<string, number>();
+  /** requests to accept and record but never answer (a lost answer: the caller times out) */
+  swallow = 0;
+
+  constructor(options: FakeMtnOptions = {}) {
+    super();
+    this.o = {
+      apiUser: '6f1c0a52-3b8e-4d7a-9c21-5e4f8a9b0c13',
+      apiKey: '0d4b7c9e2f6a41b3a8c5d7e9f1a2b3c4',
+      subscriptionKey: '5a7c9e1b3d5f47a9b1c3d5e7f9a1b3c5',
+      targetEnvironment: 'sandbox',
+      currencies: ['EUR', 'UGX', 'GHS', 'RWF', 'XAF', 'XOF', 'ZMW'],
+      tokenTtlSeconds: 3600,
+      answerAfterMs: 20,
+      callbackMethod: 'PUT',
+      callbacks: 'once',
+      callbackDelayMs: 0,
+      callbackRetryMs: [],
+      ...options,
+    };
+  }
+
+  /** The credentials a MID needs to use this fake. */
+  credentials(): Record<string, string> {
+    return { api_user: this.o.apiUser, api_key: this.o.apiKey, subscription_key: this.o.subscriptionKey, target_environment: this.o.targetEnvironment };
+  }
+
+  /** Prompts sent to phones: requests accepted (a 409 sends none). */
+  get prompts(): number {
+    return this.requests.size;
+  }
+
+  byExternalId(externalId: string): FakeRequestToPay | undefined {
+    return [...this.requests.values()].find((r) => r.externalId === externalId);
+  }
+
+  /** Every token issued so far stops working (as one past its expires_in). */
+  expireTokens(): void {
+    for (const t of this.tokens.keys()) this.tokens.set(t, 0);
+  }
+
+  /** The customer answers now (e.g. pays after the merchant's deadline); the callback follows. */
+  settle(reference: string, status: 'SUCCESSFUL' | 'FAILED', reason: string | null = null): void {
+    const r = this.requests.get(reference);
+    if (!r) throw new Error(`no request ${reference}`);
+    Object.assign(r, { status, reason, financialTransactionId: status === 'SUCCESSFUL' ? String(Date.now()) : null });
+    this.callBack(r);
+  }
+
+  protected async handle(req: http.IncomingMessage, res: http.ServerResponse, url: URL, raw: string): Promise<void> {
+    const done = (status: number, body?: unknown) => {
+      this.calls.push({ method: req.method ?? '', path: url.pathname, status });
+      this.json(res, status, body);
+    };
+    if (!this.answerable(req, res, { code: 'SERVICE_UNAVAILABLE', message: 'Service unavailable' })) return;
+    if (req.headers['ocp-apim-subscription-key'] !== this.o.subscriptionKey) {
+      return done(401, { statusCode: 401, message: 'Access denied due to invalid subscription key. Make sure to provide a valid key for an active subscription.' });
+    }
+    if (req.method === 'POST' && url.pathname === '/collection/token/') return done(...this.token(req));
+    const token = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
+    if (!token || (this.tokens.get(token) ?? 0) < Date.now()) return done(401, { code: 'UNAUTHORIZED', message: 'Access token is missing, invalid or expired' });
+    if (req.headers['x-target-environment'] !== this.o.targetEnvironment) return done(400, { code: 'BAD_REQUEST', message: 'Wrong X-Target-Environment' });
+    if (req.method === 'POST' && url.pathname === '/collection/v1_0/requesttopay') {
+      const answer = this.requestToPay(req, raw);
+      if (answer === 'swallowed') return;
+      return done(...answer);
+    }
+    const m = /^\/collection\/v1_0\/requesttopay\/([^/]+)$/.exec(url.pathname);
+    if (req.method === 'GET' && m) {
+      const r = this.requests.get(decodeURIComponent(m[1]));
+      return r ? done(200, this.resource(r)) : done(404, { code: 'RESOURCE_NOT_FOUND', message: 'Requested resource was not found.' });
+    }
+    done(404, { code: 'RESOURCE_NOT_FOUND', message: 'Requested resource was not found.' });
+  }
+
+  private token(req: http.IncomingMessage): [number, unknown] {
+    const basic = /^Basic (.+)$/.exec(req.headers.authorization ?? '')?.[1];
+    const [user, key] = basic ? Buffer.from(basic, 'base64').toString('utf8').split(':') : [];
+    if (user !== this.o.apiUser || key !== this.o.apiKey) return [401, { error: 'login_failed' }];
+    const token = randomUUID().replace(/-/g, '') + randomUUID().replace(/-/g, '');
+    this.tokens.set(token, Date.now() + this.o.tokenTtlSeconds * 1000);
+    return [200, { access_token: token, token_type: 'access_token', expires_in: this.o.tokenTtlSeconds }];
+  }
+
+  private requestToPay(req: http.IncomingMessage, raw: string): [number, unknown?] | 'swallowed' {
+    const reference = String(req.headers['x-reference-id'] ?? '');
+    if (!UUID4.test(reference)) return [400, { code: 'INVALID_REFERENCE_ID', message: 'X-Reference-Id must be a UUID version 4' }];
+    if (this.requests.has(reference)) return [409, { code: 'RESOURCE_ALREADY_EXIST', message: 'Duplicated reference id. Creation of resource failed.' }];
+    const problem = this.bodyProblem(parseJson(raw));
+    if (problem) return [400, problem];
+    const b = parseJson(raw) as { amount: string; currency: string; externalId: string; payer: { partyId: string } };
+    const outcome = MTN_TEST_NUMBERS[b.payer.partyId] ?? SUCCESS;
+    const confirmed = (Number(b.amount) + outcome.amountDelta).toString();
+    const r: FakeRequestToPay = {
+      reference, externalId: b.externalId, amount: b.amount, currency: b.currency, partyId: b.payer.partyId,
+      callbackUrl: typeof req.headers['x-callback-url'] === 'string' ? req.headers['x-callback-url'] : null,
+      status: 'PENDING', reason: null, financialTransactionId: null, confirmedAmount: confirmed,
+    };
+    this.requests.set(reference, r);
+    if (outcome.status !== 'PENDING') {
+      this.later(this.o.answerAfterMs, () => this.settle(reference, outcome.status as 'SUCCESSFUL' | 'FAILED', outcome.reason));
+    }
+    if (this.swallow > 0) {
+      this.swallow -= 1;
+      return 'swallowed';
+    }
+    return [202];
+  }
+
+  private bodyProblem(body: unknown): { code: string; message: string } | null {
+    const b = body as { amount?: unknown; currency?: unknown; externalId?: unknown; payer?: { partyIdType?: unknown; partyId?: unknown }; payerMessage?: unknown; payeeNote?: unknown } | null;
+    if (!b || typeof b !== 'object') return { code: 'BAD_REQUEST', message: 'Body is not a RequestToPay' };
+    if (typeof b.currency !== 'string' || !this.o.currencies.includes(b.currency)) return { code: 'INVALID_CURRENCY', message: 'Currency not supported.' };
+    const amountPattern = ZERO_DECIMAL.has(b.currency) ? /^\d+$/ : /^\d+(\.\d{1,2})?$/;
+    if (typeof b.amount !== 'string' || !amountPattern.test(b.amount) || Number(b.amount) <= 0) return { code: 'BAD_REQUEST', message: 'Invalid amount' };
+    if (b.payer?.partyIdType !== 'MSISDN' || typeof b.payer.partyId !== 'string' || !/^\d{8,15}$/.test(b.payer.partyId)) {
+      return { code: 'BAD_REQUEST', message: 'Invalid payer' };
+    }
+    for (const note of [b.payerMessage, b.payeeNote]) {
+      if (note !== undefined && (typeof note !== 'string' || note.length > 160 || note.includes("'"))) return { code: 'BAD_REQUEST', message: 'Invalid note' };
+    }
+    return null;
+  }
+
+  private resource(r: FakeRequestToPay) {
+    return {
+      financialTransactionId: r.financialTransactionId ?? undefined,
+      externalId: r.externalId,
+      amount: r.status === 'SUCCESSFUL' ? r.confirmedAmount : r.amount,
+      currency: r.currency,
+      payer: { partyIdType: 'MSISDN', partyId: r.partyId },
+      status: r.status,
+      ...(r.reason ? { reason: r.reason } : {}),
+    };
+  }
+
+  private callBack(r: FakeRequestToPay): void {
+    if (!r.callbackUrl || this.o.callbacks === 'drop') return;
+    const times = this.o.callbacks === 'duplicate' ? 2 : 1;
+    for (let i = 0; i < times; i++) this.later(this.o.callbackDelayMs, () => this.sendCallback(r, 0));
+  }
+
+  private async sendCallback(r: FakeRequestToPay, attempt: number): Promise<void> {
+    let status: number | string;
+    try {
+      const res = await fetch(r.callbackUrl!, {
+        method: this.o.callbackMethod,
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(this.resource(r)),
+        signal: AbortSignal.timeout(2000),
+      });
+      status = res.status;
+      await res.arrayBuffer();
+    } catch (e) {
+      status = (e as Error).name;
+    }
+    this.callbacksSent.push({ reference: r.reference, method: this.o.callbackMethod, status });
+    const ok = typeof status === 'number' && status >= 200 && status < 300;
+    if (!ok && attempt < this.o.callbackRetryMs.length) this.later(this.o.callbackRetryMs[attempt], () => this.sendCallback(r, attempt + 1));
+  }
+}

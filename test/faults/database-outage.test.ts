@@ -1,0 +1,101 @@
+// Proves on a private PostgreSQL cluster stopped and restarted under requests that every operation answers 503 SERVICE_UNAVAILABLE with Retry-After while the database is down (never 401, never 500), that /healthz tells the truth, and that nothing accepted is lost.
+import { openPostgres } from '../../src/db';
+import type { Database } from '../../src/db';
+import { mobileMoney, setupMerchant } from '../helpers/fixtures';
+import type { MerchantSetup } from '../helpers/fixtures';
+import { eventually } from '../helpers/notify-fixtures';
+import { clusterBinariesPresent, PG_BIN, startPrivateCluster } from '../helpers/private-cluster';
+import type { PrivateCluster } from '../helpers/private-cluster';
+import { startTestService } from '../helpers/service';
+import type { ApiResponse, TestService } from '../helpers/service';
+
+const ci = process.env.CI === 'true';
+const suite = clusterBinariesPresent || ci ? describe : describe.skip;
+const SUCCESS = '256777000001';
+const SILENT = '256700000123';
+
+function expectOutage(res: ApiResponse) {
+  expect(res.status).toBe(503);
+  expect(res.body.code).toBe('SERVICE_UNAVAILABLE');
+  expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
+}
+
+suite(`database outage (private cluster from ${PG_BIN})`, () => {
+  let cluster: PrivateCluster;
+  let database: Database;
+  let svc: TestService;
+  let m: MerchantSetup;
+
+  beforeAll(async () => {
+    cluster = await startPrivateCluster();
+    database = await openPostgres(cluster.url);
+    svc = await startTestService({ database, env: { SANDBOX_MM_DELAY_MS: '300' } });
+    m = await setupMerchant(svc);
+  }, 120_000);
+
+  afterAll(async () => {
+    await svc?.close();
+    await database?.close();
+    cluster?.destroy();
+  });
+
+  it('answers 503 with Retry-After while down, recovers by itself and loses nothing', async () => {
+    const accepted = new Set<string>();
+    const refused = new Set<string>();
+    const statuses = new Map<number, number>();
+    let loading = true;
+    const load = async () => {
+      while (loading) {
+        const body = mobileMoney({ account_number: SILENT });
+        const res = await m.client.post('/v1/collections/request-to-pay', body);
+        statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
+        (res.status === 200 ? accepted : refused).add(body.merchant_reference);
+        // a caller that honours Retry-After would wait longer; this one only avoids spinning
+        if (res.status !== 200) await new Promise((r) => setTimeout(r, 20));
+      }
+    };
+    const callers = Array.from({ length: 4 }, load);
+    await eventually(() => accepted.size >= 20, 30_000, 'requests accepted before the outage');
+    const paid = (await m.client.post('/v1/collections/request-to-pay', mobileMoney({ account_number: SUCCESS }))).body.data;
+
+    cluster.stop();
+    const before = accepted.size;
+    await eventually(() => (statuses.get(503) ?? 0) >= 8, 30_000, '503s under load');
+
+    const health = await fetch(svc.url + '/healthz');
+    expect(health.status).toBe(503);
+    expect(Number(health.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(await health.json()).toEqual({ status: 'unavailable', database: 'unreachable' });
+    // every kind of caller: a merchant with a valid token, the token endpoint, the operator API
+    expectOutage(await m.client.post('/v1/collections/request-to-pay', mobileMoney()));
+    expectOutage(await m.client.get(`/v1/collections/${paid.gateway_reference}`));
+    expectOutage(await m.client.get('/v1/data/wallets/balances'));
+    expectOutage(await svc.anon.post('/v1/auth/token', { api_key: m.apiKey }, { headers: { 'secret-key': m.apiSecret } }));
+    expectOutage(await svc.admin.get('/v1/admin/businesses'));
+
+    cluster.start();
+    await eventually(async () => (await fetch(svc.url + '/healthz')).status === 200, 30_000, '/healthz 200 after the restart');
+    await eventually(() => accepted.size >= before + 20, 30_000, 'requests accepted after the restart');
+    loading = false;
+    await Promise.all(callers);
+
+    // nothing but success and our own outage was ever answered: no 401 for our outage, no 500
+    expect([...statuses.keys()].sort()).toEqual([200, 503]);
+    const stored = new Set(
+      (await database.db.any<{ merchant_reference: string }>('SELECT merchant_reference FROM collections WHERE business_id = $1', [m.businessId])).map(
+        (r) => r.merchant_reference,
+      ),
+    );
+    for (const reference of accepted) expect(stored.has(reference)).toBe(true);
+    // the collection paid just before the outage completes once the database is back
+    await eventually(
+      async () => (await m.client.get(`/v1/collections/${paid.gateway_reference}`)).body.data.transaction_status === 'COMPLETED',
+      30_000,
+      'the report stored before the outage to be applied',
+    );
+    // a request refused during the outage succeeds when sent again, once
+    const [again] = [...refused];
+    const retried = await m.client.post('/v1/collections/request-to-pay', { ...mobileMoney({ account_number: SILENT }), merchant_reference: again });
+    expect(retried.status).toBe(200);
+  }, 180_000);
+});
