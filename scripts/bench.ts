@@ -1,24 +1,28 @@
 // `npm run bench`: request-to-pay on this service, on the Prism mock of its spec and on a bare node:http
-// floor, with the same load; completions per second on one hot wallet; webhook latency at a steady rate;
-// the service's peak RSS. Figures go to a short table and to the JSON file BENCH_OUT (default
+// floor, with the same load, and (real PostgreSQL) on 2 ROLE=api processes and a ROLE=worker behind a
+// round-robin; completions per second on one hot wallet; webhook latency at a steady rate; the service's
+// peak RSS. Figures go to a short table and to the JSON file BENCH_OUT (default
 // ./bench-out.json). Real PostgreSQL when DATABASE_URL is set (a fresh database is made on that server and
 // dropped after), else embedded PostgreSQL in a temporary directory. It reports; it never fails on speed.
 //
 //   npm run bench                      all figures
 //   npm run bench -- --profile         request-to-pay only, under node --cpu-prof: where the time goes
+//   npm run bench -- --scale           balance reads, list pages and completions at 0, 1 and 10 million rows
 // Settings: BENCH_CONNECTIONS (50), BENCH_DURATION seconds (10), BENCH_WARMUP seconds (2),
 // BENCH_COMPLETIONS (2000), BENCH_WEBHOOK_RATE events/s (200), BENCH_WEBHOOK_EVENTS (1000),
-// BENCH_REPORT_RATE provider reports/s (the request-to-pay rate just measured), BENCH_REPORTS (2000).
-import { execFileSync } from 'node:child_process';
+// BENCH_REPORT_RATE provider reports/s (the request-to-pay rate just measured), BENCH_REPORTS (2000);
+// --scale: BENCH_SCALE_LEVELS (0,1000000,10000000), BENCH_SCALE_MAX_COLLECTIONS (1000000), BENCH_SCALE_COMPLETIONS (500).
 import { randomBytes } from 'node:crypto';
 import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../src/config';
-import { pgp } from '../src/db';
 import { hotWallet } from './bench/hot-wallet';
+import { measureRoundRobin } from './bench/round-robin';
+import { runScale, scaleLevels } from './bench/scale';
+import { freshServerDatabase, machine, rtpBody, setupMerchant } from './bench/setup';
 import type { HotWalletFigures } from './bench/hot-wallet';
-import { freePort, highWaterMb, loadPost, ROOT, round1, setting, startChild, stopChild, waitForHttp } from './bench/lib';
+import { freePort, highWaterMb, loadPost, ROOT, setting, startChild, stopChild, waitForHttp } from './bench/lib';
 import type { Child, HttpFigures, LoadSettings } from './bench/lib';
 import { summarizeProfile } from './bench/profile';
 import type { ProfileSummary } from './bench/profile';
@@ -35,101 +39,6 @@ const TARGETS = {
   webhook_p99_ms: 250,
   peak_rss_mb: 250,
 };
-
-const run = randomBytes(3).toString('hex');
-const rtpBody = (n: number | string) => ({
-  currency: 'UGX',
-  amount: 50000,
-  payment_method: 'MOBILE_MONEY',
-  account_number: '256777000001',
-  merchant_reference: `BENCH-${run}-${n}`,
-  narration: `Bench order ${n}`,
-});
-
-async function call(base: string, method: string, url: string, headers: Record<string, string>, body?: unknown) {
-  const res = await fetch(base + url, {
-    method,
-    headers: { 'content-type': 'application/json', accept: 'application/json', ...headers },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const json = (await res.json()) as { data: any };
-  if (res.status !== 200) throw new Error(`${method} ${url}: ${res.status} ${JSON.stringify(json)}`);
-  return json.data;
-}
-
-/** A merchant as an operator sets one up: business with a fee and a rolling reserve, two MIDs, a token. */
-async function setupMerchant(base: string, operatorKey: string, webhookUrl: string) {
-  const op = { authorization: `Bearer ${operatorKey}` };
-  const business = await call(base, 'POST', '/v1/admin/businesses', op, {
-    name: 'Bench Merchant',
-    default_currency: 'UGX',
-    fee_bearer: 'merchant',
-    rolling_reserve_percent: 5,
-    rolling_reserve_months: 6,
-    card_settlement_days: 0,
-    fees: [{ payment_method: 'MOBILE_MONEY', percent: 1.5, fixed: 0 }],
-  });
-  const mids: number[] = [];
-  for (const name of ['Bench MM A', 'Bench MM B']) {
-    const mid = await call(base, 'POST', `/v1/admin/businesses/${business.id}/mids`, op, {
-      business_name: name,
-      service_type: 'sandbox',
-      merchant_operator: 'sandbox',
-      merchant_username: 'bench',
-      merchant_password: 'bench-password-123',
-      payment_method: 'MOBILE_MONEY',
-      currency: 'UGX',
-    });
-    mids.push(mid.id);
-  }
-  const token = await call(base, 'POST', `/v1/admin/businesses/${business.id}/api-tokens`, op, {
-    notification_email: 'bench@example.org',
-    webhook_url: webhookUrl,
-    webhook_hash: 'bench-webhook-hash-0123456789',
-    email_merchant: false,
-    email_user: false,
-  });
-  const access = await call(base, 'POST', '/v1/auth/token', { 'secret-key': token.api_secret }, { api_key: token.api_key, expires_in: 3600 });
-  return { businessId: business.id as number, apiTokenId: token.id as number, midId: mids[0], authorization: access.token as string };
-}
-
-function machine(databaseVersion: string) {
-  const git = (args: string[]) => {
-    try {
-      return execFileSync('git', args, { cwd: ROOT, encoding: 'utf8' }).trim();
-    } catch {
-      return null;
-    }
-  };
-  return {
-    cpus: os.cpus().length,
-    cpu_model: os.cpus()[0]?.model ?? 'unknown',
-    memory_gb: Math.round(os.totalmem() / 2 ** 30),
-    load_average_at_start: os.loadavg().map(round1),
-    os: `${os.type()} ${os.release()}`,
-    node: process.version,
-    database: databaseVersion,
-    commit: git(['rev-parse', '--short', 'HEAD']),
-    uncommitted_changes: (git(['status', '--porcelain']) ?? '') !== '',
-  };
-}
-
-async function freshServerDatabase(serverUrl: string): Promise<{ url: string; version: string; drop(): Promise<void> }> {
-  const name = `paycollect_bench_${process.pid}_${run}`;
-  const admin = pgp({ connectionString: serverUrl, max: 1 });
-  const { v } = await admin.one<{ v: string }>("SELECT current_setting('server_version') AS v");
-  await admin.none('CREATE DATABASE $1:name', [name]);
-  const url = new URL(serverUrl);
-  url.pathname = '/' + name;
-  return {
-    url: url.toString(),
-    version: `PostgreSQL ${v} server`,
-    drop: async () => {
-      await admin.none('DROP DATABASE IF EXISTS $1:name WITH (FORCE)', [name]);
-      await admin.$pool.end();
-    },
-  };
-}
 
 /** `tag` keeps each target's merchant references apart (the floor inserts into the service's table). */
 async function measureHttp(name: string, tag: string, child: Child, port: number, settings: LoadSettings, headers: Record<string, string>, postgres: boolean): Promise<HttpFigures> {
@@ -151,6 +60,7 @@ function table(r: Report): string {
   const rows: [string, string, string][] = [
     ['request-to-pay, this service', `${fmt(r.service.request_to_pay.req_per_s)} req/s, p50 ${fmt(r.service.request_to_pay.p50_ms)} ms, p99 ${fmt(r.service.request_to_pay.p99_ms)} ms, ${r.service.request_to_pay.errors} errors`, `p99 <= ${TARGETS.p99_ms} ms, 0 errors`],
     ['request-to-pay, Prism mock', r.prism ? `${fmt(r.prism.req_per_s)} req/s, p50 ${fmt(r.prism.p50_ms)} ms, p99 ${fmt(r.prism.p99_ms)} ms, ${r.prism.errors} errors` : '-', ''],
+    ['request-to-pay, 2 API processes + worker (round-robin)', r.round_robin ? `${fmt(r.round_robin.req_per_s)} req/s, p50 ${fmt(r.round_robin.p50_ms)} ms, p99 ${fmt(r.round_robin.p99_ms)} ms, ${r.round_robin.errors} errors` : '-', ''],
     ['request-to-pay, node:http floor', r.floor ? `${fmt(r.floor.req_per_s)} req/s, p50 ${fmt(r.floor.p50_ms)} ms, p99 ${fmt(r.floor.p99_ms)} ms, ${r.floor.errors} errors` : '-', ''],
     ['service / Prism', `${fmt(r.ratios.service_to_prism, 2)}x`, `>= ${TARGETS.vs_prism}x`],
     ['service / floor', `${fmt(r.ratios.service_to_floor, 2)}x`, `>= ${TARGETS.vs_floor}x`],
@@ -177,6 +87,8 @@ interface Report {
   service: { first_start_to_healthz_ms: number; start_to_healthz_ms: number; request_to_pay: HttpFigures; high_water_rss_mb: number | null };
   prism: HttpFigures | null;
   floor: HttpFigures | null;
+  /** 2 ROLE=api processes behind a round-robin, with a ROLE=worker process (real PostgreSQL only) */
+  round_robin: (HttpFigures & { processes: number }) | null;
   ratios: { service_to_prism: number | null; service_to_floor: number | null };
   hot_wallet: HotWalletFigures | null;
   webhooks: WebhookFigures | null;
@@ -187,6 +99,11 @@ interface Report {
 }
 
 async function main() {
+  if (process.argv.includes('--scale')) {
+    const levels = scaleLevels(process.env.BENCH_SCALE_LEVELS);
+    const scale = { levels, maxCollections: setting(process.env, 'BENCH_SCALE_MAX_COLLECTIONS', 1_000_000), completions: setting(process.env, 'BENCH_SCALE_COMPLETIONS', 500) };
+    return runScale(scale, path.resolve(process.env.BENCH_OUT || 'bench-scale-out.json'));
+  }
   const profileOnly = process.argv.includes('--profile');
   const settings: LoadSettings = {
     connections: setting(process.env, 'BENCH_CONNECTIONS', 50),
@@ -257,6 +174,7 @@ async function main() {
     let hot: HotWalletFigures | null = null;
     let floor: HttpFigures | null = null;
     let prism: HttpFigures | null = null;
+    let roundRobin: (HttpFigures & { processes: number }) | null = null;
     if (!profileOnly) {
       const principal = { businessId: m.businessId, apiTokenId: m.apiTokenId };
       process.stdout.write(`  webhooks: ${webhookEvents} state changes at ${webhookRate}/s\n`);
@@ -292,6 +210,11 @@ async function main() {
       children.push(prismChild);
       prism = await measureHttp('Prism mock', 'P', prismChild, prismPort, settings, { authorization: m.authorization }, false);
       await stopChild(prismChild);
+
+      // ROLE=api / ROLE=worker need a PostgreSQL server (the embedded database belongs to one process)
+      if (server) {
+        roundRobin = await measureRoundRobin({ apis: 2, env, work, settings, headers: { authorization: m.authorization }, makeBody: (n) => JSON.stringify(rtpBody(`N${n}`)) });
+      }
     }
 
     const ratio = (a: number, b: HttpFigures | null) => (b && b.req_per_s > 0 ? Math.round((a / b.req_per_s) * 100) / 100 : null);
@@ -303,6 +226,7 @@ async function main() {
       service: { first_start_to_healthz_ms: firstStartMs, start_to_healthz_ms: startMs, request_to_pay: rtp, high_water_rss_mb: hwm },
       prism,
       floor,
+      round_robin: roundRobin,
       ratios: { service_to_prism: ratio(rtp.req_per_s, prism), service_to_floor: ratio(rtp.req_per_s, floor) },
       hot_wallet: hot,
       webhooks,

@@ -5,10 +5,13 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'n
 import path from 'node:path';
 
 export type AppEnv = 'sandbox' | 'live';
+/** What a process runs: the HTTP API, the background workers, or both (one process, the default). */
+export type Role = 'api' | 'worker' | 'both';
 
 export interface Config {
   port: number;
   appEnv: AppEnv;
+  role: Role;
   databaseUrl: string | null;
   /** connections to a real PostgreSQL server (the embedded one has a single session) */
   databasePoolMax: number;
@@ -16,7 +19,11 @@ export interface Config {
   publicBaseUrl: string;
   operatorApiKey: string;
   jwtSecret: string;
+  /** earlier JWT_SECRETs, still accepted for verifying tokens they signed (JWT_PREVIOUS_SECRETS) */
+  jwtPreviousSecrets: string[];
   masterKey: Buffer;
+  /** earlier MASTER_KEYs, still accepted for opening what they sealed (MASTER_KEY_PREVIOUS) */
+  masterKeyPrevious: Buffer[];
   smtpUrl: string | null;
   webhookAllowPrivate: boolean;
   rateLimitRps: number;
@@ -159,6 +166,9 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError(`DATA_DIR ${dataDir} cannot be created: ${(e as Error).message}`);
   }
   const databaseUrl = url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']);
+  const role = env.ROLE || 'both';
+  if (role !== 'api' && role !== 'worker' && role !== 'both') throw new ConfigError(`ROLE must be api, worker or both, got "${role}"`);
+  if (role !== 'both' && !databaseUrl) throw new ConfigError(`ROLE=${role} needs DATABASE_URL: the embedded database belongs to one process, which must run both`);
   const publicBaseUrl = (url(env, 'PUBLIC_BASE_URL', ['http:', 'https:']) ?? `http://localhost:${port}`).replace(/\/+$/, '');
   const smtpUrl = url(env, 'SMTP_URL', ['smtp:', 'smtps:']);
   const operator = env.OPERATOR_API_KEY
@@ -169,18 +179,25 @@ export function loadConfig(env: Env = process.env): Config {
   const masterKey = Buffer.from(masterRaw, 'base64');
   if (masterKey.length !== 32) throw new ConfigError('MASTER_KEY must be 32 bytes, base64-encoded');
   if (jwtSecret.length < 32) throw new ConfigError('JWT_SECRET must be at least 32 characters');
+  const jwtPreviousSecrets = (env.JWT_PREVIOUS_SECRETS ?? '').split(',').map((v) => v.trim()).filter((v) => v !== '');
+  if (jwtPreviousSecrets.some((v) => v.length < 32)) throw new ConfigError('JWT_PREVIOUS_SECRETS must list secrets of at least 32 characters');
+  const masterKeyPrevious = (env.MASTER_KEY_PREVIOUS ?? '').split(',').map((v) => v.trim()).filter((v) => v !== '').map((v) => Buffer.from(v, 'base64'));
+  if (masterKeyPrevious.some((k) => k.length !== 32)) throw new ConfigError('MASTER_KEY_PREVIOUS must list 32-byte keys, base64-encoded');
   const digits = /^\d{10,15}$/;
   const card = /^\d{12,19}$/;
   return {
     port,
     appEnv,
+    role,
     databaseUrl,
     databasePoolMax: int(env, 'DATABASE_POOL_MAX', 10, 1, 1000),
     dataDir,
     publicBaseUrl,
     operatorApiKey: operator.value,
     jwtSecret,
+    jwtPreviousSecrets,
     masterKey,
+    masterKeyPrevious,
     smtpUrl,
     webhookAllowPrivate: bool(env, 'WEBHOOK_ALLOW_PRIVATE', appEnv === 'sandbox'),
     rateLimitRps: int(env, 'RATE_LIMIT_RPS', 100, 0, 1_000_000),

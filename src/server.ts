@@ -13,7 +13,8 @@ import type { Logger } from './log';
 import { buildServices, workerSpecs } from './services';
 import type { Services } from './services';
 import type { DemoCredentials } from './services/merchants';
-import { startWorkers } from './workers';
+import { errorBody, OUTAGE_RETRY_AFTER_SECONDS } from './errors';
+import { listenForKicks, remoteKicks, startWorkers } from './workers';
 
 export const OPENAPI_DIR = path.resolve(__dirname, '..', 'openapi');
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -40,6 +41,24 @@ export interface RunningService {
   close(): Promise<void>;
 }
 
+/**
+ * ROLE=worker answers /healthz (for whatever supervises it, with the same answers as an api process's)
+ * and nothing else: the API is served by the ROLE=api processes.
+ */
+function workerHttp(isReady: () => boolean, databaseReachable: () => Promise<boolean>): http.RequestListener {
+  const reply = (res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) =>
+    res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body));
+  return (req, res) => {
+    if (req.url !== '/healthz') return void reply(res, 404, errorBody('NOT_FOUND', 'This process runs the background workers only (ROLE=worker)'));
+    if (!isReady()) return void reply(res, 503, { status: 'starting' });
+    void databaseReachable().then((up) =>
+      up
+        ? reply(res, 200, { status: 'ok', database: 'ok', role: 'worker' })
+        : reply(res, 503, { status: 'unavailable', database: 'unreachable' }, { 'Retry-After': String(OUTAGE_RETRY_AFTER_SECONDS) }),
+    );
+  };
+}
+
 export async function startService(o: StartOptions): Promise<RunningService> {
   const log = o.log ?? createLogger();
   const database = o.database ?? (await openDatabase(o.config.databaseUrl, o.config.dataDir, o.config.databasePoolMax));
@@ -48,12 +67,14 @@ export async function startService(o: StartOptions): Promise<RunningService> {
   const services = buildServices({ config: o.config, db: database.db, log, now: o.now ?? (() => new Date()) });
   await services.cards.ensureKey();
   const demo = o.config.seedDemo ? await services.merchants.seedDemoIfEmpty() : null;
-  const [merchantApi, adminApi] = await Promise.all([
+  let ready = false;
+  const role = o.config.role;
+  const [merchantApi, adminApi] = role === 'worker' ? [null, null] : await Promise.all([
     loadApi(path.join(OPENAPI_DIR, 'openapi.yaml')),
     loadApi(path.join(OPENAPI_DIR, 'admin.yaml')),
   ]);
-  let ready = false;
-  const app = createHttpApp({
+  const databaseReachable = () => pingDatabase(database.db, HEALTH_TIMEOUT_MS);
+  const app = !merchantApi || !adminApi ? workerHttp(() => ready, databaseReachable) : createHttpApp({
     services,
     merchantApi,
     adminApi,
@@ -62,7 +83,7 @@ export async function startService(o: StartOptions): Promise<RunningService> {
     authenticateJwt: (h) => services.auth.authenticate(h),
     authenticateOperator: (h) => services.auth.authenticateOperator(h),
     isReady: () => ready,
-    databaseReachable: () => pingDatabase(database.db, HEALTH_TIMEOUT_MS),
+    databaseReachable,
   });
   const server = http.createServer(app);
   server.headersTimeout = 15_000;
@@ -72,9 +93,13 @@ export async function startService(o: StartOptions): Promise<RunningService> {
     server.listen(o.config.port, '0.0.0.0', () => resolve());
   });
   const port = (server.address() as AddressInfo).port;
-  if (o.workers !== false) services.workers = startWorkers(workerSpecs(services), log);
+  // ROLE=api hands its kicks to the worker processes; ROLE=worker takes them (real PostgreSQL only)
+  let listener: { stop(): Promise<void> } | null = null;
+  if (role === 'api') services.workers = remoteKicks(database.db, log);
+  else if (o.workers !== false) services.workers = startWorkers(workerSpecs(services), log);
+  if (role === 'worker' && services.workers) listener = listenForKicks(database.db, services.workers, log);
   ready = true;
-  log.info('listening', { port, env: o.config.appEnv, database: database.kind });
+  log.info('listening', { port, env: o.config.appEnv, role, database: database.kind });
 
   let closing: Promise<void> | null = null;
   const close = () => {
@@ -85,6 +110,7 @@ export async function startService(o: StartOptions): Promise<RunningService> {
       const timer = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS);
       await stopped;
       clearTimeout(timer);
+      await listener?.stop();
       await services.workers?.stop();
       // a send still in flight records its outcome before the database closes (else it is sent again)
       await services.notifications.drain();

@@ -1,6 +1,7 @@
 // Background work is polling over the database with FOR UPDATE SKIP LOCKED, so several processes
 // share it and nothing is lost across restarts. A worker's run() does one batch and returns how many
 // items it handled; a full batch runs again at once, an empty one waits for the interval or a kick.
+import type { Db } from './db';
 import type { Logger } from './log';
 
 export interface WorkerSpec {
@@ -65,6 +66,77 @@ export function startWorkers(specs: WorkerSpec[], log: Logger): Workers {
       stopped = true;
       for (const t of timers.values()) clearTimeout(t);
       await Promise.allSettled([...running.values()]);
+    },
+  };
+}
+
+/** The channel on which API processes wake the worker processes (ROLE=api / ROLE=worker). */
+export const KICK_CHANNEL = 'paycollect_work';
+/** An API process sends each worker's kick at most once per this many milliseconds. */
+const KICK_COALESCE_MS = 10;
+const RELISTEN_MS = 1000;
+
+/**
+ * Kicks for workers that run in other processes: each named kick is sent as a NOTIFY on KICK_CHANNEL,
+ * coalesced so that a busy API process sends a few per second, not one per request. Fire and forget:
+ * a kick that is lost only leaves the work to the worker's own polling.
+ */
+export function remoteKicks(db: Db, log: Logger): Workers {
+  const pending = new Set<string>();
+  let timer: NodeJS.Timeout | null = null;
+  let sending: Promise<unknown> = Promise.resolve();
+  const flush = () => {
+    timer = null;
+    const names = [...pending];
+    pending.clear();
+    sending = Promise.all(names.map((n) => db.none('SELECT pg_notify($1, $2)', [KICK_CHANNEL, n]))).catch((err) => log.warn('worker kick not sent', { err }));
+  };
+  return {
+    kick(name) {
+      pending.add(name);
+      timer ??= setTimeout(flush, KICK_COALESCE_MS);
+    },
+    async stop() {
+      if (timer) {
+        clearTimeout(timer);
+        flush();
+      }
+      await sending;
+    },
+  };
+}
+
+/**
+ * A worker process listens on KICK_CHANNEL and runs the named worker at once. The listening session
+ * is re-opened after a failure; meanwhile the workers keep polling.
+ */
+export function listenForKicks(db: Db, workers: Workers, log: Logger): { stop(): Promise<void> } {
+  let stopped = false;
+  let connection: { done(): void } | null = null;
+  let retry: NodeJS.Timeout | null = null;
+  const listen = async () => {
+    try {
+      const c = await db.connect({ direct: true });
+      connection = c;
+      c.client.on('notification', (m) => m.payload && workers.kick(m.payload));
+      c.client.on('error', (err) => {
+        log.warn('worker kick listener lost', { err });
+        connection = null;
+        if (!stopped) retry = setTimeout(listen, RELISTEN_MS);
+      });
+      await c.none('LISTEN $1:name', [KICK_CHANNEL]);
+      if (stopped) c.done();
+    } catch (err) {
+      log.warn('worker kick listener failed', { err });
+      if (!stopped) retry = setTimeout(listen, RELISTEN_MS);
+    }
+  };
+  void listen();
+  return {
+    async stop() {
+      stopped = true;
+      if (retry) clearTimeout(retry);
+      connection?.done();
     },
   };
 }

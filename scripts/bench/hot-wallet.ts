@@ -47,47 +47,55 @@ export async function hotWallet(o: { config: Config; principal: Principal; curre
   try {
     const quiet = createLogger(() => undefined, 'error');
     const s = buildServices({ config: o.config, db: database.db, log: quiet, now: () => new Date() });
-    const { db } = database;
     const ids = (await pendingCollections(s, o.principal, o.currency, o.completions, o.body)).map((c) => c.id);
-    const total = async () => {
-      const [w] = await s.ledger.walletBalances(o.principal.businessId, o.currency);
-      return w.availableMinor + w.pendingMinor + w.reservedMinor;
-    };
-    const before = await total();
-    const { expected } = await db.one<{ expected: bigint }>('SELECT COALESCE(SUM(total_credit_minor), 0)::bigint AS expected FROM collections WHERE id = ANY($1::bigint[])', [ids]);
-
-    let next = 0;
-    const cpu = cpuMeter(process.pid, database.kind === 'postgres');
-    const started = performance.now();
-    await Promise.all(
-      Array.from({ length: o.concurrency }, async () => {
-        while (next < ids.length) {
-          const id = ids[next++];
-          const moved = await s.collections.applyOutcome(id, 'COMPLETED');
-          if (!moved) throw new Error(`collection ${id} was not PENDING`);
-        }
-      }),
-    );
-    const seconds = (performance.now() - started) / 1000;
-    const used = cpu(ids.length);
-
-    const after = await total();
-    const { journals } = await db.one<{ journals: number }>(
-      `SELECT count(*)::int AS journals FROM journals WHERE kind = 'collection_credit' AND collection_id = ANY($1::bigint[])`,
-      [ids],
-    );
-    return {
-      completions: ids.length,
-      concurrency: o.concurrency,
-      per_s: round1(ids.length / seconds),
-      seconds: Math.round(seconds * 1000) / 1000,
-      exact_balance: after - before === expected && journals === ids.length,
-      expected_credit_minor: expected.toString(),
-      wallet_moved_minor: (after - before).toString(),
-      credit_journals: journals,
-      cpu_ms_per_completion: { process_ms: used.server_ms, postgres_ms: used.postgres_ms },
-    };
+    return await completeAll(s, o.principal.businessId, o.currency, ids, o.concurrency, database.kind === 'postgres');
   } finally {
     await database.close();
   }
+}
+
+/**
+ * Completes the PENDING collections `ids` (all of one business and wallet currency) with `concurrency`
+ * callers at once through applyOutcome, and checks the wallet moved by exactly their credits.
+ */
+export async function completeAll(s: Services, businessId: number, currency: string, ids: bigint[], concurrency: number, withPostgres: boolean): Promise<HotWalletFigures> {
+  const { db } = s;
+  const total = async () => {
+    const [w] = await s.ledger.walletBalances(businessId, currency);
+    return w.availableMinor + w.pendingMinor + w.reservedMinor;
+  };
+  const before = await total();
+  const { expected } = await db.one<{ expected: bigint }>('SELECT COALESCE(SUM(total_credit_minor), 0)::bigint AS expected FROM collections WHERE id = ANY($1::bigint[])', [ids]);
+
+  let next = 0;
+  const cpu = cpuMeter(process.pid, withPostgres);
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < ids.length) {
+        const id = ids[next++];
+        const moved = await s.collections.applyOutcome(id, 'COMPLETED');
+        if (!moved) throw new Error(`collection ${id} was not PENDING`);
+      }
+    }),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  const used = cpu(ids.length);
+
+  const after = await total();
+  const { journals } = await db.one<{ journals: number }>(
+    `SELECT count(*)::int AS journals FROM journals WHERE kind = 'collection_credit' AND collection_id = ANY($1::bigint[])`,
+    [ids],
+  );
+  return {
+    completions: ids.length,
+    concurrency,
+    per_s: round1(ids.length / seconds),
+    seconds: Math.round(seconds * 1000) / 1000,
+    exact_balance: after - before === expected && journals === ids.length,
+    expected_credit_minor: expected.toString(),
+    wallet_moved_minor: (after - before).toString(),
+    credit_journals: journals,
+    cpu_ms_per_completion: { process_ms: used.server_ms, postgres_ms: used.postgres_ms },
+  };
 }

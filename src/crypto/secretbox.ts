@@ -11,6 +11,24 @@ export function seal(masterKey: Buffer, plaintext: string): string {
   return ['v1', iv, cipher.getAuthTag(), ct].map((p) => (typeof p === 'string' ? p : p.toString('base64url'))).join('.');
 }
 
+/** The keys that open sealed values: MASTER_KEY first, then MASTER_KEY_PREVIOUS (during a rotation). */
+export function masterKeys(config: { masterKey: Buffer; masterKeyPrevious: Buffer[] }): Buffer[] {
+  return [config.masterKey, ...config.masterKeyPrevious];
+}
+
+/** Opens with the first key that fits (GCM refuses any other); `index` says which (0 = the current key). */
+export function openWithAny(keys: Buffer[], sealed: string): { plaintext: string; index: number } {
+  let last: unknown = new Error('no key to open a sealed value');
+  for (const [index, key] of keys.entries()) {
+    try {
+      return { plaintext: open(key, sealed), index };
+    } catch (err) {
+      last = err;
+    }
+  }
+  throw last;
+}
+
 export function open(masterKey: Buffer, sealed: string): string {
   const [version, iv, tag, ct] = sealed.split('.');
   if (version !== 'v1' || !iv || !tag || ct === undefined) throw new Error('sealed value has an unknown format');

@@ -114,7 +114,6 @@ function wire({ api, handlers, services, security }: ApiSetup) {
   api.register('methodNotAllowed', (_c: Context, _req: Request, res: Response) => sendError(res, 'METHOD_NOT_ALLOWED'));
 }
 
-/** The router decodes path parameters; a path that does not decode names no resource. */
 function isDecodable(p: string): boolean {
   try {
     decodeURIComponent(p);
@@ -170,6 +169,12 @@ export function createHttpApp(o: HttpAppOptions): express.Express {
     next();
   });
 
+  // Routers decode path parameters; a path that does not decode names nothing anywhere.
+  app.use((req: Request, res: Response, next: NextFunction) => {
+    if (isDecodable(req.path)) return next();
+    sendError(res, 'VALIDATION_ERROR', undefined, [{ field: 'path', message: 'is not percent-encoded UTF-8' }]);
+  });
+
   // The truth at the time of asking: ready, and the database answers.
   app.get('/healthz', async (_req, res) => {
     if (!o.isReady()) return void res.status(503).json({ status: 'starting' });
@@ -200,7 +205,6 @@ export function createHttpApp(o: HttpAppOptions): express.Express {
       .catch(next);
   };
   app.use((req: Request, res: Response, next: NextFunction) => {
-    if (!isDecodable(req.path)) return sendError(res, 'VALIDATION_ERROR', undefined, [{ field: 'path', message: 'is not percent-encoded UTF-8' }]);
     // processors' callbacks are declared in the operator document, without its credential
     if (req.path === '/v1/admin' || req.path.startsWith('/v1/admin/') || req.path.startsWith('/callbacks/')) return dispatch(o.adminApi)(req, res, next);
     if (req.path.startsWith('/v1/')) return dispatch(o.merchantApi)(req, res, next);

@@ -3,7 +3,7 @@
 // any transaction, then records each outcome. So several processes never send one attempt twice, a
 // crash mid-send retries once the dead process's heartbeat is stale (or at the end of the lease), and
 // all state lives in the database.
-import { open } from '../crypto/secretbox';
+import { masterKeys, openWithAny } from '../crypto/secretbox';
 import { sqlFile } from '../db';
 import type { Services } from '../services';
 import { postWebhook } from './deliver';
@@ -103,7 +103,7 @@ export class WebhookWorker {
     }
     let hash: string;
     try {
-      hash = open(this.s.config.masterKey, c.webhook_hash_enc);
+      hash = openWithAny(masterKeys(this.s.config), c.webhook_hash_enc).plaintext;
     } catch (err) {
       this.s.log.error('webhook hash cannot be opened with MASTER_KEY', { event_id: c.event_id, err });
       return { outcome: refused('the webhook hash cannot be read'), permanent: false };

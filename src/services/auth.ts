@@ -2,7 +2,7 @@
 // bound to the deployment and to the API token's generation, so regeneration revokes at once.
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { hash, verify } from '@node-rs/argon2';
-import { SignJWT, jwtVerify } from 'jose';
+import { SignJWT, decodeProtectedHeader, jwtVerify } from 'jose';
 import { AppError, validationError } from '../errors';
 import type { Principal } from '../http/context';
 import type { Base } from './index';
@@ -37,15 +37,43 @@ interface TokenRow {
   verified_at: Date | null;
 }
 
+/** Access tokens whose signature and claims were checked, kept until they expire (at most this many). */
+const MAX_VERIFIED_TOKENS = 10_000;
+
+interface VerifiedClaims {
+  sub: string | undefined;
+  gen: unknown;
+  /** seconds since the epoch */
+  exp: number;
+}
+
 /** Made only on refusal: an error's stack trace is not free on the hot path. */
 const denied = () => new AppError('UNAUTHORIZED', 'A valid access token is required: Authorization: JWT <token>');
 
+/** A signing secret's public name (`kid`): a digest prefix, so a token names its key without revealing it. */
+export function keyId(secret: string): string {
+  return createHash('sha256').update(secret).digest('base64url').slice(0, 16);
+}
+
 export class AuthService {
   private readonly key: Uint8Array;
+  private readonly kid: string;
+  /** every accepted verification key by kid: JWT_SECRET and JWT_PREVIOUS_SECRETS (rotation without downtime) */
+  private readonly verificationKeys: Map<string, Uint8Array>;
   private readonly buckets = new Map<number, { second: number; count: number }>();
+  private readonly verified = new Map<string, VerifiedClaims>();
 
   constructor(private readonly s: Base) {
-    this.key = new TextEncoder().encode(s.config.jwtSecret);
+    const encode = (secret: string) => new TextEncoder().encode(secret);
+    this.key = encode(s.config.jwtSecret);
+    this.kid = keyId(s.config.jwtSecret);
+    this.verificationKeys = new Map([s.config.jwtSecret, ...s.config.jwtPreviousSecrets].map((secret) => [keyId(secret), encode(secret)]));
+  }
+
+  /** The key a token names; a token without kid (issued before key ids) is checked against JWT_SECRET. */
+  private verificationKey(jwt: string): Uint8Array | undefined {
+    const { kid } = decodeProtectedHeader(jwt);
+    return kid === undefined ? this.key : this.verificationKeys.get(String(kid));
   }
 
   /**
@@ -107,7 +135,7 @@ export class AuthService {
     const iat = Math.floor(this.s.now().getTime() / 1000);
     const exp = iat + expiresInSeconds;
     const jwt = await new SignJWT({ gen: row.generation })
-      .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+      .setProtectedHeader({ alg: 'HS256', typ: 'JWT', kid: this.kid })
       .setSubject(String(row.id))
       .setAudience(this.s.config.appEnv)
       .setIssuer(ISSUER)
@@ -122,21 +150,9 @@ export class AuthService {
   async authenticate(authorization: string | undefined): Promise<Principal | AppError> {
     const m = /^JWT ([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)$/.exec(authorization ?? '');
     if (!m) return denied();
-    let sub: string | undefined;
-    let gen: unknown;
-    try {
-      const { payload } = await jwtVerify(m[1], this.key, {
-        algorithms: ['HS256'],
-        audience: this.s.config.appEnv,
-        issuer: ISSUER,
-        currentDate: this.s.now(),
-        requiredClaims: ['exp', 'iat', 'jti', 'sub'],
-      });
-      sub = payload.sub;
-      gen = payload.gen;
-    } catch {
-      return denied();
-    }
+    const claims = await this.verifiedClaims(m[1]);
+    if (!claims) return denied();
+    const { sub, gen } = claims;
     if (!sub || !/^\d+$/.test(sub)) return denied();
     const row = await this.s.db.oneOrNone<TokenRow>(
       `SELECT t.id, t.business_id, t.generation, b.verified_at
@@ -149,6 +165,38 @@ export class AuthService {
       return new AppError('RATE_LIMITED', undefined, null, { 'Retry-After': '1' });
     }
     return { apiTokenId: row.id, businessId: row.business_id };
+  }
+
+  /**
+   * The token's claims once its signature, algorithm, audience, issuer and lifetime are checked; null
+   * when any check fails. The signature is checked once per token: a repeat within its lifetime costs a
+   * Map lookup and the expiry check, on the service clock like the first. The oldest entry makes room.
+   */
+  private async verifiedClaims(token: string): Promise<VerifiedClaims | null> {
+    const nowS = this.s.now().getTime() / 1000;
+    const known = this.verified.get(token);
+    if (known) {
+      if (known.exp > nowS) return known;
+      this.verified.delete(token);
+      return null;
+    }
+    try {
+      const key = this.verificationKey(token);
+      if (!key) return null;
+      const { payload } = await jwtVerify(token, key, {
+        algorithms: ['HS256'],
+        audience: this.s.config.appEnv,
+        issuer: ISSUER,
+        currentDate: this.s.now(),
+        requiredClaims: ['exp', 'iat', 'jti', 'sub'],
+      });
+      const claims = { sub: payload.sub, gen: payload.gen, exp: payload.exp! };
+      if (this.verified.size >= MAX_VERIFIED_TOKENS) this.verified.delete(this.verified.keys().next().value!);
+      this.verified.set(token, claims);
+      return claims;
+    } catch {
+      return null;
+    }
   }
 
   /** The operator API: `Authorization: Bearer <OPERATOR_API_KEY>`, compared in constant time. */

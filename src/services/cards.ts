@@ -3,7 +3,7 @@
 // in each. After a rotation the previous key keeps decrypting until its expires_at (grace period).
 import { createPrivateKey, randomBytes } from 'node:crypto';
 import type { KeyObject } from 'node:crypto';
-import { open, seal } from '../crypto/secretbox';
+import { masterKeys, openWithAny, seal } from '../crypto/secretbox';
 import { aesCbcDecrypt, generateCardKeyPair, parseCardJson, parseEncryptedCard, rsaOaepSha1Decrypt } from '../crypto/card-crypto';
 import type { Tx } from '../db';
 import { fingerprint, fingerprintKey, maskPan, toCardDetails, validateCard } from '../domain/card';
@@ -57,6 +57,8 @@ function newKeyId(now: Date): string {
   return `ck_${stamp}_${randomBytes(3).toString('hex')}`;
 }
 
+export const FINGERPRINT_SETTING = 'card-fingerprint-key';
+
 /** The one answer to any decryption failure, whatever the cause. */
 function decryptionFailed(): AppError {
   return new AppError('CARD_DECRYPTION_FAILED');
@@ -64,14 +66,31 @@ function decryptionFailed(): AppError {
 
 export class CardService {
   private cache: KeyCache | null = null;
-  private readonly fingerprintKey: Buffer;
+  /** derived from MASTER_KEY at first, then kept sealed in the database so that it survives a rotation */
+  private fingerprintKey: Buffer;
 
   constructor(readonly s: Services) {
     this.fingerprintKey = fingerprintKey(s.config.masterKey);
   }
 
+  /** The deployment's fingerprint key: stored (sealed) on first start, read back ever after. */
+  private async loadFingerprintKey(): Promise<void> {
+    const keys = masterKeys(this.s.config);
+    await this.s.db.none('INSERT INTO sealed_settings (name, value_enc) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING', [
+      FINGERPRINT_SETTING,
+      seal(this.s.config.masterKey, this.fingerprintKey.toString('base64')),
+    ]);
+    const row = await this.s.db.one<{ value_enc: string }>('SELECT value_enc FROM sealed_settings WHERE name = $1', [FINGERPRINT_SETTING]);
+    try {
+      this.fingerprintKey = Buffer.from(openWithAny(keys, row.value_enc).plaintext, 'base64');
+    } catch {
+      throw new Error('the card fingerprint key cannot be opened: is MASTER_KEY (or MASTER_KEY_PREVIOUS) the one it was sealed with?');
+    }
+  }
+
   /** At start-up: make the first RSA key pair if there is none, then load the keys. */
   async ensureKey(): Promise<void> {
+    await this.loadFingerprintKey();
     const current = await this.s.db.oneOrNone('SELECT key_id FROM card_keys WHERE retired_at IS NULL');
     if (!current) {
       await this.s.db.tx('card-key-create', async (t) => {
@@ -228,7 +247,7 @@ export class CardService {
   /** Unseals one private key; the current one must open (else start-up stops), an old one may be skipped. */
   private openKey(row: KeyRow, required: boolean): LoadedKey[] {
     try {
-      const privateKey = createPrivateKey(open(this.s.config.masterKey, row.private_pem_enc));
+      const privateKey = createPrivateKey(openWithAny(masterKeys(this.s.config), row.private_pem_enc).plaintext);
       return [{ keyId: row.key_id, publicPem: row.public_pem, privateKey, expiresAt: row.expires_at }];
     } catch {
       if (required) throw new Error(`the card private key ${row.key_id} cannot be opened: is MASTER_KEY the one it was sealed with?`);

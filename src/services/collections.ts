@@ -17,6 +17,7 @@ import { amountText } from '../processors/amounts';
 import type { Processor } from '../processors/types';
 import type { WorkerSpec } from '../workers';
 import { certificationCte } from './certification';
+import { countCollections, filterWhere, foldPastCounts } from './collection-counts';
 import type { PostingRow } from './collection-view';
 import { CREDIT_JOURNAL, creditContextSql } from './ledger';
 import type { CreditContext } from './ledger';
@@ -29,6 +30,9 @@ import type { components } from '../../generated/merchant-api';
 
 /** The request body as the contract defines it: one form per payment method. */
 export type RequestToPayBody = components['schemas']['RequestToPay'];
+
+/** How often the per-session count slots of past days are folded into one row (collection-counts.ts). */
+const FOLD_COUNTS_INTERVAL_MS = 10 * 60_000;
 
 export interface CollectionFilters {
   status?: Status;
@@ -492,23 +496,11 @@ export class CollectionService {
     return row;
   }
 
-  /** Newest first, as the lists have always been ordered (created_at, then id for equal times). */
+  /** Newest first (created_at, then id for equal times); the count is perf's exact counter (collection-counts.ts). */
   async list(f: CollectionFilters, page: PageRequest): Promise<ListPage<CollectionRow>> {
-    const where: string[] = [];
-    const values: unknown[] = [];
-    const add = (sql: string, v: unknown) => {
-      values.push(v);
-      where.push(sql.replace('?', `$${values.length}`));
-    };
-    if (f.business_id !== undefined) add('business_id = ?', f.business_id);
-    if (f.status) add('status = ?', f.status);
-    if (f.payment_method) add('payment_method = ?', f.payment_method);
-    if (f.currency) add('request_currency = ?', f.currency);
-    if (f.merchant_reference) add('merchant_reference = ?', f.merchant_reference);
-    if (f.from) add('created_at >= ?', f.from);
-    if (f.to) add('created_at <= ?', f.to);
-    const clause = where.length ? 'WHERE ' + where.join(' AND ') : '';
-    return listPage<CollectionRow>(this.s.db, { sql: `SELECT * FROM collections ${clause}`, values, key: NEWEST_FIRST, direction: 'DESC' }, page);
+    const sql = `SELECT * FROM collections WHERE ${filterWhere(f)}`;
+    const q = { sql, values: [], key: NEWEST_FIRST, direction: 'DESC' as const, count: () => countCollections(this.s.db, f) };
+    return listPage<CollectionRow>(this.s.db, q, page);
   }
 
   /** Ledger postings of one collection, oldest first; the account is the ledger account's kind. */
@@ -613,6 +605,7 @@ export class CollectionService {
     return [
       { name: 'provider-events', intervalMs: 250, run: () => this.processProviderEvents() },
       { name: 'expiry', intervalMs: 1000, run: () => this.expireDue() },
+      { name: 'fold-counts', intervalMs: FOLD_COUNTS_INTERVAL_MS, run: () => foldPastCounts(this.s.db, this.s.now()) },
     ];
   }
 }

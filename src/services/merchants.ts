@@ -2,7 +2,7 @@
 // (CONTRACT.md sections 3 and 9). The OpenAPI layer has already checked shapes and ranges; the rules
 // here are the ones a schema cannot say (one wallet per currency, known processors, two tokens).
 import { randomBytes } from 'node:crypto';
-import { seal } from '../crypto/secretbox';
+import { masterKeys, seal } from '../crypto/secretbox';
 import { pgp } from '../db';
 import type { Tx } from '../db';
 import { BY_ID, listPage } from '../db/keyset';
@@ -335,7 +335,7 @@ export class MerchantService {
     const mid = await this.s.db.oneOrNone<MidRow>('SELECT * FROM mids WHERE id = $1', [id]);
     if (!mid) throw notFound('MID');
     const serviceType = patch.service_type ?? mid.service_type;
-    const kept = serviceType === mid.service_type ? openCredentials(this.s.config.masterKey, mid.credentials_enc) : {};
+    const kept = serviceType === mid.service_type ? openCredentials(masterKeys(this.s.config), mid.credentials_enc) : {};
     const merged = { ...kept, ...patch.credentials };
     throwIfAny(this.processorErrors(serviceType, patch.payment_method ?? mid.payment_method, patch.currency ?? mid.currency, merged));
     return sealCredentials(this.s.config.masterKey, merged);

@@ -1,7 +1,7 @@
 // MID credentials for real processors: each service type declares the fields it needs; they are
 // checked on MID creation and update, sealed together with MASTER_KEY, never returned or logged. Only
 // their names are kept in clear (credential_names) so the operator can see which are set.
-import { open, seal } from '../crypto/secretbox';
+import { openWithAny, seal } from '../crypto/secretbox';
 import type { FieldError } from '../errors';
 import type { Credentials, Processor } from '../processors/types';
 
@@ -35,6 +35,7 @@ export function sealCredentials(masterKey: Buffer, credentials: Record<string, s
   return { credentials_enc: seal(masterKey, JSON.stringify(credentials)), credential_names: names };
 }
 
-export function openCredentials(masterKey: Buffer, sealed: string | null): Credentials {
-  return sealed ? (JSON.parse(open(masterKey, sealed)) as Record<string, string>) : {};
+/** `keys`: MASTER_KEY, then MASTER_KEY_PREVIOUS (masterKeys(config)), so credentials open during a rotation. */
+export function openCredentials(keys: Buffer[], sealed: string | null): Credentials {
+  return sealed ? (JSON.parse(openWithAny(keys, sealed).plaintext) as Record<string, string>) : {};
 }

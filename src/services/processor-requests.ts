@@ -14,6 +14,7 @@ import type { CheckAction } from '../processors/reconcile';
 import type { CallContext, CredentialCheck, Processor, QueryResult, SendResult } from '../processors/types';
 import type { WorkerSpec } from '../workers';
 import type { Services } from './index';
+import { masterKeys } from '../crypto/secretbox';
 import { openCredentials } from './mid-credentials';
 
 const BATCH = 20;
@@ -78,7 +79,7 @@ export class ProcessorRequestService {
   }
 
   private context(r: Claimed): CallContext {
-    return { midId: r.mid_id, credentials: openCredentials(this.s.config.masterKey, r.credentials_enc) };
+    return { midId: r.mid_id, credentials: openCredentials(masterKeys(this.s.config), r.credentials_enc) };
   }
 
   private processorOf(serviceType: string): Processor & { connector: NonNullable<Processor['connector']> } {
@@ -277,7 +278,7 @@ export class ProcessorRequestService {
     if (!mid) throw new AppError('NOT_FOUND', 'No MID with this id');
     const processor = this.s.processors.get(mid.service_type);
     if (!processor.connector) return { mid_id: midId, service_type: mid.service_type, ok: true, detail: 'The built-in simulator needs no credentials' };
-    const check = await processor.connector.checkCredentials({ midId, credentials: openCredentials(this.s.config.masterKey, mid.credentials_enc) });
+    const check = await processor.connector.checkCredentials({ midId, credentials: openCredentials(masterKeys(this.s.config), mid.credentials_enc) });
     return { mid_id: midId, service_type: mid.service_type, ...check };
   }
 

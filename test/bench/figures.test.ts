@@ -1,10 +1,11 @@
-// Proves the benchmark's arithmetic: percentiles and the profile summary (self time inside the measured
-// window only, grouped into parts). The benchmark itself is `npm run bench`; it times, tests never do.
+// Proves the benchmark's arithmetic and settings: percentiles, the --scale levels, and the profile summary
+// (self time inside the measured window only, grouped into parts). The benchmark itself is `npm run bench`; it times, tests never do.
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { percentile, setting } from '../../scripts/bench/lib';
 import { partOf, summarizeProfile } from '../../scripts/bench/profile';
+import { scaleLevels } from '../../scripts/bench/scale';
 
 describe('percentile', () => {
   it('takes the nearest rank of an ascending list', () => {
@@ -24,6 +25,19 @@ describe('bench settings', () => {
     expect(setting({ BENCH_DURATION: '' }, 'BENCH_DURATION', 10)).toBe(10);
     for (const bad of ['0', '-3', 'ten', 'Infinity']) {
       expect(() => setting({ BENCH_DURATION: bad }, 'BENCH_DURATION', 10)).toThrow(`BENCH_DURATION must be a positive number, got "${bad}"`);
+    }
+  });
+});
+
+describe('--scale levels', () => {
+  it('are 0, 1 and 10 million unless BENCH_SCALE_LEVELS lists others, in ascending order', () => {
+    expect(scaleLevels(undefined)).toEqual([0, 1_000_000, 10_000_000]);
+    expect(scaleLevels('5000, 0,200')).toEqual([0, 200, 5000]);
+  });
+
+  it('refuses anything but whole numbers, naming the setting', () => {
+    for (const bad of ['1e6', '-1', '', '1,,2', 'ten']) {
+      expect(() => scaleLevels(bad)).toThrow(`BENCH_SCALE_LEVELS must be whole numbers separated by commas, got "${bad}"`);
     }
   });
 });

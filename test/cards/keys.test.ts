@@ -5,7 +5,8 @@ import { openPostgres } from '../../src/db';
 import type { Database } from '../../src/db';
 import { KEY_GRACE_MS } from '../../src/services/cards';
 import { encryptCard } from '../../scripts/encrypt-card';
-import { createRealDatabase, freshDatabase, realServerReachable, SHARED_PG_URL } from '../helpers/db';
+import { createRealDatabase, freshDatabase, SHARED_PG_URL } from '../helpers/db';
+import { needsRealServer } from '../helpers/requires';
 import { cardProcess, GOOD_CARD, TEST_MASTER_KEY, thrown } from './fixtures';
 
 interface KeyRow {
@@ -145,12 +146,7 @@ describe('rotation', () => {
   });
 });
 
-const ci = process.env.CI === 'true';
-it('ends with one current key when several processes start or rotate together (real PostgreSQL)', async () => {
-  if (!(await realServerReachable())) {
-    if (ci) throw new Error('the real PostgreSQL server must run in CI');
-    return console.warn('skipped: no PostgreSQL server at ' + SHARED_PG_URL);
-  }
+needsRealServer().it('ends with one current key when several processes start or rotate together (real PostgreSQL)', async () => {
   const created = await createRealDatabase(SHARED_PG_URL);
   const pools = await Promise.all([1, 2, 3, 4].map(() => openPostgres(created.url, 2)));
   try {

@@ -1,7 +1,8 @@
 // Proves migrations apply once, in order, and that processes starting together on one server apply each once.
 import { migrate, migrationFiles } from '../../src/db/migrate';
 import { openPostgres } from '../../src/db';
-import { createRealDatabase, freshDatabase, realServerReachable, SHARED_PG_URL } from '../helpers/db';
+import { createRealDatabase, freshDatabase, SHARED_PG_URL } from '../helpers/db';
+import { needsRealServer } from '../helpers/requires';
 
 it('applies every migration once and records it', async () => {
   const database = await freshDatabase({ empty: true });
@@ -16,12 +17,7 @@ it('applies every migration once and records it', async () => {
   }
 });
 
-const ci = process.env.CI === 'true';
-it('applies each migration once when several processes start together (real PostgreSQL)', async () => {
-  if (!(await realServerReachable())) {
-    if (ci) throw new Error('the real PostgreSQL server must run in CI');
-    return console.warn('skipped: no PostgreSQL server at ' + SHARED_PG_URL);
-  }
+needsRealServer().it('applies each migration once when several processes start together (real PostgreSQL)', async () => {
   const created = await createRealDatabase(SHARED_PG_URL);
   const pools = await Promise.all([1, 2, 3].map(() => openPostgres(created.url, 2)));
   try {

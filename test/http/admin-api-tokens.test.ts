@@ -2,7 +2,8 @@
 import { open } from '../../src/crypto/secretbox';
 import { openPostgres } from '../../src/db';
 import { validationError } from '../../src/errors';
-import { createRealDatabase, realServerReachable, REAL_PG_URL, SHARED_PG_URL } from '../helpers/db';
+import { createRealDatabase, REAL_PG_URL, SHARED_PG_URL } from '../helpers/db';
+import { needsRealServer } from '../helpers/requires';
 import { accessToken, createBusiness, errorFields, expectOk, issueToken, requestToken, snapshot, tokenBody } from '../helpers/merchants';
 import { startTestService } from '../helpers/service';
 import type { TestService } from '../helpers/service';
@@ -252,19 +253,14 @@ describe('secrets', () => {
   });
 });
 
-const ci = process.env.CI === 'true';
-describe('concurrency (real PostgreSQL)', () => {
-  let real: TestService | null = null;
+needsRealServer().describe('concurrency (real PostgreSQL)', () => {
+  let real: TestService;
   let drop: (() => Promise<void>) | null = null;
 
   beforeAll(async () => {
     if (REAL_PG_URL) {
       real = svc;
       return;
-    }
-    if (!(await realServerReachable())) {
-      if (ci) throw new Error('the real PostgreSQL server must run in CI');
-      return console.warn('skipped: no PostgreSQL server at ' + SHARED_PG_URL);
     }
     const created = await createRealDatabase(SHARED_PG_URL);
     const database = await openPostgres(created.url);
@@ -280,7 +276,6 @@ describe('concurrency (real PostgreSQL)', () => {
   });
 
   it('lets exactly one of two simultaneous creates through on a business that has one token', async () => {
-    if (!real) return;
     const s = real;
     for (let round = 0; round < 5; round++) {
       const b = await createBusiness(s);
@@ -294,7 +289,6 @@ describe('concurrency (real PostgreSQL)', () => {
   });
 
   it('lets exactly two of six simultaneous creates through on a new business', async () => {
-    if (!real) return;
     const s = real;
     const b = await createBusiness(s);
     const results = await Promise.all([1, 2, 3, 4, 5, 6].map(() => s.admin.post(`/v1/admin/businesses/${b.id}/api-tokens`, tokenBody())));

@@ -2,6 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { SignJWT } from 'jose';
 import { accessToken, createBusiness, decodeJwt, errorFields, expectOk, issueToken, requestToken, tokenFrom } from '../helpers/merchants';
+import { keyId } from '../../src/services/auth';
 import { startTestService } from '../helpers/service';
 import type { TestService } from '../helpers/service';
 
@@ -42,7 +43,7 @@ describe('createAccessToken', () => {
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ code: 200, status: 'success', message: 'Access token generated', data: { token: expect.stringMatching(/^JWT /), expires: expect.any(Number) } });
     const { header, payload } = decodeJwt(res.body.data.token.slice(4));
-    expect(header).toEqual({ alg: 'HS256', typ: 'JWT' });
+    expect(header).toEqual({ alg: 'HS256', typ: 'JWT', kid: keyId(svc.config.jwtSecret) });
     expect(payload).toMatchObject({ aud: 'sandbox', sub: String(m.id), iat: iatNow(), exp: iatNow() + 900 });
     expect(payload.jti).toMatch(/^[0-9a-f-]{36}$/);
     expect(res.body.data.expires).toBe(payload.exp);

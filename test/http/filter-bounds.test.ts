@@ -9,6 +9,7 @@ let m: MerchantSetup;
 const at = { early: '2026-01-10T08:00:00', middle: '2026-01-10T09:30:15', late: '2026-01-10T11:00:00' };
 const refs: Record<string, string> = {};
 
+// 180 s: a start-up budget for a loaded machine (a service, a merchant with its MIDs, an argon2 token)
 beforeAll(async () => {
   svc = await startTestService({ env: { SANDBOX_MM_DELAY_MS: '3600000' } });
   m = await setupMerchant(svc);
@@ -18,7 +19,7 @@ beforeAll(async () => {
     // Whole seconds, so that a bound can equal a creation time exactly.
     await svc.services.db.none("UPDATE collections SET created_at = $2::timestamp AT TIME ZONE 'UTC' WHERE gateway_reference = $1", [refs[name], when]);
   }
-});
+}, 180_000);
 afterAll(async () => {
   await svc?.close();
 });

@@ -155,6 +155,16 @@ function parametersOf(op: Operation): Parameter[] {
   return (op.parameters ?? []) as unknown as Parameter[];
 }
 
+/** The properties a body may have, gathered from every branch of a union or composition too. */
+function propertiesOf(s: Schema): Record<string, Schema> {
+  const out: Record<string, Schema> = { ...(s.properties ?? {}) };
+  for (const sub of [...(s.allOf ?? []), ...(s.oneOf ?? []), ...(s.anyOf ?? [])]) {
+    // A full definition wins over a branch's partial one (often only a description or a pattern).
+    for (const [name, def] of Object.entries(propertiesOf(sub))) if (!out[name] || (typeOf(def) && !typeOf(out[name]))) out[name] = def;
+  }
+  return out;
+}
+
 function buildPath(template: string, values: Record<string, string>): string {
   return template.replace(/\{([^}]+)\}/g, (_m, name: string) => values[name]);
 }
@@ -189,7 +199,7 @@ function probesOf(op: Operation, fx: Fixture): Probe[] {
   probes.push({ ...base, label: 'an unknown query parameter', query: q({ unknown_parameter: '1' }), body: baseBody });
   if (body) {
     const example = body.example as Record<string, unknown>;
-    for (const [name, schema] of Object.entries((body.schema.properties ?? {}) as Record<string, Schema>)) {
+    for (const [name, schema] of Object.entries(propertiesOf(body.schema))) {
       for (const v of bodyValues(schema)) {
         probes.push({ ...base, label: `body ${name}=${JSON.stringify(v)?.slice(0, 24)}`, body: { json: { ...example, [name]: v } } });
       }
@@ -261,6 +271,7 @@ let m: MerchantSetup;
 let fixture: Fixture;
 const apis = {} as Record<DocumentName, OpenAPIBackend>;
 
+// 180 s: a start-up budget for a loaded machine (a service, a merchant with its MIDs, an argon2 token)
 beforeAll(async () => {
   // No designated number and a day-long TTL: the PENDING collection below is left alone by every
   // worker, so any change in the tables comes from a probe.
@@ -279,7 +290,7 @@ beforeAll(async () => {
     headers: { 'secret-key': m.apiSecret },
   };
   for (const name of Object.keys(DOCUMENTS) as DocumentName[]) apis[name] = await loadApi(DOCUMENTS[name]);
-});
+}, 180_000);
 afterAll(async () => {
   await svc?.close();
 });

@@ -12,6 +12,7 @@ let m: MerchantSetup;
 let gatewayReference: string;
 let midId: number;
 
+// 180 s: a start-up budget for a loaded machine (a service, a merchant with its MIDs, an argon2 token)
 beforeAll(async () => {
   // 256700000009 is no designated number: the collection stays PENDING and no worker touches it.
   svc = await startTestService({ env: { PENDING_TTL_SECONDS: '86400' } });
@@ -20,7 +21,7 @@ beforeAll(async () => {
   expect(accepted.status).toBe(200);
   gatewayReference = accepted.body.data.gateway_reference;
   midId = Object.values(m.midIds)[0];
-});
+}, 180_000);
 afterAll(async () => {
   await svc?.close();
 });
@@ -114,6 +115,17 @@ describe('NUL (U+0000) in a string that would reach PostgreSQL', () => {
     const res = await refused(() => m.client.get('/v1/collections?merchant_reference=ORD-0001%00X'));
     expect(fieldsOf(res)).toEqual(['merchant_reference']);
   });
+});
+
+describe('a path that is not percent-encoded UTF-8', () => {
+  it.each(['/v1/collections/%FF', '/v1/collections/%ED%A0%80/notifications', '/v1/admin/collections/%C0%80', '/pay/%FF', '/pay/%E0%A4%A'])(
+    '%s is a VALIDATION_ERROR naming the path',
+    async (path) => {
+      const client = path.startsWith('/v1/admin') ? svc.admin : m.client;
+      const res = await refused(() => client.get(path, { unchecked: path.startsWith('/pay') }));
+      expect(res.body.data).toEqual([{ field: 'path', message: 'is not percent-encoded UTF-8' }]);
+    },
+  );
 });
 
 describe('a lone surrogate (invalid UTF-16) is refused, not stored as U+FFFD', () => {

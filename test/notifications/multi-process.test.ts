@@ -3,7 +3,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Database } from '../../src/db';
 import { openPostgres, pgp } from '../../src/db';
-import { createRealDatabase, realServerReachable, SHARED_PG_URL } from '../helpers/db';
+import { createRealDatabase, SHARED_PG_URL } from '../helpers/db';
+import { needsRealServer } from '../helpers/requires';
 import { createNotifyMerchant, createPendingCollection, eventually, finishCollection, startReceiver } from '../helpers/notify-fixtures';
 import type { Receiver } from '../helpers/notify-fixtures';
 import { startTestService } from '../helpers/service';
@@ -12,7 +13,6 @@ import type { TestService } from '../helpers/service';
 const COLLECTIONS = 60;
 // one deployment: every process shares MASTER_KEY (webhook hashes and card keys are sealed with it)
 const env = { WEBHOOK_RETRY_SCHEDULE: '0s,100ms,100ms,100ms', MASTER_KEY: randomBytes(32).toString('base64') };
-const ci = process.env.CI === 'true';
 
 /**
  * pg's pool.end() resolves before its sockets have closed; DROP DATABASE ... WITH (FORCE) would then
@@ -28,11 +28,7 @@ async function closedSessions(url: string): Promise<void> {
   }
 }
 
-it('delivers each attempt once with two processes on one database', async () => {
-  if (!(await realServerReachable())) {
-    if (ci) throw new Error('the real PostgreSQL server must run in CI');
-    return console.warn('skipped: no PostgreSQL server at ' + SHARED_PG_URL);
-  }
+needsRealServer().it('delivers each attempt once with two processes on one database', async () => {
   const created = await createRealDatabase(SHARED_PG_URL);
   const pools: Database[] = [];
   const services: TestService[] = [];

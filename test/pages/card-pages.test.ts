@@ -5,6 +5,7 @@ import type { CardDetails } from '../../src/domain/card';
 import { eventually, setupMerchant } from '../helpers/fixtures';
 import type { MerchantSetup } from '../helpers/fixtures';
 import { launchBrowser, phonePage } from '../helpers/browser';
+import { needsChromium } from '../helpers/requires';
 import { startTestService } from '../helpers/service';
 import type { TestService } from '../helpers/service';
 import { FAILURE_PAN, SHOP, SUCCESS_PAN, card, createCard, encryptWithServiceKey } from './card-helpers';
@@ -12,12 +13,13 @@ import type { Created } from './card-helpers';
 
 let svc: TestService;
 let m: MerchantSetup;
-let browser: Browser | null;
+let browser: Browser;
 
 beforeAll(async () => {
   svc = await startTestService();
   m = await setupMerchant(svc);
-  browser = await launchBrowser();
+  // null only outside CI without Chromium, where the tests that use it are skipped
+  browser = (await launchBrowser()) as Browser;
 });
 afterAll(async () => {
   await browser?.close();
@@ -73,12 +75,11 @@ async function landedWith(page: Page, landed: string[], c: Created, status: stri
   });
 }
 
-describe('hosted card entry and 3-D Secure in Chromium', () => {
+needsChromium().describe('hosted card entry and 3-D Secure in Chromium', () => {
   it.each([
     [SUCCESS_PAN, 'COMPLETED', 'Card payment authenticated with 3-D Secure'],
     [FAILURE_PAN, 'FAILED', '3-D Secure authentication failed'],
   ])('card %s: entry -> challenge -> Authenticate ends %s at redirect_url', async (pan, status, message) => {
-    if (!browser) return;
     const c = await createCard(m);
     const { page, landed } = await phonePage(browser, SHOP);
     await page.goto(c.payment_url);
@@ -98,7 +99,6 @@ describe('hosted card entry and 3-D Secure in Chromium', () => {
   });
 
   it('Cancel on the entry page (nothing typed) ends CANCELLED at redirect_url', async () => {
-    if (!browser) return;
     const c = await createCard(m);
     const { page, landed } = await phonePage(browser, SHOP);
     await page.goto(c.payment_url);
@@ -110,7 +110,6 @@ describe('hosted card entry and 3-D Secure in Chromium', () => {
   });
 
   it('shows field errors for a card number failing Luhn without echoing it, then accepts the corrected card', async () => {
-    if (!browser) return;
     const c = await createCard(m);
     const { page, landed } = await phonePage(browser, SHOP);
     await page.goto(c.payment_url);
@@ -135,9 +134,8 @@ describe('hosted card entry and 3-D Secure in Chromium', () => {
   });
 });
 
-describe('direct card payment in Chromium', () => {
+needsChromium().describe('direct card payment in Chromium', () => {
   it('goes straight to the challenge for the encrypted card and completes', async () => {
-    if (!browser) return;
     const c = await createCard(m, await encryptWithServiceKey(m, card({ cvv: '9371' })));
     const { page, landed } = await phonePage(browser, SHOP);
     await page.goto(c.payment_url);
@@ -152,7 +150,6 @@ describe('direct card payment in Chromium', () => {
   });
 
   it('Cancel on the challenge ends CANCELLED', async () => {
-    if (!browser) return;
     const c = await createCard(m, await encryptWithServiceKey(m, card({ card_number: FAILURE_PAN })));
     const { page, landed } = await phonePage(browser, SHOP);
     await page.goto(c.payment_url);

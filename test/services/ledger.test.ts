@@ -1,5 +1,6 @@
 // Proves LedgerService on a real database: the postings and holds of a completion, releases exactly once, balances as sums of postings, no second credit, nothing written by a failing completion.
 import { AppError } from '../../src/errors';
+import { ledgerDrift } from '../../src/services/ledger';
 import { complete, createBusiness, fail, insertPending, ledgerCounts, moneyServices, setRate, sumsPerCurrency } from '../helpers/money-fixtures';
 import type { ServicesFixture } from '../helpers/money-fixtures';
 
@@ -175,8 +176,9 @@ it('pages a wallet postings newest first; NOT_FOUND for an unknown business or w
   await expect(s().ledger.walletPostings(2 ** 40, 'UGX', { limit: 2, offset: 0, cursor: null })).rejects.toMatchObject({ code: 'NOT_FOUND' });
 });
 
-it('keeps the whole ledger balanced per currency', async () => {
+it('keeps the whole ledger balanced per currency, and every running balance equal to the sum of its postings', async () => {
   const sums = await sumsPerCurrency(s().db);
   expect(Object.keys(sums).length).toBeGreaterThan(0);
   for (const sum of Object.values(sums)) expect(sum).toBe(0n);
+  expect(await ledgerDrift(s().db)).toEqual([]);
 });

@@ -5,7 +5,8 @@ import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { openPostgres } from '../../src/db';
-import { createRealDatabase, freshDatabase, realServerReachable, SHARED_PG_URL } from '../helpers/db';
+import { createRealDatabase, freshDatabase, SHARED_PG_URL } from '../helpers/db';
+import { needsRealServer } from '../helpers/requires';
 import { createBusiness, decodeJwt, snapshot } from '../helpers/merchants';
 import { startTestService } from '../helpers/service';
 import type { TestService } from '../helpers/service';
@@ -147,12 +148,7 @@ describe('at start-up (SEED_DEMO)', () => {
   });
 });
 
-const ci = process.env.CI === 'true';
-it('seeds once when two processes start together on one database (real PostgreSQL)', async () => {
-  if (!(await realServerReachable())) {
-    if (ci) throw new Error('the real PostgreSQL server must run in CI');
-    return console.warn('skipped: no PostgreSQL server at ' + SHARED_PG_URL);
-  }
+needsRealServer().it('seeds once when two processes start together on one database (real PostgreSQL)', async () => {
   const created = await createRealDatabase(SHARED_PG_URL);
   const pools = [await openPostgres(created.url), await openPostgres(created.url)];
   const env = { MASTER_KEY: randomBytes(32).toString('base64') };

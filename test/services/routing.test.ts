@@ -2,7 +2,8 @@
 // database take turns too; and that the decision is recorded and shown to the operator.
 import { openPostgres } from '../../src/db';
 import { mobileMoney, setupMerchant } from '../helpers/fixtures';
-import { createRealDatabase, realServerReachable, SHARED_PG_URL } from '../helpers/db';
+import { createRealDatabase, SHARED_PG_URL } from '../helpers/db';
+import { needsRealServer } from '../helpers/requires';
 import { startTestService } from '../helpers/service';
 import type { TestService } from '../helpers/service';
 
@@ -49,12 +50,7 @@ describe('routing on one service', () => {
   });
 });
 
-const ci = process.env.CI === 'true';
-it('two service instances on one database take turns together (real PostgreSQL)', async () => {
-  if (!(await realServerReachable())) {
-    if (ci) throw new Error('the real PostgreSQL server must run in CI');
-    return console.warn('skipped: no PostgreSQL server at ' + SHARED_PG_URL);
-  }
+needsRealServer().it('two service instances on one database take turns together (real PostgreSQL)', async () => {
   const created = await createRealDatabase(SHARED_PG_URL);
   const env = { SANDBOX_MM_DELAY_MS: '3600000', JWT_SECRET: 'shared-jwt-secret-for-two-instances-0123456789', MASTER_KEY: Buffer.alloc(32, 7).toString('base64') };
   const one = await startTestService({ env, database: await openPostgres(created.url) });

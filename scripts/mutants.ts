@@ -1,0 +1,144 @@
+// npm run mutants: a small mutation check. Each mutant below changes one line of behaviour that matters
+// (money, ledger, fees, FX, routing, state guards, auth, paging and filters); it is applied alone to a
+// temporary copy of the tree and only the test files that should notice it are run there. A mutant the
+// tests do not kill shows where a test is missing. The working tree is never touched, so an interrupted
+// run leaves nothing behind but a temporary directory, which it removes.
+//
+//   npm run mutants                    every mutant, embedded PostgreSQL
+//   npm run mutants -- ledger fees     only the mutants whose id starts with one of these words
+//   TEST_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npm run mutants
+import { spawnSync } from 'node:child_process';
+import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+export interface Mutant {
+  /** area-what, e.g. "ledger-unbalanced-below-zero" */
+  id: string;
+  file: string;
+  /** text that occurs exactly once in the file, on one line */
+  find: string;
+  replace: string;
+  /** the test files that must notice */
+  tests: string[];
+  /** only the tests whose name matches (jest -t), to keep slow files short */
+  names?: string;
+}
+
+const DOMAIN_LEDGER = ['test/domain/ledger.test.ts', 'test/domain/ledger.property.test.ts'];
+
+export const MUTANTS: Mutant[] = [
+  // money
+  { id: 'money-round-half-down', file: 'src/domain/money.ts', find: '(an % ad) * 2n >= ad', replace: '(an % ad) * 2n > ad', tests: ['test/domain/money.test.ts'] },
+  { id: 'money-round-sign', file: 'src/domain/money.ts', find: 'return negative ? -rounded : rounded;', replace: 'return rounded;', tests: ['test/domain/money.test.ts'] },
+  { id: 'money-to-minor-cents', file: 'src/domain/money.ts', find: "BigInt((m[3] ?? '').padEnd(SCALE, '0'))", replace: "BigInt((m[3] ?? '').padStart(SCALE, '0'))", tests: ['test/domain/money.test.ts'] },
+  { id: 'money-to-api-cents', file: 'src/domain/money.ts', find: 'const text = `${negative ? \'-\' : \'\'}${abs / FACTOR}.${(abs % FACTOR).toString().padStart(SCALE, \'0\')}`;', replace: 'const text = `${negative ? \'-\' : \'\'}${abs / FACTOR}.${(abs % FACTOR).toString()}`;', tests: ['test/domain/money.test.ts'] },
+  // fees
+  { id: 'fees-fixed-part-dropped', file: 'src/domain/fees.ts', find: 'return percentOf(accountAmountMinor, rule.percent) + rule.fixedMinor;', replace: 'return percentOf(accountAmountMinor, rule.percent);', tests: ['test/domain/fees.test.ts'] },
+  { id: 'fees-no-cap', file: 'src/domain/fees.ts', find: 'const capped = feeMinor > accountAmountMinor ? accountAmountMinor : feeMinor;', replace: 'const capped = feeMinor;', tests: ['test/domain/fees.test.ts'] },
+  { id: 'fees-customer-bearer-charged-merchant', file: 'src/domain/fees.ts', find: 'return { feeMinor, totalCreditMinor: accountAmountMinor, customerCharged: true };', replace: 'return { feeMinor, totalCreditMinor: accountAmountMinor - feeMinor, customerCharged: true };', tests: ['test/domain/fees.test.ts'] },
+  { id: 'fees-customer-pays-without-fee', file: 'src/domain/fees.ts', find: 'return customerCharged ? accountAmountMinor + feeMinor : accountAmountMinor;', replace: 'return accountAmountMinor;', tests: DOMAIN_LEDGER },
+  // FX
+  { id: 'fx-inverse-not-inverted', file: 'src/domain/fx.ts', find: 'const ratio = invert(parseDecimal(reverse.rate));', replace: 'const ratio = parseDecimal(reverse.rate);', tests: ['test/domain/fx.test.ts'] },
+  { id: 'fx-percent-scale', file: 'src/domain/money.ts', find: 'return roundDiv(amountMinor * p.num, p.den * 100n);', replace: 'return roundDiv(amountMinor * p.num, p.den * 10n);', tests: ['test/domain/fees.test.ts'] },
+  // ledger
+  { id: 'ledger-unbalanced-below-zero', file: 'src/domain/ledger.ts', find: 'if (sum !== 0n) throw', replace: 'if (sum > 0n) throw', tests: ['test/domain/ledger.test.ts'] },
+  { id: 'ledger-zero-posting', file: 'src/domain/ledger.ts', find: "if (p.amountMinor === 0n) throw new UnbalancedPostingsError('a posting of zero');", replace: '', tests: ['test/domain/ledger.test.ts'] },
+  { id: 'ledger-reserve-without-period', file: 'src/domain/ledger.ts', find: 'return reserveMonths > 0 ? percentOf(totalCreditMinor, reservePercent) : 0n;', replace: 'return percentOf(totalCreditMinor, reservePercent);', tests: DOMAIN_LEDGER },
+  { id: 'ledger-card-settles-every-method', file: 'src/domain/ledger.ts', find: "const settles = i.paymentMethod === 'CARD' && i.cardSettlementDays > 0;", replace: 'const settles = i.cardSettlementDays > 0;', tests: DOMAIN_LEDGER },
+  { id: 'ledger-month-not-clamped', file: 'src/domain/ledger.ts', find: 'target.setUTCDate(Math.min(d.getUTCDate(), lastDay));', replace: 'target.setUTCDate(d.getUTCDate());', tests: DOMAIN_LEDGER },
+  { id: 'ledger-release-early', file: 'src/services/ledger.ts', find: 'WHERE h.released_journal_id IS NULL AND h.release_at <= $1', replace: 'WHERE h.released_journal_id IS NULL', tests: ['test/services/ledger.test.ts'] },
+  // routing
+  { id: 'routing-highest-rank-wins', file: 'src/domain/routing.ts', find: 'Math.min(...eligible.map((m) => m.processing_rank))', replace: 'Math.max(...eligible.map((m) => m.processing_rank))', tests: ['test/domain/routing.test.ts'] },
+  { id: 'routing-inactive-chosen', file: 'src/domain/routing.ts', find: "if (!mid.active) return 'inactive';", replace: '', tests: ['test/domain/routing.test.ts'] },
+  { id: 'routing-first-time-depositor-at-one-year', file: 'src/domain/routing.ts', find: 'req.cardFirstSeenAt.getTime() > YEAR_MS', replace: 'req.cardFirstSeenAt.getTime() >= YEAR_MS', tests: ['test/domain/routing.test.ts'] },
+  { id: 'routing-traffic-ignored', file: 'src/domain/routing.ts', find: "if (mid.allowed_traffic !== 'ALL' && (req.payerCountry === null || !mid.allowed_traffic.includes(req.payerCountry))) {", replace: 'if (false) {', tests: ['test/domain/routing.test.ts'] },
+  // state guards
+  { id: 'state-final-moves-again', file: 'src/domain/collection.ts', find: "return from === 'PENDING' && isFinal(to);", replace: 'return isFinal(to);', tests: DOMAIN_LEDGER },
+  { id: 'state-guard-without-pending', file: 'src/services/collections.ts', find: 'WHERE id = $1 AND status = $8 AND notification_seq = $6::int', replace: 'WHERE id = $1 AND notification_seq = $6::int', tests: ['test/services/round-trips.test.ts'] },
+  { id: 'state-tx-guard-without-pending', file: 'src/services/collections.ts', find: 'WHERE c.id = $1 AND c.status = $5', replace: 'WHERE c.id = $1', tests: ['test/services/round-trips.test.ts'] },
+  { id: 'state-expires-at-half-ttl', file: 'src/services/collections.ts', find: 'expires_at: new Date(now.getTime() + this.s.config.pendingTtlSeconds * 1000)', replace: 'expires_at: new Date(now.getTime() + this.s.config.pendingTtlSeconds * 500)', tests: ['test/http/simulate-collection.test.ts'], names: 'expires' },
+  // auth
+  { id: 'auth-wrong-secret-accepted', file: 'src/services/auth.ts', find: 'if (!row || !good || !secret) {', replace: 'if (!row || !secret) {', tests: ['test/http/create-access-token.test.ts'], names: 'a wrong secret' },
+  { id: 'auth-regenerated-token-still-valid', file: 'src/services/auth.ts', find: 'if (!row || row.generation !== gen) return denied();', replace: 'if (!row) return denied();', tests: ['test/http/admin-api-tokens.test.ts'], names: 'regenerat' },
+  { id: 'auth-other-merchant-collection', file: 'src/services/collections.ts', find: "'SELECT * FROM collections WHERE gateway_reference = $1 AND ($2::int IS NULL OR business_id = $2)'", replace: "'SELECT * FROM collections WHERE gateway_reference = $1 AND ($2::int IS NOT NULL OR business_id = $2)'", tests: ['test/http/list-collections.test.ts'], names: 'another|unknown' },
+  // paging and filters
+  { id: 'filter-to-exclusive', file: 'src/services/collection-counts.ts', find: "add('created_at <= $1', f.to);", replace: "add('created_at < $1', f.to);", tests: ['test/http/filter-bounds.test.ts'] },
+  { id: 'filter-from-exclusive', file: 'src/services/collection-counts.ts', find: "add('created_at >= $1', f.from);", replace: "add('created_at > $1', f.from);", tests: ['test/http/filter-bounds.test.ts'] },
+  { id: 'filter-status-ignored', file: 'src/services/collection-counts.ts', find: "if (f.status) add('status = $1', f.status);", replace: '', tests: ['test/http/list-collections.test.ts'] },
+  { id: 'paging-offset-off-by-one-page', file: 'src/http/paging.ts', find: 'return { perPage, limit: perPage, page, offset: (page - 1) * perPage, cursor: null };', replace: 'return { perPage, limit: perPage, page, offset: page * perPage, cursor: null };', tests: ['test/http/list-collections.test.ts'] },
+  // the contract's bounds
+  { id: 'validation-unbounded-field-errors', file: 'src/http/validation.ts', find: 'if (out.length === MAX_FIELD_ERRORS) break;', replace: '', tests: ['test/http/refused-inputs.test.ts'], names: 'bounded' },
+];
+
+const ROOT = path.resolve(__dirname, '..');
+const SKIP_AT_ROOT = new Set(['node_modules', '.git', 'data', 'coverage']);
+
+/** The mutated line must exist exactly once, or the list has gone stale. */
+function apply(source: string, m: Mutant): string {
+  const first = source.indexOf(m.find);
+  if (first < 0 || source.indexOf(m.find, first + 1) >= 0) {
+    throw new Error(`mutant ${m.id}: "${m.find}" must occur exactly once in ${m.file}`);
+  }
+  return source.slice(0, first) + m.replace + source.slice(first + m.find.length);
+}
+
+function jest(dir: string, tests: string[], names?: string): { killed: boolean; seconds: number; report: string } {
+  const started = Date.now();
+  const args = [path.join(dir, 'node_modules', 'jest', 'bin', 'jest.js'), '--bail', '--silent', ...(names ? ['-t', names] : []), ...tests];
+  const run = spawnSync(process.execPath, args, {
+    cwd: dir,
+    env: { ...process.env, NODE_OPTIONS: '--experimental-vm-modules' },
+    stdio: ['ignore', 'ignore', 'pipe'],
+    encoding: 'utf8',
+  });
+  return { killed: run.status !== 0, seconds: Math.round((Date.now() - started) / 1000), report: run.stderr ?? '' };
+}
+
+function main() {
+  const only = process.argv.slice(2);
+  const chosen = MUTANTS.filter((m) => only.length === 0 || only.some((o) => m.id.startsWith(o)));
+  // Checked against the real files before anything runs.
+  for (const m of chosen) apply(readFileSync(path.join(ROOT, m.file), 'utf8'), m);
+
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'paycollect-mutants-'));
+  const cleanUp = () => rmSync(dir, { recursive: true, force: true });
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.on(signal, () => {
+      cleanUp();
+      process.exit(130);
+    });
+  }
+  try {
+    cpSync(ROOT, dir, { recursive: true, filter: (src) => !SKIP_AT_ROOT.has(path.relative(ROOT, src).split(path.sep)[0]) });
+    symlinkSync(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'), 'dir');
+
+    const allTests = [...new Set(chosen.flatMap((m) => m.tests))];
+    process.stdout.write(`baseline: ${allTests.length} test files, unmutated ... `);
+    const baseline = jest(dir, allTests);
+    if (baseline.killed) throw new Error(`the unmutated tree fails these tests; fix them first:\n${baseline.report.slice(-4000)}`);
+    process.stdout.write(`pass (${baseline.seconds} s)\n`);
+
+    const survivors: Mutant[] = [];
+    for (const m of chosen) {
+      const file = path.join(dir, m.file);
+      const original = readFileSync(file, 'utf8');
+      writeFileSync(file, apply(original, m));
+      try {
+        const r = jest(dir, m.tests, m.names);
+        process.stdout.write(`${r.killed ? 'killed  ' : 'SURVIVED'} ${m.id} (${r.seconds} s)\n`);
+        if (!r.killed) survivors.push(m);
+      } finally {
+        writeFileSync(file, original);
+      }
+    }
+    const killed = chosen.length - survivors.length;
+    process.stdout.write(`\nmutation score: ${killed}/${chosen.length} killed (${Math.round((100 * killed) / chosen.length)} %)\n`);
+    for (const m of survivors) process.stdout.write(`  survived: ${m.id} in ${m.file}: ${m.find} -> ${m.replace || '(removed)'}\n`);
+    process.exitCode = survivors.length === 0 ? 0 : 1;
+  } finally {
+    cleanUp();
+  }
+}
+
+if (require.main === module) main();
