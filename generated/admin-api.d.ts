@@ -372,6 +372,358 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/collections/{gateway_reference}/notifications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a collection's webhook delivery log
+         * @description Every notification of the collection with every delivery attempt (time, HTTP status or error, duration, the first 1 KiB of the answer), as the merchant API shows it.
+         */
+        get: operations["listAdminCollectionNotifications"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/collections/{gateway_reference}/notify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Re-send a collection's latest notification
+         * @description Queues the latest notification of a collection in a final state again (same body and `webhook-id`, signed afresh, full retry schedule), as the merchant API's `resendNotification` does. Operator admins and support staff, merchant owners and developers may. No body.
+         */
+        post: operations["resendAdminNotification"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/businesses/{business_id}/balances": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a business's balances and release dates
+         * @description The balance of each wallet of the business (available, pending and reserved) and when the held amounts become available, soonest first.
+         */
+        get: operations["listBusinessBalances"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/businesses/{business_id}/go-live-request": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ask the operator to go live
+         * @description Records that the business asks to go live, for the operator to review its sandbox test cases and verify it. Asking again updates the note and the time. A merchant owner asks for its own business.
+         */
+        post: operations["requestGoLive"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/go-live-requests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List go-live requests waiting for review
+         * @description Requests of businesses not yet verified, oldest first: review each one's certification, then verify it.
+         */
+        get: operations["listGoLiveRequests"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the current session
+         * @description Returns the caller's session and user, and moves its idle expiry. The dashboard calls it on load: a 401 means "show the sign-in page". Works in every session state (before the second factor too).
+         */
+        get: operations["getSession"];
+        put?: never;
+        /**
+         * Sign in to the dashboard
+         * @description Checks the email and password of a dashboard user and starts a session: the answer sets the `pc_session` cookie (a new id at every sign-in) and carries the `csrf_token` to send as `X-CSRF-Token` on every change. If the user has two-factor authentication the session state is `totp_required` (send a code to `POST /v1/admin/session/totp`); an operator without it gets `totp_enrolment_required`. After 10 failures in a minute for one email or one client address, sign-in is refused with 429 until the minute is over.
+         */
+        post: operations["login"];
+        /**
+         * Sign out
+         * @description Ends the session at once and clears the cookie. Needs the `X-CSRF-Token` header. Works in every session state (before the second factor too).
+         */
+        delete: operations["logout"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/session/totp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pass the second factor
+         * @description Completes a sign-in whose state is `totp_required` with the authenticator's current code or one unused recovery code (each works once). On success the session gets a new id (a new cookie and `csrf_token`) and becomes `active`. Wrong codes count towards the same limit as wrong passwords. Needs the `X-CSRF-Token` header.
+         */
+        post: operations["verifyTotp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/me/totp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start setting up two-factor authentication
+         * @description Creates a new TOTP secret for the signed-in user, to scan as a QR code from `otpauth_url`. Nothing changes until a code from the app is confirmed with `POST /v1/admin/me/totp/confirm`; starting again replaces the unconfirmed secret. Operators must do this at their first sign-in. Needs the `X-CSRF-Token` header; no body.
+         */
+        post: operations["startTotpEnrolment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/me/totp/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Turn two-factor authentication on
+         * @description Confirms the secret of `startTotpEnrolment` with a current code from the app. Two-factor authentication is then on, the session gets a new id and becomes `active`, and 10 recovery codes are returned: they are shown this once and stored only as hashes. Needs the `X-CSRF-Token` header.
+         */
+        post: operations["confirmTotpEnrolment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/password-reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ask for a password reset email
+         * @description Sends a link to reset the password to this email if a user has it (by SMTP, or as an `.eml` file in the outbox when no SMTP server is set). The answer is the same whether or not the user exists. The link holds a single-use token valid for 30 minutes: `PUBLIC_BASE_URL/dashboard/reset-password?token=...`. Limited like sign-in.
+         */
+        post: operations["requestPasswordReset"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/password-reset/complete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set a new password with a reset token
+         * @description Sets the new password of the user the reset email was sent to, and ends every session of that user. The token works once and for 30 minutes. Two-factor authentication stays as it was.
+         */
+        post: operations["completePasswordReset"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List dashboard users
+         * @description Operator admins see every user (or those of `business_id`); a merchant owner sees the team of its own business. Oldest first.
+         */
+        get: operations["listUsers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/users/{user_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change a user's role, name or access
+         * @description Operator admins change any user; a merchant owner changes users of its own business. Nobody gives a role above their own, operators and merchants keep their kind, and the last active operator admin cannot be demoted or disabled. Disabling ends the user's sessions at once.
+         */
+        patch: operations["updateUser"];
+        trace?: never;
+    };
+    "/v1/admin/invitations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List pending invitations
+         * @description Invitations not yet accepted, expired ones included (their `expires_at` is past), newest first. Operator admins see all (or those of `business_id`); a merchant owner those of its business.
+         */
+        get: operations["listInvitations"];
+        put?: never;
+        /**
+         * Invite someone to the dashboard
+         * @description Emails an invitation link (`PUBLIC_BASE_URL/dashboard/accept-invitation?token=...`) valid for 72 hours. Operator admins invite anyone; a merchant owner invites owners, developers and viewers of its own business. Nobody invites a role above their own. Inviting an email again replaces its pending invitation.
+         */
+        post: operations["createInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/invitations/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept an invitation
+         * @description Creates the user of the invitation with this password; then sign in with `login`. The token works once, until the invitation expires.
+         */
+        post: operations["acceptInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/invitations/{invitation_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Withdraw an invitation
+         * @description The link stops working at once.
+         */
+        delete: operations["revokeInvitation"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/audit-log": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the audit log
+         * @description Every change made through this API by a person or a key, newest first: who, when, which operation, the record before and after (without any secret). Operator admins read all of it; a merchant owner reads the entries of its own business.
+         */
+        get: operations["listAuditLog"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/callbacks/{service_type}/{callback_token}": {
         parameters: {
             query?: never;
@@ -401,6 +753,37 @@ export interface paths {
          * @description Where a processor reports on a payment it was asked for (MTN MoMo sends the request-to-pay resource, M-Pesa Express its `Body.stkCallback`), in the processor's own shape. It is called by processors, not by merchants or the operator, and needs no credential: the URL's token identifies the collection, and an unknown service type or token is `NOT_FOUND` and changes nothing. A callback is never taken as proof of payment: it only makes the service ask the processor for the payment's status at once, and only that answer moves the collection (so a forged, repeated or reordered callback cannot credit anything). It is answered at once.
          */
         post: operations["receiveProcessorCallback"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/callbacks/{service_type}/mids/{mid_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The processor that sends the webhook (`paystack`, `btcpay`).
+                 * @example paystack
+                 */
+                service_type: string;
+                /**
+                 * @description The MID whose processor account sends it. Paystack and BTCPay Server send their webhooks to one URL per account (set in the Paystack dashboard, or as the BTCPay store's webhook), so the operator gives each such MID this URL.
+                 * @example 12
+                 */
+                mid_id: number;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Receive a signed processor webhook
+         * @description Where Paystack (`x-paystack-signature`: hex HMAC-SHA512 of the raw body keyed with the MID's `secret_key`) and BTCPay Server (`BTCPay-Sig`: `sha256=` + hex HMAC-SHA256 of the raw body keyed with the MID's `webhook_secret`) report on payments, in their own shapes. The signature is checked on the exact bytes received before anything in the body is read; one that does not hold is `UNAUTHORIZED` and changes nothing. A verified webhook is still not taken as proof of payment: it makes the service ask the processor for the payment's status at once (Paystack's verify, BTCPay's invoice), and only that answer moves the collection, so a repeated or reordered webhook cannot credit anything twice. A verified webhook about a payment the service does not know is acknowledged and ignored.
+         */
+        post: operations["receiveProcessorWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -567,6 +950,8 @@ export interface components {
          *     | 400 | `API_TOKEN_LIMIT` | a third API token for one business account |
          *     | 400 | `INVALID_STATE` | not allowed in the record's current state |
          *     | 401 | `UNAUTHORIZED` | missing, malformed, expired or revoked credentials |
+         *     | 403 | `FORBIDDEN` | operator API: the dashboard user's role may not do this |
+         *     | 403 | `CSRF_FAILED` | operator API: a change made with the session cookie lacks the session's `X-CSRF-Token` |
          *     | 404 | `NOT_FOUND` | unknown path or resource |
          *     | 413 | `PAYLOAD_TOO_LARGE` | body over 64 KiB |
          *     | 429 | `RATE_LIMITED` | too many requests; wait `Retry-After` seconds |
@@ -574,7 +959,7 @@ export interface components {
          *     | 503 | `SERVICE_UNAVAILABLE` | the service's database is unreachable; nothing changed; retry after `Retry-After` seconds |
          * @enum {string}
          */
-        PlainErrorCode: "INVALID_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "METHOD_NOT_ALLOWED" | "DUPLICATE_MERCHANT_REFERENCE" | "UNSUPPORTED_CURRENCY" | "NO_ROUTE" | "CARD_DECRYPTION_FAILED" | "API_TOKEN_LIMIT" | "INVALID_STATE" | "UNAUTHORIZED" | "NOT_FOUND" | "PAYLOAD_TOO_LARGE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
+        PlainErrorCode: "INVALID_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "METHOD_NOT_ALLOWED" | "DUPLICATE_MERCHANT_REFERENCE" | "UNSUPPORTED_CURRENCY" | "NO_ROUTE" | "CARD_DECRYPTION_FAILED" | "API_TOKEN_LIMIT" | "INVALID_STATE" | "UNAUTHORIZED" | "FORBIDDEN" | "CSRF_FAILED" | "NOT_FOUND" | "PAYLOAD_TOO_LARGE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
         /** @description Any error other than `VALIDATION_ERROR`; `code` says why. */
         PlainError: {
             code: components["schemas"]["PlainErrorCode"];
@@ -811,7 +1196,7 @@ export interface components {
             paging: components["schemas"]["Paging"];
         };
         /**
-         * @description The processor credentials of a MID, by name; write-only: checked when set, encrypted at rest with `MASTER_KEY`, never returned or logged (the MID shows their names in `credentials_set`). `sandbox` takes none. `mtn_momo`: `api_user` (UUID), `api_key`, `subscription_key` (the Collection product's `Ocp-Apim-Subscription-Key`), `target_environment` (`sandbox`, or MTN's country value such as `mtnuganda`). `mpesa`: `consumer_key`, `consumer_secret`, `short_code`, `pass_key`, `transaction_type` (`CustomerPayBillOnline` or `CustomerBuyGoodsOnline`), and `party_b` for a till (Buy Goods) number when it differs from `short_code`.
+         * @description The processor credentials of a MID, by name; write-only: checked when set, encrypted at rest with `MASTER_KEY`, never returned or logged (the MID shows their names in `credentials_set`). `sandbox` takes none. `mtn_momo`: `api_user` (UUID), `api_key`, `subscription_key` (the Collection product's `Ocp-Apim-Subscription-Key`), `target_environment` (`sandbox`, or MTN's country value such as `mtnuganda`). `mpesa`: `consumer_key`, `consumer_secret`, `short_code`, `pass_key`, `transaction_type` (`CustomerPayBillOnline` or `CustomerBuyGoodsOnline`), and `party_b` for a till (Buy Goods) number when it differs from `short_code`. `paystack`: `secret_key` (`sk_test_...` or `sk_live_...`; it also checks Paystack's webhook signatures). `btcpay`: `server_url` (the BTCPay Server's base URL), `store_id`, `api_key` (a Greenfield key that can create and view the store's invoices) and `webhook_secret` (the secret of the store webhook pointing at `/callbacks/btcpay/mids/{mid_id}`).
          * @example {
          *       "api_user": "6f1c0a52-3b8e-4d7a-9c21-5e4f8a9b0c13",
          *       "api_key": "0d4b7c9e2f6a41b3a8c5d7e9f1a2b3c4",
@@ -830,7 +1215,7 @@ export interface components {
              */
             business_name: string & components["schemas"]["Text"];
             /**
-             * @description The processor: `sandbox` (the built-in simulator, any payment method), `mtn_momo` (MTN MoMo Collection, `MOBILE_MONEY`) or `mpesa` (Safaricom M-Pesa Express, `MOBILE_MONEY` in `KES`).
+             * @description The processor: `sandbox` (the built-in simulator, any payment method), `mtn_momo` (MTN MoMo Collection, `MOBILE_MONEY`), `mpesa` (Safaricom M-Pesa Express, `MOBILE_MONEY` in `KES`), `paystack` (Paystack's checkout: `CARD` with 3-D Secure, direct cards included, and `BANK`, in `GHS`, `KES`, `NGN`, `USD` or `ZAR`) or `btcpay` (a BTCPay Server store: `CRYPTO`). Paystack and BTCPay send their webhooks to `/callbacks/{service_type}/mids/{mid_id}`, set once per account.
              * @example sandbox
              */
             service_type: string & components["schemas"]["Text"];
@@ -1387,6 +1772,482 @@ export interface components {
             data: components["schemas"]["FailingWebhook"][];
             paging: components["schemas"]["Paging"];
         };
+        /** @description One attempt to deliver a notification to the webhook URL. */
+        NotificationAttempt: {
+            /**
+             * @description Attempt number, 1 for the first delivery.
+             * @example 1
+             */
+            attempt: number;
+            /** @description When the attempt started (UTC). */
+            at: components["schemas"]["Timestamp"];
+            /**
+             * @description HTTP status your endpoint answered; `null` when no answer came (timeout, refused connection).
+             * @example 503
+             */
+            http_status: number | null;
+            /**
+             * @description Why the attempt failed when there was no HTTP answer or it was not 2xx (for example `timeout after 10000 ms`, `connection refused`, `HTTP 503`); `null` on success.
+             * @example HTTP 503
+             */
+            error: string | null;
+            /**
+             * @description How long the attempt took, in milliseconds.
+             * @example 182
+             */
+            duration_ms: number;
+            /** @description Start of your endpoint's response body, truncated to 1 KiB; `null` when there was none. */
+            response_body: string | null;
+        };
+        /** @description One notification of a collection and every attempt to deliver it to the webhook URL, so you can see why a webhook failed. */
+        NotificationLogEntry: {
+            /**
+             * @description The notification's `webhook-id` header; the same on every attempt. Deduplicate on it.
+             * @example evt_2f6c1b9a7d4e4c0f9a3e8b5d1c7f2a64
+             */
+            event_id: string;
+            /**
+             * @description The notification's `sequence` for this collection, 1 for the first.
+             * @example 1
+             */
+            sequence: number;
+            /** @description The status the notification reports. */
+            transaction_status: components["schemas"]["TransactionStatus"];
+            /** @description When the notification was created, in the same transaction as the status change (UTC). */
+            created_at: components["schemas"]["Timestamp"];
+            /** @description `true` once an attempt got a 2xx answer. */
+            delivered: boolean;
+            /** @description When it was delivered (UTC); `null` while undelivered. */
+            delivered_at: components["schemas"]["Timestamp"] | null;
+            /** @description When the next attempt is due (UTC); `null` when delivered or when the retry schedule is exhausted. */
+            next_attempt_at: components["schemas"]["Timestamp"] | null;
+            /** @description Delivery attempts, oldest first; empty until the first attempt. */
+            attempts: components["schemas"]["NotificationAttempt"][];
+        };
+        /** @description Envelope of a collection's notifications, oldest first. */
+        NotificationLogListResponse: {
+            /**
+             * @description Always `200` on success.
+             * @constant
+             */
+            code: 200;
+            /**
+             * @description Always `success` for this operation.
+             * @constant
+             */
+            status: "success";
+            /** @description Human-readable outcome. */
+            message: string;
+            data: components["schemas"]["NotificationLogEntry"][];
+        };
+        /** @description Envelope of a queued notification re-send: `status` is `accepted`. */
+        NotificationResendResponse: {
+            /**
+             * @description Always `200` on success.
+             * @constant
+             */
+            code: 200;
+            /**
+             * @description Always `accepted` for this operation.
+             * @constant
+             */
+            status: "accepted";
+            /** @description Human-readable outcome. */
+            message: string;
+            data: components["schemas"]["NotificationLogEntry"];
+        };
+        /** @description Balance of one wallet. `balance` is `available_balance + pending_balance + reserved_balance`; every amount is the sum of the wallet's ledger postings. */
+        WalletBalance: {
+            /** @description Wallet currency. */
+            currency: components["schemas"]["Currency"];
+            /** @description Total amount in the wallet; the three parts below added. */
+            balance: components["schemas"]["Money"];
+            /** @description Part that is settled and free to use. */
+            available_balance: components["schemas"]["Money"];
+            /** @description Card credits waiting for the card settlement time (the business's `card_settlement_days`). */
+            pending_balance: components["schemas"]["Money"];
+            /** @description Rolling reserve: the business's reserve percentage of each credit, held for its reserve months and then released to `available_balance`. */
+            reserved_balance: components["schemas"]["Money"];
+        };
+        /** @description An amount held in `pending` (card settlement) or `reserved` (rolling reserve) and when it becomes available. */
+        BalanceRelease: {
+            /**
+             * @description Where the amount is held.
+             * @enum {string}
+             */
+            bucket: "pending" | "reserved";
+            release_at: components["schemas"]["Timestamp"];
+            amount: components["schemas"]["Money"];
+        };
+        /** @description A wallet's balance with the dates on which its held amounts are released. */
+        BusinessBalance: components["schemas"]["WalletBalance"] & {
+            /** @description Upcoming releases, soonest first, amounts summed per day and bucket (at most 100). */
+            releases: components["schemas"]["BalanceRelease"][];
+        };
+        /** @description Envelope of a business's balances, one per wallet. */
+        BusinessBalanceListResponse: {
+            /**
+             * @description Always `200` on success.
+             * @constant
+             */
+            code: 200;
+            /**
+             * @description Always `success` for this operation.
+             * @constant
+             */
+            status: "success";
+            /** @description Human-readable outcome. */
+            message: string;
+            data: components["schemas"]["BusinessBalance"][];
+        };
+        /** @description An optional note for the operator. */
+        GoLiveRequestCreate: {
+            /** @description What the operator should know (e.g. which test cases were run). */
+            note?: string & components["schemas"]["Text"];
+        };
+        /** @description A merchant's request to go live, for the operator to review with the sandbox certification. */
+        GoLiveRequest: {
+            /** @description The business asking. */
+            business_id: number;
+            /** @description Its name. */
+            business_name: string;
+            requested_at: components["schemas"]["Timestamp"];
+            /** @description Email of the user who asked. */
+            requested_by: string;
+            /** @description What the merchant wants the operator to know. */
+            note: string | null;
+            /** @description When the operator verified the business; `null` while waiting. */
+            verified_at: components["schemas"]["Timestamp"] | null;
+        };
+        /** @description Envelope of a go-live request. */
+        GoLiveRequestResponse: {
+            /**
+             * @description Always `200` on success.
+             * @constant
+             */
+            code: 200;
+            /**
+             * @description Always `success` for this operation.
+             * @constant
+             */
+            status: "success";
+            /** @description Human-readable outcome. */
+            message: string;
+            data: components["schemas"]["GoLiveRequest"];
+        };
+        /** @description Envelope of a page of go-live requests. */
+        GoLiveRequestListResponse: {
+            /**
+             * @description Always `200` on success.
+             * @constant
+             */
+            code: 200;
+            /**
+             * @description Always `success` for this operation.
+             * @constant
+             */
+            status: "success";
+            /** @description Human-readable outcome. */
+            message: string;
+            data: components["schemas"]["GoLiveRequest"][];
+        };
+        /**
+         * @description What a dashboard user may do. Operators see every business; a merchant user sees only its own.
+         *
+         *     | role | may |
+         *     |---|---|
+         *     | `operator_admin` | everything |
+         *     | `operator_support` | read everything, re-send webhooks; nothing else |
+         *     | `merchant_owner` | its business: read, API tokens, re-send webhooks, team, audit log, go-live request |
+         *     | `merchant_developer` | its business: read, API tokens and webhook settings, re-send webhooks |
+         *     | `merchant_viewer` | its business: read |
+         * @enum {string}
+         */
+        Role: "operator_admin" | "operator_support" | "merchant_owner" | "merchant_developer" | "merchant_viewer";
+        /** @description A person who signs in to the dashboard. Passwords and second-factor secrets are never returned. */
+        User: {
+            /** @description User id. */
+            id: number;
+            /**
+             * Format: email
+             * @description Sign-in email, lower case.
+             */
+            email: string;
+            /** @description Display name. */
+            name: string | null;
+            role: components["schemas"]["Role"];
+            /** @description The business of a merchant user; `null` for operators. */
+            business_id: number | null;
+            /** @description Whether two-factor authentication (TOTP) is set up. */
+            totp_enabled: boolean;
+            /** @description A disabled user cannot sign in; its sessions ended when it was disabled. */
+            disabled: boolean;
+            created_at: components["schemas"]["Timestamp"];
+            /** @description Last successful sign-in; `null` if never. */
+            last_login_at: components["schemas"]["Timestamp"] | null;
+        };
+        /** @description The caller's dashboard session. Send `csrf_token` as the `X-CSRF-Token` header on every request that changes something (any method but GET) made with the session cookie. */
+        Session: {
+            /**
+             * @description `active`: signed in. `totp_required`: the password was right; send a code to `POST /v1/admin/session/totp`. `totp_enrolment_required`: an operator without two-factor authentication must set it up (`POST /v1/admin/me/totp`, then `/confirm`) before anything else.
+             * @enum {string}
+             */
+            state: "active" | "totp_required" | "totp_enrolment_required";
+            /** @description Value for the `X-CSRF-Token` header; changes with the session id. */
+            csrf_token: string;
+            /** @description The session ends at this time unless a request comes first (each request moves it). */
+            idle_expires_at: components["schemas"]["Timestamp"];
+            /** @description The session ends at this time whatever happens; sign in again then. */
+            absolute_expires_at: components["schemas"]["Timestamp"];
+            user: components["schemas"]["User"];
+        };
+        /** @description Envelope of the caller's session. */
+        SessionResponse: {
+            /**
+             * @description Always `200` on success.
+             * @constant
+             */
+            code: 200;
+            /**
+             * @description Always `success` for this operation.
+             * @constant
+             */
+            status: "success";
+            /** @description Human-readable outcome. */
+            message: string;
+            data: components["schemas"]["Session"];
+        };
+        /**
+         * Format: email
+         * @description An email address.
+         */
+        Email: string;
+        /** @description Email and password of a dashboard user. */
+        LoginRequest: {
+            email: components["schemas"]["Email"];
+            /** @description The user's password. */
+            password: string & components["schemas"]["Text"];
+        };
+        /** @description The second factor at sign-in: a 6-digit code from the authenticator app, or one unused recovery code. */
+        TotpVerification: {
+            /** @description The 6-digit code the authenticator app shows now. */
+            code?: string;
+            /** @description One of the recovery codes shown at enrolment; each works once. */
+            recovery_code?: string;
+        };
+        /** @description A new TOTP secret (SHA-1, 6 digits, 30 seconds) to add to an authenticator app, by scanning `otpauth_url` as a QR code or typing `secret`. It takes effect once a code is confirmed. */
+        TotpEnrolment: {
+            /** @description The secret in base32. */
+            secret: string;
+            /** @description The `otpauth://` URL authenticator apps read from a QR code. */
+            otpauth_url: string;
+        };
+        /** @description Envelope of a new TOTP secret, shown once. */
+        TotpEnrolmentResponse: {
+            /**
+             * @description Always `200` on success.
+             * @constant
+             */
+            code: 200;
+            /**
+             * @description Always `success` for this operation.
+             * @constant
+             */
+            status: "success";
+            /** @description Human-readable outcome. */
+            message: string;
+            data: components["schemas"]["TotpEnrolment"];
+        };
+        /** @description A 6-digit code from the authenticator app. */
+        TotpCode: {
+            /** @description The 6-digit code the authenticator app shows now. */
+            code: string;
+        };
+        /** @description Two-factor authentication is on. The recovery codes are shown this once; store them safely. */
+        TotpConfirmation: {
+            /** @description Each code signs in once in place of an authenticator code. */
+            recovery_codes: string[];
+            session: components["schemas"]["Session"];
+        };
+        /** @description Envelope of a confirmed two-factor enrolment. */
+        TotpConfirmationResponse: {
+            /**
+             * @description Always `200` on success.
+             * @constant
+             */
+            code: 200;
+            /**
+             * @description Always `success` for this operation.
+             * @constant
+             */
+            status: "success";
+            /** @description Human-readable outcome. */
+            message: string;
+            data: components["schemas"]["TotpConfirmation"];
+        };
+        /** @description The email of the account whose password was forgotten. */
+        PasswordResetRequest: {
+            email: components["schemas"]["Email"];
+        };
+        /** @description A password of 12 to 128 characters; a passphrase of several words is easiest to remember. */
+        Password: string & components["schemas"]["Text"];
+        /** @description The token from the reset email and the new password. */
+        PasswordResetCompletion: {
+            /** @description The `token` of the link in the reset email. */
+            token: string;
+            new_password: components["schemas"]["Password"];
+        };
+        /** @description Envelope of a page of users. */
+        UserListResponse: {
+            /**
+             * @description Always `200` on success.
+             * @constant
+             */
+            code: 200;
+            /**
+             * @description Always `success` for this operation.
+             * @constant
+             */
+            status: "success";
+            /** @description Human-readable outcome. */
+            message: string;
+            data: components["schemas"]["User"][];
+        };
+        /** @description Fields to change; the others stay as they are. */
+        UserUpdate: {
+            /** @description Display name; `null` removes it. */
+            name?: (string & components["schemas"]["Text"]) | null;
+            /** @description New role, within the same kind (operator or merchant) and no higher than the caller's own. */
+            role?: components["schemas"]["Role"];
+            /** @description `true` stops the user signing in and ends its sessions; `false` lets it in again. */
+            disabled?: boolean;
+        };
+        /** @description Envelope of one user. */
+        UserResponse: {
+            /**
+             * @description Always `200` on success.
+             * @constant
+             */
+            code: 200;
+            /**
+             * @description Always `success` for this operation.
+             * @constant
+             */
+            status: "success";
+            /** @description Human-readable outcome. */
+            message: string;
+            data: components["schemas"]["User"];
+        };
+        /** @description An invitation to join the dashboard, sent by email; its link works until `expires_at`. */
+        Invitation: {
+            /** @description Invitation id. */
+            id: number;
+            email: components["schemas"]["Email"];
+            role: components["schemas"]["Role"];
+            /** @description The business a merchant user joins; `null` for operators. */
+            business_id: number | null;
+            /** @description Email of the user who invited, or `null` when the operator key did. */
+            invited_by: string | null;
+            created_at: components["schemas"]["Timestamp"];
+            expires_at: components["schemas"]["Timestamp"];
+            /** @description When the invitation was accepted; `null` while pending. */
+            accepted_at: components["schemas"]["Timestamp"] | null;
+        };
+        /** @description Envelope of a page of invitations. */
+        InvitationListResponse: {
+            /**
+             * @description Always `200` on success.
+             * @constant
+             */
+            code: 200;
+            /**
+             * @description Always `success` for this operation.
+             * @constant
+             */
+            status: "success";
+            /** @description Human-readable outcome. */
+            message: string;
+            data: components["schemas"]["Invitation"][];
+        };
+        /** @description Whom to invite, with which role. Merchant roles need `business_id`; operator roles must not have it. */
+        InvitationCreate: {
+            email: components["schemas"]["Email"];
+            role: components["schemas"]["Role"];
+            /** @description The business a merchant user joins. */
+            business_id?: number;
+        };
+        /** @description Envelope of one invitation. */
+        InvitationResponse: {
+            /**
+             * @description Always `200` on success.
+             * @constant
+             */
+            code: 200;
+            /**
+             * @description Always `success` for this operation.
+             * @constant
+             */
+            status: "success";
+            /** @description Human-readable outcome. */
+            message: string;
+            data: components["schemas"]["Invitation"];
+        };
+        /** @description The token from the invitation email, and the new user's password and name. */
+        InvitationAcceptance: {
+            /** @description The `token` of the link in the invitation email. */
+            token: string;
+            password: components["schemas"]["Password"];
+            /** @description Display name. */
+            name?: string & components["schemas"]["Text"];
+        };
+        /** @description One change made by a person or a key: who, when, what, the record before and after. Secrets (passwords, API secrets, webhook hashes, MID passwords, two-factor secrets, tokens) never appear. */
+        AuditEntry: {
+            /** @description Entry id; higher is later. */
+            id: number;
+            at: components["schemas"]["Timestamp"];
+            /** @description Who made the change. */
+            actor: {
+                /**
+                 * @description A dashboard user, or the operator API key.
+                 * @enum {string}
+                 */
+                type: "user" | "operator_key";
+                /** @description The user's id; `null` for the operator key. */
+                user_id: number | null;
+                /** @description The user's email at the time; `null` for the operator key. */
+                email: string | null;
+            };
+            /** @description The operation, e.g. `updateApiToken`, `createInvitation`, `login`. */
+            action: string;
+            /** @description The business concerned; `null` for deployment-wide changes. */
+            business_id: number | null;
+            /** @description Kind of record changed (`business`, `api_token`, `mid`, `user`, ...). */
+            target_type: string | null;
+            /** @description Id of the record changed. */
+            target_id: string | null;
+            /** @description The record before the change; `null` when it was created. */
+            before: Record<string, never> | null;
+            /** @description The record after the change; `null` when it was deleted. */
+            after: Record<string, never> | null;
+            /** @description The `X-Request-Id` of the request that made the change. */
+            request_id: string | null;
+        };
+        /** @description Envelope of a page of audit entries, newest first. */
+        AuditEntryListResponse: {
+            /**
+             * @description Always `200` on success.
+             * @constant
+             */
+            code: 200;
+            /**
+             * @description Always `success` for this operation.
+             * @constant
+             */
+            status: "success";
+            /** @description Human-readable outcome. */
+            message: string;
+            data: components["schemas"]["AuditEntry"][];
+        };
     };
     responses: {
         /** @description The request was refused (HTTP 400) and nothing was changed; `code` says why: `VALIDATION_ERROR` (`data` lists every broken rule), `INVALID_JSON`, `UNSUPPORTED_MEDIA_TYPE`, `METHOD_NOT_ALLOWED`, `DUPLICATE_MERCHANT_REFERENCE`, `UNSUPPORTED_CURRENCY`, `NO_ROUTE`, `CARD_DECRYPTION_FAILED`, `API_TOKEN_LIMIT` or `INVALID_STATE`. Each operation lists the codes it can give. Fix the request before sending it again. */
@@ -1401,6 +2262,16 @@ export interface components {
         };
         /** @description `UNAUTHORIZED`: the credentials are missing, malformed, expired or revoked. Obtain new credentials; repeating the request as is will not help. */
         Unauthorized: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description `FORBIDDEN`: the caller's role may not do this (support staff only read and re-send webhooks; a merchant user never reaches operator-only operations). `CSRF_FAILED`: a change made with the session cookie without the session's `X-CSRF-Token` header. Nothing was changed. */
+        Forbidden: {
             headers: {
                 "X-Request-Id": components["headers"]["XRequestId"];
                 [name: string]: unknown;
@@ -1543,6 +2414,26 @@ export interface components {
          * @example PCD4Q38UJREMYY4NQVTDQA
          */
         GatewayReference: string & components["schemas"]["Text"];
+        /**
+         * @description Only records of this business. A merchant user always sees its own business only: leave it out or give its own id (another id is `NOT_FOUND`).
+         * @example 7
+         */
+        FilterUserBusinessId: number;
+        /**
+         * @description User id.
+         * @example 12
+         */
+        UserId: number;
+        /**
+         * @description Invitation id.
+         * @example 4
+         */
+        InvitationId: number;
+        /**
+         * @description Only changes made by this user.
+         * @example 12
+         */
+        FilterActorUserId: number;
     };
     requestBodies: never;
     headers: {
@@ -1622,6 +2513,7 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: a paging parameter is out of range, or the query has an unknown parameter. */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -1653,6 +2545,7 @@ export interface operations {
             /** @description `VALIDATION_ERROR` (every broken rule listed; unknown fields are refused), `INVALID_JSON` or `UNSUPPORTED_MEDIA_TYPE`. */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -1687,6 +2580,7 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: `business_id` is not a positive integer. */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             /** @description `NOT_FOUND`: no business has this id. */
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
@@ -1726,6 +2620,7 @@ export interface operations {
             /** @description `VALIDATION_ERROR` (including an empty body, and a `default_currency` without a wallet), `INVALID_JSON` or `UNSUPPORTED_MEDIA_TYPE`. */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             /** @description `NOT_FOUND`: no business has this id. */
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
@@ -1786,6 +2681,7 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: `business_id` or a paging parameter is out of range, or the query has an unknown parameter. */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             /** @description `NOT_FOUND`: no business has this id. */
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
@@ -1825,6 +2721,7 @@ export interface operations {
             /** @description `VALIDATION_ERROR` (including a currency the business already holds), `INVALID_JSON` or `UNSUPPORTED_MEDIA_TYPE`. */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             /** @description `NOT_FOUND`: no business has this id. */
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
@@ -1890,6 +2787,7 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: `business_id`, `currency` or a paging parameter is malformed, or the query has an unknown parameter. */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             /** @description `NOT_FOUND`: no business has this id, or it has no wallet in this currency. */
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
@@ -1949,6 +2847,7 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: `business_id` or a paging parameter is out of range, or the query has an unknown parameter. */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             /** @description `NOT_FOUND`: no business has this id. */
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
@@ -1988,6 +2887,7 @@ export interface operations {
             /** @description `VALIDATION_ERROR` (every broken rule listed; unknown fields are refused), `INVALID_JSON` or `UNSUPPORTED_MEDIA_TYPE`. */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             /** @description `NOT_FOUND`: no business has this id. */
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
@@ -2028,6 +2928,7 @@ export interface operations {
             /** @description `VALIDATION_ERROR` (including an empty body), `INVALID_JSON` or `UNSUPPORTED_MEDIA_TYPE`. */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             /** @description `NOT_FOUND`: no MID has this id. */
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
@@ -2064,6 +2965,7 @@ export interface operations {
             /** @description `VALIDATION_ERROR` (a `mid_id` that is not a positive integer, an unknown query parameter), or `INVALID_JSON` / `UNSUPPORTED_MEDIA_TYPE` for a body, which this operation does not take. */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             /** @description `NOT_FOUND`: no MID has this id. */
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
@@ -2123,6 +3025,7 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: `business_id` or a paging parameter is out of range, or the query has an unknown parameter. */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             /** @description `NOT_FOUND`: no business has this id. */
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
@@ -2162,6 +3065,7 @@ export interface operations {
             /** @description `API_TOKEN_LIMIT`: the business already holds 2 API tokens; `VALIDATION_ERROR` (every broken rule listed), `INVALID_JSON` or `UNSUPPORTED_MEDIA_TYPE`. */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             /** @description `NOT_FOUND`: no business has this id. */
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
@@ -2198,6 +3102,7 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: `token_id` is not a positive integer. */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             /** @description `NOT_FOUND`: no API token has this id (a deleted token is gone). */
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
@@ -2238,6 +3143,7 @@ export interface operations {
             /** @description `VALIDATION_ERROR` (including an empty body), `INVALID_JSON` or `UNSUPPORTED_MEDIA_TYPE`. */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             /** @description `NOT_FOUND`: no API token has this id (a deleted token is gone). */
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
@@ -2279,6 +3185,7 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: `token_id` is not a positive integer. */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             /** @description `NOT_FOUND`: no API token has this id (a deleted token is gone). */
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
@@ -2333,6 +3240,7 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: a paging parameter is out of range, or the query has an unknown parameter. */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -2364,6 +3272,7 @@ export interface operations {
             /** @description `VALIDATION_ERROR` (every broken rule listed; unknown fields are refused), `INVALID_JSON` or `UNSUPPORTED_MEDIA_TYPE`. */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -2451,6 +3360,9 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: a filter or paging parameter is malformed or out of range, or the query has an unknown parameter. */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description `NOT_FOUND`: a merchant user asked for another business's collections. */
+            404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -2484,6 +3396,7 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: `gateway_reference` is malformed. */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             /** @description `NOT_FOUND`: no collection has this `gateway_reference`. */
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
@@ -2519,6 +3432,7 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: `business_id` is not a positive integer. */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             /** @description `NOT_FOUND`: no business has this id, or this is the live deployment. */
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
@@ -2558,6 +3472,7 @@ export interface operations {
             /** @description `VALIDATION_ERROR` (every broken rule listed; unknown fields are refused), `INVALID_JSON` or `UNSUPPORTED_MEDIA_TYPE`. */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             /** @description `NOT_FOUND`: no business has this id. */
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
@@ -2593,6 +3508,7 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: the query has a parameter this operation does not take; `INVALID_JSON` or `UNSUPPORTED_MEDIA_TYPE`: a body was sent that cannot be read (this operation takes none). */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -2645,9 +3561,756 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: a paging parameter is out of range, or the query has an unknown parameter. */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listAdminCollectionNotifications: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The collection's `gateway_reference`, as returned when it was requested.
+                 * @example PCD4Q38UJREMYY4NQVTDQA
+                 */
+                gateway_reference: components["parameters"]["GatewayReference"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The notifications, oldest first. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationLogListResponse"];
+                };
+            };
+            /** @description `VALIDATION_ERROR`: `gateway_reference` is malformed. */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description `NOT_FOUND`: no collection with this reference that you may see. */
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    resendAdminNotification: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The collection's `gateway_reference`, as returned when it was requested.
+                 * @example PCD4Q38UJREMYY4NQVTDQA
+                 */
+                gateway_reference: components["parameters"]["GatewayReference"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Re-send queued; the log entry. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationResendResponse"];
+                };
+            };
+            /** @description `INVALID_STATE`: the collection is still `PENDING`; `VALIDATION_ERROR`: `gateway_reference` is malformed. */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description `NOT_FOUND`: no collection with this reference that you may see. */
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listBusinessBalances: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Business id.
+                 * @example 7
+                 */
+                business_id: components["parameters"]["BusinessId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One entry per wallet. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BusinessBalanceListResponse"];
+                };
+            };
+            /** @description `VALIDATION_ERROR`: `business_id` is not a positive integer. */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description `NOT_FOUND`: no business with this id that you may see. */
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    requestGoLive: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Business id.
+                 * @example 7
+                 */
+                business_id: components["parameters"]["BusinessId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["GoLiveRequestCreate"];
+            };
+        };
+        responses: {
+            /** @description The request as recorded. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GoLiveRequestResponse"];
+                };
+            };
+            /** @description `VALIDATION_ERROR` or `INVALID_STATE`: the business is already verified. */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description `NOT_FOUND`: no business with this id that you may see. */
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listGoLiveRequests: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Items per page.
+                 * @example 10
+                 */
+                per_page?: components["parameters"]["PerPage"];
+                /**
+                 * @description Page number, 1-based, at most 21474837 (so that the items it skips fit the `offset` bound). Ignored when `offset` is given.
+                 * @example 2
+                 */
+                page?: components["parameters"]["Page"];
+                /**
+                 * @description Number of items to skip from the first, at most 2147483647. When given it wins over `page`.
+                 * @example 20
+                 */
+                offset?: components["parameters"]["Offset"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of requests. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-PH-Total": components["headers"]["XPHTotal"];
+                    "X-PH-TotalPages": components["headers"]["XPHTotalPages"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GoLiveRequestListResponse"];
+                };
+            };
+            /** @description `VALIDATION_ERROR`: a bad query parameter. */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The session. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionResponse"];
+                };
+            };
+            /** @description `UNAUTHORIZED`: no session cookie, or the session ended (signed out, idle or absolute timeout). */
+            401: components["responses"]["Unauthorized"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    login: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LoginRequest"];
+            };
+        };
+        responses: {
+            /** @description Signed in (see `state` for what comes next). */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    /** @description The session cookie `pc_session` (HttpOnly, SameSite=Strict, Secure outside localhost); a new id each time. */
+                    "Set-Cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionResponse"];
+                };
+            };
+            /** @description `VALIDATION_ERROR`, `INVALID_JSON` or `UNSUPPORTED_MEDIA_TYPE`. */
+            400: components["responses"]["BadRequest"];
+            /** @description `UNAUTHORIZED`: the email or the password is wrong, or the user is disabled (the answer does not say which). */
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            /** @description `RATE_LIMITED`: too many failed sign-ins for this email or from this address; wait `Retry-After` seconds. */
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    logout: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Signed out; `data` is `null`. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    /** @description The session cookie `pc_session` (HttpOnly, SameSite=Strict, Secure outside localhost); a new id each time. */
+                    "Set-Cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EmptyResponse"];
+                };
+            };
+            /** @description `VALIDATION_ERROR`: the query has a parameter this operation does not take; `INVALID_JSON` or `UNSUPPORTED_MEDIA_TYPE`: a body was sent that cannot be read (this operation takes none). */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description `CSRF_FAILED`: the `X-CSRF-Token` header is missing or wrong. */
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    verifyTotp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TotpVerification"];
+            };
+        };
+        responses: {
+            /** @description Signed in; the new session. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    /** @description The session cookie `pc_session` (HttpOnly, SameSite=Strict, Secure outside localhost); a new id each time. */
+                    "Set-Cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionResponse"];
+                };
+            };
+            /** @description `VALIDATION_ERROR` (a code is 6 digits; a recovery code `xxxxx-xxxxx`) or `INVALID_STATE`: the session does not wait for a second factor. */
+            400: components["responses"]["BadRequest"];
+            /** @description `UNAUTHORIZED`: no session, or the code is wrong or already used. */
+            401: components["responses"]["Unauthorized"];
+            /** @description `CSRF_FAILED`: the `X-CSRF-Token` header is missing or wrong. */
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    startTotpEnrolment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The new secret, shown once. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TotpEnrolmentResponse"];
+                };
+            };
+            /** @description `INVALID_STATE`: two-factor authentication is already on. */
+            400: components["responses"]["BadRequest"];
+            /** @description `UNAUTHORIZED`: no session, or a session still waiting for its second factor. */
+            401: components["responses"]["Unauthorized"];
+            /** @description `CSRF_FAILED`: the `X-CSRF-Token` header is missing or wrong. */
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    confirmTotpEnrolment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TotpCode"];
+            };
+        };
+        responses: {
+            /** @description On; the recovery codes and the new session. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    /** @description The session cookie `pc_session` (HttpOnly, SameSite=Strict, Secure outside localhost); a new id each time. */
+                    "Set-Cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TotpConfirmationResponse"];
+                };
+            };
+            /** @description `VALIDATION_ERROR`, or `INVALID_STATE`: no enrolment was started, or two-factor authentication is already on. */
+            400: components["responses"]["BadRequest"];
+            /** @description `UNAUTHORIZED`: no session, or the code is wrong. */
+            401: components["responses"]["Unauthorized"];
+            /** @description `CSRF_FAILED`: the `X-CSRF-Token` header is missing or wrong. */
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    requestPasswordReset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PasswordResetRequest"];
+            };
+        };
+        responses: {
+            /** @description Accepted; `data` is `null`. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EmptyResponse"];
+                };
+            };
+            /** @description `VALIDATION_ERROR`, `INVALID_JSON` or `UNSUPPORTED_MEDIA_TYPE`. */
+            400: components["responses"]["BadRequest"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    completePasswordReset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PasswordResetCompletion"];
+            };
+        };
+        responses: {
+            /** @description Password changed; `data` is `null`. Sign in with it. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EmptyResponse"];
+                };
+            };
+            /** @description `VALIDATION_ERROR` (a password is 12 to 128 characters) or `INVALID_STATE`: the token is unknown, used or expired; ask for a new email. */
+            400: components["responses"]["BadRequest"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listUsers: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only records of this business. A merchant user always sees its own business only: leave it out or give its own id (another id is `NOT_FOUND`).
+                 * @example 7
+                 */
+                business_id?: components["parameters"]["FilterUserBusinessId"];
+                /**
+                 * @description Items per page.
+                 * @example 10
+                 */
+                per_page?: components["parameters"]["PerPage"];
+                /**
+                 * @description Page number, 1-based, at most 21474837 (so that the items it skips fit the `offset` bound). Ignored when `offset` is given.
+                 * @example 2
+                 */
+                page?: components["parameters"]["Page"];
+                /**
+                 * @description Number of items to skip from the first, at most 2147483647. When given it wins over `page`.
+                 * @example 20
+                 */
+                offset?: components["parameters"]["Offset"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of users. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-PH-Total": components["headers"]["XPHTotal"];
+                    "X-PH-TotalPages": components["headers"]["XPHTotalPages"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserListResponse"];
+                };
+            };
+            /** @description `VALIDATION_ERROR`: a bad query parameter. */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description `NOT_FOUND`: a merchant user asked for another business. */
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    updateUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description User id.
+                 * @example 12
+                 */
+                user_id: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UserUpdate"];
+            };
+        };
+        responses: {
+            /** @description The user as changed. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserResponse"];
+                };
+            };
+            /** @description `VALIDATION_ERROR` (including a role of the other kind) or `INVALID_STATE` (the last operator admin). */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description `NOT_FOUND`: no user with this id that you may see. */
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listInvitations: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only records of this business. A merchant user always sees its own business only: leave it out or give its own id (another id is `NOT_FOUND`).
+                 * @example 7
+                 */
+                business_id?: components["parameters"]["FilterUserBusinessId"];
+                /**
+                 * @description Items per page.
+                 * @example 10
+                 */
+                per_page?: components["parameters"]["PerPage"];
+                /**
+                 * @description Page number, 1-based, at most 21474837 (so that the items it skips fit the `offset` bound). Ignored when `offset` is given.
+                 * @example 2
+                 */
+                page?: components["parameters"]["Page"];
+                /**
+                 * @description Number of items to skip from the first, at most 2147483647. When given it wins over `page`.
+                 * @example 20
+                 */
+                offset?: components["parameters"]["Offset"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of invitations. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-PH-Total": components["headers"]["XPHTotal"];
+                    "X-PH-TotalPages": components["headers"]["XPHTotalPages"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvitationListResponse"];
+                };
+            };
+            /** @description `VALIDATION_ERROR`: a bad query parameter. */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description `NOT_FOUND`: a merchant user asked for another business. */
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    createInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InvitationCreate"];
+            };
+        };
+        responses: {
+            /** @description The invitation (its token is only in the email). */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvitationResponse"];
+                };
+            };
+            /** @description `VALIDATION_ERROR` (a merchant role needs `business_id`, an operator role has none) or `INVALID_STATE`: a user already has this email. */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description `NOT_FOUND`: no business with this id that you may see. */
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    acceptInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InvitationAcceptance"];
+            };
+        };
+        responses: {
+            /** @description The new user. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserResponse"];
+                };
+            };
+            /** @description `VALIDATION_ERROR` or `INVALID_STATE`: the invitation is unknown, withdrawn, accepted or expired; ask for a new one. */
+            400: components["responses"]["BadRequest"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    revokeInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Invitation id.
+                 * @example 4
+                 */
+                invitation_id: components["parameters"]["InvitationId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Withdrawn; `data` is `null`. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EmptyResponse"];
+                };
+            };
+            /** @description `VALIDATION_ERROR` or `INVALID_STATE`: it was already accepted. */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description `NOT_FOUND`: no pending invitation with this id that you may see. */
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listAuditLog: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only records of this business. A merchant user always sees its own business only: leave it out or give its own id (another id is `NOT_FOUND`).
+                 * @example 7
+                 */
+                business_id?: components["parameters"]["FilterUserBusinessId"];
+                /**
+                 * @description Only changes made by this user.
+                 * @example 12
+                 */
+                actor_user_id?: components["parameters"]["FilterActorUserId"];
+                /**
+                 * @description Items per page.
+                 * @example 10
+                 */
+                per_page?: components["parameters"]["PerPage"];
+                /**
+                 * @description Page number, 1-based, at most 21474837 (so that the items it skips fit the `offset` bound). Ignored when `offset` is given.
+                 * @example 2
+                 */
+                page?: components["parameters"]["Page"];
+                /**
+                 * @description Number of items to skip from the first, at most 2147483647. When given it wins over `page`.
+                 * @example 20
+                 */
+                offset?: components["parameters"]["Offset"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of entries. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-PH-Total": components["headers"]["XPHTotal"];
+                    "X-PH-TotalPages": components["headers"]["XPHTotalPages"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditEntryListResponse"];
+                };
+            };
+            /** @description `VALIDATION_ERROR`: a bad query parameter. */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description `NOT_FOUND`: a merchant user asked for another business. */
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
         };
     };
     receiveProcessorCallbackPut: {
@@ -2733,6 +4396,52 @@ export interface operations {
             /** @description `INVALID_JSON` or `UNSUPPORTED_MEDIA_TYPE`: the body is not JSON. */
             400: components["responses"]["BadRequest"];
             /** @description `NOT_FOUND`: no collection has this callback token for this service type. Nothing changed. */
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    receiveProcessorWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The processor that sends the webhook (`paystack`, `btcpay`).
+                 * @example paystack
+                 */
+                service_type: string;
+                /**
+                 * @description The MID whose processor account sends it. Paystack and BTCPay Server send their webhooks to one URL per account (set in the Paystack dashboard, or as the BTCPay store's webhook), so the operator gives each such MID this URL.
+                 * @example 12
+                 */
+                mid_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description The signature holds; the payment's status is being asked of the processor. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EmptyResponse"];
+                };
+            };
+            /** @description `INVALID_JSON` or `UNSUPPORTED_MEDIA_TYPE`: the body is not JSON. `VALIDATION_ERROR`: `mid_id` is not a number. */
+            400: components["responses"]["BadRequest"];
+            /** @description `UNAUTHORIZED`: the signature header is missing or does not match the body under the MID's credentials. Nothing changed. */
+            401: components["responses"]["Unauthorized"];
+            /** @description `NOT_FOUND`: no MID with this id uses this processor. Nothing changed. */
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             500: components["responses"]["InternalError"];

@@ -54,6 +54,31 @@ export interface paths {
          *       customer goes straight to the 3-D Secure challenge.
          *     - `BANK`, `CRYPTO`: redirect the customer to `payment_url`.
          *
+         *     `payment_url` is always on this service. When the collection is routed to a processor with its own
+         *     payment pages (Paystack for `CARD` and `BANK`, BTCPay Server for `CRYPTO`), opening it starts the
+         *     payment there once (opening it again returns to the same checkout) and sends the customer on; the
+         *     processor sends them back here, the service asks the processor for the outcome, and only then sends
+         *     the customer to `redirect_url`. If the processor cannot be reached at that moment the customer sees
+         *     a page saying so, with a retry; the collection stays `PENDING`. A customer who leaves the
+         *     processor's page without paying comes back to a page offering to return to it; the collection stays
+         *     `PENDING` until paid or expired. Such a processor needs `account_email` for `CARD` and `BANK`
+         *     (Paystack requires one), else `VALIDATION_ERROR`.
+         *
+         *     A direct card payment routed to Paystack is charged at once, server to server, while this request
+         *     runs (the card details are used for that one call and kept nowhere, so a charge is never re-sent).
+         *     `payment_url` then leads to the card issuer's 3-D Secure step. A card Paystack declines, one that asks
+         *     for a PIN or one-time code instead of 3-D Secure, or a processor that refuses the connection, gives a
+         *     collection already `FAILED` in this answer; a charge whose answer was lost stays `PENDING` while the
+         *     service asks Paystack for its outcome.
+         *
+         *     `CRYPTO` through BTCPay Server counts as `COMPLETED` only when the invoice is `Settled` (the
+         *     payment has the confirmations the store requires); paid but unconfirmed stays `PENDING`. An overpaid
+         *     invoice completes for the requested amount only; the excess stays in the BTCPay store for the
+         *     merchant to refund. An underpaid invoice that expires is `FAILED` and nothing is credited (the part
+         *     paid is refunded from BTCPay). The invoice expires with the collection; a payment that arrives after
+         *     that is held until the merchant marks the invoice settled in BTCPay, and is then credited as a late
+         *     completion (`EXPIRED` -> `COMPLETED`) while the service still asks (a day by default).
+         *
          *     After a payment page the customer's browser returns to `redirect_url` with `gateway_reference`,
          *     `merchant_reference` and `status` in the query; do not trust that query string, wait for the
          *     notification or query the collection. The outcome (`COMPLETED`, `FAILED`, `CANCELLED`, or
@@ -428,6 +453,8 @@ export interface components {
          *     | 400 | `API_TOKEN_LIMIT` | a third API token for one business account |
          *     | 400 | `INVALID_STATE` | not allowed in the record's current state |
          *     | 401 | `UNAUTHORIZED` | missing, malformed, expired or revoked credentials |
+         *     | 403 | `FORBIDDEN` | operator API: the dashboard user's role may not do this |
+         *     | 403 | `CSRF_FAILED` | operator API: a change made with the session cookie lacks the session's `X-CSRF-Token` |
          *     | 404 | `NOT_FOUND` | unknown path or resource |
          *     | 413 | `PAYLOAD_TOO_LARGE` | body over 64 KiB |
          *     | 429 | `RATE_LIMITED` | too many requests; wait `Retry-After` seconds |
@@ -435,7 +462,7 @@ export interface components {
          *     | 503 | `SERVICE_UNAVAILABLE` | the service's database is unreachable; nothing changed; retry after `Retry-After` seconds |
          * @enum {string}
          */
-        PlainErrorCode: "INVALID_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "METHOD_NOT_ALLOWED" | "DUPLICATE_MERCHANT_REFERENCE" | "UNSUPPORTED_CURRENCY" | "NO_ROUTE" | "CARD_DECRYPTION_FAILED" | "API_TOKEN_LIMIT" | "INVALID_STATE" | "UNAUTHORIZED" | "NOT_FOUND" | "PAYLOAD_TOO_LARGE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
+        PlainErrorCode: "INVALID_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "METHOD_NOT_ALLOWED" | "DUPLICATE_MERCHANT_REFERENCE" | "UNSUPPORTED_CURRENCY" | "NO_ROUTE" | "CARD_DECRYPTION_FAILED" | "API_TOKEN_LIMIT" | "INVALID_STATE" | "UNAUTHORIZED" | "FORBIDDEN" | "CSRF_FAILED" | "NOT_FOUND" | "PAYLOAD_TOO_LARGE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
         /** @description Any error other than `VALIDATION_ERROR`; `code` says why. */
         PlainError: {
             code: components["schemas"]["PlainErrorCode"];

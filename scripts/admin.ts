@@ -175,6 +175,19 @@ const COMMANDS: Record<string, Command> = {
       body: compact({ verified_by: str(f, 'by'), note: str(f, 'note') }),
     }),
   },
+  invite: {
+    summary: 'email a dashboard invitation (e.g. a new operator admin when no one can sign in)',
+    flags: {
+      email: { type: 'string', required: true, help: "the person's email" },
+      role: { type: 'string', required: true, help: 'operator_admin, operator_support, merchant_owner, merchant_developer or merchant_viewer' },
+      business: { type: 'string', help: 'business id (merchant roles only)' },
+    },
+    request: (f) => ({
+      method: 'POST',
+      path: '/v1/admin/invitations',
+      body: compact({ email: str(f, 'email'), role: str(f, 'role'), business_id: f.business === undefined ? undefined : id(f, 'business') }),
+    }),
+  },
   'list-businesses': {
     summary: 'list business accounts, newest first',
     flags: { ...PAGING },

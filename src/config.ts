@@ -35,6 +35,11 @@ export interface Config {
   sandboxMmFailure: string[];
   sandboxCard3dsSuccess: string;
   sandboxCard3dsFailure: string;
+  /** dashboard sessions end after this long without a request, and this long after sign-in whatever happens */
+  sessionIdleMinutes: number;
+  sessionAbsoluteHours: number;
+  /** email of the first operator account, created on the first start */
+  adminEmail: string;
   /** live processors (src/processors/): vendor hosts, timeouts and the request/reconciliation schedules */
   processors: ProcessorSettings;
   /** secrets created on this start, to be printed once */
@@ -43,7 +48,7 @@ export interface Config {
 
 export interface ProcessorSettings {
   /** vendor API base URLs, by service type */
-  baseUrls: { mtn_momo: string; mpesa: string };
+  baseUrls: { mtn_momo: string; mpesa: string; paystack: string };
   /** one HTTP call to a vendor, connect to last byte */
   timeoutMs: number;
   /** a cached vendor token is replaced this long before it expires */
@@ -60,6 +65,8 @@ export interface ProcessorSettings {
 const VENDOR_HOSTS = {
   mtn_momo: { sandbox: 'https://sandbox.momodeveloper.mtn.com', live: 'https://proxy.momoapi.mtn.com' },
   mpesa: { sandbox: 'https://sandbox.safaricom.co.ke', live: 'https://api.safaricom.co.ke' },
+  // one host for both: Paystack's test and live modes differ by key (PaystackOSS/openapi `servers`)
+  paystack: { sandbox: 'https://api.paystack.co', live: 'https://api.paystack.co' },
 } as const;
 
 export class ConfigError extends Error {}
@@ -110,6 +117,13 @@ function list(env: Env, name: string, fallback: string[], pattern: RegExp): stri
   return items;
 }
 
+function email(env: Env, name: string, fallback: string): string {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^[^\s@]+@[^\s@]+$/.test(raw) || raw.length > 254) throw new ConfigError(`${name} must be an email address, got "${raw}"`);
+  return raw.toLowerCase();
+}
+
 const DURATION = /^(\d+)(ms|s|m|h|d)$/;
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 const MAX_RETRY_STEPS = 50;
@@ -133,6 +147,7 @@ function processorSettings(env: Env, appEnv: AppEnv): ProcessorSettings {
     baseUrls: {
       mtn_momo: host('MTN_MOMO_BASE_URL', VENDOR_HOSTS.mtn_momo[appEnv]),
       mpesa: host('MPESA_BASE_URL', VENDOR_HOSTS.mpesa[appEnv]),
+      paystack: host('PAYSTACK_BASE_URL', VENDOR_HOSTS.paystack[appEnv]),
     },
     timeoutMs: int(env, 'PROCESSOR_TIMEOUT_MS', 10_000, 100, 120_000),
     tokenMarginSeconds: int(env, 'PROCESSOR_TOKEN_MARGIN_SECONDS', 60, 0, 3600),
@@ -209,6 +224,9 @@ export function loadConfig(env: Env = process.env): Config {
     sandboxMmFailure: list(env, 'SANDBOX_MM_FAILURE', ['256777000003', '256777000004'], digits),
     sandboxCard3dsSuccess: list(env, 'SANDBOX_CARD_3DS_SUCCESS', ['4000000000003006'], card)[0],
     sandboxCard3dsFailure: list(env, 'SANDBOX_CARD_3DS_FAILURE', ['4000000000003014'], card)[0],
+    sessionIdleMinutes: int(env, 'SESSION_IDLE_MINUTES', 30, 1, 24 * 60),
+    sessionAbsoluteHours: int(env, 'SESSION_ABSOLUTE_HOURS', 12, 1, 7 * 24),
+    adminEmail: email(env, 'ADMIN_EMAIL', 'admin@paycollect.local'),
     processors: processorSettings(env, appEnv),
     generated: { operatorApiKey: operator.created },
   };

@@ -13,6 +13,8 @@ export const ERROR_CATALOG = {
   API_TOKEN_LIMIT: { http: 400, message: 'A business account can hold at most 2 API tokens' },
   INVALID_STATE: { http: 400, message: 'The operation is not allowed in the current state' },
   UNAUTHORIZED: { http: 401, message: 'Authentication failed' },
+  FORBIDDEN: { http: 403, message: 'Your role may not do this' },
+  CSRF_FAILED: { http: 403, message: 'X-CSRF-Token is missing or does not match the session; read it again from GET /v1/admin/session' },
   NOT_FOUND: { http: 404, message: 'The requested resource does not exist' },
   PAYLOAD_TOO_LARGE: { http: 413, message: 'The request body is larger than 64 KiB' },
   RATE_LIMITED: { http: 429, message: 'Too many requests; retry after the time in Retry-After' },

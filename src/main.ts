@@ -35,6 +35,17 @@ async function main() {
   if (config.generated.operatorApiKey) {
     process.stdout.write(`\nOperator API key (shown once, kept in ${config.dataDir}/operator-key): ${config.operatorApiKey}\n`);
   }
+  if (service.firstOperator) {
+    const f = service.firstOperator;
+    process.stdout.write(
+      `\nDashboard operator account (shown once, kept in ${f.file}; two-factor set-up at first sign-in):\n` +
+        `  ${config.publicBaseUrl}/dashboard  email: ${f.email}  password: ${f.password}\n`,
+    );
+  }
+  if (service.demoUser) {
+    const u = service.demoUser;
+    process.stdout.write(`\nDemo merchant's dashboard sign-in (also in ${u.file}):\n  email: ${u.email}  password: ${u.password}\n`);
+  }
   if (service.demo) {
     const d = service.demo;
     process.stdout.write(

@@ -6,6 +6,7 @@ import type { Config } from './config';
 import { openDatabase, pingDatabase } from './db';
 import type { Database } from './db';
 import { migrate } from './db/migrate';
+import { adminSecurity, auditedHandlers } from './http/access';
 import { createHttpApp, loadApi } from './http/app';
 import { adminHandlers, merchantHandlers } from './http/handlers';
 import { createLogger } from './log';
@@ -13,6 +14,7 @@ import type { Logger } from './log';
 import { buildServices, workerSpecs } from './services';
 import type { Services } from './services';
 import type { DemoCredentials } from './services/merchants';
+import type { GeneratedLogin } from './services/users';
 import { errorBody, OUTAGE_RETRY_AFTER_SECONDS } from './errors';
 import { listenForKicks, remoteKicks, startWorkers } from './workers';
 
@@ -38,6 +40,9 @@ export interface RunningService {
   database: Database;
   /** the demo merchant's credentials when this start created it */
   demo: DemoCredentials | null;
+  /** the dashboard sign-in of the first operator, or of the demo merchant's owner, when this start created it */
+  firstOperator: GeneratedLogin | null;
+  demoUser: GeneratedLogin | null;
   close(): Promise<void>;
 }
 
@@ -67,6 +72,8 @@ export async function startService(o: StartOptions): Promise<RunningService> {
   const services = buildServices({ config: o.config, db: database.db, log, now: o.now ?? (() => new Date()) });
   await services.cards.ensureKey();
   const demo = o.config.seedDemo ? await services.merchants.seedDemoIfEmpty() : null;
+  const firstOperator = await services.users.ensureFirstOperator();
+  const demoUser = demo ? await services.users.createDemoUser(demo.business_id) : null;
   let ready = false;
   const role = o.config.role;
   const [merchantApi, adminApi] = role === 'worker' ? [null, null] : await Promise.all([
@@ -79,9 +86,9 @@ export async function startService(o: StartOptions): Promise<RunningService> {
     merchantApi,
     adminApi,
     merchantHandlers,
-    adminHandlers,
+    adminHandlers: auditedHandlers(adminApi, adminHandlers),
     authenticateJwt: (h) => services.auth.authenticate(h),
-    authenticateOperator: (h) => services.auth.authenticateOperator(h),
+    adminSecurity: adminSecurity(services),
     isReady: () => ready,
     databaseReachable,
   });
@@ -120,6 +127,6 @@ export async function startService(o: StartOptions): Promise<RunningService> {
     })();
     return closing;
   };
-  return { url: `http://127.0.0.1:${port}`, port, services, database, demo, close };
+  return { url: `http://127.0.0.1:${port}`, port, services, database, demo, firstOperator, demoUser, close };
 }
 

@@ -22,6 +22,7 @@ describe('loadConfig', () => {
     expect(c.webhookRetryScheduleMs).toEqual([0, 10_000, 60_000, 300_000, 1_800_000, 3_600_000, 7_200_000, 21_600_000, 43_200_000, 86_400_000]);
     expect(c.sandboxMmSuccess).toEqual(['256777000001', '256777000002']);
     expect(c.sandboxCard3dsFailure).toBe('4000000000003014');
+    expect([c.sessionIdleMinutes, c.sessionAbsoluteHours, c.adminEmail]).toEqual([30, 12, 'admin@paycollect.local']);
   });
 
   it('defaults live to no private webhooks and no demo merchant', () => {
@@ -55,6 +56,9 @@ describe('loadConfig', () => {
     [{ WEBHOOK_ALLOW_PRIVATE: 'maybe' }, /WEBHOOK_ALLOW_PRIVATE must be true or false/],
     [{ SANDBOX_MM_SUCCESS: '256777000001,+256' }, /SANDBOX_MM_SUCCESS has an invalid entry/],
     [{ MASTER_KEY: 'c2hvcnQ=' }, /MASTER_KEY must be 32 bytes/],
+    [{ SESSION_IDLE_MINUTES: '0' }, /SESSION_IDLE_MINUTES must be between 1 and 1440/],
+    [{ SESSION_ABSOLUTE_HOURS: 'half a day' }, /SESSION_ABSOLUTE_HOURS must be a whole number/],
+    [{ ADMIN_EMAIL: 'admin' }, /ADMIN_EMAIL must be an email address/],
   ])('refuses %j with one clear line', (env, message) => {
     expect(() => loadConfig({ DATA_DIR: dir(), ...env })).toThrow(ConfigError);
     expect(() => loadConfig({ DATA_DIR: dir(), ...env })).toThrow(message);

@@ -2,7 +2,7 @@
 // its data across a restart on the same DATA_DIR. (How fast it starts is measured by `npm run bench`, not here.)
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import net from 'node:net';
@@ -62,6 +62,9 @@ it('starts on the embedded database, keeps data across a restart, and stops on S
     body: JSON.stringify({ base: 'USD', quote: 'UGX', rate: 3700.5 }),
   });
   expect(created.status).toBe(200);
+  // the first operator's dashboard password is printed once, and kept in DATA_DIR
+  const operatorUser = JSON.parse(readFileSync(path.join(dataDir, 'operator-user.json'), 'utf8'));
+  expect(first.output()).toContain(operatorUser.password);
   expect(await stop(first.child)).toBe(0);
 
   const second = await start(dataDir, port);
@@ -69,6 +72,7 @@ it('starts on the embedded database, keeps data across a restart, and stops on S
     const rates = await (await fetch(`http://127.0.0.1:${port}/v1/admin/fx-rates`, { headers: admin })).json();
     expect(rates.data).toEqual([expect.objectContaining({ base: 'USD', quote: 'UGX', rate: 3700.5 })]);
     expect(second.output()).not.toContain(OPERATOR);
+    expect(second.output()).not.toContain(operatorUser.password);
   } finally {
     expect(await stop(second.child)).toBe(0);
   }

@@ -9,6 +9,7 @@ import { isDatabaseUnavailable } from '../db';
 import { AppError, errorBody, ERROR_CATALOG, OUTAGE_RETRY_AFTER_SECONDS, serviceUnavailable } from '../errors';
 import type { ErrorCode } from '../errors';
 import type { Services } from '../services';
+import type { Actor } from '../services/sessions';
 import type { Handler, Principal, RequestContext } from './context';
 import type { Reply } from './envelope';
 import { fieldErrors } from './validation';
@@ -19,6 +20,13 @@ import { mountDashboard } from './dashboard';
 export const BODY_LIMIT_BYTES = 64 * 1024;
 
 export { makeAjv };
+
+/** A processor's webhook keeps the exact bytes received: its signature is over them, not over parsed JSON. */
+export type RawBodyRequest = Request & { rawBody?: Buffer };
+
+function keepRawBody(req: { url?: string }, _res: unknown, buf: Buffer): void {
+  if (req.url?.startsWith('/callbacks/')) (req as RawBodyRequest).rawBody = buf;
+}
 
 export async function loadApi(definition: string): Promise<OpenAPIBackend> {
   const api = new OpenAPIBackend({
@@ -48,26 +56,34 @@ function send(res: Response, reply: Reply) {
 }
 
 type Authenticate = (authorization: string | undefined) => Promise<Principal | AppError>;
+/** A security scheme's check of a request: the caller, or the AppError to answer. */
+type SecurityCheck = (c: Context) => Promise<unknown>;
 
 interface ApiSetup {
   api: OpenAPIBackend;
   handlers: Record<string, Handler>;
   services: Services;
-  /** security scheme name -> check of the Authorization header: the caller, or the AppError to answer */
-  security: Record<string, (authorization: string | undefined) => Promise<Principal | null | AppError>>;
+  /** security scheme name -> check of the request */
+  security: Record<string, SecurityCheck>;
 }
+
+/** A scheme's refusal when the request did not even carry its credential (no header, no cookie). */
+export class MissingCredential extends AppError {}
 
 /** Most telling first: our own failure is never reported as the caller's (a 503 or 500 outranks a 429, a 429 a 401). */
 const REFUSAL_ORDER: ErrorCode[] = ['SERVICE_UNAVAILABLE', 'INTERNAL_ERROR', 'RATE_LIMITED'];
 
-/** The refusal to answer among the security handlers' results. */
+/**
+ * The refusal to answer among the security handlers' results: after those of REFUSAL_ORDER, a 403 or
+ * 404 outranks a 401, and the refusal of a credential that was sent outranks that of one that was not.
+ */
 function refusalOf(c: Context): AppError {
   const results = Object.values(c.security ?? {}).map((r) => (r as { error?: unknown })?.error).filter((e) => e instanceof AppError);
   for (const code of REFUSAL_ORDER) {
     const found = results.find((e) => e.code === code);
     if (found) return found;
   }
-  return results[0] ?? new AppError('UNAUTHORIZED');
+  return results.find((e) => e.code !== 'UNAUTHORIZED') ?? results.find((e) => !(e instanceof MissingCredential)) ?? results[0] ?? new AppError('UNAUTHORIZED');
 }
 
 /** A failure that is not an AppError, as the error to answer: our outage is a 503, anything else a 500 (logged). */
@@ -86,7 +102,7 @@ function wire({ api, handlers, services, security }: ApiSetup) {
   for (const [scheme, check] of Object.entries(security)) {
     api.registerSecurityHandler(scheme, async (c: Context) => {
       try {
-        const who = await check(c.request.headers.authorization as string | undefined);
+        const who = await check(c);
         return who instanceof AppError ? { error: who } : { principal: who };
       } catch (err) {
         // a check that could not run (the database is down) is our failure, never the caller's 401
@@ -102,8 +118,10 @@ function wire({ api, handlers, services, security }: ApiSetup) {
     const handler = handlers[op.operationId ?? ''];
     api.register(op.operationId ?? '', async (c: Context, req: Request, res: Response) => {
       if (!handler) throw new Error(`no handler for operation ${op.operationId}`);
-      const principal = (c.security?.JWT as { principal?: Principal } | undefined)?.principal ?? null;
-      const ctx: RequestContext = { services, requestId: String(res.getHeader('X-Request-Id')), req, principal };
+      const found = (scheme: string) => (c.security?.[scheme] as { principal?: unknown } | undefined)?.principal ?? null;
+      const principal = found('JWT') as Principal | null;
+      const actor = (found('OperatorKey') ?? found('SessionCookie')) as Actor | null;
+      const ctx: RequestContext = { services, requestId: String(res.getHeader('X-Request-Id')), req, principal, actor };
       send(res, await handler(c, ctx));
     });
   }
@@ -141,7 +159,8 @@ export interface HttpAppOptions {
   merchantHandlers: Record<string, Handler>;
   adminHandlers: Record<string, Handler>;
   authenticateJwt: Authenticate;
-  authenticateOperator: (authorization: string | undefined) => AppError | null;
+  /** admin.yaml's schemes: the operator key and the dashboard's session cookie */
+  adminSecurity: Record<string, SecurityCheck>;
   isReady: () => boolean;
   /** whether the database answers now (for /healthz) */
   databaseReachable: () => Promise<boolean>;
@@ -150,8 +169,8 @@ export interface HttpAppOptions {
 export function createHttpApp(o: HttpAppOptions): express.Express {
   const { services } = o;
   const log = services.log;
-  wire({ api: o.merchantApi, handlers: o.merchantHandlers, services, security: { JWT: o.authenticateJwt } });
-  wire({ api: o.adminApi, handlers: o.adminHandlers, services, security: { OperatorKey: async (h) => o.authenticateOperator(h) } });
+  wire({ api: o.merchantApi, handlers: o.merchantHandlers, services, security: { JWT: (c) => o.authenticateJwt(c.request.headers.authorization as string | undefined) } });
+  wire({ api: o.adminApi, handlers: o.adminHandlers, services, security: o.adminSecurity });
 
   const app = express();
   app.disable('x-powered-by');
@@ -193,7 +212,7 @@ export function createHttpApp(o: HttpAppOptions): express.Express {
     if (hasBody && !req.is('application/json')) return sendError(res, 'UNSUPPORTED_MEDIA_TYPE');
     next();
   });
-  app.use(express.json({ limit: BODY_LIMIT_BYTES, strict: false }));
+  app.use(express.json({ limit: BODY_LIMIT_BYTES, strict: false, verify: keepRawBody }));
 
   const dispatch = (api: OpenAPIBackend) => (req: Request, res: Response, next: NextFunction) => {
     api

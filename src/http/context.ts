@@ -1,6 +1,7 @@
 import type { Request } from 'express';
 import type { Context } from 'openapi-backend';
 import type { Services } from '../services';
+import type { Actor } from '../services/sessions';
 import type { Reply } from './envelope';
 
 /** Who is calling: the API token behind a merchant's access token. */
@@ -15,6 +16,8 @@ export interface RequestContext {
   req: Request;
   /** set for merchant operations that need a JWT; null for the token endpoint and operator calls */
   principal: Principal | null;
+  /** operator API: the operator key or the signed-in person; null for operations open to anyone */
+  actor: Actor | null;
 }
 
 export type Handler = (c: Context, ctx: RequestContext) => Promise<Reply>;

@@ -36,7 +36,7 @@ export function pageOf(query: Query): Page {
 const PAGING_PARAMS = new Set(['page', 'offset', 'per_page', 'cursor']);
 
 /** The headers of a paged response; links are built on PUBLIC_BASE_URL and keep every filter given. */
-export function pageHeaders(baseUrl: string, path: string, query: Query, p: Page, total: number, nextCursor: string | null): Record<string, string> {
+export function pageHeaders(baseUrl: string, path: string, query: Query, p: Page, total: number, nextCursor: string | null = null): Record<string, string> {
   const totalPages = Math.max(1, Math.ceil(total / p.perPage));
   const url = (paging: Record<string, string>) => {
     const params = new URLSearchParams();

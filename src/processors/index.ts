@@ -1,8 +1,10 @@
 // The processors this deployment has, by service type (a MID's `service_type`). A new connector is
 // one folder under src/processors/ and one line here.
 import type { Config } from '../config';
+import { btcpayProcessor } from './btcpay';
 import { mpesaProcessor } from './mpesa';
 import { mtnMomoProcessor } from './mtn-momo';
+import { paystackProcessor } from './paystack';
 import { sandboxProcessor } from './sandbox';
 import type { Processor } from './types';
 
@@ -35,5 +37,8 @@ export function buildProcessors(c: Config): Processors {
     sandboxProcessor({ mmSuccess: c.sandboxMmSuccess, mmFailure: c.sandboxMmFailure, mmDelayMs: c.sandboxMmDelayMs }),
     mtnMomoProcessor(transport(p.baseUrls.mtn_momo)),
     mpesaProcessor(transport(p.baseUrls.mpesa)),
+    paystackProcessor({ baseUrl: p.baseUrls.paystack, timeoutMs: p.timeoutMs }),
+    // BTCPay is self-hosted: each MID names its own server
+    btcpayProcessor({ timeoutMs: p.timeoutMs }),
   ]);
 }

@@ -5,6 +5,7 @@ import type { Tx } from '../db';
 import { listPage } from '../db/keyset';
 import type { KeyColumn, ListPage, PageRequest } from '../db/keyset';
 import { maskPan } from '../domain/card';
+import type { CardDetails } from '../domain/card';
 import { STATUS_MESSAGES, isFinal } from '../domain/collection';
 import type { CollectionRow, FinalStatus, PaymentMethod, Status } from '../domain/collection';
 import { customerPaysMinor } from '../domain/fees';
@@ -14,6 +15,7 @@ import type { MidInfo } from '../domain/routing';
 import { AppError, validationError } from '../errors';
 import type { Principal } from '../http/context';
 import { amountText } from '../processors/amounts';
+import { isHosted } from '../processors/hosted';
 import type { Processor } from '../processors/types';
 import type { WorkerSpec } from '../workers';
 import { certificationCte } from './certification';
@@ -46,6 +48,8 @@ export interface CollectionFilters {
 }
 
 interface CardSeen {
+  /** the decrypted card, in this request's memory only: never written anywhere */
+  details: CardDetails;
   masked: string;
   fingerprint: string;
   country: string;
@@ -97,6 +101,8 @@ interface Charge {
   currency: string;
   /** the amount as the processor takes it, for the instructions */
   text: string;
+  /** a hosted checkout: started when the customer opens payment_url, never queued to send */
+  onPage: boolean;
 }
 
 /** The insert of a new collection as the CTE `created` (formatted SQL): empty when the reference is taken. */
@@ -138,16 +144,16 @@ function chargeOf(processor: Processor, midId: number, currency: string, request
     const rule = decimals === 0 ? 'whole units, without decimals' : `at most ${decimals} decimal places`;
     throw validationError([{ field: 'amount', message: `the processor takes ${currency} in ${rule}${price.customerCharged ? ' (fee included)' : ''}` }]);
   }
-  return { serviceType: processor.serviceType, midId, amountMinor, currency, text };
+  return { serviceType: processor.serviceType, midId, amountMinor, currency, text, onPage: isHosted(processor) };
 }
 
-/** The CTE `preq`: the collection's request to its processor, due to be sent at once. */
+/** The CTE `preq`: the collection's request to its processor, due to be sent at once (a hosted checkout's: not queued). */
 function processorRequestCte(c: Charge, now: Date): string {
   return pgp.as.format(
     `preq AS (INSERT INTO processor_requests (collection_id, mid_id, service_type, reference, callback_token, amount_minor, currency,
        next_send_at, created_at, updated_at)
-     SELECT id, $1, $2, $3, $4, $5, $6, $7::timestamptz, $7::timestamptz, $7::timestamptz FROM created)`,
-    [c.midId, c.serviceType, randomUUID(), randomBytes(24).toString('base64url'), c.amountMinor, c.currency, now],
+     SELECT id, $1, $2, $3, $4, $5, $6, $7::timestamptz, created_at, created_at FROM created)`,
+    [c.midId, c.serviceType, randomUUID(), randomBytes(24).toString('base64url'), c.amountMinor, c.currency, c.onPage ? null : now],
   );
 }
 
@@ -260,7 +266,7 @@ export class CollectionService {
     const { card } = await this.s.cards.decryptCard(encrypted);
     const fingerprint = this.s.cards.fingerprint(card.card_number);
     const seen = await this.s.db.oneOrNone<{ first_seen_at: Date }>('SELECT first_seen_at FROM card_fingerprints WHERE fingerprint = $1', [fingerprint]);
-    return { masked: maskPan(card.card_number), fingerprint, country: card.billing_country.toUpperCase(), firstSeenAt: seen?.first_seen_at ?? null };
+    return { details: card, masked: maskPan(card.card_number), fingerprint, country: card.billing_country.toUpperCase(), firstSeenAt: seen?.first_seen_at ?? null };
   }
 
   private async create(
@@ -289,6 +295,8 @@ export class CollectionService {
     const pageToken = randomBytes(18).toString('base64url');
     const processor = this.s.processors.get(mid.service_type);
     const charge = processor.connector ? chargeOf(processor, mid.id, body.currency, amountMinor, price) : null;
+    const refused = isHosted(processor) ? processor.hosted.requestErrors({ paymentMethod: method, accountEmail: body.account_email ?? null }) : [];
+    if (refused.length > 0) throw validationError(refused);
     const initiated = processor.plan({
       paymentMethod: method,
       accountNumber: body.account_number ?? null,
@@ -313,7 +321,9 @@ export class CollectionService {
     const report = initiated.scheduledReport;
     const due = report ? { outcome: report.outcome, at: new Date(now.getTime() + report.delayMs) } : null;
     const row = await this.insertNew(draft, due, charge, read.recipients);
-    if (charge) this.s.workers?.kick('processor-sends');
+    if (charge && !charge.onPage) this.s.workers?.kick('processor-sends');
+    // A direct card to a hosted processor is charged now, while its details are in this request's memory.
+    if (charge?.onPage && card) return this.s.checkouts.chargeCard(row, card.details);
     return row;
   }
 

@@ -6,14 +6,20 @@ import type { Logger } from '../log';
 import { buildProcessors } from '../processors';
 import type { Processors } from '../processors';
 import type { WorkerSpec, Workers } from '../workers';
+import { AuditService } from './audit';
 import { AuthService } from './auth';
 import { CardService } from './cards';
+import { CheckoutService } from './checkouts';
 import { CollectionService } from './collections';
+import { GoLiveService } from './go-live';
 import { LedgerService } from './ledger';
 import { LivenessService } from './liveness';
 import { MerchantService } from './merchants';
 import { NotificationService } from './notifications';
 import { PricingService } from './pricing';
+import { SessionService } from './sessions';
+import { TotpService } from './totp';
+import { UserService } from './users';
 import { ProcessorRequestService } from './processor-requests';
 
 /** What every service is built from. */
@@ -33,9 +39,16 @@ export interface Services extends Base {
   cards: CardService;
   collections: CollectionService;
   notifications: NotificationService;
+  users: UserService;
+  sessions: SessionService;
+  totp: TotpService;
+  audit: AuditService;
+  goLive: GoLiveService;
   /** the processors by service type, and the queue of requests to the real ones */
   processors: Processors;
   processorRequests: ProcessorRequestService;
+  /** hosted checkouts of processors with their own payment pages (Paystack, BTCPay) */
+  checkouts: CheckoutService;
   liveness: LivenessService;
   /** set once the workers run; kick() wakes one after a commit that gave it work */
   workers: Workers | null;
@@ -50,8 +63,14 @@ export function buildServices(base: Base): Services {
   s.cards = new CardService(s);
   s.collections = new CollectionService(s);
   s.notifications = new NotificationService(s);
+  s.users = new UserService(s);
+  s.sessions = new SessionService(s);
+  s.totp = new TotpService(s);
+  s.audit = new AuditService(s);
+  s.goLive = new GoLiveService(s);
   s.processors = buildProcessors(base.config);
   s.processorRequests = new ProcessorRequestService(s);
+  s.checkouts = new CheckoutService(s);
   s.liveness = new LivenessService(s);
   return s;
 }

@@ -67,6 +67,19 @@ const CLAIM_CHECKS = `
   WHERE p.collection_id = due.collection_id AND c.id = p.collection_id AND m.id = p.mid_id
   RETURNING ${CLAIM_COLUMNS}`;
 
+/**
+ * One collection's request, for a status query now; $1 now, $2 collection, $3 lease end. It waits for a
+ * concurrent claim or prompt (a webhook arriving with the customer) rather than skip: the customer's
+ * query must run, even when a worker's runs too (both only ever apply the processor's answer once).
+ */
+const CLAIM_ONE = `
+  WITH due AS (
+    SELECT collection_id FROM processor_requests WHERE collection_id = $2 AND state IN ('sent', 'unknown') FOR UPDATE)
+  UPDATE processor_requests p SET next_check_at = $3, checks = p.checks + 1, updated_at = $1
+  FROM due, collections c, mids m
+  WHERE p.collection_id = due.collection_id AND c.id = p.collection_id AND m.id = p.mid_id
+  RETURNING ${CLAIM_COLUMNS}`;
+
 export class ProcessorRequestService {
   constructor(private readonly s: Services) {}
 
@@ -162,6 +175,15 @@ export class ProcessorRequestService {
     const claimed = await this.s.db.any<Claimed>(CLAIM_CHECKS, [this.s.now(), BATCH, this.leaseEnd()]);
     await Promise.all(claimed.map((r) => this.checkOne(r)));
     return claimed.length;
+  }
+
+  /**
+   * A status query of one collection's request now, on the reconciliation's own path (a customer back
+   * from a processor's page waits for it). Nothing when the processor does not have it.
+   */
+  async checkNow(collectionId: bigint): Promise<void> {
+    const claimed = await this.s.db.oneOrNone<Claimed>(CLAIM_ONE, [this.s.now(), collectionId, this.leaseEnd()]);
+    if (claimed) await this.checkOne(claimed);
   }
 
   private async checkOne(r: Claimed): Promise<void> {

@@ -56,6 +56,8 @@ export interface FakeBtcpayOptions {
 }
 
 const page = (title: string, body: string) => htmlPage('Fake BTCPay Server', title, body);
+/** WebhookSender.cs: at once, then after 10 s, 1 min, and six times 10 min. */
+export const BTCPAY_REDELIVERY_MS = [0, 10_000, 60_000, ...Array<number>(6).fill(600_000)];
 const DECIMAL = /^\d{1,15}(\.\d{1,8})?$/;
 
 function cents(amount: string): number {
@@ -188,7 +190,7 @@ export class FakeBtcpay extends FakeServer {
     if (!this.answerable(req, res, { code: 'service-unavailable', message: 'Service unavailable' })) return;
     const answer = this.api(req, url, parseJson(raw));
     this.calls.push({ method: req.method ?? 'GET', path: url.pathname + url.search, status: answer.status });
-    this.json(res, answer.status, answer.json);
+    this.answer(req, res, answer.status, answer.json);
   }
 
   private api(req: http.IncomingMessage, url: URL, body: unknown): { status: number; json: unknown } {

@@ -62,6 +62,8 @@ export interface FakePaystackOptions {
 }
 
 const CURRENCIES = ['GHS', 'KES', 'NGN', 'ZAR', 'USD'];
+/** Paystack's live-mode schedule: at once, every 3 minutes for the first 4 tries, then hourly for 72 hours. */
+export const PAYSTACK_RETRY_MS = [0, 180_000, 180_000, 180_000, ...Array<number>(72).fill(3_600_000)];
 const REFERENCE = /^[A-Za-z0-9.=-]{1,100}$/;
 /** The card Paystack's test docs charge with no further step; a Verve card that asks for a PIN. */
 export const NO_3DS_CARD = '4084084084084081';
@@ -131,7 +133,7 @@ export class FakePaystack extends FakeServer {
     const body = parseJson(raw) ?? null;
     const answer = this.api(req, url, body);
     this.calls.push({ method: req.method ?? 'GET', path: url.pathname, body: maskCard(body), status: answer.status });
-    this.json(res, answer.status, answer.json);
+    this.answer(req, res, answer.status, answer.json);
   }
 
   private api(req: http.IncomingMessage, url: URL, body: unknown): { status: number; json: unknown } {

@@ -3,9 +3,12 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-/** up: normal; error: 503 on API calls; reset: API connections dropped; hang: API calls never answered. */
-export type FakeMode = 'up' | 'error' | 'reset' | 'hang';
-export const FAKE_MODES: readonly FakeMode[] = ['up', 'error', 'reset', 'hang'];
+/**
+ * up: normal; error: 503 on API calls; reset: API connections dropped before anything is done; hang: API
+ * calls never answered; lose: API calls carried out, then their connections dropped (a lost answer).
+ */
+export type FakeMode = 'up' | 'error' | 'reset' | 'hang' | 'lose';
+export const FAKE_MODES: readonly FakeMode[] = ['up', 'error', 'reset', 'hang', 'lose'];
 
 export async function readBody(req: http.IncomingMessage): Promise<string> {
   const chunks: Buffer[] = [];
@@ -62,6 +65,17 @@ export abstract class FakeServer {
     return this.url;
   }
 
+  /** Stops accepting connections (callers get ECONNREFUSED) until listen() on the same port. */
+  async unplug(): Promise<void> {
+    this.server?.closeAllConnections();
+    await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+  }
+
+  async plugIn(): Promise<void> {
+    const { hostname, port } = new URL(this.url);
+    await new Promise<void>((resolve) => this.server!.listen(Number(port), hostname, resolve));
+  }
+
   async stop(): Promise<void> {
     for (const t of this.timers) clearTimeout(t);
     for (const r of this.hung) r.destroy();
@@ -74,7 +88,13 @@ export abstract class FakeServer {
     if (this.mode === 'reset') req.socket.destroy();
     else if (this.mode === 'hang') this.hung.add(res);
     else if (this.mode === 'error') res.writeHead(503, { 'content-type': 'application/json' }).end(JSON.stringify(unavailable));
-    return this.mode === 'up';
+    return this.mode === 'up' || this.mode === 'lose';
+  }
+
+  /** An API call's answer; in mode `lose` the work is done but the answer never arrives. */
+  protected answer(req: http.IncomingMessage, res: http.ServerResponse, status: number, v: unknown): void {
+    if (this.mode === 'lose') req.socket.destroy();
+    else this.json(res, status, v);
   }
 
   protected later(ms: number, fn: () => Promise<void> | void): void {

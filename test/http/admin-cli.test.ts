@@ -105,3 +105,10 @@ it('exits 1 with a clear line when the service cannot be reached', async () => {
   expect(r.code).toBe(1);
   expect(r.stderr).toMatch(/cannot reach http:\/\/127\.0\.0\.1:9/);
 });
+
+it('invites a person to the dashboard, e.g. a new operator admin when nobody can sign in', async () => {
+  const invitation = data(await admin(['invite', '--email', 'New.Admin@ops.example', '--role', 'operator_admin']));
+  expect(invitation).toMatchObject({ email: 'new.admin@ops.example', role: 'operator_admin', business_id: null, invited_by: null });
+  const bad = await admin(['invite', '--email', 'x@ops.example', '--role', 'merchant_viewer', '--business', 'abc']);
+  expect(bad.code).toBe(2);
+}, 120_000);

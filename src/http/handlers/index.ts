@@ -6,12 +6,15 @@ import * as adminMerchants from './admin-merchants';
 import * as auth from './auth';
 import * as cards from './cards';
 import * as collections from './collections';
+import * as dashboardBusiness from './dashboard-business';
+import * as dashboardSession from './dashboard-session';
+import * as dashboardUsers from './dashboard-users';
 import * as notifications from './notifications';
 import * as processors from './processors';
 import * as sandbox from './sandbox';
 import * as wallets from './wallets';
 
-const areas = [adminCollections, adminMerchants, auth, cards, collections, notifications, processors, sandbox, wallets];
+const areas = [adminCollections, adminMerchants, auth, cards, collections, dashboardBusiness, dashboardSession, dashboardUsers, notifications, processors, sandbox, wallets];
 
 interface Area {
   merchant: Record<string, Handler>;

@@ -1,6 +1,8 @@
 // Hosted payment pages (CONTRACT.md section 7) at payment_url: /pay/{gateway_reference}?token=...
 // Each payment method renders its page for a PENDING collection and answers the form posted from it;
 // afterwards the browser goes to redirect_url with gateway_reference, merchant_reference and status.
+// A collection whose processor has its own pages (CONTRACT 10) goes there instead (./hosted.ts), and
+// comes back to /pay/{gateway_reference}/return; nothing posted here can decide it.
 import express from 'express';
 import type { Request, Response } from 'express';
 import { isFinal, STATUS_MESSAGES } from '../../domain/collection';
@@ -10,6 +12,7 @@ import { bankPages } from './bank';
 import { cardPages } from './card';
 import { cryptoPages } from './crypto';
 import { csrfField, csrfValid } from './csrf';
+import { confirmed, opened } from './hosted';
 import { escapeHtml, page } from './layout';
 
 export interface PageRequest {
@@ -38,7 +41,7 @@ export function redirectTarget(row: CollectionRow): string | null {
   return url.toString();
 }
 
-function resultPage(s: Services, row: CollectionRow): string {
+export function resultPage(s: Services, row: CollectionRow): string {
   const target = redirectTarget(row);
   const link = target ? `<a href="${escapeHtml(target)}"><button class="primary" type="button">Return to the merchant</button></a>` : '';
   return page(STATUS_MESSAGES[row.status], `<h1>${escapeHtml(STATUS_MESSAGES[row.status])}</h1>
@@ -78,9 +81,24 @@ export function mountPages(app: express.Express, s: Services): void {
       const row = await load(s, req);
       if (!row) return notFound(res, s);
       if (expired(s, row)) return res.type('html').send(page('Payment expired', '<h1>This payment has expired</h1>', sandbox));
+      const route = isFinal(row.status) ? null : await s.checkouts.route(row);
+      if (route) return await opened(s, res, row, await s.checkouts.open(row, route));
       const pages = registry[row.payment_method];
       if (isFinal(row.status) || !pages) return res.type('html').send(resultPage(s, row));
       res.type('html').send(await pages.render(pageRequest(s, req, res, row)));
+    } catch (e) {
+      next(e);
+    }
+  });
+
+  // Where a processor sends the customer back: its query string (Paystack's reference) is not read;
+  // the processor is asked instead.
+  app.get('/pay/:reference/return', async (req, res, next) => {
+    try {
+      headers(res);
+      const row = await load(s, req);
+      if (!row || !(await s.checkouts.route(row))) return notFound(res, s);
+      await confirmed(s, res, row);
     } catch (e) {
       next(e);
     }
@@ -96,7 +114,8 @@ export function mountPages(app: express.Express, s: Services): void {
       }
       const pages = registry[row.payment_method];
       if (expired(s, row)) return res.type('html').send(page('Payment expired', '<h1>This payment has expired</h1>', sandbox));
-      if (isFinal(row.status) || !pages) return res.type('html').send(resultPage(s, row));
+      // Only the processor decides a hosted checkout: a form posted here (the simulator's) changes nothing.
+      if (isFinal(row.status) || !pages || (await s.checkouts.route(row))) return res.type('html').send(resultPage(s, row));
       const answer = await pages.answer(pageRequest(s, req, res, row), req.body as Record<string, string>);
       if ('html' in answer) return res.status(answer.status ?? 200).type('html').send(answer.html);
       const moved = (await s.collections.applyOutcome(row.id, answer.final, answer.message)) ?? (await s.collections.get(row.gateway_reference, null));

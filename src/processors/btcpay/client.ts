@@ -1,45 +1,47 @@
-// BTCPay Server Greenfield transport: the store's API key (`Authorization: token <key>`), a timeout, and the
-// pure readers of transformers.ts. BTCPay is self-hosted: each MID names its own server and store.
-import { callJson } from '../paystack/client';
-import type { Unreachable } from '../paystack/client';
+// BTCPay Server Greenfield transport: the store's API key (`Authorization: token <key>`), a deadline (the
+// shared callVendor), and the pure readers of transformers.ts. BTCPay is self-hosted: each MID names its
+// own server and store.
+import { callVendor } from '../http';
 import { createInvoiceRequest, readInvoice, readInvoiceList } from './transformers';
 import type { Invoice, InvoiceAnswer, InvoiceOrder, Unknown } from './transformers';
 
-export interface BtcpayCredentials {
+export interface BtcpaySettings {
   /** the BTCPay Server's base URL, e.g. https://btcpay.shop.example */
   serverUrl: string;
   storeId: string;
   /** a Greenfield API key with btcpay.store.cancreateinvoice and btcpay.store.canviewinvoices */
   apiKey: string;
-  /** the secret of the store's webhook (keys BTCPay-Sig) */
-  webhookSecret: string;
-}
-
-export interface BtcpaySettings extends BtcpayCredentials {
   timeoutMs: number;
 }
+
+/** No answer: `sent` when the request may have reached the server. */
+export type Unreachable = { kind: 'unreachable'; sent: boolean; detail: string };
 
 export class BtcpayClient {
   constructor(private readonly s: BtcpaySettings) {}
 
-  private call(method: 'GET' | 'POST', path: string, body?: unknown) {
+  private async call<T>(method: 'GET' | 'POST', path: string, body: unknown, read: (status: number, json: unknown) => T): Promise<T | Unreachable> {
     const store = `/api/v1/stores/${encodeURIComponent(this.s.storeId)}`;
-    return callJson(method, this.s.serverUrl.replace(/\/+$/, '') + store + path, `token ${this.s.apiKey}`, this.s.timeoutMs, body);
+    const a = await callVendor({
+      method,
+      url: this.s.serverUrl.replace(/\/+$/, '') + store + path,
+      headers: { authorization: `token ${this.s.apiKey}`, accept: 'application/json', ...(body ? { 'content-type': 'application/json' } : {}) },
+      body: body ? JSON.stringify(body) : undefined,
+      timeoutMs: this.s.timeoutMs,
+    });
+    return a.kind === 'answer' ? read(a.status, a.json ?? null) : { kind: 'unreachable', sent: a.sent, detail: a.detail };
   }
 
-  async createInvoice(o: InvoiceOrder): Promise<InvoiceAnswer | Unreachable> {
-    const r = await this.call('POST', '/invoices', createInvoiceRequest(o));
-    return 'kind' in r ? r : readInvoice(r.status, r.json);
+  createInvoice(o: InvoiceOrder): Promise<InvoiceAnswer | Unreachable> {
+    return this.call('POST', '/invoices', createInvoiceRequest(o), readInvoice);
   }
 
-  async invoice(invoiceId: string): Promise<InvoiceAnswer | Unreachable> {
-    const r = await this.call('GET', `/invoices/${encodeURIComponent(invoiceId)}`);
-    return 'kind' in r ? r : readInvoice(r.status, r.json);
+  invoice(invoiceId: string): Promise<InvoiceAnswer | Unreachable> {
+    return this.call('GET', `/invoices/${encodeURIComponent(invoiceId)}`, undefined, readInvoice);
   }
 
   /** The invoices already made for our reference, newest first as BTCPay lists them. */
-  async invoicesFor(gatewayReference: string): Promise<{ kind: 'list'; invoices: Invoice[] } | { kind: 'refused'; message: string } | Unknown | Unreachable> {
-    const r = await this.call('GET', `/invoices?orderId=${encodeURIComponent(gatewayReference)}`);
-    return 'kind' in r ? r : readInvoiceList(r.status, r.json);
+  invoicesFor(gatewayReference: string): Promise<{ kind: 'list'; invoices: Invoice[] } | { kind: 'refused'; message: string } | Unknown | Unreachable> {
+    return this.call('GET', `/invoices?orderId=${encodeURIComponent(gatewayReference)}`, undefined, readInvoiceList);
   }
 }

@@ -7,6 +7,7 @@
 // changes of BTCPayServer/HostedServices/InvoiceWatcher.cs.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { formatMinor } from '../../domain/money';
+import { jsonObject, record, text } from '../vendor-json';
 
 export const INVOICE_STATUSES = ['New', 'Processing', 'Settled', 'Expired', 'Invalid'] as const;
 export type InvoiceStatus = (typeof INVOICE_STATUSES)[number];
@@ -94,14 +95,6 @@ export interface Invoice {
 export type Unknown = { kind: 'unknown'; detail: string };
 export type InvoiceAnswer = ({ kind: 'invoice' } & Invoice) | { kind: 'not_found' } | { kind: 'refused'; message: string } | Unknown;
 
-function record(v: unknown): Record<string, unknown> | null {
-  return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
-}
-
-function text(v: unknown): string | null {
-  return typeof v === 'string' && v.length > 0 ? v : null;
-}
-
 /** "12.5", "12.50", "12.500000" -> 1250n; null for anything finer than a cent or not a plain decimal. */
 export function decimalToMinor(v: unknown): bigint | null {
   const m = typeof v === 'string' ? /^(\d{1,15})(?:\.(\d{0,2})0*)?$/.exec(v) : null;
@@ -162,13 +155,7 @@ export function signatureValid(rawBody: Buffer, header: string | undefined, secr
 
 /** A webhook's type, store, invoice and our orderId (WebhookInvoiceEvent); null when unreadable. */
 export function readWebhook(rawBody: Buffer): { type: string; storeId: string; invoiceId: string; orderId: string | null } | null {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(rawBody.toString('utf8'));
-  } catch {
-    return null;
-  }
-  const b = record(parsed);
+  const b = jsonObject(rawBody);
   const type = text(b?.type);
   const storeId = text(b?.storeId);
   const invoiceId = text(b?.invoiceId);

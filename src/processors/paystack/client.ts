@@ -1,84 +1,45 @@
-// Paystack transport: HTTPS calls with a bearer secret key and a timeout; every answer goes through the
-// pure readers of transformers.ts. Nothing here logs or keeps a request body (a charge carries card data).
+// Paystack transport: HTTPS calls with a bearer secret key and a deadline (the shared callVendor); every
+// answer goes through the pure readers of transformers.ts. Nothing here logs or keeps a request body
+// (a charge carries card data).
 import type { CardDetails } from '../../domain/card';
+import { callVendor } from '../http';
 import { chargeRequest, initializeRequest, readCharge, readInitialize, readVerify } from './transformers';
 import type { ChargeAnswer, InitializeAnswer, PaystackPayment, VerifyAnswer } from './transformers';
 
-/** The host in PaystackOSS/openapi's `servers`; test and live keys use the same host. */
-export const PAYSTACK_DEFAULT_BASE_URL = 'https://api.paystack.co';
-
-export interface PaystackCredentials {
+export interface PaystackSettings {
+  baseUrl: string;
   /** sk_test_... or sk_live_...: authenticates our calls and keys the webhook signature */
   secretKey: string;
-}
-
-export interface PaystackSettings extends PaystackCredentials {
-  baseUrl: string;
   timeoutMs: number;
 }
 
-/** No answer at all (refused connection, timeout, reset): the processor may or may not have acted. */
-export type Unreachable = { kind: 'unreachable'; detail: string };
-
-/** The largest answer read from Paystack; anything bigger is not a Paystack answer. */
-const MAX_ANSWER_BYTES = 256 * 1024;
-
-/** One JSON call with a deadline; redirects are not followed. Shared with the BTCPay client. */
-export async function callJson(
-  method: 'GET' | 'POST',
-  url: string,
-  authorization: string,
-  timeoutMs: number,
-  body?: unknown,
-): Promise<{ status: number; json: unknown } | Unreachable> {
-  const path = new URL(url).pathname;
-  let res: Response;
-  try {
-    res = await fetch(url, {
-      method,
-      headers: { authorization, accept: 'application/json', ...(body ? { 'content-type': 'application/json' } : {}) },
-      body: body ? JSON.stringify(body) : undefined,
-      signal: AbortSignal.timeout(timeoutMs),
-      redirect: 'error',
-    });
-  } catch (e) {
-    // The error names the cause (timeout, refused); it never carries the request body.
-    return { kind: 'unreachable', detail: `${method} ${path}: ${(e as Error).name} ${(e as { cause?: { code?: string } }).cause?.code ?? ''}`.trim() };
-  }
-  let text: string;
-  try {
-    text = await res.text();
-  } catch (e) {
-    return { kind: 'unreachable', detail: `${method} ${path}: answer cut off (${(e as Error).name})` };
-  }
-  if (text.length > MAX_ANSWER_BYTES) return { status: res.status, json: null };
-  try {
-    return { status: res.status, json: JSON.parse(text) };
-  } catch {
-    return { status: res.status, json: null };
-  }
-}
-
-function call(s: PaystackSettings, method: 'GET' | 'POST', path: string, body?: unknown) {
-  return callJson(method, s.baseUrl.replace(/\/+$/, '') + path, `Bearer ${s.secretKey}`, s.timeoutMs, body);
-}
+/** No answer: `sent` when the request may have reached Paystack (a deadline passed, a connection broke). */
+export type Unreachable = { kind: 'unreachable'; sent: boolean; detail: string };
 
 export class PaystackClient {
   constructor(private readonly s: PaystackSettings) {}
 
-  async initialize(p: PaystackPayment): Promise<InitializeAnswer | Unreachable> {
-    const r = await call(this.s, 'POST', '/transaction/initialize', initializeRequest(p));
-    return 'kind' in r ? r : readInitialize(r.status, r.json);
+  private async call<T>(method: 'GET' | 'POST', path: string, body: unknown, read: (status: number, json: unknown) => T): Promise<T | Unreachable> {
+    const a = await callVendor({
+      method,
+      url: this.s.baseUrl.replace(/\/+$/, '') + path,
+      headers: { authorization: `Bearer ${this.s.secretKey}`, accept: 'application/json', ...(body ? { 'content-type': 'application/json' } : {}) },
+      body: body ? JSON.stringify(body) : undefined,
+      timeoutMs: this.s.timeoutMs,
+    });
+    return a.kind === 'answer' ? read(a.status, a.json ?? null) : { kind: 'unreachable', sent: a.sent, detail: a.detail };
   }
 
-  async verify(reference: string): Promise<VerifyAnswer | Unreachable> {
-    const r = await call(this.s, 'GET', `/transaction/verify/${encodeURIComponent(reference)}`);
-    return 'kind' in r ? r : readVerify(r.status, r.json);
+  initialize(p: PaystackPayment): Promise<InitializeAnswer | Unreachable> {
+    return this.call('POST', '/transaction/initialize', initializeRequest(p), readInitialize);
+  }
+
+  verify(reference: string): Promise<VerifyAnswer | Unreachable> {
+    return this.call('GET', `/transaction/verify/${encodeURIComponent(reference)}`, undefined, readVerify);
   }
 
   /** One attempt, never repeated by us: card data is not kept to send again. */
-  async charge(p: PaystackPayment, card: CardDetails): Promise<ChargeAnswer | Unreachable> {
-    const r = await call(this.s, 'POST', '/charge', chargeRequest(p, card));
-    return 'kind' in r ? r : readCharge(r.status, r.json);
+  charge(p: PaystackPayment, card: CardDetails): Promise<ChargeAnswer | Unreachable> {
+    return this.call('POST', '/charge', chargeRequest(p, card), readCharge);
   }
 }

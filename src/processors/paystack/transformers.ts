@@ -8,6 +8,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { CardDetails } from '../../domain/card';
 import type { FieldError } from '../../errors';
+import { jsonObject, record, text } from '../vendor-json';
 
 /** Currency.yaml: the currencies Paystack takes; each in its smallest unit (kobo, pesewas, cents). */
 export const PAYSTACK_CURRENCIES: readonly string[] = ['GHS', 'KES', 'NGN', 'ZAR', 'USD'];
@@ -121,30 +122,27 @@ export type InitializeAnswer =
   | { kind: 'refused'; message: string }
   | Unknown;
 
-function record(v: unknown): Record<string, unknown> | null {
-  return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
-}
-
-function text(v: unknown): string | null {
-  return typeof v === 'string' && v.length > 0 ? v : null;
-}
-
 /** An answer that will not change on a retry (4xx other than 429): what Paystack said. */
 function refusal(httpStatus: number, body: Record<string, unknown> | null): { kind: 'refused'; message: string } | null {
   if (httpStatus < 400 || httpStatus >= 500 || httpStatus === 429) return null;
   return { kind: 'refused', message: text(body?.message) ?? `HTTP ${httpStatus}` };
 }
 
-/** 400 with code duplicate_reference (TransactionInitializeBadRequestModel.yaml's example). */
-function duplicate(httpStatus: number, body: Record<string, unknown> | null): boolean {
-  return httpStatus === 400 && (body?.code === 'duplicate_reference' || /duplicate transaction reference/i.test(String(body?.message ?? '')));
+/**
+ * The answers initialize and charge share before their own: a reused reference (400 with code
+ * duplicate_reference, TransactionInitializeBadRequestModel.yaml's example), or another definitive refusal.
+ */
+function rejected(httpStatus: number, body: Record<string, unknown> | null): { kind: 'duplicate' } | { kind: 'refused'; message: string } | null {
+  if (httpStatus === 400 && (body?.code === 'duplicate_reference' || /duplicate transaction reference/i.test(String(body?.message ?? '')))) {
+    return { kind: 'duplicate' };
+  }
+  return refusal(httpStatus, body);
 }
 
 export function readInitialize(httpStatus: number, raw: unknown): InitializeAnswer {
   const body = record(raw);
-  if (duplicate(httpStatus, body)) return { kind: 'duplicate' };
-  const refused = refusal(httpStatus, body);
-  if (refused) return refused;
+  const no = rejected(httpStatus, body);
+  if (no) return no;
   const data = record(body?.data);
   const authorizationUrl = text(data?.authorization_url);
   const accessCode = text(data?.access_code);
@@ -161,16 +159,20 @@ export interface Reported {
   gatewayResponse: string | null;
 }
 
-export type VerifyAnswer = ({ kind: 'found' } & Reported) | { kind: 'not_found' } | Unknown;
+export type VerifyAnswer = ({ kind: 'found' } & Reported) | { kind: 'not_found' } | { kind: 'refused'; message: string } | Unknown;
 
 function minor(v: unknown): bigint | null {
   return typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 ? BigInt(v) : null;
 }
 
-/** GET /transaction/verify/:reference. A reference Paystack does not know is 404 (NotFound.yaml) or a 400 saying so. */
+/**
+ * GET /transaction/verify/:reference. A reference Paystack does not know is 404 (NotFound.yaml) or a 400
+ * saying so; a refused key is 401 (Unauthorized.yaml).
+ */
 export function readVerify(httpStatus: number, raw: unknown): VerifyAnswer {
   const body = record(raw);
   if (httpStatus === 404 || (httpStatus === 400 && /not found/i.test(String(body?.message ?? '')))) return { kind: 'not_found' };
+  if (httpStatus === 401 || httpStatus === 403) return { kind: 'refused', message: text(body?.message) ?? `HTTP ${httpStatus}` };
   const data = record(body?.data);
   const status = text(data?.status);
   const amountMinor = minor(data?.amount);
@@ -205,9 +207,8 @@ export type ChargeAnswer =
 /** POST /charge: `open_url` + url is the 3-D Secure step; success/failed come with the transaction. */
 export function readCharge(httpStatus: number, raw: unknown): ChargeAnswer {
   const body = record(raw);
-  if (duplicate(httpStatus, body)) return { kind: 'duplicate' };
-  const refused = refusal(httpStatus, body);
-  if (refused) return refused;
+  const no = rejected(httpStatus, body);
+  if (no) return no;
   const data = record(body?.data);
   const status = text(data?.status);
   if (httpStatus !== 200 || body?.status !== true || !status) return { kind: 'unknown', detail: `charge answered HTTP ${httpStatus} without a status` };
@@ -235,13 +236,7 @@ export function signatureValid(rawBody: Buffer, header: string | undefined, secr
 
 /** A webhook's event name and transaction reference (`{ event, data: { reference, ... } }`); null when unreadable. */
 export function readWebhook(rawBody: Buffer): { event: string; reference: string } | null {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(rawBody.toString('utf8'));
-  } catch {
-    return null;
-  }
-  const body = record(parsed);
+  const body = jsonObject(rawBody);
   const event = text(body?.event);
   const reference = text(record(body?.data)?.reference);
   return event && reference ? { event, reference } : null;

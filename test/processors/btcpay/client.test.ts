@@ -36,7 +36,7 @@ async function payOnCheckout(link: string, pay: 'full' | 'part' | 'over') {
 beforeAll(async () => {
   fake = new FakeBtcpay({ confirmAfterMs: null });
   await fake.start();
-  client = new BtcpayClient({ serverUrl: fake.url, storeId: fake.storeId, apiKey: fake.apiKey, webhookSecret: fake.webhookSecret, timeoutMs: 2000 });
+  client = new BtcpayClient({ serverUrl: fake.url, storeId: fake.storeId, apiKey: fake.apiKey, timeoutMs: 2000 });
 });
 
 afterAll(() => fake.stop());
@@ -102,9 +102,9 @@ test('an invoice expires by itself after expirationMinutes', async () => {
 
 test('bad input, a wrong key, another store and an unknown invoice are refused, not failures', async () => {
   expect(await client.createInvoice(order({ amountMinor: 0n }))).toEqual({ kind: 'refused', message: 'amount: Amount should be greater than 0' });
-  const stranger = new BtcpayClient({ serverUrl: fake.url, storeId: fake.storeId, apiKey: 'wrong', webhookSecret: 'x', timeoutMs: 2000 });
+  const stranger = new BtcpayClient({ serverUrl: fake.url, storeId: fake.storeId, apiKey: 'wrong', timeoutMs: 2000 });
   expect(await stranger.createInvoice(order())).toEqual({ kind: 'refused', message: 'Authentication is required for accessing this endpoint' });
-  const otherStore = new BtcpayClient({ serverUrl: fake.url, storeId: 'another', apiKey: fake.apiKey, webhookSecret: 'x', timeoutMs: 2000 });
+  const otherStore = new BtcpayClient({ serverUrl: fake.url, storeId: 'another', apiKey: fake.apiKey, timeoutMs: 2000 });
   expect((await otherStore.createInvoice(order())).kind).toBe('refused');
   expect(await client.invoice('nosuchinvoice')).toEqual({ kind: 'not_found' });
 });
@@ -115,7 +115,7 @@ test('an outage is unreachable or unknown, never a failure', async () => {
   fake.mode = 'error';
   expect((await client.invoice('x')).kind).toBe('unknown');
   fake.mode = 'hang';
-  const slow = new BtcpayClient({ serverUrl: fake.url, storeId: fake.storeId, apiKey: fake.apiKey, webhookSecret: 'x', timeoutMs: 200 });
+  const slow = new BtcpayClient({ serverUrl: fake.url, storeId: fake.storeId, apiKey: fake.apiKey, timeoutMs: 200 });
   expect((await slow.invoicesFor('PCX')).kind).toBe('unreachable');
 });
 

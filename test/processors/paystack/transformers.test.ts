@@ -68,6 +68,7 @@ describe('answers', () => {
     expect(readVerify(200, f.verifySuccess)).toEqual({ kind: 'found', vendorStatus: 'success', amountMinor: 2_500_000n, currency: 'NGN', gatewayResponse: 'Successful' });
     expect(readVerify(404, { status: false, message: 'Entity not found' })).toEqual({ kind: 'not_found' });
     expect(readVerify(400, f.notFound)).toEqual({ kind: 'not_found' });
+    expect(readVerify(401, f.invalidKey)).toEqual({ kind: 'refused', message: 'Invalid key' });
     expect(readVerify(502, '<html>').kind).toBe('unknown');
     expect(readVerify(200, { status: true, data: { status: 'success', amount: 1.5, currency: 'NGN' } }).kind).toBe('unknown');
   });

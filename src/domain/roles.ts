@@ -1,0 +1,96 @@
+// Dashboard roles and what each may call (issue 17). Pure: the HTTP layer asks, this answers.
+// Every operation of admin.yaml has a rule here; test/domain/roles.test.ts fails when one is missing.
+
+export const ROLES = ['operator_admin', 'operator_support', 'merchant_owner', 'merchant_developer', 'merchant_viewer'] as const;
+export type Role = (typeof ROLES)[number];
+
+export function isOperator(role: Role): boolean {
+  return role === 'operator_admin' || role === 'operator_support';
+}
+
+/** Higher is more; an operator role outranks every merchant role. */
+const RANK: Record<Role, number> = {
+  operator_admin: 5,
+  operator_support: 4,
+  merchant_owner: 3,
+  merchant_developer: 2,
+  merchant_viewer: 1,
+};
+
+/**
+ * Who may give `target` to someone: an admin anything; a merchant owner merchant roles of its own
+ * business (the caller checks the business). Nobody gives a role above their own, and support,
+ * developers and viewers manage nobody.
+ */
+export function canGrant(granter: Role, target: Role): boolean {
+  if (granter === 'operator_admin') return true;
+  if (granter === 'merchant_owner') return !isOperator(target) && RANK[target] <= RANK[granter];
+  return false;
+}
+
+/** The least merchant role that may call an operation on its own business; null = operators only. */
+type MerchantLevel = 'merchant_viewer' | 'merchant_developer' | 'merchant_owner' | null;
+
+export interface Rule {
+  /** operator_support may call it (reads and webhook re-sends) */
+  support: boolean;
+  merchant: MerchantLevel;
+}
+
+/** Signing in and out, two-factor set-up: any signed-in user, for itself. */
+export const SELF_SERVICE = new Set(['getSession', 'logout', 'verifyTotp', 'startTotpEnrolment', 'confirmTotpEnrolment']);
+/** What a session still waiting for its second factor (or for its enrolment) may call. */
+export const BEFORE_SECOND_FACTOR = SELF_SERVICE;
+
+const read = (merchant: MerchantLevel): Rule => ({ support: true, merchant });
+const admin = (merchant: MerchantLevel = null): Rule => ({ support: false, merchant });
+
+export const RULES: Record<string, Rule> = {
+  createBusiness: admin(),
+  listBusinesses: read(null),
+  getBusiness: read('merchant_viewer'),
+  updateBusiness: admin(),
+  verifyBusiness: admin(),
+  createWallet: admin(),
+  listWallets: read('merchant_viewer'),
+  listWalletPostings: read('merchant_viewer'),
+  listBusinessBalances: read('merchant_viewer'),
+  createMid: admin(),
+  listMids: read(null),
+  updateMid: admin(),
+  checkMidCredentials: admin(),
+  createApiToken: admin('merchant_developer'),
+  listApiTokens: read('merchant_viewer'),
+  updateApiToken: admin('merchant_developer'),
+  regenerateApiToken: admin('merchant_developer'),
+  deleteApiToken: admin('merchant_developer'),
+  setFxRate: admin(),
+  listFxRates: read('merchant_viewer'),
+  listAdminCollections: read('merchant_viewer'),
+  getAdminCollection: read('merchant_viewer'),
+  listAdminCollectionNotifications: read('merchant_viewer'),
+  resendAdminNotification: { support: true, merchant: 'merchant_developer' },
+  listFailingWebhooks: read(null),
+  getCertification: read('merchant_viewer'),
+  requestGoLive: admin('merchant_owner'),
+  listGoLiveRequests: read(null),
+  rotateCardKey: admin(),
+  listUsers: read('merchant_owner'),
+  updateUser: admin('merchant_owner'),
+  createInvitation: admin('merchant_owner'),
+  listInvitations: read('merchant_owner'),
+  revokeInvitation: admin('merchant_owner'),
+  // operator admins and, for its own business, the merchant owner (not support)
+  listAuditLog: admin('merchant_owner'),
+};
+
+export type Decision = 'allow' | 'forbidden';
+
+export function decide(role: Role, operationId: string): Decision {
+  if (SELF_SERVICE.has(operationId)) return 'allow';
+  const rule = RULES[operationId];
+  if (!rule) return 'forbidden';
+  if (role === 'operator_admin') return 'allow';
+  if (role === 'operator_support') return rule.support ? 'allow' : 'forbidden';
+  return rule.merchant !== null && RANK[role] >= RANK[rule.merchant] ? 'allow' : 'forbidden';
+}

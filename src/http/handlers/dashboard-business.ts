@@ -1,0 +1,49 @@
+// What the dashboard needs around a business that the operator API lacked (issue 17): the go-live
+// request, balances with release dates, a collection's webhook log and its re-send.
+import type { Context } from 'openapi-backend';
+import { AppError } from '../../errors';
+import type { Handler, RequestContext } from '../context';
+import { accepted, ok } from '../envelope';
+import { pageHeaders, pageOf } from '../paging';
+
+const businessId = (c: Context) => Number(c.request.params.business_id);
+const reference = (c: Context) => String(c.request.params.gateway_reference);
+
+/** The business and API token behind a collection, whoever asks (the security handler confined merchants). */
+async function collectionOwner(c: Context, ctx: RequestContext) {
+  const row = await ctx.services.db.oneOrNone<{ business_id: number; api_token_id: number | null }>(
+    'SELECT business_id, api_token_id FROM collections WHERE gateway_reference = $1',
+    [reference(c)],
+  );
+  if (!row) throw new AppError('NOT_FOUND', 'No collection has this gateway_reference');
+  return row;
+}
+
+const requestGoLive: Handler = async (c, ctx) => {
+  const who = ctx.actor?.type === 'user' ? ctx.actor.user.email : 'operator key';
+  const note = (c.request.requestBody as { note?: string } | undefined)?.note ?? null;
+  return ok(await ctx.services.goLive.request(businessId(c), who, note), 'Go-live requested; the operator will review your test cases');
+};
+
+const listGoLiveRequests: Handler = async (c, ctx) => {
+  const query = c.request.query as Record<string, unknown>;
+  const page = pageOf(query);
+  const { items, total } = await ctx.services.goLive.pending({ limit: page.perPage, offset: page.offset });
+  return ok(items, 'Go-live requests retrieved', pageHeaders(ctx.services.config.publicBaseUrl, '/v1/admin/go-live-requests', query, page, total));
+};
+
+const listBusinessBalances: Handler = async (c, ctx) => ok(await ctx.services.goLive.balances(businessId(c)), 'Balances retrieved');
+
+const listAdminCollectionNotifications: Handler = async (c, ctx) => {
+  const owner = await collectionOwner(c, ctx);
+  return ok(await ctx.services.notifications.logOf(owner.business_id, reference(c)), 'Notifications retrieved');
+};
+
+const resendAdminNotification: Handler = async (c, ctx) => {
+  const owner = await collectionOwner(c, ctx);
+  if (owner.api_token_id === null) throw new AppError('INVALID_STATE', "The collection's API token was deleted: there is no webhook to send to");
+  return accepted(await ctx.services.notifications.resend(owner.business_id, owner.api_token_id, reference(c)), 'Notification re-send queued');
+};
+
+export const merchant: Record<string, Handler> = {};
+export const admin: Record<string, Handler> = { requestGoLive, listGoLiveRequests, listBusinessBalances, listAdminCollectionNotifications, resendAdminNotification };

@@ -1,0 +1,107 @@
+// BTCPay Server: crypto on a BTCPay invoice's checkout page. Self-hosted, so each MID names its server,
+// store, API key and webhook secret.
+import { randomBytes } from 'node:crypto';
+import { isoDecimals } from '../amounts';
+import type { CheckoutOrder, CheckoutStart, HostedCheckout } from '../hosted';
+import type { CallContext, Connector, CredentialField, Plan, Processor, QueryResult, StatusQuery } from '../types';
+import { BtcpayClient } from './client';
+import { observe, readWebhook, signatureValid } from './transformers';
+import type { Invoice } from './transformers';
+
+export const BTCPAY_INSTITUTION = 'BTCPay Server';
+
+const TOKEN = /^[A-Za-z0-9_-]{8,200}$/;
+
+export const BTCPAY_CREDENTIALS: CredentialField[] = [
+  {
+    name: 'server_url',
+    description: 'Base URL of the BTCPay Server, e.g. https://btcpay.shop.example',
+    check: (v) => (/^https?:\/\/[^\s/?#]+(\/[^\s?#]*)?$/.test(v) ? null : 'must be an http(s) URL without query or fragment'),
+  },
+  { name: 'store_id', description: 'Id of the BTCPay store', check: (v) => (TOKEN.test(v) ? null : 'must be 8 to 200 letters, digits, - or _') },
+  {
+    name: 'api_key',
+    description: 'Greenfield API key with btcpay.store.cancreateinvoice and btcpay.store.canviewinvoices',
+    check: (v) => (TOKEN.test(v) ? null : 'must be 8 to 200 letters, digits, - or _'),
+  },
+  { name: 'webhook_secret', description: 'Secret of the store webhook pointing at this MID (keys BTCPay-Sig)', check: (v) => (v.length >= 8 ? null : 'must be at least 8 characters') },
+];
+
+export interface BtcpayTransport {
+  timeoutMs: number;
+}
+
+/** Whole minutes left of the collection's life, so the invoice and the collection expire together. */
+function minutesLeft(order: CheckoutOrder): number {
+  return Math.max(1, Math.floor((order.expiresAt.getTime() - order.now.getTime()) / 60_000));
+}
+
+const redirectTo = (i: Invoice): CheckoutStart => ({ kind: 'redirect', url: i.checkoutLink, vendorReference: i.id });
+
+export function btcpayProcessor(t: BtcpayTransport): Processor & { hosted: HostedCheckout } {
+  const client = (ctx: CallContext) =>
+    new BtcpayClient({
+      serverUrl: ctx.credentials.server_url ?? '',
+      storeId: ctx.credentials.store_id ?? '',
+      apiKey: ctx.credentials.api_key ?? '',
+      timeoutMs: t.timeoutMs,
+    });
+
+  const connector: Connector = {
+    // An invoice is made when the customer opens payment_url (hosted.start): nothing is queued to send.
+    initiate: async () => ({ kind: 'retry', detail: 'a BTCPay invoice is made when the customer opens payment_url' }),
+    async queryStatus(ctx: CallContext, q: StatusQuery): Promise<QueryResult> {
+      if (!q.vendorReference) return { kind: 'unavailable', detail: 'no BTCPay invoice made yet' };
+      const a = await client(ctx).invoice(q.vendorReference);
+      if (a.kind === 'invoice') return { kind: 'observed', observed: observe(a) };
+      if (a.kind === 'not_found') return { kind: 'not_found' };
+      return { kind: 'unavailable', detail: a.kind === 'refused' ? a.message : a.detail };
+    },
+    // BTCPay's webhooks are signed and arrive on the MID's own route (hosted.webhook); anything here is only a prompt.
+    parseCallback: () => ({ vendorReference: null, reported: null }),
+    async checkCredentials(ctx: CallContext) {
+      const a = await client(ctx).invoicesFor(`PCCHECK${randomBytes(8).toString('hex')}`);
+      if (a.kind === 'list') return { ok: true, detail: 'BTCPay Server accepted the API key for this store' };
+      return { ok: false, detail: a.kind === 'refused' ? a.message : a.detail };
+    },
+  };
+
+  const hosted: HostedCheckout = {
+    requestErrors: () => [],
+    /** BTCPay takes a repeated orderId: the invoice already made for our reference is looked up first and reused. */
+    async start(ctx, order) {
+      const c = client(ctx);
+      const found = await c.invoicesFor(order.gatewayReference);
+      if (found.kind === 'list' && found.invoices.length > 0) return redirectTo(found.invoices[0]);
+      if (found.kind === 'refused') return { kind: 'refused', message: 'The payment processor refused the payment', detail: found.message };
+      // only a look-up so far: nothing was made, whatever the answer
+      if (found.kind !== 'list') return { kind: 'unreachable', sent: false, detail: found.detail, vendorReference: null };
+      const made = await c.createInvoice({
+        gatewayReference: order.gatewayReference, amountMinor: order.amountMinor, currency: order.currency, returnUrl: order.returnUrl,
+        expirationMinutes: minutesLeft(order),
+      });
+      if (made.kind === 'invoice') return redirectTo(made);
+      if (made.kind === 'refused') return { kind: 'refused', message: 'The payment processor refused the payment', detail: made.message };
+      const sent = made.kind !== 'unreachable' || made.sent;
+      return { kind: 'unreachable', sent, detail: made.kind === 'not_found' ? 'the store was not found' : made.detail, vendorReference: null };
+    },
+    webhook(ctx, rawBody, header) {
+      if (!signatureValid(rawBody, header('btcpay-sig'), ctx.credentials.webhook_secret ?? '')) return null;
+      const note = readWebhook(rawBody);
+      if (note && note.storeId !== ctx.credentials.store_id) return { gatewayReference: null, vendorReference: null };
+      return { gatewayReference: note?.orderId ?? null, vendorReference: note?.invoiceId ?? null };
+    },
+  };
+
+  return {
+    serviceType: 'btcpay',
+    paymentMethods: ['CRYPTO'],
+    credentials: BTCPAY_CREDENTIALS,
+    amountDecimals: isoDecimals,
+    connector,
+    hosted,
+    plan(): Plan {
+      return { institutionName: BTCPAY_INSTITUTION, instructions: null, needsPaymentPage: true, scheduledReport: null };
+    },
+  };
+}

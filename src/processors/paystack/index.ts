@@ -1,0 +1,112 @@
+// Paystack: card with 3-D Secure and online banking on Paystack's hosted checkout, and direct card
+// charges whose 3-D Secure step the customer opens from our payment_url.
+import { randomBytes } from 'node:crypto';
+import type { HostedCheckout, CheckoutOrder, CheckoutStart } from '../hosted';
+import type { CallContext, Connector, CredentialField, Plan, Processor, QueryResult, StatusQuery } from '../types';
+import { PaystackClient } from './client';
+import type { Unreachable } from './client';
+import {
+  amountDecimals, gatewayReferenceOf, observe, paystackReference, problems, readWebhook, signatureValid,
+} from './transformers';
+import type { ChargeAnswer, InitializeAnswer, PaystackPayment } from './transformers';
+
+export const PAYSTACK_INSTITUTION = 'Paystack';
+
+export const PAYSTACK_CREDENTIALS: CredentialField[] = [
+  {
+    name: 'secret_key',
+    description: 'Secret key of the Paystack integration (sk_test_... or sk_live_...); it also signs Paystack\'s webhooks',
+    check: (v) => (/^sk_(test|live)_[A-Za-z0-9]{8,200}$/.test(v) ? null : 'must be a Paystack secret key, sk_test_... or sk_live_...'),
+  },
+];
+
+export interface PaystackTransport {
+  baseUrl: string;
+  timeoutMs: number;
+}
+
+function payment(order: CheckoutOrder): PaystackPayment {
+  return {
+    reference: paystackReference(order.gatewayReference, order.attempt),
+    amountMinor: order.amountMinor,
+    currency: order.currency,
+    email: order.email ?? '',
+    method: order.paymentMethod === 'BANK' ? 'BANK' : 'CARD',
+    returnUrl: order.returnUrl,
+  };
+}
+
+/** An answer to initialize or charge, as the hosted flow reads it. */
+function started(reference: string, a: InitializeAnswer | ChargeAnswer | Unreachable): CheckoutStart {
+  switch (a.kind) {
+    case 'created':
+      return { kind: 'redirect', url: a.authorizationUrl, vendorReference: reference };
+    case 'authenticate':
+      return { kind: 'redirect', url: a.url, vendorReference: reference };
+    case 'reported':
+      return { kind: 'charged', vendorReference: reference };
+    case 'duplicate':
+      return { kind: 'taken' };
+    case 'other_step':
+      return { kind: 'refused', message: 'The card asks for a PIN or a one-time code: only 3-D Secure cards are accepted', detail: `Paystack asked for ${a.step}` };
+    case 'refused':
+      return { kind: 'refused', message: 'The payment processor refused the payment', detail: a.message };
+    case 'unknown':
+      return { kind: 'unreachable', sent: true, detail: a.detail, vendorReference: reference };
+    case 'unreachable':
+      return { kind: 'unreachable', sent: a.sent, detail: a.detail, vendorReference: reference };
+  }
+}
+
+export function paystackProcessor(t: PaystackTransport): Processor & { hosted: HostedCheckout } {
+  const client = (ctx: CallContext) => new PaystackClient({ baseUrl: t.baseUrl, secretKey: ctx.credentials.secret_key ?? '', timeoutMs: t.timeoutMs });
+
+  const connector: Connector = {
+    // A hosted checkout starts when the customer opens payment_url (hosted.start): nothing is queued to send.
+    initiate: async () => ({ kind: 'retry', detail: 'a Paystack checkout starts when the customer opens payment_url' }),
+    async queryStatus(ctx: CallContext, q: StatusQuery): Promise<QueryResult> {
+      if (!q.vendorReference) return { kind: 'unavailable', detail: 'no Paystack transaction started yet' };
+      const a = await client(ctx).verify(q.vendorReference);
+      if (a.kind === 'found') return { kind: 'observed', observed: observe(a) };
+      if (a.kind === 'not_found') return { kind: 'not_found' };
+      return { kind: 'unavailable', detail: a.kind === 'refused' ? a.message : a.detail };
+    },
+    // Paystack's webhooks are signed and arrive on the MID's own route (hosted.webhook); anything here is only a prompt.
+    parseCallback: () => ({ vendorReference: null, reported: null }),
+    async checkCredentials(ctx: CallContext) {
+      // An authenticated call about a reference that cannot exist: "not found" means the key was accepted.
+      const a = await client(ctx).verify(`PCCHECK${randomBytes(8).toString('hex')}`);
+      if (a.kind === 'not_found' || a.kind === 'found') return { ok: true, detail: 'Paystack accepted the secret key' };
+      return { ok: false, detail: a.kind === 'refused' ? a.message : a.detail };
+    },
+  };
+
+  const hosted: HostedCheckout = {
+    requestErrors: (r) => problems({ email: r.accountEmail }),
+    async start(ctx, order) {
+      const p = payment(order);
+      return started(p.reference, await client(ctx).initialize(p));
+    },
+    async chargeCard(ctx, order, card) {
+      const p = payment(order);
+      return started(p.reference, await client(ctx).charge(p, card));
+    },
+    webhook(ctx, rawBody, header) {
+      if (!signatureValid(rawBody, header('x-paystack-signature'), ctx.credentials.secret_key ?? '')) return null;
+      const note = readWebhook(rawBody);
+      return { gatewayReference: note ? gatewayReferenceOf(note.reference) : null, vendorReference: note?.reference ?? null };
+    },
+  };
+
+  return {
+    serviceType: 'paystack',
+    paymentMethods: ['CARD', 'BANK'],
+    credentials: PAYSTACK_CREDENTIALS,
+    amountDecimals,
+    connector,
+    hosted,
+    plan(): Plan {
+      return { institutionName: PAYSTACK_INSTITUTION, instructions: null, needsPaymentPage: true, scheduledReport: null };
+    },
+  };
+}

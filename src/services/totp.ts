@@ -1,0 +1,95 @@
+// Two-factor authentication with TOTP (RFC 6238: SHA-1, 6 digits, 30 s, as every authenticator app
+// reads it). otpauth does the RFC arithmetic and the otpauth:// URL; we keep the secret sealed with
+// MASTER_KEY, refuse a code's second use, and keep 10 single-use recovery codes as SHA-256 hashes
+// (each carries about 52 random bits, so a fast hash is enough, unlike a password).
+import { createHash, randomInt } from 'node:crypto';
+import { Secret, TOTP } from 'otpauth';
+import { open, seal } from '../crypto/secretbox';
+import { AppError } from '../errors';
+import type { Base } from './index';
+import type { SessionActor, SessionService } from './sessions';
+import { FailureThrottle } from './throttle';
+
+const PERIOD_SECONDS = 30;
+/** one step either side: a phone clock a little off still works */
+const WINDOW_STEPS = 1;
+const RECOVERY_CODES = 10;
+const RECOVERY_ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';
+
+const sha256 = (v: string) => createHash('sha256').update(v).digest('hex');
+
+function totpOf(secretBase32: string, email: string): TOTP {
+  return new TOTP({ issuer: 'PayCollect', label: email, algorithm: 'SHA1', digits: 6, period: PERIOD_SECONDS, secret: Secret.fromBase32(secretBase32) });
+}
+
+function recoveryCode(): string {
+  const part = () => Array.from({ length: 5 }, () => RECOVERY_ALPHABET[randomInt(RECOVERY_ALPHABET.length)]).join('');
+  return `${part()}-${part()}`;
+}
+
+export class TotpService {
+  private readonly throttle: FailureThrottle;
+
+  constructor(private readonly s: Base & { sessions: SessionService }) {
+    this.throttle = new FailureThrottle(s.db, s.now);
+  }
+
+  /** A new secret, kept unconfirmed until a code from the app proves it was added. */
+  async start(actor: SessionActor) {
+    if (actor.user.totp_enabled_at) throw new AppError('INVALID_STATE', 'Two-factor authentication is already on');
+    const secret = new Secret({ size: 20 }).base32;
+    await this.s.db.none('UPDATE users SET totp_secret_enc = $2 WHERE id = $1', [actor.user.id, seal(this.s.config.masterKey, secret)]);
+    return { secret, otpauth_url: totpOf(secret, actor.user.email).toString() };
+  }
+
+  /** Turns 2FA on with a first code; the session gets a new id; the recovery codes are returned once. */
+  async confirm(actor: SessionActor, code: string) {
+    const { user } = actor;
+    if (user.totp_enabled_at || !user.totp_secret_enc) throw new AppError('INVALID_STATE', 'Start the enrolment first (POST /v1/admin/me/totp)');
+    await this.throttle.attempt([`totp:${user.id}`], () => this.acceptCode(user.id, user.totp_secret_enc as string, user.email, code));
+    const codes = Array.from({ length: RECOVERY_CODES }, recoveryCode);
+    await this.s.db.tx(async (t) => {
+      await t.none('UPDATE users SET totp_enabled_at = $2 WHERE id = $1', [user.id, this.s.now()]);
+      await t.none('DELETE FROM totp_recovery_codes WHERE user_id = $1', [user.id]);
+      await t.none('INSERT INTO totp_recovery_codes (user_id, code_hash) SELECT $1, unnest($2::text[])', [user.id, codes.map(sha256)]);
+    });
+    const rotated = await this.s.sessions.rotate(actor, 'active');
+    return { codes, rotated };
+  }
+
+  /** The second step of a sign-in: a current code or an unused recovery code. */
+  async verify(actor: SessionActor, given: { code?: string; recovery_code?: string }) {
+    const { user } = actor;
+    if (actor.session.state !== 'totp_required' || !user.totp_secret_enc) {
+      throw new AppError('INVALID_STATE', 'This session does not wait for a second factor');
+    }
+    await this.throttle.attempt([`totp:${user.id}`], () =>
+      given.code !== undefined ? this.acceptCode(user.id, user.totp_secret_enc as string, user.email, given.code) : this.useRecoveryCode(user.id, given.recovery_code ?? ''),
+    );
+    return this.s.sessions.rotate(actor, 'active');
+  }
+
+  /** A right code is accepted once: its time step must be later than the last one accepted. */
+  private async acceptCode(userId: number, sealed: string, email: string, code: string): Promise<void> {
+    const now = this.s.now().getTime();
+    const delta = totpOf(open(this.s.config.masterKey, sealed), email).validate({ token: code, timestamp: now, window: WINDOW_STEPS });
+    const wrong = () => new AppError('UNAUTHORIZED', 'The code is wrong or was already used');
+    if (delta === null) throw wrong();
+    const step = Math.floor(now / 1000 / PERIOD_SECONDS) + delta;
+    const taken = await this.s.db.result('UPDATE users SET totp_last_step = $2 WHERE id = $1 AND (totp_last_step IS NULL OR totp_last_step < $2)', [userId, step]);
+    if (taken.rowCount !== 1) throw wrong();
+  }
+
+  private async useRecoveryCode(userId: number, code: string): Promise<void> {
+    const used = await this.s.db.result(
+      'UPDATE totp_recovery_codes SET used_at = $3 WHERE user_id = $1 AND code_hash = $2 AND used_at IS NULL',
+      [userId, sha256(code), this.s.now()],
+    );
+    if (used.rowCount !== 1) throw new AppError('UNAUTHORIZED', 'The recovery code is wrong or was already used');
+  }
+}
+
+/** The current code of a secret (tests and the CLI's sign-in helper). */
+export function currentCode(secretBase32: string, at: Date): string {
+  return totpOf(secretBase32, 'x').generate({ timestamp: at.getTime() });
+}

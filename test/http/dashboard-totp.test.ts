@@ -1,0 +1,142 @@
+// Proves two-factor sign-in over HTTP: an operator must enrol before anything else, enrolment needs a real code and returns 10 recovery codes once (stored hashed), sign-in then waits for a code, a code or a recovery code works once, wrong codes are throttled, and each step gives a new session id.
+import { startTestService } from '../helpers/service';
+import type { TestService } from '../helpers/service';
+import { Clock, createUser, SessionClient, signedIn, totpCode, TOTP_SECRET } from '../helpers/users';
+import { currentCode } from '../../src/services/totp';
+
+const clock = new Clock();
+let svc: TestService;
+
+beforeAll(async () => {
+  svc = await startTestService({ now: clock.now });
+}, 180_000); // a service start is over a minute on a loaded machine
+afterAll(async () => {
+  await svc?.close();
+});
+
+const nextStep = () => clock.advance(30_000);
+
+describe('enrolment (operators must)', () => {
+  it('lets a new operator do nothing but enrol; a wrong code is refused; a right one turns 2FA on, rotates the session and shows recovery codes once', async () => {
+    const op = await createUser(svc, { role: 'operator_admin' });
+    const client = new SessionClient(svc);
+    const login = await client.login(op.email, op.password);
+    expect(login.status).toBe(200);
+    expect(login.body.data.state).toBe('totp_enrolment_required');
+    const blocked = await client.get('/v1/admin/businesses');
+    expect(blocked.status).toBe(401);
+    expect(blocked.body.message).toMatch(/two-factor/);
+
+    const started = await client.post('/v1/admin/me/totp');
+    expect(started.status).toBe(200);
+    const { secret, otpauth_url } = started.body.data;
+    expect(otpauth_url).toContain(`secret=${secret}`);
+    const stored = await svc.services.db.one('SELECT totp_secret_enc, totp_enabled_at FROM users WHERE id = $1', [op.id]);
+    expect(stored.totp_secret_enc).not.toContain(secret);
+    expect(stored.totp_enabled_at).toBeNull();
+
+    const wrong = await client.post('/v1/admin/me/totp/confirm', { code: '000000' === currentCode(secret, clock.now()) ? '111111' : '000000' });
+    expect(wrong.status).toBe(401);
+    const badShape = await client.post('/v1/admin/me/totp/confirm', { code: '12345' });
+    expect(badShape.status).toBe(400);
+
+    const enrolmentCookie = client.cookie;
+    const confirmed = await client.post('/v1/admin/me/totp/confirm', { code: currentCode(secret, clock.now()) });
+    expect(confirmed.status).toBe(200);
+    const codes: string[] = confirmed.body.data.recovery_codes;
+    expect(codes).toHaveLength(10);
+    expect(new Set(codes).size).toBe(10);
+    expect(confirmed.body.data.session).toMatchObject({ state: 'active', user: { totp_enabled: true } });
+    expect(client.cookie).not.toBe(enrolmentCookie);
+    expect((await client.get('/v1/admin/businesses')).status).toBe(200);
+
+    const hashes = await svc.services.db.any('SELECT code_hash FROM totp_recovery_codes WHERE user_id = $1', [op.id]);
+    expect(hashes).toHaveLength(10);
+    for (const code of codes) expect(JSON.stringify(hashes)).not.toContain(code);
+
+    const old = new SessionClient(svc);
+    old.cookie = enrolmentCookie;
+    expect((await old.get('/v1/admin/session')).status).toBe(401);
+    expect((await client.post('/v1/admin/me/totp')).status).toBe(400); // already on
+  });
+
+  it('lets a merchant user work without 2FA and enrol if it wants', async () => {
+    const biz = await svc.admin.post('/v1/admin/businesses', { name: 'Totp Shop', default_currency: 'UGX' });
+    const owner = await createUser(svc, { role: 'merchant_owner', business_id: biz.body.data.id });
+    const client = await signedIn(svc, owner);
+    const started = await client.post('/v1/admin/me/totp');
+    expect(started.status).toBe(200);
+    const confirmed = await client.post('/v1/admin/me/totp/confirm', { code: currentCode(started.body.data.secret, clock.now()) });
+    expect(confirmed.status).toBe(200);
+    const again = await new SessionClient(svc).login(owner.email, owner.password);
+    expect(again.body.data.state).toBe('totp_required');
+  });
+});
+
+describe('sign-in with a second factor', () => {
+  it('waits for a code: nothing else works until then; the code passes once; the session id changes', async () => {
+    const op = await createUser(svc, { role: 'operator_support', totp: true });
+    const client = new SessionClient(svc);
+    const login = await client.login(op.email, op.password);
+    expect(login.body.data.state).toBe('totp_required');
+    expect((await client.get('/v1/admin/collections')).status).toBe(401);
+    expect((await client.post('/v1/admin/me/totp')).status).toBe(400);
+    const passwordOnly = client.cookie;
+    nextStep();
+    const code = totpCode(svc);
+    const passed = await client.post('/v1/admin/session/totp', { code });
+    expect(passed.status).toBe(200);
+    expect(passed.body.data.state).toBe('active');
+    expect(client.cookie).not.toBe(passwordOnly);
+    expect((await client.get('/v1/admin/collections')).status).toBe(200);
+    expect((await client.post('/v1/admin/session/totp', { code })).status).toBe(400); // already active
+
+    // the same code again, in a new sign-in within the same 30 seconds: refused
+    const replay = new SessionClient(svc);
+    await replay.login(op.email, op.password);
+    const refused = await replay.post('/v1/admin/session/totp', { code });
+    expect(refused.status).toBe(401);
+    expect(refused.body.message).toMatch(/already used/);
+  });
+
+  it('takes a recovery code once in place of a code', async () => {
+    const op = await createUser(svc, { role: 'operator_admin' });
+    const enrol = new SessionClient(svc);
+    await enrol.login(op.email, op.password);
+    const secret = (await enrol.post('/v1/admin/me/totp')).body.data.secret;
+    nextStep();
+    const codes: string[] = (await enrol.post('/v1/admin/me/totp/confirm', { code: currentCode(secret, clock.now()) })).body.data.recovery_codes;
+
+    const first = new SessionClient(svc);
+    await first.login(op.email, op.password);
+    expect((await first.post('/v1/admin/session/totp', { recovery_code: codes[3] })).status).toBe(200);
+    const second = new SessionClient(svc);
+    await second.login(op.email, op.password);
+    expect((await second.post('/v1/admin/session/totp', { recovery_code: codes[3] })).status).toBe(401);
+    expect((await second.post('/v1/admin/session/totp', { code: '123456', recovery_code: codes[4] })).status).toBe(400);
+    expect((await second.post('/v1/admin/session/totp', { recovery_code: codes[4] })).status).toBe(200);
+  });
+
+  it('throttles wrong codes like wrong passwords', async () => {
+    const op = await createUser(svc, { role: 'operator_admin', totp: true });
+    clock.advance(60_000 - (clock.now().getTime() % 60_000) + 100);
+    const client = new SessionClient(svc);
+    await client.login(op.email, op.password);
+    const right = totpCode(svc);
+    const wrong = right === '000000' ? '111111' : '000000';
+    for (let i = 0; i < 10; i++) expect((await client.post('/v1/admin/session/totp', { code: wrong })).status).toBe(401);
+    const limited = await client.post('/v1/admin/session/totp', { code: right });
+    expect(limited.status).toBe(429);
+    expect(limited.headers.get('retry-after')).toMatch(/^\d+$/);
+  });
+
+  it('keeps the secret out of every answer after enrolment', async () => {
+    const op = await createUser(svc, { role: 'operator_admin', totp: true });
+    const client = await signedIn(svc, op, clock);
+    const me = await client.get('/v1/admin/session');
+    expect(me.text).not.toContain(TOTP_SECRET);
+    const users = await client.get('/v1/admin/users');
+    expect(users.text).not.toContain(TOTP_SECRET);
+    expect(users.text).not.toMatch(/totp_secret|password_hash/);
+  });
+});
