@@ -1,12 +1,11 @@
 // Builds the dashboard into dashboard/dist, served by the service at /dashboard (src/http/dashboard.ts).
-// `npm run dashboard:dev` serves it with hot reload and proxies the API: the merchant API to DASHBOARD_API
-// (default: the Prism mock of `npm run mock` on :4010), the operator API to DASHBOARD_ADMIN_API (default:
-// a Prism mock of openapi/admin.yaml on :4011). Point both at a running service (http://localhost:8080)
-// to use real data.
+// `npm run dashboard:dev` serves it with hot reload and proxies /v1 to DASHBOARD_API: by default the Prism
+// mock of openapi/admin.yaml (`npm run mock:admin`, :4011), given a session cookie so that its security
+// check passes; or a running service (http://localhost:8080), where you sign in as usual.
 import { defineConfig } from 'vite';
 
-const api = process.env.DASHBOARD_API ?? 'http://localhost:4010';
-const adminApi = process.env.DASHBOARD_ADMIN_API ?? 'http://localhost:4011';
+const api = process.env.DASHBOARD_API;
+const proxy = api ? { target: api, changeOrigin: true } : { target: 'http://localhost:4011', changeOrigin: true, headers: { cookie: 'pc_session=prism-mock' } };
 
 export default defineConfig({
   root: import.meta.dirname,
@@ -24,10 +23,7 @@ export default defineConfig({
     },
   },
   server: {
-    proxy: {
-      '/v1/admin': { target: adminApi, changeOrigin: true },
-      '/v1': { target: api, changeOrigin: true },
-    },
+    proxy: { '/v1': proxy },
   },
   logLevel: 'warn',
 });

@@ -1,6 +1,6 @@
 // `npm run dashboard:screenshots`: starts the sandbox (embedded database in a temporary DATA_DIR, with the
-// demo merchant), makes a few payments, and photographs the main dashboard pages in Debian's headless
-// Chromium into docs/dashboard/*.png for the README.
+// first operator and the demo merchant's owner), makes a few payments, and photographs the main dashboard
+// pages in Debian's headless Chromium into docs/dashboard/*.png for the README.
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -9,6 +9,7 @@ import type { Page } from 'playwright-core';
 import { loadConfig } from '../src/config';
 import { createLogger } from '../src/log';
 import { startService } from '../src/server';
+import { currentCode } from '../src/services/totp';
 import { buildDashboard } from './build-dashboard';
 
 const OUT = path.resolve(__dirname, '..', 'docs', 'dashboard');
@@ -60,30 +61,42 @@ async function main() {
     await until(async () => (await api(base, 'GET', `/v1/collections/${refs[0]}/notifications`, jwt)).some((n: { attempts: unknown[] }) => n.attempts.length > 0), 'a delivery attempt');
     mkdirSync(OUT, { recursive: true });
 
+    const operator = service.firstOperator as NonNullable<typeof service.firstOperator>;
+    const owner = service.demoUser as NonNullable<typeof service.demoUser>;
     const desk = await (await browser.newContext({ viewport: DESKTOP })).newPage();
     await desk.goto(`${base}/dashboard`);
-    await shoot(desk, '01-sign-in', () => desk.getByLabel('Operator key').waitFor());
-    await desk.getByLabel('Operator key').fill(OPERATOR_KEY);
+    await shoot(desk, '01-sign-in', () => desk.getByLabel('Email').waitFor());
+    await desk.getByLabel('Email').fill(operator.email);
+    await desk.getByLabel('Password').fill(operator.password);
     await desk.getByRole('button', { name: 'Sign in' }).click();
-    await shoot(desk, '02-businesses', () => desk.getByRole('link', { name: 'Kampala Books Ltd' }).waitFor());
+    await desk.getByRole('button', { name: 'Show my secret' }).click();
+    const secret = (await desk.getByTestId('totp-secret').textContent()) as string;
+    await shoot(desk, '02-two-factor-set-up', () => desk.getByLabel('Code from the app').waitFor());
+    await desk.getByLabel('Code from the app').fill(currentCode(secret, new Date()));
+    await desk.getByRole('button', { name: 'Confirm' }).click();
+    await desk.getByRole('button', { name: 'I have stored the codes' }).click();
+    await shoot(desk, '03-businesses', () => desk.getByRole('link', { name: 'Kampala Books Ltd' }).waitFor());
     await desk.getByRole('link', { name: 'Demo Merchant' }).click();
-    await shoot(desk, '03-business', () => desk.getByRole('region', { name: 'Go-live review' }).getByText('BANK').waitFor());
+    await shoot(desk, '04-business', () => desk.getByRole('region', { name: 'Go-live review' }).getByText('BANK').waitFor());
     await desk.getByRole('link', { name: 'Collections' }).click();
-    await shoot(desk, '04-collections', () => desk.getByText(/4 collections created/).waitFor());
+    await shoot(desk, '05-collections', () => desk.getByText(/4 collections created/).waitFor());
     await desk.getByRole('link', { name: 'ORD-2026-11-001' }).click();
-    await shoot(desk, '05-collection', () => desk.getByRole('region', { name: 'Ledger postings' }).getByRole('table').waitFor());
+    await shoot(desk, '06-collection', () => desk.getByRole('region', { name: 'Ledger postings' }).getByRole('table').waitFor());
 
     const phone = await (await browser.newContext({ viewport: PHONE, isMobile: true, hasTouch: true })).newPage();
     await phone.goto(`${base}/dashboard`);
-    await phone.getByLabel('Merchant', { exact: true }).check();
-    await phone.getByLabel('API key').fill(demo.api_key);
-    await phone.getByLabel('API secret').fill(demo.api_secret);
+    await phone.getByLabel('Email').fill(owner.email);
+    await phone.getByLabel('Password').fill(owner.password);
     await phone.getByRole('button', { name: 'Sign in' }).click();
-    await shoot(phone, '06-merchant-payments-phone', () => phone.getByText(/4 collections created/).waitFor());
+    await shoot(phone, '07-merchant-payments-phone', () => phone.getByText(/4 collections created/).waitFor());
     await phone.getByRole('link', { name: 'ORD-2026-11-001' }).click();
-    await shoot(phone, '07-merchant-payment-phone', () => phone.getByRole('region', { name: 'Webhook deliveries' }).getByRole('table').waitFor());
+    await shoot(phone, '08-merchant-payment-phone', () => phone.getByRole('region', { name: 'Webhook deliveries' }).getByRole('table').waitFor());
     await phone.getByRole('link', { name: 'Balances' }).click();
-    await shoot(phone, '08-merchant-balances-phone', () => phone.getByRole('cell', { name: 'UGX', exact: true }).waitFor());
+    await shoot(phone, '09-merchant-balances-phone', () => phone.getByRole('region', { name: 'UGX wallet' }).waitFor());
+    await phone.getByRole('link', { name: 'API tokens and webhooks' }).click();
+    await shoot(phone, '10-merchant-tokens-phone', () => phone.getByRole('form', { name: 'New API token' }).waitFor());
+    await desk.getByRole('link', { name: 'Audit log' }).click();
+    await shoot(desk, '11-audit-log', () => desk.getByRole('table').waitFor());
   } finally {
     await browser.close();
     await service.close();

@@ -1,32 +1,66 @@
-// The shell: sign-in when nobody is signed in, otherwise the navigation of the signed-in kind of
-// user and the page the address names.
+// The shell: the session decides the page. Nobody signed in: sign-in (or an emailed link's page);
+// a second factor or its set-up pending: that step; signed in: the navigation of the user's role and
+// the page the address names.
 import { useEffect, useRef } from 'react';
 import type { ReactNode } from 'react';
-import { useQueryClient } from '@tanstack/react-query';
-import { Link, navigate, useLocation } from './router';
-import { signOut, useCredential } from './session';
-import { SignIn } from './pages/SignIn';
-import { operatorPage, OPERATOR_NAV } from './pages/operator/routes';
-import { merchantPage, MERCHANT_NAV } from './pages/merchant/routes';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { admin, ApiError, unwrap } from './api';
+import { Link, useLocation } from './router';
+import { adopt, forget, isOperator, SESSION_KEY, whenCsrfRefused, whenSessionEnds } from './session';
+import type { Session, User } from './session';
+import { EnrolTotp, Login, SecondFactor, SignOutLink } from './pages/auth/SignIn';
+import { AcceptInvitation, ResetPassword } from './pages/auth/Tokens';
+import { operatorNav, operatorPage } from './pages/operator/routes';
+import { merchantNav, merchantPage } from './pages/merchant/routes';
+import { LoadError, Loading } from './ui/parts';
+
+/** The current session, or null when the server knows none (401). */
+async function currentSession(): Promise<Session | null> {
+  try {
+    return (await unwrap(admin.GET('/v1/admin/session'))).data;
+  } catch (e) {
+    if (e instanceof ApiError && e.status === 401) return null;
+    throw e;
+  }
+}
 
 export function App() {
-  const who = useCredential();
-  const { path } = useLocation();
   const queries = useQueryClient();
+  const { path } = useLocation();
+  const session = useQuery({
+    queryKey: SESSION_KEY,
+    queryFn: async () => {
+      const s = await currentSession();
+      adopt(s);
+      return s;
+    },
+    staleTime: Infinity,
+  });
   useEffect(() => {
-    if (!who) queries.clear();
-  }, [who, queries]);
-  if (!who) return <SignIn />;
-  const nav = who.kind === 'operator' ? OPERATOR_NAV : MERCHANT_NAV;
-  const page = who.kind === 'operator' ? operatorPage(path) : merchantPage(path);
+    whenSessionEnds(() => forget(queries));
+    whenCsrfRefused(() => void queries.invalidateQueries({ queryKey: SESSION_KEY }));
+  }, [queries]);
+
+  if (session.isPending) return <Loading what="your session" />;
+  if (session.error) return <LoadError error={session.error} retry={() => session.refetch()} />;
+  const s = session.data;
+  if (!s) {
+    if (path === '/accept-invitation') return <AcceptInvitation />;
+    if (path === '/reset-password') return <ResetPassword />;
+    return <Login />;
+  }
+  if (s.state === 'totp_required') return <SecondFactor />;
+  if (s.state === 'totp_enrolment_required') return <EnrolTotp required />;
+  const operator = isOperator(s.user);
+  const page = operator ? operatorPage(path, s.user) : merchantPage(path, s.user);
   return (
-    <Shell nav={nav} path={path} title={who.kind === 'operator' ? 'Operator console' : 'Merchant portal'}>
+    <Shell nav={operator ? operatorNav(s.user) : merchantNav(s.user)} path={path} user={s.user} title={operator ? 'Operator console' : 'Merchant portal'}>
       {page ?? <NotFound />}
     </Shell>
   );
 }
 
-function Shell({ nav, path, title, children }: { nav: readonly { to: string; label: string }[]; path: string; title: string; children: ReactNode }) {
+function Shell({ nav, path, user, title, children }: { nav: { to: string; label: string }[]; path: string; user: User; title: string; children: ReactNode }) {
   const main = useRef<HTMLElement>(null);
   // After a navigation, focus moves to the page so keyboard and screen-reader users start there.
   useEffect(() => {
@@ -50,9 +84,10 @@ function Shell({ nav, path, title, children }: { nav: readonly { to: string; lab
             ))}
           </ul>
         </nav>
-        <button type="button" className="link" onClick={() => { signOut(); navigate('/', { replace: true }); }}>
-          Sign out
-        </button>
+        <span className="who">
+          <Link to="/account">{user.email}</Link> <span className="tag">{user.role.replace('_', ' ')}</span>
+        </span>
+        <SignOutLink />
       </header>
       <main id="main" ref={main} tabIndex={-1}>
         {children}
@@ -66,7 +101,7 @@ function NotFound() {
     <>
       <h1>Page not found</h1>
       <p>
-        There is nothing at this address. Use the navigation above, or go to the <Link to="/">start page</Link>.
+        There is nothing at this address, or your role cannot open it. Use the navigation above, or go to the <Link to="/">start page</Link>.
       </p>
     </>
   );

@@ -1,13 +1,12 @@
-// One typed client per OpenAPI document: the paths and schemas come from generated/, so a contract
-// change that breaks a page is a compile error here. Credentials and error handling live here only.
+// The typed client of the operator document (admin.yaml), which the dashboard's people use through their
+// session: its paths and schemas come from generated/, so a contract change that breaks a page is a
+// compile error here. The session cookie goes along by itself; every change carries the CSRF token.
 import createClient from 'openapi-fetch';
 import type { Middleware } from 'openapi-fetch';
-import type { components as AdminComponents, paths as AdminPaths } from '../../generated/admin-api';
-import type { components as MerchantComponents, paths as MerchantPaths } from '../../generated/merchant-api';
-import { credential, signOut } from './session';
+import type { components, paths } from '../../generated/admin-api';
+import { csrfRefused, csrfToken, sessionEnded } from './session';
 
-export type Admin = AdminComponents['schemas'];
-export type Merchant = MerchantComponents['schemas'];
+export type Admin = components['schemas'];
 export type FieldError = Admin['FieldError'];
 
 /** An API refusal, in the API's words, with the field errors of a VALIDATION_ERROR. */
@@ -23,31 +22,42 @@ export class ApiError extends Error {
 }
 
 const UNREACHABLE = 'PayCollect did not answer. Check that the service is running and your network is up, then try again.';
+/** Where a 401 means "wrong password or code", not "your session ended". */
+const SIGN_IN_STEPS = new Set(['/v1/admin/session', '/v1/admin/session/totp', '/v1/admin/me/totp/confirm']);
 
-const authorize: Middleware = {
+const session: Middleware = {
   onRequest({ request }) {
-    const c = credential();
-    if (c) request.headers.set('Authorization', c.kind === 'operator' ? `Bearer ${c.secret}` : c.secret);
     request.headers.set('Accept', 'application/json');
+    const token = csrfToken();
+    if (token && request.method !== 'GET') request.headers.set('X-CSRF-Token', token);
     return request;
   },
-  onResponse({ response }) {
-    // A refused credential (expired token, rotated key) ends the sign-in; the sign-in page says why.
-    if (response.status === 401 && credential()) signOut('Your sign-in has ended or was refused. Sign in again to continue.');
+  async onResponse({ request, response }) {
+    const path = new URL(request.url).pathname;
+    if (response.status === 401 && !(SIGN_IN_STEPS.has(path) && request.method === 'POST')) {
+      sessionEnded('Your session has ended (after 30 minutes without activity, or 12 hours after signing in). Sign in again to continue.');
+    }
+    // A stale CSRF token (a new session id was issued in another tab): fetch the current one for the retry.
+    if (response.status === 403 && ((await response.clone().json()) as { code?: string }).code === 'CSRF_FAILED') csrfRefused();
     return response;
   },
 };
 
-export const admin = createClient<AdminPaths>({ baseUrl: '' });
-export const merchant = createClient<MerchantPaths>({ baseUrl: '' });
-admin.use(authorize);
-merchant.use(authorize);
+export const admin = createClient<paths>({ baseUrl: '', credentials: 'same-origin' });
+admin.use(session);
 
 function errorOf(response: Response, body: unknown): ApiError {
   const e = body as Partial<Admin['Error']> | undefined;
   if (e && typeof e.code === 'string' && typeof e.message === 'string') {
     const fields = Array.isArray(e.data) ? e.data : [];
-    const hint = e.code === 'RATE_LIMITED' ? ` Wait ${response.headers.get('Retry-After') ?? 'a few'} seconds, then try again.` : '';
+    const hint =
+      e.code === 'RATE_LIMITED'
+        ? ` Wait ${response.headers.get('Retry-After') ?? 'a few'} seconds, then try again.`
+        : e.code === 'CSRF_FAILED'
+          ? ' Your page has been brought up to date: try again.'
+          : e.code === 'FORBIDDEN'
+            ? ' Ask an administrator of your account if you need this.'
+            : '';
     return new ApiError(response.status, e.code, e.message + hint, fields);
   }
   return new ApiError(response.status, 'INTERNAL_ERROR', `PayCollect answered HTTP ${response.status}. Try again; if it persists, check the service log.`);
@@ -59,14 +69,17 @@ interface Answer<T> {
   response: Response;
 }
 
-/** The success body of a call, or an ApiError with the API's own message and field errors. */
-export async function unwrap<T>(call: Promise<Answer<T>>): Promise<T> {
-  let answer: Answer<T>;
+async function settle<T>(call: Promise<Answer<T>>): Promise<Answer<T>> {
   try {
-    answer = await call;
+    return await call;
   } catch {
     throw new ApiError(0, 'UNREACHABLE', UNREACHABLE);
   }
+}
+
+/** The success body of a call, or an ApiError with the API's own message and field errors. */
+export async function unwrap<T>(call: Promise<Answer<T>>): Promise<T> {
+  const answer = await settle(call);
   if (answer.error !== undefined || answer.data === undefined) throw errorOf(answer.response, answer.error);
   return answer.data;
 }
@@ -79,9 +92,7 @@ export interface Page<T> {
 }
 
 export async function unwrapPage<T>(call: Promise<Answer<{ data: T[] }>>): Promise<Page<T>> {
-  const answer = await call.catch(() => {
-    throw new ApiError(0, 'UNREACHABLE', UNREACHABLE);
-  });
+  const answer = await settle(call);
   const body = await unwrap(Promise.resolve(answer));
   const h = answer.response.headers;
   return { items: body.data, total: Number(h.get('X-PH-Total') ?? body.data.length), pages: Number(h.get('X-PH-TotalPages') ?? 1) };

@@ -1,57 +1,96 @@
-// Who is signed in, kept in sessionStorage (gone when the tab closes). Until people have accounts
-// (issue 17's server side), an operator signs in with the operator key and a merchant with an API
-// token's key and secret, exchanged for a short-lived access token.
-import { useSyncExternalStore } from 'react';
+// The signed-in person: the session the server keeps (cookie pc_session, HttpOnly, so this code never
+// sees it) as React Query holds it under SESSION_KEY, the CSRF token every change sends, and why the
+// last session ended when it was not the person's own choice.
+import { useQuery } from '@tanstack/react-query';
+import type { QueryClient } from '@tanstack/react-query';
+import type { components } from '../../generated/admin-api';
 
-export type Credential =
-  | { kind: 'operator'; secret: string }
-  | { kind: 'merchant'; secret: string; api_key: string; expires: number };
+export type Session = components['schemas']['Session'];
+export type User = components['schemas']['User'];
+export type Role = components['schemas']['Role'];
 
-const KEY = 'paycollect.credential';
-const listeners = new Set<() => void>();
-let cached: Credential | null | undefined;
+export const SESSION_KEY = ['session'] as const;
+
+let csrf: string | null = null;
 let farewell: string | null = null;
+let onEnded: (() => void) | null = null;
+let onCsrfRefused: (() => void) | null = null;
 
-function read(): Credential | null {
-  if (cached === undefined) {
-    const raw = sessionStorage.getItem(KEY);
-    cached = raw ? (JSON.parse(raw) as Credential) : null;
-  }
-  return cached;
+export function csrfToken(): string | null {
+  return csrf;
 }
 
-function changed(next: Credential | null) {
-  cached = next;
-  if (next) sessionStorage.setItem(KEY, JSON.stringify(next));
-  else sessionStorage.removeItem(KEY);
-  for (const l of listeners) l();
+/** Takes the CSRF token of a session the server answered. */
+export function adopt(session: Session | null): void {
+  csrf = session?.csrf_token ?? null;
+  if (session) farewell = null;
 }
 
-export function credential(): Credential | null {
-  return read();
+/** Keeps a session the server answered (login, second factor, enrolment) as the current one. */
+export function remember(queries: QueryClient, session: Session | null): void {
+  adopt(session);
+  queries.setQueryData(SESSION_KEY, session);
 }
 
-export function signIn(c: Credential): void {
-  farewell = null;
-  changed(c);
+/** No session any more: its data and every page's data go, so nothing of it shows to the next person. */
+export function forget(queries: QueryClient): void {
+  adopt(null);
+  queries.removeQueries({ predicate: (q) => q.queryKey[0] !== SESSION_KEY[0] });
+  queries.setQueryData(SESSION_KEY, null);
 }
 
-/** Ends the sign-in; `why` is shown on the sign-in page. */
-export function signOut(why: string | null = null): void {
+export function whenSessionEnds(handler: () => void): void {
+  onEnded = handler;
+}
+
+export function whenCsrfRefused(handler: () => void): void {
+  onCsrfRefused = handler;
+}
+
+export function csrfRefused(): void {
+  onCsrfRefused?.();
+}
+
+/** The server refused the session (expired, signed out elsewhere, user disabled): back to sign-in. */
+export function sessionEnded(why: string): void {
+  if (csrf === null) return;
+  csrf = null;
   farewell = why;
-  changed(null);
+  onEnded?.();
 }
 
-/** Why the last sign-in ended, when it was not the user's own choice. */
-export function signOutReason(): string | null {
+/** Why the last session ended, to say on the sign-in page; null after a plain sign-out. */
+export function farewellMessage(): string | null {
   return farewell;
 }
 
-function subscribe(l: () => void) {
-  listeners.add(l);
-  return () => listeners.delete(l);
+export function useSession(): Session {
+  const { data } = useQuery<Session | null>({ queryKey: SESSION_KEY, enabled: false });
+  if (!data) throw new Error('useSession outside a signed-in page');
+  return data;
 }
 
-export function useCredential(): Credential | null {
-  return useSyncExternalStore(subscribe, read);
+const OPERATOR_ROLES: Role[] = ['operator_admin', 'operator_support'];
+
+export const isOperator = (u: User) => OPERATOR_ROLES.includes(u.role);
+
+/** What a role may do; the server checks the same rules on every call, the dashboard only hides what would be refused. */
+const ABILITIES = {
+  /** set up businesses, MIDs, wallets, rates, card key, verification */
+  operate: ['operator_admin'],
+  tokens: ['operator_admin', 'merchant_owner', 'merchant_developer'],
+  resend: ['operator_admin', 'operator_support', 'merchant_owner', 'merchant_developer'],
+  team: ['operator_admin', 'merchant_owner'],
+  audit: ['operator_admin', 'merchant_owner'],
+  requestGoLive: ['merchant_owner'],
+} satisfies Record<string, Role[]>;
+
+export type Ability = keyof typeof ABILITIES;
+
+export function can(user: User, ability: Ability): boolean {
+  return (ABILITIES[ability] as Role[]).includes(user.role);
+}
+
+export function useCan(ability: Ability): boolean {
+  return can(useSession().user, ability);
 }

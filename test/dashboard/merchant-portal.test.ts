@@ -1,15 +1,16 @@
-// Proves, in Chromium at phone width against a real service and database, that a merchant finds a payment by its
+// Proves, in Chromium at phone width against a real service and database, that a merchant user finds a payment by its
 // reference inside a visible date window, reads every webhook attempt, re-sends the webhook (the receiver gets the
 // same webhook-id again), sees its balances, and cannot open another business's payment.
 import type { Browser } from 'playwright-core';
 import { launchBrowser } from '../helpers/browser';
-import { dashboardPage, describeBrowser, fitsWidth, PHONE, signInMerchant } from '../helpers/dashboard';
+import { dashboardPage, describeBrowser, fitsWidth, PHONE, signIn } from '../helpers/dashboard';
 import { mobileMoney, setupMerchant } from '../helpers/fixtures';
 import type { MerchantSetup } from '../helpers/fixtures';
 import { eventually, startReceiver } from '../helpers/notify-fixtures';
 import type { Receiver } from '../helpers/notify-fixtures';
 import { startTestService } from '../helpers/service';
 import type { TestService } from '../helpers/service';
+import { createUser } from '../helpers/users';
 
 let svc: TestService;
 let browser: Browser;
@@ -50,8 +51,9 @@ describeBrowser('merchant view in Chromium at phone width', () => {
     await eventually(() => receiver.received.length === 2 || undefined, 15_000, 'both first deliveries');
     const firstIds = receiver.received.map((r) => r.headers['webhook-id']);
 
+    const owner = await createUser(svc, { role: 'merchant_owner', business_id: shop.businessId });
     const page = await dashboardPage(browser, svc, '/', PHONE);
-    await signInMerchant(page, shop.apiKey, shop.apiSecret);
+    await signIn(page, owner.email, owner.password);
     await page.getByRole('heading', { name: 'Payments' }).waitFor();
     await page.getByText(/2 collections created from .* UTC to .* UTC/).waitFor();
     expect(await fitsWidth(page)).toBe(true);
@@ -80,7 +82,7 @@ describeBrowser('merchant view in Chromium at phone width', () => {
 
     // Balances, then another business's payment: not found, with what to do.
     await page.getByRole('link', { name: 'Balances' }).click();
-    await page.getByRole('cell', { name: 'UGX', exact: true }).waitFor();
+    await page.getByRole('region', { name: 'UGX wallet' }).getByText('Available').waitFor();
     await page.goto(`${svc.url}/dashboard/payments/${foreign}`);
     await page.getByRole('alert').getByText('Check the address, or go back to the list.').waitFor();
     expect(await page.content()).not.toContain('ORD-FOREIGN-7');

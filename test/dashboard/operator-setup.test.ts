@@ -1,22 +1,27 @@
-// Proves, in Chromium against a real service and database, that an operator takes a business from nothing to a
-// verified live merchant in the browser only, that refusals show the API's own words next to the field and change
+// Proves, in Chromium against a real service and database, that an operator signs in (password and authenticator
+// code, from the keyboard) and takes a business from nothing to a verified live merchant in the browser only, that refusals show the API's own words next to the field and change
 // nothing, that an API secret is shown once then only masked, and that a third token is refused.
 import type { Browser, Page } from 'playwright-core';
 import { launchBrowser } from '../helpers/browser';
-import { dashboardPage, describeBrowser, fieldError, signInOperator } from '../helpers/dashboard';
+import { dashboardPage, describeBrowser, fieldError } from '../helpers/dashboard';
 import { startReceiver } from '../helpers/notify-fixtures';
 import type { Receiver } from '../helpers/notify-fixtures';
 import { startTestService } from '../helpers/service';
 import type { TestService } from '../helpers/service';
+import { Clock, createUser, totpCode } from '../helpers/users';
+import type { TestUser } from '../helpers/users';
 
 let svc: TestService;
 let browser: Browser;
 let receiver: Receiver;
+let operator: TestUser;
+const clock = new Clock();
 /** A fresh database, a service and Chromium take a while on a loaded machine. */
 const SETUP_MS = 180_000;
 
 beforeAll(async () => {
-  svc = await startTestService();
+  svc = await startTestService({ now: clock.now });
+  operator = await createUser(svc, { role: 'operator_admin', totp: true });
   receiver = await startReceiver();
   browser = (await launchBrowser()) as Browser;
 }, SETUP_MS);
@@ -47,13 +52,18 @@ describeBrowser('operator console in Chromium', () => {
   it('sets up a business from nothing to a verified live merchant', async () => {
     const page = await dashboardPage(browser, svc);
 
-    // A wrong key is refused in the API's words; the right one, typed and submitted from the keyboard, signs in.
-    await signInOperator(page, 'op_wrong_key_000000000000000');
-    const unauthorized = (await svc.anon.get('/v1/admin/businesses')).body.message;
-    await page.getByRole('alert').getByText(unauthorized).waitFor();
-    await page.getByLabel('Operator key').focus();
+    // A wrong password is refused in the API's words; the right one and the code, typed from the keyboard, sign in.
+    await page.getByLabel('Email').fill(operator.email);
+    await page.getByLabel('Password').fill('not the password at all');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    const refused = (await svc.anon.post('/v1/admin/session', { email: operator.email, password: 'not the password either' })).body.message;
+    await page.getByRole('alert').getByText(refused).waitFor();
+    await page.getByLabel('Password').focus();
     await page.keyboard.press('Control+A');
-    await page.keyboard.type(svc.config.operatorApiKey);
+    await page.keyboard.type(operator.password);
+    await page.keyboard.press('Enter');
+    await page.getByLabel('Authenticator code').waitFor();
+    await page.keyboard.type(totpCode(svc));
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { name: 'Businesses' }).waitFor();
     await page.getByText('No business yet').waitFor();

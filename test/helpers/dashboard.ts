@@ -3,7 +3,6 @@
 import { existsSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { CHROMIUM } from './browser';
-import { OPERATOR_KEY } from './service';
 import type { TestService } from './service';
 
 const canBrowse = existsSync(CHROMIUM) || process.env.CI === 'true';
@@ -23,17 +22,16 @@ export async function dashboardPage(browser: Browser, svc: TestService, path = '
   return page;
 }
 
-export async function signInOperator(page: Page, key = OPERATOR_KEY): Promise<void> {
-  await page.getByLabel('Operator', { exact: true }).check();
-  await page.getByLabel('Operator key').fill(key);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-}
-
-export async function signInMerchant(page: Page, apiKey: string, apiSecret: string): Promise<void> {
-  await page.getByLabel('Merchant', { exact: true }).check();
-  await page.getByLabel('API key').fill(apiKey);
-  await page.getByLabel('API secret').fill(apiSecret);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+/** Signs in through the page: email and password, then the authenticator code when one is given. */
+export async function signIn(page: Page, email: string, password: string, code?: string): Promise<void> {
+  const form = page.getByRole('form', { name: 'Sign in' });
+  await form.getByLabel('Email').fill(email);
+  await form.getByLabel('Password').fill(password);
+  await form.getByRole('button', { name: 'Sign in' }).click();
+  if (code === undefined) return;
+  const second = page.getByRole('form', { name: 'Second factor' });
+  await second.getByLabel('Authenticator code').fill(code);
+  await second.getByRole('button', { name: 'Continue' }).click();
 }
 
 /** The error shown next to a form field (the element the API's field name marks). */

@@ -1,58 +1,70 @@
-// The merchant's wallets: available, pending (card settlement) and reserved (rolling reserve) money.
+// The merchant's wallets: available, pending (card settlement) and reserved (rolling reserve) money,
+// with when each held amount is released.
 import { useQuery } from '@tanstack/react-query';
-import { merchant, unwrap } from '../../api';
-import { LoadError, Loading, Money } from '../../ui/parts';
+import { admin, unwrap } from '../../api';
+import { LoadError, Loading, Money, Section, Time } from '../../ui/parts';
 
-export function Balances() {
-  const balances = useQuery({ queryKey: ['balances'], queryFn: () => unwrap(merchant.GET('/v1/data/wallets/balances')) });
+export function Balances({ businessId }: { businessId: number }) {
+  const balances = useQuery({
+    queryKey: ['balances', businessId],
+    queryFn: () => unwrap(admin.GET('/v1/admin/businesses/{business_id}/balances', { params: { path: { business_id: businessId } } })),
+  });
   return (
     <>
       <h1>Balances</h1>
-      <p>Pending money is card credits waiting for card settlement; reserved money is the rolling reserve, released to available when its hold ends.</p>
+      <p>Pending money is card credits waiting for card settlement; reserved money is the rolling reserve. Each becomes available on its release date.</p>
       {balances.isPending && <Loading what="balances" />}
       {balances.error && <LoadError error={balances.error} retry={() => balances.refetch()} />}
-      {balances.data && (
-        <div className="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Wallet</th>
-                <th scope="col" className="num">
-                  Available
-                </th>
-                <th scope="col" className="num">
-                  Pending
-                </th>
-                <th scope="col" className="num">
-                  Reserved
-                </th>
-                <th scope="col" className="num">
-                  Total
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {balances.data.data.map((w) => (
-                <tr key={w.currency}>
-                  <td>{w.currency}</td>
-                  <td className="num">
-                    <Money amount={w.available_balance} currency={w.currency} />
-                  </td>
-                  <td className="num">
-                    <Money amount={w.pending_balance} currency={w.currency} />
-                  </td>
-                  <td className="num">
-                    <Money amount={w.reserved_balance} currency={w.currency} />
-                  </td>
-                  <td className="num">
-                    <Money amount={w.balance} currency={w.currency} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      {balances.data?.data.map((w) => (
+        <Section key={w.currency} title={`${w.currency} wallet`}>
+          <dl className="pairs">
+            <dt>Available</dt>
+            <dd>
+              <Money amount={w.available_balance} currency={w.currency} />
+            </dd>
+            <dt>Pending</dt>
+            <dd>
+              <Money amount={w.pending_balance} currency={w.currency} />
+            </dd>
+            <dt>Reserved</dt>
+            <dd>
+              <Money amount={w.reserved_balance} currency={w.currency} />
+            </dd>
+            <dt>Total</dt>
+            <dd>
+              <Money amount={w.balance} currency={w.currency} />
+            </dd>
+          </dl>
+          {w.releases.length > 0 && (
+            <div className="table-wrap">
+              <table aria-label={`${w.currency} releases`}>
+                <thead>
+                  <tr>
+                    <th scope="col">Released on</th>
+                    <th scope="col">From</th>
+                    <th scope="col" className="num">
+                      Amount
+                    </th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {w.releases.map((r) => (
+                    <tr key={r.bucket + r.release_at}>
+                      <td>
+                        <Time at={r.release_at} />
+                      </td>
+                      <td>{r.bucket}</td>
+                      <td className="num">
+                        <Money amount={r.amount} currency={w.currency} />
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )}
+        </Section>
+      ))}
     </>
   );
 }

@@ -1,18 +1,37 @@
-// The merchant portal's pages by address.
+// The merchant portal's pages by address, for the signed-in user's own business.
 import type { ReactNode } from 'react';
 import { match } from '../../router';
+import { can } from '../../session';
+import type { User } from '../../session';
+import { Account } from '../shared/Account';
+import { AuditLog } from '../shared/AuditLog';
+import { CollectionPage, CollectionsPage } from '../shared/Collections';
+import { People } from '../shared/People';
+import { ApiTokens } from '../shared/ApiTokens';
 import { Balances } from './Balances';
-import { MerchantCollection, MerchantCollections } from './Collections';
+import { MerchantGoLive } from './GoLive';
 
-export const MERCHANT_NAV = [
-  { to: '/payments', label: 'Payments' },
-  { to: '/balances', label: 'Balances' },
-] as const;
+export function merchantNav(user: User): { to: string; label: string }[] {
+  return [
+    { to: '/payments', label: 'Payments' },
+    { to: '/balances', label: 'Balances' },
+    { to: '/developers', label: 'API tokens and webhooks' },
+    { to: '/go-live', label: 'Go live' },
+    ...(can(user, 'team') ? [{ to: '/team', label: 'Team' }] : []),
+    ...(can(user, 'audit') ? [{ to: '/audit', label: 'Audit log' }] : []),
+  ];
+}
 
-export function merchantPage(path: string): ReactNode | null {
-  if (path === '/' || path === '/payments') return <MerchantCollections />;
+export function merchantPage(path: string, user: User): ReactNode | null {
+  const businessId = user.business_id as number;
+  if (path === '/' || path === '/payments') return <CollectionsPage title="Payments" base="/payments" businessId={businessId} />;
   const payment = match('/payments/:reference', path);
-  if (payment) return <MerchantCollection key={payment.reference} reference={payment.reference} />;
-  if (path === '/balances') return <Balances />;
+  if (payment) return <CollectionPage key={payment.reference} reference={payment.reference} operator={false} />;
+  if (path === '/balances') return <Balances businessId={businessId} />;
+  if (path === '/developers') return <ApiTokens businessId={businessId} page />;
+  if (path === '/go-live') return <MerchantGoLive businessId={businessId} />;
+  if (path === '/team' && can(user, 'team')) return <People businessId={businessId} title="Team" />;
+  if (path === '/audit' && can(user, 'audit')) return <AuditLog businessId={businessId} />;
+  if (path === '/account') return <Account />;
   return null;
 }

@@ -9,7 +9,8 @@ import { BusinessForm } from './BusinessForm';
 import type { Terms } from './BusinessForm';
 import { Wallets } from './Wallets';
 import { Mids } from './Mids';
-import { ApiTokens } from './ApiTokens';
+import { ApiTokens } from '../shared/ApiTokens';
+import { Guard } from '../../ui/guard';
 import { GoLive } from './GoLive';
 
 export function Business({ id }: { id: number }) {
@@ -51,7 +52,9 @@ function Terms({ business }: { business: Admin['Business'] }) {
   return (
     <Section title="Terms and fees">
       {saved && <Notice>Terms saved. They apply to collections accepted from now on.</Notice>}
-      <BusinessForm key={business.updated_at} initial={business} submitLabel="Save terms" pending={update.isPending} error={update.error} onSubmit={(t) => update.mutate(t)} />
+      <Guard need="operate">
+        <BusinessForm key={business.updated_at} initial={business} submitLabel="Save terms" pending={update.isPending} error={update.error} onSubmit={(t) => update.mutate(t)} />
+      </Guard>
     </Section>
   );
 }

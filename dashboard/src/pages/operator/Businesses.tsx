@@ -4,6 +4,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { admin, unwrap, unwrapPage } from '../../api';
 import { Link, navigate } from '../../router';
 import { LoadError, Loading, Pager } from '../../ui/parts';
+import { useCan } from '../../session';
 import { BusinessForm } from './BusinessForm';
 import type { Terms } from './BusinessForm';
 
@@ -13,13 +14,16 @@ export function Businesses() {
     queryKey: ['businesses', page],
     queryFn: () => unwrapPage(admin.GET('/v1/admin/businesses', { params: { query: { page, per_page: 20 } } })),
   });
+  const mayCreate = useCan('operate');
   return (
     <>
       <div className="page-head">
         <h1>Businesses</h1>
-        <Link to="/businesses/new" className="button">
-          New business
-        </Link>
+        {mayCreate && (
+          <Link to="/businesses/new" className="button">
+            New business
+          </Link>
+        )}
       </div>
       {list.isPending && <Loading what="businesses" />}
       {list.error && <LoadError error={list.error} retry={() => list.refetch()} />}

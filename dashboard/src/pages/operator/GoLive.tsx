@@ -6,9 +6,11 @@ import { admin, unwrap } from '../../api';
 import type { Admin } from '../../api';
 import { Link } from '../../router';
 import { FormError, TextField } from '../../ui/forms';
+import { Guard } from '../../ui/guard';
+import { useSession } from '../../session';
 import { LoadError, Loading, Section, Time } from '../../ui/parts';
 
-export function Certification({ report }: { report: Admin['Certification'] }) {
+export function Certification({ report, linkBase = '/collections' }: { report: Admin['Certification']; linkBase?: string }) {
   return (
     <>
       <p>{report.complete ? 'Every sandbox test case passed.' : 'Some sandbox test cases have not passed yet: the merchant runs them with the designated test numbers and cards.'}</p>
@@ -19,7 +21,7 @@ export function Certification({ report }: { report: Admin['Certification'] }) {
             {s.gateway_reference && (
               <>
                 {' '}
-                by <Link to={`/collections/${s.gateway_reference}`}>{s.gateway_reference}</Link> at <Time at={s.at} />
+                by <Link to={`${linkBase}/${s.gateway_reference}`}>{s.gateway_reference}</Link> at <Time at={s.at} />
               </>
             )}
           </li>
@@ -36,7 +38,7 @@ export function GoLive({ business }: { business: Admin['Business'] }) {
     queryKey: ['certification', business.id],
     queryFn: () => unwrap(admin.GET('/v1/admin/businesses/{business_id}/certification', { params: { path } })),
   });
-  const [by, setBy] = useState('');
+  const [by, setBy] = useState(useSession().user.email);
   const [note, setNote] = useState('');
   const verify = useMutation({
     mutationFn: () => unwrap(admin.POST('/v1/admin/businesses/{business_id}/verify', { params: { path }, body: { verified_by: by, ...(note ? { note } : {}) } })),
@@ -56,6 +58,7 @@ export function GoLive({ business }: { business: Admin['Business'] }) {
           Verified by <strong>{business.verified_by}</strong> at <Time at={business.verified_at} />.
         </p>
       ) : (
+        <Guard need="operate">
         <form onSubmit={submit} aria-label="Verify for live" className="form-grid">
           <TextField label="Verified by" name="verified_by" required error={verify.error} value={by} onValue={setBy} hint="Your name or id, kept with the verification." />
           <TextField label="What was reviewed" name="note" error={verify.error} value={note} onValue={setNote} />
@@ -66,6 +69,7 @@ export function GoLive({ business }: { business: Admin['Business'] }) {
             </button>
           </div>
         </form>
+        </Guard>
       )}
     </Section>
   );

@@ -6,6 +6,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { admin, unwrap, unwrapPage } from '../../api';
 import type { Admin } from '../../api';
 import { CheckField, FormError, SelectField, TextField } from '../../ui/forms';
+import { Guard } from '../../ui/guard';
 import { LoadError, Loading, Notice, Section } from '../../ui/parts';
 import { asNumber, PAYMENT_METHODS } from '../../ui/values';
 
@@ -70,9 +71,13 @@ export function Mids({ businessId }: { businessId: number }) {
         </div>
       )}
       {editing !== null && mids.data?.items.find((m) => m.id === editing) && (
+        <Guard need="operate">
         <EditMid key={editing} mid={mids.data.items.find((m) => m.id === editing) as Admin['Mid']} onDone={() => setEditing(null)} />
+        </Guard>
       )}
-      <NewMid businessId={businessId} />
+      <Guard need="operate">
+        <NewMid businessId={businessId} />
+      </Guard>
     </Section>
   );
 }
@@ -173,10 +178,30 @@ function EditMid({ mid, onDone }: { mid: Admin['Mid']; onDone: () => void }) {
         <button type="submit" disabled={update.isPending}>
           Save MID
         </button>{' '}
+        <CheckCredentials mid={mid} />{' '}
         <button type="button" className="secondary" onClick={onDone}>
           Close
         </button>
       </div>
     </form>
+  );
+}
+
+/** Asks the processor for a token with the stored credentials; nothing changes, no payment is made. */
+function CheckCredentials({ mid }: { mid: Admin['Mid'] }) {
+  const check = useMutation({ mutationFn: () => unwrap(admin.POST('/v1/admin/mids/{mid_id}/check-credentials', { params: { path: { mid_id: mid.id } } })) });
+  const result = check.data?.data;
+  return (
+    <>
+      <button type="button" className="secondary" disabled={check.isPending} onClick={() => check.mutate()}>
+        Check credentials
+      </button>
+      {result && (
+        <p role="status" className={result.ok ? 'notice' : 'error'}>
+          {result.ok ? 'The processor accepted the credentials' : 'The processor refused: check the username, password and processor address'} ({result.detail}).
+        </p>
+      )}
+      <FormError error={check.error} />
+    </>
   );
 }

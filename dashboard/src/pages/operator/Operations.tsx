@@ -6,6 +6,7 @@ import { admin, unwrap, unwrapPage } from '../../api';
 import type { Admin } from '../../api';
 import { Link } from '../../router';
 import { FormError, TextField } from '../../ui/forms';
+import { Guard } from '../../ui/guard';
 import { LoadError, Loading, Notice, Time } from '../../ui/parts';
 import { asNumber } from '../../ui/values';
 
@@ -60,6 +61,7 @@ export function FxRates() {
           </table>
         </div>
       )}
+      <Guard need="operate">
       <form onSubmit={submit} aria-label="Set a market rate" className="inline-form">
         <TextField label="Base" name="base" maxLength={3} required error={save.error} value={f.base} onValue={set('base')} />
         <TextField label="Quote" name="quote" maxLength={3} required error={save.error} value={f.quote} onValue={set('quote')} />
@@ -69,6 +71,7 @@ export function FxRates() {
         </button>
         <FormError error={save.error} shown={['base', 'quote', 'rate']} />
       </form>
+      </Guard>
     </>
   );
 }

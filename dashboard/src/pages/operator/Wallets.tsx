@@ -5,6 +5,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { admin, unwrap, unwrapPage } from '../../api';
 import type { Admin } from '../../api';
 import { CheckField, FormError, TextField } from '../../ui/forms';
+import { Guard } from '../../ui/guard';
 import { LoadError, Loading, Section, Time } from '../../ui/parts';
 
 export function Wallets({ business }: { business: Admin['Business'] }) {
@@ -42,6 +43,7 @@ export function Wallets({ business }: { business: Admin['Business'] }) {
           ))}
         </ul>
       )}
+      <Guard need="operate">
       <form onSubmit={submit} aria-label="Add a wallet" className="inline-form">
         <TextField label="New wallet currency" name="currency" maxLength={3} required error={add.error} value={currency} onValue={setCurrency} />
         <CheckField label="Make it the default wallet" name="is_default" checked={makeDefault} onValue={setMakeDefault} />
@@ -50,6 +52,7 @@ export function Wallets({ business }: { business: Admin['Business'] }) {
         </button>
         <FormError error={add.error} shown={['currency', 'is_default']} />
       </form>
+      </Guard>
     </Section>
   );
 }

@@ -1,29 +1,44 @@
 // The operator console's pages by address.
 import type { ReactNode } from 'react';
 import { match } from '../../router';
+import { can } from '../../session';
+import type { User } from '../../session';
+import { Account } from '../shared/Account';
+import { AuditLog } from '../shared/AuditLog';
+import { CollectionPage, CollectionsPage } from '../shared/Collections';
+import { People } from '../shared/People';
 import { Business } from './Business';
 import { Businesses, NewBusiness } from './Businesses';
-import { AdminCollection, AdminCollections } from './Collections';
+import { GoLiveRequests } from './GoLiveRequests';
 import { CardKeys, FailingWebhooks, FxRates } from './Operations';
 
-export const OPERATOR_NAV = [
-  { to: '/businesses', label: 'Businesses' },
-  { to: '/collections', label: 'Collections' },
-  { to: '/webhooks', label: 'Failing webhooks' },
-  { to: '/rates', label: 'Market rates' },
-  { to: '/card-keys', label: 'Card key' },
-] as const;
+export function operatorNav(user: User): { to: string; label: string }[] {
+  return [
+    { to: '/businesses', label: 'Businesses' },
+    { to: '/collections', label: 'Collections' },
+    { to: '/go-live-requests', label: 'Go-live requests' },
+    { to: '/webhooks', label: 'Failing webhooks' },
+    { to: '/rates', label: 'Market rates' },
+    ...(can(user, 'operate') ? [{ to: '/card-keys', label: 'Card key' }] : []),
+    ...(can(user, 'team') ? [{ to: '/users', label: 'Users' }] : []),
+    ...(can(user, 'audit') ? [{ to: '/audit', label: 'Audit log' }] : []),
+  ];
+}
 
-export function operatorPage(path: string): ReactNode | null {
+export function operatorPage(path: string, user: User): ReactNode | null {
   if (path === '/' || path === '/businesses') return <Businesses />;
   if (path === '/businesses/new') return <NewBusiness />;
   const business = match('/businesses/:id', path);
   if (business && /^\d+$/.test(business.id)) return <Business key={business.id} id={Number(business.id)} />;
-  if (path === '/collections') return <AdminCollections />;
+  if (path === '/collections') return <CollectionsPage title="Collections" base="/collections" />;
   const collection = match('/collections/:reference', path);
-  if (collection) return <AdminCollection key={collection.reference} reference={collection.reference} />;
+  if (collection) return <CollectionPage key={collection.reference} reference={collection.reference} operator />;
+  if (path === '/go-live-requests') return <GoLiveRequests />;
   if (path === '/webhooks') return <FailingWebhooks />;
   if (path === '/rates') return <FxRates />;
-  if (path === '/card-keys') return <CardKeys />;
+  if (path === '/card-keys' && can(user, 'operate')) return <CardKeys />;
+  if (path === '/users' && can(user, 'team')) return <People title="Users" />;
+  if (path === '/audit' && can(user, 'audit')) return <AuditLog />;
+  if (path === '/account') return <Account />;
   return null;
 }

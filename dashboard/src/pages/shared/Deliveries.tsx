@@ -1,60 +1,21 @@
-// The merchant's own collections: search, and one payment with every webhook delivery attempt and
-// a re-send of its latest notification.
+// A collection's notifications with every delivery attempt, and a re-send of the latest one.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { merchant, unwrap, unwrapPage } from '../../api';
-import type { Merchant } from '../../api';
-import { useLocation } from '../../router';
-import { CollectionSummary, CollectionTable, queryOf, SearchForm, searchOf, WindowLine } from '../../ui/collections';
+import { admin, unwrap } from '../../api';
+import type { Admin } from '../../api';
+import { useCan } from '../../session';
 import { FormError } from '../../ui/forms';
 import { LoadError, Loading, Notice, Section, Time } from '../../ui/parts';
 
-export function MerchantCollections() {
-  const { query } = useLocation();
-  const search = searchOf(query);
-  const list = useQuery({
-    queryKey: ['collections', search],
-    queryFn: () => unwrapPage(merchant.GET('/v1/collections', { params: { query: queryOf(search) } })),
-  });
-  return (
-    <>
-      <h1>Payments</h1>
-      <SearchForm key={query.toString()} base="/payments" search={search} error={list.error} />
-      <WindowLine search={search} total={list.data?.total} />
-      {list.isPending && <Loading what="payments" />}
-      {list.error && <LoadError error={list.error} retry={() => list.refetch()} />}
-      {list.data && <CollectionTable base="/payments" rows={list.data.items} search={search} pages={list.data.pages} />}
-    </>
-  );
-}
-
-export function MerchantCollection({ reference }: { reference: string }) {
-  const path = { gateway_reference: reference };
-  const one = useQuery({ queryKey: ['collection', reference], queryFn: () => unwrap(merchant.GET('/v1/collections/{gateway_reference}', { params: { path } })) });
-  if (one.isPending) return <Loading what="the payment" />;
-  if (one.error) return <LoadError error={one.error} retry={() => one.refetch()} />;
-  const c = one.data.data;
-  return (
-    <>
-      <h1>
-        Payment <code>{c.gateway_reference}</code>
-      </h1>
-      <Section title="Payment">
-        <CollectionSummary c={c} />
-      </Section>
-      <Deliveries reference={reference} final={c.transaction_status !== 'PENDING'} />
-    </>
-  );
-}
-
-function Deliveries({ reference, final }: { reference: string; final: boolean }) {
+export function Deliveries({ reference, final }: { reference: string; final: boolean }) {
   const queries = useQueryClient();
+  const mayResend = useCan('resend');
   const path = { gateway_reference: reference };
-  const log = useQuery({ queryKey: ['deliveries', reference], queryFn: () => unwrap(merchant.GET('/v1/collections/{gateway_reference}/notifications', { params: { path } })) });
+  const log = useQuery({ queryKey: ['deliveries', reference], queryFn: () => unwrap(admin.GET('/v1/admin/collections/{gateway_reference}/notifications', { params: { path } })) });
   const resend = useMutation({
-    mutationFn: () => unwrap(merchant.POST('/v1/collections/{gateway_reference}/notify', { params: { path } })),
+    mutationFn: () => unwrap(admin.POST('/v1/admin/collections/{gateway_reference}/notify', { params: { path } })),
     onSuccess: () => queries.invalidateQueries({ queryKey: ['deliveries', reference] }),
   });
-  const action = (
+  const action = mayResend && (
     <button type="button" disabled={!final || resend.isPending} onClick={() => resend.mutate()} title={final ? undefined : 'A payment still PENDING has nothing to re-send yet'}>
       Re-send webhook
     </button>
@@ -71,7 +32,7 @@ function Deliveries({ reference, final }: { reference: string; final: boolean })
   );
 }
 
-function Notification({ n }: { n: Merchant['NotificationLogEntry'] }) {
+function Notification({ n }: { n: Admin['NotificationLogEntry'] }) {
   return (
     <article className="delivery" aria-label={`Notification ${n.sequence}`}>
       <p>

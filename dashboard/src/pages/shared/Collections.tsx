@@ -1,33 +1,36 @@
-// Collections of every business: search, and one collection with its routing decision and ledger.
+// Collections: the search (an operator's over every business, a merchant's over its own), and one
+// collection with its delivery log; operators also see its routing decision and ledger postings.
 import { useQuery } from '@tanstack/react-query';
 import { admin, unwrap, unwrapPage } from '../../api';
 import type { Admin } from '../../api';
 import { Link, useLocation } from '../../router';
 import { CollectionSummary, CollectionTable, queryOf, SearchForm, searchOf, WindowLine } from '../../ui/collections';
 import { LoadError, Loading, Money, Section, Time } from '../../ui/parts';
+import { Deliveries } from './Deliveries';
 
-export function AdminCollections() {
+/** `businessId`: a merchant's own business (the server allows no other). */
+export function CollectionsPage({ title, base, businessId }: { title: string; base: string; businessId?: number }) {
   const { query } = useLocation();
   const search = searchOf(query);
   const list = useQuery({
-    queryKey: ['admin-collections', search],
-    queryFn: () => unwrapPage(admin.GET('/v1/admin/collections', { params: { query: queryOf(search) } })),
+    queryKey: ['collections', businessId ?? 'all', search],
+    queryFn: () => unwrapPage(admin.GET('/v1/admin/collections', { params: { query: { ...queryOf(search), business_id: businessId } } })),
   });
   return (
     <>
-      <h1>Collections</h1>
-      <SearchForm key={query.toString()} base="/collections" search={search} error={list.error} />
+      <h1>{title}</h1>
+      <SearchForm key={query.toString()} base={base} search={search} error={list.error} />
       <WindowLine search={search} total={list.data?.total} />
-      {list.isPending && <Loading what="collections" />}
+      {list.isPending && <Loading what={title.toLowerCase()} />}
       {list.error && <LoadError error={list.error} retry={() => list.refetch()} />}
-      {list.data && <CollectionTable base="/collections" rows={list.data.items} search={search} pages={list.data.pages} />}
+      {list.data && <CollectionTable base={base} rows={list.data.items} search={search} pages={list.data.pages} />}
     </>
   );
 }
 
-export function AdminCollection({ reference }: { reference: string }) {
+export function CollectionPage({ reference, operator }: { reference: string; operator: boolean }) {
   const one = useQuery({
-    queryKey: ['admin-collection', reference],
+    queryKey: ['collection', reference],
     queryFn: () => unwrap(admin.GET('/v1/admin/collections/{gateway_reference}', { params: { path: { gateway_reference: reference } } })),
   });
   if (one.isPending) return <Loading what="the collection" />;
@@ -36,17 +39,22 @@ export function AdminCollection({ reference }: { reference: string }) {
   return (
     <>
       <h1>
-        Collection <code>{c.gateway_reference}</code>
+        {operator ? 'Collection' : 'Payment'} <code>{c.gateway_reference}</code>
       </h1>
       <p>
-        Business <Link to={`/businesses/${c.business_id}`}>#{c.business_id}</Link>
+        {operator && (
+          <>
+            Business <Link to={`/businesses/${c.business_id}`}>#{c.business_id}</Link>
+          </>
+        )}
         {c.fx_rate !== null && ` · converted at ${c.fx_rate}`}
         {c.card && ` · card ${c.card.masked_number}`}
       </p>
       <Section title="Payment">
         <CollectionSummary c={c} />
       </Section>
-      <Routing routing={c.routing} />
+      <Deliveries reference={c.gateway_reference} final={c.transaction_status !== 'PENDING'} />
+      {operator && <Routing routing={c.routing} />}
       <Postings postings={c.postings} />
     </>
   );

@@ -6,26 +6,39 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { admin, unwrap, unwrapPage } from '../../api';
 import type { Admin } from '../../api';
 import { CheckField, FormError, TextField } from '../../ui/forms';
+import { Guard } from '../../ui/guard';
+import { useCan } from '../../session';
 import { LoadError, Loading, Notice, Section, Time } from '../../ui/parts';
 
 const MAX_TOKENS = 2;
 const MASK = '••••••••••••••••';
 
-export function ApiTokens({ businessId }: { businessId: number }) {
+/** `page`: shown as a page of its own (the merchant's), not a section of the business page. */
+export function ApiTokens({ businessId, page = false }: { businessId: number; page?: boolean }) {
   const tokens = useQuery({
     queryKey: ['tokens', businessId],
     queryFn: () => unwrapPage(admin.GET('/v1/admin/businesses/{business_id}/api-tokens', { params: { path: { business_id: businessId } } })),
   });
   const [revealed, setRevealed] = useState<Admin['ApiTokenWithSecret'] | null>(null);
-  return (
+  const body = (
     <Section title="API tokens">
       {revealed && <SecretOnce token={revealed} onDone={() => setRevealed(null)} />}
       {tokens.isPending && <Loading what="API tokens" />}
       {tokens.error && <LoadError error={tokens.error} retry={() => tokens.refetch()} />}
       {tokens.data?.items.map((t) => <TokenCard key={t.id} token={t} onSecret={setRevealed} />)}
       {tokens.data && tokens.data.items.length === 0 && <p>No API token yet: the merchant cannot call the API until you create one.</p>}
-      <NewToken businessId={businessId} full={(tokens.data?.items.length ?? 0) >= MAX_TOKENS} onSecret={setRevealed} />
+      <Guard need="tokens">
+        <NewToken businessId={businessId} full={(tokens.data?.items.length ?? 0) >= MAX_TOKENS} onSecret={setRevealed} />
+      </Guard>
     </Section>
+  );
+  if (!page) return body;
+  return (
+    <>
+      <h1>API tokens and webhooks</h1>
+      <p>Your integration signs in with a token's key and secret; notifications go to its webhook URL, signed with its webhook hash.</p>
+      {body}
+    </>
   );
 }
 
@@ -66,6 +79,7 @@ function TokenCard({ token, onSecret }: { token: Admin['ApiToken']; onSecret: (t
   });
   const remove = useMutation({ mutationFn: () => unwrap(admin.DELETE('/v1/admin/api-tokens/{token_id}', { params: { path } })), onSuccess: refresh });
   const [editing, setEditing] = useState(false);
+  const mayChange = useCan('tokens');
   return (
     <article className="token" aria-label={`API token ${token.api_key}`}>
       <dl className="pairs">
@@ -88,6 +102,7 @@ function TokenCard({ token, onSecret }: { token: Admin['ApiToken']; onSecret: (t
           <Time at={token.created_at} />
         </dd>
       </dl>
+      {mayChange && (
       <div className="actions">
         <button type="button" className="small" onClick={() => setEditing(!editing)} aria-expanded={editing}>
           Edit webhook and email
@@ -99,6 +114,7 @@ function TokenCard({ token, onSecret }: { token: Admin['ApiToken']; onSecret: (t
           Delete
         </button>
       </div>
+      )}
       <FormError error={regenerate.error ?? remove.error} />
       {editing && <EditToken token={token} onDone={() => setEditing(false)} />}
     </article>
