@@ -1488,12 +1488,16 @@ export interface components {
         };
         /**
          * @description Stage of a collection. Every collection starts `PENDING` and ends in exactly one of the four final
-         *     states; a final state never changes again. Money moves only on `COMPLETED`.
+         *     states; a final state never changes again, with one exception: `EXPIRED` is this service's own
+         *     deadline, not the processor's word, so when the processor later confirms that the customer paid, an
+         *     `EXPIRED` collection becomes `COMPLETED` once (credited and notified like any completion, with the
+         *     next `sequence`). Money moves only on `COMPLETED`.
          *     - `PENDING`: accepted, waiting for the customer or the provider.
          *     - `COMPLETED`: the customer paid; `total_credit` is credited to the wallet.
          *     - `FAILED`: the provider declined or the payment failed.
          *     - `CANCELLED`: the customer cancelled on the payment page.
-         *     - `EXPIRED`: still `PENDING` after the expiry time (30 minutes by default).
+         *     - `EXPIRED`: still `PENDING` after the expiry time (30 minutes by default); with a live processor, after
+         *       asking it once more.
          * @enum {string}
          */
         TransactionStatus: "PENDING" | "COMPLETED" | "FAILED" | "CANCELLED" | "EXPIRED";
@@ -1625,6 +1629,19 @@ export interface components {
             routing: components["schemas"]["Routing"];
             /** @description A late completion: when the processor confirmed the payment of this collection after it had become `EXPIRED` (it then moved `EXPIRED` -> `COMPLETED`, was credited and notified once). `null` otherwise. */
             late_completed_at: components["schemas"]["Timestamp"] | null;
+            /** @description The collection's request to a real processor (`null` for the built-in simulator): `queued` (to be sent), `sent` (the processor has it), `unknown` (it may have it: a status query will tell), `settled` (the processor gave its final answer) or `held` (the processor confirmed an amount or currency other than ours: not credited, for the operator to resolve, `held_reason` says what differs). */
+            processor_request: null | {
+                service_type: string;
+                /** @enum {string} */
+                state: "queued" | "sent" | "unknown" | "settled" | "held";
+                /** @description Attempts to send the request so far. */
+                send_attempts: number;
+                /** @description Status queries since the processor took the request. */
+                checks: number;
+                /** @description The last problem talking to the processor (never a credential). */
+                last_error: string | null;
+                held_reason: string | null;
+            };
             /** @description Ledger postings of this collection, oldest first; empty until `COMPLETED`. */
             postings: components["schemas"]["Posting"][];
         };

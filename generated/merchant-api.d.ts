@@ -327,8 +327,10 @@ export interface webhooks {
         /**
          * Collection status changed
          * @description Sent to the `webhook_url` of the API token that requested the collection each time the collection
-         *     leaves `PENDING` (to `COMPLETED`, `FAILED`, `CANCELLED` or `EXPIRED`), as an HTTP `POST` with a JSON
-         *     body: the collection record as it is after the change, plus `sequence`.
+         *     leaves `PENDING` (to `COMPLETED`, `FAILED`, `CANCELLED` or `EXPIRED`), and once more if a processor
+         *     confirms payment of an `EXPIRED` collection (a late completion: `EXPIRED` then `COMPLETED`, sequence
+         *     1 then 2), as an HTTP `POST` with a JSON body: the collection record as it is after the change, plus
+         *     `sequence`.
          *
          *     **Verify before you trust it.** Headers follow Standard Webhooks: compute
          *     `base64(HMAC-SHA256(key, "<webhook-id>.<webhook-timestamp>.<raw body>"))` where `key` is the UTF-8
@@ -647,12 +649,16 @@ export interface components {
         Money: number;
         /**
          * @description Stage of a collection. Every collection starts `PENDING` and ends in exactly one of the four final
-         *     states; a final state never changes again. Money moves only on `COMPLETED`.
+         *     states; a final state never changes again, with one exception: `EXPIRED` is this service's own
+         *     deadline, not the processor's word, so when the processor later confirms that the customer paid, an
+         *     `EXPIRED` collection becomes `COMPLETED` once (credited and notified like any completion, with the
+         *     next `sequence`). Money moves only on `COMPLETED`.
          *     - `PENDING`: accepted, waiting for the customer or the provider.
          *     - `COMPLETED`: the customer paid; `total_credit` is credited to the wallet.
          *     - `FAILED`: the provider declined or the payment failed.
          *     - `CANCELLED`: the customer cancelled on the payment page.
-         *     - `EXPIRED`: still `PENDING` after the expiry time (30 minutes by default).
+         *     - `EXPIRED`: still `PENDING` after the expiry time (30 minutes by default); with a live processor, after
+         *       asking it once more.
          * @enum {string}
          */
         TransactionStatus: "PENDING" | "COMPLETED" | "FAILED" | "CANCELLED" | "EXPIRED";

@@ -58,8 +58,18 @@ export function toPosting(p: PostingRow) {
   };
 }
 
-/** The operator's view: the record plus routing decision, rate, card summary and postings. */
-export function toAdminRecord(row: CollectionRow, postings: PostingRow[]) {
+/** A collection's request to a real processor, as the operator sees it (no reference, no token). */
+export interface ProcessorRequestView {
+  service_type: string;
+  state: 'queued' | 'sent' | 'unknown' | 'settled' | 'held';
+  send_attempts: number;
+  checks: number;
+  last_error: string | null;
+  held_reason: string | null;
+}
+
+/** The operator's view: the record plus routing decision, rate, card summary, postings and processor request. */
+export function toAdminRecord(row: CollectionRow, postings: PostingRow[], processorRequest: ProcessorRequestView | null = null) {
   return {
     ...toRecord(row),
     business_id: row.business_id,
@@ -67,6 +77,7 @@ export function toAdminRecord(row: CollectionRow, postings: PostingRow[]) {
     card: row.card_masked && row.card_fingerprint ? { masked_number: row.card_masked, fingerprint: row.card_fingerprint } : null,
     routing: row.routing,
     late_completed_at: apiTimeOrNull(row.late_completed_at),
+    processor_request: processorRequest,
     postings: postings.map(toPosting),
   };
 }

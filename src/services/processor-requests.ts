@@ -13,6 +13,7 @@ import { decide } from '../processors/reconcile';
 import type { CheckAction } from '../processors/reconcile';
 import type { CallContext, CredentialCheck, Processor, QueryResult, SendResult } from '../processors/types';
 import type { WorkerSpec } from '../workers';
+import type { ProcessorRequestView } from './collection-view';
 import type { Services } from './index';
 import { masterKeys } from '../crypto/secretbox';
 import { openCredentials } from './mid-credentials';
@@ -290,6 +291,14 @@ export class ProcessorRequestService {
   }
 
   // ---- operator -------------------------------------------------------------------------------
+
+  /** A collection's processor request for the operator's view; null for the simulator's collections. */
+  viewOf(collectionId: bigint): Promise<ProcessorRequestView | null> {
+    return this.s.db.oneOrNone<ProcessorRequestView>(
+      'SELECT service_type, state, send_attempts, checks, last_error, held_reason FROM processor_requests WHERE collection_id = $1',
+      [collectionId],
+    );
+  }
 
   /** Fetch a token at the MID's processor with its stored credentials. */
   async checkMidCredentials(midId: number): Promise<CredentialCheck & { mid_id: number; service_type: string }> {

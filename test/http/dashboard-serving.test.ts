@@ -6,9 +6,11 @@ import { startTestService } from '../helpers/service';
 import type { TestService } from '../helpers/service';
 
 let svc: TestService;
+/** A fresh embedded database takes a while on a loaded machine. */
+const SETUP_MS = 180_000;
 beforeAll(async () => {
   svc = await startTestService();
-});
+}, SETUP_MS);
 afterAll(async () => {
   await svc?.close();
 });

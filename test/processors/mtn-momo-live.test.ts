@@ -204,6 +204,8 @@ describe('processor faults', () => {
     expect(await statusOf(c.gateway_reference)).toBe('PENDING');
     expect(await journalsOf(svc, c.gateway_reference)).toBe(0);
     expect(svc.logs.some((l) => l.includes('held for the operator'))).toBe(true);
+    const admin = expectOk(await svc.admin.get(`/v1/admin/collections/${c.gateway_reference}`));
+    expect(admin.processor_request).toMatchObject({ service_type: 'mtn_momo', state: 'held', held_reason: row.held_reason });
   });
 });
 

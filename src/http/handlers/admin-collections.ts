@@ -11,15 +11,17 @@ export const admin = typedHandlers({
   listAdminCollections: async ({ query }, ctx) => {
     const page = pageOf(query);
     const collections = ctx.services.collections;
+    const requests = ctx.services.processorRequests;
     const found = await collections.list(filtersOf(query), page);
-    const rows = await Promise.all(found.rows.map(async (r) => toAdminRecord(r, await collections.postingsOf(r.id))));
+    const rows = await Promise.all(found.rows.map(async (r) => toAdminRecord(r, await collections.postingsOf(r.id), await requests.viewOf(r.id))));
     return pageReply(ctx, query, page, { ...found, rows }, 'Collections retrieved');
   },
 
   getAdminCollection: async ({ path }, ctx) => {
     const collections = ctx.services.collections;
     const row = await collections.get(path.gateway_reference, null);
-    return ok(toAdminRecord(row, await collections.postingsOf(row.id)), 'Collection retrieved');
+    const request = await ctx.services.processorRequests.viewOf(row.id);
+    return ok(toAdminRecord(row, await collections.postingsOf(row.id), request), 'Collection retrieved');
   },
 
   getCertification: async ({ path }, ctx) => {

@@ -54,7 +54,7 @@ export function toStkPush(credentials: Credentials, order: PaymentOrder, at: Dat
     PhoneNumber: order.accountNumber,
     CallBackURL: order.callbackUrl,
     AccountReference: order.gatewayReference.slice(0, 12),
-    TransactionDesc: order.narration.replace(/[^A-Za-z0-9 ]/g, ' ').trim().slice(0, 13) || 'Payment',
+    TransactionDesc: order.narration.replace(/[^A-Za-z0-9 ]/g, ' ').slice(0, 13).trim() || 'Payment',
   };
 }
 
