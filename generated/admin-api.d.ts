@@ -219,7 +219,7 @@ export interface paths {
         put?: never;
         /**
          * Regenerate an API token's key and secret
-         * @description Replaces the API token's `api_key` and `api_secret` with new ones, for a lost secret or a compromised key. The old key, the old secret and every access token issued before stop working at once. Settings (webhook, emails) are kept. The answer is the only time the new secret is shown. No request body.
+         * @description Replaces the API token's `api_key` and `api_secret` with new ones, for a lost secret or a compromised key. The old key, the old secret and every access token issued before stop working at once. Settings (webhook, emails) are kept. The answer is the only time the new secret is shown. No request body (or `{}`).
          */
         post: operations["regenerateApiToken"];
         delete?: never;
@@ -343,7 +343,7 @@ export interface paths {
         put?: never;
         /**
          * Rotate the card encryption key
-         * @description Generates a new 2048-bit RSA key pair for card encryption; `GET /v1/public-key` returns the new public key from now on. The previous private key keeps decrypting until `previous_key_expires_at`, so cards encrypted by merchants with a recently downloaded key still work; after that they get `CARD_DECRYPTION_FAILED` and must download the key again. Private keys stay encrypted at rest. No request body.
+         * @description Generates a new 2048-bit RSA key pair for card encryption; `GET /v1/public-key` returns the new public key from now on. The previous private key keeps decrypting until `previous_key_expires_at`, so cards encrypted by merchants with a recently downloaded key still work; after that they get `CARD_DECRYPTION_FAILED` and must download the key again. Private keys stay encrypted at rest. No request body (or `{}`).
          */
         post: operations["rotateCardKey"];
         delete?: never;
@@ -829,8 +829,9 @@ export interface components {
             fixed: number;
         };
         /**
-         * @description Date and time in UTC, ISO 8601 form `YYYY-MM-DDTHH:MM:SS`, without fractional seconds and without a zone suffix. It must be a real moment of the Gregorian calendar between years 0001 and 9999: month 01-12, a day that exists in that month (29 February in leap years only), hour 00-23, minutes and seconds 00-59.
-         * @example 2025-11-25T10:15:02
+         * Format: date-time
+         * @description Date and time in UTC, ISO 8601 / RFC 3339 form `YYYY-MM-DDTHH:MM:SSZ`: whole seconds, and the UTC designator `Z` so that every tool reads it as UTC, not as local time. It is a real moment of the Gregorian calendar between years 0001 and 9999: month 01-12, a day that exists in that month (29 February in leap years only), hour 00-23, minutes and seconds 00-59.
+         * @example 2025-11-25T10:15:02Z
          */
         Timestamp: string;
         /** @description A business account (a merchant). */
@@ -864,6 +865,24 @@ export interface components {
             created_at: components["schemas"]["Timestamp"];
             updated_at: components["schemas"]["Timestamp"];
         };
+        /** @description How a list goes on. To get the next page, send `next_cursor` as the `cursor` query parameter, with the same filters; stop when it is `null`. */
+        Paging: {
+            /**
+             * @description Items per page, as asked (or the default).
+             * @example 10
+             */
+            per_page: number;
+            /**
+             * @description The cursor of the next page; `null` on the last page.
+             * @example WyIyMDI1LTExLTI1VDEwOjE1OjAyKzAwOjAwIiwxMDQ4XQ
+             */
+            next_cursor: string | null;
+            /**
+             * @description How many items match the filters in all (also in the `X-PH-Total` header).
+             * @example 42
+             */
+            total: number;
+        };
         /** @description Envelope of a page of business accounts, newest first. */
         BusinessListResponse: {
             /**
@@ -879,9 +898,44 @@ export interface components {
             /** @description Human-readable outcome. */
             message: string;
             data: components["schemas"]["Business"][];
+            paging: components["schemas"]["Paging"];
+        };
+        /** @description One broken rule of a request. */
+        FieldError: {
+            /**
+             * @description The request's own name of the offending field (`amount`, not `/amount`). Fields inside the decrypted card are named `encrypted_card.<field>` (for example `encrypted_card.card_number`); their values are never echoed. Headers are named as sent (`Secret-Key`), query and path parameters by their parameter name.
+             * @example amount
+             */
+            field: string;
+            /**
+             * @description What is wrong with the field, in English.
+             * @example must be greater than 0
+             */
+            message: string;
+        };
+        /** @description A request that breaks one or more rules; `data` lists every broken rule. */
+        ValidationError: {
+            /**
+             * @description A body, query, path or header value breaks a rule.
+             * @constant
+             */
+            code: "VALIDATION_ERROR";
+            /**
+             * @description Always `error`.
+             * @constant
+             */
+            status: "error";
+            /**
+             * @description Human-readable explanation. It never reveals internals, secrets or card data.
+             * @example The request breaks one or more rules
+             */
+            message: string;
+            /** @description One entry per broken rule, at most 20 (a request that breaks more rules lists the first 20; fix them and send it again to see the rest). */
+            data: components["schemas"]["FieldError"][];
         };
         /**
-         * @description Machine-readable reason of an error response. Branch on this value, not on `message`.
+         * @description Machine-readable reason of an error response other than `VALIDATION_ERROR` (which has its own form,
+         *     `ValidationError`, with the field list). Branch on `code`, not on `message`. All codes:
          *
          *     | HTTP | code | when |
          *     |---|---|---|
@@ -905,23 +959,10 @@ export interface components {
          *     | 503 | `SERVICE_UNAVAILABLE` | the service's database is unreachable; nothing changed; retry after `Retry-After` seconds |
          * @enum {string}
          */
-        ErrorCode: "VALIDATION_ERROR" | "INVALID_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "METHOD_NOT_ALLOWED" | "DUPLICATE_MERCHANT_REFERENCE" | "UNSUPPORTED_CURRENCY" | "NO_ROUTE" | "CARD_DECRYPTION_FAILED" | "API_TOKEN_LIMIT" | "INVALID_STATE" | "UNAUTHORIZED" | "FORBIDDEN" | "CSRF_FAILED" | "NOT_FOUND" | "PAYLOAD_TOO_LARGE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
-        /** @description One broken rule of a request. */
-        FieldError: {
-            /**
-             * @description The request's own name of the offending field (`amount`, not `/amount`). Fields inside the decrypted card are named `encrypted_card.<field>` (for example `encrypted_card.card_number`); their values are never echoed. Headers are named as sent (`Secret-Key`), query and path parameters by their parameter name.
-             * @example amount
-             */
-            field: string;
-            /**
-             * @description What is wrong with the field, in English.
-             * @example must be greater than 0
-             */
-            message: string;
-        };
-        /** @description Body of every error response. `code` is a string identifier (never the numeric HTTP status) and `status` is always `error`. */
-        Error: {
-            code: components["schemas"]["ErrorCode"];
+        PlainErrorCode: "INVALID_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "METHOD_NOT_ALLOWED" | "DUPLICATE_MERCHANT_REFERENCE" | "UNSUPPORTED_CURRENCY" | "NO_ROUTE" | "CARD_DECRYPTION_FAILED" | "API_TOKEN_LIMIT" | "INVALID_STATE" | "UNAUTHORIZED" | "FORBIDDEN" | "CSRF_FAILED" | "NOT_FOUND" | "PAYLOAD_TOO_LARGE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
+        /** @description Any error other than `VALIDATION_ERROR`; `code` says why. */
+        PlainError: {
+            code: components["schemas"]["PlainErrorCode"];
             /**
              * @description Always `error`.
              * @constant
@@ -929,12 +970,16 @@ export interface components {
             status: "error";
             /**
              * @description Human-readable explanation. It never reveals internals, secrets or card data.
-             * @example The request is invalid
+             * @example The requested resource does not exist
              */
             message: string;
-            /** @description Details: for `VALIDATION_ERROR` an array with one entry per broken rule, at most 20 (a request that breaks more rules lists the first 20; fix them and send it again to see the rest); `null` when there are no details; an object for details of other kinds. */
-            data: null | components["schemas"]["FieldError"][] | Record<string, never>;
+            /** @description `null`, or an object for details of another kind. */
+            data: null | {
+                [key: string]: unknown;
+            };
         };
+        /** @description Body of every error response. `code` is a string identifier (never the numeric HTTP status) and `status` is always `error`. The two forms are told apart by `code`: `VALIDATION_ERROR` carries the list of broken rules in `data`; every other code carries `data` `null` (or, for details of another kind, an object). Generated clients narrow `data` when you compare `code`. */
+        Error: components["schemas"]["ValidationError"] | components["schemas"]["PlainError"];
         /** @description Text that can be stored: any Unicode character except U+0000 (NUL), as well-formed UTF-16 (an unpaired surrogate such as a lone `\ud800` in JSON is refused rather than replaced). Fields that use it add their own lengths. */
         Text: string;
         /** @description A new business account (a merchant). */
@@ -950,19 +995,19 @@ export interface components {
              * @description Share of each credit held as rolling reserve, in percent (`10` means 10 %).
              * @default 0
              */
-            rolling_reserve_percent: number;
+            rolling_reserve_percent?: number;
             /**
              * @description How many months the rolling reserve is held before release.
              * @default 0
              */
-            rolling_reserve_months: number;
+            rolling_reserve_months?: number;
             /**
              * @description Days a card credit stays pending before it becomes available (Card T+).
              * @default 0
              */
-            card_settlement_days: number;
+            card_settlement_days?: number;
             /** @default merchant */
-            fee_bearer: components["schemas"]["FeeBearer"];
+            fee_bearer?: components["schemas"]["FeeBearer"];
             /** @description Fee rules, at most one per payment method; a method without a rule is free. */
             fees?: components["schemas"]["FeeRule"][];
         };
@@ -1022,6 +1067,7 @@ export interface components {
             /** @description Human-readable outcome. */
             message: string;
             data: components["schemas"]["Wallet"][];
+            paging: components["schemas"]["Paging"];
         };
         /** @description A new wallet for a business. */
         WalletCreate: {
@@ -1031,7 +1077,7 @@ export interface components {
              * @description Make it the default wallet (the previous default stops being the default).
              * @default false
              */
-            is_default: boolean;
+            is_default?: boolean;
         };
         /** @description Envelope of one wallet. */
         WalletResponse: {
@@ -1050,7 +1096,7 @@ export interface components {
             data: components["schemas"]["Wallet"];
         };
         /**
-         * @description Amount in major units of its currency, as a JSON number with at most two decimal places (`1500`, `33.57`, `210.35`). Amounts are kept exactly on the server; they are never the result of floating-point arithmetic.
+         * @description Amount in major units of its currency, as a JSON number with at most two decimal places (`1500`, `33.57`, `210.35`). Amounts are kept exactly on the server; they are never the result of floating-point arithmetic. The two-decimal rule is the vendor keyword `x-max-decimal-places` (JSON Schema's `multipleOf: 0.01` misfires in floating point, refusing valid amounts such as 19.99); the service enforces it and answers `VALIDATION_ERROR` naming the field.
          * @example 50000
          */
         Money: number;
@@ -1092,6 +1138,7 @@ export interface components {
             /** @description Human-readable outcome. */
             message: string;
             data: components["schemas"]["Posting"][];
+            paging: components["schemas"]["Paging"];
         };
         /** @description Payer countries a MID takes: the string `ALL`, or a list of ISO 3166-1 alpha-2 country codes. */
         AllowedTraffic: "ALL" | string[];
@@ -1146,6 +1193,7 @@ export interface components {
             /** @description Human-readable outcome. */
             message: string;
             data: components["schemas"]["Mid"][];
+            paging: components["schemas"]["Paging"];
         };
         /**
          * @description The processor credentials of a MID, by name; write-only: checked when set, encrypted at rest with `MASTER_KEY`, never returned or logged (the MID shows their names in `credentials_set`). `sandbox` takes none. `mtn_momo`: `api_user` (UUID), `api_key`, `subscription_key` (the Collection product's `Ocp-Apim-Subscription-Key`), `target_environment` (`sandbox`, or MTN's country value such as `mtnuganda`). `mpesa`: `consumer_key`, `consumer_secret`, `short_code`, `pass_key`, `transaction_type` (`CustomerPayBillOnline` or `CustomerBuyGoodsOnline`), and `party_b` for a till (Buy Goods) number when it differs from `short_code`. `paystack`: `secret_key` (`sk_test_...` or `sk_live_...`; it also checks Paystack's webhook signatures). `btcpay`: `server_url` (the BTCPay Server's base URL), `store_id`, `api_key` (a Greenfield key that can create and view the store's invoices) and `webhook_secret` (the secret of the store webhook pointing at `/callbacks/btcpay/mids/{mid_id}`).
@@ -1175,7 +1223,7 @@ export interface components {
             /** @description Request currency the MID takes. */
             currency: components["schemas"]["Currency"];
             /** @default ALL */
-            allowed_traffic: components["schemas"]["AllowedTraffic"];
+            allowed_traffic?: components["schemas"]["AllowedTraffic"];
             /** @description Operator (network) at the processor. */
             merchant_operator?: string & components["schemas"]["Text"];
             /** @description Username at the processor. */
@@ -1187,17 +1235,17 @@ export interface components {
              * @description Priority, 1 the highest. The lowest rank among eligible MIDs wins; equal ranks take turns.
              * @default 1
              */
-            processing_rank: number;
+            processing_rank?: number;
             /**
              * @description Take only cards first seen on this service more than one year earlier.
              * @default false
              */
-            reject_first_time_depositors: boolean;
+            reject_first_time_depositors?: boolean;
             /**
              * @description An inactive MID is never selected.
              * @default true
              */
-            active: boolean;
+            active?: boolean;
         };
         /** @description Envelope of one MID. */
         MidResponse: {
@@ -1290,6 +1338,7 @@ export interface components {
             /** @description Human-readable outcome. */
             message: string;
             data: components["schemas"]["ApiToken"][];
+            paging: components["schemas"]["Paging"];
         };
         /** @description A new API token and its notification settings. */
         ApiTokenCreate: {
@@ -1311,12 +1360,12 @@ export interface components {
              * @description Email `notification_email` when a collection starts and when it ends.
              * @default false
              */
-            email_merchant: boolean;
+            email_merchant?: boolean;
             /**
              * @description Email a receipt to the customer's `account_email` when a collection ends.
              * @default false
              */
-            email_user: boolean;
+            email_user?: boolean;
         };
         /** @description An API token with its secret. This is the only time the secret is shown: it is stored only as a one-way hash, so a lost secret must be regenerated. */
         ApiTokenWithSecret: components["schemas"]["ApiToken"] & {
@@ -1383,6 +1432,8 @@ export interface components {
             message: string;
             data: components["schemas"]["ApiToken"];
         };
+        /** @description The body of an action that takes no input: send no body at all, or `{}`. Any field is refused (`VALIDATION_ERROR`). */
+        EmptyBody: Record<string, never>;
         /** @description A market rate: 1 unit of `base` = `rate` units of `quote`. With no direct rate for a pair, the inverse of the reverse rate is used. */
         FxRate: {
             base: components["schemas"]["Currency"];
@@ -1405,6 +1456,7 @@ export interface components {
             /** @description Human-readable outcome. */
             message: string;
             data: components["schemas"]["FxRate"][];
+            paging: components["schemas"]["Paging"];
         };
         /** @description A market rate to create or replace. 1 unit of `base` = `rate` units of `quote`. */
         FxRateSet: {
@@ -1449,6 +1501,11 @@ export interface components {
          * @enum {string}
          */
         TransactionStatus: "PENDING" | "COMPLETED" | "FAILED" | "CANCELLED" | "EXPIRED";
+        /**
+         * @description Date and time in UTC, `YYYY-MM-DDTHH:MM:SSZ`, with or without the UTC designator `Z` (both mean UTC). It must be a real moment of the Gregorian calendar between years 0001 and 9999.
+         * @example 2025-11-01T00:00:00Z
+         */
+        TimeFilter: string;
         /** @description One step the customer follows to complete the payment. */
         Instruction: {
             /**
@@ -1603,6 +1660,7 @@ export interface components {
             /** @description Human-readable outcome. */
             message: string;
             data: components["schemas"]["AdminCollection"][];
+            paging: components["schemas"]["Paging"];
         };
         /** @description Envelope of one collection with operator details. */
         AdminCollectionResponse: {
@@ -1729,6 +1787,7 @@ export interface components {
             /** @description Human-readable outcome. */
             message: string;
             data: components["schemas"]["FailingWebhook"][];
+            paging: components["schemas"]["Paging"];
         };
         /** @description One attempt to deliver a notification to the webhook URL. */
         NotificationAttempt: {
@@ -2298,6 +2357,11 @@ export interface components {
          */
         PerPage: number;
         /**
+         * @description Where to go on: the `paging.next_cursor` of the previous page (send the same filters). Keyset paging: no item is repeated or skipped while new ones are being created. Not with `page` or `offset`.
+         * @example WyIyMDI1LTExLTI1VDEwOjE1OjAyKzAwOjAwIiwxMDQ4XQ
+         */
+        Cursor: string;
+        /**
          * @description Page number, 1-based, at most 21474837 (so that the items it skips fit the `offset` bound). Ignored when `offset` is given.
          * @example 2
          */
@@ -2353,15 +2417,15 @@ export interface components {
          */
         FilterMerchantReference: string;
         /**
-         * @description Only collections created at or after this time (UTC, `YYYY-MM-DDTHH:MM:SS`).
-         * @example 2025-11-01T00:00:00
+         * @description Only collections created at or after this time (UTC, `YYYY-MM-DDTHH:MM:SSZ`; the `Z` may be left out).
+         * @example 2025-11-01T00:00:00Z
          */
-        FilterFrom: components["schemas"]["Timestamp"];
+        FilterFrom: components["schemas"]["TimeFilter"];
         /**
-         * @description Only collections created at or before this time (UTC, `YYYY-MM-DDTHH:MM:SS`).
-         * @example 2025-11-30T23:59:59
+         * @description Only collections created at or before this time (UTC, `YYYY-MM-DDTHH:MM:SSZ`; the `Z` may be left out).
+         * @example 2025-11-30T23:59:59Z
          */
-        FilterTo: components["schemas"]["Timestamp"];
+        FilterTo: components["schemas"]["TimeFilter"];
         /**
          * @description The collection's `gateway_reference`, as returned when it was requested.
          * @example PCD4Q38UJREMYY4NQVTDQA
@@ -2406,8 +2470,8 @@ export interface components {
          */
         XPHTotalPages: number;
         /**
-         * @description Page links (RFC 8288) with `rel` `first`, `prev`, `next` and `last`, each present when that page exists. The URLs keep the request's filters and `per_page`. Follow them rather than building URLs.
-         * @example <https://api.paycollect.dev/v1/collections?status=COMPLETED&per_page=10&page=1>; rel="first", <https://api.paycollect.dev/v1/collections?status=COMPLETED&per_page=10&page=1>; rel="prev", <https://api.paycollect.dev/v1/collections?status=COMPLETED&per_page=10&page=3>; rel="next", <https://api.paycollect.dev/v1/collections?status=COMPLETED&per_page=10&page=5>; rel="last"
+         * @description Page links (RFC 8288) with `rel` `first`, `prev`, `next` and `last`, each present when that page exists (after a `cursor` request: `first`, and `next` as a cursor link). The URLs are absolute, on the deployment's base URL, and keep the request's filters and `per_page`. A generated client is better served by `paging.next_cursor` in the body.
+         * @example <https://sandbox.paycollect.dev/v1/collections?status=COMPLETED&per_page=10&page=1>; rel="first", <https://sandbox.paycollect.dev/v1/collections?status=COMPLETED&per_page=10&page=1>; rel="prev", <https://sandbox.paycollect.dev/v1/collections?status=COMPLETED&per_page=10&page=3>; rel="next", <https://sandbox.paycollect.dev/v1/collections?status=COMPLETED&per_page=10&page=5>; rel="last"
          */
         Link: string;
         /**
@@ -2428,6 +2492,11 @@ export interface operations {
                  * @example 10
                  */
                 per_page?: components["parameters"]["PerPage"];
+                /**
+                 * @description Where to go on: the `paging.next_cursor` of the previous page (send the same filters). Keyset paging: no item is repeated or skipped while new ones are being created. Not with `page` or `offset`.
+                 * @example WyIyMDI1LTExLTI1VDEwOjE1OjAyKzAwOjAwIiwxMDQ4XQ
+                 */
+                cursor?: components["parameters"]["Cursor"];
                 /**
                  * @description Page number, 1-based, at most 21474837 (so that the items it skips fit the `offset` bound). Ignored when `offset` is given.
                  * @example 2
@@ -2586,6 +2655,11 @@ export interface operations {
                  */
                 per_page?: components["parameters"]["PerPage"];
                 /**
+                 * @description Where to go on: the `paging.next_cursor` of the previous page (send the same filters). Keyset paging: no item is repeated or skipped while new ones are being created. Not with `page` or `offset`.
+                 * @example WyIyMDI1LTExLTI1VDEwOjE1OjAyKzAwOjAwIiwxMDQ4XQ
+                 */
+                cursor?: components["parameters"]["Cursor"];
+                /**
                  * @description Page number, 1-based, at most 21474837 (so that the items it skips fit the `offset` bound). Ignored when `offset` is given.
                  * @example 2
                  */
@@ -2682,6 +2756,11 @@ export interface operations {
                  */
                 per_page?: components["parameters"]["PerPage"];
                 /**
+                 * @description Where to go on: the `paging.next_cursor` of the previous page (send the same filters). Keyset paging: no item is repeated or skipped while new ones are being created. Not with `page` or `offset`.
+                 * @example WyIyMDI1LTExLTI1VDEwOjE1OjAyKzAwOjAwIiwxMDQ4XQ
+                 */
+                cursor?: components["parameters"]["Cursor"];
+                /**
                  * @description Page number, 1-based, at most 21474837 (so that the items it skips fit the `offset` bound). Ignored when `offset` is given.
                  * @example 2
                  */
@@ -2741,6 +2820,11 @@ export interface operations {
                  * @example 10
                  */
                 per_page?: components["parameters"]["PerPage"];
+                /**
+                 * @description Where to go on: the `paging.next_cursor` of the previous page (send the same filters). Keyset paging: no item is repeated or skipped while new ones are being created. Not with `page` or `offset`.
+                 * @example WyIyMDI1LTExLTI1VDEwOjE1OjAyKzAwOjAwIiwxMDQ4XQ
+                 */
+                cursor?: components["parameters"]["Cursor"];
                 /**
                  * @description Page number, 1-based, at most 21474837 (so that the items it skips fit the `offset` bound). Ignored when `offset` is given.
                  * @example 2
@@ -2914,6 +2998,11 @@ export interface operations {
                  * @example 10
                  */
                 per_page?: components["parameters"]["PerPage"];
+                /**
+                 * @description Where to go on: the `paging.next_cursor` of the previous page (send the same filters). Keyset paging: no item is repeated or skipped while new ones are being created. Not with `page` or `offset`.
+                 * @example WyIyMDI1LTExLTI1VDEwOjE1OjAyKzAwOjAwIiwxMDQ4XQ
+                 */
+                cursor?: components["parameters"]["Cursor"];
                 /**
                  * @description Page number, 1-based, at most 21474837 (so that the items it skips fit the `offset` bound). Ignored when `offset` is given.
                  * @example 2
@@ -3093,7 +3182,12 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description No input; send no body or `{}`. */
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["EmptyBody"];
+            };
+        };
         responses: {
             /** @description The API token with its new key and secret, shown only this once. */
             200: {
@@ -3125,6 +3219,11 @@ export interface operations {
                  * @example 10
                  */
                 per_page?: components["parameters"]["PerPage"];
+                /**
+                 * @description Where to go on: the `paging.next_cursor` of the previous page (send the same filters). Keyset paging: no item is repeated or skipped while new ones are being created. Not with `page` or `offset`.
+                 * @example WyIyMDI1LTExLTI1VDEwOjE1OjAyKzAwOjAwIiwxMDQ4XQ
+                 */
+                cursor?: components["parameters"]["Cursor"];
                 /**
                  * @description Page number, 1-based, at most 21474837 (so that the items it skips fit the `offset` bound). Ignored when `offset` is given.
                  * @example 2
@@ -3226,13 +3325,13 @@ export interface operations {
                  */
                 merchant_reference?: components["parameters"]["FilterMerchantReference"];
                 /**
-                 * @description Only collections created at or after this time (UTC, `YYYY-MM-DDTHH:MM:SS`).
-                 * @example 2025-11-01T00:00:00
+                 * @description Only collections created at or after this time (UTC, `YYYY-MM-DDTHH:MM:SSZ`; the `Z` may be left out).
+                 * @example 2025-11-01T00:00:00Z
                  */
                 from?: components["parameters"]["FilterFrom"];
                 /**
-                 * @description Only collections created at or before this time (UTC, `YYYY-MM-DDTHH:MM:SS`).
-                 * @example 2025-11-30T23:59:59
+                 * @description Only collections created at or before this time (UTC, `YYYY-MM-DDTHH:MM:SSZ`; the `Z` may be left out).
+                 * @example 2025-11-30T23:59:59Z
                  */
                 to?: components["parameters"]["FilterTo"];
                 /**
@@ -3240,6 +3339,11 @@ export interface operations {
                  * @example 10
                  */
                 per_page?: components["parameters"]["PerPage"];
+                /**
+                 * @description Where to go on: the `paging.next_cursor` of the previous page (send the same filters). Keyset paging: no item is repeated or skipped while new ones are being created. Not with `page` or `offset`.
+                 * @example WyIyMDI1LTExLTI1VDEwOjE1OjAyKzAwOjAwIiwxMDQ4XQ
+                 */
+                cursor?: components["parameters"]["Cursor"];
                 /**
                  * @description Page number, 1-based, at most 21474837 (so that the items it skips fit the `offset` bound). Ignored when `offset` is given.
                  * @example 2
@@ -3401,7 +3505,12 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description No input; send no body or `{}`. */
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["EmptyBody"];
+            };
+        };
         responses: {
             /** @description The key now in use and the one it replaced. */
             200: {
@@ -3431,6 +3540,11 @@ export interface operations {
                  * @example 10
                  */
                 per_page?: components["parameters"]["PerPage"];
+                /**
+                 * @description Where to go on: the `paging.next_cursor` of the previous page (send the same filters). Keyset paging: no item is repeated or skipped while new ones are being created. Not with `page` or `offset`.
+                 * @example WyIyMDI1LTExLTI1VDEwOjE1OjAyKzAwOjAwIiwxMDQ4XQ
+                 */
+                cursor?: components["parameters"]["Cursor"];
                 /**
                  * @description Page number, 1-based, at most 21474837 (so that the items it skips fit the `offset` bound). Ignored when `offset` is given.
                  * @example 2

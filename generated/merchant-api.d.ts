@@ -111,9 +111,12 @@ export interface paths {
         /**
          * List collections
          * @description Returns your collections, newest first, a page at a time, optionally filtered. Filters combine
-         *     (all must match). Page with `per_page` (default 10, at most 100) and `page`, or skip records with
-         *     `offset`; better, follow the `Link` header, which keeps your filters. `X-PH-Total` and
-         *     `X-PH-TotalPages` give the totals. Unknown query parameters are refused (`VALIDATION_ERROR`).
+         *     (all must match). Take `per_page` items (default 10, at most 100), then pass the answer's
+         *     `paging.next_cursor` as `cursor` (with the same filters) for the next page until it is `null`:
+         *     this keyset paging never repeats or skips a collection while new ones are being created.
+         *     `paging.total` (and `X-PH-Total`) counts every match. For compatibility, `page` or `offset` and
+         *     the `Link` header (which keeps your filters) work too. Unknown query parameters are refused
+         *     (`VALIDATION_ERROR`).
          */
         get: operations["listCollections"];
         put?: never;
@@ -133,7 +136,7 @@ export interface paths {
         };
         /**
          * Get a collection
-         * @description Returns one of your collections by its `gateway_reference`, as it is now. Use it to confirm the outcome after the customer returns to your `redirect_url` or when a notification is late; the notification remains the primary signal, so poll sparingly.
+         * @description Returns one of your collections by its `gateway_reference`, as it is now. Use it to confirm the outcome after the customer returns to your `redirect_url` or when a notification is late; the notification remains the primary signal, so poll sparingly. (On the Prism mock the answer is the `pending` example; send `Prefer: example=completed`, `failed` or `expired` for the others.)
          */
         get: operations["getCollection"];
         put?: never;
@@ -160,7 +163,7 @@ export interface paths {
          *     re-send carries the same body, `webhook-id` and `sequence` as the original (deduplicate on
          *     `webhook-id`), is signed afresh with the current `webhook_hash` and a new `webhook-timestamp`, and
          *     is retried on the full schedule. Its attempts are added to the returned log entry, whose
-         *     `delivered` is `false` until one of them is acknowledged. No request body.
+         *     `delivered` is `false` until one of them is acknowledged. No request body (or `{}`).
          */
         post: operations["resendNotification"];
         delete?: never;
@@ -199,10 +202,15 @@ export interface paths {
         /**
          * Download the card encryption public key
          * @description Returns the service's 2048-bit RSA public key (SubjectPublicKeyInfo, PEM) used to build
-         *     `encrypted_card` for a direct card payment. The answer is always `application/x-pem-file`,
-         *     whatever the `Accept` header says (errors stay JSON). Cache it for a few hours rather than
-         *     fetching it for every payment, and fetch it again after a `CARD_DECRYPTION_FAILED`: the operator
-         *     may rotate the key, and the previous key keeps working only for a grace period.
+         *     `encrypted_card` for a direct card payment, in the form the `Accept` header asks for:
+         *     - `Accept: application/json`: the usual envelope, `data` = `{ key_id, public_key }` (what
+         *       generated clients ask for);
+         *     - anything else (`application/x-pem-file`, `*\/*`, none: what `curl > key.pem` sends): the PEM
+         *       text itself as `application/x-pem-file`, with the key id in the `Key-Id` header.
+         *
+         *     Errors are JSON either way. Cache the key (by `key_id`) for a few hours rather than fetching it
+         *     for every payment, and fetch it again after a `CARD_DECRYPTION_FAILED`: the operator may rotate
+         *     the key, and the previous key keeps working only for a grace period.
          *
          *     With the card details as compact JSON `{ full_name, card_number, expiry_month, expiry_year, cvv,
          *     billing_address, billing_city, billing_zip, billing_state, billing_country }` (all strings,
@@ -363,22 +371,21 @@ export interface components {
              */
             api_key: string & components["schemas"]["Text"];
             /**
-             * @description Lifetime of the access token in seconds. Shorter lifetimes are recommended.
-             * @default 900
+             * @description Lifetime of the access token in seconds; 900 (15 minutes) when left out. Shorter lifetimes are recommended.
              * @example 900
              */
-            expires_in: number;
+            expires_in?: number;
         };
         /** @description An access token and its expiry. */
         AccessToken: {
             /**
              * @description The complete `Authorization` header value: the scheme word `JWT`, a space, then the token. Send it as is; keep it confidential.
-             * @example JWT eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiI3IiwiYXVkIjoic2FuZGJveCIsImlhdCI6MTc2NDA2NTcwMCwiZXhwIjoxNzY0MDY2NjAwLCJqdGkiOiIwYjZmOGUyYy01ZDRhLTRmMWUtOWMzYi03YTJkMWU2ZjhjNDAifQ.lJ21Y5jZVni5rnJ1ifxm7vPG7t-8Eo5fbEuo3UltPJE
+             * @example JWT eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiI3IiwiYXVkIjoic2FuZGJveCIsImlhdCI6NDEwMjQ0MzkwMCwiZXhwIjo0MTAyNDQ0ODAwLCJqdGkiOiIwYjZmOGUyYy01ZDRhLTRmMWUtOWMzYi03YTJkMWU2ZjhjNDAifQ.zBdBMAJk0Pj2wKKCYZJW3PXTljJ0DGrPSwXEvGb2Z7M
              */
             token: string;
             /**
              * @description When the token stops working, in seconds since the Unix epoch.
-             * @example 1764066600
+             * @example 4102444800
              */
             expires: number;
         };
@@ -398,8 +405,42 @@ export interface components {
             message: string;
             data: components["schemas"]["AccessToken"];
         };
+        /** @description One broken rule of a request. */
+        FieldError: {
+            /**
+             * @description The request's own name of the offending field (`amount`, not `/amount`). Fields inside the decrypted card are named `encrypted_card.<field>` (for example `encrypted_card.card_number`); their values are never echoed. Headers are named as sent (`Secret-Key`), query and path parameters by their parameter name.
+             * @example amount
+             */
+            field: string;
+            /**
+             * @description What is wrong with the field, in English.
+             * @example must be greater than 0
+             */
+            message: string;
+        };
+        /** @description A request that breaks one or more rules; `data` lists every broken rule. */
+        ValidationError: {
+            /**
+             * @description A body, query, path or header value breaks a rule.
+             * @constant
+             */
+            code: "VALIDATION_ERROR";
+            /**
+             * @description Always `error`.
+             * @constant
+             */
+            status: "error";
+            /**
+             * @description Human-readable explanation. It never reveals internals, secrets or card data.
+             * @example The request breaks one or more rules
+             */
+            message: string;
+            /** @description One entry per broken rule, at most 20 (a request that breaks more rules lists the first 20; fix them and send it again to see the rest). */
+            data: components["schemas"]["FieldError"][];
+        };
         /**
-         * @description Machine-readable reason of an error response. Branch on this value, not on `message`.
+         * @description Machine-readable reason of an error response other than `VALIDATION_ERROR` (which has its own form,
+         *     `ValidationError`, with the field list). Branch on `code`, not on `message`. All codes:
          *
          *     | HTTP | code | when |
          *     |---|---|---|
@@ -423,23 +464,10 @@ export interface components {
          *     | 503 | `SERVICE_UNAVAILABLE` | the service's database is unreachable; nothing changed; retry after `Retry-After` seconds |
          * @enum {string}
          */
-        ErrorCode: "VALIDATION_ERROR" | "INVALID_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "METHOD_NOT_ALLOWED" | "DUPLICATE_MERCHANT_REFERENCE" | "UNSUPPORTED_CURRENCY" | "NO_ROUTE" | "CARD_DECRYPTION_FAILED" | "API_TOKEN_LIMIT" | "INVALID_STATE" | "UNAUTHORIZED" | "FORBIDDEN" | "CSRF_FAILED" | "NOT_FOUND" | "PAYLOAD_TOO_LARGE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
-        /** @description One broken rule of a request. */
-        FieldError: {
-            /**
-             * @description The request's own name of the offending field (`amount`, not `/amount`). Fields inside the decrypted card are named `encrypted_card.<field>` (for example `encrypted_card.card_number`); their values are never echoed. Headers are named as sent (`Secret-Key`), query and path parameters by their parameter name.
-             * @example amount
-             */
-            field: string;
-            /**
-             * @description What is wrong with the field, in English.
-             * @example must be greater than 0
-             */
-            message: string;
-        };
-        /** @description Body of every error response. `code` is a string identifier (never the numeric HTTP status) and `status` is always `error`. */
-        Error: {
-            code: components["schemas"]["ErrorCode"];
+        PlainErrorCode: "INVALID_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "METHOD_NOT_ALLOWED" | "DUPLICATE_MERCHANT_REFERENCE" | "UNSUPPORTED_CURRENCY" | "NO_ROUTE" | "CARD_DECRYPTION_FAILED" | "API_TOKEN_LIMIT" | "INVALID_STATE" | "UNAUTHORIZED" | "FORBIDDEN" | "CSRF_FAILED" | "NOT_FOUND" | "PAYLOAD_TOO_LARGE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
+        /** @description Any error other than `VALIDATION_ERROR`; `code` says why. */
+        PlainError: {
+            code: components["schemas"]["PlainErrorCode"];
             /**
              * @description Always `error`.
              * @constant
@@ -447,29 +475,160 @@ export interface components {
             status: "error";
             /**
              * @description Human-readable explanation. It never reveals internals, secrets or card data.
-             * @example The request is invalid
+             * @example The requested resource does not exist
              */
             message: string;
-            /** @description Details: for `VALIDATION_ERROR` an array with one entry per broken rule, at most 20 (a request that breaks more rules lists the first 20; fix them and send it again to see the rest); `null` when there are no details; an object for details of other kinds. */
-            data: null | components["schemas"]["FieldError"][] | Record<string, never>;
+            /** @description `null`, or an object for details of another kind. */
+            data: null | {
+                [key: string]: unknown;
+            };
         };
+        /** @description Body of every error response. `code` is a string identifier (never the numeric HTTP status) and `status` is always `error`. The two forms are told apart by `code`: `VALIDATION_ERROR` carries the list of broken rules in `data`; every other code carries `data` `null` (or, for details of another kind, an object). Generated clients narrow `data` when you compare `code`. */
+        Error: components["schemas"]["ValidationError"] | components["schemas"]["PlainError"];
         /**
          * @description ISO 4217 currency code, three upper-case letters.
          * @example UGX
          */
         Currency: string;
         /**
-         * @description How the customer pays:
-         *     - `MOBILE_MONEY`: a payment prompt on the customer's phone; `account_number` is the phone number.
-         *     - `CARD`: 3-D Secure card payment, hosted (the customer enters the card on `payment_url`) or direct
-         *       (the merchant sends `encrypted_card`).
-         *     - `BANK`: online-banking approval on `payment_url`.
-         *     - `CRYPTO`: deposit to an address shown on `payment_url`.
-         * @enum {string}
+         * @description Amount to collect, greater than 0, at most two decimal places (a JSON number; the service refuses a third decimal with `VALIDATION_ERROR`).
+         * @example 50000
          */
-        PaymentMethod: "MOBILE_MONEY" | "CARD" | "BANK" | "CRYPTO";
+        CollectionAmount: number;
         /**
-         * @description A request to collect money from a customer. Which fields are required depends on `payment_method`:
+         * @description Your unique reference for this payment, 9 to 36 characters of letters, digits, `_` and `-` (a UUID fits). Unique per business account: sending the same reference with the same body again returns the original collection (header `Idempotent-Replayed: true`), so a retry is safe; with a different body it is `DUPLICATE_MERCHANT_REFERENCE`.
+         * @example ORD-20251125-0001
+         */
+        MerchantReference: string;
+        /**
+         * @description Short description of the payment, shown to the customer where the provider allows.
+         * @example Order 20251125-0001
+         */
+        Narration: string & components["schemas"]["Text"];
+        /**
+         * @description Customer's name. Required for `CARD`.
+         * @example Amina Nakato
+         */
+        AccountName: string & components["schemas"]["Text"];
+        /**
+         * Format: email
+         * @description Customer's email address. Required for `CARD`. Receives a receipt when the API token has `email_user` set.
+         * @example amina.nakato@example.org
+         */
+        AccountEmail: string;
+        /**
+         * RequestToPayMobileMoney
+         * @description A mobile-money collection: the customer approves a prompt on the phone `account_number`. Unknown fields are refused.
+         */
+        RequestToPayMobileMoney: {
+            /** @description Currency of `amount` (for example USD, UGX, KES, TZS, RWF, EUR). When the business has no wallet in it, the amount is converted to the default wallet's currency at the market rate; with neither a wallet nor a rate the request fails with `UNSUPPORTED_CURRENCY`. */
+            currency: components["schemas"]["Currency"];
+            amount: components["schemas"]["CollectionAmount"];
+            /**
+             * @description `MOBILE_MONEY`: selects this form of the request. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            payment_method: "MOBILE_MONEY";
+            merchant_reference: components["schemas"]["MerchantReference"];
+            narration: components["schemas"]["Narration"];
+            /**
+             * @description The phone number in international form, 10 to 15 digits, country code first, no `+` (`256777000001`).
+             * @example 256777000001
+             */
+            account_number: string;
+            /**
+             * Format: uri
+             * @description Where the customer's browser is sent after completing or cancelling the payment on `payment_url`, with `gateway_reference`, `merchant_reference` and `status` added to the query. Optional for this method.
+             * @example https://shop.example.org/checkout/complete
+             */
+            redirect_url?: string;
+            account_name?: components["schemas"]["AccountName"];
+            account_email?: components["schemas"]["AccountEmail"];
+        };
+        /** @description Card details encrypted with the key from `GET /v1/public-key`; its presence makes the request a direct card payment (the customer goes straight to the 3-D Secure challenge). Only with `payment_method` `CARD`. Build it from the JSON object `{ full_name, card_number, expiry_month (2 digits), expiry_year (4 digits), cvv, billing_address, billing_city, billing_zip, billing_state, billing_country (2 letters) }` serialized as UTF-8: if it is 214 bytes or fewer, `base64(RSA-OAEP-SHA1(json))`; otherwise generate a random 32-byte AES key and 16-byte IV and send `base64(base64(AES-256-CBC(json), PKCS#7 padding) + "::" + base64(iv) + "::" + base64(RSA-OAEP-SHA1(aes_key)))`. Card fields that break a rule are reported as `encrypted_card.<field>` without echoing their values. */
+        EncryptedCard: string & components["schemas"]["Text"];
+        /**
+         * RequestToPayCard
+         * @description A 3-D Secure card collection: hosted (the customer enters the card on `payment_url`) or, with `encrypted_card`, direct (straight to the 3-D Secure challenge). Unknown fields are refused.
+         */
+        RequestToPayCard: {
+            /** @description Currency of `amount` (for example USD, UGX, KES, TZS, RWF, EUR). When the business has no wallet in it, the amount is converted to the default wallet's currency at the market rate; with neither a wallet nor a rate the request fails with `UNSUPPORTED_CURRENCY`. */
+            currency: components["schemas"]["Currency"];
+            amount: components["schemas"]["CollectionAmount"];
+            /**
+             * @description `CARD`: selects this form of the request. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            payment_method: "CARD";
+            merchant_reference: components["schemas"]["MerchantReference"];
+            narration: components["schemas"]["Narration"];
+            /**
+             * Format: uri
+             * @description Where the customer's browser is sent after completing or cancelling the payment on `payment_url`, with `gateway_reference`, `merchant_reference` and `status` added to the query. Must be `https://`.
+             * @example https://shop.example.org/checkout/complete
+             */
+            redirect_url: string;
+            account_name: components["schemas"]["AccountName"];
+            account_email: components["schemas"]["AccountEmail"];
+            /** @description The customer's identifier on the card network, if you have one; optional for `CARD`. */
+            account_number?: string & components["schemas"]["Text"];
+            encrypted_card?: components["schemas"]["EncryptedCard"];
+        };
+        /**
+         * RequestToPayBank
+         * @description An online-banking collection: the customer approves it on `payment_url`. Unknown fields are refused.
+         */
+        RequestToPayBank: {
+            /** @description Currency of `amount` (for example USD, UGX, KES, TZS, RWF, EUR). When the business has no wallet in it, the amount is converted to the default wallet's currency at the market rate; with neither a wallet nor a rate the request fails with `UNSUPPORTED_CURRENCY`. */
+            currency: components["schemas"]["Currency"];
+            amount: components["schemas"]["CollectionAmount"];
+            /**
+             * @description `BANK`: selects this form of the request. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            payment_method: "BANK";
+            merchant_reference: components["schemas"]["MerchantReference"];
+            narration: components["schemas"]["Narration"];
+            /** @description The customer's bank account identifier. */
+            account_number: string & components["schemas"]["Text"];
+            /**
+             * Format: uri
+             * @description Where the customer's browser is sent after completing or cancelling the payment on `payment_url`, with `gateway_reference`, `merchant_reference` and `status` added to the query.
+             * @example https://shop.example.org/checkout/complete
+             */
+            redirect_url: string;
+            account_name?: components["schemas"]["AccountName"];
+            account_email?: components["schemas"]["AccountEmail"];
+        };
+        /**
+         * RequestToPayCrypto
+         * @description A crypto collection: the customer pays to the deposit address shown on `payment_url`. Unknown fields are refused.
+         */
+        RequestToPayCrypto: {
+            /** @description Currency of `amount` (for example USD, UGX, KES, TZS, RWF, EUR). When the business has no wallet in it, the amount is converted to the default wallet's currency at the market rate; with neither a wallet nor a rate the request fails with `UNSUPPORTED_CURRENCY`. */
+            currency: components["schemas"]["Currency"];
+            amount: components["schemas"]["CollectionAmount"];
+            /**
+             * @description `CRYPTO`: selects this form of the request. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            payment_method: "CRYPTO";
+            merchant_reference: components["schemas"]["MerchantReference"];
+            narration: components["schemas"]["Narration"];
+            /** @description The customer's wallet address or account with the crypto network. */
+            account_number: string & components["schemas"]["Text"];
+            /**
+             * Format: uri
+             * @description Where the customer's browser is sent after completing or cancelling the payment on `payment_url`, with `gateway_reference`, `merchant_reference` and `status` added to the query.
+             * @example https://shop.example.org/checkout/complete
+             */
+            redirect_url: string;
+            account_name?: components["schemas"]["AccountName"];
+            account_email?: components["schemas"]["AccountEmail"];
+        };
+        /**
+         * @description A request to collect money from a customer: one of four forms, chosen by `payment_method` (a
+         *     discriminated union, so generated clients type each form with its own required fields):
          *
          *     | payment_method | also required | rules |
          *     |---|---|---|
@@ -478,54 +637,13 @@ export interface components {
          *     | `BANK` | `account_number`, `redirect_url` | |
          *     | `CRYPTO` | `account_number`, `redirect_url` | |
          *
-         *     Unknown fields are rejected.
+         *     Unknown fields are refused (`encrypted_card` exists only in the `CARD` form). A missing or unknown
+         *     `payment_method` is reported on `payment_method` alone; otherwise every broken rule of the chosen
+         *     form is listed, each under the request's own field name.
          */
-        RequestToPay: {
-            /** @description Currency of `amount` (for example USD, UGX, KES, TZS, RWF, EUR). When the business has no wallet in it, the amount is converted to the default wallet's currency at the market rate; with neither a wallet nor a rate the request fails with `UNSUPPORTED_CURRENCY`. */
-            currency: components["schemas"]["Currency"];
-            /**
-             * @description Amount to collect, greater than 0, at most two decimal places.
-             * @example 50000
-             */
-            amount: number;
-            payment_method: components["schemas"]["PaymentMethod"];
-            /**
-             * @description The customer's identifier on the network the money comes from. For `MOBILE_MONEY` the phone number in international form, digits only, country code first (`256777000001`). Required for every method except `CARD`.
-             * @example 256777000001
-             */
-            account_number?: string & components["schemas"]["Text"];
-            /**
-             * @description Your unique reference for this payment, 9 to 36 characters of letters, digits, `_` and `-` (a UUID fits). Unique per business account: sending the same reference with the same body again returns the original collection (header `Idempotent-Replayed: true`), so a retry is safe; with a different body it is `DUPLICATE_MERCHANT_REFERENCE`.
-             * @example ORD-20251125-0001
-             */
-            merchant_reference: string;
-            /**
-             * @description Short description of the payment, shown to the customer where the provider allows.
-             * @example Order 20251125-0001
-             */
-            narration: string & components["schemas"]["Text"];
-            /**
-             * Format: uri
-             * @description Where the customer's browser is sent after completing or cancelling the payment on `payment_url`, with `gateway_reference`, `merchant_reference` and `status` added to the query. Required for `CARD` (must be `https://`), `BANK` and `CRYPTO`.
-             * @example https://shop.example.org/checkout/complete
-             */
-            redirect_url?: string;
-            /**
-             * @description Customer's name. Required for `CARD`.
-             * @example Amina Nakato
-             */
-            account_name?: string & components["schemas"]["Text"];
-            /**
-             * Format: email
-             * @description Customer's email address. Required for `CARD`. Receives a receipt when the API token has `email_user` set.
-             * @example amina.nakato@example.org
-             */
-            account_email?: string;
-            /** @description Card details encrypted with the key from `GET /v1/public-key`; its presence makes the request a direct card payment (the customer goes straight to the 3-D Secure challenge). Only with `payment_method` `CARD`. Build it from the JSON object `{ full_name, card_number, expiry_month (2 digits), expiry_year (4 digits), cvv, billing_address, billing_city, billing_zip, billing_state, billing_country (2 letters) }` serialized as UTF-8: if it is 214 bytes or fewer, `base64(RSA-OAEP-SHA1(json))`; otherwise generate a random 32-byte AES key and 16-byte IV and send `base64(base64(AES-256-CBC(json), PKCS#7 padding) + "::" + base64(iv) + "::" + base64(RSA-OAEP-SHA1(aes_key)))`. Card fields that break a rule are reported as `encrypted_card.<field>` without echoing their values. */
-            encrypted_card?: string & components["schemas"]["Text"];
-        } & (unknown & unknown & unknown & unknown & unknown);
+        RequestToPay: components["schemas"]["RequestToPayMobileMoney"] | components["schemas"]["RequestToPayCard"] | components["schemas"]["RequestToPayBank"] | components["schemas"]["RequestToPayCrypto"];
         /**
-         * @description Amount in major units of its currency, as a JSON number with at most two decimal places (`1500`, `33.57`, `210.35`). Amounts are kept exactly on the server; they are never the result of floating-point arithmetic.
+         * @description Amount in major units of its currency, as a JSON number with at most two decimal places (`1500`, `33.57`, `210.35`). Amounts are kept exactly on the server; they are never the result of floating-point arithmetic. The two-decimal rule is the vendor keyword `x-max-decimal-places` (JSON Schema's `multipleOf: 0.01` misfires in floating point, refusing valid amounts such as 19.99); the service enforces it and answers `VALIDATION_ERROR` naming the field.
          * @example 50000
          */
         Money: number;
@@ -544,6 +662,16 @@ export interface components {
          * @enum {string}
          */
         TransactionStatus: "PENDING" | "COMPLETED" | "FAILED" | "CANCELLED" | "EXPIRED";
+        /**
+         * @description How the customer pays:
+         *     - `MOBILE_MONEY`: a payment prompt on the customer's phone; `account_number` is the phone number.
+         *     - `CARD`: 3-D Secure card payment, hosted (the customer enters the card on `payment_url`) or direct
+         *       (the merchant sends `encrypted_card`).
+         *     - `BANK`: online-banking approval on `payment_url`.
+         *     - `CRYPTO`: deposit to an address shown on `payment_url`.
+         * @enum {string}
+         */
+        PaymentMethod: "MOBILE_MONEY" | "CARD" | "BANK" | "CRYPTO";
         /** @description One step the customer follows to complete the payment. */
         Instruction: {
             /**
@@ -558,8 +686,9 @@ export interface components {
             description: string;
         };
         /**
-         * @description Date and time in UTC, ISO 8601 form `YYYY-MM-DDTHH:MM:SS`, without fractional seconds and without a zone suffix. It must be a real moment of the Gregorian calendar between years 0001 and 9999: month 01-12, a day that exists in that month (29 February in leap years only), hour 00-23, minutes and seconds 00-59.
-         * @example 2025-11-25T10:15:02
+         * Format: date-time
+         * @description Date and time in UTC, ISO 8601 / RFC 3339 form `YYYY-MM-DDTHH:MM:SSZ`: whole seconds, and the UTC designator `Z` so that every tool reads it as UTC, not as local time. It is a real moment of the Gregorian calendar between years 0001 and 9999: month 01-12, a day that exists in that month (29 February in leap years only), hour 00-23, minutes and seconds 00-59.
+         * @example 2025-11-25T10:15:02Z
          */
         Timestamp: string;
         /** @description A collection (a payment received from a customer). Every field is always present; a blank field is `null`, never omitted. */
@@ -636,6 +765,29 @@ export interface components {
             message: string;
             data: components["schemas"]["CollectionRecord"];
         };
+        /**
+         * @description Date and time in UTC, `YYYY-MM-DDTHH:MM:SSZ`, with or without the UTC designator `Z` (both mean UTC). It must be a real moment of the Gregorian calendar between years 0001 and 9999.
+         * @example 2025-11-01T00:00:00Z
+         */
+        TimeFilter: string;
+        /** @description How a list goes on. To get the next page, send `next_cursor` as the `cursor` query parameter, with the same filters; stop when it is `null`. */
+        Paging: {
+            /**
+             * @description Items per page, as asked (or the default).
+             * @example 10
+             */
+            per_page: number;
+            /**
+             * @description The cursor of the next page; `null` on the last page.
+             * @example WyIyMDI1LTExLTI1VDEwOjE1OjAyKzAwOjAwIiwxMDQ4XQ
+             */
+            next_cursor: string | null;
+            /**
+             * @description How many items match the filters in all (also in the `X-PH-Total` header).
+             * @example 42
+             */
+            total: number;
+        };
         /** @description Envelope of a page of collections, newest first. */
         CollectionListResponse: {
             /**
@@ -651,6 +803,7 @@ export interface components {
             /** @description Human-readable outcome. */
             message: string;
             data: components["schemas"]["CollectionRecord"][];
+            paging: components["schemas"]["Paging"];
         };
         /** @description Envelope of one collection. */
         CollectionResponse: {
@@ -668,6 +821,8 @@ export interface components {
             message: string;
             data: components["schemas"]["CollectionRecord"];
         };
+        /** @description The body of an action that takes no input: send no body at all, or `{}`. Any field is refused (`VALIDATION_ERROR`). */
+        EmptyBody: Record<string, never>;
         /** @description One attempt to deliver a notification to the webhook URL. */
         NotificationAttempt: {
             /**
@@ -751,6 +906,32 @@ export interface components {
             /** @description Human-readable outcome. */
             message: string;
             data: components["schemas"]["NotificationLogEntry"][];
+        };
+        /** @description The card encryption public key now in use. */
+        PublicKey: {
+            /**
+             * @description Id of the key. It changes when the operator rotates the key: cache the key under its id and fetch it again after `CARD_DECRYPTION_FAILED`.
+             * @example ck_20251125T101500
+             */
+            key_id: string;
+            /** @description The 2048-bit RSA public key, SubjectPublicKeyInfo in PEM form (`-----BEGIN PUBLIC KEY-----`). */
+            public_key: string;
+        };
+        /** @description Envelope of the card encryption public key, when asked for with `Accept: application/json`. */
+        PublicKeyResponse: {
+            /**
+             * @description Always `200` on success.
+             * @constant
+             */
+            code: 200;
+            /**
+             * @description Always `success` for this operation.
+             * @constant
+             */
+            status: "success";
+            /** @description Human-readable outcome. */
+            message: string;
+            data: components["schemas"]["PublicKey"];
         };
         /** @description Balance of one wallet. `balance` is `available_balance + pending_balance + reserved_balance`; every amount is the sum of the wallet's ledger postings. */
         WalletBalance: {
@@ -962,20 +1143,25 @@ export interface components {
          */
         FilterMerchantReference: string;
         /**
-         * @description Only collections created at or after this time (UTC, `YYYY-MM-DDTHH:MM:SS`).
-         * @example 2025-11-01T00:00:00
+         * @description Only collections created at or after this time (UTC, `YYYY-MM-DDTHH:MM:SSZ`; the `Z` may be left out).
+         * @example 2025-11-01T00:00:00Z
          */
-        FilterFrom: components["schemas"]["Timestamp"];
+        FilterFrom: components["schemas"]["TimeFilter"];
         /**
-         * @description Only collections created at or before this time (UTC, `YYYY-MM-DDTHH:MM:SS`).
-         * @example 2025-11-30T23:59:59
+         * @description Only collections created at or before this time (UTC, `YYYY-MM-DDTHH:MM:SSZ`; the `Z` may be left out).
+         * @example 2025-11-30T23:59:59Z
          */
-        FilterTo: components["schemas"]["Timestamp"];
+        FilterTo: components["schemas"]["TimeFilter"];
         /**
          * @description Items per page.
          * @example 10
          */
         PerPage: number;
+        /**
+         * @description Where to go on: the `paging.next_cursor` of the previous page (send the same filters). Keyset paging: no item is repeated or skipped while new ones are being created. Not with `page` or `offset`.
+         * @example WyIyMDI1LTExLTI1VDEwOjE1OjAyKzAwOjAwIiwxMDQ4XQ
+         */
+        Cursor: string;
         /**
          * @description Page number, 1-based, at most 21474837 (so that the items it skips fit the `offset` bound). Ignored when `offset` is given.
          * @example 2
@@ -1010,10 +1196,10 @@ export interface components {
          */
         RetryAfter: number;
         /**
-         * @description `true` when a request with the same `merchant_reference` and the same body was accepted before: the original collection is returned as it is now, and no second payment was started. Absent otherwise.
-         * @example true
+         * @description `true` on a replay: a request with the same `merchant_reference` and the same body was accepted before, the original collection is returned as it is now, and no second payment was started. The service leaves the header out otherwise; treat a missing header as `false` (the Prism mock, which has no memory, always sends `false`).
+         * @example false
          */
-        IdempotentReplayed: "true";
+        IdempotentReplayed: boolean;
         /**
          * @description Total number of resources matching the request, across all pages.
          * @example 42
@@ -1025,8 +1211,8 @@ export interface components {
          */
         XPHTotalPages: number;
         /**
-         * @description Page links (RFC 8288) with `rel` `first`, `prev`, `next` and `last`, each present when that page exists. The URLs keep the request's filters and `per_page`. Follow them rather than building URLs.
-         * @example <https://api.paycollect.dev/v1/collections?status=COMPLETED&per_page=10&page=1>; rel="first", <https://api.paycollect.dev/v1/collections?status=COMPLETED&per_page=10&page=1>; rel="prev", <https://api.paycollect.dev/v1/collections?status=COMPLETED&per_page=10&page=3>; rel="next", <https://api.paycollect.dev/v1/collections?status=COMPLETED&per_page=10&page=5>; rel="last"
+         * @description Page links (RFC 8288) with `rel` `first`, `prev`, `next` and `last`, each present when that page exists (after a `cursor` request: `first`, and `next` as a cursor link). The URLs are absolute, on the deployment's base URL, and keep the request's filters and `per_page`. A generated client is better served by `paging.next_cursor` in the body.
+         * @example <https://sandbox.paycollect.dev/v1/collections?status=COMPLETED&per_page=10&page=1>; rel="first", <https://sandbox.paycollect.dev/v1/collections?status=COMPLETED&per_page=10&page=1>; rel="prev", <https://sandbox.paycollect.dev/v1/collections?status=COMPLETED&per_page=10&page=3>; rel="next", <https://sandbox.paycollect.dev/v1/collections?status=COMPLETED&per_page=10&page=5>; rel="last"
          */
         Link: string;
     };
@@ -1143,13 +1329,13 @@ export interface operations {
                  */
                 merchant_reference?: components["parameters"]["FilterMerchantReference"];
                 /**
-                 * @description Only collections created at or after this time (UTC, `YYYY-MM-DDTHH:MM:SS`).
-                 * @example 2025-11-01T00:00:00
+                 * @description Only collections created at or after this time (UTC, `YYYY-MM-DDTHH:MM:SSZ`; the `Z` may be left out).
+                 * @example 2025-11-01T00:00:00Z
                  */
                 from?: components["parameters"]["FilterFrom"];
                 /**
-                 * @description Only collections created at or before this time (UTC, `YYYY-MM-DDTHH:MM:SS`).
-                 * @example 2025-11-30T23:59:59
+                 * @description Only collections created at or before this time (UTC, `YYYY-MM-DDTHH:MM:SSZ`; the `Z` may be left out).
+                 * @example 2025-11-30T23:59:59Z
                  */
                 to?: components["parameters"]["FilterTo"];
                 /**
@@ -1157,6 +1343,11 @@ export interface operations {
                  * @example 10
                  */
                 per_page?: components["parameters"]["PerPage"];
+                /**
+                 * @description Where to go on: the `paging.next_cursor` of the previous page (send the same filters). Keyset paging: no item is repeated or skipped while new ones are being created. Not with `page` or `offset`.
+                 * @example WyIyMDI1LTExLTI1VDEwOjE1OjAyKzAwOjAwIiwxMDQ4XQ
+                 */
+                cursor?: components["parameters"]["Cursor"];
                 /**
                  * @description Page number, 1-based, at most 21474837 (so that the items it skips fit the `offset` bound). Ignored when `offset` is given.
                  * @example 2
@@ -1243,7 +1434,12 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description No input; send no body or `{}`. */
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["EmptyBody"];
+            };
+        };
         responses: {
             /** @description Re-send queued; the log entry of the notification, `next_attempt_at` showing when it goes out. */
             200: {
@@ -1310,14 +1506,20 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The public key in PEM form. */
+            /** @description The public key, as PEM text or in the JSON envelope (by `Accept`). */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    /**
+                     * @description Id of the key, as `key_id` in the JSON form; sent with the PEM form.
+                     * @example ck_20251125T101500
+                     */
+                    "Key-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/x-pem-file": string;
+                    "application/json": components["schemas"]["PublicKeyResponse"];
                 };
             };
             /** @description `VALIDATION_ERROR`: the query has a parameter this operation does not take; `INVALID_JSON` or `UNSUPPORTED_MEDIA_TYPE`: a body was sent that cannot be read (this operation takes none). */
@@ -1475,7 +1677,7 @@ export interface operations {
                 "webhook-timestamp": string;
                 /**
                  * @description `v1,` followed by `base64(HMAC-SHA256(UTF-8 bytes of webhook_hash, "<webhook-id>.<webhook-timestamp>.<body>"))`. Standard Webhooks allows several space-separated signatures; accept the message if any `v1` one matches.
-                 * @example v1,hCma/LujQUWmv5VfH5JeHAT5DQU2LuFJYx/8FmFz8XA=
+                 * @example v1,Em/TvMWjKFPn8UvO3bf54ZoZF26FKP6NWZCUiQQHDYI=
                  */
                 "webhook-signature": string;
             };

@@ -66,7 +66,7 @@ export const MUTANTS: Mutant[] = [
   { id: 'filter-to-exclusive', file: 'src/services/collection-counts.ts', find: "add('created_at <= $1', f.to);", replace: "add('created_at < $1', f.to);", tests: ['test/http/filter-bounds.test.ts'] },
   { id: 'filter-from-exclusive', file: 'src/services/collection-counts.ts', find: "add('created_at >= $1', f.from);", replace: "add('created_at > $1', f.from);", tests: ['test/http/filter-bounds.test.ts'] },
   { id: 'filter-status-ignored', file: 'src/services/collection-counts.ts', find: "if (f.status) add('status = $1', f.status);", replace: '', tests: ['test/http/list-collections.test.ts'] },
-  { id: 'paging-offset-off-by-one-page', file: 'src/http/paging.ts', find: 'return { perPage, page, offset: (page - 1) * perPage };', replace: 'return { perPage, page, offset: page * perPage };', tests: ['test/http/list-collections.test.ts'] },
+  { id: 'paging-offset-off-by-one-page', file: 'src/http/paging.ts', find: 'return { perPage, limit: perPage, page, offset: (page - 1) * perPage, cursor: null };', replace: 'return { perPage, limit: perPage, page, offset: page * perPage, cursor: null };', tests: ['test/http/list-collections.test.ts'] },
   // the contract's bounds
   { id: 'validation-unbounded-field-errors', file: 'src/http/validation.ts', find: 'if (out.length === MAX_FIELD_ERRORS) break;', replace: '', tests: ['test/http/refused-inputs.test.ts'], names: 'bounded' },
 ];

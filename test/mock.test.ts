@@ -1,5 +1,6 @@
 // Proves `npm run mock` (Prism on the merchant document) answers every merchant operation with a response that
-// validates against the spec: the zero-logic sandbox never contradicts the contract.
+// validates against the spec, accepts valid requests the old multipleOf refused and `{}` on body-less actions, and
+// tells the story through `Prefer: example=`: the zero-logic sandbox never contradicts the contract.
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import net from 'node:net';
@@ -69,6 +70,50 @@ it('answers every merchant operation with a response that validates', async () =
     const text = await res.text();
     const parsed = (res.headers.get('content-type') ?? '').includes('json') ? JSON.parse(text) : text;
     expect({ op: op.operationId, status: res.status }).toEqual({ op: op.operationId, status: 200 });
-    await checkResponse(op.method, urlPath, res.status, parsed);
+    await checkResponse(op.method, urlPath, res.status, parsed, res.headers.get('content-type') ?? '');
   }
+});
+
+const mockHeaders = { accept: 'application/json', authorization: 'JWT eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2lnbmF0dXJl', 'content-type': 'application/json' };
+
+it('accepts every two-decimal amount and every form of the request, and never claims a replay', async () => {
+  const forms = [
+    { payment_method: 'MOBILE_MONEY', account_number: '256777000003' },
+    { payment_method: 'CARD', redirect_url: 'https://shop.example.org/done', account_name: 'Amina Nakato', account_email: 'amina@example.org' },
+    { payment_method: 'BANK', account_number: '0123456789', redirect_url: 'https://shop.example.org/done' },
+    { payment_method: 'CRYPTO', account_number: 'bc1qexample', redirect_url: 'https://shop.example.org/done' },
+  ];
+  for (const [i, amount] of [19.99, 0.07, 1.15, 4.35].entries()) {
+    const body = { currency: 'USD', amount, merchant_reference: `ORD-MOCK-000${i}`, narration: 'Order from the mock', ...forms[i] };
+    const res = await fetch(base + '/v1/collections/request-to-pay', { method: 'POST', headers: mockHeaders, body: JSON.stringify(body) });
+    expect({ amount, status: res.status }).toEqual({ amount, status: 200 });
+    expect(res.headers.get('idempotent-replayed')).toBe('false');
+    await checkResponse('POST', '/v1/collections/request-to-pay', res.status, await res.json());
+  }
+});
+
+it('refuses a CARD request without its required fields, as the service does', async () => {
+  const body = { currency: 'USD', amount: 10, payment_method: 'CARD', merchant_reference: 'ORD-MOCK-0009', narration: 'Order from the mock' };
+  const res = await fetch(base + '/v1/collections/request-to-pay', { method: 'POST', headers: mockHeaders, body: JSON.stringify(body) });
+  expect(res.status).toBe(400);
+  expect((await res.json()).code).toBe('VALIDATION_ERROR');
+  expect(res.headers.get('sl-violations')).toContain('redirect_url');
+});
+
+it('takes {} on an action without input', async () => {
+  const res = await fetch(`${base}/v1/collections/${REF}/notify`, { method: 'POST', headers: mockHeaders, body: '{}' });
+  expect(res.status).toBe(200);
+});
+
+it.each(['pending', 'completed', 'failed', 'expired'])('answers the %s collection with Prefer: example=', async (example) => {
+  const res = await fetch(`${base}/v1/collections/${REF}`, { headers: { ...mockHeaders, prefer: `example=${example}` } });
+  const body = await res.json();
+  expect(body.data.transaction_status).toBe(example.toUpperCase());
+  await checkResponse('GET', `/v1/collections/${REF}`, res.status, body);
+});
+
+it('gives an access token that has not expired', async () => {
+  const res = await fetch(base + '/v1/auth/token', { method: 'POST', headers: { ...mockHeaders, 'secret-key': 'sk_sandbox_secret' }, body: JSON.stringify({ api_key: 'pk_sandbox_x' }) });
+  const body = await res.json();
+  expect(body.data.expires).toBeGreaterThan(Date.now() / 1000 + 365 * 86400);
 });

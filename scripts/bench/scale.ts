@@ -168,7 +168,7 @@ export async function runScale(settings: ScaleSettings, out: string): Promise<vo
       const filter = 'status=FAILED';
       const filtered = await timedGet(`${svc.url}/v1/collections?${filter}`, authorization);
       const balanceService = await timed(() => svc.services.ledger.walletBalance(m.businessId, 'UGX'));
-      const firstPageService = await timed(() => svc.services.collections.list({ business_id: m.businessId }, { perPage: 10, page: 1, offset: 0 }));
+      const firstPageService = await timed(() => svc.services.collections.list({ business_id: m.businessId }, { limit: 10, offset: 0, cursor: null }));
       const completions = await complete();
       const figures: LevelFigures = {
         level,

@@ -29,11 +29,14 @@ export interface Instruction {
   description: string;
 }
 
+/** Why a MID was passed over (the first five) or not chosen among its equals (the last two). */
+export type RoutingReason = 'inactive' | 'payment_method' | 'currency' | 'allowed_traffic' | 'first_time_depositor' | 'lower_priority' | 'round_robin';
+
 export interface RoutingCandidate {
   mid_id: number;
   processing_rank: number;
   chosen: boolean;
-  reason: string | null;
+  reason: RoutingReason | null;
 }
 
 export interface RoutingDecision {

@@ -73,3 +73,10 @@ export function percentOf(amountMinor: bigint, percent: string): bigint {
   const p = parseDecimal(percent);
   return roundDiv(amountMinor * p.num, p.den * 100n);
 }
+
+/** Decimal places of a JSON number as written (19.99 -> 2, 1e-7 -> 7, 1e21 -> 0). */
+export function decimalPlaces(n: number): number {
+  const [mantissa, exponent] = String(n).split('e');
+  const fraction = mantissa.split('.')[1]?.length ?? 0;
+  return Math.max(0, fraction - Number(exponent ?? 0));
+}

@@ -1,6 +1,6 @@
 // MID routing (CONTRACT.md section 9) as pure functions: which MIDs may take a payment, which rank
 // wins, and whose turn it is among MIDs of equal rank. The caller keeps the round-robin turn.
-import type { PaymentMethod, RoutingCandidate, RoutingDecision } from './collection';
+import type { PaymentMethod, RoutingCandidate, RoutingDecision, RoutingReason } from './collection';
 
 export interface MidInfo {
   id: number;
@@ -25,7 +25,7 @@ export interface RouteRequest {
 const YEAR_MS = 365 * 24 * 3600 * 1000;
 
 /** Why a MID cannot take the payment, or null when it can. */
-export function exclusion(req: RouteRequest, mid: MidInfo): string | null {
+export function exclusion(req: RouteRequest, mid: MidInfo): RoutingReason | null {
   if (!mid.active) return 'inactive';
   if (mid.payment_method !== req.paymentMethod) return 'payment_method';
   if (mid.currency !== req.currency) return 'currency';
@@ -67,7 +67,7 @@ export function shortlist(req: RouteRequest, mids: MidInfo[]): Shortlist {
 export function choose(list: Shortlist, turn: number): RoutingDecision {
   if (list.top.length === 0) return { mid_id: null, processing_rank: null, candidates: list.candidates };
   const mid = list.top[(((turn - 1) % list.top.length) + list.top.length) % list.top.length];
-  const candidates = list.candidates.map((c) => {
+  const candidates = list.candidates.map((c): RoutingCandidate => {
     if (c.mid_id === mid.id) return { ...c, chosen: true, reason: null };
     if (c.reason === null) return { ...c, reason: 'round_robin' };
     return c;

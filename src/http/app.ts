@@ -4,8 +4,7 @@ import express from 'express';
 import type { NextFunction, Request, Response } from 'express';
 import { OpenAPIBackend } from 'openapi-backend';
 import type { Context } from 'openapi-backend';
-import Ajv2020 from 'ajv/dist/2020';
-import addFormats from 'ajv-formats';
+import { dropDiscriminatorMappings, makeAjv } from './ajv';
 import { isDatabaseUnavailable } from '../db';
 import { AppError, errorBody, ERROR_CATALOG, OUTAGE_RETRY_AFTER_SECONDS, serviceUnavailable } from '../errors';
 import type { ErrorCode } from '../errors';
@@ -20,17 +19,13 @@ import { mountDashboard } from './dashboard';
 
 export const BODY_LIMIT_BYTES = 64 * 1024;
 
+export { makeAjv };
+
 /** A processor's webhook keeps the exact bytes received: its signature is over them, not over parsed JSON. */
 export type RawBodyRequest = Request & { rawBody?: Buffer };
 
 function keepRawBody(req: { url?: string }, _res: unknown, buf: Buffer): void {
   if (req.url?.startsWith('/callbacks/')) (req as RawBodyRequest).rawBody = buf;
-}
-
-export function makeAjv(opts: object = {}): Ajv2020 {
-  const ajv = new Ajv2020({ ...opts, strict: false, allErrors: true, multipleOfPrecision: 8 });
-  addFormats(ajv);
-  return ajv;
 }
 
 export async function loadApi(definition: string): Promise<OpenAPIBackend> {
@@ -41,6 +36,8 @@ export async function loadApi(definition: string): Promise<OpenAPIBackend> {
     customizeAjv: (_ajv, opts) => makeAjv(opts),
   });
   await api.init();
+  // quick mode compiles validators on first use, so this reaches Ajv before any schema is compiled
+  dropDiscriminatorMappings(api.definition);
   return api;
 }
 

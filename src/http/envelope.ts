@@ -7,10 +7,17 @@ export interface Reply {
   contentType?: string;
 }
 
-export function ok(data: unknown, message: string, headers?: Record<string, string>): Reply {
+export interface Envelope<S extends 'success' | 'accepted', D> {
+  code: 200;
+  status: S;
+  message: string;
+  data: D;
+}
+
+export function ok<D>(data: D, message: string, headers?: Record<string, string>): { body: Envelope<'success', D>; headers?: Record<string, string> } {
   return { body: { code: 200, status: 'success', message, data }, headers };
 }
 
-export function accepted(data: unknown, message: string, headers?: Record<string, string>): Reply {
+export function accepted<D>(data: D, message: string, headers?: Record<string, string>): { body: Envelope<'accepted', D>; headers?: Record<string, string> } {
   return { body: { code: 200, status: 'accepted', message, data }, headers };
 }

@@ -2,6 +2,7 @@
 // names ("amount", not "/requestBody/amount"), every broken rule listed once, at most
 // MAX_FIELD_ERRORS of them (a body of 4,000 unknown keys must not earn a 200 KB answer).
 import type { ErrorObject } from 'ajv';
+import { PAYMENT_METHODS } from '../domain/collection';
 import type { FieldError } from '../errors';
 
 /** The most field errors one VALIDATION_ERROR lists (CONTRACT section 2, README). */
@@ -12,7 +13,7 @@ const PATTERN_MESSAGES: Record<string, string> = {
   // components/schemas/Text.yaml
   '^(?:[^\\u0000\\uD800-\\uDFFF]|[\\uD800-\\uDBFF][\\uDC00-\\uDFFF])*$': 'must not contain U+0000 or an unpaired surrogate',
 };
-const TIMESTAMP_MESSAGE = 'must be a real date and time, YYYY-MM-DDTHH:MM:SS';
+const TIMESTAMP_MESSAGE = 'must be a real date and time in UTC, YYYY-MM-DDTHH:MM:SSZ';
 
 const LOCATIONS = new Set(['requestBody', 'query', 'path', 'headers', 'header']);
 
@@ -24,6 +25,7 @@ function fieldOf(err: ErrorObject): string {
   if (err.keyword === 'additionalProperties' && typeof params.additionalProperty === 'string') {
     parts.push(params.additionalProperty as string);
   }
+  if (err.keyword === 'discriminator' && typeof params.tag === 'string') parts.push(params.tag);
   return parts.join('.') || 'body';
 }
 
@@ -38,11 +40,20 @@ function messageOf(err: ErrorObject): string {
       return `must be one of ${(params.allowedValues as unknown[]).join(', ')}`;
     case 'pattern':
       return patternMessage(String(params.pattern));
-    case 'multipleOf':
-      return params.multipleOf === 0.01 ? 'must have at most 2 decimal places' : `must be a multiple of ${String(params.multipleOf)}`;
+    case 'discriminator':
+      return discriminatorMessage(params);
     default:
       return err.message ?? 'is invalid';
   }
+}
+
+/** The values a discriminator takes, for the message when the request's value is missing or unknown. */
+const TAG_VALUES: Record<string, readonly string[]> = { payment_method: PAYMENT_METHODS };
+
+function discriminatorMessage(params: Record<string, unknown>): string {
+  if (params.tagValue === undefined) return 'is required';
+  const values = TAG_VALUES[String(params.tag)];
+  return values ? `must be one of ${values.join(', ')}` : 'is not one of the documented values';
 }
 
 function patternMessage(pattern: string): string {

@@ -1,6 +1,9 @@
 // The read side of the outbox: a collection's notifications with their attempts (NotificationLogEntry)
 // and the operator's list of failing webhooks (FailingWebhook).
 import type { Db, Tx } from '../db';
+import { listPage } from '../db/keyset';
+import type { KeyColumn, PageRequest } from '../db/keyset';
+import type { Status } from '../domain/collection';
 import { apiTime, apiTimeOrNull } from '../domain/time';
 
 /** Attempts listed per notification: the most recent ones (re-sends can add attempts without end). */
@@ -10,7 +13,7 @@ interface NotificationRow {
   id: bigint;
   event_id: string;
   sequence: number;
-  transaction_status: string;
+  transaction_status: Status;
   created_at: Date;
   delivered_at: Date | null;
   gave_up_at: Date | null;
@@ -106,15 +109,18 @@ const FAILING_FROM = `
     ORDER BY a.at DESC, a.id DESC LIMIT 1
   ) l ON true`;
 
-export async function failingWebhooks(db: Db, limit: number, offset: number) {
-  const rows = await db.any<FailingRow>(
-    `SELECT t.id AS api_token_id, t.business_id, t.webhook_url, u.undelivered, u.oldest AS oldest_undelivered_at,
+/** Oldest undelivered first; the key is (oldest undelivered notification, API token). */
+const FAILING_ORDER: KeyColumn[] = [
+  { column: 'oldest_undelivered_at', type: 'timestamptz' },
+  { column: 'api_token_id', type: 'bigint' },
+];
+
+export async function failingWebhooks(db: Db, page: PageRequest) {
+  const sql = `SELECT t.id AS api_token_id, t.business_id, t.webhook_url, u.undelivered, u.oldest AS oldest_undelivered_at,
             l.error AS last_error, l.at AS last_attempt_at
-     ${FAILING_FROM} ORDER BY u.oldest, t.id LIMIT $1 OFFSET $2`,
-    [limit, offset],
-  );
-  const { total } = await db.one<{ total: number }>(`SELECT count(*)::int AS total ${FAILING_FROM}`);
-  const items = rows.map((r) => ({
+     ${FAILING_FROM}`;
+  const listed = await listPage<FailingRow>(db, { sql, values: [], key: FAILING_ORDER, direction: 'ASC' }, page);
+  const rows = listed.rows.map((r) => ({
     api_token_id: r.api_token_id,
     business_id: r.business_id,
     webhook_url: r.webhook_url,
@@ -123,5 +129,5 @@ export async function failingWebhooks(db: Db, limit: number, offset: number) {
     last_error: r.last_error,
     last_attempt_at: apiTimeOrNull(r.last_attempt_at),
   }));
-  return { items, total };
+  return { ...listed, rows };
 }

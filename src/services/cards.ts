@@ -131,7 +131,13 @@ export class CardService {
 
   /** The current public key (SubjectPublicKeyInfo PEM). */
   async publicKeyPem(): Promise<string> {
-    return (await this.keys()).current.publicPem;
+    return (await this.publicKey()).public_key;
+  }
+
+  /** The current public key with its id, as GET /v1/public-key shows it. */
+  async publicKey(): Promise<{ key_id: string; public_key: string }> {
+    const { keyId, publicPem } = (await this.keys()).current;
+    return { key_id: keyId, public_key: publicPem };
   }
 
   /**

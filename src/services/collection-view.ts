@@ -1,10 +1,11 @@
 // The collection record of the API (specification "Collection transaction record", CONTRACT 4.2),
 // made from a row. Notifications use the same record plus `sequence`.
+import type { components } from '../../generated/merchant-api';
 import type { CollectionRow } from '../domain/collection';
 import { toApi } from '../domain/money';
 import { apiTime, apiTimeOrNull } from '../domain/time';
 
-export function toRecord(row: CollectionRow) {
+export function toRecord(row: CollectionRow): CollectionRecord {
   return {
     id: row.id.toString(),
     request_amount: toApi(row.request_amount_minor),
@@ -30,7 +31,8 @@ export function toRecord(row: CollectionRow) {
   };
 }
 
-export type CollectionRecord = ReturnType<typeof toRecord>;
+/** The collection record as the contract defines it. */
+export type CollectionRecord = components['schemas']['CollectionRecord'];
 
 export interface PostingRow {
   id: bigint;
@@ -59,7 +61,7 @@ export function toPosting(p: PostingRow) {
 /** A collection's request to a real processor, as the operator sees it (no reference, no token). */
 export interface ProcessorRequestView {
   service_type: string;
-  state: string;
+  state: 'queued' | 'sent' | 'unknown' | 'settled' | 'held';
   send_attempts: number;
   checks: number;
   last_error: string | null;

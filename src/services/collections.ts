@@ -2,6 +2,8 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { pgp, sqlFile } from '../db';
 import type { Tx } from '../db';
+import { listPage } from '../db/keyset';
+import type { KeyColumn, ListPage, PageRequest } from '../db/keyset';
 import { maskPan } from '../domain/card';
 import type { CardDetails } from '../domain/card';
 import { STATUS_MESSAGES, isFinal } from '../domain/collection';
@@ -12,7 +14,6 @@ import { choose, phoneCountry, shortlist } from '../domain/routing';
 import type { MidInfo } from '../domain/routing';
 import { AppError, validationError } from '../errors';
 import type { Principal } from '../http/context';
-import type { Page } from '../http/paging';
 import { amountText } from '../processors/amounts';
 import { isHosted } from '../processors/hosted';
 import type { Processor } from '../processors/types';
@@ -27,22 +28,13 @@ import type { Recipients } from './notifications';
 import { pricingInputsSql } from './pricing';
 import type { PricingInputs } from './pricing';
 import type { Services } from './index';
+import type { components } from '../../generated/merchant-api';
+
+/** The request body as the contract defines it: one form per payment method. */
+export type RequestToPayBody = components['schemas']['RequestToPay'];
 
 /** How often the per-session count slots of past days are folded into one row (collection-counts.ts). */
 const FOLD_COUNTS_INTERVAL_MS = 10 * 60_000;
-
-export interface RequestToPayBody {
-  currency: string;
-  amount: number;
-  payment_method: PaymentMethod;
-  account_number?: string;
-  merchant_reference: string;
-  narration: string;
-  redirect_url?: string;
-  account_name?: string;
-  account_email?: string;
-  encrypted_card?: string;
-}
 
 export interface CollectionFilters {
   status?: Status;
@@ -197,6 +189,11 @@ export function requestHash(body: RequestToPayBody): string {
   return createHash('sha256').update(JSON.stringify(sorted)).digest('hex');
 }
 
+const NEWEST_FIRST: KeyColumn[] = [
+  { column: 'created_at', type: 'timestamptz' },
+  { column: 'id', type: 'bigint' },
+];
+
 export class CollectionService {
   constructor(readonly s: Services) {}
 
@@ -215,7 +212,7 @@ export class CollectionService {
       if (e instanceof MoneyFormatError) throw validationError([{ field: 'amount', message: e.message }]);
       throw e;
     }
-    const card = body.encrypted_card ? await this.seeCard(body.encrypted_card) : null;
+    const card = body.payment_method === 'CARD' && body.encrypted_card ? await this.seeCard(body.encrypted_card) : null;
     try {
       const row = await this.create(p, body, hash, amountMinor, card, read);
       this.s.workers?.kick('emails');
@@ -509,14 +506,11 @@ export class CollectionService {
     return row;
   }
 
-  /** A page of the collections that match, newest first, and the exact number that match. */
-  async list(f: CollectionFilters, page: Page): Promise<{ rows: CollectionRow[]; total: number }> {
-    const total = await countCollections(this.s.db, f);
-    const rows = total === 0 ? [] : await this.s.db.any<CollectionRow>(
-      `SELECT * FROM collections WHERE ${filterWhere(f)} ORDER BY created_at DESC, id DESC LIMIT $1 OFFSET $2`,
-      [page.perPage, page.offset],
-    );
-    return { rows, total };
+  /** Newest first (created_at, then id for equal times); the count is perf's exact counter (collection-counts.ts). */
+  async list(f: CollectionFilters, page: PageRequest): Promise<ListPage<CollectionRow>> {
+    const sql = `SELECT * FROM collections WHERE ${filterWhere(f)}`;
+    const q = { sql, values: [], key: NEWEST_FIRST, direction: 'DESC' as const, count: () => countCollections(this.s.db, f) };
+    return listPage<CollectionRow>(this.s.db, q, page);
   }
 
   /** Ledger postings of one collection, oldest first; the account is the ledger account's kind. */

@@ -5,6 +5,8 @@
 import type { IBaseProtocol } from 'pg-promise';
 import { pgp, sqlFile } from '../db';
 import type { Tx } from '../db';
+import { BY_ID, listPage } from '../db/keyset';
+import type { ListPage, PageRequest } from '../db/keyset';
 import type { CollectionRow } from '../domain/collection';
 import { accountName, assertBalanced, completionPlan, releasePlan, walletTotal } from '../domain/ledger';
 import type { AccountKey, HoldBucket, JournalKind, PostingDraft, WalletParts } from '../domain/ledger';
@@ -229,7 +231,7 @@ export class LedgerService {
   }
 
   /** A page of one wallet's postings, newest first (operator view). */
-  async walletPostings(businessId: number, currency: string, page: { perPage: number; offset: number }) {
+  async walletPostings(businessId: number, currency: string, page: PageRequest): Promise<ListPage<ReturnType<typeof toPosting>>> {
     const found = businessId <= MAX_INT4
       ? await this.s.db.oneOrNone<{ wallet_id: number | null }>(
           'SELECT w.id AS wallet_id FROM businesses b LEFT JOIN wallets w ON w.business_id = b.id AND w.currency = $2 WHERE b.id = $1',
@@ -238,18 +240,12 @@ export class LedgerService {
       : null;
     if (!found) throw new AppError('NOT_FOUND', `No business with id ${businessId}`);
     if (found.wallet_id === null) throw new AppError('NOT_FOUND', `Business ${businessId} has no ${currency} wallet`);
-    const { total } = await this.s.db.one<{ total: number }>(
-      'SELECT count(*)::int AS total FROM postings p JOIN ledger_accounts a ON a.id = p.account_id WHERE a.wallet_id = $1',
-      [found.wallet_id],
-    );
-    const rows = await this.s.db.any<PostingRow>(
-      `SELECT p.id, p.journal_id, c.gateway_reference, a.kind AS account, p.amount_minor, p.currency, p.kind, p.created_at
+    const sql = `SELECT p.id, p.journal_id, c.gateway_reference, a.kind AS account, p.amount_minor, p.currency, p.kind, p.created_at
        FROM postings p JOIN ledger_accounts a ON a.id = p.account_id JOIN journals j ON j.id = p.journal_id
        LEFT JOIN collections c ON c.id = j.collection_id
-       WHERE a.wallet_id = $1 ORDER BY p.id DESC LIMIT $2 OFFSET $3`,
-      [found.wallet_id, page.perPage, page.offset],
-    );
-    return { items: rows.map(toPosting), total };
+       WHERE a.wallet_id = $1`;
+    const listed = await listPage<PostingRow>(this.s.db, { sql, values: [found.wallet_id], key: BY_ID, direction: 'DESC' }, page);
+    return { ...listed, rows: listed.rows.map(toPosting) };
   }
 
   private async release(t: Tx, h: DueHold, now: Date): Promise<void> {

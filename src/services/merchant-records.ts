@@ -3,6 +3,7 @@
 // no field here, so no record can leak them.
 import { toApi } from '../domain/money';
 import { apiTime, apiTimeOrNull } from '../domain/time';
+import type { components } from '../../generated/admin-api';
 
 export const PAYMENT_METHODS = ['MOBILE_MONEY', 'CARD', 'BANK', 'CRYPTO'] as const;
 export type PaymentMethod = (typeof PAYMENT_METHODS)[number];
@@ -81,7 +82,7 @@ export interface FxRateRow {
   updated_at: Date;
 }
 
-export function businessRecord(b: BusinessRow, fees: FeeRow[], wallets: WalletRow[]) {
+export function businessRecord(b: BusinessRow, fees: FeeRow[], wallets: WalletRow[]): BusinessRecord {
   return {
     id: b.id,
     name: b.name,
@@ -100,11 +101,11 @@ export function businessRecord(b: BusinessRow, fees: FeeRow[], wallets: WalletRo
   };
 }
 
-export function walletRecord(w: WalletRow) {
+export function walletRecord(w: WalletRow): WalletRecord {
   return { business_id: w.business_id, currency: w.currency, is_default: w.is_default, created_at: apiTime(w.created_at) };
 }
 
-export function midRecord(m: MidRow) {
+export function midRecord(m: MidRow): MidRecord {
   return {
     id: m.id,
     business_id: m.business_id,
@@ -125,7 +126,7 @@ export function midRecord(m: MidRow) {
   };
 }
 
-export function apiTokenRecord(t: ApiTokenRow) {
+export function apiTokenRecord(t: ApiTokenRow): ApiTokenRecord {
   return {
     id: t.id,
     business_id: t.business_id,
@@ -139,12 +140,13 @@ export function apiTokenRecord(t: ApiTokenRow) {
   };
 }
 
-export function fxRateRecord(r: FxRateRow) {
+export function fxRateRecord(r: FxRateRow): FxRateRecord {
   return { base: r.base, quote: r.quote, rate: Number(r.rate), updated_at: apiTime(r.updated_at) };
 }
 
-export type BusinessRecord = ReturnType<typeof businessRecord>;
-export type WalletRecord = ReturnType<typeof walletRecord>;
-export type MidRecord = ReturnType<typeof midRecord>;
-export type ApiTokenRecord = ReturnType<typeof apiTokenRecord>;
-export type FxRateRecord = ReturnType<typeof fxRateRecord>;
+/** The records of the operator API, as the contract defines them. */
+export type BusinessRecord = components['schemas']['Business'];
+export type WalletRecord = components['schemas']['Wallet'];
+export type MidRecord = components['schemas']['Mid'];
+export type ApiTokenRecord = components['schemas']['ApiToken'];
+export type FxRateRecord = components['schemas']['FxRate'];

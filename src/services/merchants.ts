@@ -5,12 +5,15 @@ import { randomBytes } from 'node:crypto';
 import { masterKeys, seal } from '../crypto/secretbox';
 import { pgp } from '../db';
 import type { Tx } from '../db';
+import { BY_ID, listPage } from '../db/keyset';
+import type { KeyColumn, ListPage, ListQuery, PageRequest } from '../db/keyset';
 import { toMinor } from '../domain/money';
 import { AppError, validationError } from '../errors';
 import type { FieldError } from '../errors';
 import { hashSecret, newCredentials } from './auth';
 import { curlLine, DEMO_BUSINESS, DEMO_EXTRA_WALLETS, DEMO_RATES, demoMids, demoToken, SEED_LOCK, writeDemoFile } from './demo-merchant';
 import type { Services } from './index';
+import type { components } from '../../generated/admin-api';
 import { credentialErrors, openCredentials, sealCredentials } from './mid-credentials';
 import {
   API_TOKEN_COLUMNS,
@@ -22,18 +25,16 @@ import {
   walletRecord,
 } from './merchant-records';
 import type {
-  AllowedTraffic,
   ApiTokenRecord,
+  PaymentMethod,
   ApiTokenRow,
   BusinessRecord,
   BusinessRow,
-  FeeBearer,
   FeeRow,
   FxRateRecord,
   FxRateRow,
   MidRecord,
   MidRow,
-  PaymentMethod,
   WalletRecord,
   WalletRow,
 } from './merchant-records';
@@ -59,60 +60,25 @@ const MAX_RATE = 1e15;
 /** Ids are SERIAL (INTEGER): a larger path id cannot exist, and must not reach SQL as an overflow. */
 const MAX_ID = 2_147_483_647;
 
-export interface FeeInput {
-  payment_method: PaymentMethod;
-  percent: number;
-  fixed: number;
-}
+/** The operator's inputs as the contract defines them. */
+type AdminSchemas = components['schemas'];
+export type FeeInput = AdminSchemas['FeeRule'];
+export type BusinessInput = AdminSchemas['BusinessCreate'];
+export type BusinessPatch = AdminSchemas['BusinessUpdate'];
+export type MidInput = AdminSchemas['MidCreate'];
+export type MidPatch = AdminSchemas['MidUpdate'];
+export type ApiTokenInput = AdminSchemas['ApiTokenCreate'];
+export type ApiTokenPatch = AdminSchemas['ApiTokenUpdate'];
 
-export interface BusinessInput {
-  name: string;
-  default_currency: string;
-  rolling_reserve_percent?: number;
-  rolling_reserve_months?: number;
-  card_settlement_days?: number;
-  fee_bearer?: FeeBearer;
-  fees?: FeeInput[];
-}
-
-export type BusinessPatch = Partial<BusinessInput>;
-
-export interface MidInput {
-  business_name: string;
-  service_type: string;
-  payment_method: PaymentMethod;
-  currency: string;
-  allowed_traffic?: AllowedTraffic;
-  merchant_operator?: string;
-  merchant_username?: string;
-  merchant_password?: string;
-  /** the processor's credentials (names per service type), write-only */
-  credentials?: Record<string, string>;
-  processing_rank?: number;
-  reject_first_time_depositors?: boolean;
-  active?: boolean;
-}
-
-export type MidPatch = Partial<MidInput>;
-
-export interface ApiTokenInput {
-  notification_email: string;
-  webhook_url: string;
-  webhook_hash: string;
-  email_merchant?: boolean;
-  email_user?: boolean;
-}
-
-export type ApiTokenPatch = Partial<ApiTokenInput>;
-
-export interface Slice {
-  limit: number;
-  offset: number;
-}
-
+/** A page of a list still paged by limit/offset only (the dashboard lists; keyset lists return ListPage). */
 export interface Listed<T> {
   items: T[];
   total: number;
+}
+
+/** The same page with its rows turned into records. */
+function mapPage<R, T>(page: ListPage<R>, toRecord: (r: R) => T): ListPage<T> {
+  return { ...page, rows: page.rows.map(toRecord) };
 }
 
 function notFound(what: string): AppError {
@@ -176,11 +142,11 @@ export class MerchantService {
     });
   }
 
-  async listBusinesses(slice: Slice): Promise<Listed<BusinessRecord>> {
+  async listBusinesses(page: PageRequest): Promise<ListPage<BusinessRecord>> {
     return this.s.db.task(async (t) => {
-      const { total } = await t.one<{ total: number }>('SELECT count(*)::int AS total FROM businesses');
-      const rows = await t.any<BusinessRow>('SELECT * FROM businesses ORDER BY id DESC LIMIT $1 OFFSET $2', [slice.limit, slice.offset]);
-      return { items: await this.withDetails(t, rows), total };
+      const q: ListQuery = { sql: 'SELECT * FROM businesses', values: [], key: BY_ID, direction: 'DESC' };
+      const found = await listPage<BusinessRow>(t, q, page);
+      return { ...found, rows: await this.withDetails(t, found.rows) };
     });
   }
 
@@ -293,16 +259,12 @@ export class MerchantService {
     });
   }
 
-  async listWallets(businessId: number, slice: Slice): Promise<Listed<WalletRecord>> {
+  async listWallets(businessId: number, page: PageRequest): Promise<ListPage<WalletRecord>> {
     checkId(businessId, 'business');
     return this.s.db.task(async (t) => {
       await this.loadBusiness(t, businessId);
-      const { total } = await t.one<{ total: number }>('SELECT count(*)::int AS total FROM wallets WHERE business_id = $1', [businessId]);
-      const rows = await t.any<WalletRow>(
-        'SELECT * FROM wallets WHERE business_id = $1 ORDER BY id LIMIT $2 OFFSET $3',
-        [businessId, slice.limit, slice.offset],
-      );
-      return { items: rows.map(walletRecord), total };
+      const q: ListQuery = { sql: 'SELECT * FROM wallets WHERE business_id = $1', values: [businessId], key: BY_ID, direction: 'ASC' };
+      return mapPage(await listPage<WalletRow>(t, q, page), walletRecord);
     });
   }
 
@@ -336,17 +298,12 @@ export class MerchantService {
     });
   }
 
-  async listMids(businessId: number, slice: Slice): Promise<Listed<MidRecord>> {
+  async listMids(businessId: number, page: PageRequest): Promise<ListPage<MidRecord>> {
     checkId(businessId, 'business');
     return this.s.db.task(async (t) => {
       await this.loadBusiness(t, businessId);
-      const { total } = await t.one<{ total: number }>('SELECT count(*)::int AS total FROM mids WHERE business_id = $1', [businessId]);
-      const rows = await t.any<MidRow>('SELECT * FROM mids WHERE business_id = $1 ORDER BY id LIMIT $2 OFFSET $3', [
-        businessId,
-        slice.limit,
-        slice.offset,
-      ]);
-      return { items: rows.map(midRecord), total };
+      const q: ListQuery = { sql: 'SELECT * FROM mids WHERE business_id = $1', values: [businessId], key: BY_ID, direction: 'ASC' };
+      return mapPage(await listPage<MidRow>(t, q, page), midRecord);
     });
   }
 
@@ -433,18 +390,12 @@ export class MerchantService {
     return { ...apiTokenRecord(row), api_secret: creds.apiSecret };
   }
 
-  async listApiTokens(businessId: number, slice: Slice): Promise<Listed<ApiTokenRecord>> {
+  async listApiTokens(businessId: number, page: PageRequest): Promise<ListPage<ApiTokenRecord>> {
     checkId(businessId, 'business');
     return this.s.db.task(async (t) => {
       await this.loadBusiness(t, businessId);
-      const { total } = await t.one<{ total: number }>('SELECT count(*)::int AS total FROM api_tokens WHERE business_id = $1', [
-        businessId,
-      ]);
-      const rows = await t.any<ApiTokenRow>(
-        `SELECT ${API_TOKEN_COLUMNS} FROM api_tokens WHERE business_id = $1 ORDER BY id LIMIT $2 OFFSET $3`,
-        [businessId, slice.limit, slice.offset],
-      );
-      return { items: rows.map(apiTokenRecord), total };
+      const sql = `SELECT ${API_TOKEN_COLUMNS} FROM api_tokens WHERE business_id = $1`;
+      return mapPage(await listPage<ApiTokenRow>(t, { sql, values: [businessId], key: BY_ID, direction: 'ASC' }, page), apiTokenRecord);
     });
   }
 
@@ -510,12 +461,12 @@ export class MerchantService {
     return fxRateRecord(await this.upsertFxRate(this.s.db, base, quote, rate));
   }
 
-  async listFxRates(slice: Slice): Promise<Listed<FxRateRecord>> {
-    return this.s.db.task(async (t) => {
-      const { total } = await t.one<{ total: number }>('SELECT count(*)::int AS total FROM fx_rates');
-      const rows = await t.any<FxRateRow>('SELECT * FROM fx_rates ORDER BY base, quote LIMIT $1 OFFSET $2', [slice.limit, slice.offset]);
-      return { items: rows.map(fxRateRecord), total };
-    });
+  async listFxRates(page: PageRequest): Promise<ListPage<FxRateRecord>> {
+    const key: KeyColumn[] = [
+      { column: 'base', type: 'text' },
+      { column: 'quote', type: 'text' },
+    ];
+    return mapPage(await listPage<FxRateRow>(this.s.db, { sql: 'SELECT * FROM fx_rates', values: [], key, direction: 'ASC' }, page), fxRateRecord);
   }
 
   private upsertFxRate(t: Pick<Tx, 'one'>, base: string, quote: string, rate: number): Promise<FxRateRow> {

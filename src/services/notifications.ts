@@ -2,6 +2,7 @@
 // (CONTRACT.md section 8). The notification body is serialised once, stored, and sent and signed as
 // those exact bytes on every attempt.
 import { randomBytes } from 'node:crypto';
+import type { PageRequest } from '../db/keyset';
 import { pgp } from '../db';
 import type { Tx } from '../db';
 import type { CollectionRow } from '../domain/collection';
@@ -162,8 +163,8 @@ export class NotificationService {
   }
 
   /** Operator view: API tokens whose webhook has undelivered notifications with failed attempts. */
-  failing(limit: number, offset: number) {
-    return failingWebhooks(this.s.db, limit, offset);
+  failing(page: PageRequest) {
+    return failingWebhooks(this.s.db, page);
   }
 
   /** Waits for webhook sends still under way; call after the workers stop, before the database closes. */

@@ -1,17 +1,21 @@
 // The designated sandbox test values as data, each with the states and notifications it produces.
+import type { components } from '../../generated/merchant-api';
 import type { Config } from '../config';
 
-export function sandboxScenarios(c: Config) {
+type Scenario = components['schemas']['SandboxScenario'];
+
+export function sandboxScenarios(c: Config): Scenario[] {
   const delay = `${c.sandboxMmDelayMs / 1000} s`;
-  const completed = { states: ['PENDING', 'COMPLETED'], notifications: [{ sequence: 1, transaction_status: 'COMPLETED' }] };
-  const failed = { states: ['PENDING', 'FAILED'], notifications: [{ sequence: 1, transaction_status: 'FAILED' }] };
+  type Sequence = Pick<Scenario, 'states' | 'notifications'>;
+  const completed: Sequence = { states: ['PENDING', 'COMPLETED'], notifications: [{ sequence: 1, transaction_status: 'COMPLETED' }] };
+  const failed: Sequence = { states: ['PENDING', 'FAILED'], notifications: [{ sequence: 1, transaction_status: 'FAILED' }] };
   return [
-    ...c.sandboxMmSuccess.map((value) => ({
+    ...c.sandboxMmSuccess.map((value): Scenario => ({
       name: 'MOBILE_MONEY_SUCCESS', payment_method: 'MOBILE_MONEY', value, outcome: 'COMPLETED',
       description: `The simulated customer approves the prompt after ${delay}; the collection completes and the wallet is credited.`,
       ...completed,
     })),
-    ...c.sandboxMmFailure.map((value) => ({
+    ...c.sandboxMmFailure.map((value): Scenario => ({
       name: 'MOBILE_MONEY_FAILURE', payment_method: 'MOBILE_MONEY', value, outcome: 'FAILED',
       description: `The simulated customer declines the prompt after ${delay}; the collection fails and no money moves.`,
       ...failed,

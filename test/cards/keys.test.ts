@@ -86,9 +86,9 @@ describe('rotation', () => {
     const info = await cards.rotate();
     expect(info).toEqual({
       key_id: expect.stringMatching(/^ck_20251125T101500_[0-9a-f]{6}$/),
-      created_at: '2025-11-25T10:15:00',
+      created_at: '2025-11-25T10:15:00Z',
       previous_key_id: oldRow.key_id,
-      previous_key_expires_at: '2025-11-26T10:15:00',
+      previous_key_expires_at: '2025-11-26T10:15:00Z',
     });
     const newPem = await cards.publicKeyPem();
     expect(newPem).not.toBe(oldPem);

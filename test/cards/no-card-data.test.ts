@@ -28,7 +28,7 @@ beforeAll(async () => {
   receiver = await startReceiver();
   svc = await startTestService();
   m = await setupMerchant(svc, { emailMerchant: true, emailUser: true, webhookUrl: receiver.url });
-  pem = (await m.client.get('/v1/public-key')).text;
+  pem = (await m.client.get('/v1/public-key')).body.data.public_key;
 });
 afterAll(async () => {
   await svc?.close();

@@ -50,7 +50,7 @@ export class Client {
     const text = await res.text();
     const type = res.headers.get('content-type') ?? '';
     const parsed = type.includes('json') && text ? JSON.parse(text) : text;
-    if (!opts.unchecked) await checkResponse(method, urlPath, res.status, parsed);
+    if (!opts.unchecked) await checkResponse(method, urlPath, res.status, parsed, type || 'application/json');
     return { status: res.status, headers: res.headers, body: parsed as T, text };
   }
 

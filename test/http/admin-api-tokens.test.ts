@@ -139,7 +139,7 @@ describe('listApiTokens', () => {
     expect(res.text).not.toContain(hash);
     expect(res.headers.get('x-ph-total')).toBe('2');
     expect(res.headers.get('x-ph-totalpages')).toBe('1');
-    expect(res.headers.get('link')).toContain('rel=first');
+    expect(res.headers.get('link')).toContain('rel="first"');
   });
 
   it('answers 404 for an unknown business', async () => {

@@ -64,7 +64,7 @@ describe('createBusiness', () => {
       verified: false,
       verified_at: null,
       verified_by: null,
-      created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d$/),
+      created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/),
       updated_at: expect.any(String),
     });
     const fees = await svc.services.db.any('SELECT payment_method, percent, fixed_minor FROM business_fees WHERE business_id = $1 ORDER BY 1', [b.id]);

@@ -1,4 +1,4 @@
-// Proves setFxRate (upsert, exact NUMERIC storage, base <> quote, rate > 0) and listFxRates (paged).
+// Proves setFxRate (upsert, exact NUMERIC storage, base <> quote, rate > 0) and listFxRates (paged by page and by a cursor on the text pair).
 import { errorFields, expectOk, snapshot } from '../helpers/merchants';
 import { startTestService } from '../helpers/service';
 import type { TestService } from '../helpers/service';
@@ -16,7 +16,7 @@ describe('setFxRate', () => {
     const res = await svc.admin.put('/v1/admin/fx-rates', { base: 'USD', quote: 'UGX', rate: 3725.5 });
     expect(res.status).toBe(200);
     expect(res.body.message).toBe('Market rate set');
-    expect(res.body.data).toEqual({ base: 'USD', quote: 'UGX', rate: 3725.5, updated_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d$/) });
+    expect(res.body.data).toEqual({ base: 'USD', quote: 'UGX', rate: 3725.5, updated_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/) });
     const row = await svc.services.db.one("SELECT rate FROM fx_rates WHERE base = 'USD' AND quote = 'UGX'");
     expect(row.rate).toBe('3725.500000000000');
   });
@@ -75,6 +75,11 @@ describe('listFxRates', () => {
       expect(res.headers.get('link')).toContain(`${list.config.publicBaseUrl}/v1/admin/fx-rates?per_page=2&page=2`);
       const second = await list.admin.get('/v1/admin/fx-rates?per_page=2&page=2');
       expect(second.body.data.map((r: { quote: string }) => r.quote)).toEqual(['UGX']);
+      expect(res.body.paging).toEqual({ per_page: 2, next_cursor: expect.any(String), total: 3 });
+      expectOk(await list.admin.put('/v1/admin/fx-rates', { base: 'AAA', quote: 'USD', rate: 2 }));
+      const following = await list.admin.get(`/v1/admin/fx-rates?per_page=2&cursor=${res.body.paging.next_cursor}`);
+      expect(following.body.data).toEqual(second.body.data);
+      expect(following.body.paging).toEqual({ per_page: 2, next_cursor: null, total: 4 });
     } finally {
       await list.close();
     }

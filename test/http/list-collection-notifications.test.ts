@@ -53,9 +53,9 @@ describe('listCollectionNotifications', () => {
         event_id: n.event_id,
         sequence: 1,
         transaction_status: 'COMPLETED',
-        created_at: n.created_at.toISOString().slice(0, 19),
+        created_at: n.created_at.toISOString().slice(0, 19) + 'Z',
         delivered: true,
-        delivered_at: n.delivered_at!.toISOString().slice(0, 19),
+        delivered_at: n.delivered_at!.toISOString().slice(0, 19) + 'Z',
         next_attempt_at: null,
         attempts: [
           { attempt: 1, at: expect.any(String), http_status: 503, error: 'HTTP 503', duration_ms: expect.any(Number), response_body: 'Service Unavailable' },

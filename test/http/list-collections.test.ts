@@ -1,5 +1,6 @@
-// Proves collection queries: one by gateway_reference, lists newest first with filters, paging headers and Link on
-// the first, a middle and the last page, and that a merchant never sees another's collections.
+// Proves collection queries: one by gateway_reference, lists newest first with filters, cursor paging in the body that
+// neither repeats nor skips under concurrent inserts, paging headers and Link on the first, a middle and the last page,
+// and that a merchant never sees another's collections.
 import LinkHeader from 'http-link-header';
 import { mobileMoney, ref, setupMerchant } from '../helpers/fixtures';
 import type { MerchantSetup } from '../helpers/fixtures';
@@ -90,18 +91,67 @@ describe('collections queries', () => {
     const none = await m.client.get('/v1/collections?status=COMPLETED');
     expect(none.body.data).toEqual([]);
     expect(none.headers.get('x-ph-total')).toBe('0');
-    const future = await m.client.get('/v1/collections?from=2099-01-01T00:00:00');
+    const future = await m.client.get('/v1/collections?from=2099-01-01T00:00:00Z');
     expect(future.body.data).toEqual([]);
     const all = await m.client.get('/v1/collections?from=2000-01-01T00:00:00&to=2099-01-01T00:00:00&currency=UGX&status=PENDING');
     expect(all.headers.get('x-ph-total')).toBe('23');
   });
 
   it('refuses bad list parameters', async () => {
-    for (const q of ['per_page=101', 'per_page=0', 'page=0', 'offset=-1', 'status=DONE', 'from=yesterday', 'colour=red']) {
+    for (const q of ['per_page=101', 'per_page=0', 'page=0', 'offset=-1', 'status=DONE', 'from=yesterday', 'colour=red', 'cursor=a%2Bb']) {
       const res = await m.client.get(`/v1/collections?${q}`);
       expect(res.status).toBe(400);
       expect(res.body.code).toBe('VALIDATION_ERROR');
     }
+  });
+
+  it('refuses a cursor it did not give out, and a cursor with page or offset, naming cursor', async () => {
+    const forged = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url');
+    const bad = ['bm90LWpzb24', forged([1]), forged(['2025-01-01T00:00:00+00:00', 'x']), forged(['yesterday', 1]), forged({ a: 1 }), forged(['2025-01-01T00:00:00Z', 1, 2])];
+    for (const cursor of bad) {
+      const res = await m.client.get(`/v1/collections?cursor=${cursor}`);
+      expect(res.status).toBe(400);
+      expect(res.body.data).toEqual([{ field: 'cursor', message: 'is not a cursor this list gave out' }]);
+    }
+    const first = await m.client.get('/v1/collections?per_page=5');
+    for (const extra of ['page=2', 'offset=5']) {
+      const res = await m.client.get(`/v1/collections?cursor=${first.body.paging.next_cursor}&${extra}`);
+      expect(res.status).toBe(400);
+      expect(res.body.data).toEqual([{ field: 'cursor', message: 'cannot be combined with page or offset' }]);
+    }
+  });
+
+  it('follows paging.next_cursor through every page, keeping filters, with a cursor link in Link', async () => {
+    const seen: string[] = [];
+    let res = await m.client.get('/v1/collections?per_page=4&status=PENDING');
+    expect(res.body.paging).toEqual({ per_page: 4, next_cursor: expect.any(String), total: 23 });
+    for (;;) {
+      seen.push(...res.body.data.map((d: { gateway_reference: string }) => d.gateway_reference));
+      const next = res.body.paging.next_cursor;
+      if (next === null) break;
+      const following = await m.client.get(`/v1/collections?per_page=4&status=PENDING&cursor=${next}`);
+      expect(res.headers.get('link') ?? '').toContain('rel="next"');
+      if (seen.length > 4) expect(links(res).next).toBe(`${svc.url}/v1/collections?status=PENDING&per_page=4&cursor=${next}`);
+      res = following;
+    }
+    expect(seen).toEqual([...made].reverse().map((d) => d.gateway_reference));
+    expect(Object.keys(links(res))).toEqual(['first']);
+  });
+
+  it('neither repeats nor skips a collection when new ones arrive between pages (offset paging would)', async () => {
+    const mine = await setupMerchant(svc);
+    const create = (i: number) => mine.client.post('/v1/collections/request-to-pay', mobileMoney({ amount: 10 + i, account_number: '256711000' + String(100 + i) }));
+    const before: string[] = [];
+    for (let i = 0; i < 6; i++) before.push((await create(i)).body.data.gateway_reference);
+    const first = await mine.client.get('/v1/collections?per_page=3');
+    const arrivals = await Promise.all([6, 7, 8].map(create));
+    expect(arrivals.every((r) => r.status === 200)).toBe(true);
+    const second = await mine.client.get(`/v1/collections?per_page=3&cursor=${first.body.paging.next_cursor}`);
+    const refs = (r: { body: { data: { gateway_reference: string }[] } }) => r.body.data.map((d) => d.gateway_reference);
+    expect([...refs(first), ...refs(second)]).toEqual([...before].reverse());
+    expect(second.body.paging.next_cursor).toBeNull();
+    const byOffset = await mine.client.get('/v1/collections?per_page=3&page=2');
+    expect(refs(byOffset)).toEqual(refs(first));
   });
 
   it('never lists another merchant\'s collections', async () => {

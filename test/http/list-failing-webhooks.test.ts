@@ -97,6 +97,11 @@ describe('listFailingWebhooks', () => {
     expect(res.headers.get('x-ph-totalpages')).toBe('2');
     expect(res.headers.get('link')).toMatch(/rel="?prev"?/);
     expect(res.headers.get('link')).not.toMatch(/rel="?next"?/);
+    const first = await svc.admin.get('/v1/admin/webhooks/failing?per_page=1');
+    expect(first.body.paging).toEqual({ per_page: 1, next_cursor: expect.any(String), total: 2 });
+    const following = await svc.admin.get(`/v1/admin/webhooks/failing?per_page=1&cursor=${first.body.paging.next_cursor}`);
+    expect(following.body.data).toEqual(res.body.data);
+    expect(following.body.paging.next_cursor).toBeNull();
   });
 
   it('drops a webhook from the list once its notifications are delivered', async () => {

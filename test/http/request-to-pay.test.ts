@@ -130,7 +130,9 @@ describe('request-to-pay: every rule refused, nothing written', () => {
     ['bank without redirect_url', { payment_method: 'BANK', account_number: '0123456789' }, ['redirect_url']],
     ['crypto without account_number', { payment_method: 'CRYPTO', account_number: undefined, redirect_url: 'https://x.example/d' }, ['account_number']],
     ['redirect_url not a URL', { payment_method: 'BANK', account_number: '0123', redirect_url: 'shop/done' }, ['redirect_url']],
-    ['encrypted_card with mobile money', { encrypted_card: 'abc' }, ['payment_method']],
+    ['encrypted_card with mobile money', { encrypted_card: 'abc' }, ['encrypted_card']],
+    ['payment_method missing', { payment_method: undefined, narration: 'x' }, ['payment_method']],
+    ['amount with 3 decimals in exponent form', { amount: 1.5e-7 }, ['amount']],
   ])('%s', async (_name, change, fields) => {
     const before = await count();
     const body: Record<string, unknown> = { ...mobileMoney(), ...change };
@@ -143,10 +145,24 @@ describe('request-to-pay: every rule refused, nothing written', () => {
     expect(await count()).toBe(before);
   });
 
+  it('says what is wrong with a third decimal, naming the field', async () => {
+    const res = await rtp(mobileMoney({ amount: 19.999 }));
+    expect(res.status).toBe(400);
+    expect(res.body.data).toEqual([{ field: 'amount', message: 'must have at most 2 decimal places' }]);
+  });
+
   it('lists several broken rules at once', async () => {
     const res = await rtp({ currency: 'usd', amount: 1.234, payment_method: 'MOBILE_MONEY', merchant_reference: 'x', narration: 'y' });
     const fields = (res.body.data as { field: string }[]).map((e) => e.field).sort();
     expect(fields).toEqual(['account_number', 'amount', 'currency', 'merchant_reference', 'narration']);
+  });
+});
+
+describe('request-to-pay: two-decimal amounts that floating-point multipleOf refuses', () => {
+  it.each([19.99, 0.07, 1.15, 4.35, 99.99, 1234567.89])('accepts %p exactly', async (amount) => {
+    const res = await rtp(mobileMoney({ amount, account_number: '256777000011' }));
+    expect(res.status).toBe(200);
+    expect(res.body.data.request_amount).toBe(amount);
   });
 });
 

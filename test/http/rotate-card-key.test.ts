@@ -18,18 +18,18 @@ afterAll(async () => {
 const keyCount = async () => (await svc.services.db.one('SELECT count(*)::int AS n FROM card_keys')).n;
 
 it('refuses anyone but the operator, changing nothing', async () => {
-  const before = (await merchant.get('/v1/public-key')).text;
+  const before = (await merchant.get('/v1/public-key')).body.data.public_key;
   for (const client of [svc.anon, merchant, svc.merchant('Bearer op_wrong_key_0123456789')]) {
     const res = await client.post('/v1/admin/card-keys/rotate');
     expect(res.status).toBe(401);
     expect(res.body.code).toBe('UNAUTHORIZED');
   }
   expect(await keyCount()).toBe(1);
-  expect((await merchant.get('/v1/public-key')).text).toBe(before);
+  expect((await merchant.get('/v1/public-key')).body.data.public_key).toBe(before);
 });
 
 it('rotates: the new key is served at once, the old one decrypts until previous_key_expires_at', async () => {
-  const oldPem = (await merchant.get('/v1/public-key')).text;
+  const oldPem = (await merchant.get('/v1/public-key')).body.data.public_key;
   const [old] = await svc.services.db.any('SELECT key_id FROM card_keys');
   const madeForOld = encryptCard(oldPem, GOOD_CARD);
 
@@ -42,15 +42,15 @@ it('rotates: the new key is served at once, the old one decrypts until previous_
     message: 'Card key rotated',
     data: {
       key_id: expect.stringMatching(/^ck_20251125T101500_/),
-      created_at: '2025-11-25T10:15:00',
+      created_at: '2025-11-25T10:15:00Z',
       previous_key_id: old.key_id,
-      previous_key_expires_at: '2025-11-26T10:15:00',
+      previous_key_expires_at: '2025-11-26T10:15:00Z',
     },
   });
   const current = await svc.services.db.one('SELECT key_id, public_pem FROM card_keys WHERE retired_at IS NULL');
   expect(current.key_id).toBe(res.body.data.key_id);
 
-  const newPem = (await merchant.get('/v1/public-key')).text;
+  const newPem = (await merchant.get('/v1/public-key')).body.data.public_key;
   expect(newPem).not.toBe(oldPem);
   expect(newPem).toBe(current.public_pem);
   expect((await svc.services.cards.decryptCard(encryptCard(newPem, GOOD_CARD))).card).toEqual(GOOD_CARD);

@@ -46,7 +46,7 @@ it('lists the wallet postings newest first with their collection and kind', asyn
     amount: 261.9,
     currency: 'UGX',
     kind: 'collection_credit',
-    created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d$/),
+    created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/),
   });
   expect(data[0].journal_id).toBe(data[1].journal_id);
 });

@@ -55,7 +55,7 @@ export async function createCard(m: MerchantSetup, encrypted?: string): Promise<
 export async function encryptWithServiceKey(m: MerchantSetup, details: CardDetails): Promise<string> {
   const res = await m.client.get('/v1/public-key');
   if (res.status !== 200) throw new Error(`public-key failed: ${res.status}`);
-  return encryptCard(res.text, details);
+  return encryptCard(res.body.data.public_key, details);
 }
 
 /** One customer's visit to payment_url over plain HTTP: the page's cookie and hidden fields are kept. */

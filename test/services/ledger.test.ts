@@ -163,14 +163,17 @@ it('lists every wallet, empty ones at zero, default first; one wallet or NOT_FOU
 it('pages a wallet postings newest first; NOT_FOUND for an unknown business or wallet', async () => {
   const b = await createBusiness(s().db);
   for (const amount of [100n, 200n, 300n]) await complete(s(), (await insertPending(s(), b.businessId, { amountMinor: amount })).id);
-  const first = await s().ledger.walletPostings(b.businessId, 'UGX', { perPage: 2, offset: 0 });
+  const first = await s().ledger.walletPostings(b.businessId, 'UGX', { limit: 2, offset: 0, cursor: null });
   expect(first.total).toBe(3);
-  expect(first.items.map((p) => p.amount)).toEqual([3, 2]);
-  const second = await s().ledger.walletPostings(b.businessId, 'UGX', { perPage: 2, offset: 2 });
-  expect(second.items.map((p) => p.amount)).toEqual([1]);
-  await expect(s().ledger.walletPostings(b.businessId, 'EUR', { perPage: 2, offset: 0 })).rejects.toMatchObject({ code: 'NOT_FOUND' });
-  await expect(s().ledger.walletPostings(999999, 'UGX', { perPage: 2, offset: 0 })).rejects.toMatchObject({ code: 'NOT_FOUND' });
-  await expect(s().ledger.walletPostings(2 ** 40, 'UGX', { perPage: 2, offset: 0 })).rejects.toMatchObject({ code: 'NOT_FOUND' });
+  expect(first.rows.map((p) => p.amount)).toEqual([3, 2]);
+  const second = await s().ledger.walletPostings(b.businessId, 'UGX', { limit: 2, offset: 2, cursor: null });
+  expect(second.rows.map((p) => p.amount)).toEqual([1]);
+  const after = await s().ledger.walletPostings(b.businessId, 'UGX', { limit: 2, offset: 0, cursor: first.nextCursor });
+  expect(after.rows).toEqual(second.rows);
+  expect(after.nextCursor).toBeNull();
+  await expect(s().ledger.walletPostings(b.businessId, 'EUR', { limit: 2, offset: 0, cursor: null })).rejects.toMatchObject({ code: 'NOT_FOUND' });
+  await expect(s().ledger.walletPostings(999999, 'UGX', { limit: 2, offset: 0, cursor: null })).rejects.toMatchObject({ code: 'NOT_FOUND' });
+  await expect(s().ledger.walletPostings(2 ** 40, 'UGX', { limit: 2, offset: 0, cursor: null })).rejects.toMatchObject({ code: 'NOT_FOUND' });
 });
 
 it('keeps the whole ledger balanced per currency, and every running balance equal to the sum of its postings', async () => {

@@ -1,16 +1,14 @@
-import type { Handler } from '../context';
 import { ok } from '../envelope';
+import { typedHandlers } from '../typed';
 
 const DEFAULT_EXPIRES_IN_SECONDS = 900;
 
-export const createAccessToken: Handler = async (c, ctx) => {
-  const body = c.request.requestBody as { api_key: string; expires_in?: number };
-  const secret = ctx.req.header('secret-key');
-  const token = await ctx.services.auth.issueAccessToken(
-    body.api_key,
-    secret,
-    body.expires_in ?? DEFAULT_EXPIRES_IN_SECONDS,
-    ctx.req.socket.remoteAddress ?? 'unknown',
-  );
-  return ok(token, 'Access token generated');
-};
+export const merchant = typedHandlers({
+  createAccessToken: async ({ body }, ctx) => {
+    const secret = ctx.req.header('secret-key');
+    const remote = ctx.req.socket.remoteAddress ?? 'unknown';
+    const token = await ctx.services.auth.issueAccessToken(body.api_key, secret, body.expires_in ?? DEFAULT_EXPIRES_IN_SECONDS, remote);
+    return ok(token, 'Access token generated');
+  },
+});
+export const admin = {};

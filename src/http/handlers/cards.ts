@@ -1,17 +1,21 @@
 // The card encryption key: its public half for merchants, its rotation for the operator.
-import type { Handler } from '../context';
 import { ok } from '../envelope';
+import { typedHandlers } from '../typed';
 
-/** Always PEM, whatever Accept says (CONTRACT.md section 6). */
-const getPublicKey: Handler = async (_c, ctx) => {
-  const pem = await ctx.services.cards.publicKeyPem();
-  return { body: pem, contentType: 'application/x-pem-file' };
-};
+const PEM = 'application/x-pem-file';
 
-const rotateCardKey: Handler = async (_c, ctx) => {
-  const key = await ctx.services.cards.rotate();
-  return ok(key, 'Card key rotated');
-};
+export const merchant = typedHandlers({
+  /**
+   * PEM unless the caller asks for JSON: `curl > key.pem` (Accept `*\/*` or none) keeps working, and a
+   * generated client (Accept `application/json`) gets the envelope with the key id.
+   */
+  getPublicKey: async (_input, ctx) => {
+    const key = await ctx.services.cards.publicKey();
+    if (ctx.req.accepts([PEM, 'application/json']) === 'application/json') return ok(key, 'Public key retrieved', { Vary: 'Accept' });
+    return { body: key.public_key, contentType: PEM, headers: { 'Key-Id': key.key_id, Vary: 'Accept' } };
+  },
+});
 
-export const merchant: Record<string, Handler> = { getPublicKey };
-export const admin: Record<string, Handler> = { rotateCardKey };
+export const admin = typedHandlers({
+  rotateCardKey: async (_input, ctx) => ok(await ctx.services.cards.rotate(), 'Card key rotated'),
+});

@@ -1,45 +1,42 @@
-import type { Status } from '../../domain/collection';
-import type { PaymentMethod } from '../../domain/collection';
-import type { CollectionFilters, RequestToPayBody } from '../../services/collections';
 import { toRecord } from '../../services/collection-view';
-import type { Handler } from '../context';
+import type { CollectionFilters } from '../../services/collections';
+import { parseApiTime } from '../../domain/time';
 import { principalOf } from '../context';
 import { accepted, ok } from '../envelope';
-import { pageHeaders, pageOf } from '../paging';
-
-const requestToPay: Handler = async (c, ctx) => {
-  const { row, replayed } = await ctx.services.collections.requestToPay(principalOf(ctx), c.request.requestBody as RequestToPayBody);
-  const message = replayed ? 'Collection request already accepted' : 'Collection request accepted';
-  return accepted(toRecord(row), message, replayed ? { 'Idempotent-Replayed': 'true' } : undefined);
-};
-
-const getCollection: Handler = async (c, ctx) => {
-  const row = await ctx.services.collections.get(String(c.request.params.gateway_reference), principalOf(ctx).businessId);
-  return ok(toRecord(row), 'Collection retrieved');
-};
+import { pageOf, pageReply } from '../paging';
+import { typedHandlers } from '../typed';
+import type { QueryOf, Operations } from '../typed';
 
 /** Query filters of both list operations (the operator's adds business_id). */
-export function filtersOf(q: Record<string, unknown>): CollectionFilters {
-  const text = (k: string) => (q[k] === undefined ? undefined : String(q[k]));
-  const date = (k: string) => (q[k] === undefined ? undefined : new Date(String(q[k]) + 'Z'));
+export function filtersOf(q: QueryOf<Operations['listCollections']> & { business_id?: string }): CollectionFilters {
+  const date = (v: string | undefined) => (v === undefined ? undefined : parseApiTime(v));
   return {
-    status: text('status') as Status | undefined,
-    payment_method: text('payment_method') as PaymentMethod | undefined,
-    currency: text('currency'),
-    merchant_reference: text('merchant_reference'),
-    from: date('from'),
-    to: date('to'),
+    status: q.status as CollectionFilters['status'],
+    payment_method: q.payment_method as CollectionFilters['payment_method'],
+    currency: q.currency,
+    merchant_reference: q.merchant_reference,
+    from: date(q.from),
+    to: date(q.to),
     business_id: q.business_id === undefined ? undefined : Number(q.business_id),
   };
 }
 
-const listCollections: Handler = async (c, ctx) => {
-  const query = c.request.query as Record<string, unknown>;
-  const page = pageOf(query);
-  const { rows, total } = await ctx.services.collections.list({ ...filtersOf(query), business_id: principalOf(ctx).businessId }, page);
-  const headers = pageHeaders(ctx.services.config.publicBaseUrl, '/v1/collections', query, page, total);
-  return ok(rows.map(toRecord), 'Collections retrieved', headers);
-};
+export const merchant = typedHandlers({
+  requestToPay: async ({ body }, ctx) => {
+    const { row, replayed } = await ctx.services.collections.requestToPay(principalOf(ctx), body);
+    const message = replayed ? 'Collection request already accepted' : 'Collection request accepted';
+    return accepted(toRecord(row), message, replayed ? { 'Idempotent-Replayed': 'true' } : undefined);
+  },
 
-export const merchant: Record<string, Handler> = { requestToPay, getCollection, listCollections };
-export const admin: Record<string, Handler> = {};
+  getCollection: async ({ path }, ctx) => {
+    const row = await ctx.services.collections.get(path.gateway_reference, principalOf(ctx).businessId);
+    return ok(toRecord(row), 'Collection retrieved');
+  },
+
+  listCollections: async ({ query }, ctx) => {
+    const page = pageOf(query);
+    const found = await ctx.services.collections.list({ ...filtersOf(query), business_id: principalOf(ctx).businessId }, page);
+    return pageReply(ctx, query, page, { ...found, rows: found.rows.map(toRecord) }, 'Collections retrieved');
+  },
+});
+export const admin = {};

@@ -3,7 +3,7 @@
 import type { Handler } from '../context';
 import * as adminCollections from './admin-collections';
 import * as adminMerchants from './admin-merchants';
-import { createAccessToken } from './auth';
+import * as auth from './auth';
 import * as cards from './cards';
 import * as collections from './collections';
 import * as dashboardBusiness from './dashboard-business';
@@ -14,11 +14,16 @@ import * as processors from './processors';
 import * as sandbox from './sandbox';
 import * as wallets from './wallets';
 
-const areas = [adminCollections, adminMerchants, cards, collections, dashboardBusiness, dashboardSession, dashboardUsers, notifications, processors, sandbox, wallets];
+const areas = [adminCollections, adminMerchants, auth, cards, collections, dashboardBusiness, dashboardSession, dashboardUsers, notifications, processors, sandbox, wallets];
 
-function merge(pick: (a: (typeof areas)[number]) => Record<string, Handler>): Record<string, Handler> {
+interface Area {
+  merchant: Record<string, Handler>;
+  admin: Record<string, Handler>;
+}
+
+function merge(pick: (a: Area) => Record<string, Handler>): Record<string, Handler> {
   const out: Record<string, Handler> = {};
-  for (const area of areas) {
+  for (const area of areas as Area[]) {
     for (const [id, h] of Object.entries(pick(area))) {
       if (out[id]) throw new Error(`two handlers for ${id}`);
       out[id] = h;
@@ -27,5 +32,5 @@ function merge(pick: (a: (typeof areas)[number]) => Record<string, Handler>): Re
   return out;
 }
 
-export const merchantHandlers: Record<string, Handler> = { createAccessToken, ...merge((a) => a.merchant) };
+export const merchantHandlers: Record<string, Handler> = merge((a) => a.merchant);
 export const adminHandlers: Record<string, Handler> = merge((a) => a.admin);
