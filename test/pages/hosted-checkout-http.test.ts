@@ -208,7 +208,7 @@ describe('Paystack hosted checkout', () => {
 
 describe('direct card through Paystack\'s charge API', () => {
   async function direct(number: string): Promise<Payment> {
-    const key = (await w.client.get('/v1/public-key')).text;
+    const key = (await w.client.get('/v1/public-key')).body.data.public_key;
     const encrypted = encryptCard(key, {
       full_name: 'Adaeze Okafor', card_number: number, expiry_month: '12', expiry_year: String(new Date().getUTCFullYear() + 2), cvv: '123',
       billing_address: '3 Marina', billing_city: 'Lagos', billing_zip: '', billing_state: 'Lagos', billing_country: 'NG',

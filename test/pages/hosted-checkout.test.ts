@@ -169,7 +169,7 @@ run('card with 3-D Secure at Paystack', () => {
 
 run('direct card and crypto', () => {
   test('a direct card: charged server to server, payment_url opens the 3-D Secure step, back to redirect_url', async () => {
-    const key = (await w.client.get('/v1/public-key')).text;
+    const key = (await w.client.get('/v1/public-key')).body.data.public_key;
     const encrypted = encryptCard(key, {
       full_name: 'Adaeze Okafor', card_number: '4000000000003006', expiry_month: '12', expiry_year: String(new Date().getUTCFullYear() + 2), cvv: '123',
       billing_address: '3 Marina', billing_city: 'Lagos', billing_zip: '', billing_state: 'Lagos', billing_country: 'NG',
