@@ -77,7 +77,7 @@ describe('MASTER_KEY rotation', () => {
     const JWT_SECRET = secret();
     const before = await withService(database, { MASTER_KEY: k1, JWT_SECRET }, async (svc) => {
       const m = await setupMerchant(svc);
-      const publicPem = (await svc.merchant((await svc.anon.post('/v1/auth/token', { api_key: m.apiKey }, { headers: { 'secret-key': m.apiSecret } })).body.data.token).get('/v1/public-key')).text;
+      const publicPem = (await svc.merchant((await svc.anon.post('/v1/auth/token', { api_key: m.apiKey }, { headers: { 'secret-key': m.apiSecret } })).body.data.token).get('/v1/public-key')).body.data.public_key;
       return { webhookHash: m.webhookHash, publicPem, fingerprint: svc.services.cards.fingerprint(GOOD_CARD.card_number) };
     });
 
