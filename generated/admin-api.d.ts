@@ -1967,6 +1967,7 @@ export interface components {
             /** @description Human-readable outcome. */
             message: string;
             data: components["schemas"]["GoLiveRequest"][];
+            paging: components["schemas"]["Paging"];
         };
         /**
          * @description What a dashboard user may do. Operators see every business; a merchant user sees only its own.
@@ -2129,6 +2130,7 @@ export interface components {
             /** @description Human-readable outcome. */
             message: string;
             data: components["schemas"]["User"][];
+            paging: components["schemas"]["Paging"];
         };
         /** @description Fields to change; the others stay as they are. */
         UserUpdate: {
@@ -2185,6 +2187,7 @@ export interface components {
             /** @description Human-readable outcome. */
             message: string;
             data: components["schemas"]["Invitation"][];
+            paging: components["schemas"]["Paging"];
         };
         /** @description Whom to invite, with which role. Merchant roles need `business_id`; operator roles must not have it. */
         InvitationCreate: {
@@ -2264,6 +2267,7 @@ export interface components {
             /** @description Human-readable outcome. */
             message: string;
             data: components["schemas"]["AuditEntry"][];
+            paging: components["schemas"]["Paging"];
         };
     };
     responses: {
@@ -3739,6 +3743,11 @@ export interface operations {
                  */
                 per_page?: components["parameters"]["PerPage"];
                 /**
+                 * @description Where to go on: the `paging.next_cursor` of the previous page (send the same filters). Keyset paging: no item is repeated or skipped while new ones are being created. Not with `page` or `offset`.
+                 * @example WyIyMDI1LTExLTI1VDEwOjE1OjAyKzAwOjAwIiwxMDQ4XQ
+                 */
+                cursor?: components["parameters"]["Cursor"];
+                /**
                  * @description Page number, 1-based, at most 21474837 (so that the items it skips fit the `offset` bound). Ignored when `offset` is given.
                  * @example 2
                  */
@@ -4040,6 +4049,11 @@ export interface operations {
                  */
                 per_page?: components["parameters"]["PerPage"];
                 /**
+                 * @description Where to go on: the `paging.next_cursor` of the previous page (send the same filters). Keyset paging: no item is repeated or skipped while new ones are being created. Not with `page` or `offset`.
+                 * @example WyIyMDI1LTExLTI1VDEwOjE1OjAyKzAwOjAwIiwxMDQ4XQ
+                 */
+                cursor?: components["parameters"]["Cursor"];
+                /**
                  * @description Page number, 1-based, at most 21474837 (so that the items it skips fit the `offset` bound). Ignored when `offset` is given.
                  * @example 2
                  */
@@ -4132,6 +4146,11 @@ export interface operations {
                  * @example 10
                  */
                 per_page?: components["parameters"]["PerPage"];
+                /**
+                 * @description Where to go on: the `paging.next_cursor` of the previous page (send the same filters). Keyset paging: no item is repeated or skipped while new ones are being created. Not with `page` or `offset`.
+                 * @example WyIyMDI1LTExLTI1VDEwOjE1OjAyKzAwOjAwIiwxMDQ4XQ
+                 */
+                cursor?: components["parameters"]["Cursor"];
                 /**
                  * @description Page number, 1-based, at most 21474837 (so that the items it skips fit the `offset` bound). Ignored when `offset` is given.
                  * @example 2
@@ -4290,6 +4309,11 @@ export interface operations {
                  * @example 10
                  */
                 per_page?: components["parameters"]["PerPage"];
+                /**
+                 * @description Where to go on: the `paging.next_cursor` of the previous page (send the same filters). Keyset paging: no item is repeated or skipped while new ones are being created. Not with `page` or `offset`.
+                 * @example WyIyMDI1LTExLTI1VDEwOjE1OjAyKzAwOjAwIiwxMDQ4XQ
+                 */
+                cursor?: components["parameters"]["Cursor"];
                 /**
                  * @description Page number, 1-based, at most 21474837 (so that the items it skips fit the `offset` bound). Ignored when `offset` is given.
                  * @example 2
