@@ -112,7 +112,7 @@ export class UserService {
   private readonly throttle: FailureThrottle;
 
   constructor(private readonly s: Base & { workers: { kick(name: string): void } | null }) {
-    this.throttle = new FailureThrottle(s.db, s.now);
+    this.throttle = new FailureThrottle(() => s.db, s.now);
   }
 
   async insert(t: Tx, u: NewUser): Promise<UserRow> {
