@@ -323,7 +323,7 @@ export interface paths {
         put?: never;
         /**
          * Record the go-live verification
-         * @description Records that the operator verified the merchant's admin user and business account after reviewing its sandbox test cases (`GET .../certification` in the sandbox). In live, only a verified business can obtain access tokens. Calling it again records the new operator, note and time.
+         * @description Records that the operator verified the merchant's admin user and business account after reviewing its sandbox test cases (`GET .../certification` in the sandbox). In live, only a verified business can obtain access tokens. The verification is recorded in the caller's name: the signed-in person's email, or `operator key` for the operator key (`verified_by` in the body is deprecated and ignored). Calling it again records the new caller, note and time.
          */
         post: operations["verifyBusiness"];
         delete?: never;
@@ -1718,13 +1718,14 @@ export interface components {
             message: string;
             data: components["schemas"]["Certification"];
         };
-        /** @description The operator's go-live verification of the business and its admin user. */
+        /** @description The operator's go-live verification of the business and its admin user. Who verified is not sent: the service records the caller (the signed-in person's email, or `operator key`). */
         VerifyBusiness: {
             /**
-             * @description Name or id of the operator recording the verification.
+             * @deprecated
+             * @description Deprecated and ignored: the verification records who is signed in (their email) or `operator key`, never a name the caller types. Still accepted so that older clients keep working.
              * @example ops.jane
              */
-            verified_by: string & components["schemas"]["Text"];
+            verified_by?: string & components["schemas"]["Text"];
             /** @description What was reviewed; kept with the verification. */
             note?: string & components["schemas"]["Text"];
         };

@@ -1,4 +1,5 @@
 // Operator API: business accounts, wallets, MIDs, API tokens, market rates, go-live verification.
+import { callerName } from '../context';
 import { ok } from '../envelope';
 import { pagedReply } from '../paging';
 import { typedHandlers } from '../typed';
@@ -16,8 +17,9 @@ export const admin = typedHandlers({
   updateBusiness: async ({ path, body }, ctx) =>
     ok(await ctx.services.merchants.updateBusiness(Number(path.business_id), body), 'Business updated'),
 
+  // who verified is the caller, never a name in the body (its deprecated verified_by is ignored)
   verifyBusiness: async ({ path, body }, ctx) =>
-    ok(await ctx.services.merchants.verifyBusiness(Number(path.business_id), body.verified_by, body.note), 'Business verified'),
+    ok(await ctx.services.merchants.verifyBusiness(Number(path.business_id), callerName(ctx), body.note), 'Business verified'),
 
   createWallet: async ({ path, body }, ctx) =>
     ok(await ctx.services.merchants.createWallet(Number(path.business_id), body.currency, body.is_default ?? false), 'Wallet created'),

@@ -2,6 +2,7 @@
 // request, balances with release dates, a collection's webhook log and its re-send.
 import type { Context } from 'openapi-backend';
 import { AppError } from '../../errors';
+import { callerName } from '../context';
 import type { Handler, RequestContext } from '../context';
 import { accepted, ok } from '../envelope';
 import { pagedReply } from '../paging';
@@ -20,9 +21,8 @@ async function collectionOwner(c: Context, ctx: RequestContext) {
 }
 
 const requestGoLive: Handler = async (c, ctx) => {
-  const who = ctx.actor?.type === 'user' ? ctx.actor.user.email : 'operator key';
   const note = (c.request.requestBody as { note?: string } | undefined)?.note ?? null;
-  return ok(await ctx.services.goLive.request(businessId(c), who, note), 'Go-live requested; the operator will review your test cases');
+  return ok(await ctx.services.goLive.request(businessId(c), callerName(ctx), note), 'Go-live requested; the operator will review your test cases');
 };
 
 const listGoLiveRequests: Handler = (c, ctx) =>
