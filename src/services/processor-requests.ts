@@ -49,37 +49,36 @@ const CLAIM_COLUMNS = `p.collection_id, p.mid_id, p.service_type, p.reference, p
   p.vendor_reference, p.state, p.send_attempts, p.checks, p.reported_amount_minor, p.reported_currency,
   c.status AS collection_status, c.gateway_reference, c.account_number, c.narration, c.expires_at, m.credentials_enc`;
 
-/** $1 now, $2 batch size, $3 lease end. */
-const CLAIM_SENDS = `
-  WITH due AS (
-    SELECT collection_id FROM processor_requests WHERE next_send_at <= $1
-    ORDER BY next_send_at LIMIT $2 FOR UPDATE SKIP LOCKED)
-  UPDATE processor_requests p SET next_send_at = $3, send_attempts = p.send_attempts + 1, updated_at = $1
+/** Claims the requests `due` selects (and locks) for a lease: $1 now, $3 lease end; `set` moves their clock. */
+function claim(due: string, set: string): string {
+  return `
+  WITH due AS (${due})
+  UPDATE processor_requests p SET ${set}, updated_at = $1
   FROM due, collections c, mids m
   WHERE p.collection_id = due.collection_id AND c.id = p.collection_id AND m.id = p.mid_id
   RETURNING ${CLAIM_COLUMNS}`;
+}
 
-const CLAIM_CHECKS = `
-  WITH due AS (
-    SELECT collection_id FROM processor_requests WHERE next_check_at <= $1
-    ORDER BY next_check_at LIMIT $2 FOR UPDATE SKIP LOCKED)
-  UPDATE processor_requests p SET next_check_at = $3, checks = p.checks + 1, updated_at = $1
-  FROM due, collections c, mids m
-  WHERE p.collection_id = due.collection_id AND c.id = p.collection_id AND m.id = p.mid_id
-  RETURNING ${CLAIM_COLUMNS}`;
+/** $1 now, $2 batch size, $3 lease end. */
+const CLAIM_SENDS = claim(
+  'SELECT collection_id FROM processor_requests WHERE next_send_at <= $1 ORDER BY next_send_at LIMIT $2 FOR UPDATE SKIP LOCKED',
+  'next_send_at = $3, send_attempts = p.send_attempts + 1',
+);
+
+const CLAIM_CHECKS = claim(
+  'SELECT collection_id FROM processor_requests WHERE next_check_at <= $1 ORDER BY next_check_at LIMIT $2 FOR UPDATE SKIP LOCKED',
+  'next_check_at = $3, checks = p.checks + 1',
+);
 
 /**
  * One collection's request, for a status query now; $1 now, $2 collection, $3 lease end. It waits for a
  * concurrent claim or prompt (a webhook arriving with the customer) rather than skip: the customer's
  * query must run, even when a worker's runs too (both only ever apply the processor's answer once).
  */
-const CLAIM_ONE = `
-  WITH due AS (
-    SELECT collection_id FROM processor_requests WHERE collection_id = $2 AND state IN ('sent', 'unknown') FOR UPDATE)
-  UPDATE processor_requests p SET next_check_at = $3, checks = p.checks + 1, updated_at = $1
-  FROM due, collections c, mids m
-  WHERE p.collection_id = due.collection_id AND c.id = p.collection_id AND m.id = p.mid_id
-  RETURNING ${CLAIM_COLUMNS}`;
+const CLAIM_ONE = claim(
+  "SELECT collection_id FROM processor_requests WHERE collection_id = $2 AND state IN ('sent', 'unknown') FOR UPDATE",
+  'next_check_at = $3, checks = p.checks + 1',
+);
 
 export class ProcessorRequestService {
   constructor(private readonly s: Services) {}
