@@ -13,7 +13,8 @@ import { decide } from '../processors/reconcile';
 import type { CheckAction } from '../processors/reconcile';
 import type { CallContext, CredentialCheck, Processor, QueryResult, SendResult } from '../processors/types';
 import type { WorkerSpec } from '../workers';
-import type { ProcessorRequestView } from './collection-view';
+import { toProcessorRequestView } from './collection-view';
+import type { ProcessorRequestRow, ProcessorRequestView } from './collection-view';
 import type { Services } from './index';
 import { masterKeys } from '../crypto/secretbox';
 import { openCredentials } from './mid-credentials';
@@ -292,11 +293,34 @@ export class ProcessorRequestService {
   // ---- operator -------------------------------------------------------------------------------
 
   /** A collection's processor request for the operator's view; null for the simulator's collections. */
-  viewOf(collectionId: bigint): Promise<ProcessorRequestView | null> {
-    return this.s.db.oneOrNone<ProcessorRequestView>(
-      'SELECT service_type, state, send_attempts, checks, last_error, held_reason FROM processor_requests WHERE collection_id = $1',
+  async viewOf(collectionId: bigint): Promise<ProcessorRequestView | null> {
+    const row = await this.s.db.oneOrNone<ProcessorRequestRow>(
+      `SELECT service_type, state, send_attempts, checks, last_error, held_reason, resolved_outcome, resolution_note, resolved_by, resolved_at
+         FROM processor_requests WHERE collection_id = $1`,
       [collectionId],
     );
+    return row && toProcessorRequestView(row);
+  }
+
+  /**
+   * The operator's decision on a held payment, once: the state change (credit and notification, as any
+   * completion or failure) and the decision on the request commit together. INVALID_STATE when the
+   * request is not held or the collection is no longer PENDING; nothing changes then.
+   */
+  async resolveHeld(collectionId: bigint, outcome: 'COMPLETED' | 'FAILED', note: string, by: string): Promise<void> {
+    await this.s.db.tx(async (t) => {
+      const held = await t.oneOrNone('SELECT 1 FROM processor_requests WHERE collection_id = $1 AND state = $2 FOR UPDATE', [collectionId, 'held']);
+      if (!held) throw new AppError('INVALID_STATE', 'This collection has no held processor request: only a held payment can be resolved, once');
+      const moved = await this.s.collections.applyOutcomeIn(t, collectionId, outcome);
+      if (!moved) throw new AppError('INVALID_STATE', 'The collection is no longer PENDING');
+      await t.none(
+        `UPDATE processor_requests SET state = 'settled', resolved_outcome = $2, resolution_note = $3, resolved_by = $4, resolved_at = $5, updated_at = $5
+          WHERE collection_id = $1`,
+        [collectionId, outcome, note, by, this.s.now()],
+      );
+    });
+    this.s.workers?.kick('webhooks');
+    this.s.workers?.kick('emails');
   }
 
   /** Fetch a token at the MID's processor with its stored credentials. */
