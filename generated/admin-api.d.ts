@@ -412,6 +412,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/collections/{gateway_reference}/resolve-held": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resolve a held payment
+         * @description A live collection whose processor confirmed an amount or currency other than the one asked is held: it stays `PENDING`, is not credited and does not expire (`processor_request.state` is `held`, `held_reason` says what differs). After checking with the processor, an operator admin settles it here, once: `COMPLETED` credits the collection's own amount and notifies the merchant as any completion does; `FAILED` notifies a failure and credits nothing. The decision, its author and note are kept on the request (`processor_request.resolution`) and in the audit log.
+         */
+        post: operations["resolveHeldCollection"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/admin/businesses/{business_id}/balances": {
         parameters: {
             query?: never;
@@ -1096,7 +1116,7 @@ export interface components {
             data: components["schemas"]["Wallet"];
         };
         /**
-         * @description Amount in major units of its currency, as a JSON number with at most two decimal places (`1500`, `33.57`, `210.35`). Amounts are kept exactly on the server; they are never the result of floating-point arithmetic. The two-decimal rule is the vendor keyword `x-max-decimal-places` (JSON Schema's `multipleOf: 0.01` misfires in floating point, refusing valid amounts such as 19.99); the service enforces it and answers `VALIDATION_ERROR` naming the field.
+         * @description Amount in major units of its currency, as a JSON number with at most two decimal places (`1500`, `33.57`, `210.35`). Amounts are kept exactly on the server; they are never the result of floating-point arithmetic. Answers only: the schema states no decimal keyword, so that a default JSON Schema validator (Ajv in strict mode refuses an unknown keyword such as `x-max-decimal-places`) compiles every response schema; JSON Schema's `multipleOf: 0.01` would misfire in floating point on valid amounts such as 19.99.
          * @example 50000
          */
         Money: number;
@@ -1629,7 +1649,7 @@ export interface components {
             routing: components["schemas"]["Routing"];
             /** @description A late completion: when the processor confirmed the payment of this collection after it had become `EXPIRED` (it then moved `EXPIRED` -> `COMPLETED`, was credited and notified once). `null` otherwise. */
             late_completed_at: components["schemas"]["Timestamp"] | null;
-            /** @description The collection's request to a real processor (`null` for the built-in simulator): `queued` (to be sent), `sent` (the processor has it), `unknown` (it may have it: a status query will tell), `settled` (the processor gave its final answer) or `held` (the processor confirmed an amount or currency other than ours: not credited, for the operator to resolve, `held_reason` says what differs). */
+            /** @description The collection's request to a real processor (`null` for the built-in simulator): `queued` (to be sent), `sent` (the processor has it), `unknown` (it may have it: a status query will tell), `settled` (the processor gave its final answer) or `held` (the processor confirmed an amount or currency other than ours: not credited, for the operator to resolve, `held_reason` says what differs, until an operator resolves it with `POST .../resolve-held`; `resolution` then says who decided what). */
             processor_request: null | {
                 service_type: string;
                 /** @enum {string} */
@@ -1641,6 +1661,15 @@ export interface components {
                 /** @description The last problem talking to the processor (never a credential). */
                 last_error: string | null;
                 held_reason: string | null;
+                /** @description An operator's decision on this request once it was held; `null` otherwise. */
+                resolution: null | {
+                    /** @enum {string} */
+                    outcome: "COMPLETED" | "FAILED";
+                    note: string;
+                    /** @description The operator's email, or `operator key` for the bearer key. */
+                    resolved_by: string;
+                    resolved_at: components["schemas"]["Timestamp"];
+                };
             };
             /** @description Ledger postings of this collection, oldest first; empty until `COMPLETED`. */
             postings: components["schemas"]["Posting"][];
@@ -1872,6 +1901,19 @@ export interface components {
             /** @description Human-readable outcome. */
             message: string;
             data: components["schemas"]["NotificationLogEntry"];
+        };
+        /** @description The operator's decision on a held payment, taken after checking with the processor what the customer really paid. */
+        ResolveHeld: {
+            /**
+             * @description `COMPLETED`: the customer paid what was asked; the collection is credited for its own amount, exactly as a confirmed payment. `FAILED`: it was not paid as asked (any money received is returned outside the service); nothing is credited.
+             * @enum {string}
+             */
+            outcome: "COMPLETED" | "FAILED";
+            /**
+             * @description Why; kept with the request and in the audit log.
+             * @example MTN support confirmed 50000 UGX received on 2025-11-25 (ticket 88231).
+             */
+            note: string & components["schemas"]["Text"];
         };
         /** @description Balance of one wallet. `balance` is `available_balance + pending_balance + reserved_balance`; every amount is the sum of the wallet's ledger postings. */
         WalletBalance: {
@@ -3649,6 +3691,46 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             /** @description `NOT_FOUND`: no collection with this reference that you may see. */
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    resolveHeldCollection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The collection's `gateway_reference`, as returned when it was requested.
+                 * @example PCD4Q38UJREMYY4NQVTDQA
+                 */
+                gateway_reference: components["parameters"]["GatewayReference"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ResolveHeld"];
+            };
+        };
+        responses: {
+            /** @description The collection after the decision. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminCollectionResponse"];
+                };
+            };
+            /** @description `VALIDATION_ERROR` (an outcome other than `COMPLETED` or `FAILED`, a missing or empty note), `INVALID_JSON`, or `INVALID_STATE`: the collection's processor request is not held (it was never held, or it was already resolved). Nothing is changed. */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description `NOT_FOUND`: no collection has this gateway reference. */
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];

@@ -643,7 +643,7 @@ export interface components {
          */
         RequestToPay: components["schemas"]["RequestToPayMobileMoney"] | components["schemas"]["RequestToPayCard"] | components["schemas"]["RequestToPayBank"] | components["schemas"]["RequestToPayCrypto"];
         /**
-         * @description Amount in major units of its currency, as a JSON number with at most two decimal places (`1500`, `33.57`, `210.35`). Amounts are kept exactly on the server; they are never the result of floating-point arithmetic. The two-decimal rule is the vendor keyword `x-max-decimal-places` (JSON Schema's `multipleOf: 0.01` misfires in floating point, refusing valid amounts such as 19.99); the service enforces it and answers `VALIDATION_ERROR` naming the field.
+         * @description Amount in major units of its currency, as a JSON number with at most two decimal places (`1500`, `33.57`, `210.35`). Amounts are kept exactly on the server; they are never the result of floating-point arithmetic. Answers only: the schema states no decimal keyword, so that a default JSON Schema validator (Ajv in strict mode refuses an unknown keyword such as `x-max-decimal-places`) compiles every response schema; JSON Schema's `multipleOf: 0.01` would misfire in floating point on valid amounts such as 19.99.
          * @example 50000
          */
         Money: number;

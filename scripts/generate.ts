@@ -1,6 +1,6 @@
 // Regenerates generated/ from openapi/: the bundled single-file documents, the TypeScript types and
-// the HTML references served at /docs and /docs/admin.
-// `--check` writes nothing and exits 1 when generated/ is out of date (test/generated.test.ts uses it).
+// the HTML references served at /docs and /docs/admin; and the SDK's own copy of the merchant types.
+// `--check` writes nothing and exits 1 when any of them is out of date (test/generated.test.ts uses it).
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -12,6 +12,8 @@ const DOCUMENTS = [
   { source: 'openapi/openapi.yaml', bundle: 'openapi.yaml', types: 'merchant-api.d.ts', html: 'docs/index.html', title: 'PayCollect merchant API' },
   { source: 'openapi/admin.yaml', bundle: 'admin.yaml', types: 'admin-api.d.ts', html: 'docs/admin.html', title: 'PayCollect operator API' },
 ];
+/** The SDK package (sdk/) carries its own copy of the merchant types, so that it stands alone. */
+const SDK_TYPES = 'sdk/src/generated/merchant-api.d.ts';
 /** The page loads Redoc from a CDN; the service serves the same file (same integrity hash) itself. */
 const REDOC_CDN = /https:\/\/cdn\.redocly\.com\/redoc\/v[\d.]+\/bundles\/redoc\.standalone\.js/g;
 export const REDOC_LOCAL = '/docs/redoc.standalone.js';
@@ -20,7 +22,10 @@ function run(bin: string, args: string[]) {
   execFileSync(path.join(BIN, bin), args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' } });
 }
 
-export function generate(outDir: string): string[] {
+/** Writes every generated file under `root` (the repository, or a scratch copy); answers their paths there. */
+export function generate(root: string): string[] {
+  const outDir = path.join(root, 'generated');
+  mkdirSync(outDir, { recursive: true });
   const files: string[] = [];
   // openapi-typescript would otherwise read the lint config's `apis` and want an output per API there.
   const plainConfig = path.join(mkdtempSync(path.join(os.tmpdir(), 'paycollect-redocly-')), 'redocly.yaml');
@@ -37,29 +42,30 @@ export function generate(outDir: string): string[] {
     mkdirSync(path.dirname(html), { recursive: true });
     run('redocly', ['build-docs', d.source, '-o', html, '--title', d.title]);
     writeFileSync(html, readFileSync(html, 'utf8').replace(REDOC_CDN, REDOC_LOCAL));
-    files.push(d.bundle, d.types, d.html);
+    files.push(...[d.bundle, d.types, d.html].map((f) => path.join('generated', f)));
   }
-  return files;
+  mkdirSync(path.dirname(path.join(root, SDK_TYPES)), { recursive: true });
+  writeFileSync(path.join(root, SDK_TYPES), readFileSync(path.join(outDir, 'merchant-api.d.ts')));
+  return [...files, SDK_TYPES];
 }
 
 function main() {
   const check = process.argv.includes('--check');
-  const target = path.join(ROOT, 'generated');
-  const outDir = check ? mkdtempSync(path.join(os.tmpdir(), 'paycollect-gen-')) : target;
-  const files = generate(outDir);
+  const root = check ? mkdtempSync(path.join(os.tmpdir(), 'paycollect-gen-')) : ROOT;
+  const files = generate(root);
   if (!check) {
-    process.stdout.write(`generated ${files.map((f) => 'generated/' + f).join(', ')}\n`);
+    process.stdout.write(`generated ${files.join(', ')}\n`);
     return;
   }
   const stale = files.filter((f) => {
-    const committed = path.join(target, f);
-    return !existsSync(committed) || readFileSync(committed, 'utf8') !== readFileSync(path.join(outDir, f), 'utf8');
+    const committed = path.join(ROOT, f);
+    return !existsSync(committed) || readFileSync(committed, 'utf8') !== readFileSync(path.join(root, f), 'utf8');
   });
   if (stale.length > 0) {
-    process.stderr.write(`generated/ is out of date with openapi/ (${stale.join(', ')}): run npm run generate\n`);
+    process.stderr.write(`generated files are out of date with openapi/ (${stale.join(', ')}): run npm run generate\n`);
     process.exit(1);
   }
-  process.stdout.write('generated/ is up to date\n');
+  process.stdout.write('generated files are up to date\n');
 }
 
 if (require.main === module) main();

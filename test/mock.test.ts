@@ -1,47 +1,18 @@
 // Proves `npm run mock` (Prism on the merchant document) answers every merchant operation with a response that
 // validates against the spec, accepts valid requests the old multipleOf refused and `{}` on body-less actions, and
 // tells the story through `Prefer: example=`: the zero-logic sandbox never contradicts the contract.
-import { spawn } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
-import net from 'node:net';
-import path from 'node:path';
+import { startPrism } from './helpers/prism';
+import type { Prism } from './helpers/prism';
 import { checkResponse, specApis } from './helpers/spec';
 
-const ROOT = path.resolve(__dirname, '..');
-let prism: ChildProcess;
+let prism: Prism;
 let base: string;
 
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
 beforeAll(async () => {
-  const port = await freePort();
-  base = `http://127.0.0.1:${port}`;
-  prism = spawn(path.join(ROOT, 'node_modules', '.bin', 'prism'), ['mock', 'openapi/openapi.yaml', '-p', String(port), '-h', '127.0.0.1'], {
-    cwd: ROOT,
-    stdio: 'ignore',
-    detached: true,
-  });
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    try {
-      await fetch(base + '/v1/public-key');
-      return;
-    } catch {
-      if (Date.now() > deadline) throw new Error('Prism did not start');
-      await new Promise((r) => setTimeout(r, 250));
-    }
-  }
+  prism = await startPrism(['mock', 'openapi/openapi.yaml']);
+  base = prism.url;
 });
-afterAll(() => {
-  if (prism?.pid) process.kill(-prism.pid, 'SIGTERM');
-});
+afterAll(() => prism?.stop());
 
 const REF = 'PCK7M2QX9D4W8N3R6T5Y2Z';
 const bodies: Record<string, unknown> = {

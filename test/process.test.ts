@@ -19,6 +19,12 @@ function freePort(): Promise<number> {
   });
 }
 
+/** Children still running: a failed test kills them, so no service outlives the test run. */
+const running = new Set<ChildProcess>();
+afterAll(() => {
+  for (const child of running) child.kill('SIGKILL');
+});
+
 async function start(dataDir: string, port: number): Promise<{ child: ChildProcess; output: () => string }> {
   let out = '';
   // as `npm start` runs it: one node process, so SIGTERM reaches the service's own handler
@@ -26,6 +32,8 @@ async function start(dataDir: string, port: number): Promise<{ child: ChildProce
     cwd: ROOT,
     env: { ...process.env, PORT: String(port), DATA_DIR: dataDir, OPERATOR_API_KEY: OPERATOR, SEED_DEMO: 'false', DATABASE_URL: '', NODE_OPTIONS: '' },
   });
+  running.add(child);
+  child.once('exit', () => running.delete(child));
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));
   const deadline = Date.now() + 80_000;
@@ -36,6 +44,7 @@ async function start(dataDir: string, port: number): Promise<{ child: ChildProce
     } catch {
       // not listening yet
     }
+    if (child.exitCode !== null) throw new Error(`the service exited with ${child.exitCode}:\n` + out);
     if (Date.now() > deadline) throw new Error('no /healthz 200:\n' + out);
     await new Promise((r) => setTimeout(r, 100));
   }

@@ -68,6 +68,7 @@ export const RULES: Record<string, Rule> = {
   listFxRates: read('merchant_viewer'),
   listAdminCollections: read('merchant_viewer'),
   getAdminCollection: read('merchant_viewer'),
+  resolveHeldCollection: admin(),
   listAdminCollectionNotifications: read('merchant_viewer'),
   resendAdminNotification: { support: true, merchant: 'merchant_developer' },
   listFailingWebhooks: read(null),

@@ -127,6 +127,7 @@ const TARGETS: Record<string, Target> = {
   setFxRate: { type: 'fx_rate' },
   rotateCardKey: { type: 'card_key' },
   resendAdminNotification: { type: 'collection', param: 'gateway_reference' },
+  resolveHeldCollection: { type: 'collection', param: 'gateway_reference' },
   requestGoLive: { type: 'go_live_request' },
   updateUser: { type: 'user', param: 'user_id' },
   createInvitation: { type: 'invitation' },

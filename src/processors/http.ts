@@ -22,8 +22,10 @@ const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREAC
 const MAX_ANSWER_BYTES = 256 * 1024;
 
 function errorCode(e: unknown): string {
-  const err = e as { name?: string; code?: string; cause?: { code?: string; name?: string } };
-  return err.cause?.code ?? err.code ?? err.cause?.name ?? err.name ?? 'ERROR';
+  const err = e as { name?: string; code?: string | number; cause?: { code?: string; name?: string } };
+  // AbortSignal.timeout() rejects with a DOMException whose numeric legacy code (23) says nothing: its name does
+  if (err.name === 'TimeoutError' || err.name === 'AbortError') return err.name;
+  return err.cause?.code ?? (typeof err.code === 'string' ? err.code : undefined) ?? err.cause?.name ?? err.name ?? 'ERROR';
 }
 
 export async function callVendor(c: VendorCall): Promise<VendorAnswer> {

@@ -4,9 +4,27 @@
 // fetches its own, which both vendors allow.
 import { createHash } from 'node:crypto';
 import type { CallContext } from './types';
+import { describeAnswer } from './http';
 import type { VendorAnswer } from './http';
 
 export type TokenFetch = { kind: 'token'; token: string; expiresInSeconds: number } | { kind: 'failed'; answer: VendorAnswer };
+
+/**
+ * An OAuth client-credentials answer: 200 { access_token, expires_in } is a token (expires_in in seconds;
+ * MTN sends a number, about 3600, Daraja a string, "3599"); anything else is the failed answer.
+ */
+export function tokenFetchOf(a: VendorAnswer): TokenFetch {
+  const b = a.kind === 'answer' && a.status === 200 ? (a.json as { access_token?: unknown; expires_in?: unknown } | undefined) : undefined;
+  const expires = Number(b?.expires_in);
+  if (typeof b?.access_token !== 'string' || !b.access_token || !Number.isFinite(expires) || expires <= 0) return { kind: 'failed', answer: a };
+  return { kind: 'token', token: b.access_token, expiresInSeconds: expires };
+}
+
+/** A credentials check for a vendor whose credentials are proved by being issued a token. */
+export async function checkByToken(fetchToken: () => Promise<TokenFetch>, vendor: string): Promise<{ ok: boolean; detail: string }> {
+  const t = await fetchToken();
+  return t.kind === 'token' ? { ok: true, detail: `${vendor} issued an access token` } : { ok: false, detail: describeAnswer(t.answer) };
+}
 
 interface Entry {
   token: string;

@@ -144,3 +144,17 @@ export interface Connector {
   /** fetch a token with the MID's credentials (operator operation checkMidCredentials) */
   checkCredentials(ctx: CallContext): Promise<CredentialCheck>;
 }
+
+/** The plan of a phone prompt (MTN MoMo, M-Pesa Express): the prompt, how the customer approves it, and the webhook. */
+export function promptPlan(institutionName: string, prompt: string, approval: string): Plan {
+  return {
+    institutionName,
+    needsPaymentPage: false,
+    scheduledReport: null,
+    instructions: [
+      { step: '1', description: prompt },
+      { step: '2', description: approval },
+      { step: '3', description: 'The result is sent to your webhook; you can also query the collection by gateway_reference.' },
+    ],
+  };
+}

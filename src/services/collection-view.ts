@@ -66,6 +66,21 @@ export interface ProcessorRequestView {
   checks: number;
   last_error: string | null;
   held_reason: string | null;
+  /** an operator's decision on the request once held */
+  resolution: { outcome: 'COMPLETED' | 'FAILED'; note: string; resolved_by: string; resolved_at: string } | null;
+}
+
+/** A processor_requests row as read for the operator. */
+export interface ProcessorRequestRow extends Omit<ProcessorRequestView, 'resolution'> {
+  resolved_outcome: 'COMPLETED' | 'FAILED' | null;
+  resolution_note: string | null;
+  resolved_by: string | null;
+  resolved_at: Date | null;
+}
+
+export function toProcessorRequestView(r: ProcessorRequestRow): ProcessorRequestView {
+  const { resolved_outcome: outcome, resolution_note: note, resolved_by: by, resolved_at: at, ...rest } = r;
+  return { ...rest, resolution: outcome && at ? { outcome, note: note ?? '', resolved_by: by ?? '', resolved_at: apiTime(at) } : null };
 }
 
 /** The operator's view: the record plus routing decision, rate, card summary, postings and processor request. */

@@ -13,7 +13,8 @@ import { decide } from '../processors/reconcile';
 import type { CheckAction } from '../processors/reconcile';
 import type { CallContext, CredentialCheck, Processor, QueryResult, SendResult } from '../processors/types';
 import type { WorkerSpec } from '../workers';
-import type { ProcessorRequestView } from './collection-view';
+import { toProcessorRequestView } from './collection-view';
+import type { ProcessorRequestRow, ProcessorRequestView } from './collection-view';
 import type { Services } from './index';
 import { masterKeys } from '../crypto/secretbox';
 import { openCredentials } from './mid-credentials';
@@ -49,37 +50,36 @@ const CLAIM_COLUMNS = `p.collection_id, p.mid_id, p.service_type, p.reference, p
   p.vendor_reference, p.state, p.send_attempts, p.checks, p.reported_amount_minor, p.reported_currency,
   c.status AS collection_status, c.gateway_reference, c.account_number, c.narration, c.expires_at, m.credentials_enc`;
 
-/** $1 now, $2 batch size, $3 lease end. */
-const CLAIM_SENDS = `
-  WITH due AS (
-    SELECT collection_id FROM processor_requests WHERE next_send_at <= $1
-    ORDER BY next_send_at LIMIT $2 FOR UPDATE SKIP LOCKED)
-  UPDATE processor_requests p SET next_send_at = $3, send_attempts = p.send_attempts + 1, updated_at = $1
+/** Claims the requests `due` selects (and locks) for a lease: $1 now, $3 lease end; `set` moves their clock. */
+function claim(due: string, set: string): string {
+  return `
+  WITH due AS (${due})
+  UPDATE processor_requests p SET ${set}, updated_at = $1
   FROM due, collections c, mids m
   WHERE p.collection_id = due.collection_id AND c.id = p.collection_id AND m.id = p.mid_id
   RETURNING ${CLAIM_COLUMNS}`;
+}
 
-const CLAIM_CHECKS = `
-  WITH due AS (
-    SELECT collection_id FROM processor_requests WHERE next_check_at <= $1
-    ORDER BY next_check_at LIMIT $2 FOR UPDATE SKIP LOCKED)
-  UPDATE processor_requests p SET next_check_at = $3, checks = p.checks + 1, updated_at = $1
-  FROM due, collections c, mids m
-  WHERE p.collection_id = due.collection_id AND c.id = p.collection_id AND m.id = p.mid_id
-  RETURNING ${CLAIM_COLUMNS}`;
+/** $1 now, $2 batch size, $3 lease end. */
+const CLAIM_SENDS = claim(
+  'SELECT collection_id FROM processor_requests WHERE next_send_at <= $1 ORDER BY next_send_at LIMIT $2 FOR UPDATE SKIP LOCKED',
+  'next_send_at = $3, send_attempts = p.send_attempts + 1',
+);
+
+const CLAIM_CHECKS = claim(
+  'SELECT collection_id FROM processor_requests WHERE next_check_at <= $1 ORDER BY next_check_at LIMIT $2 FOR UPDATE SKIP LOCKED',
+  'next_check_at = $3, checks = p.checks + 1',
+);
 
 /**
  * One collection's request, for a status query now; $1 now, $2 collection, $3 lease end. It waits for a
  * concurrent claim or prompt (a webhook arriving with the customer) rather than skip: the customer's
  * query must run, even when a worker's runs too (both only ever apply the processor's answer once).
  */
-const CLAIM_ONE = `
-  WITH due AS (
-    SELECT collection_id FROM processor_requests WHERE collection_id = $2 AND state IN ('sent', 'unknown') FOR UPDATE)
-  UPDATE processor_requests p SET next_check_at = $3, checks = p.checks + 1, updated_at = $1
-  FROM due, collections c, mids m
-  WHERE p.collection_id = due.collection_id AND c.id = p.collection_id AND m.id = p.mid_id
-  RETURNING ${CLAIM_COLUMNS}`;
+const CLAIM_ONE = claim(
+  "SELECT collection_id FROM processor_requests WHERE collection_id = $2 AND state IN ('sent', 'unknown') FOR UPDATE",
+  'next_check_at = $3, checks = p.checks + 1',
+);
 
 export class ProcessorRequestService {
   constructor(private readonly s: Services) {}
@@ -293,11 +293,34 @@ export class ProcessorRequestService {
   // ---- operator -------------------------------------------------------------------------------
 
   /** A collection's processor request for the operator's view; null for the simulator's collections. */
-  viewOf(collectionId: bigint): Promise<ProcessorRequestView | null> {
-    return this.s.db.oneOrNone<ProcessorRequestView>(
-      'SELECT service_type, state, send_attempts, checks, last_error, held_reason FROM processor_requests WHERE collection_id = $1',
+  async viewOf(collectionId: bigint): Promise<ProcessorRequestView | null> {
+    const row = await this.s.db.oneOrNone<ProcessorRequestRow>(
+      `SELECT service_type, state, send_attempts, checks, last_error, held_reason, resolved_outcome, resolution_note, resolved_by, resolved_at
+         FROM processor_requests WHERE collection_id = $1`,
       [collectionId],
     );
+    return row && toProcessorRequestView(row);
+  }
+
+  /**
+   * The operator's decision on a held payment, once: the state change (credit and notification, as any
+   * completion or failure) and the decision on the request commit together. INVALID_STATE when the
+   * request is not held or the collection is no longer PENDING; nothing changes then.
+   */
+  async resolveHeld(collectionId: bigint, outcome: 'COMPLETED' | 'FAILED', note: string, by: string): Promise<void> {
+    await this.s.db.tx(async (t) => {
+      const held = await t.oneOrNone('SELECT 1 FROM processor_requests WHERE collection_id = $1 AND state = $2 FOR UPDATE', [collectionId, 'held']);
+      if (!held) throw new AppError('INVALID_STATE', 'This collection has no held processor request: only a held payment can be resolved, once');
+      const moved = await this.s.collections.applyOutcomeIn(t, collectionId, outcome);
+      if (!moved) throw new AppError('INVALID_STATE', 'The collection is no longer PENDING');
+      await t.none(
+        `UPDATE processor_requests SET state = 'settled', resolved_outcome = $2, resolution_note = $3, resolved_by = $4, resolved_at = $5, updated_at = $5
+          WHERE collection_id = $1`,
+        [collectionId, outcome, note, by, this.s.now()],
+      );
+    });
+    this.s.workers?.kick('webhooks');
+    this.s.workers?.kick('emails');
   }
 
   /** Fetch a token at the MID's processor with its stored credentials. */

@@ -209,7 +209,7 @@ describe('validation after decryption', () => {
   });
 
   it('lists missing fields of a JSON object that is not a card', async () => {
-    const e = await thrown(() => cards.decryptCard(encryptCard(pem, { card: GOOD_CARD.card_number })));
+    const e = await thrown(() => cards.decryptCard(encryptCard(pem, JSON.stringify({ card: GOOD_CARD.card_number }))));
     expect(e.code).toBe('VALIDATION_ERROR');
     expect(e.data).toHaveLength(10);
     expect(JSON.stringify(e.data)).not.toContain(GOOD_CARD.card_number);

@@ -7,7 +7,6 @@ import type { AddressInfo } from 'node:net';
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { SMTPServer } from 'smtp-server';
 import { loadConfig } from '../../src/config';
 import { openPostgres } from '../../src/db';
 import { createLogger } from '../../src/log';
@@ -15,6 +14,7 @@ import { buildServices } from '../../src/services';
 import { LIVENESS_STALE_MS } from '../../src/services/liveness';
 import { createRealDatabase, SHARED_PG_URL } from '../helpers/db';
 import { createNotifyMerchant, createPendingCollection, eventually, finishCollection, freePort } from '../helpers/notify-fixtures';
+import { startSmtp } from '../helpers/smtp';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 // Processes of one deployment on one real database (the embedded one belongs to a single process).
@@ -40,27 +40,6 @@ async function startHoldingReceiver() {
   };
 }
 
-/** An SMTP server that holds the first message's DATA unanswered and accepts later ones. */
-async function startHoldingSmtp() {
-  let held = 0; // messages received, the first of them held
-  const accepted: string[] = [];
-  const server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS', 'AUTH'],
-    logger: false,
-    onData(stream, session, callback) {
-      stream.resume();
-      stream.on('end', () => {
-        if (held++ === 0) return; // never answered: the sender hangs in the middle of the send
-        accepted.push(session.envelope.rcptTo.map((r) => r.address).join(','));
-        callback();
-      });
-    },
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  return { port: (server.server.address() as AddressInfo).port, held: () => held, accepted, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
-}
-
 function startChild(env: NodeJS.ProcessEnv, port: number): Promise<ChildProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: ROOT, env: { ...process.env, ...env, PORT: String(port), NODE_OPTIONS: '' }, stdio: 'ignore' });
   return eventually(async () => {
@@ -77,7 +56,7 @@ onRealServer('SIGKILL mid-send (real PostgreSQL; set TEST_DATABASE_URL to run)',
   it('delivers the webhook and the email after a restart, the webhook with the same webhook-id', async () => {
     const created = await createRealDatabase(SHARED_PG_URL);
     const receiver = await startHoldingReceiver();
-    const smtp = await startHoldingSmtp();
+    const smtp = await startSmtp({ answer: (i) => (i === 0 ? 'hold' : 'accept') });
     const env = {
       DATABASE_URL: created.url,
       DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'paycollect-kill-')),
@@ -97,7 +76,7 @@ onRealServer('SIGKILL mid-send (real PostgreSQL; set TEST_DATABASE_URL to run)',
       const m = await createNotifyMerchant(s, { webhookUrl: receiver.url, emailMerchant: true, notificationEmail: 'owner@shop.example' });
       const c = await createPendingCollection(s, m);
       await finishCollection(s, c.id);
-      await eventually(() => receiver.seen.length >= 1 && smtp.held() >= 1, 60_000, 'a webhook and an email under way');
+      await eventually(() => receiver.seen.length >= 1 && smtp.received() >= 1, 60_000, 'a webhook and an email under way');
       const claims = await database.db.any<{ what: string; next_attempt_at: Date; claimed_by: string | null }>(
         `SELECT 'webhook' AS what, next_attempt_at, claimed_by FROM notifications WHERE collection_id = $1
          UNION ALL SELECT 'email', next_attempt_at, claimed_by FROM emails WHERE collection_id = $1 AND sent_at IS NULL`,
@@ -118,7 +97,7 @@ onRealServer('SIGKILL mid-send (real PostgreSQL; set TEST_DATABASE_URL to run)',
       );
       expect(receiver.seen.map((x) => x.id)).toEqual([delivered.event_id, delivered.event_id]);
       await eventually(async () => (await database.db.one('SELECT bool_and(sent_at IS NOT NULL) AS all_sent FROM emails WHERE collection_id = $1', [c.id])).all_sent, 90_000, 'the emails sent');
-      expect(smtp.accepted.length).toBeGreaterThanOrEqual(1);
+      expect(smtp.mails.length).toBeGreaterThanOrEqual(1);
       // neither waited for the end of its lease: the dead process's claims were freed once it went silent
       const sent = await database.db.many<{ sent_at: Date }>('SELECT sent_at FROM emails WHERE collection_id = $1', [c.id]);
       // (a restart slower than a lease proves nothing about that lease, so such a claim is not judged)

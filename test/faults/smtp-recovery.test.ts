@@ -1,36 +1,17 @@
 // Proves that emails queued while the SMTP server is down go out soon after it returns, well before their backoff, and that payments never wait for them.
-import type { AddressInfo } from 'node:net';
-import { SMTPServer } from 'smtp-server';
 import { EMAIL_BACKOFF_MS } from '../../src/notify/email-worker';
 import { createNotifyMerchant, createPendingCollection, eventually, finishCollection, freePort, startReceiver } from '../helpers/notify-fixtures';
 import type { Receiver } from '../helpers/notify-fixtures';
 import { startTestService } from '../helpers/service';
+import { startSmtp } from '../helpers/smtp';
+import type { TestSmtp } from '../helpers/smtp';
 import type { TestService } from '../helpers/service';
-
-async function startSmtp(port: number) {
-  const recipients: string[] = [];
-  const server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS', 'AUTH'],
-    logger: false,
-    onData(stream, session, callback) {
-      stream.on('data', () => undefined);
-      stream.on('end', () => {
-        recipients.push(...session.envelope.rcptTo.map((r) => r.address));
-        callback();
-      });
-    },
-  });
-  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', () => resolve()));
-  expect((server.server.address() as AddressInfo).port).toBe(port);
-  return { recipients, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
-}
 
 describe('SMTP down, then up', () => {
   let svc: TestService;
   let receiver: Receiver;
   let smtpPort: number;
-  let smtp: Awaited<ReturnType<typeof startSmtp>> | null = null;
+  let smtp: TestSmtp | null = null;
 
   beforeAll(async () => {
     smtpPort = await freePort();
@@ -65,7 +46,7 @@ describe('SMTP down, then up', () => {
     const statuses = await s.db.any<{ status: string }>('SELECT status FROM collections WHERE id = ANY($1::bigint[])', [ids]);
     expect(statuses.every((r) => r.status === 'COMPLETED')).toBe(true);
 
-    smtp = await startSmtp(smtpPort);
+    smtp = await startSmtp({ port: smtpPort });
     const sent = await eventually(async () => {
       const rows = await s.db.any<{ sent_at: Date | null; attempts: number }>('SELECT sent_at, attempts FROM emails WHERE collection_id = ANY($1::bigint[])', [ids]);
       return rows.every((r) => r.sent_at !== null) ? rows : undefined;
@@ -74,6 +55,6 @@ describe('SMTP down, then up', () => {
       expect(r.attempts).toBe(2);
       expect(r.sent_at!.getTime()).toBeLessThan(backoffEnds);
     }
-    expect(smtp.recipients.filter((r) => r === 'owner@shop.example')).toHaveLength(6);
+    expect(smtp.mails.flatMap((m) => m.to).filter((r) => r === 'owner@shop.example')).toHaveLength(6);
   }, 90_000);
 });

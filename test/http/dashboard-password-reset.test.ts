@@ -1,11 +1,11 @@
 // Proves password reset by email, through the .eml outbox and through an in-process SMTP server: the same answer for unknown emails, a single-use link valid 30 minutes, the new password works and the old one and every open session stop, and reset emails are throttled.
-import type { AddressInfo } from 'node:net';
-import { SMTPServer } from 'smtp-server';
 import { eventually } from '../helpers/fixtures';
 import { createBusiness } from '../helpers/merchants';
 import { startTestService } from '../helpers/service';
 import type { TestService } from '../helpers/service';
 import { Clock, createUser, PASSWORD, SessionClient, signedIn, tokenFromOutbox, tokenIn } from '../helpers/users';
+import { startSmtp } from '../helpers/smtp';
+import type { TestSmtp } from '../helpers/smtp';
 
 const NEW_PASSWORD = 'a much longer passphrase now';
 
@@ -79,36 +79,23 @@ describe('through the .eml outbox', () => {
 });
 
 describe('through SMTP', () => {
-  const mails: string[] = [];
-  const smtp = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS', 'AUTH'],
-    logger: false,
-    onData(stream, _session, callback) {
-      const chunks: Buffer[] = [];
-      stream.on('data', (c: Buffer) => chunks.push(c));
-      stream.on('end', () => {
-        mails.push(Buffer.concat(chunks).toString('utf8'));
-        callback();
-      });
-    },
-  });
+  let smtp: TestSmtp;
   let svc: TestService;
 
   beforeAll(async () => {
-    await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', () => resolve()));
-    svc = await startTestService({ env: { SMTP_URL: `smtp://127.0.0.1:${(smtp.server.address() as AddressInfo).port}` } });
+    smtp = await startSmtp();
+    svc = await startTestService({ env: { SMTP_URL: `smtp://127.0.0.1:${smtp.port}` } });
   }, 180_000); // a service start is over a minute on a loaded machine
   afterAll(async () => {
     await svc?.close();
-    await new Promise<void>((resolve) => smtp.close(() => resolve()));
+    await smtp?.close();
   });
 
   it('delivers the reset link to the SMTP server, and it works', async () => {
     const business = await createBusiness(svc);
     const user = await createUser(svc, { role: 'merchant_owner', business_id: business.id });
     expect((await requestReset(svc, user.email)).status).toBe(200);
-    const token = await eventually(async () => mails.map((m) => (m.includes(user.email) ? tokenIn(m, 'reset-password') : undefined)).find(Boolean), 20_000, 'reset email over SMTP');
+    const token = await eventually(async () => smtp.mails.map((m) => (m.raw.includes(user.email) ? tokenIn(m.raw, 'reset-password') : undefined)).find(Boolean), 20_000, 'reset email over SMTP');
     expect((await complete(svc, token as string)).status).toBe(200);
     expect((await new SessionClient(svc).login(user.email, NEW_PASSWORD)).status).toBe(200);
   });

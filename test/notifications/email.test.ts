@@ -2,62 +2,26 @@
 // customer's receipt, none with card data; failures are retried without touching the payment; without
 // SMTP_URL the messages are written as .eml files under DATA_DIR/mail.
 import { readdirSync, readFileSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { SMTPServer } from 'smtp-server';
 import { EMAIL_BACKOFF_MS, EMAIL_MAX_ATTEMPTS } from '../../src/notify/email-worker';
 import { createNotifyMerchant, createPendingCollection, eventually, finishCollection, startReceiver } from '../helpers/notify-fixtures';
 import type { Receiver } from '../helpers/notify-fixtures';
 import { startTestService } from '../helpers/service';
+import { readable, startSmtp } from '../helpers/smtp';
+import type { TestSmtp } from '../helpers/smtp';
 import type { TestService } from '../helpers/service';
-
-interface Mail {
-  from: string;
-  to: string[];
-  raw: string;
-}
 
 const CARD_NUMBER = '4000000000003006';
 const CARD_MASKED = '400000******3006';
 
-/** The text of a message: headers and body, quoted-printable soft breaks and escapes undone. */
-function readable(raw: string): string {
-  return raw.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_, h: string) => String.fromCharCode(parseInt(h, 16)));
-}
-
-async function startSmtp(reject: () => boolean) {
-  const mails: Mail[] = [];
-  const server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS', 'AUTH'],
-    logger: false,
-    onData(stream, session, callback) {
-      const chunks: Buffer[] = [];
-      stream.on('data', (c: Buffer) => chunks.push(c));
-      stream.on('end', () => {
-        if (reject()) return callback(Object.assign(new Error('mailbox unavailable'), { responseCode: 451 }));
-        mails.push({
-          from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
-          to: session.envelope.rcptTo.map((r) => r.address),
-          raw: readable(Buffer.concat(chunks).toString('utf8')),
-        });
-        callback();
-      });
-    },
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  const port = (server.server.address() as AddressInfo).port;
-  return { mails, port, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
-}
-
 describe('email over SMTP', () => {
   let svc: TestService;
-  let smtp: Awaited<ReturnType<typeof startSmtp>>;
+  let smtp: TestSmtp;
   let receiver: Receiver;
   let refuse = false;
 
   beforeAll(async () => {
-    smtp = await startSmtp(() => refuse);
+    smtp = await startSmtp({ answer: () => (refuse ? 'refuse' : 'accept') });
     receiver = await startReceiver();
     svc = await startTestService({ env: { SMTP_URL: `smtp://127.0.0.1:${smtp.port}` } });
   });
@@ -83,29 +47,29 @@ describe('email over SMTP', () => {
       amountMinor: 5_000_050n,
       feeMinor: 150_001n,
     });
-    const start = await eventually(() => smtp.mails.find((x) => /X-PayCollect-Kind: start/i.test(x.raw)), 10_000, 'start notice');
+    const start = await eventually(() => smtp.mails.find((x) => /X-PayCollect-Kind: start/i.test(x.text)), 10_000, 'start notice');
     expect(start.to).toEqual(['owner@kampalabooks.example']);
-    expect(start.raw).toContain(`Subject: Collection ${pending.gateway_reference} started: UGX 50000.50`);
-    expect(start.raw).toContain(`Merchant reference: ${pending.merchant_reference}`);
-    expect(start.raw).toContain('Status:             PENDING');
+    expect(start.text).toContain(`Subject: Collection ${pending.gateway_reference} started: UGX 50000.50`);
+    expect(start.text).toContain(`Merchant reference: ${pending.merchant_reference}`);
+    expect(start.text).toContain('Status:             PENDING');
 
     await finishCollection(svc.services, pending.id);
-    const summary = await eventually(() => smtp.mails.find((x) => /X-PayCollect-Kind: summary/i.test(x.raw)), 10_000, 'summary');
-    const receipt = await eventually(() => smtp.mails.find((x) => /X-PayCollect-Kind: receipt/i.test(x.raw)), 10_000, 'receipt');
+    const summary = await eventually(() => smtp.mails.find((x) => /X-PayCollect-Kind: summary/i.test(x.text)), 10_000, 'summary');
+    const receipt = await eventually(() => smtp.mails.find((x) => /X-PayCollect-Kind: receipt/i.test(x.text)), 10_000, 'receipt');
     expect(summary.to).toEqual(['owner@kampalabooks.example']);
-    expect(summary.raw).toContain(`Subject: Collection ${pending.gateway_reference} COMPLETED: UGX 50000.50`);
-    expect(summary.raw).toContain('Fee:                UGX 1500.01');
-    expect(summary.raw).toContain('Total credit:       UGX 48500.49');
+    expect(summary.text).toContain(`Subject: Collection ${pending.gateway_reference} COMPLETED: UGX 50000.50`);
+    expect(summary.text).toContain('Fee:                UGX 1500.01');
+    expect(summary.text).toContain('Total credit:       UGX 48500.49');
     expect(receipt.to).toEqual(['customer@example.org']);
-    expect(receipt.raw).toContain('Subject: Your payment to Kampala Books: COMPLETED');
-    expect(receipt.raw).toContain('Amount:     UGX 50000.50');
-    expect(receipt.raw).toContain(pending.merchant_reference);
+    expect(receipt.text).toContain('Subject: Your payment to Kampala Books: COMPLETED');
+    expect(receipt.text).toContain('Amount:     UGX 50000.50');
+    expect(receipt.text).toContain(pending.merchant_reference);
     for (const mail of [start, summary, receipt]) {
       expect(mail.from).toMatch(/^notifications@/);
-      expect(mail.raw).not.toContain(CARD_NUMBER);
-      expect(mail.raw).not.toContain(CARD_MASKED);
-      expect(mail.raw).not.toMatch(/\b\d{6}\*+\d{4}\b/);
-      expect(mail.raw).not.toMatch(/cvv|expiry/i);
+      expect(mail.text).not.toContain(CARD_NUMBER);
+      expect(mail.text).not.toContain(CARD_MASKED);
+      expect(mail.text).not.toMatch(/\b\d{6}\*+\d{4}\b/);
+      expect(mail.text).not.toMatch(/cvv|expiry/i);
     }
     // the SMTP server has the message a moment before the worker records it as sent
     const sent = () => svc.services.db.any('SELECT kind, attempts, sent_at FROM emails WHERE collection_id = $1 ORDER BY id', [pending.id]);

@@ -1,6 +1,6 @@
 // M-Pesa Express transformers on recorded Daraja payloads: the STK push request and its password, every result code, "being processed", callbacks with and without metadata, token answers.
 import type { VendorAnswer } from '../../src/processors/http';
-import { callbackNote, darajaPassword, darajaTimestamp, queryResult, sendResult, tokenOf, tokenRefused, toStkPush } from '../../src/processors/mpesa/transformers';
+import { callbackNote, darajaPassword, darajaTimestamp, queryResult, sendResult, tokenRefused, toStkPush } from '../../src/processors/mpesa/transformers';
 
 const answer = (status: number, json?: unknown): Extract<VendorAnswer, { kind: 'answer' }> => ({
   kind: 'answer', status, text: json === undefined ? '' : JSON.stringify(json), json,
@@ -106,12 +106,5 @@ describe('callbackNote', () => {
     expect(callbackNote({ Body: { stkCallback: { CheckoutRequestID: 'ws_CO_1', ResultCode: 1032, ResultDesc: 'Request cancelled by user' } } })).toEqual({ vendorReference: 'ws_CO_1', reported: null });
     expect(callbackNote({ hello: 'world' })).toEqual({ vendorReference: null, reported: null });
     expect(callbackNote(null)).toEqual({ vendorReference: null, reported: null });
-  });
-});
-
-describe('tokenOf', () => {
-  it('reads expires_in given as a string', () => {
-    expect(tokenOf(answer(200, { access_token: 'abc', expires_in: '3599' }))).toEqual({ token: 'abc', expiresInSeconds: 3599 });
-    expect(tokenOf(answer(400, { resultCode: '999991', resultDesc: 'Invalid client id passed' }))).toBeNull();
   });
 });

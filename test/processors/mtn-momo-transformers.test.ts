@@ -1,6 +1,6 @@
 // MTN MoMo transformers on recorded vendor payloads: the request we send, every documented status and reason, and answers we cannot read.
 import type { VendorAnswer } from '../../src/processors/http';
-import { observe, queryResult, sendResult, tokenOf, toRequestToPay } from '../../src/processors/mtn-momo/transformers';
+import { observe, queryResult, sendResult, toRequestToPay } from '../../src/processors/mtn-momo/transformers';
 
 const answer = (status: number, json?: unknown): VendorAnswer => ({
   kind: 'answer',
@@ -111,17 +111,5 @@ describe('queryResult', () => {
     expect(queryResult(answer(500)).kind).toBe('unavailable');
     expect(queryResult({ kind: 'no_answer', sent: true, detail: 'x' }).kind).toBe('unavailable');
     expect(queryResult(answer(200, { nothing: 1 })).kind).toBe('unavailable');
-  });
-});
-
-describe('tokenOf', () => {
-  it('reads the token and its lifetime', () => {
-    expect(tokenOf(answer(200, { access_token: 'eyJ0', token_type: 'access_token', expires_in: 3600 }))).toEqual({ token: 'eyJ0', expiresInSeconds: 3600 });
-  });
-
-  it('refuses anything else', () => {
-    expect(tokenOf(answer(401, { error: 'login_failed' }))).toBeNull();
-    expect(tokenOf(answer(200, { access_token: '' , expires_in: 3600 }))).toBeNull();
-    expect(tokenOf(answer(200, { access_token: 'x' }))).toBeNull();
   });
 });

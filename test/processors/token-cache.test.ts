@@ -1,6 +1,6 @@
 // The token cache: one token per MID and credentials, shared by concurrent callers, replaced a margin before it expires, dropped and fetched once more when the vendor refuses it.
 import type { VendorAnswer } from '../../src/processors/http';
-import { TokenCache } from '../../src/processors/token-cache';
+import { TokenCache, tokenFetchOf } from '../../src/processors/token-cache';
 import type { TokenFetch } from '../../src/processors/token-cache';
 
 const ok = (status: number): VendorAnswer => ({ kind: 'answer', status, text: '', json: undefined });
@@ -53,5 +53,27 @@ describe('TokenCache', () => {
   it('returns the token endpoint answer when no token can be had', async () => {
     const refused = await cache.authorized(ctx, async () => ({ kind: 'failed', answer: ok(401) }), async () => ok(200));
     expect(refused).toMatchObject({ status: 401 });
+  });
+});
+
+describe('tokenFetchOf', () => {
+  const json = (status: number, body: unknown): VendorAnswer => ({ kind: 'answer', status, text: JSON.stringify(body), json: body });
+
+  it("reads the token and its lifetime, a number (MTN) or a string (Daraja's \"3599\")", () => {
+    expect(tokenFetchOf(json(200, { access_token: 'eyJ0', token_type: 'access_token', expires_in: 3600 }))).toEqual({ kind: 'token', token: 'eyJ0', expiresInSeconds: 3600 });
+    expect(tokenFetchOf(json(200, { access_token: 'abc', expires_in: '3599' }))).toEqual({ kind: 'token', token: 'abc', expiresInSeconds: 3599 });
+  });
+
+  it('anything else is the failed answer itself', () => {
+    for (const a of [
+      json(401, { error: 'login_failed' }),
+      json(400, { resultCode: '999991', resultDesc: 'Invalid client id passed' }),
+      json(200, { access_token: '', expires_in: 3600 }),
+      json(200, { access_token: 'x' }),
+      json(200, { access_token: 'x', expires_in: -1 }),
+      { kind: 'no_answer', sent: false, detail: 'connection failed (ECONNREFUSED)' } as VendorAnswer,
+    ]) {
+      expect(tokenFetchOf(a)).toEqual({ kind: 'failed', answer: a });
+    }
   });
 });

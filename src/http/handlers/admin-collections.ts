@@ -1,10 +1,19 @@
 import { AppError } from '../../errors';
 import { certificationOf } from '../../services/certification';
 import { toAdminRecord } from '../../services/collection-view';
+import type { RequestContext } from '../context';
 import { ok } from '../envelope';
 import { pageOf, pageReply } from '../paging';
 import { typedHandlers } from '../typed';
 import { filtersOf } from './collections';
+
+/** One collection of any business with its operator details. */
+async function adminRecordOf(ctx: RequestContext, gatewayReference: string) {
+  const collections = ctx.services.collections;
+  const row = await collections.get(gatewayReference, null);
+  const request = await ctx.services.processorRequests.viewOf(row.id);
+  return toAdminRecord(row, await collections.postingsOf(row.id), request);
+}
 
 export const merchant = {};
 export const admin = typedHandlers({
@@ -17,11 +26,13 @@ export const admin = typedHandlers({
     return pageReply(ctx, query, page, { ...found, rows }, 'Collections retrieved');
   },
 
-  getAdminCollection: async ({ path }, ctx) => {
-    const collections = ctx.services.collections;
-    const row = await collections.get(path.gateway_reference, null);
-    const request = await ctx.services.processorRequests.viewOf(row.id);
-    return ok(toAdminRecord(row, await collections.postingsOf(row.id), request), 'Collection retrieved');
+  getAdminCollection: async ({ path }, ctx) => ok(await adminRecordOf(ctx, path.gateway_reference), 'Collection retrieved'),
+
+  resolveHeldCollection: async ({ path, body }, ctx) => {
+    const row = await ctx.services.collections.get(path.gateway_reference, null);
+    const by = ctx.actor?.type === 'user' ? ctx.actor.user.email : 'operator key';
+    await ctx.services.processorRequests.resolveHeld(row.id, body.outcome, body.note, by);
+    return ok(await adminRecordOf(ctx, path.gateway_reference), 'Held payment resolved');
   },
 
   getCertification: async ({ path }, ctx) => {

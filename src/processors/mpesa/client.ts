@@ -3,10 +3,10 @@
 // deadlines. No decisions here: transformers.ts reads every answer.
 import { callVendor } from '../http';
 import type { VendorAnswer } from '../http';
-import { TokenCache } from '../token-cache';
+import { TokenCache, tokenFetchOf } from '../token-cache';
 import type { TokenFetch } from '../token-cache';
 import type { CallContext } from '../types';
-import { tokenOf, tokenRefused } from './transformers';
+import { tokenRefused } from './transformers';
 
 export interface MpesaClientSettings {
   baseUrl: string;
@@ -28,10 +28,7 @@ export class MpesaClient {
       url: `${this.settings.baseUrl}/oauth/v1/generate?grant_type=client_credentials`,
       headers: { authorization: `Basic ${basic}` },
       timeoutMs: this.settings.timeoutMs,
-    }).then((answer) => {
-      const t = tokenOf(answer);
-      return t ? { kind: 'token', ...t } : { kind: 'failed', answer };
-    });
+    }).then(tokenFetchOf);
   }
 
   /** POST a JSON body with the MID's bearer token to one of Daraja's M-Pesa Express paths. */

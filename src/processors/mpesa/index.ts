@@ -1,7 +1,8 @@
 // Safaricom M-Pesa Express (Lipa na M-Pesa Online, STK push): the customer gets a prompt on the phone
 // and approves it with the M-Pesa PIN.
-import { describeAnswer } from '../http';
+import { checkByToken } from '../token-cache';
 import type { CallContext, Connector, CredentialField, PaymentOrder, Plan, PlanInput, Processor, StatusQuery } from '../types';
+import { promptPlan } from '../types';
 import { MpesaClient } from './client';
 import type { MpesaClientSettings } from './client';
 import { callbackNote, darajaPassword, darajaTimestamp, INSTITUTION, mpesaAmountDecimals, queryResult, sendResult, toStkPush } from './transformers';
@@ -50,10 +51,7 @@ export function mpesaProcessor(settings: MpesaClientSettings, now: () => Date = 
       );
     },
     parseCallback: callbackNote,
-    async checkCredentials(ctx: CallContext) {
-      const t = await client.fetchToken(ctx);
-      return t.kind === 'token' ? { ok: true, detail: 'Daraja issued an access token' } : { ok: false, detail: describeAnswer(t.answer) };
-    },
+    checkCredentials: (ctx: CallContext) => checkByToken(() => client.fetchToken(ctx), 'Daraja'),
   };
   return {
     serviceType: 'mpesa',
@@ -61,18 +59,11 @@ export function mpesaProcessor(settings: MpesaClientSettings, now: () => Date = 
     credentials: MPESA_CREDENTIALS,
     amountDecimals: mpesaAmountDecimals,
     connector,
-    plan(input: PlanInput): Plan {
-      const phone = input.accountNumber ?? '';
-      return {
-        institutionName: INSTITUTION,
-        needsPaymentPage: false,
-        scheduledReport: null,
-        instructions: [
-          { step: '1', description: `M-Pesa sends a payment prompt for KES ${input.amountText} to ${phone}.` },
-          { step: '2', description: 'The customer enters their M-Pesa PIN on the phone to approve it.' },
-          { step: '3', description: 'The result is sent to your webhook; you can also query the collection by gateway_reference.' },
-        ],
-      };
-    },
+    plan: (input: PlanInput): Plan =>
+      promptPlan(
+        INSTITUTION,
+        `M-Pesa sends a payment prompt for KES ${input.amountText} to ${input.accountNumber ?? ''}.`,
+        'The customer enters their M-Pesa PIN on the phone to approve it.',
+      ),
   };
 }

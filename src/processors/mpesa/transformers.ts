@@ -151,11 +151,3 @@ export function callbackNote(body: unknown): CallbackNote {
   return { vendorReference, reported: amount === null ? null : { amountMinor: amount, currency: 'KES' } };
 }
 
-/** GET /oauth/v1/generate -> 200 { access_token, expires_in } where expires_in is a string ("3599"). */
-export function tokenOf(a: VendorAnswer): { token: string; expiresInSeconds: number } | null {
-  if (a.kind !== 'answer' || a.status !== 200) return null;
-  const b = a.json as { access_token?: unknown; expires_in?: unknown } | undefined;
-  const expires = Number(b?.expires_in);
-  if (typeof b?.access_token !== 'string' || !b.access_token || !Number.isFinite(expires) || expires <= 0) return null;
-  return { token: b.access_token, expiresInSeconds: expires };
-}

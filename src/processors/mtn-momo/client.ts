@@ -3,10 +3,9 @@
 // transformers.ts reads every answer.
 import { callVendor } from '../http';
 import type { VendorAnswer } from '../http';
-import { TokenCache } from '../token-cache';
+import { TokenCache, tokenFetchOf } from '../token-cache';
 import type { TokenFetch } from '../token-cache';
 import type { CallContext } from '../types';
-import { tokenOf } from './transformers';
 import type { MtnRequestToPay } from './transformers';
 
 export interface MtnClientSettings {
@@ -30,10 +29,7 @@ export class MtnClient {
       url: `${this.settings.baseUrl}/collection/token/`,
       headers: { authorization: `Basic ${basic}`, 'ocp-apim-subscription-key': ctx.credentials.subscription_key },
       timeoutMs: this.settings.timeoutMs,
-    }).then((answer) => {
-      const t = tokenOf(answer);
-      return t ? { kind: 'token', ...t } : { kind: 'failed', answer };
-    });
+    }).then(tokenFetchOf);
   }
 
   requestToPay(ctx: CallContext, reference: string, callbackUrl: string, body: MtnRequestToPay): Promise<VendorAnswer> {

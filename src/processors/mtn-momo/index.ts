@@ -1,6 +1,7 @@
 // MTN MoMo Collection (request to pay): the customer approves a prompt on the phone with the MoMo PIN.
-import { describeAnswer } from '../http';
+import { checkByToken } from '../token-cache';
 import type { CallContext, Connector, CredentialField, PaymentOrder, Plan, PlanInput, Processor, StatusQuery } from '../types';
+import { promptPlan } from '../types';
 import { MtnClient } from './client';
 import type { MtnClientSettings } from './client';
 import { callbackNote, INSTITUTION, mtnAmountDecimals, queryResult, sendResult, toRequestToPay } from './transformers';
@@ -34,10 +35,7 @@ export function mtnMomoProcessor(settings: MtnClientSettings): Processor {
       return queryResult(await client.requestToPayStatus(ctx, q.reference));
     },
     parseCallback: callbackNote,
-    async checkCredentials(ctx: CallContext) {
-      const t = await client.fetchToken(ctx);
-      return t.kind === 'token' ? { ok: true, detail: 'MTN issued an access token' } : { ok: false, detail: describeAnswer(t.answer) };
-    },
+    checkCredentials: (ctx: CallContext) => checkByToken(() => client.fetchToken(ctx), 'MTN'),
   };
   return {
     serviceType: 'mtn_momo',
@@ -45,18 +43,11 @@ export function mtnMomoProcessor(settings: MtnClientSettings): Processor {
     credentials: MTN_CREDENTIALS,
     amountDecimals: mtnAmountDecimals,
     connector,
-    plan(input: PlanInput): Plan {
-      const phone = input.accountNumber ?? '';
-      return {
-        institutionName: INSTITUTION,
-        needsPaymentPage: false,
-        scheduledReport: null,
-        instructions: [
-          { step: '1', description: `MTN Mobile Money sends a payment prompt for ${input.amountText} ${input.currency} to ${phone}.` },
-          { step: '2', description: 'The customer approves it with their MoMo PIN within about 5 minutes.' },
-          { step: '3', description: 'The result is sent to your webhook; you can also query the collection by gateway_reference.' },
-        ],
-      };
-    },
+    plan: (input: PlanInput): Plan =>
+      promptPlan(
+        INSTITUTION,
+        `MTN Mobile Money sends a payment prompt for ${input.amountText} ${input.currency} to ${input.accountNumber ?? ''}.`,
+        'The customer approves it with their MoMo PIN within about 5 minutes.',
+      ),
   };
 }

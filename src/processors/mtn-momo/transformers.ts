@@ -149,11 +149,3 @@ export function callbackNote(_body: unknown): CallbackNote {
   return { vendorReference: null, reported: null };
 }
 
-/** POST /collection/token/ -> 200 { access_token, token_type, expires_in } (seconds, about 3600). */
-export function tokenOf(a: VendorAnswer): { token: string; expiresInSeconds: number } | null {
-  if (a.kind !== 'answer' || a.status !== 200) return null;
-  const b = a.json as { access_token?: unknown; expires_in?: unknown } | undefined;
-  const expires = Number(b?.expires_in);
-  if (typeof b?.access_token !== 'string' || !b.access_token || !Number.isFinite(expires) || expires <= 0) return null;
-  return { token: b.access_token, expiresInSeconds: expires };
-}

@@ -1,0 +1,103 @@
+// The client factory: the generated openapi-fetch client, with every call carrying a valid access
+// token (fetched with the API token's key and secret, cached, renewed before expiry, and renewed and
+// retried once when the API answers 401), and `unwrap` to turn error answers into PayCollectError.
+import createClient from 'openapi-fetch';
+import type { Client } from 'openapi-fetch';
+import { PayCollectError } from './errors';
+import type { ApiError } from './errors';
+import type { components, paths } from './generated/merchant-api';
+import { TokenCache } from './tokens';
+import type { AccessToken } from './tokens';
+
+/** The first server of the contract: a generated client starts in the sandbox. */
+export const SANDBOX_URL = 'https://sandbox.paycollect.dev';
+export const LIVE_URL = 'https://api.paycollect.dev';
+const DEFAULT_REFRESH_MARGIN_SECONDS = 60;
+
+export type PublicKey = components['schemas']['PublicKey'];
+
+export interface PayCollectOptions {
+  apiKey: string;
+  apiSecret: string;
+  /** default: the sandbox */
+  baseUrl?: string;
+  /** lifetime of each access token asked for, in seconds (60 to 86400; the API's default is 900) */
+  tokenLifetimeSeconds?: number;
+  /** renew a token this long before it expires (default 60 s) */
+  refreshMarginSeconds?: number;
+  /** an access token kept from before (for example shared by several processes) */
+  token?: AccessToken;
+  /** the transport (default: globalThis.fetch) */
+  fetch?: (request: Request) => Promise<Response>;
+  /** the clock, in milliseconds since the epoch */
+  now?: () => number;
+}
+
+export interface PayCollect {
+  /** the generated client: `api.POST('/v1/collections/request-to-pay', { body })`, typed by the contract */
+  api: Client<paths>;
+  /** the access token in use, fetched or renewed when needed */
+  accessToken(): Promise<AccessToken>;
+  /** the card encryption key, fetched once; pass `refresh: true` after CARD_DECRYPTION_FAILED */
+  publicKey(o?: { refresh?: boolean }): Promise<PublicKey>;
+}
+
+interface CallResult<T> {
+  data?: T;
+  error?: unknown;
+  response: Response;
+}
+
+/** The body of a successful answer, or a PayCollectError carrying the error answer. */
+export async function unwrap<T>(call: Promise<CallResult<T>>): Promise<T> {
+  const { data, error, response } = await call;
+  if (response.ok && data !== undefined) return data;
+  const requestId = response.headers.get('x-request-id');
+  const body = error as ApiError | undefined;
+  if (typeof body?.code === 'string' && body.status === 'error') throw new PayCollectError(response.status, body, requestId);
+  throw new Error(`${response.status} ${response.statusText} from ${response.url}: not a PayCollect error answer`);
+}
+
+export function createPayCollect(o: PayCollectOptions): PayCollect {
+  const send = o.fetch ?? ((request: Request) => globalThis.fetch(request));
+  const now = o.now ?? Date.now;
+  // JSON everywhere, including the public key (its PEM form is for curl).
+  const common = { baseUrl: o.baseUrl ?? SANDBOX_URL, headers: { accept: 'application/json' } };
+  const anonymous = createClient<paths>({ ...common, fetch: send });
+  const tokens = new TokenCache(
+    async () => {
+      const body = { api_key: o.apiKey, expires_in: o.tokenLifetimeSeconds };
+      const answer = await unwrap(anonymous.POST('/v1/auth/token', { params: { header: { 'Secret-Key': o.apiSecret } }, body }));
+      return answer.data;
+    },
+    (o.refreshMarginSeconds ?? DEFAULT_REFRESH_MARGIN_SECONDS) * 1000,
+    now,
+    o.token,
+  );
+
+  async function withToken(request: Request): Promise<Response> {
+    const spare = request.clone();
+    const token = await tokens.get();
+    request.headers.set('authorization', token.token);
+    const response = await send(request);
+    if (response.status !== 401) return response;
+    tokens.refused(token);
+    spare.headers.set('authorization', (await tokens.get()).token);
+    return send(spare);
+  }
+
+  const api = createClient<paths>({ ...common, fetch: withToken });
+  let key: PublicKey | null = null;
+  return {
+    api,
+    accessToken: () => tokens.get(),
+    async publicKey({ refresh = false } = {}) {
+      if (key && !refresh) return key;
+      // The contract offers PEM and JSON; the Accept header above picks JSON, which the types cannot know.
+      const answer = await unwrap(api.GET('/v1/public-key'));
+      if (typeof answer === 'string') throw new Error('GET /v1/public-key answered PEM to Accept: application/json');
+      key = answer.data;
+      return key;
+    },
+  };
+}
