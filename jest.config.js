@@ -8,7 +8,8 @@ module.exports = {
   testMatch: ['**/*.test.ts'],
   globalSetup: '<rootDir>/test/helpers/dashboard-build.ts',
   transform: { '^.+\\.(ts|js|mjs)$': swc },
-  transformIgnorePatterns: ['/node_modules/(?!(jose|@apidevtools/json-schema-ref-parser)/)'],
+  // the ref-parser sits under openapi-backend since package.json overrides its version (see README)
+  transformIgnorePatterns: ['/node_modules/(?!(jose|(openapi-backend/node_modules/)?@apidevtools/json-schema-ref-parser)/)'],
   testTimeout: 60000,
   maxWorkers: 2,
 };

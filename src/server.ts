@@ -105,6 +105,7 @@ export async function startService(o: StartOptions): Promise<RunningService> {
   if (role === 'api') services.workers = remoteKicks(database.db, log);
   else if (o.workers !== false) services.workers = startWorkers(workerSpecs(services), log);
   if (role === 'worker' && services.workers) listener = listenForKicks(database.db, services.workers, log);
+  if (role !== 'worker') services.configCache.live(database.kind === 'postgres');
   ready = true;
   log.info('listening', { port, env: o.config.appEnv, role, database: database.kind });
 
@@ -118,6 +119,7 @@ export async function startService(o: StartOptions): Promise<RunningService> {
       await stopped;
       clearTimeout(timer);
       await listener?.stop();
+      await services.configCache.stop();
       await services.workers?.stop();
       // a send still in flight records its outcome before the database closes (else it is sent again)
       await services.notifications.drain();

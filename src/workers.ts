@@ -3,6 +3,7 @@
 // items it handled; a full batch runs again at once, an empty one waits for the interval or a kick.
 import type { Db } from './db';
 import { afterCommit } from './db/change';
+import { listenOn } from './db/listen';
 import type { Logger } from './log';
 
 export interface WorkerSpec {
@@ -76,7 +77,6 @@ export function startWorkers(specs: WorkerSpec[], log: Logger): Workers {
 export const KICK_CHANNEL = 'paycollect_work';
 /** An API process sends each worker's kick at most once per this many milliseconds. */
 const KICK_COALESCE_MS = 10;
-const RELISTEN_MS = 1000;
 
 /**
  * Kicks for workers that run in other processes: each named kick is sent as a NOTIFY on KICK_CHANNEL,
@@ -115,32 +115,5 @@ export function remoteKicks(db: Db, log: Logger): Workers {
  * is re-opened after a failure; meanwhile the workers keep polling.
  */
 export function listenForKicks(db: Db, workers: Workers, log: Logger): { stop(): Promise<void> } {
-  let stopped = false;
-  let connection: { done(): void } | null = null;
-  let retry: NodeJS.Timeout | null = null;
-  const listen = async () => {
-    try {
-      const c = await db.connect({ direct: true });
-      connection = c;
-      c.client.on('notification', (m) => m.payload && workers.kick(m.payload));
-      c.client.on('error', (err) => {
-        log.warn('worker kick listener lost', { err });
-        connection = null;
-        if (!stopped) retry = setTimeout(listen, RELISTEN_MS);
-      });
-      await c.none('LISTEN $1:name', [KICK_CHANNEL]);
-      if (stopped) c.done();
-    } catch (err) {
-      log.warn('worker kick listener failed', { err });
-      if (!stopped) retry = setTimeout(listen, RELISTEN_MS);
-    }
-  };
-  void listen();
-  return {
-    async stop() {
-      stopped = true;
-      if (retry) clearTimeout(retry);
-      connection?.done();
-    },
-  };
+  return listenOn(db, KICK_CHANNEL, { notice: (name) => name && workers.kick(name) }, log);
 }

@@ -189,12 +189,27 @@ async function recorded(operationId: string, actor: Actor, handler: Handler, c: 
   return reply;
 }
 
-/** Every operation of admin.yaml that is not a read gets its audit entry. */
+/**
+ * A change may touch what this process keeps in memory (API tokens, businesses, fees, wallets, MIDs,
+ * rates): its copy is dropped before the answer leaves, so this process's next request sees the change
+ * at once. Other processes drop theirs on the NOTIFY the change sends (services/config-cache.ts).
+ */
+function dropsConfigCache(handler: Handler): Handler {
+  return async (c, ctx) => {
+    try {
+      return await handler(c, ctx);
+    } finally {
+      ctx.services.configCache.invalidate();
+    }
+  };
+}
+
+/** Every operation of admin.yaml that is not a read gets its audit entry and drops the configuration cache. */
 export function auditedHandlers(api: OpenAPIBackend, handlers: Record<string, Handler>): Record<string, Handler> {
   const out = { ...handlers };
   for (const op of api.getOperations()) {
     const id = op.operationId ?? '';
-    if (!READS.has(op.method.toUpperCase()) && out[id]) out[id] = audited(id, out[id]);
+    if (!READS.has(op.method.toUpperCase()) && out[id]) out[id] = dropsConfigCache(audited(id, out[id]));
   }
   return out;
 }

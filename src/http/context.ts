@@ -8,6 +8,8 @@ import type { Reply } from './envelope';
 export interface Principal {
   apiTokenId: number;
   businessId: number;
+  /** the API token's generation the access token was issued at (absent for internal callers) */
+  generation?: number;
 }
 
 export interface RequestContext {

@@ -5,7 +5,8 @@ import { hash, verify } from '@node-rs/argon2';
 import { SignJWT, decodeProtectedHeader, jwtVerify } from 'jose';
 import { AppError, validationError } from '../errors';
 import type { Principal } from '../http/context';
-import type { Base } from './index';
+import type { TokenState } from './config-cache';
+import type { Services } from './index';
 
 /** OWASP's argon2id floor: m=19 MiB, t=2, p=1. */
 const ARGON2 = { memoryCost: 19456, timeCost: 2, parallelism: 1 } as const;
@@ -63,7 +64,7 @@ export class AuthService {
   private readonly buckets = new Map<number, { second: number; count: number }>();
   private readonly verified = new Map<string, VerifiedClaims>();
 
-  constructor(private readonly s: Base) {
+  constructor(private readonly s: Services) {
     const encode = (secret: string) => new TextEncoder().encode(secret);
     this.key = encode(s.config.jwtSecret);
     this.kid = keyId(s.config.jwtSecret);
@@ -154,17 +155,18 @@ export class AuthService {
     if (!claims) return denied();
     const { sub, gen } = claims;
     if (!sub || !/^\d+$/.test(sub)) return denied();
-    const row = await this.s.db.oneOrNone<TokenRow>(
-      `SELECT t.id, t.business_id, t.generation, b.verified_at
-       FROM api_tokens t JOIN businesses b ON b.id = t.business_id WHERE t.id = $1`,
-      [Number(sub)],
-    );
-    if (!row || row.generation !== gen) return denied();
-    if (this.s.config.appEnv === 'live' && !row.verified_at) return denied();
-    if (!this.withinRate(row.id)) {
+    const { token } = await this.s.configCache.token(Number(sub));
+    if (!token || !this.accepts(token, gen)) return denied();
+    if (!this.withinRate(token.id)) {
       return new AppError('RATE_LIMITED', undefined, null, { 'Retry-After': '1' });
     }
-    return { apiTokenId: row.id, businessId: row.business_id };
+    return { apiTokenId: token.id, businessId: token.business_id, generation: token.generation };
+  }
+
+  /** Whether an API token's state (from the configuration cache) accepts an access token issued at `generation`. */
+  accepts(token: TokenState, generation: unknown): boolean {
+    if (token.generation !== generation) return false;
+    return this.s.config.appEnv !== 'live' || token.business_verified;
   }
 
   /**

@@ -11,7 +11,6 @@ import type { CollectionRow, FinalStatus, PaymentMethod, Status } from '../domai
 import { customerPaysMinor } from '../domain/fees';
 import { formatMinor, MoneyFormatError, toMinor } from '../domain/money';
 import { choose, phoneCountry, shortlist } from '../domain/routing';
-import type { MidInfo } from '../domain/routing';
 import { AppError, validationError } from '../errors';
 import type { Principal } from '../http/context';
 import { amountText } from '../processors/amounts';
@@ -19,14 +18,14 @@ import { isHosted } from '../processors/hosted';
 import type { Processor } from '../processors/types';
 import type { WorkerSpec } from '../workers';
 import { certificationCte } from './certification';
+import { ConfigChanged, configGuardCte } from './config-cache';
+import type { RequestConfig } from './config-cache';
 import { countCollections, filterWhere, foldPastCounts } from './collection-counts';
 import type { PostingRow } from './collection-view';
 import { CREDIT_JOURNAL, creditContextSql } from './ledger';
 import type { CreditContext } from './ledger';
 import { recipientsSql } from './notifications';
 import type { Recipients } from './notifications';
-import { pricingInputsSql } from './pricing';
-import type { PricingInputs } from './pricing';
 import type { Services } from './index';
 import type { components } from '../../generated/merchant-api';
 
@@ -54,22 +53,6 @@ interface CardSeen {
   fingerprint: string;
   country: string;
   firstSeenAt: Date | null;
-}
-
-/** Read with the request's merchant_reference lookup (readForRequest). */
-interface ReadExtras {
-  pricing_inputs: PricingInputs | null;
-  route_mids: RouteMid[] | null;
-  start_recipients: Recipients | null;
-}
-
-type RouteMid = MidInfo & { service_type: string };
-
-interface RequestReads {
-  existing: CollectionRow | null;
-  pricing: PricingInputs | null;
-  mids: RouteMid[];
-  recipients: Recipients | null;
 }
 
 /** Read with the state change (applyOutcomeIn). */
@@ -105,7 +88,10 @@ interface Charge {
   onPage: boolean;
 }
 
-/** The insert of a new collection as the CTE `created` (formatted SQL): empty when the reference is taken. */
+/**
+ * The insert of a new collection as the CTE `created` (formatted SQL): empty when the reference is taken
+ * or the configuration moved on from the version its inputs were read at (the CTE config_current).
+ */
 function insertCollectionCte(c: NewCollection): string {
   return pgp.as.format(
     `created AS (INSERT INTO collections (business_id, api_token_id, gateway_reference, merchant_reference, request_hash, payment_method,
@@ -113,8 +99,8 @@ function insertCollectionCte(c: NewCollection): string {
        total_credit_minor, customer_charged, account_number, account_name, account_email, narration, redirect_url,
        institution_name, payment_url, instructions, mid_id, routing, card_masked, card_fingerprint, page_token, expires_at,
        created_at, updated_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22,
-       $23, $24:json, $25, $26:json, $27, $28, $29, $30, $31, $32)
+     SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22,
+       $23, $24:json, $25, $26:json, $27, $28, $29, $30, $31, $32 FROM config_current
      ON CONFLICT (business_id, merchant_reference) DO NOTHING
      RETURNING *)`,
     [
@@ -156,6 +142,9 @@ function processorRequestCte(c: Charge, now: Date): string {
     [c.midId, c.serviceType, randomUUID(), randomBytes(24).toString('base64url'), c.amountMinor, c.currency, c.onPage ? null : now],
   );
 }
+
+/** How many times a request-to-pay is priced and routed again when the configuration changed under it. */
+const CONFIG_ATTEMPTS = 3;
 
 /** Thrown when a concurrent request took the merchant_reference first. */
 class ReferenceTaken extends Error {}
@@ -201,60 +190,39 @@ export class CollectionService {
     return this.s.processors.serviceTypes();
   }
 
+  /**
+   * One database round trip when the configuration cache holds the merchant's token state, pricing inputs
+   * and MIDs and the routing turn is in hand (config-cache.ts, routing-turns.ts): the write, guarded by the
+   * configuration version its inputs were read at, which also answers a replay with the row holding the
+   * merchant_reference. When the configuration moved on meanwhile, nothing is written: the inputs are read
+   * again (and the token checked again) and the request priced and routed anew.
+   */
   async requestToPay(p: Principal, body: RequestToPayBody): Promise<{ row: CollectionRow; replayed: boolean }> {
     const hash = requestHash(body);
-    const read = await this.readForRequest(p, body);
-    if (read.existing) return this.replay(read.existing, hash);
-    let amountMinor: bigint;
-    try {
-      amountMinor = toMinor(body.amount);
-    } catch (e) {
-      if (e instanceof MoneyFormatError) throw validationError([{ field: 'amount', message: e.message }]);
-      throw e;
+    for (let attempt = 1; ; attempt += 1) {
+      const config = await this.s.configCache.forRequest(p.apiTokenId, p.businessId, body.payment_method, body.currency);
+      if (!config.token || (p.generation !== undefined && !this.s.auth.accepts(config.token, p.generation))) {
+        throw new AppError('UNAUTHORIZED', 'A valid access token is required: Authorization: JWT <token>');
+      }
+      try {
+        const outcome = await this.create(p, body, hash, config);
+        if ('existing' in outcome) return this.replay(outcome.existing, hash);
+        this.s.workers?.kick('emails');
+        return { row: outcome.row, replayed: false };
+      } catch (e) {
+        if (e instanceof ConfigChanged && attempt < CONFIG_ATTEMPTS) {
+          this.s.configCache.invalidate();
+          continue;
+        }
+        if (!(e instanceof ReferenceTaken) && !(e instanceof AppError)) throw e;
+        // taken by a request not yet visible to the write, or refused under today's configuration: a replay
+        // answers with the row it created whatever the configuration says now
+        const winner = await this.byMerchantReference(p.businessId, body.merchant_reference);
+        if (winner) return this.replay(winner, hash);
+        if (e instanceof ReferenceTaken) throw new Error('merchant_reference conflict without a row');
+        throw e;
+      }
     }
-    const card = body.payment_method === 'CARD' && body.encrypted_card ? await this.seeCard(body.encrypted_card) : null;
-    try {
-      const row = await this.create(p, body, hash, amountMinor, card, read);
-      this.s.workers?.kick('emails');
-      return { row, replayed: false };
-    } catch (e) {
-      if (!(e instanceof ReferenceTaken)) throw e;
-      const winner = await this.byMerchantReference(p.businessId, body.merchant_reference);
-      if (!winner) throw new Error('merchant_reference conflict without a row');
-      return this.replay(winner, hash);
-    }
-  }
-
-  /**
-   * Everything a request-to-pay reads, in one statement: the collection already holding the
-   * merchant_reference (its columns typed as a plain SELECT would give them; all null when none), the
-   * pricing inputs, the business's MIDs and the recipients of the start notice.
-   */
-  private async readForRequest(p: Principal, body: RequestToPayBody): Promise<RequestReads> {
-    const mids = pgp.as.format(
-      `(SELECT json_agg(json_build_object('id', m.id, 'payment_method', m.payment_method, 'currency', m.currency,
-          'allowed_traffic', m.allowed_traffic, 'processing_rank', m.processing_rank,
-          'reject_first_time_depositors', m.reject_first_time_depositors, 'active', m.active, 'service_type', m.service_type) ORDER BY m.id)
-        FROM mids m WHERE m.business_id = $1)`,
-      [p.businessId],
-    );
-    const pricing = pricingInputsSql({ businessId: p.businessId, paymentMethod: body.payment_method, requestCurrency: body.currency });
-    const recipients = recipientsSql(pgp.as.format('$1::int', [p.apiTokenId]));
-    const from = pgp.as.format(
-      'FROM (SELECT 1) AS one LEFT JOIN collections c ON c.business_id = $1 AND c.merchant_reference = $2',
-      [p.businessId, body.merchant_reference],
-    );
-    // Made of formatted parts: sent as is, never formatted again.
-    const r = await this.s.db.one<CollectionRow & ReadExtras>(
-      `SELECT c.*, ${pricing} AS pricing_inputs, ${mids} AS route_mids, ${recipients} AS start_recipients ${from}`,
-    );
-    const { pricing_inputs, route_mids, start_recipients, ...existing } = r;
-    return {
-      existing: existing.id === null ? null : existing,
-      pricing: pricing_inputs,
-      mids: route_mids ?? [],
-      recipients: start_recipients,
-    };
   }
 
   private replay(row: CollectionRow, hash: string): { row: CollectionRow; replayed: boolean } {
@@ -269,27 +237,28 @@ export class CollectionService {
     return { details: card, masked: maskPan(card.card_number), fingerprint, country: card.billing_country.toUpperCase(), firstSeenAt: seen?.first_seen_at ?? null };
   }
 
-  private async create(
-    p: Principal,
-    body: RequestToPayBody,
-    hash: string,
-    amountMinor: bigint,
-    card: CardSeen | null,
-    read: RequestReads,
-  ): Promise<CollectionRow> {
+  private async create(p: Principal, body: RequestToPayBody, hash: string, config: RequestConfig): Promise<{ row: CollectionRow } | { existing: CollectionRow }> {
+    let amountMinor: bigint;
+    try {
+      amountMinor = toMinor(body.amount);
+    } catch (e) {
+      if (e instanceof MoneyFormatError) throw validationError([{ field: 'amount', message: e.message }]);
+      throw e;
+    }
+    const card = body.payment_method === 'CARD' && body.encrypted_card ? await this.seeCard(body.encrypted_card) : null;
     const now = this.s.now();
     const method = body.payment_method;
-    const price = this.s.pricing.priceFrom(read.pricing, {
+    const price = this.s.pricing.priceFrom(config.pricing, {
       businessId: p.businessId,
       paymentMethod: method,
       requestCurrency: body.currency,
       requestAmountMinor: amountMinor,
     });
     const payerCountry = card?.country ?? (method === 'MOBILE_MONEY' && body.account_number ? phoneCountry(body.account_number) : null);
-    const list = shortlist({ paymentMethod: method, currency: body.currency, payerCountry, cardFirstSeenAt: card?.firstSeenAt ?? null, now }, read.mids);
+    const list = shortlist({ paymentMethod: method, currency: body.currency, payerCountry, cardFirstSeenAt: card?.firstSeenAt ?? null, now }, config.mids);
     if (list.rank === null) throw new AppError('NO_ROUTE');
-    const decision = choose(list, list.top.length > 1 ? await this.takeTurn(p.businessId, method, body.currency, list.rank) : 1);
-    const mid = read.mids.find((m) => m.id === decision.mid_id)!;
+    const decision = choose(list, list.top.length > 1 ? await this.s.routingTurns.take(p.businessId, method, body.currency, list.rank) : 1);
+    const mid = config.mids.find((m) => m.id === decision.mid_id)!;
 
     const gatewayReference = newGatewayReference();
     const pageToken = randomBytes(18).toString('base64url');
@@ -320,42 +289,29 @@ export class CollectionService {
     };
     const report = initiated.scheduledReport;
     const due = report ? { outcome: report.outcome, at: new Date(now.getTime() + report.delayMs) } : null;
-    const row = await this.insertNew(draft, due, charge, read.recipients);
+    const written = await this.insertNew(draft, due, charge, config.token!.recipients, config.version);
+    if ('existing' in written) return written;
+    const row = written.row;
     if (charge && !charge.onPage) this.s.workers?.kick('processor-sends');
     // A direct card to a hosted processor is charged now, while its details are in this request's memory.
-    if (charge?.onPage && card) return this.s.checkouts.chargeCard(row, card.details);
-    return row;
-  }
-
-  /**
-   * The next turn among MIDs of equal rank, counted in the database so processes share one rotation.
-   * Taken outside the insert's statement: a failed insert only skips a turn. A lone MID needs no turn.
-   * Every request of a route updates this one row, so its lock must be short: the commit does not wait
-   * for the WAL flush (a crash may repeat a few turns, which only shifts the rotation; no money rides on it).
-   */
-  private async takeTurn(businessId: number, method: PaymentMethod, currency: string, rank: number): Promise<number> {
-    const { turn } = await this.s.db.one<{ turn: bigint }>(
-      `SET LOCAL synchronous_commit TO OFF;
-       INSERT INTO routing_cursors (business_id, payment_method, currency, processing_rank, turn) VALUES ($1, $2, $3, $4, 1)
-       ON CONFLICT (business_id, payment_method, currency, processing_rank) DO UPDATE SET turn = routing_cursors.turn + 1
-       RETURNING turn`,
-      [businessId, method, currency, rank],
-    );
-    return Number(turn);
+    if (charge?.onPage && card) return { row: await this.s.checkouts.chargeCard(row, card.details) };
+    return { row };
   }
 
   /**
    * One statement, so atomic without a transaction: the collection, its card's first sighting, its
    * scheduled provider report or its request to a real processor, and its start notice; none of them
-   * when the reference is taken.
+   * when the reference is taken (then the row holding it, when this statement sees it: a replay) or when
+   * the configuration is no longer at `version` (ConfigChanged).
    */
   private async insertNew(
     draft: NewCollection,
     report: { outcome: string; at: Date } | null,
     charge: Charge | null,
     who: Recipients | null,
-  ): Promise<CollectionRow> {
-    const ctes = [insertCollectionCte(draft)];
+    version: bigint,
+  ): Promise<{ row: CollectionRow } | { existing: CollectionRow }> {
+    const ctes = [configGuardCte(version), insertCollectionCte(draft)];
     if (draft.card_fingerprint !== null) {
       ctes.push(
         pgp.as.format(
@@ -374,10 +330,20 @@ export class CollectionService {
     }
     if (charge) ctes.push(processorRequestCte(charge, draft.created_at));
     ctes.push(...this.s.notifications.startedWrites(draft, who, 'created'));
+    const existing = pgp.as.format('SELECT false, e.* FROM collections e WHERE e.business_id = $1 AND e.merchant_reference = $2 AND NOT EXISTS (SELECT FROM created)', [
+      draft.business_id,
+      draft.merchant_reference,
+    ]);
     // Made of formatted parts: sent as is, never formatted again.
-    const row = await this.s.db.oneOrNone<CollectionRow>(`WITH ${ctes.join(', ')} SELECT * FROM created`);
-    if (!row) throw new ReferenceTaken();
-    return row;
+    const r = await this.s.db.one<CollectionRow & { current_: boolean; created_: boolean | null }>(
+      `WITH ${ctes.join(', ')}
+       SELECT g.current_, r.* FROM (SELECT EXISTS (SELECT FROM config_current) AS current_) g
+       LEFT JOIN (SELECT true AS created_, c.* FROM created c UNION ALL ${existing}) r ON true`,
+    );
+    const { current_, created_, ...row } = r;
+    if (!current_) throw new ConfigChanged();
+    if (created_ === null) throw new ReferenceTaken();
+    return created_ ? { row } : { existing: row };
   }
 
   /**

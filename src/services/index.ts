@@ -12,6 +12,7 @@ import { AuthService } from './auth';
 import { CardService } from './cards';
 import { CheckoutService } from './checkouts';
 import { CollectionService } from './collections';
+import { ConfigCache } from './config-cache';
 import { GoLiveService } from './go-live';
 import { LedgerService } from './ledger';
 import { LivenessService } from './liveness';
@@ -22,6 +23,7 @@ import { SessionService } from './sessions';
 import { TotpService } from './totp';
 import { UserService } from './users';
 import { ProcessorRequestService } from './processor-requests';
+import { RoutingTurns } from './routing-turns';
 
 /** What every service is built from. */
 export interface Base {
@@ -51,6 +53,10 @@ export interface Services extends Base {
   /** hosted checkouts of processors with their own payment pages (Paystack, BTCPay) */
   checkouts: CheckoutService;
   liveness: LivenessService;
+  /** API token state, MIDs and pricing inputs in memory, exact across processes (config-cache.ts) */
+  configCache: ConfigCache;
+  /** round-robin turns among MIDs of equal rank, reserved in blocks (routing-turns.ts) */
+  routingTurns: RoutingTurns;
   /** set once the workers run; kick() wakes one after a commit that gave it work */
   workers: Workers | null;
 }
@@ -75,6 +81,8 @@ export function buildServices(base: Base): Services {
   s.processorRequests = new ProcessorRequestService(s);
   s.checkouts = new CheckoutService(s);
   s.liveness = new LivenessService(s);
+  s.configCache = new ConfigCache(base.db, base.log);
+  s.routingTurns = new RoutingTurns(base.db);
   return s;
 }
 

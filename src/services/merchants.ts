@@ -208,8 +208,13 @@ export class MerchantService {
     }
   }
 
-  /** The business row, locked for the rest of the transaction (serialises wallet and token changes). */
+  /**
+   * The business row, locked for the rest of the transaction (serialises wallet and token changes). The
+   * configuration version row is locked first, as every change to a configuration table does before its
+   * own row locks (migration 0070), so a change holding a business row never waits for it in a cycle.
+   */
   private async lockBusiness(t: Tx, id: number): Promise<BusinessRow> {
+    await t.one('SELECT version FROM config_version FOR UPDATE');
     const row = await t.oneOrNone<BusinessRow>('SELECT * FROM businesses WHERE id = $1 FOR UPDATE', [id]);
     if (!row) throw notFound('business');
     return row;

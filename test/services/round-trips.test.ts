@@ -1,4 +1,4 @@
-// Proves the two hot paths keep their few database round trips (request-to-pay: one read, the routing turn, one write; a completion: one read and one guarded write, no transaction) and still write every row, with values holding `$1`, quotes and `${}` kept verbatim; and that a completion racing another move of the same collection writes once.
+// Proves the two hot paths keep their few database round trips (request-to-pay: one write once the configuration is in memory, one read more when it is not, a routing turn per block of turns; a completion: one read and one guarded write, no transaction) and still write every row, with values holding `$1`, quotes and `${}` kept verbatim; and that a completion racing another move of the same collection writes once.
 import { pgp } from '../../src/db';
 import type { FinalStatus } from '../../src/domain/collection';
 import type { Principal } from '../../src/http/context';
@@ -9,8 +9,13 @@ import type { ServicesFixture } from '../helpers/money-fixtures';
 let fx: ServicesFixture;
 beforeAll(async () => {
   fx = await moneyServices();
+  // kept in memory as a running service keeps it; no listener here, so every change is a missed notice
+  fx.services.configCache.live(false);
 });
-afterAll(() => fx.close());
+afterAll(async () => {
+  await fx.services.configCache.stop();
+  await fx.close();
+});
 
 const s = () => fx.services;
 
@@ -61,11 +66,12 @@ function body(overrides: Record<string, unknown> = {}) {
   };
 }
 
-it('requests a payment in three statements, replays in one, and writes the collection, its report and its start notice', async () => {
+it('requests a payment in one statement once its configuration is in memory, replays in one, and writes the collection, its report and its start notice', async () => {
   const p = await merchant();
   const b = body();
   const first = await counted(() => s().collections.requestToPay(p, b));
-  expect(first.statements.length).toBeLessThanOrEqual(3);
+  // the configuration read (token, pricing, MIDs) and the write
+  expect(first.statements.map(verb)).toEqual(['SELECT', 'WITH']);
   const row = first.result.row;
   expect(first.result.replayed).toBe(false);
   expect(row).toMatchObject({ merchant_reference: b.merchant_reference, narration: b.narration, account_name: b.account_name, status: 'PENDING' });
@@ -78,9 +84,55 @@ it('requests a payment in three statements, replays in one, and writes the colle
   expect(emails[0].text_body).toContain(`Merchant reference: ${b.merchant_reference}`);
 
   const again = await counted(() => s().collections.requestToPay(p, b));
-  expect(again.statements).toHaveLength(1);
+  expect(again.statements.map(verb)).toEqual(['WITH']);
   expect(again.result).toEqual({ row, replayed: true });
   await expect(s().collections.requestToPay(p, { ...b, amount: 2000 })).rejects.toMatchObject({ code: 'DUPLICATE_MERCHANT_REFERENCE' });
+
+  const next = await counted(() => s().collections.requestToPay(p, body()));
+  expect(next.statements.map(verb)).toEqual(['WITH']);
+  expect(next.result.replayed).toBe(false);
+});
+
+it('takes routing turns a block at a time: one statement per request between blocks, the MIDs alternating', async () => {
+  const p = await merchant();
+  await s().db.none(
+    `INSERT INTO mids (business_id, business_name, service_type, payment_method, currency) VALUES ($1, 'Shop', 'sandbox', 'MOBILE_MONEY', 'UGX')`,
+    [p.businessId],
+  );
+  const first = await counted(() => s().collections.requestToPay(p, body()));
+  // the configuration read, the first block of turns, the write
+  expect(first.statements.map(verb)).toEqual(['SELECT', 'SET', 'WITH']);
+  const mids = [first.result.row.mid_id];
+  for (let i = 0; i < 5; i += 1) {
+    const next = await counted(() => s().collections.requestToPay(p, body()));
+    expect(next.statements.map(verb)).toEqual(['WITH']);
+    mids.push(next.result.row.mid_id);
+  }
+  expect(new Set(mids).size).toBe(2);
+  mids.forEach((m, i) => i > 0 && expect(m).not.toBe(mids[i - 1]));
+});
+
+it('catches a missed notice with the version guard: a fee changed behind its back prices the next request', async () => {
+  const p = await merchant();
+  expect((await s().collections.requestToPay(p, body())).row.fee_minor).toBe(2100n);
+  // a change this process hears nothing of (no NOTIFY reaches it, no invalidation)
+  await s().db.none("UPDATE business_fees SET percent = 5 WHERE business_id = $1 AND payment_method = 'MOBILE_MONEY'", [p.businessId]);
+  const after = await counted(() => s().collections.requestToPay(p, body()));
+  // the guarded write found the version moved and wrote nothing; read again, written again
+  expect(after.statements.map(verb)).toEqual(['WITH', 'SELECT', 'WITH']);
+  expect(after.result.row.fee_minor).toBe(5100n);
+});
+
+it('refuses a request-to-pay of a regenerated API token at once, whatever the process kept', async () => {
+  const p = await merchant();
+  const { generation } = await s().db.one<{ generation: number }>('SELECT generation FROM api_tokens WHERE id = $1', [p.apiTokenId]);
+  const caller = { ...p, generation };
+  await s().collections.requestToPay(caller, body());
+  await s().db.none('UPDATE api_tokens SET generation = generation + 1 WHERE id = $1', [p.apiTokenId]);
+  const count = () => s().db.one<{ n: number }>('SELECT count(*)::int AS n FROM collections WHERE api_token_id = $1', [p.apiTokenId]);
+  const before = await count();
+  await expect(s().collections.requestToPay(caller, body())).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
+  expect(await count()).toEqual(before);
 });
 
 it('completes in one read and one guarded write without a transaction, then a repeat report changes nothing', async () => {
