@@ -323,7 +323,7 @@ export interface paths {
         put?: never;
         /**
          * Record the go-live verification
-         * @description Records that the operator verified the merchant's admin user and business account after reviewing its sandbox test cases (`GET .../certification` in the sandbox). In live, only a verified business can obtain access tokens. Calling it again records the new operator, note and time.
+         * @description Records that the operator verified the merchant's admin user and business account after reviewing its sandbox test cases (`GET .../certification` in the sandbox). In live, only a verified business can obtain access tokens. The verification is recorded in the caller's name: the signed-in person's email, or `operator key` for the operator key (`verified_by` in the body is deprecated and ignored). Calling it again records the new caller, note and time.
          */
         post: operations["verifyBusiness"];
         delete?: never;
@@ -1747,13 +1747,14 @@ export interface components {
             message: string;
             data: components["schemas"]["Certification"];
         };
-        /** @description The operator's go-live verification of the business and its admin user. */
+        /** @description The operator's go-live verification of the business and its admin user. Who verified is not sent: the service records the caller (the signed-in person's email, or `operator key`). */
         VerifyBusiness: {
             /**
-             * @description Name or id of the operator recording the verification.
+             * @deprecated
+             * @description Deprecated and ignored: the verification records who is signed in (their email) or `operator key`, never a name the caller types. Still accepted so that older clients keep working.
              * @example ops.jane
              */
-            verified_by: string & components["schemas"]["Text"];
+            verified_by?: string & components["schemas"]["Text"];
             /** @description What was reviewed; kept with the verification. */
             note?: string & components["schemas"]["Text"];
         };
@@ -2009,6 +2010,7 @@ export interface components {
             /** @description Human-readable outcome. */
             message: string;
             data: components["schemas"]["GoLiveRequest"][];
+            paging: components["schemas"]["Paging"];
         };
         /**
          * @description What a dashboard user may do. Operators see every business; a merchant user sees only its own.
@@ -2171,6 +2173,7 @@ export interface components {
             /** @description Human-readable outcome. */
             message: string;
             data: components["schemas"]["User"][];
+            paging: components["schemas"]["Paging"];
         };
         /** @description Fields to change; the others stay as they are. */
         UserUpdate: {
@@ -2227,6 +2230,7 @@ export interface components {
             /** @description Human-readable outcome. */
             message: string;
             data: components["schemas"]["Invitation"][];
+            paging: components["schemas"]["Paging"];
         };
         /** @description Whom to invite, with which role. Merchant roles need `business_id`; operator roles must not have it. */
         InvitationCreate: {
@@ -2306,6 +2310,7 @@ export interface components {
             /** @description Human-readable outcome. */
             message: string;
             data: components["schemas"]["AuditEntry"][];
+            paging: components["schemas"]["Paging"];
         };
     };
     responses: {
@@ -3821,6 +3826,11 @@ export interface operations {
                  */
                 per_page?: components["parameters"]["PerPage"];
                 /**
+                 * @description Where to go on: the `paging.next_cursor` of the previous page (send the same filters). Keyset paging: no item is repeated or skipped while new ones are being created. Not with `page` or `offset`.
+                 * @example WyIyMDI1LTExLTI1VDEwOjE1OjAyKzAwOjAwIiwxMDQ4XQ
+                 */
+                cursor?: components["parameters"]["Cursor"];
+                /**
                  * @description Page number, 1-based, at most 21474837 (so that the items it skips fit the `offset` bound). Ignored when `offset` is given.
                  * @example 2
                  */
@@ -4122,6 +4132,11 @@ export interface operations {
                  */
                 per_page?: components["parameters"]["PerPage"];
                 /**
+                 * @description Where to go on: the `paging.next_cursor` of the previous page (send the same filters). Keyset paging: no item is repeated or skipped while new ones are being created. Not with `page` or `offset`.
+                 * @example WyIyMDI1LTExLTI1VDEwOjE1OjAyKzAwOjAwIiwxMDQ4XQ
+                 */
+                cursor?: components["parameters"]["Cursor"];
+                /**
                  * @description Page number, 1-based, at most 21474837 (so that the items it skips fit the `offset` bound). Ignored when `offset` is given.
                  * @example 2
                  */
@@ -4214,6 +4229,11 @@ export interface operations {
                  * @example 10
                  */
                 per_page?: components["parameters"]["PerPage"];
+                /**
+                 * @description Where to go on: the `paging.next_cursor` of the previous page (send the same filters). Keyset paging: no item is repeated or skipped while new ones are being created. Not with `page` or `offset`.
+                 * @example WyIyMDI1LTExLTI1VDEwOjE1OjAyKzAwOjAwIiwxMDQ4XQ
+                 */
+                cursor?: components["parameters"]["Cursor"];
                 /**
                  * @description Page number, 1-based, at most 21474837 (so that the items it skips fit the `offset` bound). Ignored when `offset` is given.
                  * @example 2
@@ -4372,6 +4392,11 @@ export interface operations {
                  * @example 10
                  */
                 per_page?: components["parameters"]["PerPage"];
+                /**
+                 * @description Where to go on: the `paging.next_cursor` of the previous page (send the same filters). Keyset paging: no item is repeated or skipped while new ones are being created. Not with `page` or `offset`.
+                 * @example WyIyMDI1LTExLTI1VDEwOjE1OjAyKzAwOjAwIiwxMDQ4XQ
+                 */
+                cursor?: components["parameters"]["Cursor"];
                 /**
                  * @description Page number, 1-based, at most 21474837 (so that the items it skips fit the `offset` bound). Ignored when `offset` is given.
                  * @example 2

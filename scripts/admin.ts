@@ -166,13 +166,12 @@ const COMMANDS: Record<string, Command> = {
     summary: 'record the go-live verification of a business (live)',
     flags: {
       business: { type: 'string', required: true, help: 'business id' },
-      by: { type: 'string', required: true, help: 'who verified' },
-      note: { type: 'string', help: 'what was reviewed' },
+      note: { type: 'string', help: 'what was reviewed (the verification is recorded as the operator key)' },
     },
     request: (f) => ({
       method: 'POST',
       path: `/v1/admin/businesses/${id(f, 'business')}/verify`,
-      body: compact({ verified_by: str(f, 'by'), note: str(f, 'note') }),
+      body: compact({ note: str(f, 'note') }),
     }),
   },
   invite: {

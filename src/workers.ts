@@ -2,6 +2,7 @@
 // share it and nothing is lost across restarts. A worker's run() does one batch and returns how many
 // items it handled; a full batch runs again at once, an empty one waits for the interval or a kick.
 import type { Db } from './db';
+import { afterCommit } from './db/change';
 import { listenOn } from './db/listen';
 import type { Logger } from './log';
 
@@ -61,7 +62,8 @@ export function startWorkers(specs: WorkerSpec[], log: Logger): Workers {
   return {
     kick(name) {
       const spec = byName.get(name);
-      if (spec) schedule(spec, 0);
+      // the work a kick announces is only there for the worker once the change that made it commits
+      if (spec) afterCommit(() => schedule(spec, 0));
     },
     async stop() {
       stopped = true;
@@ -93,8 +95,10 @@ export function remoteKicks(db: Db, log: Logger): Workers {
   };
   return {
     kick(name) {
-      pending.add(name);
-      timer ??= setTimeout(flush, KICK_COALESCE_MS);
+      afterCommit(() => {
+        pending.add(name);
+        timer ??= setTimeout(flush, KICK_COALESCE_MS);
+      });
     },
     async stop() {
       if (timer) {

@@ -84,16 +84,14 @@ export async function unwrap<T>(call: Promise<Answer<T>>): Promise<T> {
   return answer.data;
 }
 
-/** A page of a list: its items and the totals from the X-PH-* headers. */
+/** A page of a list: its items, how many there are in all, and the cursor of the page after it. */
 export interface Page<T> {
   items: T[];
   total: number;
-  pages: number;
+  nextCursor: string | null;
 }
 
-export async function unwrapPage<T>(call: Promise<Answer<{ data: T[] }>>): Promise<Page<T>> {
-  const answer = await settle(call);
-  const body = await unwrap(Promise.resolve(answer));
-  const h = answer.response.headers;
-  return { items: body.data, total: Number(h.get('X-PH-Total') ?? body.data.length), pages: Number(h.get('X-PH-TotalPages') ?? 1) };
+export async function unwrapPage<T>(call: Promise<Answer<{ data: T[]; paging: Admin['Paging'] }>>): Promise<Page<T>> {
+  const body = await unwrap(call);
+  return { items: body.data, total: body.paging.total, nextCursor: body.paging.next_cursor };
 }

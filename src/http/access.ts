@@ -4,6 +4,7 @@
 // Every change that gets through is written to the audit log by `audited`.
 import type { Context } from 'openapi-backend';
 import type { OpenAPIBackend } from 'openapi-backend';
+import { inOneChange } from '../db/change';
 import { AppError } from '../errors';
 import { BEFORE_SECOND_FACTOR, decide } from '../domain/roles';
 import type { Services } from '../services';
@@ -150,35 +151,42 @@ function auditActorOf(actor: Actor): AuditActor {
   return actor.type === 'user' ? { type: 'user', user: { id: actor.user.id, email: actor.user.email } } : actor;
 }
 
-/** Wraps one change: the target read before, the handler, the target read after, one audit entry. */
+/**
+ * Wraps one change in one transaction: the target read before, the handler, the target read after and
+ * the audit entry commit together, so there is no change without its entry and no entry without it.
+ */
 function audited(operationId: string, handler: Handler): Handler {
   return async (c, ctx) => {
     const actor = ctx.actor;
     if (!actor) return handler(c, ctx); // anonymous operations (sign-in, invitations, resets) record themselves
-    const audit = ctx.services.audit;
-    const target: Target = TARGETS[operationId] ?? { type: null };
-    const params = c.request.params as Record<string, string>;
-    let targetId = target.param ? params[target.param] : target.self && actor.type === 'user' ? String(actor.user.id) : null;
-    const before = target.type && targetId ? await audit.snapshot(target.type, targetId) : null;
-    const reply = await handler(c, ctx);
-    const data = ((reply.body as { data?: unknown }).data ?? null) as Data;
-    targetId ??= idOf(data);
-    const after = target.type && targetId ? await audit.snapshot(target.type, targetId) : null;
-    const afterOrAnswer = after ?? (target.param && before ? null : data);
-    const businessOf = (r: unknown) => ((r as Data)?.business_id as number | undefined) ?? null;
-    const pathBusiness = params.business_id ? Number(params.business_id) : null;
-    await audit.record({
-      actor: auditActorOf(actor),
-      action: operationId,
-      businessId: pathBusiness ?? businessOf(after) ?? businessOf(before) ?? businessOf(data) ?? (actor.type === 'user' ? actor.user.business_id : null),
-      targetType: target.type,
-      targetId,
-      before,
-      after: afterOrAnswer,
-      requestId: ctx.requestId,
-    });
-    return reply;
+    return inOneChange(ctx.services.db, () => recorded(operationId, actor, handler, c, ctx));
   };
+}
+
+async function recorded(operationId: string, actor: Actor, handler: Handler, c: Context, ctx: RequestContext) {
+  const audit = ctx.services.audit;
+  const target: Target = TARGETS[operationId] ?? { type: null };
+  const params = c.request.params as Record<string, string>;
+  let targetId = target.param ? params[target.param] : target.self && actor.type === 'user' ? String(actor.user.id) : null;
+  const before = target.type && targetId ? await audit.snapshot(target.type, targetId) : null;
+  const reply = await handler(c, ctx);
+  const data = ((reply.body as { data?: unknown }).data ?? null) as Data;
+  targetId ??= idOf(data);
+  const after = target.type && targetId ? await audit.snapshot(target.type, targetId) : null;
+  const afterOrAnswer = after ?? (target.param && before ? null : data);
+  const businessOf = (r: unknown) => ((r as Data)?.business_id as number | undefined) ?? null;
+  const pathBusiness = params.business_id ? Number(params.business_id) : null;
+  await audit.record({
+    actor: auditActorOf(actor),
+    action: operationId,
+    businessId: pathBusiness ?? businessOf(after) ?? businessOf(before) ?? businessOf(data) ?? (actor.type === 'user' ? actor.user.business_id : null),
+    targetType: target.type,
+    targetId,
+    before,
+    after: afterOrAnswer,
+    requestId: ctx.requestId,
+  });
+  return reply;
 }
 
 /**

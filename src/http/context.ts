@@ -29,3 +29,8 @@ export function principalOf(ctx: RequestContext): Principal {
   if (!ctx.principal) throw new Error('secured operation reached without a principal');
   return ctx.principal;
 }
+
+/** The caller's name as records keep it (who verified, who asked to go live): a person's email, or the key. */
+export function callerName(ctx: RequestContext): string {
+  return ctx.actor?.type === 'user' ? ctx.actor.user.email : 'operator key';
+}

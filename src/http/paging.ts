@@ -77,3 +77,9 @@ export function pageReply<T>(ctx: RequestContext, query: Query, p: Page, result:
     headers: pageHeaders(ctx.services.config.publicBaseUrl, ctx.req.path, query, p, result.total, result.nextCursor),
   };
 }
+
+/** A paged list: the service gets the page asked for, the answer gets `paging`, X-PH-* and Link. */
+export async function pagedReply<T>(ctx: RequestContext, query: Query, message: string, load: (page: PageRequest) => Promise<ListPage<T>>) {
+  const page = pageOf(query);
+  return pageReply(ctx, query, page, await load(page), message);
+}

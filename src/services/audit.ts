@@ -2,9 +2,10 @@
 // before and after. Secrets never enter it: records are read without their secret columns, and any
 // answer kept as "after" is stripped of secret fields first.
 import type { Db } from '../db';
+import { BY_ID, listPage } from '../db/keyset';
+import type { ListPage, PageRequest } from '../db/keyset';
 import { apiTime } from '../domain/time';
 import type { Base } from './index';
-import type { Listed } from './merchants';
 
 /** Kinds of record the log can read, with the columns that must never be copied into it. */
 const TABLES = {
@@ -119,13 +120,10 @@ export class AuditService {
     );
   }
 
-  async list(filter: { businessId: number | null; actorUserId: number | null }, slice: { limit: number; offset: number }): Promise<Listed<ReturnType<typeof entryRecord>>> {
-    return this.s.db.task(async (t) => {
-      const where = 'WHERE ($1::int IS NULL OR business_id = $1) AND ($2::int IS NULL OR actor_user_id = $2)';
-      const args = [filter.businessId, filter.actorUserId];
-      const { total } = await t.one<{ total: number }>(`SELECT count(*)::int AS total FROM audit_log ${where}`, args);
-      const rows = await t.any<AuditRow>(`SELECT * FROM audit_log ${where} ORDER BY id DESC LIMIT $3 OFFSET $4`, [...args, slice.limit, slice.offset]);
-      return { items: rows.map(entryRecord), total };
-    });
+  /** Newest first. */
+  async list(filter: { businessId: number | null; actorUserId: number | null }, page: PageRequest): Promise<ListPage<ReturnType<typeof entryRecord>>> {
+    const sql = 'SELECT * FROM audit_log WHERE ($1::int IS NULL OR business_id = $1) AND ($2::int IS NULL OR actor_user_id = $2)';
+    const found = await listPage<AuditRow>(this.s.db, { sql, values: [filter.businessId, filter.actorUserId], key: BY_ID, direction: 'DESC' }, page);
+    return { ...found, rows: found.rows.map(entryRecord) };
   }
 }

@@ -1,12 +1,13 @@
 // The merchant side of going live (issue 17): a go-live request the operator sees next to the
 // certification, and the business's balances with the dates held amounts are released.
+import { listPage } from '../db/keyset';
+import type { KeyColumn, ListPage, PageRequest } from '../db/keyset';
 import { AppError } from '../errors';
 import { toApi } from '../domain/money';
 import { apiTime, apiTimeOrNull } from '../domain/time';
 import type { Base } from './index';
 import { toBalanceRecord } from './ledger';
 import type { LedgerService } from './ledger';
-import type { Listed } from './merchants';
 
 interface GoLiveRow {
   business_id: number;
@@ -28,6 +29,10 @@ const goLiveRecord = (r: GoLiveRow) => ({
 
 const SELECT_REQUESTS = `SELECT g.business_id, b.name AS business_name, g.requested_at, g.requested_by, g.note, b.verified_at
   FROM go_live_requests g JOIN businesses b ON b.id = g.business_id`;
+const REQUEST_ORDER: KeyColumn[] = [
+  { column: 'requested_at', type: 'timestamptz' },
+  { column: 'business_id', type: 'bigint' },
+];
 /** releases listed per wallet */
 const MAX_RELEASES = 100;
 
@@ -46,14 +51,13 @@ export class GoLiveService {
     return goLiveRecord(await this.s.db.one<GoLiveRow>(`${SELECT_REQUESTS} WHERE g.business_id = $1`, [businessId]));
   }
 
-  /** Requests of businesses not verified yet, oldest first. */
-  async pending(slice: { limit: number; offset: number }): Promise<Listed<ReturnType<typeof goLiveRecord>>> {
-    return this.s.db.task(async (t) => {
-      const where = 'WHERE b.verified_at IS NULL';
-      const { total } = await t.one<{ total: number }>(`SELECT count(*)::int AS total FROM go_live_requests g JOIN businesses b ON b.id = g.business_id ${where}`);
-      const rows = await t.any<GoLiveRow>(`${SELECT_REQUESTS} ${where} ORDER BY g.requested_at, g.business_id LIMIT $1 OFFSET $2`, [slice.limit, slice.offset]);
-      return { items: rows.map(goLiveRecord), total };
-    });
+  /**
+   * Requests of businesses not verified yet, oldest first. A request made again moves to its new
+   * time, so it can show up once more further on: it is a new request.
+   */
+  async pending(page: PageRequest): Promise<ListPage<ReturnType<typeof goLiveRecord>>> {
+    const found = await listPage<GoLiveRow>(this.s.db, { sql: `${SELECT_REQUESTS} WHERE b.verified_at IS NULL`, values: [], key: REQUEST_ORDER, direction: 'ASC' }, page);
+    return { ...found, rows: found.rows.map(goLiveRecord) };
   }
 
   /** Each wallet's balance and its unreleased holds summed per day and bucket, soonest first. */

@@ -2,6 +2,7 @@
 // reach each other through it at call time, so construction order does not matter.
 import type { Config } from '../config';
 import type { Db } from '../db';
+import { dbOf } from '../db/change';
 import type { Logger } from '../log';
 import { buildProcessors } from '../processors';
 import type { Processors } from '../processors';
@@ -65,6 +66,8 @@ export interface Services extends Base {
 
 export function buildServices(base: Base): Services {
   const s = { ...base, workers: null } as Services;
+  // inside an audited change, every service reads and writes in the change's transaction
+  Object.defineProperty(s, 'db', { get: () => dbOf(base.db), enumerable: true });
   s.auth = new AuthService(s);
   s.merchants = new MerchantService(s);
   s.pricing = new PricingService(s);

@@ -70,12 +70,6 @@ export type MidPatch = AdminSchemas['MidUpdate'];
 export type ApiTokenInput = AdminSchemas['ApiTokenCreate'];
 export type ApiTokenPatch = AdminSchemas['ApiTokenUpdate'];
 
-/** A page of a list still paged by limit/offset only (the dashboard lists; keyset lists return ListPage). */
-export interface Listed<T> {
-  items: T[];
-  total: number;
-}
-
 /** The same page with its rows turned into records. */
 function mapPage<R, T>(page: ListPage<R>, toRecord: (r: R) => T): ListPage<T> {
   return { ...page, rows: page.rows.map(toRecord) };

@@ -49,7 +49,7 @@ export class SessionService {
   private readonly throttle: FailureThrottle;
 
   constructor(private readonly s: Base) {
-    this.throttle = new FailureThrottle(s.db, s.now);
+    this.throttle = new FailureThrottle(() => s.db, s.now);
   }
 
   private get idleMs() {

@@ -2,16 +2,22 @@
 // fixed one-minute windows per bucket, so every process of a deployment counts together.
 import { AppError } from '../errors';
 import type { Db } from '../db';
+import { ifRolledBack } from '../db/change';
 
 export const MAX_SIGN_IN_FAILURES_PER_MINUTE = 10;
 const WINDOW_MS = 60_000;
 
 export class FailureThrottle {
   constructor(
-    private readonly db: Db,
+    /** read at each call: inside an audited change it is the change's transaction */
+    private readonly dbNow: () => Db,
     private readonly now: () => Date,
     private readonly limit = MAX_SIGN_IN_FAILURES_PER_MINUTE,
   ) {}
+
+  private get db(): Db {
+    return this.dbNow();
+  }
 
   /** Counts one attempt in each bucket; RATE_LIMITED with Retry-After when a bucket is over the limit. */
   async count(buckets: string[]): Promise<Date> {
@@ -41,6 +47,8 @@ export class FailureThrottle {
     try {
       result = await check();
     } catch (e) {
+      // the failure must count even when the change around it is rolled back
+      ifRolledBack(() => this.count(buckets));
       await this.db.none('DELETE FROM auth_failures WHERE window_start < $1', [new Date(windowStart.getTime() - WINDOW_MS)]);
       throw e;
     }

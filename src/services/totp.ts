@@ -31,7 +31,7 @@ export class TotpService {
   private readonly throttle: FailureThrottle;
 
   constructor(private readonly s: Base & { sessions: SessionService }) {
-    this.throttle = new FailureThrottle(s.db, s.now);
+    this.throttle = new FailureThrottle(() => s.db, s.now);
   }
 
   /** A new secret, kept unconfirmed until a code from the app proves it was added. */

@@ -5,12 +5,13 @@ import { chmodSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { AppError, validationError } from '../errors';
 import type { Tx } from '../db';
+import { BY_ID, listPage } from '../db/keyset';
+import type { ListPage, PageRequest } from '../db/keyset';
 import { canGrant, isOperator } from '../domain/roles';
 import type { Role } from '../domain/roles';
 import { apiTime, apiTimeOrNull } from '../domain/time';
 import { hashSecret } from './auth';
 import type { Base } from './index';
-import type { Listed } from './merchants';
 import type { Actor } from './sessions';
 import { FailureThrottle } from './throttle';
 
@@ -111,7 +112,7 @@ export class UserService {
   private readonly throttle: FailureThrottle;
 
   constructor(private readonly s: Base & { workers: { kick(name: string): void } | null }) {
-    this.throttle = new FailureThrottle(s.db, s.now);
+    this.throttle = new FailureThrottle(() => s.db, s.now);
   }
 
   async insert(t: Tx, u: NewUser): Promise<UserRow> {
@@ -149,13 +150,11 @@ export class UserService {
     return { email: DEMO_USER_EMAIL, password, file };
   }
 
-  async list(businessId: number | null, slice: { limit: number; offset: number }): Promise<Listed<ReturnType<typeof userRecord>>> {
-    return this.s.db.task(async (t) => {
-      const where = 'WHERE ($1::int IS NULL OR business_id = $1)';
-      const { total } = await t.one<{ total: number }>(`SELECT count(*)::int AS total FROM users ${where}`, [businessId]);
-      const rows = await t.any<UserRow>(`SELECT * FROM users ${where} ORDER BY id LIMIT $2 OFFSET $3`, [businessId, slice.limit, slice.offset]);
-      return { items: rows.map(userRecord), total };
-    });
+  /** Oldest first; a merchant owner's call comes with its own business_id. */
+  async list(businessId: number | null, page: PageRequest): Promise<ListPage<ReturnType<typeof userRecord>>> {
+    const q = { sql: 'SELECT * FROM users WHERE ($1::int IS NULL OR business_id = $1)', values: [businessId], key: BY_ID, direction: 'ASC' as const };
+    const found = await listPage<UserRow>(this.s.db, q, page);
+    return { ...found, rows: found.rows.map(userRecord) };
   }
 
   async get(id: number): Promise<UserRow> {
@@ -231,13 +230,11 @@ export class UserService {
     return invitationRecord(row);
   }
 
-  async listInvitations(businessId: number | null, slice: { limit: number; offset: number }) {
-    return this.s.db.task(async (t) => {
-      const where = 'WHERE accepted_at IS NULL AND revoked_at IS NULL AND ($1::int IS NULL OR business_id = $1)';
-      const { total } = await t.one<{ total: number }>(`SELECT count(*)::int AS total FROM invitations ${where}`, [businessId]);
-      const rows = await t.any<InvitationRow>(`SELECT * FROM invitations ${where} ORDER BY id DESC LIMIT $2 OFFSET $3`, [businessId, slice.limit, slice.offset]);
-      return { items: rows.map(invitationRecord), total };
-    });
+  /** Pending invitations (expired ones included), newest first. */
+  async listInvitations(businessId: number | null, page: PageRequest): Promise<ListPage<ReturnType<typeof invitationRecord>>> {
+    const sql = 'SELECT * FROM invitations WHERE accepted_at IS NULL AND revoked_at IS NULL AND ($1::int IS NULL OR business_id = $1)';
+    const found = await listPage<InvitationRow>(this.s.db, { sql, values: [businessId], key: BY_ID, direction: 'DESC' }, page);
+    return { ...found, rows: found.rows.map(invitationRecord) };
   }
 
   async revokeInvitation(id: number): Promise<void> {

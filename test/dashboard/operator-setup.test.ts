@@ -163,13 +163,13 @@ describeBrowser('operator console in Chromium', () => {
     await review.getByRole('listitem').filter({ hasText: 'BANK' }).getByText('passed').waitFor();
     await review.getByRole('listitem').filter({ hasText: 'CRYPTO' }).getByText('passed').waitFor();
     await review.getByRole('listitem').filter({ hasText: 'MOBILE_MONEY_SUCCESS' }).getByText('not yet').waitFor();
-    await review.getByLabel('Verified by').fill('ops.jane');
+    await review.getByText(`recorded in your name, ${operator.email}`).waitFor();
     await review.getByLabel('What was reviewed').fill('Sandbox runs and KYC file 2211');
     await review.getByRole('button', { name: 'Verify for live' }).click();
-    await review.getByText('Verified by ops.jane').waitFor();
+    await review.getByText(`Verified by ${operator.email}`).waitFor();
     await page.getByText('verified for live').waitFor();
     const verified = await svc.database.db.one('SELECT verified_by, verified_at FROM businesses WHERE id = $1', [business.id]);
-    expect(verified.verified_by).toBe('ops.jane');
+    expect(verified.verified_by).toBe(operator.email);
     expect(verified.verified_at).not.toBeNull();
     await page.context().close();
   }, 180_000);

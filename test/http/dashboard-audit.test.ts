@@ -1,4 +1,4 @@
-// Proves the audit log: every change by a person or by the operator key is recorded with who, when, what, the record before and after, and never a secret (API secrets, webhook hashes, MID passwords, passwords, TOTP secrets, tokens); operator admins read all of it, a merchant owner its own business only.
+// Proves the audit log: every change by a person or by the operator key is recorded with who, when, what, the record before and after, and never a secret (API secrets, webhook hashes, MID passwords, passwords, TOTP secrets, tokens); operator admins read all of it, a merchant owner its own business only; and a change and its entry commit together or not at all.
 import { createBusiness, tokenBody } from '../helpers/merchants';
 import { startTestService } from '../helpers/service';
 import type { TestService } from '../helpers/service';
@@ -111,4 +111,41 @@ it('writes nothing for a refused change', async () => {
   expect((await svc.admin.patch('/v1/admin/api-tokens/999999', { email_user: true })).status).toBe(404);
   expect((await svc.admin.post('/v1/admin/businesses', { name: '' })).status).toBe(400);
   expect(await svc.services.db.one('SELECT count(*)::int AS n FROM audit_log')).toEqual(before);
+});
+
+describe('one transaction for a change and its entry', () => {
+  const businessName = async (id: number) => (await svc.admin.get(`/v1/admin/businesses/${id}`)).body.data.name;
+  const entriesNaming = async (name: string) =>
+    (await svc.services.db.one(`SELECT count(*)::int AS n FROM audit_log WHERE after->>'name' = $1`, [name])).n;
+
+  afterEach(async () => {
+    await svc.services.db.none('DROP TRIGGER IF EXISTS refuse_entry ON audit_log; DROP TRIGGER IF EXISTS refuse_at_commit ON businesses');
+  });
+
+  it('leaves no change when its audit entry cannot be written', async () => {
+    // the database refuses this one entry, as a full disk or a broken audit table would
+    await svc.services.db.none(`CREATE OR REPLACE FUNCTION refuse() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'refused by the test'; END $$;
+      CREATE TRIGGER refuse_entry BEFORE INSERT ON audit_log FOR EACH ROW WHEN (NEW.after->>'name' = 'Unrecorded name') EXECUTE FUNCTION refuse()`);
+    const name = await businessName(businessB);
+    const res = await svc.admin.patch(`/v1/admin/businesses/${businessB}`, { name: 'Unrecorded name' });
+    expect(res.status).toBe(500);
+    expect(await businessName(businessB)).toBe(name);
+  });
+
+  it('leaves no audit entry when the change fails as it commits', async () => {
+    // checked only at COMMIT, after the handler and the entry's INSERT have both succeeded
+    await svc.services.db.none(`CREATE OR REPLACE FUNCTION refuse() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'refused by the test'; END $$;
+      CREATE CONSTRAINT TRIGGER refuse_at_commit AFTER UPDATE ON businesses DEFERRABLE INITIALLY DEFERRED FOR EACH ROW
+      WHEN (NEW.name = 'Refused at commit') EXECUTE FUNCTION refuse()`);
+    const res = await svc.admin.patch(`/v1/admin/businesses/${businessB}`, { name: 'Refused at commit' });
+    expect(res.status).toBe(500);
+    expect(await entriesNaming('Refused at commit')).toBe(0);
+    expect(await businessName(businessB)).not.toBe('Refused at commit');
+  });
+
+  it('still records both when nothing is refused', async () => {
+    expect((await svc.admin.patch(`/v1/admin/businesses/${businessB}`, { name: 'Recorded name' })).status).toBe(200);
+    expect(await businessName(businessB)).toBe('Recorded name');
+    expect(await entriesNaming('Recorded name')).toBe(1);
+  });
 });

@@ -52,3 +52,16 @@ export const unknownOperation = typedHandlers({
   // @ts-expect-error no operation has this id
   getCollections: async () => ok([], 'x'),
 });
+
+export const wrongCallbackParameter = typedHandlers({
+  receiveProcessorCallback: async ({ path }) => {
+    // @ts-expect-error the callback's path parameter is callback_token, not token
+    const token: string = path.token;
+    return ok(null, `Callback received ${token}`);
+  },
+});
+
+export const wrongCredentialCheck = typedHandlers({
+  // @ts-expect-error a credential check answers its result, not null
+  checkMidCredentials: async () => ok(null, 'Credentials checked'),
+});

@@ -6,7 +6,8 @@ import type { FormEvent } from 'react';
 import type { Admin } from '../api';
 import { Link, navigate } from '../router';
 import { SelectField, TextField } from './forms';
-import { Money, Pager, Status, Time } from './parts';
+import { Money, Status, Time } from './parts';
+import { DataTable } from './table';
 import { asTimestamp, localMinute, PAYMENT_METHODS, STATUSES } from './values';
 
 const WINDOW_DAYS = 30;
@@ -19,7 +20,6 @@ export interface Search {
   currency?: string;
   from: string;
   to: string;
-  page: number;
 }
 
 /** The search the address holds; without dates, the last 30 days up to the end of today (UTC). */
@@ -34,13 +34,12 @@ export function searchOf(query: URLSearchParams, now = new Date()): Search {
     currency: opt('currency'),
     from: query.get('from') || asTimestamp(localMinute(start), false),
     to: query.get('to') || asTimestamp(localMinute(endOfToday), true),
-    page: Number(query.get('page') ?? 1) || 1,
   };
 }
 
 /** The operation's query parameters for a search. */
 export function queryOf(s: Search) {
-  return { merchant_reference: s.merchant_reference, status: s.status, payment_method: s.payment_method, currency: s.currency, from: s.from, to: s.to, page: s.page, per_page: 20 };
+  return { merchant_reference: s.merchant_reference, status: s.status, payment_method: s.payment_method, currency: s.currency, from: s.from, to: s.to, per_page: 20 };
 }
 
 function addressOf(base: string, s: Search): string {
@@ -52,7 +51,6 @@ function addressOf(base: string, s: Search): string {
   put('currency', s.currency);
   put('from', s.from);
   put('to', s.to);
-  if (s.page > 1) q.set('page', String(s.page));
   return `${base}?${q}`;
 }
 
@@ -76,7 +74,6 @@ export function SearchForm({ base, search, error }: { base: string; search: Sear
         currency: f.currency.trim().toUpperCase() || undefined,
         from: asTimestamp(f.from, false),
         to: asTimestamp(f.to, true),
-        page: 1,
       }),
     );
   };
@@ -103,49 +100,28 @@ export function WindowLine({ search, total }: { search: Search; total: number | 
   );
 }
 
-export function CollectionTable({ base, rows, search, pages }: { base: string; rows: Admin['CollectionRecord'][]; search: Search; pages: number }) {
+export function CollectionTable({ base, rows }: { base: string; rows: Admin['CollectionRecord'][] }) {
   return (
-    <>
-      {rows.length > 0 && (
-        <div className="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Reference</th>
-                <th scope="col">Status</th>
-                <th scope="col">Method</th>
-                <th scope="col" className="num">
-                  Amount
-                </th>
-                <th scope="col">Created</th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((c) => (
-                <tr key={c.gateway_reference}>
-                  <td>
-                    <Link to={`${base}/${c.gateway_reference}`}>{c.merchant_reference}</Link>
-                    <br />
-                    <span className="muted small">{c.gateway_reference}</span>
-                  </td>
-                  <td>
-                    <Status status={c.transaction_status} />
-                  </td>
-                  <td>{c.payment_method}</td>
-                  <td className="num">
-                    <Money amount={c.request_amount} currency={c.request_currency} />
-                  </td>
-                  <td>
-                    <Time at={c.created_at} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-      <Pager page={search.page} pages={pages} onPage={(p) => navigate(addressOf(base, { ...search, page: p }))} />
-    </>
+    <DataTable
+      rows={rows}
+      rowKey={(c) => c.gateway_reference}
+      columns={[
+        {
+          head: 'Reference',
+          cell: (c) => (
+            <>
+              <Link to={`${base}/${c.gateway_reference}`}>{c.merchant_reference}</Link>
+              <br />
+              <span className="muted small">{c.gateway_reference}</span>
+            </>
+          ),
+        },
+        { head: 'Status', cell: (c) => <Status status={c.transaction_status} /> },
+        { head: 'Method', cell: (c) => c.payment_method },
+        { head: 'Amount', num: true, cell: (c) => <Money amount={c.request_amount} currency={c.request_currency} /> },
+        { head: 'Created', cell: (c) => <Time at={c.created_at} /> },
+      ]}
+    />
   );
 }
 

@@ -46,10 +46,10 @@ export function Money({ amount, currency }: { amount: number; currency: string }
   );
 }
 
-/** The API's UTC timestamp, shown as such. */
+/** The API's UTC timestamp (YYYY-MM-DDTHH:MM:SSZ), shown as such. */
 export function Time({ at }: { at: string | null }) {
   if (!at) return <span className="muted">—</span>;
-  return <time dateTime={at + 'Z'}>{at.replace('T', ' ')} UTC</time>;
+  return <time dateTime={at}>{at.replace('T', ' ').replace(/Z$/, '')} UTC</time>;
 }
 
 export function Status({ status }: { status: string }) {
@@ -65,22 +65,5 @@ export function Section({ title, children, actions }: { title: string; children:
       </header>
       {children}
     </section>
-  );
-}
-
-export function Pager({ page, pages, onPage }: { page: number; pages: number; onPage: (p: number) => void }) {
-  if (pages <= 1) return null;
-  return (
-    <nav className="pager" aria-label="Pages">
-      <button type="button" disabled={page <= 1} onClick={() => onPage(page - 1)}>
-        Previous
-      </button>
-      <span>
-        Page {page} of {pages}
-      </span>
-      <button type="button" disabled={page >= pages} onClick={() => onPage(page + 1)}>
-        Next
-      </button>
-    </nav>
   );
 }

@@ -1,15 +1,8 @@
 // Operator API: business accounts, wallets, MIDs, API tokens, market rates, go-live verification.
-import type { ListPage, PageRequest } from '../../db/keyset';
-import type { RequestContext } from '../context';
+import { callerName } from '../context';
 import { ok } from '../envelope';
-import { pageOf, pageReply } from '../paging';
+import { pagedReply } from '../paging';
 import { typedHandlers } from '../typed';
-
-/** A paged list: the service gets the page asked for, the answer gets `paging`, X-PH-* and Link. */
-async function paged<T>(query: Record<string, string | undefined>, ctx: RequestContext, message: string, load: (page: PageRequest) => Promise<ListPage<T>>) {
-  const page = pageOf(query);
-  return pageReply(ctx, query, page, await load(page), message);
-}
 
 const SECRET_SHOWN_ONCE = 'store the secret now, it is not shown again';
 
@@ -17,25 +10,26 @@ export const merchant = {};
 export const admin = typedHandlers({
   createBusiness: async ({ body }, ctx) => ok(await ctx.services.merchants.createBusiness(body), 'Business created'),
 
-  listBusinesses: ({ query }, ctx) => paged(query, ctx, 'Businesses retrieved', (page) => ctx.services.merchants.listBusinesses(page)),
+  listBusinesses: ({ query }, ctx) => pagedReply(ctx, query, 'Businesses retrieved', (page) => ctx.services.merchants.listBusinesses(page)),
 
   getBusiness: async ({ path }, ctx) => ok(await ctx.services.merchants.getBusiness(Number(path.business_id)), 'Business retrieved'),
 
   updateBusiness: async ({ path, body }, ctx) =>
     ok(await ctx.services.merchants.updateBusiness(Number(path.business_id), body), 'Business updated'),
 
+  // who verified is the caller, never a name in the body (its deprecated verified_by is ignored)
   verifyBusiness: async ({ path, body }, ctx) =>
-    ok(await ctx.services.merchants.verifyBusiness(Number(path.business_id), body.verified_by, body.note), 'Business verified'),
+    ok(await ctx.services.merchants.verifyBusiness(Number(path.business_id), callerName(ctx), body.note), 'Business verified'),
 
   createWallet: async ({ path, body }, ctx) =>
     ok(await ctx.services.merchants.createWallet(Number(path.business_id), body.currency, body.is_default ?? false), 'Wallet created'),
 
   listWallets: ({ path, query }, ctx) =>
-    paged(query, ctx, 'Wallets retrieved', (page) => ctx.services.merchants.listWallets(Number(path.business_id), page)),
+    pagedReply(ctx, query, 'Wallets retrieved', (page) => ctx.services.merchants.listWallets(Number(path.business_id), page)),
 
   createMid: async ({ path, body }, ctx) => ok(await ctx.services.merchants.createMid(Number(path.business_id), body), 'MID created'),
 
-  listMids: ({ path, query }, ctx) => paged(query, ctx, 'MIDs retrieved', (page) => ctx.services.merchants.listMids(Number(path.business_id), page)),
+  listMids: ({ path, query }, ctx) => pagedReply(ctx, query, 'MIDs retrieved', (page) => ctx.services.merchants.listMids(Number(path.business_id), page)),
 
   updateMid: async ({ path, body }, ctx) => ok(await ctx.services.merchants.updateMid(Number(path.mid_id), body), 'MID updated'),
 
@@ -43,7 +37,7 @@ export const admin = typedHandlers({
     ok(await ctx.services.merchants.createApiToken(Number(path.business_id), body), `API token created; ${SECRET_SHOWN_ONCE}`),
 
   listApiTokens: ({ path, query }, ctx) =>
-    paged(query, ctx, 'API tokens retrieved', (page) => ctx.services.merchants.listApiTokens(Number(path.business_id), page)),
+    pagedReply(ctx, query, 'API tokens retrieved', (page) => ctx.services.merchants.listApiTokens(Number(path.business_id), page)),
 
   updateApiToken: async ({ path, body }, ctx) => ok(await ctx.services.merchants.updateApiToken(Number(path.token_id), body), 'API token updated'),
 
@@ -57,5 +51,5 @@ export const admin = typedHandlers({
 
   setFxRate: async ({ body }, ctx) => ok(await ctx.services.merchants.setFxRate(body.base, body.quote, body.rate), 'Market rate set'),
 
-  listFxRates: ({ query }, ctx) => paged(query, ctx, 'Market rates retrieved', (page) => ctx.services.merchants.listFxRates(page)),
+  listFxRates: ({ query }, ctx) => pagedReply(ctx, query, 'Market rates retrieved', (page) => ctx.services.merchants.listFxRates(page)),
 });

@@ -2,9 +2,10 @@
 // request, balances with release dates, a collection's webhook log and its re-send.
 import type { Context } from 'openapi-backend';
 import { AppError } from '../../errors';
+import { callerName } from '../context';
 import type { Handler, RequestContext } from '../context';
 import { accepted, ok } from '../envelope';
-import { pageHeaders, pageOf } from '../paging';
+import { pagedReply } from '../paging';
 
 const businessId = (c: Context) => Number(c.request.params.business_id);
 const reference = (c: Context) => String(c.request.params.gateway_reference);
@@ -20,17 +21,12 @@ async function collectionOwner(c: Context, ctx: RequestContext) {
 }
 
 const requestGoLive: Handler = async (c, ctx) => {
-  const who = ctx.actor?.type === 'user' ? ctx.actor.user.email : 'operator key';
   const note = (c.request.requestBody as { note?: string } | undefined)?.note ?? null;
-  return ok(await ctx.services.goLive.request(businessId(c), who, note), 'Go-live requested; the operator will review your test cases');
+  return ok(await ctx.services.goLive.request(businessId(c), callerName(ctx), note), 'Go-live requested; the operator will review your test cases');
 };
 
-const listGoLiveRequests: Handler = async (c, ctx) => {
-  const query = c.request.query as Record<string, unknown>;
-  const page = pageOf(query);
-  const { items, total } = await ctx.services.goLive.pending({ limit: page.perPage, offset: page.offset });
-  return ok(items, 'Go-live requests retrieved', pageHeaders(ctx.services.config.publicBaseUrl, '/v1/admin/go-live-requests', query, page, total));
-};
+const listGoLiveRequests: Handler = (c, ctx) =>
+  pagedReply(ctx, c.request.query as Record<string, unknown>, 'Go-live requests retrieved', (page) => ctx.services.goLive.pending(page));
 
 const listBusinessBalances: Handler = async (c, ctx) => ok(await ctx.services.goLive.balances(businessId(c)), 'Balances retrieved');
 

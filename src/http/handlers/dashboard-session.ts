@@ -1,70 +1,58 @@
 // Dashboard sign-in (admin.yaml, tag Session): sessions, the second factor, password resets.
-import type { Handler, RequestContext } from '../context';
+import type { RequestContext } from '../context';
 import { ok } from '../envelope';
 import { sessionActorOf } from '../access';
+import { typedHandlers } from '../typed';
 
-const body = <T>(c: { request: { requestBody: unknown } }) => c.request.requestBody as T;
 const clientAddress = (ctx: RequestContext) => ctx.req.socket.remoteAddress ?? 'unknown';
 
-const login: Handler = async (c, ctx) => {
-  const { email, password } = body<{ email: string; password: string }>(c);
-  const { sessions, audit } = ctx.services;
-  const { id, row, user } = await sessions.login(email, password, clientAddress(ctx));
-  await audit.record({ actor: { type: 'user', user }, action: 'login', businessId: user.business_id, targetType: 'session', targetId: null, before: null, after: { state: row.state }, requestId: ctx.requestId });
-  return ok(sessions.view(row, user), 'Signed in', { 'Set-Cookie': sessions.cookie(id) });
-};
+export const merchant = typedHandlers({});
+export const admin = typedHandlers({
+  login: async ({ body: { email, password } }, ctx) => {
+    const { sessions, audit } = ctx.services;
+    const { id, row, user } = await sessions.login(email, password, clientAddress(ctx));
+    await audit.record({ actor: { type: 'user', user }, action: 'login', businessId: user.business_id, targetType: 'session', targetId: null, before: null, after: { state: row.state }, requestId: ctx.requestId });
+    return ok(sessions.view(row, user), 'Signed in', { 'Set-Cookie': sessions.cookie(id) });
+  },
 
-const getSession: Handler = async (_c, ctx) => {
-  const actor = sessionActorOf(ctx);
-  return ok(ctx.services.sessions.view(actor.session, actor.user), 'Session retrieved');
-};
+  getSession: async (_input, ctx) => {
+    const actor = sessionActorOf(ctx);
+    return ok(ctx.services.sessions.view(actor.session, actor.user), 'Session retrieved');
+  },
 
-const logout: Handler = async (_c, ctx) => {
-  await ctx.services.sessions.logout(sessionActorOf(ctx));
-  return ok(null, 'Signed out', { 'Set-Cookie': ctx.services.sessions.cookie(null) });
-};
+  logout: async (_input, ctx) => {
+    await ctx.services.sessions.logout(sessionActorOf(ctx));
+    return ok(null, 'Signed out', { 'Set-Cookie': ctx.services.sessions.cookie(null) });
+  },
 
-const verifyTotp: Handler = async (c, ctx) => {
-  const actor = sessionActorOf(ctx);
-  const { id, row } = await ctx.services.totp.verify(actor, body<{ code?: string; recovery_code?: string }>(c));
-  const user = await ctx.services.users.get(actor.user.id);
-  return ok(ctx.services.sessions.view(row, user), 'Second factor accepted', { 'Set-Cookie': ctx.services.sessions.cookie(id) });
-};
+  verifyTotp: async ({ body }, ctx) => {
+    const actor = sessionActorOf(ctx);
+    const { id, row } = await ctx.services.totp.verify(actor, body);
+    const user = await ctx.services.users.get(actor.user.id);
+    return ok(ctx.services.sessions.view(row, user), 'Second factor accepted', { 'Set-Cookie': ctx.services.sessions.cookie(id) });
+  },
 
-const startTotpEnrolment: Handler = async (_c, ctx) =>
-  ok(await ctx.services.totp.start(sessionActorOf(ctx)), 'Scan the code, then confirm a code from your app');
+  startTotpEnrolment: async (_input, ctx) => ok(await ctx.services.totp.start(sessionActorOf(ctx)), 'Scan the code, then confirm a code from your app'),
 
-const confirmTotpEnrolment: Handler = async (c, ctx) => {
-  const actor = sessionActorOf(ctx);
-  const { codes, rotated } = await ctx.services.totp.confirm(actor, body<{ code: string }>(c).code);
-  const user = await ctx.services.users.get(actor.user.id);
-  return ok(
-    { recovery_codes: codes, session: ctx.services.sessions.view(rotated.row, user) },
-    'Two-factor authentication is on; store the recovery codes now, they are not shown again',
-    { 'Set-Cookie': ctx.services.sessions.cookie(rotated.id) },
-  );
-};
+  confirmTotpEnrolment: async ({ body }, ctx) => {
+    const actor = sessionActorOf(ctx);
+    const { codes, rotated } = await ctx.services.totp.confirm(actor, body.code);
+    const user = await ctx.services.users.get(actor.user.id);
+    return ok(
+      { recovery_codes: codes, session: ctx.services.sessions.view(rotated.row, user) },
+      'Two-factor authentication is on; store the recovery codes now, they are not shown again',
+      { 'Set-Cookie': ctx.services.sessions.cookie(rotated.id) },
+    );
+  },
 
-const requestPasswordReset: Handler = async (c, ctx) => {
-  await ctx.services.users.requestPasswordReset(body<{ email: string }>(c).email, clientAddress(ctx));
-  return ok(null, 'If this email belongs to a user, a reset link is on its way');
-};
+  requestPasswordReset: async ({ body }, ctx) => {
+    await ctx.services.users.requestPasswordReset(body.email, clientAddress(ctx));
+    return ok(null, 'If this email belongs to a user, a reset link is on its way');
+  },
 
-const completePasswordReset: Handler = async (c, ctx) => {
-  const { token, new_password } = body<{ token: string; new_password: string }>(c);
-  const user = await ctx.services.users.completePasswordReset(token, new_password);
-  await ctx.services.audit.record({ actor: { type: 'user', user }, action: 'completePasswordReset', businessId: user.business_id, targetType: 'user', targetId: String(user.id), before: null, after: null, requestId: ctx.requestId });
-  return ok(null, 'Password changed; sign in with the new password');
-};
-
-export const merchant: Record<string, Handler> = {};
-export const admin: Record<string, Handler> = {
-  login,
-  getSession,
-  logout,
-  verifyTotp,
-  startTotpEnrolment,
-  confirmTotpEnrolment,
-  requestPasswordReset,
-  completePasswordReset,
-};
+  completePasswordReset: async ({ body: { token, new_password } }, ctx) => {
+    const user = await ctx.services.users.completePasswordReset(token, new_password);
+    await ctx.services.audit.record({ actor: { type: 'user', user }, action: 'completePasswordReset', businessId: user.business_id, targetType: 'user', targetId: String(user.id), before: null, after: null, requestId: ctx.requestId });
+    return ok(null, 'Password changed; sign in with the new password');
+  },
+});

@@ -5,7 +5,7 @@ import type { Role } from '../../domain/roles';
 import { userRecord } from '../../services/users';
 import type { Handler, RequestContext } from '../context';
 import { ok } from '../envelope';
-import { pageHeaders, pageOf } from '../paging';
+import { pagedReply } from '../paging';
 
 const body = <T>(c: Context) => c.request.requestBody as T;
 const query = (c: Context) => c.request.query as Record<string, unknown>;
@@ -16,14 +16,8 @@ function actorOf(ctx: RequestContext) {
   return ctx.actor;
 }
 
-async function paged<T>(c: Context, ctx: RequestContext, path: string, message: string, load: (slice: { limit: number; offset: number }) => Promise<{ items: T[]; total: number }>) {
-  const page = pageOf(query(c));
-  const { items, total } = await load({ limit: page.perPage, offset: page.offset });
-  return ok(items, message, pageHeaders(ctx.services.config.publicBaseUrl, path, query(c), page, total));
-}
-
 const listUsers: Handler = (c, ctx) =>
-  paged(c, ctx, '/v1/admin/users', 'Users retrieved', (slice) => ctx.services.users.list(optionalId(query(c).business_id), slice));
+  pagedReply(ctx, query(c), 'Users retrieved', (page) => ctx.services.users.list(optionalId(query(c).business_id), page));
 
 const updateUser: Handler = async (c, ctx) =>
   ok(await ctx.services.users.update(actorOf(ctx), Number(c.request.params.user_id), body<{ name?: string | null; role?: Role; disabled?: boolean }>(c)), 'User updated');
@@ -32,7 +26,7 @@ const createInvitation: Handler = async (c, ctx) =>
   ok(await ctx.services.users.invite(actorOf(ctx), body<{ email: string; role: Role; business_id?: number }>(c)), 'Invitation sent');
 
 const listInvitations: Handler = (c, ctx) =>
-  paged(c, ctx, '/v1/admin/invitations', 'Invitations retrieved', (slice) => ctx.services.users.listInvitations(optionalId(query(c).business_id), slice));
+  pagedReply(ctx, query(c), 'Invitations retrieved', (page) => ctx.services.users.listInvitations(optionalId(query(c).business_id), page));
 
 const revokeInvitation: Handler = async (c, ctx) => {
   await ctx.services.users.revokeInvitation(Number(c.request.params.invitation_id));
@@ -48,8 +42,8 @@ const acceptInvitation: Handler = async (c, ctx) => {
 };
 
 const listAuditLog: Handler = (c, ctx) =>
-  paged(c, ctx, '/v1/admin/audit-log', 'Audit entries retrieved', (slice) =>
-    ctx.services.audit.list({ businessId: optionalId(query(c).business_id), actorUserId: optionalId(query(c).actor_user_id) }, slice),
+  pagedReply(ctx, query(c), 'Audit entries retrieved', (page) =>
+    ctx.services.audit.list({ businessId: optionalId(query(c).business_id), actorUserId: optionalId(query(c).actor_user_id) }, page),
   );
 
 export const merchant: Record<string, Handler> = {};

@@ -1,19 +1,16 @@
 // Every business account, newest first, and the form that creates one.
-import { useState } from 'react';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { admin, unwrap, unwrapPage } from '../../api';
 import { Link, navigate } from '../../router';
-import { LoadError, Loading, Pager } from '../../ui/parts';
+import { Pager, useCursorList } from '../../ui/paging';
+import { LoadError, Loading } from '../../ui/parts';
+import { DataTable } from '../../ui/table';
 import { useCan } from '../../session';
 import { BusinessForm } from './BusinessForm';
 import type { Terms } from './BusinessForm';
 
 export function Businesses() {
-  const [page, setPage] = useState(1);
-  const list = useQuery({
-    queryKey: ['businesses', page],
-    queryFn: () => unwrapPage(admin.GET('/v1/admin/businesses', { params: { query: { page, per_page: 20 } } })),
-  });
+  const { list, pages } = useCursorList(['businesses'], (cursor) => unwrapPage(admin.GET('/v1/admin/businesses', { params: { query: { cursor, per_page: 20 } } })));
   const mayCreate = useCan('operate');
   return (
     <>
@@ -29,32 +26,25 @@ export function Businesses() {
       {list.error && <LoadError error={list.error} retry={() => list.refetch()} />}
       {list.data && list.data.items.length === 0 && <p>No business yet. Create the first one with “New business”.</p>}
       {list.data && list.data.items.length > 0 && (
-        <div className="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Business</th>
-                <th scope="col">Currency</th>
-                <th scope="col">Fee paid by</th>
-                <th scope="col">Go-live</th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.data.items.map((b) => (
-                <tr key={b.id}>
-                  <td>
-                    <Link to={`/businesses/${b.id}`}>{b.name}</Link> <span className="muted">#{b.id}</span>
-                  </td>
-                  <td>{b.wallets.join(', ')}</td>
-                  <td>{b.fee_bearer}</td>
-                  <td>{b.verified ? 'verified' : 'not verified'}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          rows={list.data.items}
+          rowKey={(b) => b.id}
+          columns={[
+            {
+              head: 'Business',
+              cell: (b) => (
+                <>
+                  <Link to={`/businesses/${b.id}`}>{b.name}</Link> <span className="muted">#{b.id}</span>
+                </>
+              ),
+            },
+            { head: 'Currency', cell: (b) => b.wallets.join(', ') },
+            { head: 'Fee paid by', cell: (b) => b.fee_bearer },
+            { head: 'Go-live', cell: (b) => (b.verified ? 'verified' : 'not verified') },
+          ]}
+        />
       )}
-      {list.data && <Pager page={page} pages={list.data.pages} onPage={setPage} />}
+      <Pager pages={pages} total={list.data?.total} />
     </>
   );
 }

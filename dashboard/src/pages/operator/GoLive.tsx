@@ -38,10 +38,10 @@ export function GoLive({ business }: { business: Admin['Business'] }) {
     queryKey: ['certification', business.id],
     queryFn: () => unwrap(admin.GET('/v1/admin/businesses/{business_id}/certification', { params: { path } })),
   });
-  const [by, setBy] = useState(useSession().user.email);
+  const me = useSession().user.email;
   const [note, setNote] = useState('');
   const verify = useMutation({
-    mutationFn: () => unwrap(admin.POST('/v1/admin/businesses/{business_id}/verify', { params: { path }, body: { verified_by: by, ...(note ? { note } : {}) } })),
+    mutationFn: () => unwrap(admin.POST('/v1/admin/businesses/{business_id}/verify', { params: { path }, body: note ? { note } : {} })),
     onSuccess: () => queries.invalidateQueries({ queryKey: ['business', business.id] }),
   });
   const submit = (e: FormEvent) => {
@@ -59,16 +59,16 @@ export function GoLive({ business }: { business: Admin['Business'] }) {
         </p>
       ) : (
         <Guard need="operate">
-        <form onSubmit={submit} aria-label="Verify for live" className="form-grid">
-          <TextField label="Verified by" name="verified_by" required error={verify.error} value={by} onValue={setBy} hint="Your name or id, kept with the verification." />
-          <TextField label="What was reviewed" name="note" error={verify.error} value={note} onValue={setNote} />
-          <div className="wide">
-            <FormError error={verify.error} shown={['verified_by', 'note']} />
-            <button type="submit" disabled={verify.isPending}>
-              Verify for live
-            </button>
-          </div>
-        </form>
+          <form onSubmit={submit} aria-label="Verify for live" className="form-grid">
+            <p className="wide">The verification is recorded in your name, {me}.</p>
+            <TextField label="What was reviewed" name="note" error={verify.error} value={note} onValue={setNote} />
+            <div className="wide">
+              <FormError error={verify.error} shown={['note']} />
+              <button type="submit" disabled={verify.isPending}>
+                Verify for live
+              </button>
+            </div>
+          </form>
         </Guard>
       )}
     </Section>

@@ -1,11 +1,11 @@
 // Merchants waiting for their go-live review, oldest first; each links to its business page.
-import { useQuery } from '@tanstack/react-query';
 import { admin, unwrapPage } from '../../api';
 import { Link } from '../../router';
+import { Pager, useCursorList } from '../../ui/paging';
 import { LoadError, Loading, Time } from '../../ui/parts';
 
 export function GoLiveRequests() {
-  const list = useQuery({ queryKey: ['go-live-requests'], queryFn: () => unwrapPage(admin.GET('/v1/admin/go-live-requests', { params: { query: { per_page: 100 } } })) });
+  const { list, pages } = useCursorList(['go-live-requests'], (cursor) => unwrapPage(admin.GET('/v1/admin/go-live-requests', { params: { query: { cursor, per_page: 25 } } })));
   return (
     <>
       <h1>Go-live requests</h1>
@@ -22,6 +22,7 @@ export function GoLiveRequests() {
           ))}
         </ul>
       )}
+      <Pager pages={pages} total={list.data?.total} />
     </>
   );
 }

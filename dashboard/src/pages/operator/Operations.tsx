@@ -1,18 +1,19 @@
 // The operator's service-wide pages: market rates, failing webhooks and the card key.
 import { useState } from 'react';
 import type { FormEvent } from 'react';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { admin, unwrap, unwrapPage } from '../../api';
-import type { Admin } from '../../api';
 import { Link } from '../../router';
 import { FormError, TextField } from '../../ui/forms';
 import { Guard } from '../../ui/guard';
+import { Pager, useCursorList } from '../../ui/paging';
 import { LoadError, Loading, Notice, Time } from '../../ui/parts';
+import { DataTable } from '../../ui/table';
 import { asNumber } from '../../ui/values';
 
 export function FxRates() {
   const queries = useQueryClient();
-  const rates = useQuery({ queryKey: ['fx-rates'], queryFn: () => unwrapPage(admin.GET('/v1/admin/fx-rates', { params: { query: { per_page: 100 } } })) });
+  const { list: rates, pages } = useCursorList(['fx-rates'], (cursor) => unwrapPage(admin.GET('/v1/admin/fx-rates', { params: { query: { cursor, per_page: 25 } } })));
   const [f, setF] = useState({ base: '', quote: '', rate: '' });
   const set = (k: keyof typeof f) => (v: string) => setF({ ...f, [k]: v });
   const save = useMutation({
@@ -34,50 +35,34 @@ export function FxRates() {
       {rates.error && <LoadError error={rates.error} retry={() => rates.refetch()} />}
       {rates.data && rates.data.items.length === 0 && <p>No market rate yet: a collection in a currency the business has no wallet for is refused.</p>}
       {rates.data && rates.data.items.length > 0 && (
-        <div className="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Pair</th>
-                <th scope="col" className="num">
-                  Rate
-                </th>
-                <th scope="col">Updated</th>
-              </tr>
-            </thead>
-            <tbody>
-              {rates.data.items.map((r) => (
-                <tr key={r.base + r.quote}>
-                  <td>
-                    {r.base} → {r.quote}
-                  </td>
-                  <td className="num">{r.rate}</td>
-                  <td>
-                    <Time at={r.updated_at} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          rows={rates.data.items}
+          rowKey={(r) => r.base + r.quote}
+          columns={[
+            { head: 'Pair', cell: (r) => `${r.base} → ${r.quote}` },
+            { head: 'Rate', num: true, cell: (r) => r.rate },
+            { head: 'Updated', cell: (r) => <Time at={r.updated_at} /> },
+          ]}
+        />
       )}
+      <Pager pages={pages} total={rates.data?.total} />
       <Guard need="operate">
-      <form onSubmit={submit} aria-label="Set a market rate" className="inline-form">
-        <TextField label="Base" name="base" maxLength={3} required error={save.error} value={f.base} onValue={set('base')} />
-        <TextField label="Quote" name="quote" maxLength={3} required error={save.error} value={f.quote} onValue={set('quote')} />
-        <TextField label="Rate" name="rate" inputMode="decimal" required error={save.error} value={f.rate} onValue={set('rate')} />
-        <button type="submit" disabled={save.isPending}>
-          Set rate
-        </button>
-        <FormError error={save.error} shown={['base', 'quote', 'rate']} />
-      </form>
+        <form onSubmit={submit} aria-label="Set a market rate" className="inline-form">
+          <TextField label="Base" name="base" maxLength={3} required error={save.error} value={f.base} onValue={set('base')} />
+          <TextField label="Quote" name="quote" maxLength={3} required error={save.error} value={f.quote} onValue={set('quote')} />
+          <TextField label="Rate" name="rate" inputMode="decimal" required error={save.error} value={f.rate} onValue={set('rate')} />
+          <button type="submit" disabled={save.isPending}>
+            Set rate
+          </button>
+          <FormError error={save.error} shown={['base', 'quote', 'rate']} />
+        </form>
       </Guard>
     </>
   );
 }
 
 export function FailingWebhooks() {
-  const list = useQuery({ queryKey: ['failing-webhooks'], queryFn: () => unwrapPage(admin.GET('/v1/admin/webhooks/failing', { params: { query: { per_page: 100 } } })) });
+  const { list, pages } = useCursorList(['failing-webhooks'], (cursor) => unwrapPage(admin.GET('/v1/admin/webhooks/failing', { params: { query: { cursor, per_page: 25 } } })));
   return (
     <>
       <h1>Failing webhooks</h1>
@@ -86,39 +71,19 @@ export function FailingWebhooks() {
       {list.error && <LoadError error={list.error} retry={() => list.refetch()} />}
       {list.data && list.data.items.length === 0 && <p>Every webhook is delivering.</p>}
       {list.data && list.data.items.length > 0 && (
-        <div className="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Business</th>
-                <th scope="col">Webhook URL</th>
-                <th scope="col" className="num">
-                  Undelivered
-                </th>
-                <th scope="col">Oldest</th>
-                <th scope="col">Last error</th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.data.items.map((w: Admin['FailingWebhook']) => (
-                <tr key={w.api_token_id}>
-                  <td>
-                    <Link to={`/businesses/${w.business_id}`}>#{w.business_id}</Link>
-                  </td>
-                  <td className="break">{w.webhook_url}</td>
-                  <td className="num">{w.undelivered}</td>
-                  <td>
-                    <Time at={w.oldest_undelivered_at} />
-                  </td>
-                  <td>
-                    {w.last_error ?? 'no attempt yet'} {w.last_attempt_at && <Time at={w.last_attempt_at} />}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          rows={list.data.items}
+          rowKey={(w) => w.api_token_id}
+          columns={[
+            { head: 'Business', cell: (w) => <Link to={`/businesses/${w.business_id}`}>#{w.business_id}</Link> },
+            { head: 'Webhook URL', className: 'break', cell: (w) => w.webhook_url },
+            { head: 'Undelivered', num: true, cell: (w) => w.undelivered },
+            { head: 'Oldest', cell: (w) => <Time at={w.oldest_undelivered_at} /> },
+            { head: 'Last error', cell: (w) => <>{w.last_error ?? 'no attempt yet'} {w.last_attempt_at && <Time at={w.last_attempt_at} />}</> },
+          ]}
+        />
       )}
+      <Pager pages={pages} total={list.data?.total} />
     </>
   );
 }

@@ -5,17 +5,18 @@ import { admin, unwrap, unwrapPage } from '../../api';
 import type { Admin } from '../../api';
 import { Link, useLocation } from '../../router';
 import { CollectionSummary, CollectionTable, queryOf, SearchForm, searchOf, WindowLine } from '../../ui/collections';
+import { Pager, useCursorList } from '../../ui/paging';
 import { LoadError, Loading, Money, Section, Time } from '../../ui/parts';
+import { DataTable } from '../../ui/table';
 import { Deliveries } from './Deliveries';
 
 /** `businessId`: a merchant's own business (the server allows no other). */
 export function CollectionsPage({ title, base, businessId }: { title: string; base: string; businessId?: number }) {
   const { query } = useLocation();
   const search = searchOf(query);
-  const list = useQuery({
-    queryKey: ['collections', businessId ?? 'all', search],
-    queryFn: () => unwrapPage(admin.GET('/v1/admin/collections', { params: { query: { ...queryOf(search), business_id: businessId } } })),
-  });
+  const { list, pages } = useCursorList(['collections', businessId ?? 'all', search], (cursor) =>
+    unwrapPage(admin.GET('/v1/admin/collections', { params: { query: { ...queryOf(search), business_id: businessId, cursor } } })),
+  );
   return (
     <>
       <h1>{title}</h1>
@@ -23,7 +24,8 @@ export function CollectionsPage({ title, base, businessId }: { title: string; ba
       <WindowLine search={search} total={list.data?.total} />
       {list.isPending && <Loading what={title.toLowerCase()} />}
       {list.error && <LoadError error={list.error} retry={() => list.refetch()} />}
-      {list.data && <CollectionTable base={base} rows={list.data.items} search={search} pages={list.data.pages} />}
+      {list.data && list.data.items.length > 0 && <CollectionTable base={base} rows={list.data.items} />}
+      <Pager pages={pages} />
     </>
   );
 }
@@ -65,26 +67,15 @@ function Routing({ routing }: { routing: Admin['Routing'] }) {
     <Section title="Routing decision">
       <p>{routing.mid_id === null ? 'No MID was recorded for this collection.' : `Routed to MID #${routing.mid_id} (rank ${routing.processing_rank}).`}</p>
       {routing.candidates.length > 0 && (
-        <div className="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">MID</th>
-                <th scope="col">Rank</th>
-                <th scope="col">Outcome</th>
-              </tr>
-            </thead>
-            <tbody>
-              {routing.candidates.map((m) => (
-                <tr key={m.mid_id}>
-                  <td>#{m.mid_id}</td>
-                  <td>{m.processing_rank}</td>
-                  <td>{m.chosen ? 'chosen' : `passed over: ${m.reason}`}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          rows={routing.candidates}
+          rowKey={(m) => m.mid_id}
+          columns={[
+            { head: 'MID', cell: (m) => `#${m.mid_id}` },
+            { head: 'Rank', cell: (m) => m.processing_rank },
+            { head: 'Outcome', cell: (m) => (m.chosen ? 'chosen' : `passed over: ${m.reason}`) },
+          ]}
+        />
       )}
     </Section>
   );
@@ -96,36 +87,17 @@ function Postings({ postings }: { postings: Admin['Posting'][] }) {
       {postings.length === 0 ? (
         <p>No postings: money moves only when a collection completes.</p>
       ) : (
-        <div className="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Journal</th>
-                <th scope="col">Account</th>
-                <th scope="col">Kind</th>
-                <th scope="col" className="num">
-                  Amount
-                </th>
-                <th scope="col">At</th>
-              </tr>
-            </thead>
-            <tbody>
-              {postings.map((p) => (
-                <tr key={p.id}>
-                  <td>{p.journal_id}</td>
-                  <td>{p.account}</td>
-                  <td>{p.kind}</td>
-                  <td className="num">
-                    <Money amount={p.amount} currency={p.currency} />
-                  </td>
-                  <td>
-                    <Time at={p.created_at} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          rows={postings}
+          rowKey={(p) => p.id}
+          columns={[
+            { head: 'Journal', cell: (p) => p.journal_id },
+            { head: 'Account', cell: (p) => p.account },
+            { head: 'Kind', cell: (p) => p.kind },
+            { head: 'Amount', num: true, cell: (p) => <Money amount={p.amount} currency={p.currency} /> },
+            { head: 'At', cell: (p) => <Time at={p.created_at} /> },
+          ]}
+        />
       )}
     </Section>
   );

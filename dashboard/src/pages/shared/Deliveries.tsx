@@ -5,6 +5,7 @@ import type { Admin } from '../../api';
 import { useCan } from '../../session';
 import { FormError } from '../../ui/forms';
 import { LoadError, Loading, Notice, Section, Time } from '../../ui/parts';
+import { DataTable } from '../../ui/table';
 
 export function Deliveries({ reference, final }: { reference: string; final: boolean }) {
   const queries = useQueryClient();
@@ -50,32 +51,16 @@ function Notification({ n }: { n: Admin['NotificationLogEntry'] }) {
         )}
       </p>
       {n.attempts.length > 0 && (
-        <div className="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Attempt</th>
-                <th scope="col">At</th>
-                <th scope="col">Answer</th>
-                <th scope="col" className="num">
-                  Took
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {n.attempts.map((a) => (
-                <tr key={a.attempt}>
-                  <td>{a.attempt}</td>
-                  <td>
-                    <Time at={a.at} />
-                  </td>
-                  <td>{a.error ?? `HTTP ${a.http_status}`}</td>
-                  <td className="num">{a.duration_ms} ms</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          rows={n.attempts}
+          rowKey={(a) => a.attempt}
+          columns={[
+            { head: 'Attempt', cell: (a) => a.attempt },
+            { head: 'At', cell: (a) => <Time at={a.at} /> },
+            { head: 'Answer', cell: (a) => a.error ?? `HTTP ${a.http_status}` },
+            { head: 'Took', num: true, cell: (a) => `${a.duration_ms} ms` },
+          ]}
+        />
       )}
     </article>
   );

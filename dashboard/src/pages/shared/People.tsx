@@ -3,24 +3,25 @@
 // server checks it, the form only offers the roles of the right kind.
 import { useState } from 'react';
 import type { FormEvent } from 'react';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { admin, unwrap, unwrapPage } from '../../api';
 import type { Admin } from '../../api';
 import { useSession } from '../../session';
 import type { Role, User } from '../../session';
 import { Guard } from '../../ui/guard';
 import { FormError, SelectField, TextField } from '../../ui/forms';
+import { Pager, useCursorList } from '../../ui/paging';
 import { LoadError, Loading, Section, Time } from '../../ui/parts';
+import { DataTable } from '../../ui/table';
 
 const OPERATOR_ROLES: Role[] = ['operator_admin', 'operator_support'];
 const MERCHANT_ROLES: Role[] = ['merchant_owner', 'merchant_developer', 'merchant_viewer'];
 
 /** `businessId`: the team of one business; without it, every user (operator admins only). */
 export function People({ businessId, title }: { businessId?: number; title: string }) {
-  const users = useQuery({
-    queryKey: ['users', businessId ?? 'all'],
-    queryFn: () => unwrapPage(admin.GET('/v1/admin/users', { params: { query: { business_id: businessId, per_page: 100 } } })),
-  });
+  const { list: users, pages } = useCursorList(['users', businessId ?? 'all'], (cursor) =>
+    unwrapPage(admin.GET('/v1/admin/users', { params: { query: { business_id: businessId, cursor, per_page: 25 } } })),
+  );
   return (
     <>
       <h1>{title}</h1>
@@ -28,77 +29,70 @@ export function People({ businessId, title }: { businessId?: number; title: stri
         {users.isPending && <Loading what="people" />}
         {users.error && <LoadError error={users.error} retry={() => users.refetch()} />}
         {users.data && (
-          <div className="table-wrap">
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">Email</th>
-                  <th scope="col">Role</th>
-                  <th scope="col">Business</th>
-                  <th scope="col">2FA</th>
-                  <th scope="col">Last sign-in</th>
-                  <th scope="col">Access</th>
-                </tr>
-              </thead>
-              <tbody>
-                {users.data.items.map((u) => (
-                  <PersonRow key={u.id} person={u} />
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable
+            rows={users.data.items}
+            rowKey={(u) => u.id}
+            columns={[
+              { head: 'Email', cell: (u) => <>{u.email}{u.name ? <span className="muted"> ({u.name})</span> : null}</> },
+              { head: 'Role', cell: (u) => <RoleChoice person={u} /> },
+              { head: 'Business', cell: (u) => u.business_id ?? '—' },
+              { head: '2FA', cell: (u) => (u.totp_enabled ? 'on' : 'off') },
+              { head: 'Last sign-in', cell: (u) => <Time at={u.last_login_at} /> },
+              { head: 'Access', cell: (u) => <AccessSwitch person={u} /> },
+            ]}
+          />
         )}
+        <Pager pages={pages} total={users.data?.total} />
       </Section>
       <Invitations businessId={businessId} />
     </>
   );
 }
 
-function PersonRow({ person }: { person: User }) {
+/** A change to a person, and the list brought up to date after it. */
+function usePersonUpdate(person: User) {
   const queries = useQueryClient();
-  const me = useSession().user;
-  const roles = person.business_id === null ? OPERATOR_ROLES : MERCHANT_ROLES;
   const update = useMutation({
     mutationFn: (body: Admin['UserUpdate']) => unwrap(admin.PATCH('/v1/admin/users/{user_id}', { params: { path: { user_id: person.id } }, body })),
     onSettled: () => queries.invalidateQueries({ queryKey: ['users'] }),
   });
-  const self = person.id === me.id;
+  return { update, self: person.id === useSession().user.id };
+}
+
+function RoleChoice({ person }: { person: User }) {
+  const { update, self } = usePersonUpdate(person);
+  const roles = person.business_id === null ? OPERATOR_ROLES : MERCHANT_ROLES;
   return (
-    <tr>
-      <td>
-        {person.email}
-        {person.name ? <span className="muted"> ({person.name})</span> : null}
-      </td>
-      <td>
-        <select aria-label={`Role of ${person.email}`} value={person.role} disabled={self || update.isPending} onChange={(e) => update.mutate({ role: e.target.value as Role })}>
-          {roles.map((r) => (
-            <option key={r} value={r}>
-              {r.replace('_', ' ')}
-            </option>
-          ))}
-        </select>
-        <FormError error={update.error} />
-      </td>
-      <td>{person.business_id ?? '—'}</td>
-      <td>{person.totp_enabled ? 'on' : 'off'}</td>
-      <td>
-        <Time at={person.last_login_at} />
-      </td>
-      <td>
-        <button type="button" className="small" disabled={self || update.isPending} onClick={() => update.mutate({ disabled: !person.disabled })}>
-          {person.disabled ? `Enable ${person.email}` : `Disable ${person.email}`}
-        </button>
-      </td>
-    </tr>
+    <>
+      <select aria-label={`Role of ${person.email}`} value={person.role} disabled={self || update.isPending} onChange={(e) => update.mutate({ role: e.target.value as Role })}>
+        {roles.map((r) => (
+          <option key={r} value={r}>
+            {r.replace('_', ' ')}
+          </option>
+        ))}
+      </select>
+      <FormError error={update.error} />
+    </>
+  );
+}
+
+function AccessSwitch({ person }: { person: User }) {
+  const { update, self } = usePersonUpdate(person);
+  return (
+    <>
+      <button type="button" className="small" disabled={self || update.isPending} onClick={() => update.mutate({ disabled: !person.disabled })}>
+        {person.disabled ? `Enable ${person.email}` : `Disable ${person.email}`}
+      </button>
+      <FormError error={update.error} />
+    </>
   );
 }
 
 function Invitations({ businessId }: { businessId?: number }) {
   const queries = useQueryClient();
-  const pending = useQuery({
-    queryKey: ['invitations', businessId ?? 'all'],
-    queryFn: () => unwrapPage(admin.GET('/v1/admin/invitations', { params: { query: { business_id: businessId, per_page: 100 } } })),
-  });
+  const { list: pending, pages } = useCursorList(['invitations', businessId ?? 'all'], (cursor) =>
+    unwrapPage(admin.GET('/v1/admin/invitations', { params: { query: { business_id: businessId, cursor, per_page: 25 } } })),
+  );
   const roles = businessId === undefined ? [...OPERATOR_ROLES, ...MERCHANT_ROLES] : MERCHANT_ROLES;
   const [email, setEmail] = useState('');
   const [role, setRole] = useState<string>(roles[roles.length - 1]);
@@ -136,6 +130,7 @@ function Invitations({ businessId }: { businessId?: number }) {
           ))}
         </ul>
       )}
+      <Pager pages={pages} total={pending.data?.total} />
       <FormError error={revoke.error ?? pending.error} />
       <Guard need="team">
         <form onSubmit={submit} aria-label="Invite someone" className="inline-form">

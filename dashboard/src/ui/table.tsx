@@ -1,0 +1,39 @@
+// The one table every list uses: a caption-less, scrollable table whose columns say their heading
+// and how to show a row's cell; numbers are right-aligned.
+import type { ReactNode } from 'react';
+
+export interface Column<T> {
+  head: string;
+  cell: (row: T) => ReactNode;
+  num?: boolean;
+  className?: string;
+}
+
+export function DataTable<T>({ columns, rows, rowKey }: { columns: Column<T>[]; rows: T[]; rowKey: (row: T) => string | number }) {
+  return (
+    <div className="table-wrap">
+      <table>
+        <thead>
+          <tr>
+            {columns.map((c) => (
+              <th key={c.head} scope="col" className={c.num ? 'num' : undefined}>
+                {c.head}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((row) => (
+            <tr key={rowKey(row)}>
+              {columns.map((c) => (
+                <td key={c.head} className={[c.num ? 'num' : '', c.className ?? ''].join(' ').trim() || undefined}>
+                  {c.cell(row)}
+                </td>
+              ))}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
