@@ -138,6 +138,14 @@ describe('token handling', () => {
     expect(log.map((e) => e.status)).toEqual([200, 200, 200, 200, 200]);
   });
 
+  it('asks for one token when several calls start at once', async () => {
+    const log: Exchange[] = [];
+    const p = createPayCollect({ baseUrl: svc.url, apiKey: m.apiKey, apiSecret: m.apiSecret, fetch: recordingFetch(log) });
+    await Promise.all([1, 2, 3, 4].map(() => unwrap(p.api.GET('/v1/data/wallets/balances'))));
+    expect(tokenCalls(log)).toBe(1);
+    expect(log).toHaveLength(5);
+  });
+
   it('fetches a new token and retries once when the API refuses the one it holds', async () => {
     const spare = await svc.admin.post(`/v1/admin/businesses/${m.businessId}/api-tokens`, {
       notification_email: 'spare@example.org', webhook_url: receiver.url, webhook_hash: 'whsec-spare-0123456789', email_merchant: false, email_user: false,
