@@ -9,7 +9,8 @@
 //   npm run bench -- --profile         request-to-pay only, under node --cpu-prof: where the time goes
 //   npm run bench -- --scale           balance reads, list pages and completions at 0, 1 and 10 million rows
 //   npm run bench -- --soak            a steady mixed load for 10 minutes: RSS, latency and errors per minute
-// Settings: BENCH_CONNECTIONS (50), BENCH_DURATION seconds (10), BENCH_WARMUP seconds (2),
+// Settings: BENCH_CONNECTIONS (50), BENCH_DURATION seconds (10), BENCH_WARMUP seconds (2), BENCH_FIXED_RATE
+// req/s (500: request-to-pay again at that fixed offered load, for its p99),
 // BENCH_COMPLETIONS (2000), BENCH_WEBHOOK_RATE events/s (200), BENCH_WEBHOOK_EVENTS (1000),
 // BENCH_REPORT_RATE provider reports/s (the request-to-pay rate just measured), BENCH_REPORTS (2000);
 // --scale: BENCH_SCALE_LEVELS (0,1000000,10000000), BENCH_SCALE_MAX_COLLECTIONS (1000000), BENCH_SCALE_COMPLETIONS (500).
@@ -38,6 +39,7 @@ const TARGETS = {
   vs_prism: 1.5,
   vs_floor: 0.8,
   p99_ms: 50,
+  fixed_rate_p99_ms: 25,
   hot_wallet_per_s: 1000,
   webhook_p99_ms: 250,
   peak_rss_mb: 250,
@@ -46,7 +48,8 @@ const TARGETS = {
 /** `tag` keeps each target's merchant references apart (the floor inserts into the service's table). */
 async function measureHttp(name: string, tag: string, child: Child, port: number, settings: LoadSettings, headers: Record<string, string>, postgres: boolean): Promise<HttpFigures> {
   await waitForHttp(`http://127.0.0.1:${port}/`, child);
-  process.stdout.write(`  ${name}: ${settings.warmupSeconds} s warm-up, ${settings.durationSeconds} s at ${settings.connections} connections\n`);
+  const rate = settings.ratePerSecond ? `, offered at a fixed ${settings.ratePerSecond} req/s` : '';
+  process.stdout.write(`  ${name}: ${settings.warmupSeconds} s warm-up, ${settings.durationSeconds} s at ${settings.connections} connections${rate}\n`);
   return loadPost({
     url: `http://127.0.0.1:${port}/v1/collections/request-to-pay`,
     headers: { 'content-type': 'application/json', accept: 'application/json', ...headers },
@@ -62,6 +65,7 @@ const fmt = (n: number | null | undefined, digits = 0) => (n === null || n === u
 function table(r: Report): string {
   const rows: [string, string, string][] = [
     ['request-to-pay, this service', `${fmt(r.service.request_to_pay.req_per_s)} req/s, p50 ${fmt(r.service.request_to_pay.p50_ms)} ms, p99 ${fmt(r.service.request_to_pay.p99_ms)} ms, ${r.service.request_to_pay.errors} errors`, `p99 <= ${TARGETS.p99_ms} ms, 0 errors`],
+    ['request-to-pay at a fixed offered load', r.fixed_rate ? `${fmt(r.fixed_rate.req_per_s)} of ${r.fixed_rate.offered_per_s} req/s answered, p50 ${fmt(r.fixed_rate.p50_ms)} ms, p99 ${fmt(r.fixed_rate.p99_ms)} ms, ${r.fixed_rate.errors} errors` : '-', `p99 <= ${TARGETS.fixed_rate_p99_ms} ms at ${r.fixed_rate?.offered_per_s ?? '-'} req/s`],
     ['request-to-pay, Prism mock', r.prism ? `${fmt(r.prism.req_per_s)} req/s, p50 ${fmt(r.prism.p50_ms)} ms, p99 ${fmt(r.prism.p99_ms)} ms, ${r.prism.errors} errors` : '-', ''],
     ['request-to-pay, 2 API processes + worker (round-robin)', r.round_robin ? `${fmt(r.round_robin.req_per_s)} req/s, p50 ${fmt(r.round_robin.p50_ms)} ms, p99 ${fmt(r.round_robin.p99_ms)} ms, ${r.round_robin.errors} errors` : '-', ''],
     ['request-to-pay, node:http floor', r.floor ? `${fmt(r.floor.req_per_s)} req/s, p50 ${fmt(r.floor.p50_ms)} ms, p99 ${fmt(r.floor.p99_ms)} ms, ${r.floor.errors} errors` : '-', ''],
@@ -88,6 +92,8 @@ interface Report {
   database: 'postgres' | 'embedded';
   settings: LoadSettings & { completions: number; completion_concurrency: number; webhook_rate_per_s: number; webhook_events: number };
   service: { first_start_to_healthz_ms: number; start_to_healthz_ms: number; request_to_pay: HttpFigures; high_water_rss_mb: number | null };
+  /** request-to-pay at BENCH_FIXED_RATE requests a second, whatever the answers' pace */
+  fixed_rate: (HttpFigures & { offered_per_s: number }) | null;
   prism: HttpFigures | null;
   floor: HttpFigures | null;
   /** 2 ROLE=api processes behind a round-robin, with a ROLE=worker process (real PostgreSQL only) */
@@ -156,6 +162,12 @@ async function main() {
     children.push(svc);
     const startMs = Math.round(await waitForHttp(`${base}/healthz`, svc));
     const rtp = await measureHttp('service', 'S', svc, port, settings, { authorization: m.authorization }, server !== null);
+    let fixedRate: (HttpFigures & { offered_per_s: number }) | null = null;
+    if (!profileOnly) {
+      const offered = setting(process.env, 'BENCH_FIXED_RATE', 500);
+      const fixed = await measureHttp('service', 'X', svc, port, { ...settings, ratePerSecond: offered }, { authorization: m.authorization }, server !== null);
+      fixedRate = { ...fixed, offered_per_s: offered };
+    }
     const hwm = highWaterMb(svc.pid);
 
     let webhooks: WebhookFigures | null = null;
@@ -228,6 +240,7 @@ async function main() {
       database: server ? 'postgres' : 'embedded',
       settings: { ...settings, completions, completion_concurrency: 50, webhook_rate_per_s: webhookRate, webhook_events: webhookEvents },
       service: { first_start_to_healthz_ms: firstStartMs, start_to_healthz_ms: startMs, request_to_pay: rtp, high_water_rss_mb: hwm },
+      fixed_rate: fixedRate,
       prism,
       floor,
       round_robin: roundRobin,
@@ -245,6 +258,7 @@ async function main() {
       vs_prism: atLeast(report.ratios.service_to_prism, TARGETS.vs_prism),
       vs_floor: atLeast(report.ratios.service_to_floor, TARGETS.vs_floor),
       p99_ms: atMost(rtp.p99_ms, TARGETS.p99_ms),
+      fixed_rate_p99_ms: fixedRate ? fixedRate.errors === 0 && fixedRate.p99_ms <= TARGETS.fixed_rate_p99_ms : null,
       zero_errors: rtp.errors === 0,
       hot_wallet_per_s: hot ? hot.exact_balance && hot.per_s >= TARGETS.hot_wallet_per_s : null,
       webhook_p99_ms: webhooks ? webhooks.delivered === webhooks.events && webhooks.p99_ms <= TARGETS.webhook_p99_ms : null,

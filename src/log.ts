@@ -1,4 +1,12 @@
 // JSON lines to stdout. A sink can be swapped so tests can read what was logged.
+//
+// Standard output is written through pino's asynchronous destination (sonic-boom): a line is queued
+// and written when the previous write has finished, so a busy process writes many lines per system
+// call instead of blocking its event loop on one synchronous write per request. What is still queued
+// is written synchronously when the process exits (process.exit, a signal handled in main.ts, the end
+// of the event loop).
+import pino from 'pino';
+
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 export type LogSink = (line: string) => void;
 
@@ -17,7 +25,19 @@ function replacer(_key: string, value: unknown): unknown {
   return value;
 }
 
-export function createLogger(sink: LogSink = (l) => process.stdout.write(l + '\n'), min: LogLevel = 'info'): Logger {
+let destination: ReturnType<typeof pino.destination> | null = null;
+
+/** Text to standard output in order with the log lines (the same asynchronous destination). */
+export function writeStdout(text: string): void {
+  if (!destination) {
+    const dest = pino.destination({ dest: 1, sync: false });
+    process.once('exit', () => dest.flushSync());
+    destination = dest;
+  }
+  destination.write(text);
+}
+
+export function createLogger(sink: LogSink = (l) => writeStdout(l + '\n'), min: LogLevel = 'info'): Logger {
   const write = (level: LogLevel, msg: string, fields?: Record<string, unknown>) => {
     if (ORDER[level] < ORDER[min]) return;
     sink(JSON.stringify({ time: new Date().toISOString(), level, msg, ...fields }, replacer));

@@ -1,5 +1,6 @@
 // `npm start`: configuration from the environment, then one service process until SIGTERM/SIGINT.
 import { ConfigError, loadConfig } from './config';
+import { writeStdout } from './log';
 import { startService } from './server';
 import type { RunningService } from './server';
 
@@ -33,27 +34,27 @@ async function main() {
   }
   service = await startService({ config });
   if (config.generated.operatorApiKey) {
-    process.stdout.write(`\nOperator API key (shown once, kept in ${config.dataDir}/operator-key): ${config.operatorApiKey}\n`);
+    writeStdout(`\nOperator API key (shown once, kept in ${config.dataDir}/operator-key): ${config.operatorApiKey}\n`);
   }
   if (service.firstOperator) {
     const f = service.firstOperator;
-    process.stdout.write(
+    writeStdout(
       `\nDashboard operator account (shown once, kept in ${f.file}; two-factor set-up at first sign-in):\n` +
         `  ${config.publicBaseUrl}/dashboard  email: ${f.email}  password: ${f.password}\n`,
     );
   }
   if (service.demoUser) {
     const u = service.demoUser;
-    process.stdout.write(`\nDemo merchant's dashboard sign-in (also in ${u.file}):\n  email: ${u.email}  password: ${u.password}\n`);
+    writeStdout(`\nDemo merchant's dashboard sign-in (also in ${u.file}):\n  email: ${u.email}  password: ${u.password}\n`);
   }
   if (service.demo) {
     const d = service.demo;
-    process.stdout.write(
+    writeStdout(
       `\nDemo merchant created (credentials also in ${d.file}):\n  api_key:    ${d.api_key}\n  api_secret: ${d.api_secret}\n` +
         `Get an access token:\n  ${d.curl}\n`,
     );
   }
-  process.stdout.write(`\nPayCollect ${config.appEnv} listening on ${config.publicBaseUrl} (docs: ${config.publicBaseUrl}/docs, dashboard: ${config.publicBaseUrl}/dashboard)\n\n`);
+  writeStdout(`\nPayCollect ${config.appEnv} listening on ${config.publicBaseUrl} (docs: ${config.publicBaseUrl}/docs, dashboard: ${config.publicBaseUrl}/dashboard)\n\n`);
   stop();
 }
 

@@ -193,6 +193,11 @@ export interface LoadSettings {
   connections: number;
   durationSeconds: number;
   warmupSeconds: number;
+  /**
+   * A fixed offered load (autocannon's overallRate: requests a second across every connection), instead
+   * of each connection sending its next request as soon as its answer arrives; undefined: as fast as answered.
+   */
+  ratePerSecond?: number;
 }
 
 export interface HttpFigures {
@@ -230,6 +235,7 @@ export async function loadPost(o: {
       method: 'POST',
       connections: o.settings.connections,
       duration: durationSeconds,
+      ...(o.settings.ratePerSecond ? { overallRate: o.settings.ratePerSecond } : {}),
       timeout: 10,
       headers: o.headers,
       requests: [{ setupRequest: (req) => ({ ...req, body: o.makeBody(++n) }) }],

@@ -61,7 +61,6 @@ export class AuthService {
   private readonly kid: string;
   /** every accepted verification key by kid: JWT_SECRET and JWT_PREVIOUS_SECRETS (rotation without downtime) */
   private readonly verificationKeys: Map<string, Uint8Array>;
-  private readonly buckets = new Map<number, { second: number; count: number }>();
   private readonly verified = new Map<string, VerifiedClaims>();
 
   constructor(private readonly s: Services) {
@@ -157,7 +156,7 @@ export class AuthService {
     if (!sub || !/^\d+$/.test(sub)) return denied();
     const { token } = await this.s.configCache.token(Number(sub));
     if (!token || !this.accepts(token, gen)) return denied();
-    if (!this.withinRate(token.id)) {
+    if (!(await this.s.rateLimit.admit(token.id))) {
       return new AppError('RATE_LIMITED', undefined, null, { 'Retry-After': '1' });
     }
     return { apiTokenId: token.id, businessId: token.business_id, generation: token.generation };
@@ -207,19 +206,5 @@ export class AuthService {
     const digest = (v: string) => createHash('sha256').update(v).digest();
     if (m && timingSafeEqual(digest(m[1]), digest(this.s.config.operatorApiKey))) return null;
     return new AppError('UNAUTHORIZED', 'A valid operator key is required: Authorization: Bearer <OPERATOR_API_KEY>');
-  }
-
-  /** RATE_LIMIT_RPS per API token, counted per second of the service clock in this process. */
-  private withinRate(tokenId: number): boolean {
-    const limit = this.s.config.rateLimitRps;
-    if (limit === 0) return true;
-    const second = Math.floor(this.s.now().getTime() / 1000);
-    const b = this.buckets.get(tokenId);
-    if (!b || b.second !== second) {
-      this.buckets.set(tokenId, { second, count: 1 });
-      return true;
-    }
-    b.count += 1;
-    return b.count <= limit;
   }
 }

@@ -23,6 +23,7 @@ import { SessionService } from './sessions';
 import { TotpService } from './totp';
 import { UserService } from './users';
 import { ProcessorRequestService } from './processor-requests';
+import { SharedRateLimit } from './rate-limit';
 import { RoutingTurns } from './routing-turns';
 
 /** What every service is built from. */
@@ -57,6 +58,8 @@ export interface Services extends Base {
   configCache: ConfigCache;
   /** round-robin turns among MIDs of equal rank, reserved in blocks (routing-turns.ts) */
   routingTurns: RoutingTurns;
+  /** RATE_LIMIT_RPS per API token, shared by every process through leases of the budget (rate-limit.ts) */
+  rateLimit: SharedRateLimit;
   /** set once the workers run; kick() wakes one after a commit that gave it work */
   workers: Workers | null;
 }
@@ -83,9 +86,11 @@ export function buildServices(base: Base): Services {
   s.liveness = new LivenessService(s);
   s.configCache = new ConfigCache(base.db, base.log);
   s.routingTurns = new RoutingTurns(base.db);
+  s.rateLimit = new SharedRateLimit(base.db, () => base.config.rateLimitRps, base.now);
   return s;
 }
 
 export function workerSpecs(s: Services): WorkerSpec[] {
-  return [...s.collections.workers(), ...s.ledger.workers(), ...s.notifications.workers(), ...s.liveness.workers(), ...s.processorRequests.workers()];
+  const rateLeases: WorkerSpec = { name: 'rate-leases', intervalMs: 60_000, run: () => s.rateLimit.forgetPast() };
+  return [rateLeases, ...s.collections.workers(), ...s.ledger.workers(), ...s.notifications.workers(), ...s.liveness.workers(), ...s.processorRequests.workers()];
 }

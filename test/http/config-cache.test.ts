@@ -1,27 +1,21 @@
 // Proves what request-to-pay keeps in memory (API token state, pricing, MIDs) stays exact across processes: two services on one PostgreSQL database, a change made through one process's operator API is what the other's very next request uses, a regenerated API token is refused by the other process at once, and the other process keeps nothing stale afterwards.
-import { randomBytes } from 'node:crypto';
-import type { Database } from '../../src/db';
-import { openPostgres } from '../../src/db';
-import { createRealDatabase, REAL_PG_URL, SHARED_PG_URL } from '../helpers/db';
+import { REAL_PG_URL, SHARED_PG_URL } from '../helpers/db';
 import { mobileMoney, setupMerchant } from '../helpers/fixtures';
-import { startTestService } from '../helpers/service';
 import type { TestService } from '../helpers/service';
+import { startTwoServices } from '../helpers/two-services';
+import type { TwoServices } from '../helpers/two-services';
 
 // the real server: this run's, or in CI the machine's (CI always has one)
 const serverUrl = REAL_PG_URL ?? (process.env.CI === 'true' ? SHARED_PG_URL : null);
 const onServer = serverUrl ? describe : describe.skip;
 
 onServer('two services on one database (needs a PostgreSQL server: TEST_DATABASE_URL)', () => {
-  let created: { url: string; drop(): Promise<void> };
-  const pools: Database[] = [];
+  let two: TwoServices;
   let a: TestService;
   let b: TestService;
   beforeAll(async () => {
-    created = await createRealDatabase(serverUrl!);
-    const env = { DATABASE_URL: created.url, MASTER_KEY: randomBytes(32).toString('base64'), JWT_SECRET: randomBytes(32).toString('base64url') };
-    pools.push(await openPostgres(created.url), await openPostgres(created.url));
-    a = await startTestService({ env, database: pools[0], workers: false });
-    b = await startTestService({ env, database: pools[1], workers: false });
+    two = await startTwoServices(serverUrl!);
+    ({ a, b } = two);
   }, 120_000);
   /** A client of process b with an access token of the merchant's API token. */
   async function onB(m: { apiKey: string; apiSecret: string }) {
@@ -29,12 +23,7 @@ onServer('two services on one database (needs a PostgreSQL server: TEST_DATABASE
     expect(res.status).toBe(200);
     return b.merchant(res.body.data.token);
   }
-  afterAll(async () => {
-    await a?.close();
-    await b?.close();
-    for (const p of pools) await p.close();
-    await created?.drop();
-  });
+  afterAll(() => two?.close());
 
   it("prices the other process's next request with a fee changed through one process's operator API", async () => {
     const m = await setupMerchant(a, { fees: [{ payment_method: 'MOBILE_MONEY', percent: 2, fixed: 0 }] });
