@@ -854,7 +854,7 @@ export interface components {
          * @enum {string}
          */
         PaymentMethod: "MOBILE_MONEY" | "CARD" | "BANK" | "CRYPTO";
-        /** @description Fee of one payment method: `percent` of `account_amount` plus `fixed` in the wallet currency, rounded half away from zero to 2 decimals. */
+        /** @description Fee of one payment method: `percent` of `account_amount` plus `fixed` in the wallet currency, rounded half away from zero to 2 decimals. Both numbers have at most two decimal places; requests state it with the vendor keyword `x-max-decimal-places` (see `FeeRuleRequest`), answers carry no unknown keyword so that a default validator compiles them. */
         FeeRule: {
             payment_method: components["schemas"]["PaymentMethod"];
             /**
@@ -1022,6 +1022,11 @@ export interface components {
         Error: components["schemas"]["ValidationError"] | components["schemas"]["PlainError"];
         /** @description Text that can be stored: any Unicode character except U+0000 (NUL), as well-formed UTF-16 (an unpaired surrogate such as a lone `\ud800` in JSON is refused rather than replaced). Fields that use it add their own lengths. */
         Text: string;
+        /** @description A fee rule as a request gives it; the service refuses a third decimal with `VALIDATION_ERROR`. */
+        FeeRuleRequest: {
+            percent?: unknown;
+            fixed?: unknown;
+        } & components["schemas"]["FeeRule"];
         /** @description A new business account (a merchant). */
         BusinessCreate: {
             /**
@@ -1049,7 +1054,7 @@ export interface components {
             /** @default merchant */
             fee_bearer?: components["schemas"]["FeeBearer"];
             /** @description Fee rules, at most one per payment method; a method without a rule is free. */
-            fees?: components["schemas"]["FeeRule"][];
+            fees?: components["schemas"]["FeeRuleRequest"][];
         };
         /** @description Envelope of one business account. */
         BusinessResponse: {
@@ -1081,7 +1086,7 @@ export interface components {
             card_settlement_days?: number;
             fee_bearer?: components["schemas"]["FeeBearer"];
             /** @description Fee rules, at most one per payment method; replaces the current list. */
-            fees?: components["schemas"]["FeeRule"][];
+            fees?: components["schemas"]["FeeRuleRequest"][];
         };
         /** @description A wallet of a business. */
         Wallet: {
