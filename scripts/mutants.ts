@@ -60,7 +60,7 @@ export const MUTANTS: Mutant[] = [
   { id: 'state-expires-at-half-ttl', file: 'src/services/collections.ts', find: 'expires_at: new Date(now.getTime() + this.s.config.pendingTtlSeconds * 1000)', replace: 'expires_at: new Date(now.getTime() + this.s.config.pendingTtlSeconds * 500)', tests: ['test/http/simulate-collection.test.ts'], names: 'expires' },
   // auth
   { id: 'auth-wrong-secret-accepted', file: 'src/services/auth.ts', find: 'if (!row || !good || !secret) {', replace: 'if (!row || !secret) {', tests: ['test/http/create-access-token.test.ts'], names: 'a wrong secret' },
-  { id: 'auth-regenerated-token-still-valid', file: 'src/services/auth.ts', find: 'if (!row || row.generation !== gen) return denied();', replace: 'if (!row) return denied();', tests: ['test/http/admin-api-tokens.test.ts'], names: 'regenerat' },
+  { id: 'auth-regenerated-token-still-valid', file: 'src/services/auth.ts', find: 'if (token.generation !== generation) return false;', replace: '', tests: ['test/http/admin-api-tokens.test.ts'], names: 'regenerat' },
   { id: 'auth-other-merchant-collection', file: 'src/services/collections.ts', find: "'SELECT * FROM collections WHERE gateway_reference = $1 AND ($2::int IS NULL OR business_id = $2)'", replace: "'SELECT * FROM collections WHERE gateway_reference = $1 AND ($2::int IS NOT NULL OR business_id = $2)'", tests: ['test/http/list-collections.test.ts'], names: 'another|unknown' },
   // paging and filters
   { id: 'filter-to-exclusive', file: 'src/services/collection-counts.ts', find: "add('created_at <= $1', f.to);", replace: "add('created_at < $1', f.to);", tests: ['test/http/filter-bounds.test.ts'] },
