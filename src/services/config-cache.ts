@@ -7,7 +7,7 @@
 // with stale tokens, routing or prices; the operator API drops this process's copy itself before it
 // answers a change (http/access.ts). Until live() runs (services built without a running service),
 // nothing is kept and every lookup reads the database.
-import { pgp } from '../db';
+import { pgp, statement } from '../db';
 import type { Db } from '../db';
 import { listenOn } from '../db/listen';
 import type { PaymentMethod } from '../domain/collection';
@@ -150,7 +150,7 @@ export class ConfigCache {
     if (this.version === null) return;
     const seen = this.version;
     try {
-      const { version } = await this.db.one<{ version: bigint }>('SELECT version FROM config_version');
+      const { version } = await this.db.one<{ version: bigint }>(statement(this.db, 'config-version', 'SELECT version FROM config_version', []));
       if (version !== seen && this.version === seen) this.invalidate();
     } catch (err) {
       this.log.warn('configuration version check failed', { err });
