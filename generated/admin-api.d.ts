@@ -551,7 +551,7 @@ export interface paths {
         put?: never;
         /**
          * Start setting up two-factor authentication
-         * @description Creates a new TOTP secret for the signed-in user, to scan as a QR code from `otpauth_url`. Nothing changes until a code from the app is confirmed with `POST /v1/admin/me/totp/confirm`; starting again replaces the unconfirmed secret. Operators must do this at their first sign-in. Needs the `X-CSRF-Token` header; no body.
+         * @description Creates a new TOTP secret for the signed-in user, to scan as a QR code from `otpauth_url`. Nothing changes until a code from the app is confirmed with `POST /v1/admin/me/totp/confirm`; starting again replaces the unconfirmed secret. Operators must do this at their first sign-in. To replace an authenticator already set up (a new phone), send `current_password`; the old one keeps working until the new one is confirmed, which also replaces the recovery codes and ends the person's other sessions. Needs the `X-CSRF-Token` header.
          */
         post: operations["startTotpEnrolment"];
         delete?: never;
@@ -571,9 +571,29 @@ export interface paths {
         put?: never;
         /**
          * Turn two-factor authentication on
-         * @description Confirms the secret of `startTotpEnrolment` with a current code from the app. Two-factor authentication is then on, the session gets a new id and becomes `active`, and 10 recovery codes are returned: they are shown this once and stored only as hashes. Needs the `X-CSRF-Token` header.
+         * @description Confirms the secret of `startTotpEnrolment` with a current code from the app. Two-factor authentication is then on (with the new secret, when it replaces one), the session gets a new id and becomes `active`, and 10 new recovery codes are returned: they are shown this once and stored only as hashes; earlier ones stop working. Replacing an authenticator also ends the person's other sessions. Needs the `X-CSRF-Token` header.
          */
         post: operations["confirmTotpEnrolment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/me/password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Change your own password
+         * @description Changes the signed-in person's password, given the current one. Every other session of the person ends; this one carries on under a new id (a new cookie and `csrf_token`). Wrong current passwords count towards the same limit as failed sign-ins. Needs the `X-CSRF-Token` header.
+         */
+        post: operations["changeOwnPassword"];
         delete?: never;
         options?: never;
         head?: never;
@@ -834,7 +854,7 @@ export interface components {
          * @enum {string}
          */
         PaymentMethod: "MOBILE_MONEY" | "CARD" | "BANK" | "CRYPTO";
-        /** @description Fee of one payment method: `percent` of `account_amount` plus `fixed` in the wallet currency, rounded half away from zero to 2 decimals. */
+        /** @description Fee of one payment method: `percent` of `account_amount` plus `fixed` in the wallet currency, rounded half away from zero to 2 decimals. Both numbers have at most two decimal places; requests state it with the vendor keyword `x-max-decimal-places` (see `FeeRuleRequest`), answers carry no unknown keyword so that a default validator compiles them. */
         FeeRule: {
             payment_method: components["schemas"]["PaymentMethod"];
             /**
@@ -1002,6 +1022,11 @@ export interface components {
         Error: components["schemas"]["ValidationError"] | components["schemas"]["PlainError"];
         /** @description Text that can be stored: any Unicode character except U+0000 (NUL), as well-formed UTF-16 (an unpaired surrogate such as a lone `\ud800` in JSON is refused rather than replaced). Fields that use it add their own lengths. */
         Text: string;
+        /** @description A fee rule as a request gives it; the service refuses a third decimal with `VALIDATION_ERROR`. */
+        FeeRuleRequest: {
+            percent?: unknown;
+            fixed?: unknown;
+        } & components["schemas"]["FeeRule"];
         /** @description A new business account (a merchant). */
         BusinessCreate: {
             /**
@@ -1029,7 +1054,7 @@ export interface components {
             /** @default merchant */
             fee_bearer?: components["schemas"]["FeeBearer"];
             /** @description Fee rules, at most one per payment method; a method without a rule is free. */
-            fees?: components["schemas"]["FeeRule"][];
+            fees?: components["schemas"]["FeeRuleRequest"][];
         };
         /** @description Envelope of one business account. */
         BusinessResponse: {
@@ -1061,7 +1086,7 @@ export interface components {
             card_settlement_days?: number;
             fee_bearer?: components["schemas"]["FeeBearer"];
             /** @description Fee rules, at most one per payment method; replaces the current list. */
-            fees?: components["schemas"]["FeeRule"][];
+            fees?: components["schemas"]["FeeRuleRequest"][];
         };
         /** @description A wallet of a business. */
         Wallet: {
@@ -2096,6 +2121,11 @@ export interface components {
             /** @description One of the recovery codes shown at enrolment; each works once. */
             recovery_code?: string;
         };
+        /** @description To replace an authenticator that is already set up: the current password, so that an unattended session cannot move the second factor to another phone. */
+        TotpReenrolment: {
+            /** @description The signed-in person's password. */
+            current_password: string & components["schemas"]["Text"];
+        };
         /** @description A new TOTP secret (SHA-1, 6 digits, 30 seconds) to add to an authenticator app, by scanning `otpauth_url` as a QR code or typing `secret`. It takes effect once a code is confirmed. */
         TotpEnrolment: {
             /** @description The secret in base32. */
@@ -2146,12 +2176,18 @@ export interface components {
             message: string;
             data: components["schemas"]["TotpConfirmation"];
         };
+        /** @description A password of 12 to 128 characters; a passphrase of several words is easiest to remember. */
+        Password: string & components["schemas"]["Text"];
+        /** @description The signed-in person's current password, and the new one. */
+        PasswordChange: {
+            /** @description The password in use now, so that an unattended session cannot change it. */
+            current_password: string & components["schemas"]["Text"];
+            new_password: components["schemas"]["Password"];
+        };
         /** @description The email of the account whose password was forgotten. */
         PasswordResetRequest: {
             email: components["schemas"]["Email"];
         };
-        /** @description A password of 12 to 128 characters; a passphrase of several words is easiest to remember. */
-        Password: string & components["schemas"]["Text"];
         /** @description The token from the reset email and the new password. */
         PasswordResetCompletion: {
             /** @description The `token` of the link in the reset email. */
@@ -4000,7 +4036,11 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["TotpReenrolment"];
+            };
+        };
         responses: {
             /** @description The new secret, shown once. */
             200: {
@@ -4012,13 +4052,14 @@ export interface operations {
                     "application/json": components["schemas"]["TotpEnrolmentResponse"];
                 };
             };
-            /** @description `INVALID_STATE`: two-factor authentication is already on. */
+            /** @description `VALIDATION_ERROR`: two-factor authentication is already on and `current_password` is missing or not the password in use. */
             400: components["responses"]["BadRequest"];
             /** @description `UNAUTHORIZED`: no session, or a session still waiting for its second factor. */
             401: components["responses"]["Unauthorized"];
             /** @description `CSRF_FAILED`: the `X-CSRF-Token` header is missing or wrong. */
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -4047,9 +4088,45 @@ export interface operations {
                     "application/json": components["schemas"]["TotpConfirmationResponse"];
                 };
             };
-            /** @description `VALIDATION_ERROR`, or `INVALID_STATE`: no enrolment was started, or two-factor authentication is already on. */
+            /** @description `VALIDATION_ERROR`, or `INVALID_STATE`: no enrolment was started. */
             400: components["responses"]["BadRequest"];
             /** @description `UNAUTHORIZED`: no session, or the code is wrong. */
+            401: components["responses"]["Unauthorized"];
+            /** @description `CSRF_FAILED`: the `X-CSRF-Token` header is missing or wrong. */
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    changeOwnPassword: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PasswordChange"];
+            };
+        };
+        responses: {
+            /** @description Changed; the session under its new id. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    /** @description The session cookie `pc_session` (HttpOnly, SameSite=Strict, Secure outside localhost); a new id each time. */
+                    "Set-Cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionResponse"];
+                };
+            };
+            /** @description `VALIDATION_ERROR`: `current_password` is not the password in use, or `new_password` is too short or too long. */
+            400: components["responses"]["BadRequest"];
+            /** @description `UNAUTHORIZED`: no session, or a session still waiting for its second factor. */
             401: components["responses"]["Unauthorized"];
             /** @description `CSRF_FAILED`: the `X-CSRF-Token` header is missing or wrong. */
             403: components["responses"]["Forbidden"];

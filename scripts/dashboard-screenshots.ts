@@ -49,6 +49,8 @@ async function main() {
     const base = service.url;
     const demo = service.demo as NonNullable<typeof service.demo>;
     const op = `Bearer ${OPERATOR_KEY}`;
+    // enough businesses that the list pages (20 a page, by cursor)
+    for (let i = 1; i <= 21; i++) await api(base, 'POST', '/v1/admin/businesses', op, { name: `Shop ${String(i).padStart(2, '0')}`, default_currency: 'UGX' });
     await api(base, 'POST', '/v1/admin/businesses', op, { name: 'Kampala Books Ltd', default_currency: 'UGX', rolling_reserve_percent: 10, rolling_reserve_months: 6, card_settlement_days: 3, fee_bearer: 'customer', fees: [{ payment_method: 'MOBILE_MONEY', percent: 3, fixed: 0 }] });
     const jwt = (await api(base, 'POST', '/v1/auth/token', '', { api_key: demo.api_key, expires_in: 3600 }, { 'secret-key': demo.api_secret })).token as string;
     const refs: string[] = [];
@@ -75,9 +77,16 @@ async function main() {
     await desk.getByLabel('Code from the app').fill(currentCode(secret, new Date()));
     await desk.getByRole('button', { name: 'Confirm' }).click();
     await desk.getByRole('button', { name: 'I have stored the codes' }).click();
-    await shoot(desk, '03-businesses', () => desk.getByRole('link', { name: 'Kampala Books Ltd' }).waitFor());
+    await shoot(desk, '03-businesses', () => desk.getByRole('navigation', { name: 'Pages' }).getByText('Page 1').waitFor());
+    await desk.getByRole('navigation', { name: 'Pages' }).getByRole('button', { name: 'Next' }).click();
     await desk.getByRole('link', { name: 'Demo Merchant' }).click();
     await shoot(desk, '04-business', () => desk.getByRole('region', { name: 'Go-live review' }).getByText('BANK').waitFor());
+    const mids = desk.getByRole('region', { name: 'MIDs (routing terminals)' });
+    await mids.getByRole('button', { name: /^Edit MID/ }).first().click();
+    await mids.getByRole('button', { name: 'Check credentials' }).click();
+    await mids.getByRole('status').waitFor();
+    await mids.screenshot({ path: path.join(OUT, '12-mid-check-credentials.png') });
+    process.stdout.write('docs/dashboard/12-mid-check-credentials.png\n');
     await desk.getByRole('link', { name: 'Collections' }).click();
     await shoot(desk, '05-collections', () => desk.getByText(/4 collections created/).waitFor());
     await desk.getByRole('link', { name: 'ORD-2026-11-001' }).click();
@@ -96,7 +105,13 @@ async function main() {
     await phone.getByRole('link', { name: 'API tokens and webhooks' }).click();
     await shoot(phone, '10-merchant-tokens-phone', () => phone.getByRole('form', { name: 'New API token' }).waitFor());
     await desk.getByRole('link', { name: 'Audit log' }).click();
-    await shoot(desk, '11-audit-log', () => desk.getByRole('table').waitFor());
+    await shoot(desk, '11-audit-log', () => desk.getByRole('navigation', { name: 'Pages' }).waitFor());
+    await desk.getByRole('link', { name: operator.email }).click();
+    await shoot(desk, '13-account', () => desk.getByRole('form', { name: 'Change password' }).waitFor());
+    await desk.getByRole('button', { name: 'Replace authenticator' }).click();
+    await desk.getByLabel('Your password').fill(operator.password);
+    await desk.getByRole('button', { name: 'Show my new secret' }).click();
+    await shoot(desk, '14-replace-authenticator', () => desk.getByRole('img', { name: /QR code/ }).waitFor());
   } finally {
     await browser.close();
     await service.close();

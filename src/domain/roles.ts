@@ -37,10 +37,10 @@ export interface Rule {
   merchant: MerchantLevel;
 }
 
-/** Signing in and out, two-factor set-up: any signed-in user, for itself. */
-export const SELF_SERVICE = new Set(['getSession', 'logout', 'verifyTotp', 'startTotpEnrolment', 'confirmTotpEnrolment']);
 /** What a session still waiting for its second factor (or for its enrolment) may call. */
-export const BEFORE_SECOND_FACTOR = SELF_SERVICE;
+export const BEFORE_SECOND_FACTOR = new Set(['getSession', 'logout', 'verifyTotp', 'startTotpEnrolment', 'confirmTotpEnrolment']);
+/** Signing in and out, two-factor set-up, one's own password: any signed-in user, for itself. */
+export const SELF_SERVICE = new Set([...BEFORE_SECOND_FACTOR, 'changeOwnPassword']);
 
 const read = (merchant: MerchantLevel): Rule => ({ support: true, merchant });
 const admin = (merchant: MerchantLevel = null): Rule => ({ support: false, merchant });

@@ -137,6 +137,7 @@ const TARGETS: Record<string, Target> = {
   verifyTotp: { type: 'user', self: true },
   startTotpEnrolment: { type: 'user', self: true },
   confirmTotpEnrolment: { type: 'user', self: true },
+  changeOwnPassword: { type: 'user', self: true },
 };
 
 type Data = Record<string, unknown> | null;

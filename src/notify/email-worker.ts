@@ -14,6 +14,12 @@ export const EMAIL_MAX_ATTEMPTS = EMAIL_BACKOFF_MS.length + 1;
 /** longer than an SMTP exchange can take with nodemailer's connection, greeting and socket timeouts */
 const EMAIL_LEASE_MS = 120_000;
 const ERROR_MAX_CHARS = 500;
+/**
+ * Once an email has gone (or been given up), the outbox keeps no usable single-use link: the token of
+ * an invitation or password-reset link is blanked out of the stored body. The tokens' own tables keep
+ * only hashes, so after delivery nothing in the database opens an account.
+ */
+const REDACT_LINK_TOKENS = `text_body = regexp_replace(text_body, '([?&]token=)[A-Za-z0-9_-]+', '\\1(removed once sent)', 'g')`;
 export const SMTP_PROBE_INTERVAL_MS = 5000;
 
 interface ClaimedEmail {
@@ -111,7 +117,10 @@ export class EmailWorker {
   private async record(e: ClaimedEmail, failure: { text: string; unreachable: boolean } | null): Promise<void> {
     const now = this.s.now();
     if (failure === null) {
-      await this.s.db.none('UPDATE emails SET attempts = attempts + 1, sent_at = $2, last_error = NULL, smtp_unreachable = false, claimed_by = NULL WHERE id = $1', [e.id, now]);
+      await this.s.db.none(
+        `UPDATE emails SET attempts = attempts + 1, sent_at = $2, last_error = NULL, smtp_unreachable = false, claimed_by = NULL, ${REDACT_LINK_TOKENS} WHERE id = $1`,
+        [e.id, now],
+      );
       this.s.log.info('email sent', { email_id: e.id, kind: e.kind });
       return;
     }
@@ -122,7 +131,7 @@ export class EmailWorker {
         [e.id, error, failure.unreachable],
       );
       const delay = EMAIL_BACKOFF_MS[n.attempts - 1];
-      if (delay === undefined) await t.none('UPDATE emails SET gave_up_at = $2 WHERE id = $1', [e.id, now]);
+      if (delay === undefined) await t.none(`UPDATE emails SET gave_up_at = $2, ${REDACT_LINK_TOKENS} WHERE id = $1`, [e.id, now]);
       else await t.none('UPDATE emails SET next_attempt_at = $2 WHERE id = $1', [e.id, new Date(now.getTime() + delay)]);
       return n.attempts;
     });

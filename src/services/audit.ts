@@ -12,7 +12,7 @@ const TABLES = {
   business: { table: 'businesses', secrets: [] as string[] },
   api_token: { table: 'api_tokens', secrets: ['secret_hash', 'webhook_hash_enc'] },
   mid: { table: 'mids', secrets: ['merchant_password_enc'] },
-  user: { table: 'users', secrets: ['password_hash', 'totp_secret_enc', 'totp_last_step'] },
+  user: { table: 'users', secrets: ['password_hash', 'totp_secret_enc', 'totp_pending_secret_enc', 'totp_last_step'] },
   invitation: { table: 'invitations', secrets: ['token_hash'] },
 } as const;
 export type TargetType = keyof typeof TABLES | 'collection' | 'wallet' | 'fx_rate' | 'card_key' | 'session' | 'go_live_request';
@@ -24,6 +24,7 @@ const SECRET_FIELDS = new Set([
   'merchant_password',
   'password',
   'new_password',
+  'current_password',
   'secret',
   'otpauth_url',
   'recovery_codes',

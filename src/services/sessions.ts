@@ -5,7 +5,7 @@
 // PostgreSQL store keeps its own pool beside ours (one connection only on embedded PostgreSQL).
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { verify } from '@node-rs/argon2';
-import { AppError } from '../errors';
+import { AppError, validationError } from '../errors';
 import type { Tx } from '../db';
 import { apiTime } from '../domain/time';
 import { isOperator } from '../domain/roles';
@@ -82,6 +82,34 @@ export class SessionService {
     return { ...opened, user };
   }
 
+  /**
+   * Checks the signed-in person's password before a change to their own account, counted as a
+   * sign-in attempt for their email (a stolen session cannot guess it faster than a sign-in form).
+   */
+  async checkOwnPassword(user: UserRow, given: string | undefined): Promise<void> {
+    await this.throttle.attempt([`login:${user.email}`], async () => {
+      if (given === undefined || !(await verify(user.password_hash, given))) {
+        throw validationError([{ field: 'current_password', message: given === undefined ? 'is required' : 'is not your current password' }]);
+      }
+    });
+  }
+
+  /** A new password: every other session of the person ends, this one goes on under a new id. */
+  async changePassword(actor: SessionActor, current: string, next: string): Promise<{ id: string; row: SessionRow }> {
+    await this.checkOwnPassword(actor.user, current);
+    const passwordHash = await hashSecret(next);
+    return this.s.db.tx(async (t) => {
+      await t.none('UPDATE users SET password_hash = $2 WHERE id = $1', [actor.user.id, passwordHash]);
+      await this.endOthers(t, actor);
+      return this.reopen(t, actor, 'active');
+    });
+  }
+
+  /** Ends every session of the person but the caller's. */
+  async endOthers(t: Tx, actor: SessionActor): Promise<void> {
+    await t.none('DELETE FROM user_sessions WHERE user_id = $1 AND id_hash <> $2', [actor.user.id, actor.session.id_hash]);
+  }
+
   private async open(t: Tx, userId: number, state: SessionState, createdAt: Date, absolute: Date): Promise<{ id: string; row: SessionRow }> {
     const id = randomBytes(ID_BYTES).toString('base64url');
     const row = await t.one<SessionRow>(
@@ -113,11 +141,14 @@ export class SessionService {
 
   /** A new id (and CSRF token) for the same sign-in, in a new state: after the second factor. */
   async rotate(actor: SessionActor, state: SessionState): Promise<{ id: string; row: SessionRow }> {
-    return this.s.db.tx(async (t) => {
-      await t.none('DELETE FROM user_sessions WHERE id_hash = $1', [actor.session.id_hash]);
-      if (state === 'active') await t.none('UPDATE users SET last_login_at = $2 WHERE id = $1', [actor.user.id, this.s.now()]);
-      return this.open(t, actor.user.id, state, actor.session.created_at, actor.session.absolute_expires_at);
-    });
+    return this.s.db.tx((t) => this.reopen(t, actor, state));
+  }
+
+  /** The caller's session under a new id, in `t`. */
+  async reopen(t: Tx, actor: SessionActor, state: SessionState): Promise<{ id: string; row: SessionRow }> {
+    await t.none('DELETE FROM user_sessions WHERE id_hash = $1', [actor.session.id_hash]);
+    if (state === 'active') await t.none('UPDATE users SET last_login_at = $2 WHERE id = $1', [actor.user.id, this.s.now()]);
+    return this.open(t, actor.user.id, state, actor.session.created_at, actor.session.absolute_expires_at);
   }
 
   async logout(actor: SessionActor): Promise<void> {

@@ -16,6 +16,7 @@ const WINDOW_STEPS = 1;
 const RECOVERY_CODES = 10;
 const RECOVERY_ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';
 
+const wrongCode = () => new AppError('UNAUTHORIZED', 'The code is wrong or was already used');
 const sha256 = (v: string) => createHash('sha256').update(v).digest('hex');
 
 function totpOf(secretBase32: string, email: string): TOTP {
@@ -34,26 +35,37 @@ export class TotpService {
     this.throttle = new FailureThrottle(() => s.db, s.now);
   }
 
-  /** A new secret, kept unconfirmed until a code from the app proves it was added. */
-  async start(actor: SessionActor) {
-    if (actor.user.totp_enabled_at) throw new AppError('INVALID_STATE', 'Two-factor authentication is already on');
+  /**
+   * A new secret, kept unconfirmed until a code from the app proves it was added. Replacing one in use
+   * needs the password, and the secret in use keeps working until the new one is confirmed.
+   */
+  async start(actor: SessionActor, currentPassword: string | undefined) {
+    const replacing = actor.user.totp_enabled_at !== null;
+    if (replacing) await this.s.sessions.checkOwnPassword(actor.user, currentPassword);
     const secret = new Secret({ size: 20 }).base32;
-    await this.s.db.none('UPDATE users SET totp_secret_enc = $2 WHERE id = $1', [actor.user.id, seal(this.s.config.masterKey, secret)]);
+    const column = replacing ? 'totp_pending_secret_enc' : 'totp_secret_enc';
+    await this.s.db.none('UPDATE users SET $2:name = $3 WHERE id = $1', [actor.user.id, column, seal(this.s.config.masterKey, secret)]);
     return { secret, otpauth_url: totpOf(secret, actor.user.email).toString() };
   }
 
-  /** Turns 2FA on with a first code; the session gets a new id; the recovery codes are returned once. */
+  /**
+   * Turns 2FA on (or moves it to the new secret) with a first code; new recovery codes replace the old
+   * ones and are returned once; the session gets a new id, and a replacement ends the other sessions.
+   */
   async confirm(actor: SessionActor, code: string) {
     const { user } = actor;
-    if (user.totp_enabled_at || !user.totp_secret_enc) throw new AppError('INVALID_STATE', 'Start the enrolment first (POST /v1/admin/me/totp)');
-    await this.throttle.attempt([`totp:${user.id}`], () => this.acceptCode(user.id, user.totp_secret_enc as string, user.email, code));
+    const replacing = user.totp_enabled_at !== null;
+    const sealed = replacing ? user.totp_pending_secret_enc : user.totp_secret_enc;
+    if (!sealed) throw new AppError('INVALID_STATE', 'Start the enrolment first (POST /v1/admin/me/totp)');
+    await this.throttle.attempt([`totp:${user.id}`], () => (replacing ? this.acceptNewSecret(user, sealed, code) : this.acceptCode(user.id, sealed, user.email, code)));
     const codes = Array.from({ length: RECOVERY_CODES }, recoveryCode);
-    await this.s.db.tx(async (t) => {
+    const rotated = await this.s.db.tx(async (t) => {
       await t.none('UPDATE users SET totp_enabled_at = $2 WHERE id = $1', [user.id, this.s.now()]);
       await t.none('DELETE FROM totp_recovery_codes WHERE user_id = $1', [user.id]);
       await t.none('INSERT INTO totp_recovery_codes (user_id, code_hash) SELECT $1, unnest($2::text[])', [user.id, codes.map(sha256)]);
+      if (replacing) await this.s.sessions.endOthers(t, actor);
+      return this.s.sessions.reopen(t, actor, 'active');
     });
-    const rotated = await this.s.sessions.rotate(actor, 'active');
     return { codes, rotated };
   }
 
@@ -69,15 +81,29 @@ export class TotpService {
     return this.s.sessions.rotate(actor, 'active');
   }
 
-  /** A right code is accepted once: its time step must be later than the last one accepted. */
-  private async acceptCode(userId: number, sealed: string, email: string, code: string): Promise<void> {
+  /** The time step of a right code of `sealed`; UNAUTHORIZED otherwise. */
+  private stepOf(sealed: string, email: string, code: string): number {
     const now = this.s.now().getTime();
     const delta = totpOf(open(this.s.config.masterKey, sealed), email).validate({ token: code, timestamp: now, window: WINDOW_STEPS });
-    const wrong = () => new AppError('UNAUTHORIZED', 'The code is wrong or was already used');
-    if (delta === null) throw wrong();
-    const step = Math.floor(now / 1000 / PERIOD_SECONDS) + delta;
+    if (delta === null) throw wrongCode();
+    return Math.floor(now / 1000 / PERIOD_SECONDS) + delta;
+  }
+
+  /** A right code is accepted once: its time step must be later than the last one accepted. */
+  private async acceptCode(userId: number, sealed: string, email: string, code: string): Promise<void> {
+    const step = this.stepOf(sealed, email, code);
     const taken = await this.s.db.result('UPDATE users SET totp_last_step = $2 WHERE id = $1 AND (totp_last_step IS NULL OR totp_last_step < $2)', [userId, step]);
-    if (taken.rowCount !== 1) throw wrong();
+    if (taken.rowCount !== 1) throw wrongCode();
+  }
+
+  /** The pending secret replaces the one in use, once, and its code's step is the last one accepted. */
+  private async acceptNewSecret(user: { id: number; email: string }, sealed: string, code: string): Promise<void> {
+    const step = this.stepOf(sealed, user.email, code);
+    const moved = await this.s.db.result(
+      'UPDATE users SET totp_secret_enc = $2, totp_pending_secret_enc = NULL, totp_last_step = $3 WHERE id = $1 AND totp_pending_secret_enc = $2',
+      [user.id, sealed, step],
+    );
+    if (moved.rowCount !== 1) throw wrongCode();
   }
 
   private async useRecoveryCode(userId: number, code: string): Promise<void> {

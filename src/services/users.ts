@@ -23,6 +23,8 @@ export interface UserRow {
   role: Role;
   business_id: number | null;
   totp_secret_enc: string | null;
+  /** a replacement secret waiting for its first code */
+  totp_pending_secret_enc: string | null;
   totp_enabled_at: Date | null;
   totp_last_step: number | bigint | null;
   disabled_at: Date | null;

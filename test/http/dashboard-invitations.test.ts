@@ -1,8 +1,9 @@
-// Proves invitations over HTTP and the email outbox: the link arrives by email (its token stored only as a hash), accepting creates the user with the invited role and business once, an expired, withdrawn or replaced invitation creates nobody, and bad input changes nothing.
+// Proves invitations over HTTP and the email outbox: the link arrives by email (its token stored only as a hash), accepting creates the user with the invited role and business once, an expired, withdrawn or replaced invitation creates nobody, and bad input changes nothing; once the email is sent the outbox keeps no usable token.
 import { createHash } from 'node:crypto';
 import { createBusiness } from '../helpers/merchants';
 import { startTestService } from '../helpers/service';
 import type { TestService } from '../helpers/service';
+import { eventually } from '../helpers/fixtures';
 import { Clock, PASSWORD, SessionClient, tokenFromOutbox } from '../helpers/users';
 
 const clock = new Clock();
@@ -50,6 +51,18 @@ it('emails a link valid for 72 hours; accepting creates the user with the invite
   expect(again.body.code).toBe('INVALID_STATE');
   expect(await usersNamed('joel@people.example')).toHaveLength(1);
   expect((await svc.admin.get('/v1/admin/invitations')).body.data.map((i: { id: number }) => i.id)).not.toContain(invitation.id);
+});
+
+it('keeps no usable token in the outbox once the email is sent: the stored body has it blanked, the link still works', async () => {
+  const { invitation, token } = await invite('outbox@people.example');
+  const body = await eventually(async () => {
+    const row = await svc.services.db.oneOrNone(`SELECT text_body FROM emails WHERE recipient = $1 AND kind = 'invitation' AND sent_at IS NOT NULL`, ['outbox@people.example']);
+    return row?.text_body as string | undefined;
+  }, 20_000, 'the invitation email sent');
+  expect(body).not.toContain(token);
+  expect(body).toContain('/dashboard/accept-invitation?token=(removed once sent)');
+  expect(JSON.stringify(await svc.services.db.any('SELECT * FROM invitations WHERE id = $1', [invitation.id]))).not.toContain(token);
+  expect((await accept(token)).status).toBe(200);
 });
 
 it('refuses an expired invitation and creates nobody', async () => {

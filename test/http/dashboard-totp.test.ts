@@ -1,4 +1,4 @@
-// Proves two-factor sign-in over HTTP: an operator must enrol before anything else, enrolment needs a real code and returns 10 recovery codes once (stored hashed), sign-in then waits for a code, a code or a recovery code works once, wrong codes are throttled, and each step gives a new session id.
+// Proves two-factor sign-in over HTTP: an operator must enrol before anything else, enrolment needs a real code and returns 10 recovery codes once (stored hashed), sign-in then waits for a code, a code or a recovery code works once, wrong codes are throttled, and each step gives a new session id; and replacing an authenticator needs the password and swaps secret and recovery codes only once confirmed.
 import { startTestService } from '../helpers/service';
 import type { TestService } from '../helpers/service';
 import { Clock, createUser, SessionClient, signedIn, totpCode, TOTP_SECRET } from '../helpers/users';
@@ -138,5 +138,62 @@ describe('sign-in with a second factor', () => {
     const users = await client.get('/v1/admin/users');
     expect(users.text).not.toContain(TOTP_SECRET);
     expect(users.text).not.toMatch(/totp_secret|password_hash/);
+  });
+});
+
+describe('replacing the authenticator (a new phone)', () => {
+  it('needs the password, keeps the old secret until a code of the new one confirms it, then swaps the recovery codes and ends the other sessions', async () => {
+    const op = await createUser(svc, { role: 'operator_admin', totp: true });
+    nextStep();
+    const client = await signedIn(svc, op, clock);
+    nextStep();
+    const elsewhere = await signedIn(svc, op, clock);
+    const oldCodes = await svc.services.db.any('SELECT code_hash FROM totp_recovery_codes WHERE user_id = $1', [op.id]);
+
+    expect((await client.post('/v1/admin/me/totp')).body.data).toEqual([{ field: 'current_password', message: 'is required' }]);
+    expect((await client.post('/v1/admin/me/totp', { current_password: 'not the password' })).body.data).toEqual([{ field: 'current_password', message: 'is not your current password' }]);
+    const started = await client.post('/v1/admin/me/totp', { current_password: op.password });
+    expect(started.status).toBe(200);
+    const { secret } = started.body.data;
+    expect(secret).not.toBe(TOTP_SECRET);
+
+    // until confirmed, the authenticator in use still signs in
+    nextStep();
+    const meanwhile = await signedIn(svc, op, clock);
+    const wrong = await client.post('/v1/admin/me/totp/confirm', { code: totpCode(svc) === currentCode(secret, clock.now()) ? '000000' : totpCode(svc) });
+    expect(wrong.status).toBe(401);
+
+    const before = client.cookie;
+    const confirmed = await client.post('/v1/admin/me/totp/confirm', { code: currentCode(secret, clock.now()) });
+    expect(confirmed.status).toBe(200);
+    const codes: string[] = confirmed.body.data.recovery_codes;
+    expect(codes).toHaveLength(10);
+    expect(client.cookie).not.toBe(before);
+    expect((await client.get('/v1/admin/session')).status).toBe(200);
+    for (const other of [elsewhere, meanwhile]) expect((await other.get('/v1/admin/session')).status).toBe(401);
+    const newHashes = await svc.services.db.any('SELECT code_hash FROM totp_recovery_codes WHERE user_id = $1', [op.id]);
+    expect(newHashes.filter((h) => oldCodes.some((o) => o.code_hash === h.code_hash))).toEqual([]);
+
+    // now only the new secret signs in
+    nextStep();
+    const withOld = new SessionClient(svc);
+    await withOld.login(op.email, op.password);
+    expect((await withOld.post('/v1/admin/session/totp', { code: totpCode(svc) })).status).toBe(401);
+    nextStep();
+    expect((await withOld.post('/v1/admin/session/totp', { code: currentCode(secret, clock.now()) })).status).toBe(200);
+    const stored = await svc.services.db.one('SELECT totp_secret_enc, totp_pending_secret_enc FROM users WHERE id = $1', [op.id]);
+    expect(stored.totp_pending_secret_enc).toBeNull();
+    expect(stored.totp_secret_enc).not.toContain(secret);
+  });
+
+  it('leaves the secret out of the audit log of a replacement', async () => {
+    const op = await createUser(svc, { role: 'operator_support', totp: true });
+    nextStep();
+    const client = await signedIn(svc, op, clock);
+    const started = await client.post('/v1/admin/me/totp', { current_password: op.password });
+    expect(started.status).toBe(200);
+    const entries = await svc.services.db.any('SELECT before, after FROM audit_log WHERE actor_user_id = $1', [op.id]);
+    expect(JSON.stringify(entries)).not.toContain(started.body.data.secret);
+    expect(JSON.stringify(entries)).not.toContain('totp_pending_secret_enc');
   });
 });

@@ -7,6 +7,8 @@ export interface Column<T> {
   cell: (row: T) => ReactNode;
   num?: boolean;
   className?: string;
+  /** a heading for screen readers only (e.g. a column of buttons) */
+  hidden?: boolean;
 }
 
 export function DataTable<T>({ columns, rows, rowKey }: { columns: Column<T>[]; rows: T[]; rowKey: (row: T) => string | number }) {
@@ -17,7 +19,7 @@ export function DataTable<T>({ columns, rows, rowKey }: { columns: Column<T>[]; 
           <tr>
             {columns.map((c) => (
               <th key={c.head} scope="col" className={c.num ? 'num' : undefined}>
-                {c.head}
+                {c.hidden ? <span className="visually-hidden">{c.head}</span> : c.head}
               </th>
             ))}
           </tr>

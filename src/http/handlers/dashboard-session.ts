@@ -1,4 +1,4 @@
-// Dashboard sign-in (admin.yaml, tag Session): sessions, the second factor, password resets.
+// Dashboard sign-in (admin.yaml, tag Session): sessions, the second factor, passwords and their resets.
 import type { RequestContext } from '../context';
 import { ok } from '../envelope';
 import { sessionActorOf } from '../access';
@@ -32,7 +32,8 @@ export const admin = typedHandlers({
     return ok(ctx.services.sessions.view(row, user), 'Second factor accepted', { 'Set-Cookie': ctx.services.sessions.cookie(id) });
   },
 
-  startTotpEnrolment: async (_input, ctx) => ok(await ctx.services.totp.start(sessionActorOf(ctx)), 'Scan the code, then confirm a code from your app'),
+  startTotpEnrolment: async ({ body }, ctx) =>
+    ok(await ctx.services.totp.start(sessionActorOf(ctx), body?.current_password), 'Scan the code, then confirm a code from your app'),
 
   confirmTotpEnrolment: async ({ body }, ctx) => {
     const actor = sessionActorOf(ctx);
@@ -43,6 +44,13 @@ export const admin = typedHandlers({
       'Two-factor authentication is on; store the recovery codes now, they are not shown again',
       { 'Set-Cookie': ctx.services.sessions.cookie(rotated.id) },
     );
+  },
+
+  changeOwnPassword: async ({ body: { current_password, new_password } }, ctx) => {
+    const actor = sessionActorOf(ctx);
+    const { id, row } = await ctx.services.sessions.changePassword(actor, current_password, new_password);
+    const user = await ctx.services.users.get(actor.user.id);
+    return ok(ctx.services.sessions.view(row, user), 'Password changed; your other sessions have ended', { 'Set-Cookie': ctx.services.sessions.cookie(id) });
   },
 
   requestPasswordReset: async ({ body }, ctx) => {

@@ -6,7 +6,6 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { admin, unwrap } from '../../api';
 import { Link } from '../../router';
 import { farewellMessage, forget, remember } from '../../session';
-import type { Session } from '../../session';
 import { FormError, TextField } from '../../ui/forms';
 import { Notice } from '../../ui/parts';
 
@@ -70,84 +69,6 @@ export function SecondFactor() {
         </button>
       </form>
       <SignOutLink />
-    </AuthPage>
-  );
-}
-
-/** Two-factor set-up: the secret to add to an authenticator app, a code to confirm it, then the recovery codes, shown once. */
-export function EnrolTotp({ onDone, required }: { onDone?: () => void; required: boolean }) {
-  const queries = useQueryClient();
-  const [code, setCode] = useState('');
-  const [finished, setFinished] = useState<{ codes: string[]; session: Session } | null>(null);
-  const start = useMutation({ mutationFn: () => unwrap(admin.POST('/v1/admin/me/totp')) });
-  const confirm = useMutation({
-    mutationFn: () => unwrap(admin.POST('/v1/admin/me/totp/confirm', { body: { code: code.trim() } })),
-    onSuccess: (body) => setFinished({ codes: body.data.recovery_codes, session: body.data.session }),
-  });
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    confirm.mutate();
-  };
-  if (finished) {
-    return (
-      <AuthPage title="Store your recovery codes">
-        <div className="secret" role="region" aria-label="Recovery codes">
-          <p>
-            <strong>These codes are shown only this once.</strong> Each signs you in once if you lose your authenticator. Store them somewhere safe.
-          </p>
-          <ul className="codes">
-            {finished.codes.map((c) => (
-              <li key={c}>
-                <code>{c}</code>
-              </li>
-            ))}
-          </ul>
-          <button
-            type="button"
-            autoFocus
-            onClick={() => {
-              remember(queries, finished.session);
-              onDone?.();
-            }}
-          >
-            I have stored the codes
-          </button>
-        </div>
-      </AuthPage>
-    );
-  }
-  const secret = start.data?.data;
-  return (
-    <AuthPage title="Set up two-factor authentication">
-      <p>{required ? 'Operators sign in with a second factor. ' : ''}Add PayCollect to an authenticator app (Google Authenticator, 1Password, Aegis…), then type the code it shows.</p>
-      {!secret && (
-        <>
-          <FormError error={start.error} />
-          <button type="button" disabled={start.isPending} onClick={() => start.mutate()}>
-            Show my secret
-          </button>
-        </>
-      )}
-      {secret && (
-        <form onSubmit={submit} aria-label="Confirm two-factor authentication">
-          <dl className="pairs">
-            <dt>Secret (type it into the app)</dt>
-            <dd>
-              <code data-testid="totp-secret">{secret.secret}</code>
-            </dd>
-            <dt>Or open on this device</dt>
-            <dd>
-              <a href={secret.otpauth_url}>Add to authenticator app</a>
-            </dd>
-          </dl>
-          <TextField label="Code from the app" name="code" inputMode="numeric" autoComplete="one-time-code" required error={confirm.error} value={code} onValue={setCode} />
-          <FormError error={confirm.error} shown={['code']} />
-          <button type="submit" disabled={confirm.isPending}>
-            Confirm
-          </button>
-        </form>
-      )}
-      {required && <SignOutLink />}
     </AuthPage>
   );
 }

@@ -8,6 +8,7 @@ import type { Admin } from '../../api';
 import { CheckField, FormError, SelectField, TextField } from '../../ui/forms';
 import { Guard } from '../../ui/guard';
 import { LoadError, Loading, Notice, Section } from '../../ui/parts';
+import { DataTable } from '../../ui/table';
 import { asNumber, PAYMENT_METHODS } from '../../ui/values';
 
 function traffic(t: Admin['AllowedTraffic']): string {
@@ -31,48 +32,33 @@ export function Mids({ businessId }: { businessId: number }) {
       {mids.error && <LoadError error={mids.error} retry={() => mids.refetch()} />}
       {mids.data && mids.data.items.length === 0 && <p>No MID yet: collections are refused with NO_ROUTE until one is active. Add one below.</p>}
       {mids.data && mids.data.items.length > 0 && (
-        <div className="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">MID</th>
-                <th scope="col">Processor</th>
-                <th scope="col">Method</th>
-                <th scope="col">Currency</th>
-                <th scope="col">Traffic</th>
-                <th scope="col">Rank</th>
-                <th scope="col">Active</th>
-                <th scope="col">Password</th>
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {mids.data.items.map((m) => (
-                <tr key={m.id}>
-                  <td>#{m.id}</td>
-                  <td>{m.service_type}</td>
-                  <td>{m.payment_method}</td>
-                  <td>{m.currency}</td>
-                  <td>{traffic(m.allowed_traffic)}</td>
-                  <td>{m.processing_rank}</td>
-                  <td>{m.active ? 'yes' : 'no'}</td>
-                  <td>{m.has_password ? 'stored' : 'none'}</td>
-                  <td>
-                    <button type="button" className="small" onClick={() => setEditing(editing === m.id ? null : m.id)} aria-expanded={editing === m.id}>
-                      Edit MID #{m.id}
-                    </button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          rows={mids.data.items}
+          rowKey={(m) => m.id}
+          columns={[
+            { head: 'MID', cell: (m) => `#${m.id}` },
+            { head: 'Processor', cell: (m) => m.service_type },
+            { head: 'Method', cell: (m) => m.payment_method },
+            { head: 'Currency', cell: (m) => m.currency },
+            { head: 'Traffic', cell: (m) => traffic(m.allowed_traffic) },
+            { head: 'Rank', cell: (m) => m.processing_rank },
+            { head: 'Active', cell: (m) => (m.active ? 'yes' : 'no') },
+            { head: 'Password', cell: (m) => (m.has_password ? 'stored' : 'none') },
+            {
+              head: 'Actions',
+              hidden: true,
+              cell: (m) => (
+                <button type="button" className="small" onClick={() => setEditing(editing === m.id ? null : m.id)} aria-expanded={editing === m.id}>
+                  Edit MID #{m.id}
+                </button>
+              ),
+            },
+          ]}
+        />
       )}
       {editing !== null && mids.data?.items.find((m) => m.id === editing) && (
         <Guard need="operate">
-        <EditMid key={editing} mid={mids.data.items.find((m) => m.id === editing) as Admin['Mid']} onDone={() => setEditing(null)} />
+          <EditMid key={editing} mid={mids.data.items.find((m) => m.id === editing) as Admin['Mid']} onDone={() => setEditing(null)} />
         </Guard>
       )}
       <Guard need="operate">
