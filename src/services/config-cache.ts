@@ -102,10 +102,11 @@ export class ConfigCache {
    * Keep entries from now on, dropping them on every NOTIFY and whenever the version moved. `listen`
    * false (the embedded database: its socket delivers no notices, and no other process shares it): kept
    * with the version poll and the write guard alone, and dropped by this process's own changes (invalidate()).
+   * `pollMs`: how often the version is compared (tests that count statements pass one longer than the test).
    */
-  live(listen: boolean): void {
+  live(listen: boolean, pollMs = VERSION_POLL_MS): void {
     if (this.poll) return;
-    this.poll = setInterval(() => void this.checkVersion(), VERSION_POLL_MS);
+    this.poll = setInterval(() => void this.checkVersion(), pollMs);
     this.poll.unref();
     if (!listen) {
       this.keeping = true;
