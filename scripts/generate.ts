@@ -12,8 +12,8 @@ const DOCUMENTS = [
   { source: 'openapi/openapi.yaml', bundle: 'openapi.yaml', types: 'merchant-api.d.ts', html: 'docs/index.html', title: 'PayCollect merchant API' },
   { source: 'openapi/admin.yaml', bundle: 'admin.yaml', types: 'admin-api.d.ts', html: 'docs/admin.html', title: 'PayCollect operator API' },
 ];
-/** The SDK package (sdk/) carries its own copy of the merchant types, so that it stands alone. */
-const SDK_TYPES = 'sdk/src/generated/merchant-api.d.ts';
+/** The SDK package (sdk/) carries its own copy of the merchant types, so that it stands alone (.ts, so that its build emits them). */
+const SDK_TYPES = 'sdk/src/generated/merchant-api.ts';
 /** The page loads Redoc from a CDN; the service serves the same file (same integrity hash) itself. */
 const REDOC_CDN = /https:\/\/cdn\.redocly\.com\/redoc\/v[\d.]+\/bundles\/redoc\.standalone\.js/g;
 export const REDOC_LOCAL = '/docs/redoc.standalone.js';
