@@ -12,6 +12,8 @@ export const SEALED_COLUMNS = [
   { table: 'mids', id: 'id', column: 'credentials_enc' },
   { table: 'card_keys', id: 'key_id', column: 'private_pem_enc' },
   { table: 'sealed_settings', id: 'name', column: 'value_enc' },
+  { table: 'users', id: 'id', column: 'totp_secret_enc' },
+  { table: 'users', id: 'id', column: 'totp_pending_secret_enc' },
 ] as const;
 
 export interface ResealReport {

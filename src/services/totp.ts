@@ -4,7 +4,7 @@
 // (each carries about 52 random bits, so a fast hash is enough, unlike a password).
 import { createHash, randomInt } from 'node:crypto';
 import { Secret, TOTP } from 'otpauth';
-import { open, seal } from '../crypto/secretbox';
+import { masterKeys, openWithAny, seal } from '../crypto/secretbox';
 import { AppError } from '../errors';
 import type { Base } from './index';
 import type { SessionActor, SessionService } from './sessions';
@@ -84,7 +84,8 @@ export class TotpService {
   /** The time step of a right code of `sealed`; UNAUTHORIZED otherwise. */
   private stepOf(sealed: string, email: string, code: string): number {
     const now = this.s.now().getTime();
-    const delta = totpOf(open(this.s.config.masterKey, sealed), email).validate({ token: code, timestamp: now, window: WINDOW_STEPS });
+    // during a MASTER_KEY rotation a secret may still be sealed with the previous key
+    const delta = totpOf(openWithAny(masterKeys(this.s.config), sealed).plaintext, email).validate({ token: code, timestamp: now, window: WINDOW_STEPS });
     if (delta === null) throw wrongCode();
     return Math.floor(now / 1000 / PERIOD_SECONDS) + delta;
   }

@@ -1,4 +1,4 @@
-// Proves secrets rotation without downtime: a new JWT_SECRET keeps tokens signed by the previous one valid while it is listed (key id in the header), and a new MASTER_KEY opens everything sealed with the old one until the re-seal command has moved it all to the new key, card fingerprints included.
+// Proves secrets rotation without downtime: a new JWT_SECRET keeps tokens signed by the previous one valid while it is listed (key id in the header), and a new MASTER_KEY opens everything sealed with the old one (two-factor secrets included) until the re-seal command has moved it all to the new key, card fingerprints included.
 import { randomBytes } from 'node:crypto';
 import { decodeProtectedHeader } from 'jose';
 import { encryptCard } from '../../scripts/encrypt-card';
@@ -11,6 +11,7 @@ import { freshDatabase } from '../helpers/db';
 import { setupMerchant } from '../helpers/fixtures';
 import { startTestService } from '../helpers/service';
 import type { TestService } from '../helpers/service';
+import { createUser, SessionClient, totpCode } from '../helpers/users';
 
 const secret = () => randomBytes(32).toString('base64url');
 const masterKey = () => randomBytes(32).toString('base64');
@@ -77,17 +78,22 @@ describe('MASTER_KEY rotation', () => {
     const JWT_SECRET = secret();
     const before = await withService(database, { MASTER_KEY: k1, JWT_SECRET }, async (svc) => {
       const m = await setupMerchant(svc);
+      const operator = await createUser(svc, { role: 'operator_admin', totp: true });
       const publicPem = (await svc.merchant((await svc.anon.post('/v1/auth/token', { api_key: m.apiKey }, { headers: { 'secret-key': m.apiSecret } })).body.data.token).get('/v1/public-key')).body.data.public_key;
-      return { webhookHash: m.webhookHash, publicPem, fingerprint: svc.services.cards.fingerprint(GOOD_CARD.card_number) };
+      return { webhookHash: m.webhookHash, publicPem, fingerprint: svc.services.cards.fingerprint(GOOD_CARD.card_number), operator };
     });
 
     // the new key in place, the old one still accepted: the service works, then the command re-seals
     await withService(database, { MASTER_KEY: k2, MASTER_KEY_PREVIOUS: k1, JWT_SECRET }, async (svc) => {
       expect((await svc.services.cards.decryptCard(encryptCard(before.publicPem, GOOD_CARD))).card.card_number).toBe(GOOD_CARD.card_number);
+      // an operator's two-factor secret, sealed with the old key, still signs in
+      const session = new SessionClient(svc);
+      expect((await session.login(before.operator.email, before.operator.password)).body.data.state).toBe('totp_required');
+      expect((await session.post('/v1/admin/session/totp', { code: totpCode(svc) })).status).toBe(200);
       const report = await resealAll(svc.services.db, svc.config);
       // everything was sealed with the old key; each kind of secret the merchant set-up made is re-sealed
       for (const { table, column } of SEALED_COLUMNS) expect(report[`${table}.${column}`].current).toBe(0);
-      for (const k of ['api_tokens.webhook_hash_enc', 'mids.merchant_password_enc', 'card_keys.private_pem_enc', 'sealed_settings.value_enc']) {
+      for (const k of ['api_tokens.webhook_hash_enc', 'mids.merchant_password_enc', 'card_keys.private_pem_enc', 'sealed_settings.value_enc', 'users.totp_secret_enc']) {
         expect(report[k].resealed).toBeGreaterThan(0);
       }
       expect(await resealAll(svc.services.db, svc.config)).toEqual(
