@@ -28,6 +28,18 @@ export function sqlFile(name: string): pgPromise.QueryFile {
   return file;
 }
 
+/** Databases opened by openEmbedded: their one session is shared by reconnecting clients. */
+const embeddedDbs = new WeakSet<Db>();
+
+/**
+ * A hot statement of constant text. On a real server: a named (prepared) statement, parsed and planned
+ * once per connection, then only bound and run. On the embedded database an unnamed one: its one session is
+ * shared by every client that connects, so a name prepared by one client would clash with the next's.
+ */
+export function statement(db: Db, name: string, text: string, values: unknown[]): pgPromise.PreparedStatement | pgPromise.ParameterizedQuery {
+  return embeddedDbs.has(db) ? new pgp.ParameterizedQuery({ text, values }) : new pgp.PreparedStatement({ name, text, values });
+}
+
 const POOL_MAX = 10;
 const EMBEDDED_SHARED_BUFFERS = '16MB';
 
@@ -53,6 +65,7 @@ export async function openEmbedded(dataDir: string | undefined, template?: Blob)
   const server = new PGLiteSocketServer({ db: lite, path: path.join(sockDir, '.s.PGSQL.5432'), maxConnections: 4 });
   await server.start();
   const db = pgp({ host: sockDir, port: 5432, user: 'postgres', database: 'postgres', max: 1, allowExitOnIdle: true });
+  embeddedDbs.add(db);
   await db.one('SELECT 1 AS ok');
   return {
     db,

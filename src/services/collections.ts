@@ -1,6 +1,6 @@
 // Collections: request-to-pay, routing, provider reports, state changes, queries.
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { pgp, sqlFile } from '../db';
+import { pgp, sqlFile, statement } from '../db';
 import type { Tx } from '../db';
 import { listPage } from '../db/keyset';
 import type { KeyColumn, ListPage, PageRequest } from '../db/keyset';
@@ -145,6 +145,12 @@ function processorRequestCte(c: Charge, now: Date): string {
 
 /** How many times a request-to-pay is priced and routed again when the configuration changed under it. */
 const CONFIG_ATTEMPTS = 3;
+
+/** readForMove's statements (name, text): a move to COMPLETED also reads what the ledger credit needs. */
+const readForMoveSql = (credit: string) =>
+  `SELECT c.*, ${credit} AS credit_context, ${recipientsSql('c.api_token_id')} AS outbox_recipients FROM collections c WHERE c.id = $1`;
+const READ_FOR_COMPLETION = ['read-for-completion', readForMoveSql(creditContextSql('c.business_id', 'c.account_currency'))] as const;
+const READ_FOR_MOVE = ['read-for-move', readForMoveSql('NULL')] as const;
 
 /** Thrown when a concurrent request took the merchant_reference first. */
 class ReferenceTaken extends Error {}
@@ -446,13 +452,10 @@ export class CollectionService {
     return moved;
   }
 
-  /** A collection with what a move of it to `outcome` needs to write (no lock); null when none. */
+  /** A collection with what a move of it to `outcome` needs to write (no lock); null when none. A prepared statement. */
   private readForMove(collectionId: bigint, outcome: FinalStatus): Promise<MoveRead | null> {
-    const credit = outcome === 'COMPLETED' ? creditContextSql('c.business_id', 'c.account_currency') : 'NULL';
-    return this.s.db.oneOrNone<MoveRead>(
-      `SELECT c.*, ${credit} AS credit_context, ${recipientsSql('c.api_token_id')} AS outbox_recipients FROM collections c WHERE c.id = $1`,
-      [collectionId],
-    );
+    const [name, text] = outcome === 'COMPLETED' ? READ_FOR_COMPLETION : READ_FOR_MOVE;
+    return this.s.db.oneOrNone<MoveRead>(statement(this.s.db, name, text, [collectionId]));
   }
 
   async byMerchantReference(businessId: number, merchantReference: string): Promise<CollectionRow | null> {

@@ -7,7 +7,7 @@
 // with stale tokens, routing or prices; the operator API drops this process's copy itself before it
 // answers a change (http/access.ts). Until live() runs (services built without a running service),
 // nothing is kept and every lookup reads the database.
-import { pgp } from '../db';
+import { pgp, statement } from '../db';
 import type { Db } from '../db';
 import { listenOn } from '../db/listen';
 import type { PaymentMethod } from '../domain/collection';
@@ -102,10 +102,11 @@ export class ConfigCache {
    * Keep entries from now on, dropping them on every NOTIFY and whenever the version moved. `listen`
    * false (the embedded database: its socket delivers no notices, and no other process shares it): kept
    * with the version poll and the write guard alone, and dropped by this process's own changes (invalidate()).
+   * `pollMs`: how often the version is compared (tests that count statements pass one longer than the test).
    */
-  live(listen: boolean): void {
+  live(listen: boolean, pollMs = VERSION_POLL_MS): void {
     if (this.poll) return;
-    this.poll = setInterval(() => void this.checkVersion(), VERSION_POLL_MS);
+    this.poll = setInterval(() => void this.checkVersion(), pollMs);
     this.poll.unref();
     if (!listen) {
       this.keeping = true;
@@ -150,7 +151,7 @@ export class ConfigCache {
     if (this.version === null) return;
     const seen = this.version;
     try {
-      const { version } = await this.db.one<{ version: bigint }>('SELECT version FROM config_version');
+      const { version } = await this.db.one<{ version: bigint }>(statement(this.db, 'config-version', 'SELECT version FROM config_version', []));
       if (version !== seen && this.version === seen) this.invalidate();
     } catch (err) {
       this.log.warn('configuration version check failed', { err });

@@ -5,12 +5,19 @@
 // A process may hold part of a share unused when another runs out, so a deployment can admit up to one
 // share less per other process than the limit, never more. With the default limit (100) a busy token costs
 // each process about eight short statements a second.
+import { statement } from '../db';
 import type { Db } from '../db';
 
 /** Shares a second's budget is taken in. */
 const SHARE_PARTS = 8;
 /** Lease rows older than this many seconds are deleted by the worker. */
 const KEEP_SECONDS = 60;
+
+/** A share of a second's budget, never past the limit: $1 token, $2 second, $3 share, $4 limit. */
+const LEASE_SQL = `INSERT INTO rate_leases AS r (api_token_id, second, granted, last_grant) VALUES ($1, $2, least($3::int, $4::int), least($3::int, $4::int))
+  ON CONFLICT (api_token_id, second) DO UPDATE
+    SET granted = least(r.granted + $3::int, $4::int), last_grant = least(r.granted + $3::int, $4::int) - r.granted
+  RETURNING last_grant`;
 
 interface Bucket {
   second: number;
@@ -50,13 +57,7 @@ export class SharedRateLimit {
   private async lease(b: Bucket, tokenId: number, limit: number): Promise<void> {
     try {
       const share = Math.ceil(limit / SHARE_PARTS);
-      const { last_grant: got } = await this.db.one<{ last_grant: number }>(
-        `INSERT INTO rate_leases AS r (api_token_id, second, granted, last_grant) VALUES ($1, $2, least($3, $4), least($3, $4))
-         ON CONFLICT (api_token_id, second) DO UPDATE
-           SET granted = least(r.granted + $3, $4), last_grant = least(r.granted + $3, $4) - r.granted
-         RETURNING last_grant`,
-        [tokenId, b.second, share, limit],
-      );
+      const { last_grant: got } = await this.db.one<{ last_grant: number }>(statement(this.db, 'rate-lease', LEASE_SQL, [tokenId, b.second, share, limit]));
       b.left += got;
       if (got === 0) b.spent = true;
     } finally {

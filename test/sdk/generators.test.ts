@@ -3,7 +3,7 @@
 // and so do the code samples of the SDK's README against its build; a CARD request without its fields must not
 // compile in any.
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -18,9 +18,14 @@ const GENERATORS: Record<string, (out: string) => [string, string[]]> = {
   oazapfts: (out) => ['oazapfts', [SPEC, path.join(out, 'api.ts')]],
 };
 
+const scratchDirs: string[] = [];
+// rmSync removes the node_modules link itself, never what it points to
+afterAll(() => scratchDirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+
 /** A scratch project that sees the repository's node_modules, as a merchant's project sees its own. */
 function scratch(paths: Record<string, string[]> = {}): string {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'paycollect-generator-'));
+  scratchDirs.push(dir);
   symlinkSync(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'));
   const compilerOptions = {
     target: 'ES2022', lib: ['ES2022', 'DOM'], module: 'nodenext', moduleResolution: 'nodenext', strict: true,
