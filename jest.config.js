@@ -1,6 +1,7 @@
 // Jest runs TypeScript through swc. jose and json-schema-ref-parser ship ESM only, so they are
 // transformed too; PGlite loads its WebAssembly with dynamic import(), hence --experimental-vm-modules
-// in the npm test script.
+// in the npm test script, which also silences the ExperimentalWarning that flag prints in every worker (it is
+// the only experimental feature the tests use on purpose).
 const swc = ['@swc/jest', { jsc: { target: 'es2022', parser: { syntax: 'typescript' } }, module: { type: 'commonjs' } }];
 module.exports = {
   testEnvironment: 'node',

@@ -88,7 +88,7 @@ function jest(dir: string, tests: string[], names?: string): { killed: boolean; 
   const args = [path.join(dir, 'node_modules', 'jest', 'bin', 'jest.js'), '--bail', '--silent', ...(names ? ['-t', names] : []), ...tests];
   const run = spawnSync(process.execPath, args, {
     cwd: dir,
-    env: { ...process.env, NODE_OPTIONS: '--experimental-vm-modules' },
+    env: { ...process.env, NODE_OPTIONS: '--experimental-vm-modules --disable-warning=ExperimentalWarning' },
     stdio: ['ignore', 'ignore', 'pipe'],
     encoding: 'utf8',
   });
