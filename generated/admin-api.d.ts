@@ -96,6 +96,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/businesses/{business_id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a business's webhook deliveries
+         * @description Every webhook notification of the business's collections, newest first, with where its delivery stands: delivered, retrying (with the next attempt) or given up, the number of attempts and the latest HTTP status and error. Filter by `state=gave_up` to find what to re-send (`POST /v1/admin/collections/{gateway_reference}/notify`) once the endpoint is fixed; each collection's full attempt log is at `GET /v1/admin/collections/{gateway_reference}/notifications`. Operators read any business; a merchant user reads its own.
+         */
+        get: operations["listBusinessDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/admin/businesses/{business_id}/mids": {
         parameters: {
             query?: never;
@@ -1185,6 +1205,70 @@ export interface components {
             data: components["schemas"]["Posting"][];
             paging: components["schemas"]["Paging"];
         };
+        /**
+         * @description Where a notification's delivery stands: `delivered` (the webhook answered 2xx), `retrying` (not yet acknowledged; a next attempt is scheduled) or `gave_up` (the retry schedule ran out; re-send it once the endpoint is fixed).
+         * @enum {string}
+         */
+        DeliveryState: "delivered" | "retrying" | "gave_up";
+        /**
+         * @description Stage of a collection. Every collection starts `PENDING` and ends in exactly one of the four final
+         *     states; a final state never changes again, with one exception: `EXPIRED` is this service's own
+         *     deadline, not the processor's word, so when the processor later confirms that the customer paid, an
+         *     `EXPIRED` collection becomes `COMPLETED` once (credited and notified like any completion, with the
+         *     next `sequence`). Money moves only on `COMPLETED`.
+         *     - `PENDING`: accepted, waiting for the customer or the provider.
+         *     - `COMPLETED`: the customer paid; `total_credit` is credited to the wallet.
+         *     - `FAILED`: the provider declined or the payment failed.
+         *     - `CANCELLED`: the customer cancelled on the payment page.
+         *     - `EXPIRED`: still `PENDING` after the expiry time (30 minutes by default); with a live processor, after
+         *       asking it once more.
+         * @enum {string}
+         */
+        TransactionStatus: "PENDING" | "COMPLETED" | "FAILED" | "CANCELLED" | "EXPIRED";
+        /** @description One webhook notification of a business's collection and where its delivery stands. */
+        Delivery: {
+            /** @description The notification's id, increasing with creation. */
+            id: number;
+            /** @description The `webhook-id` the merchant receives; the same on every attempt and re-send. */
+            event_id: string;
+            /** @description The collection the notification is about. */
+            gateway_reference: string;
+            /** @description Order of the notification among the collection's notifications. */
+            sequence: number;
+            transaction_status: components["schemas"]["TransactionStatus"];
+            /** @description When the notification was written (UTC). */
+            created_at: components["schemas"]["Timestamp"];
+            state: components["schemas"]["DeliveryState"];
+            /** @description Delivery attempts made so far, re-sends included. */
+            attempts: number;
+            /** @description When the latest attempt was made (UTC); `null` before the first. */
+            last_attempt_at: components["schemas"]["Timestamp"] | null;
+            /** @description HTTP status of the latest attempt; `null` before the first or when no answer came. */
+            last_http_status: number | null;
+            /** @description Error of the latest attempt (`HTTP 503`, `timeout`, ...); `null` when it succeeded or none was made. */
+            last_error: string | null;
+            /** @description When the webhook acknowledged it (UTC); `null` until then. */
+            delivered_at: components["schemas"]["Timestamp"] | null;
+            /** @description When the next attempt is due (UTC); `null` once delivered or given up. */
+            next_attempt_at: components["schemas"]["Timestamp"] | null;
+        };
+        /** @description Envelope of a page of webhook notifications, newest first. */
+        DeliveryListResponse: {
+            /**
+             * @description Always `200` on success.
+             * @constant
+             */
+            code: 200;
+            /**
+             * @description Always `success` for this operation.
+             * @constant
+             */
+            status: "success";
+            /** @description Human-readable outcome. */
+            message: string;
+            data: components["schemas"]["Delivery"][];
+            paging: components["schemas"]["Paging"];
+        };
         /** @description Payer countries a MID takes: the string `ALL`, or a list of ISO 3166-1 alpha-2 country codes. */
         AllowedTraffic: "ALL" | string[];
         /** @description A MID (routing terminal). The processor password is never returned. */
@@ -1531,21 +1615,6 @@ export interface components {
             message: string;
             data: components["schemas"]["FxRate"];
         };
-        /**
-         * @description Stage of a collection. Every collection starts `PENDING` and ends in exactly one of the four final
-         *     states; a final state never changes again, with one exception: `EXPIRED` is this service's own
-         *     deadline, not the processor's word, so when the processor later confirms that the customer paid, an
-         *     `EXPIRED` collection becomes `COMPLETED` once (credited and notified like any completion, with the
-         *     next `sequence`). Money moves only on `COMPLETED`.
-         *     - `PENDING`: accepted, waiting for the customer or the provider.
-         *     - `COMPLETED`: the customer paid; `total_credit` is credited to the wallet.
-         *     - `FAILED`: the provider declined or the payment failed.
-         *     - `CANCELLED`: the customer cancelled on the payment page.
-         *     - `EXPIRED`: still `PENDING` after the expiry time (30 minutes by default); with a live processor, after
-         *       asking it once more.
-         * @enum {string}
-         */
-        TransactionStatus: "PENDING" | "COMPLETED" | "FAILED" | "CANCELLED" | "EXPIRED";
         /**
          * @description Date and time in UTC, `YYYY-MM-DDTHH:MM:SSZ`, with or without the UTC designator `Z` (both mean UTC). It must be a real moment of the Gregorian calendar between years 0001 and 9999.
          * @example 2025-11-01T00:00:00Z
@@ -2465,6 +2534,11 @@ export interface components {
          */
         WalletCurrency: components["schemas"]["Currency"];
         /**
+         * @description Only notifications whose delivery is in this state.
+         * @example gave_up
+         */
+        FilterDeliveryState: components["schemas"]["DeliveryState"];
+        /**
          * @description MID id.
          * @example 12
          */
@@ -2889,6 +2963,71 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             /** @description `NOT_FOUND`: no business has this id, or it has no wallet in this currency. */
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listBusinessDeliveries: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only notifications whose delivery is in this state.
+                 * @example gave_up
+                 */
+                state?: components["parameters"]["FilterDeliveryState"];
+                /**
+                 * @description Items per page.
+                 * @example 10
+                 */
+                per_page?: components["parameters"]["PerPage"];
+                /**
+                 * @description Where to go on: the `paging.next_cursor` of the previous page (send the same filters). Keyset paging: no item is repeated or skipped while new ones are being created. Not with `page` or `offset`.
+                 * @example WyIyMDI1LTExLTI1VDEwOjE1OjAyKzAwOjAwIiwxMDQ4XQ
+                 */
+                cursor?: components["parameters"]["Cursor"];
+                /**
+                 * @description Page number, 1-based, at most 21474837 (so that the items it skips fit the `offset` bound). Ignored when `offset` is given.
+                 * @example 2
+                 */
+                page?: components["parameters"]["Page"];
+                /**
+                 * @description Number of items to skip from the first, at most 2147483647. When given it wins over `page`.
+                 * @example 20
+                 */
+                offset?: components["parameters"]["Offset"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Business id.
+                 * @example 7
+                 */
+                business_id: components["parameters"]["BusinessId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of notifications, newest first. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-PH-Total": components["headers"]["XPHTotal"];
+                    "X-PH-TotalPages": components["headers"]["XPHTotalPages"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeliveryListResponse"];
+                };
+            };
+            /** @description `VALIDATION_ERROR`: `business_id`, `state` or a paging parameter is malformed, or the query has an unknown parameter. */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description `NOT_FOUND`: no business has this id, or a merchant user asked for another business. */
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];

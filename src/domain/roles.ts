@@ -72,6 +72,7 @@ export const RULES: Record<string, Rule> = {
   listAdminCollectionNotifications: read('merchant_viewer'),
   resendAdminNotification: { support: true, merchant: 'merchant_developer' },
   listFailingWebhooks: read(null),
+  listBusinessDeliveries: read('merchant_viewer'),
   getCertification: read('merchant_viewer'),
   requestGoLive: admin('merchant_owner'),
   listGoLiveRequests: read(null),

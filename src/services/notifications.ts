@@ -7,6 +7,8 @@ import { pgp } from '../db';
 import type { Tx } from '../db';
 import type { CollectionRow } from '../domain/collection';
 import { AppError, validationError } from '../errors';
+import { businessDeliveries } from '../notify/business-deliveries';
+import type { DeliveryState } from '../notify/business-deliveries';
 import { failingWebhooks, logOfCollection, logOfNotification } from '../notify/delivery-log';
 import type { NotificationLogEntry } from '../notify/delivery-log';
 import { finalSummary, receipt, startNotice } from '../notify/email';
@@ -165,6 +167,13 @@ export class NotificationService {
   /** Operator view: API tokens whose webhook has undelivered notifications with failed attempts. */
   failing(page: PageRequest) {
     return failingWebhooks(this.s.db, page);
+  }
+
+  /** A business's notifications, newest first, with their delivery state; NOT_FOUND for no such business. */
+  async deliveriesOf(businessId: number, state: DeliveryState | null, page: PageRequest) {
+    const business = await this.s.db.oneOrNone('SELECT 1 FROM businesses WHERE id = $1', [businessId]);
+    if (!business) throw new AppError('NOT_FOUND', `No business with id ${businessId}`);
+    return businessDeliveries(this.s.db, businessId, state, page);
   }
 
   /** Waits for webhook sends still under way; call after the workers stop, before the database closes. */

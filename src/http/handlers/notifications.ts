@@ -1,3 +1,4 @@
+import type { DeliveryState } from '../../notify/business-deliveries';
 import { principalOf } from '../context';
 import { accepted, ok } from '../envelope';
 import { pageOf, pageReply } from '../paging';
@@ -19,5 +20,11 @@ export const admin = typedHandlers({
   listFailingWebhooks: async ({ query }, ctx) => {
     const page = pageOf(query);
     return pageReply(ctx, query, page, await ctx.services.notifications.failing(page), 'Failing webhooks retrieved');
+  },
+
+  listBusinessDeliveries: async ({ path, query }, ctx) => {
+    const page = pageOf(query);
+    const deliveries = await ctx.services.notifications.deliveriesOf(Number(path.business_id), (query.state ?? null) as DeliveryState | null, page);
+    return pageReply(ctx, query, page, deliveries, 'Deliveries retrieved');
   },
 });

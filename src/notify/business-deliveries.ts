@@ -1,0 +1,64 @@
+// The merchant's delivery log (listBusinessDeliveries): every notification of a business's
+// collections, newest first, with where its delivery stands and its latest attempt.
+import type { Db } from '../db';
+import { BY_ID, listPage } from '../db/keyset';
+import type { PageRequest } from '../db/keyset';
+import type { Status } from '../domain/collection';
+import { apiTime, apiTimeOrNull } from '../domain/time';
+
+export const DELIVERY_STATES = ['delivered', 'retrying', 'gave_up'] as const;
+export type DeliveryState = (typeof DELIVERY_STATES)[number];
+
+const STATE_SQL = `CASE WHEN n.delivered_at IS NOT NULL THEN 'delivered' WHEN n.gave_up_at IS NOT NULL THEN 'gave_up' ELSE 'retrying' END`;
+
+interface DeliveryRow {
+  id: string;
+  event_id: string;
+  gateway_reference: string;
+  sequence: number;
+  transaction_status: Status;
+  created_at: Date;
+  state: DeliveryState;
+  attempts: number;
+  last_attempt_at: Date | null;
+  last_http_status: number | null;
+  last_error: string | null;
+  delivered_at: Date | null;
+  next_attempt_at: Date | null;
+}
+
+function deliveryOf(r: DeliveryRow) {
+  return {
+    id: Number(r.id),
+    event_id: r.event_id,
+    gateway_reference: r.gateway_reference,
+    sequence: r.sequence,
+    transaction_status: r.transaction_status,
+    created_at: apiTime(r.created_at),
+    state: r.state,
+    attempts: r.attempts,
+    last_attempt_at: apiTimeOrNull(r.last_attempt_at),
+    last_http_status: r.last_http_status,
+    last_error: r.last_error,
+    delivered_at: apiTimeOrNull(r.delivered_at),
+    next_attempt_at: r.state === 'retrying' ? apiTimeOrNull(r.next_attempt_at) : null,
+  };
+}
+
+export type Delivery = ReturnType<typeof deliveryOf>;
+
+/** A page of the business's notifications, newest first, optionally in one delivery state only. */
+export async function businessDeliveries(db: Db, businessId: number, state: DeliveryState | null, page: PageRequest) {
+  const sql = `SELECT * FROM (
+      SELECT n.id, n.event_id, c.gateway_reference, n.sequence, n.transaction_status, n.created_at, ${STATE_SQL} AS state,
+        n.attempts, l.at AS last_attempt_at, l.http_status AS last_http_status, l.error AS last_error, n.delivered_at, n.next_attempt_at
+      FROM notifications n JOIN collections c ON c.id = n.collection_id
+      LEFT JOIN LATERAL (
+        SELECT a.at, a.http_status, a.error FROM notification_attempts a
+        WHERE a.notification_id = n.id ORDER BY a.attempt DESC, a.id DESC LIMIT 1
+      ) l ON true
+      WHERE c.business_id = $1) d
+    WHERE $2::text IS NULL OR d.state = $2`;
+  const listed = await listPage<DeliveryRow>(db, { sql, values: [businessId, state], key: BY_ID, direction: 'DESC' }, page);
+  return { ...listed, rows: listed.rows.map(deliveryOf) };
+}
