@@ -3,7 +3,7 @@
 // same webhook-id again), sees its balances, and cannot open another business's payment.
 import type { Browser } from 'playwright-core';
 import { launchBrowser } from '../helpers/browser';
-import { dashboardPage, describeBrowser, fitsWidth, PHONE, signIn } from '../helpers/dashboard';
+import { closeAll, dashboardPage, describeBrowser, fitsWidth, PHONE, signIn } from '../helpers/dashboard';
 import { mobileMoney, setupMerchant } from '../helpers/fixtures';
 import type { MerchantSetup } from '../helpers/fixtures';
 import { eventually, startReceiver } from '../helpers/notify-fixtures';
@@ -29,11 +29,7 @@ beforeAll(async () => {
   other = await setupMerchant(svc, { mids: [MM_MID] });
   browser = (await launchBrowser()) as Browser;
 }, SETUP_MS);
-afterAll(async () => {
-  await browser?.close();
-  await receiver?.close();
-  await svc?.close();
-});
+afterAll(() => closeAll(browser, receiver, svc));
 
 async function paid(m: MerchantSetup, reference: string): Promise<string> {
   const r = await m.client.post('/v1/collections/request-to-pay', mobileMoney({ merchant_reference: reference, account_number: '256700000123' }));

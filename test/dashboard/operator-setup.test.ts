@@ -3,7 +3,7 @@
 // nothing, that an API secret is shown once then only masked, and that a third token is refused.
 import type { Browser, Page } from 'playwright-core';
 import { launchBrowser } from '../helpers/browser';
-import { dashboardPage, describeBrowser, fieldError } from '../helpers/dashboard';
+import { closeAll, dashboardPage, describeBrowser, fieldError } from '../helpers/dashboard';
 import { startReceiver } from '../helpers/notify-fixtures';
 import type { Receiver } from '../helpers/notify-fixtures';
 import { startTestService } from '../helpers/service';
@@ -25,11 +25,7 @@ beforeAll(async () => {
   receiver = await startReceiver();
   browser = (await launchBrowser()) as Browser;
 }, SETUP_MS);
-afterAll(async () => {
-  await browser?.close();
-  await receiver?.close();
-  await svc?.close();
-});
+afterAll(() => closeAll(browser, receiver, svc));
 
 const count = async (table: string) => Number((await svc.database.db.one(`SELECT count(*) AS n FROM ${table}`)).n);
 

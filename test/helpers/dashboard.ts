@@ -43,3 +43,8 @@ export function fieldError(page: Page, scope: string, field: string) {
 export async function fitsWidth(page: Page): Promise<boolean> {
   return page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth);
 }
+
+/** Closes what a browser test opened, in order (the browser before the service it talks to); a missing one is skipped. */
+export async function closeAll(...opened: ({ close(): Promise<unknown> } | undefined)[]): Promise<void> {
+  for (const o of opened) await o?.close();
+}

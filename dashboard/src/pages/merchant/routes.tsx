@@ -10,12 +10,14 @@ import { People } from '../shared/People';
 import { ApiTokens } from '../shared/ApiTokens';
 import { Balances } from './Balances';
 import { MerchantGoLive } from './GoLive';
+import { WebhookDeliveries } from './WebhookDeliveries';
 
 export function merchantNav(user: User): { to: string; label: string }[] {
   return [
     { to: '/payments', label: 'Payments' },
     { to: '/balances', label: 'Balances' },
     { to: '/developers', label: 'API tokens and webhooks' },
+    { to: '/deliveries', label: 'Webhook deliveries' },
     { to: '/go-live', label: 'Go live' },
     ...(can(user, 'team') ? [{ to: '/team', label: 'Team' }] : []),
     ...(can(user, 'audit') ? [{ to: '/audit', label: 'Audit log' }] : []),
@@ -29,6 +31,7 @@ export function merchantPage(path: string, user: User): ReactNode | null {
   if (payment) return <CollectionPage key={payment.reference} reference={payment.reference} operator={false} />;
   if (path === '/balances') return <Balances businessId={businessId} />;
   if (path === '/developers') return <ApiTokens businessId={businessId} page />;
+  if (path === '/deliveries') return <WebhookDeliveries businessId={businessId} />;
   if (path === '/go-live') return <MerchantGoLive businessId={businessId} />;
   if (path === '/team' && can(user, 'team')) return <People businessId={businessId} title="Team" />;
   if (path === '/audit' && can(user, 'audit')) return <AuditLog businessId={businessId} />;
