@@ -1,5 +1,6 @@
 // Collections: the search (an operator's over every business, a merchant's over its own), and one
-// collection with its delivery log; operators also see its routing decision and ledger postings.
+// collection with its delivery log; operators also see its processor request (resolving a held one),
+// its routing decision and ledger postings.
 import { useQuery } from '@tanstack/react-query';
 import { admin, unwrap, unwrapPage } from '../../api';
 import type { Admin } from '../../api';
@@ -8,6 +9,7 @@ import { CollectionSummary, CollectionTable, queryOf, SearchForm, searchOf, Wind
 import { Pager, useCursorList } from '../../ui/paging';
 import { LoadError, Loading, Money, Section, Time } from '../../ui/parts';
 import { DataTable } from '../../ui/table';
+import { ProcessorRequest } from '../operator/ProcessorRequest';
 import { Deliveries } from './Deliveries';
 
 /** `businessId`: a merchant's own business (the server allows no other). */
@@ -56,6 +58,7 @@ export function CollectionPage({ reference, operator }: { reference: string; ope
         <CollectionSummary c={c} />
       </Section>
       <Deliveries reference={c.gateway_reference} final={c.transaction_status !== 'PENDING'} />
+      {operator && c.processor_request && <ProcessorRequest reference={c.gateway_reference} request={c.processor_request} />}
       {operator && <Routing routing={c.routing} />}
       <Postings postings={c.postings} />
     </>

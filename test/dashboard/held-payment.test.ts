@@ -1,0 +1,75 @@
+// Proves, in Chromium against a live deployment (APP_ENV live, a fake MTN over real HTTP), that an operator admin sees a
+// held payment's processor request with why it is held, resolves it from the collection page (outcome, note, confirm)
+// and then sees the resolution; operator support sees the held request without the form.
+import type { Browser } from 'playwright-core';
+import { FakeMtnMomo } from '../fakes/mtn-momo';
+import { launchBrowser } from '../helpers/browser';
+import { closeAll, dashboardPage, describeBrowser, signIn } from '../helpers/dashboard';
+import { FAST_PROCESSORS, liveMerchant, requestOf } from '../helpers/live';
+import type { LiveMerchant } from '../helpers/live';
+import { expectOk } from '../helpers/merchants';
+import { eventually, startReceiver } from '../helpers/notify-fixtures';
+import type { Receiver } from '../helpers/notify-fixtures';
+import { startTestService } from '../helpers/service';
+import type { TestService } from '../helpers/service';
+import { Clock, createUser, totpCode } from '../helpers/users';
+
+/** the fake's number that succeeds for one unit less than asked (test/fakes/mtn-momo.ts) */
+const SHORT_PAYER = '46733123459';
+const clock = new Clock();
+let fake: FakeMtnMomo;
+let svc: TestService;
+let m: LiveMerchant;
+let browser: Browser;
+let hooks: Receiver;
+let ref: string;
+
+beforeAll(async () => {
+  fake = new FakeMtnMomo();
+  await fake.start();
+  hooks = await startReceiver();
+  svc = await startTestService({ env: { APP_ENV: 'live', MTN_MOMO_BASE_URL: fake.url, ...FAST_PROCESSORS }, now: clock.now });
+  m = await liveMerchant(svc, { serviceType: 'mtn_momo', currency: 'UGX', credentials: fake.credentials(), webhookUrl: hooks.url });
+  const asked = { currency: 'UGX', amount: 50000, payment_method: 'MOBILE_MONEY', account_number: SHORT_PAYER, merchant_reference: 'HELD-BROWSER-1', narration: 'Order held for review' };
+  ref = expectOk(await m.client.post('/v1/collections/request-to-pay', asked)).gateway_reference;
+  await eventually(async () => (await requestOf(svc, ref))?.state === 'held', 15_000, 'held');
+  browser = (await launchBrowser()) as Browser;
+}, 180_000);
+afterAll(async () => {
+  await closeAll(browser, svc, hooks);
+  await fake?.stop();
+});
+
+async function operatorPage(role: 'operator_admin' | 'operator_support') {
+  const user = await createUser(svc, { role, totp: true });
+  const page = await dashboardPage(browser, svc, `/collections/${ref}`);
+  clock.advance(30_000); // one code per 30-second step
+  await signIn(page, user.email, user.password, totpCode(svc));
+  const request = page.getByRole('region', { name: 'Processor request' });
+  await request.getByText(/^Held: .*4999900/).waitFor();
+  return { page, request };
+}
+
+describeBrowser('a held payment on the operator collection page', () => {
+  it('shows support the held request without the resolve form', async () => {
+    const { page, request } = await operatorPage('operator_support');
+    await request.getByText('held', { exact: true }).waitFor();
+    expect(await page.getByRole('form', { name: 'Resolve held payment' }).count()).toBe(0);
+    await page.context().close();
+  }, 120_000);
+
+  it('lets an operator admin resolve it as COMPLETED with a note, then shows who decided', async () => {
+    const { page, request } = await operatorPage('operator_admin');
+    const form = page.getByRole('form', { name: 'Resolve held payment' });
+    await expect(form.getByRole('button', { name: 'Resolve held payment' }).isDisabled()).resolves.toBe(true);
+    await form.getByRole('radio', { name: 'COMPLETED' }).check();
+    await form.getByLabel('Note').fill('MTN confirmed 50000 UGX (ticket 88231)');
+    await form.getByRole('button', { name: 'Resolve held payment' }).click(); // the confirm dialog is accepted
+    await request.getByText(/Resolved as COMPLETED by operator\.admin\..* UTC: MTN confirmed 50000 UGX \(ticket 88231\)/).waitFor();
+    await form.waitFor({ state: 'detached' });
+    await request.getByText('settled', { exact: true }).waitFor();
+    expect((await requestOf(svc, ref))?.state).toBe('settled');
+    await page.getByRole('region', { name: 'Payment' }).getByText('COMPLETED').first().waitFor();
+    await page.context().close();
+  }, 120_000);
+});
