@@ -18,6 +18,12 @@ const READS = new Set(['GET', 'HEAD']);
 /** Lists whose `business_id` filter a merchant user cannot leave: it is set to its own business. */
 const BUSINESS_FILTERED = new Set(['listAdminCollections', 'listUsers', 'listInvitations', 'listAuditLog']);
 const MAX_ID = 2_147_483_647;
+/**
+ * Changes that wait on a processor over the network and write nothing of ours but their audit entry:
+ * run outside one transaction, so no connection sits idle in a transaction for as long as the vendor
+ * takes; the entry is written once the answer is in.
+ */
+const OUTSIDE_A_CHANGE = new Set(['checkMidCredentials']);
 
 /** Path parameter -> the statement finding the business its record belongs to. */
 const OWNER_OF: [string, string | null][] = [
@@ -154,12 +160,14 @@ function auditActorOf(actor: Actor): AuditActor {
 
 /**
  * Wraps one change in one transaction: the target read before, the handler, the target read after and
- * the audit entry commit together, so there is no change without its entry and no entry without it.
+ * the audit entry commit together, so there is no change without its entry and no entry without it
+ * (except OUTSIDE_A_CHANGE, whose only write is the entry).
  */
 function audited(operationId: string, handler: Handler): Handler {
   return async (c, ctx) => {
     const actor = ctx.actor;
     if (!actor) return handler(c, ctx); // anonymous operations (sign-in, invitations, resets) record themselves
+    if (OUTSIDE_A_CHANGE.has(operationId)) return recorded(operationId, actor, handler, c, ctx);
     return inOneChange(ctx.services.db, () => recorded(operationId, actor, handler, c, ctx));
   };
 }
