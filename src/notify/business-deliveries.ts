@@ -47,18 +47,22 @@ function deliveryOf(r: DeliveryRow) {
 
 export type Delivery = ReturnType<typeof deliveryOf>;
 
-/** A page of the business's notifications, newest first, optionally in one delivery state only. */
+const FROM = 'FROM notifications n JOIN collections c ON c.id = n.collection_id';
+/** The business's notifications, optionally in one delivery state only ($1 business, $2 state or null). */
+const WHERE = `WHERE c.business_id = $1 AND ($2::text IS NULL OR ${STATE_SQL} = $2)`;
+
+/** A page of the business's notifications, newest first; the latest attempt is read for listed rows, not to count. */
 export async function businessDeliveries(db: Db, businessId: number, state: DeliveryState | null, page: PageRequest) {
-  const sql = `SELECT * FROM (
-      SELECT n.id, n.event_id, c.gateway_reference, n.sequence, n.transaction_status, n.created_at, ${STATE_SQL} AS state,
-        n.attempts, l.at AS last_attempt_at, l.http_status AS last_http_status, l.error AS last_error, n.delivered_at, n.next_attempt_at
-      FROM notifications n JOIN collections c ON c.id = n.collection_id
-      LEFT JOIN LATERAL (
-        SELECT a.at, a.http_status, a.error FROM notification_attempts a
-        WHERE a.notification_id = n.id ORDER BY a.attempt DESC, a.id DESC LIMIT 1
-      ) l ON true
-      WHERE c.business_id = $1) d
-    WHERE $2::text IS NULL OR d.state = $2`;
-  const listed = await listPage<DeliveryRow>(db, { sql, values: [businessId, state], key: BY_ID, direction: 'DESC' }, page);
+  const values = [businessId, state];
+  const sql = `SELECT n.id, n.event_id, c.gateway_reference, n.sequence, n.transaction_status, n.created_at, ${STATE_SQL} AS state,
+      n.attempts, l.at AS last_attempt_at, l.http_status AS last_http_status, l.error AS last_error, n.delivered_at, n.next_attempt_at
+    ${FROM}
+    LEFT JOIN LATERAL (
+      SELECT a.at, a.http_status, a.error FROM notification_attempts a
+      WHERE a.notification_id = n.id ORDER BY a.attempt DESC, a.id DESC LIMIT 1
+    ) l ON true
+    ${WHERE}`;
+  const count = async () => (await db.one<{ n: number }>(`SELECT count(*)::int AS n ${FROM} ${WHERE}`, values)).n;
+  const listed = await listPage<DeliveryRow>(db, { sql, values, key: BY_ID, direction: 'DESC', count }, page);
   return { ...listed, rows: listed.rows.map(deliveryOf) };
 }
