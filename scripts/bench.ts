@@ -48,8 +48,8 @@ const TARGETS = {
 /** `tag` keeps each target's merchant references apart (the floor inserts into the service's table). */
 async function measureHttp(name: string, tag: string, child: Child, port: number, settings: LoadSettings, headers: Record<string, string>, postgres: boolean): Promise<HttpFigures> {
   await waitForHttp(`http://127.0.0.1:${port}/`, child);
-  const rate = settings.ratePerSecond ? `, offered at a fixed ${settings.ratePerSecond} req/s` : '';
-  process.stdout.write(`  ${name}: ${settings.warmupSeconds} s warm-up, ${settings.durationSeconds} s at ${settings.connections} connections${rate}\n`);
+  const load = settings.ratePerSecond ? `a fixed ${settings.ratePerSecond} req/s, sent open-loop` : `${settings.connections} connections`;
+  process.stdout.write(`  ${name}: ${settings.warmupSeconds} s warm-up, ${settings.durationSeconds} s at ${load}\n`);
   return loadPost({
     url: `http://127.0.0.1:${port}/v1/collections/request-to-pay`,
     headers: { 'content-type': 'application/json', accept: 'application/json', ...headers },

@@ -1,10 +1,11 @@
-// Shared parts of `npm run bench`: child processes, ports, RSS sampling, percentiles and one autocannon run.
+// Shared parts of `npm run bench`: child processes, ports, RSS sampling, percentiles and one load run.
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { closeSync, openSync, readdirSync, readFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import autocannon from 'autocannon';
+import { openLoopPost } from './open-loop';
 
 export const ROOT = path.resolve(__dirname, '..', '..');
 
@@ -194,8 +195,9 @@ export interface LoadSettings {
   durationSeconds: number;
   warmupSeconds: number;
   /**
-   * A fixed offered load (autocannon's overallRate: requests a second across every connection), instead
-   * of each connection sending its next request as soon as its answer arrives; undefined: as fast as answered.
+   * A fixed offered load, sent open-loop (open-loop.ts: evenly spaced, latency from each request's planned
+   * departure), instead of `connections` each sending its next request as soon as its answer arrives
+   * (autocannon); undefined: as fast as answered.
    */
   ratePerSecond?: number;
 }
@@ -229,31 +231,38 @@ export async function loadPost(o: {
   postgres: boolean;
 }): Promise<HttpFigures> {
   let n = 0;
-  const run = (durationSeconds: number) =>
-    autocannon({
+  const makeBody = () => o.makeBody(++n);
+  const rate = o.settings.ratePerSecond;
+  const run = async (durationSeconds: number) => {
+    if (rate) {
+      const r = await openLoopPost({ url: o.url, headers: o.headers, makeBody, rate, seconds: durationSeconds });
+      return { ok: r.answered_2xx, total: r.sent, seconds: durationSeconds, p50: r.p50_ms, p99: r.p99_ms, errors: r.errors, non2xx: 0, timeouts: 0 };
+    }
+    const r = await autocannon({
       url: o.url,
       method: 'POST',
       connections: o.settings.connections,
       duration: durationSeconds,
-      ...(o.settings.ratePerSecond ? { overallRate: o.settings.ratePerSecond } : {}),
       timeout: 10,
       headers: o.headers,
-      requests: [{ setupRequest: (req) => ({ ...req, body: o.makeBody(++n) }) }],
+      requests: [{ setupRequest: (req) => ({ ...req, body: makeBody() }) }],
     });
+    return { ok: r['2xx'], total: r.requests.total, seconds: r.duration, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.timeouts + r.non2xx, non2xx: r.non2xx, timeouts: r.timeouts };
+  };
   if (o.settings.warmupSeconds > 0) await run(o.settings.warmupSeconds);
   const rss = sampleRss(o.pid);
   const cpu = cpuMeter(o.pid, o.postgres);
   const start = performance.now();
   const r = await run(o.settings.durationSeconds);
   const end = performance.now();
-  const cpuPerRequest = cpu(r.requests.total);
+  const cpuPerRequest = cpu(r.total);
   const peak = rss.stop();
   return {
-    req_per_s: round1(r['2xx'] / r.duration),
-    p50_ms: r.latency.p50,
-    p99_ms: r.latency.p99,
-    requests: r.requests.total,
-    errors: r.errors + r.timeouts + r.non2xx,
+    req_per_s: round1(r.ok / r.seconds),
+    p50_ms: r.p50,
+    p99_ms: r.p99,
+    requests: r.total,
+    errors: r.errors,
     non_2xx: r.non2xx,
     timeouts: r.timeouts,
     peak_rss_mb: peak,
