@@ -104,6 +104,8 @@ async function main() {
     await shoot(phone, '09-merchant-balances-phone', () => phone.getByRole('region', { name: 'UGX wallet' }).waitFor());
     await phone.getByRole('link', { name: 'API tokens and webhooks' }).click();
     await shoot(phone, '10-merchant-tokens-phone', () => phone.getByRole('form', { name: 'New API token' }).waitFor());
+    await phone.getByRole('link', { name: 'Webhook deliveries' }).click();
+    await shoot(phone, '15-merchant-deliveries-phone', () => phone.getByRole('button', { name: /^Re-send webhook of/ }).first().waitFor());
     await desk.getByRole('link', { name: 'Audit log' }).click();
     await shoot(desk, '11-audit-log', () => desk.getByRole('navigation', { name: 'Pages' }).waitFor());
     await desk.getByRole('link', { name: operator.email }).click();

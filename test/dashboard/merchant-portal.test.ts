@@ -79,6 +79,11 @@ describeBrowser('merchant view in Chromium at phone width', () => {
     // Balances, then another business's payment: not found, with what to do.
     await page.getByRole('link', { name: 'Balances' }).click();
     await page.getByRole('region', { name: 'UGX wallet' }).getByText('Available').waitFor();
+    expect(await fitsWidth(page)).toBe(true);
+    // the business-wide delivery log: its table scrolls inside the page, the page does not widen
+    await page.getByRole('link', { name: 'Webhook deliveries' }).click();
+    await page.getByRole('button', { name: /^Re-send webhook of/ }).first().waitFor();
+    expect(await fitsWidth(page)).toBe(true);
     await page.goto(`${svc.url}/dashboard/payments/${foreign}`);
     await page.getByRole('alert').getByText('Check the address, or go back to the list.').waitFor();
     expect(await page.content()).not.toContain('ORD-FOREIGN-7');
