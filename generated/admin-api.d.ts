@@ -2393,10 +2393,14 @@ export interface components {
             target_type: string | null;
             /** @description Id of the record changed. */
             target_id: string | null;
-            /** @description The record before the change; `null` when it was created. */
-            before: Record<string, never> | null;
-            /** @description The record after the change; `null` when it was deleted. */
-            after: Record<string, never> | null;
+            /** @description The record before the change (its columns, secrets left out); `null` when it was created. */
+            before: {
+                [key: string]: unknown;
+            } | null;
+            /** @description The record after the change (its columns, secrets left out); `null` when it was deleted. */
+            after: {
+                [key: string]: unknown;
+            } | null;
             /** @description The `X-Request-Id` of the request that made the change. */
             request_id: string | null;
         };

@@ -65,8 +65,8 @@ interface AuditRow {
   business_id: number | null;
   target_type: string | null;
   target_id: string | null;
-  before: object | null;
-  after: object | null;
+  before: Record<string, unknown> | null;
+  after: Record<string, unknown> | null;
   request_id: string | null;
 }
 
