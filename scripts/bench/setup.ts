@@ -96,6 +96,13 @@ export async function freshServerDatabase(serverUrl: string): Promise<{ url: str
     url: url.toString(),
     version: `PostgreSQL ${v} server`,
     drop: async () => {
+      // A closed pool's sessions end a moment after pool.end() resolves: wait for them, since forcing them
+      // off first makes each ending client raise an error that no listener takes any more (a crash).
+      for (let i = 0; i < 50; i++) {
+        const { n } = await admin.one<{ n: number }>('SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1', [name]);
+        if (n === 0) break;
+        await new Promise((r) => setTimeout(r, 100));
+      }
       await admin.none('DROP DATABASE IF EXISTS $1:name WITH (FORCE)', [name]);
       await admin.$pool.end();
     },
