@@ -571,7 +571,7 @@ export interface paths {
         put?: never;
         /**
          * Start setting up two-factor authentication
-         * @description Creates a new TOTP secret for the signed-in user, to scan as a QR code from `otpauth_url`. Nothing changes until a code from the app is confirmed with `POST /v1/admin/me/totp/confirm`; starting again replaces the unconfirmed secret. Operators must do this at their first sign-in. To replace an authenticator already set up (a new phone), send `current_password`; the old one keeps working until the new one is confirmed, which also replaces the recovery codes and ends the person's other sessions. Needs the `X-CSRF-Token` header.
+         * @description Creates a new TOTP secret for the signed-in user, to scan as a QR code from `otpauth_url`. Nothing changes until a code from the app is confirmed with `POST /v1/admin/me/totp/confirm`; starting again replaces the unconfirmed secret. Operators must do this at their first sign-in (their session is `totp_enrolment_required`); merchant users may from an `active` session. A session still waiting for its second factor (`totp_required`) cannot call this; it gives its code to `verifyTotp` first. To replace an authenticator already set up (a new phone), the session must be `active` and send `current_password` and `current_code`, a current code of the authenticator in use; the old one keeps working until the new one is confirmed, which also replaces the recovery codes and ends the person's other sessions. Needs the `X-CSRF-Token` header.
          */
         post: operations["startTotpEnrolment"];
         delete?: never;
@@ -591,7 +591,7 @@ export interface paths {
         put?: never;
         /**
          * Turn two-factor authentication on
-         * @description Confirms the secret of `startTotpEnrolment` with a current code from the app. Two-factor authentication is then on (with the new secret, when it replaces one), the session gets a new id and becomes `active`, and 10 new recovery codes are returned: they are shown this once and stored only as hashes; earlier ones stop working. Replacing an authenticator also ends the person's other sessions. Needs the `X-CSRF-Token` header.
+         * @description Confirms the secret of `startTotpEnrolment` with a current code from the app. Two-factor authentication is then on (with the new secret, when it replaces one), the session gets a new id and becomes `active`, and 10 new recovery codes are returned: they are shown this once and stored only as hashes; earlier ones stop working. Replacing an authenticator also ends the person's other sessions. Like `startTotpEnrolment`, refused to a session still waiting for its second factor. Needs the `X-CSRF-Token` header.
          */
         post: operations["confirmTotpEnrolment"];
         delete?: never;
@@ -2144,7 +2144,7 @@ export interface components {
         /** @description The caller's dashboard session. Send `csrf_token` as the `X-CSRF-Token` header on every request that changes something (any method but GET) made with the session cookie. */
         Session: {
             /**
-             * @description `active`: signed in. `totp_required`: the password was right; send a code to `POST /v1/admin/session/totp`. `totp_enrolment_required`: an operator without two-factor authentication must set it up (`POST /v1/admin/me/totp`, then `/confirm`) before anything else.
+             * @description `active`: signed in. `totp_required`: the password was right; send a code to `POST /v1/admin/session/totp`: until then the session may only do that, read itself and sign out. `totp_enrolment_required`: an operator without two-factor authentication must set it up (`POST /v1/admin/me/totp`, then `/confirm`) before anything else; it may also read itself and sign out.
              * @enum {string}
              */
             state: "active" | "totp_required" | "totp_enrolment_required";
@@ -2190,10 +2190,12 @@ export interface components {
             /** @description One of the recovery codes shown at enrolment; each works once. */
             recovery_code?: string;
         };
-        /** @description To replace an authenticator that is already set up: the current password, so that an unattended session cannot move the second factor to another phone. */
+        /** @description To replace an authenticator that is already set up: the current password and a current code of the authenticator in use, so that a session left open (or a stolen password) cannot move the second factor to another phone. */
         TotpReenrolment: {
             /** @description The signed-in person's password. */
             current_password: string & components["schemas"]["Text"];
+            /** @description The 6-digit code the authenticator in use shows now (each code works once). */
+            current_code: string;
         };
         /** @description A new TOTP secret (SHA-1, 6 digits, 30 seconds) to add to an authenticator app, by scanning `otpauth_url` as a QR code or typing `secret`. It takes effect once a code is confirmed. */
         TotpEnrolment: {
@@ -4195,9 +4197,9 @@ export interface operations {
                     "application/json": components["schemas"]["TotpEnrolmentResponse"];
                 };
             };
-            /** @description `VALIDATION_ERROR`: two-factor authentication is already on and `current_password` is missing or not the password in use. */
+            /** @description `VALIDATION_ERROR`: two-factor authentication is already on and `current_password` or `current_code` is missing, or the password is not the one in use. */
             400: components["responses"]["BadRequest"];
-            /** @description `UNAUTHORIZED`: no session, or a session still waiting for its second factor. */
+            /** @description `UNAUTHORIZED`: no session, a session still waiting for its second factor, or (replacing) `current_code` is wrong or already used. */
             401: components["responses"]["Unauthorized"];
             /** @description `CSRF_FAILED`: the `X-CSRF-Token` header is missing or wrong. */
             403: components["responses"]["Forbidden"];
@@ -4233,7 +4235,7 @@ export interface operations {
             };
             /** @description `VALIDATION_ERROR`, or `INVALID_STATE`: no enrolment was started. */
             400: components["responses"]["BadRequest"];
-            /** @description `UNAUTHORIZED`: no session, or the code is wrong. */
+            /** @description `UNAUTHORIZED`: no session, a session still waiting for its second factor, or the code is wrong. */
             401: components["responses"]["Unauthorized"];
             /** @description `CSRF_FAILED`: the `X-CSRF-Token` header is missing or wrong. */
             403: components["responses"]["Forbidden"];

@@ -37,10 +37,31 @@ export interface Rule {
   merchant: MerchantLevel;
 }
 
-/** What a session still waiting for its second factor (or for its enrolment) may call. */
-export const BEFORE_SECOND_FACTOR = new Set(['getSession', 'logout', 'verifyTotp', 'startTotpEnrolment', 'confirmTotpEnrolment']);
+/**
+ * Where a sign-in stands: `active` is fully signed in; `totp_required` has given the password and owes
+ * its code; `totp_enrolment_required` (an operator without an authenticator) must set one up first.
+ */
+export const SESSION_STATES = ['active', 'totp_required', 'totp_enrolment_required'] as const;
+export type SessionState = (typeof SESSION_STATES)[number];
+
+/**
+ * What a session not yet fully signed in may call. One waiting for its code gives the code (or a
+ * recovery code), reads its session or signs out: nothing else, and above all not enrolment, or the
+ * password alone would let anyone set up an authenticator of their own and become `active`. One that
+ * must enrol enrols, reads its session or signs out.
+ */
+const NOT_YET_ACTIVE: Record<Exclude<SessionState, 'active'>, ReadonlySet<string>> = {
+  totp_required: new Set(['getSession', 'logout', 'verifyTotp']),
+  totp_enrolment_required: new Set(['getSession', 'logout', 'startTotpEnrolment', 'confirmTotpEnrolment']),
+};
+
+/** Whether a session in `state` may call `operationId` at all (its role is asked separately). */
+export function sessionMayCall(state: SessionState, operationId: string): boolean {
+  return state === 'active' || NOT_YET_ACTIVE[state].has(operationId);
+}
+
 /** Signing in and out, two-factor set-up, one's own password: any signed-in user, for itself. */
-export const SELF_SERVICE = new Set([...BEFORE_SECOND_FACTOR, 'changeOwnPassword']);
+export const SELF_SERVICE = new Set(['getSession', 'logout', 'verifyTotp', 'startTotpEnrolment', 'confirmTotpEnrolment', 'changeOwnPassword']);
 
 const read = (merchant: MerchantLevel): Rule => ({ support: true, merchant });
 const admin = (merchant: MerchantLevel = null): Rule => ({ support: false, merchant });

@@ -6,7 +6,7 @@ import type { Context } from 'openapi-backend';
 import type { OpenAPIBackend } from 'openapi-backend';
 import { inOneChange } from '../db/change';
 import { AppError } from '../errors';
-import { BEFORE_SECOND_FACTOR, decide } from '../domain/roles';
+import { decide, sessionMayCall } from '../domain/roles';
 import type { Services } from '../services';
 import type { AuditActor, TargetType } from '../services/audit';
 import { SESSION_COOKIE } from '../services/sessions';
@@ -72,7 +72,7 @@ async function checkSession(c: Context, services: Services): Promise<SessionActo
   const actor = await services.sessions.authenticate(cookie);
   if (!actor) throw new AppError('UNAUTHORIZED', 'Sign in again: the session has ended');
   const operationId = c.operation.operationId ?? '';
-  if (actor.session.state !== 'active' && !BEFORE_SECOND_FACTOR.has(operationId)) {
+  if (!sessionMayCall(actor.session.state, operationId)) {
     throw new AppError('UNAUTHORIZED', 'Finish signing in first: two-factor authentication is pending');
   }
   if (!READS.has(c.request.method.toUpperCase()) && !services.sessions.csrfMatches(actor, c.request.headers['x-csrf-token'] as string | undefined)) {

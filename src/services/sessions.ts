@@ -9,13 +9,14 @@ import { AppError, validationError } from '../errors';
 import type { Tx } from '../db';
 import { apiTime } from '../domain/time';
 import { isOperator } from '../domain/roles';
+import type { SessionState } from '../domain/roles';
 import { hashSecret } from './auth';
 import type { Base } from './index';
 import { FailureThrottle } from './throttle';
 import type { UserRow } from './users';
 import { userRecord } from './users';
 
-export type SessionState = 'active' | 'totp_required' | 'totp_enrolment_required';
+export type { SessionState };
 
 export interface SessionRow {
   id_hash: string;

@@ -5,7 +5,7 @@
 import { createHash, randomInt } from 'node:crypto';
 import { Secret, TOTP } from 'otpauth';
 import { masterKeys, openWithAny, seal } from '../crypto/secretbox';
-import { AppError } from '../errors';
+import { AppError, validationError } from '../errors';
 import type { Base } from './index';
 import type { SessionActor, SessionService } from './sessions';
 import { FailureThrottle } from './throttle';
@@ -37,11 +37,19 @@ export class TotpService {
 
   /**
    * A new secret, kept unconfirmed until a code from the app proves it was added. Replacing one in use
-   * needs the password, and the secret in use keeps working until the new one is confirmed.
+   * needs a fully signed-in session, the password and a current code of the authenticator in use (a
+   * session left open cannot move the second factor to another phone), and the secret in use keeps
+   * working until the new one is confirmed.
    */
-  async start(actor: SessionActor, currentPassword: string | undefined) {
-    const replacing = actor.user.totp_enabled_at !== null;
-    if (replacing) await this.s.sessions.checkOwnPassword(actor.user, currentPassword);
+  async start(actor: SessionActor, given: { current_password?: string; current_code?: string } = {}) {
+    const replacing = mayEnrol(actor);
+    if (replacing) {
+      const missing = (['current_password', 'current_code'] as const).filter((f) => given[f] === undefined);
+      if (missing.length > 0) throw validationError(missing.map((field) => ({ field, message: 'is required' })));
+      await this.s.sessions.checkOwnPassword(actor.user, given.current_password);
+      const { id, email, totp_secret_enc } = actor.user;
+      await this.throttle.attempt([`totp:${id}`], () => this.acceptCode(id, totp_secret_enc as string, email, given.current_code as string));
+    }
     const secret = new Secret({ size: 20 }).base32;
     const column = replacing ? 'totp_pending_secret_enc' : 'totp_secret_enc';
     await this.s.db.none('UPDATE users SET $2:name = $3 WHERE id = $1', [actor.user.id, column, seal(this.s.config.masterKey, secret)]);
@@ -54,7 +62,7 @@ export class TotpService {
    */
   async confirm(actor: SessionActor, code: string) {
     const { user } = actor;
-    const replacing = user.totp_enabled_at !== null;
+    const replacing = mayEnrol(actor);
     const sealed = replacing ? user.totp_pending_secret_enc : user.totp_secret_enc;
     if (!sealed) throw new AppError('INVALID_STATE', 'Start the enrolment first (POST /v1/admin/me/totp)');
     await this.throttle.attempt([`totp:${user.id}`], () => (replacing ? this.acceptNewSecret(user, sealed, code) : this.acceptCode(user.id, sealed, user.email, code)));
@@ -114,6 +122,19 @@ export class TotpService {
     );
     if (used.rowCount !== 1) throw new AppError('UNAUTHORIZED', 'The recovery code is wrong or was already used');
   }
+}
+
+/**
+ * Whether `actor` enrols a first authenticator (false) or replaces the one in use (true); refused for a
+ * session that has not passed its second factor, whatever route it came by: enrolment is for a session
+ * that must enrol (or a fully signed-in one adding a first authenticator), replacement for a fully
+ * signed-in one only.
+ */
+function mayEnrol(actor: SessionActor): boolean {
+  const replacing = actor.user.totp_enabled_at !== null;
+  const allowed = replacing ? actor.session.state === 'active' : actor.session.state !== 'totp_required';
+  if (!allowed) throw new AppError('UNAUTHORIZED', 'Finish signing in first: two-factor authentication is pending');
+  return replacing;
 }
 
 /** The current code of a secret (tests and the CLI's sign-in helper). */

@@ -1,4 +1,4 @@
-// Proves, in Chromium against a real service and database, a person's own account: changing the password needs the current one (a wrong one is refused in the API's words), ends the person's other sessions and keeps this one; and replacing the authenticator asks for the password, shows the new secret as a QR code of its otpauth:// URL, and gives new recovery codes once.
+// Proves, in Chromium against a real service and database, a person's own account: changing the password needs the current one (a wrong one is refused in the API's words), ends the person's other sessions and keeps this one; and replacing the authenticator asks for the password and a current code, shows the new secret as a QR code of its otpauth:// URL, and gives new recovery codes once.
 import QRCode from 'qrcode';
 import type { Browser } from 'playwright-core';
 import { QR_OPTIONS } from '../../dashboard/src/ui/qr-options';
@@ -55,7 +55,7 @@ describeBrowser('your own account in Chromium', () => {
     await page.context().close();
   });
 
-  it('replaces the authenticator: password first, a QR code of the new secret, new recovery codes shown once', async () => {
+  it('replaces the authenticator: password and current code first, a QR code of the new secret, new recovery codes shown once', async () => {
     const op = await createUser(svc, { role: 'operator_admin', totp: true });
     const page = await dashboardPage(browser, svc);
     clock.advance(30_000);
@@ -63,7 +63,9 @@ describeBrowser('your own account in Chromium', () => {
     await page.getByRole('link', { name: op.email }).click();
     await page.getByRole('button', { name: 'Replace authenticator' }).click();
     const you = page.getByRole('form', { name: 'Confirm it is you' });
+    clock.advance(30_000);
     await you.getByLabel('Your password').fill('wrong password here');
+    await you.getByLabel('Code from your current authenticator').fill(totpCode(svc));
     await you.getByRole('button', { name: 'Show my new secret' }).click();
     await fieldError(page, 'Confirm it is you', 'current_password').getByText('is not your current password').waitFor();
     await you.getByLabel('Your password').fill(op.password);

@@ -1,4 +1,4 @@
-// Proves two-factor sign-in over HTTP: an operator must enrol before anything else, enrolment needs a real code and returns 10 recovery codes once (stored hashed), sign-in then waits for a code, a code or a recovery code works once, wrong codes are throttled, and each step gives a new session id; and replacing an authenticator needs the password and swaps secret and recovery codes only once confirmed.
+// Proves two-factor sign-in over HTTP: an operator must enrol before anything else, enrolment needs a real code and returns 10 recovery codes once (stored hashed), sign-in then waits for a code, a code or a recovery code works once, wrong codes are throttled, and each step gives a new session id; and replacing an authenticator needs an active session, the password and a current code, and swaps secret and recovery codes only once confirmed.
 import { startTestService } from '../helpers/service';
 import type { TestService } from '../helpers/service';
 import { Clock, createUser, SessionClient, signedIn, totpCode, TOTP_SECRET } from '../helpers/users';
@@ -80,7 +80,7 @@ describe('sign-in with a second factor', () => {
     const login = await client.login(op.email, op.password);
     expect(login.body.data.state).toBe('totp_required');
     expect((await client.get('/v1/admin/collections')).status).toBe(401);
-    expect((await client.post('/v1/admin/me/totp')).status).toBe(400);
+    expect((await client.post('/v1/admin/me/totp')).status).toBe(401); // enrolment is not a way round the code
     const passwordOnly = client.cookie;
     nextStep();
     const code = totpCode(svc);
@@ -142,7 +142,7 @@ describe('sign-in with a second factor', () => {
 });
 
 describe('replacing the authenticator (a new phone)', () => {
-  it('needs the password, keeps the old secret until a code of the new one confirms it, then swaps the recovery codes and ends the other sessions', async () => {
+  it('needs the password and a current code, keeps the old secret until a code of the new one confirms it, then swaps the recovery codes and ends the other sessions', async () => {
     const op = await createUser(svc, { role: 'operator_admin', totp: true });
     nextStep();
     const client = await signedIn(svc, op, clock);
@@ -150,10 +150,22 @@ describe('replacing the authenticator (a new phone)', () => {
     const elsewhere = await signedIn(svc, op, clock);
     const oldCodes = await svc.services.db.any('SELECT code_hash FROM totp_recovery_codes WHERE user_id = $1', [op.id]);
 
-    expect((await client.post('/v1/admin/me/totp')).body.data).toEqual([{ field: 'current_password', message: 'is required' }]);
-    expect((await client.post('/v1/admin/me/totp', { current_password: 'not the password' })).body.data).toEqual([{ field: 'current_password', message: 'is not your current password' }]);
-    const started = await client.post('/v1/admin/me/totp', { current_password: op.password });
+    expect((await client.post('/v1/admin/me/totp')).body.data).toEqual([
+      { field: 'current_password', message: 'is required' },
+      { field: 'current_code', message: 'is required' },
+    ]);
+    expect((await client.post('/v1/admin/me/totp', { current_password: op.password })).status).toBe(400);
+    nextStep();
+    const wrongPassword = await client.post('/v1/admin/me/totp', { current_password: 'not the password', current_code: totpCode(svc) });
+    expect(wrongPassword.body.data).toEqual([{ field: 'current_password', message: 'is not your current password' }]);
+    const right = totpCode(svc);
+    const wrongCode = await client.post('/v1/admin/me/totp', { current_password: op.password, current_code: right === '000000' ? '111111' : '000000' });
+    expect([wrongCode.status, wrongCode.body.message]).toEqual([401, 'The code is wrong or was already used']);
+    expect((await svc.services.db.one('SELECT totp_pending_secret_enc FROM users WHERE id = $1', [op.id])).totp_pending_secret_enc).toBeNull();
+    const started = await client.post('/v1/admin/me/totp', { current_password: op.password, current_code: right });
     expect(started.status).toBe(200);
+    // the code that proved it is spent
+    expect((await client.post('/v1/admin/me/totp', { current_password: op.password, current_code: right })).status).toBe(401);
     const { secret } = started.body.data;
     expect(secret).not.toBe(TOTP_SECRET);
 
@@ -190,10 +202,46 @@ describe('replacing the authenticator (a new phone)', () => {
     const op = await createUser(svc, { role: 'operator_support', totp: true });
     nextStep();
     const client = await signedIn(svc, op, clock);
-    const started = await client.post('/v1/admin/me/totp', { current_password: op.password });
+    nextStep();
+    const started = await client.post('/v1/admin/me/totp', { current_password: op.password, current_code: totpCode(svc) });
     expect(started.status).toBe(200);
     const entries = await svc.services.db.any('SELECT before, after FROM audit_log WHERE actor_user_id = $1', [op.id]);
     expect(JSON.stringify(entries)).not.toContain(started.body.data.secret);
     expect(JSON.stringify(entries)).not.toContain('totp_pending_secret_enc');
+  });
+});
+
+describe('an intruder who has only the password', () => {
+  it('cannot set up an authenticator of its own from a session waiting for the code; the real admin keeps theirs and their session', async () => {
+    const op = await createUser(svc, { role: 'operator_admin', totp: true });
+    nextStep();
+    const real = await signedIn(svc, op, clock);
+    const before = await svc.services.db.one('SELECT totp_secret_enc, totp_pending_secret_enc, totp_enabled_at FROM users WHERE id = $1', [op.id]);
+    const codesBefore = await svc.services.db.any('SELECT code_hash FROM totp_recovery_codes WHERE user_id = $1 ORDER BY code_hash', [op.id]);
+
+    const intruder = new SessionClient(svc);
+    expect((await intruder.login(op.email, op.password)).body.data.state).toBe('totp_required');
+    expect((await intruder.get('/v1/admin/businesses')).status).toBe(401);
+    for (const body of [undefined, { current_password: op.password, current_code: '123456' }]) {
+      const started = await intruder.post('/v1/admin/me/totp', body);
+      expect([started.status, started.body.message]).toEqual([401, 'Finish signing in first: two-factor authentication is pending']);
+    }
+    const mine = 'KRSXG5CTMVRXEZLUKN2XAZLSKNSWG4TF';
+    expect((await intruder.post('/v1/admin/me/totp/confirm', { code: currentCode(mine, clock.now()) })).status).toBe(401);
+    expect((await intruder.get('/v1/admin/session')).body.data.state).toBe('totp_required');
+
+    // the service refuses too, should a route ever let such a session through
+    const actor = await svc.services.sessions.authenticate(intruder.cookie ?? undefined);
+    await expect(svc.services.totp.start(actor!, { current_password: op.password, current_code: totpCode(svc) })).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
+    await expect(svc.services.totp.confirm(actor!, currentCode(mine, clock.now()))).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
+
+    expect(await svc.services.db.one('SELECT totp_secret_enc, totp_pending_secret_enc, totp_enabled_at FROM users WHERE id = $1', [op.id])).toEqual(before);
+    expect(await svc.services.db.any('SELECT code_hash FROM totp_recovery_codes WHERE user_id = $1 ORDER BY code_hash', [op.id])).toEqual(codesBefore);
+    const enrolments = await svc.services.db.any("SELECT action FROM audit_log WHERE actor_user_id = $1 AND action LIKE '%TotpEnrolment'", [op.id]);
+    expect(enrolments).toEqual([]);
+    expect((await real.get('/v1/admin/businesses')).status).toBe(200);
+    nextStep();
+    expect((await intruder.post('/v1/admin/session/totp', { code: totpCode(svc, mine) })).status).toBe(401);
+    expect((await signedIn(svc, op, clock)).cookie).not.toBeNull(); // the real authenticator still signs in
   });
 });

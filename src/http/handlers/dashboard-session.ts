@@ -33,7 +33,7 @@ export const admin = typedHandlers({
   },
 
   startTotpEnrolment: async ({ body }, ctx) =>
-    ok(await ctx.services.totp.start(sessionActorOf(ctx), body?.current_password), 'Scan the code, then confirm a code from your app'),
+    ok(await ctx.services.totp.start(sessionActorOf(ctx), body ?? {}), 'Scan the code, then confirm a code from your app'),
 
   confirmTotpEnrolment: async ({ body }, ctx) => {
     const actor = sessionActorOf(ctx);

@@ -1,6 +1,7 @@
 // Two-factor set-up: the secret to add to an authenticator app (as a QR code, as text and as a link),
 // a code to confirm it, then the recovery codes, shown once. Replacing an authenticator already in
-// use (a new phone) asks for the password first; the old one works until the new one is confirmed.
+// use (a new phone) asks for the password and a code of the authenticator in use first; the old one
+// works until the new one is confirmed.
 import { useState } from 'react';
 import type { FormEvent } from 'react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
@@ -14,7 +15,7 @@ import { AuthPage, SignOutLink } from './SignIn';
 export function EnrolTotp({ onDone, required, replacing = false }: { onDone?: () => void; required: boolean; replacing?: boolean }) {
   const [finished, setFinished] = useState<{ codes: string[]; session: Session } | null>(null);
   const start = useMutation({
-    mutationFn: (password: string | null) => unwrap(admin.POST('/v1/admin/me/totp', password === null ? {} : { body: { current_password: password } })),
+    mutationFn: (proof: Proof | null) => unwrap(admin.POST('/v1/admin/me/totp', proof === null ? {} : { body: proof })),
   });
   if (finished) return <RecoveryCodes {...finished} onDone={onDone} />;
   const secret = start.data?.data;
@@ -24,7 +25,7 @@ export function EnrolTotp({ onDone, required, replacing = false }: { onDone?: ()
         {required ? 'Operators sign in with a second factor. ' : ''}Add PayCollect to an authenticator app (Google Authenticator, 1Password, Aegis…), then type
         the code it shows.{replacing ? ' Your current authenticator keeps working until the new one is confirmed.' : ''}
       </p>
-      {!secret && <StartEnrolment replacing={replacing} error={start.error} pending={start.isPending} onStart={(password) => start.mutate(password)} />}
+      {!secret && <StartEnrolment replacing={replacing} error={start.error} pending={start.isPending} onStart={(proof) => start.mutate(proof)} />}
       {secret && <ConfirmEnrolment secret={secret} onConfirmed={setFinished} />}
       {required && <SignOutLink />}
       {onDone && !required && (
@@ -36,8 +37,14 @@ export function EnrolTotp({ onDone, required, replacing = false }: { onDone?: ()
   );
 }
 
-function StartEnrolment({ replacing, error, pending, onStart }: { replacing: boolean; error: unknown; pending: boolean; onStart: (password: string | null) => void }) {
+interface Proof {
+  current_password: string;
+  current_code: string;
+}
+
+function StartEnrolment({ replacing, error, pending, onStart }: { replacing: boolean; error: unknown; pending: boolean; onStart: (proof: Proof | null) => void }) {
   const [password, setPassword] = useState('');
+  const [code, setCode] = useState('');
   if (!replacing) {
     return (
       <>
@@ -50,12 +57,13 @@ function StartEnrolment({ replacing, error, pending, onStart }: { replacing: boo
   }
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    onStart(password);
+    onStart({ current_password: password, current_code: code.trim() });
   };
   return (
     <form onSubmit={submit} aria-label="Confirm it is you">
       <TextField label="Your password" name="current_password" type="password" autoComplete="current-password" required error={error} value={password} onValue={setPassword} />
-      <FormError error={error} shown={['current_password']} />
+      <TextField label="Code from your current authenticator" name="current_code" inputMode="numeric" autoComplete="one-time-code" required error={error} value={code} onValue={setCode} />
+      <FormError error={error} shown={['current_password', 'current_code']} />
       <button type="submit" disabled={pending}>
         Show my new secret
       </button>
