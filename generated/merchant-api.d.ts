@@ -44,8 +44,9 @@ export interface paths {
         /**
          * Request a collection
          * @description Starts collecting `amount` in `currency` from a customer. The answer is `status` `accepted` with the
-         *     collection record in `transaction_status` `PENDING`; store its `gateway_reference`, which every
-         *     later query uses. What to do next depends on the payment method:
+         *     collection record, in `transaction_status` `PENDING` except for a direct card payment that was
+         *     decided while this request ran (see below); store its `gateway_reference`, which every later query
+         *     uses. What to do next depends on the payment method:
          *
          *     - `MOBILE_MONEY`: the customer gets a prompt on the phone `account_number`; show them
          *       `instructions`.
@@ -761,7 +762,7 @@ export interface components {
             /** @description When the record last changed (UTC). */
             updated_at: components["schemas"]["Timestamp"];
         };
-        /** @description Envelope of an accepted collection request: `status` is `accepted`, the record is `PENDING` (or, on an idempotent replay, as it is now). */
+        /** @description Envelope of an accepted collection request: `status` is `accepted`, the record is `PENDING` (or, on an idempotent replay, as it is now; a direct card payment decided while the request ran is already `COMPLETED` or `FAILED`). */
         CollectionAcceptedResponse: {
             /**
              * @description Always `200` on success.
