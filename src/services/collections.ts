@@ -65,10 +65,10 @@ interface MoveExtras {
 type MoveRead = CollectionRow & MoveExtras;
 
 /**
- * The state a move starts from: PENDING, or EXPIRED for a late completion (a processor confirmed
- * payment after our own deadline: CONTRACT 4.4), which only moves to COMPLETED.
+ * The state a move starts from: PENDING, or a final state for a late completion, which only moves to
+ * COMPLETED: EXPIRED when a processor confirmed payment after our own deadline (our clock, not its
+ * word), FAILED or CANCELLED when an operator credits a success held because it came after that word.
  */
-/** where a move starts: PENDING, or (a late completion) a final state the processor's later success overrides */
 export type MoveFrom = 'PENDING' | 'EXPIRED' | 'FAILED' | 'CANCELLED';
 
 /** moveAlone's answer when its guarded statement moved nothing while the row may still be PENDING. */
