@@ -71,6 +71,11 @@ export function mismatch(i: CheckInput, amountMinor: bigint | null, currency: st
   return null;
 }
 
+/** Why a success is held when the collection is already final (FAILED or CANCELLED): the merchant was told otherwise. */
+export function lateSuccessReason(status: Status): string {
+  return `the processor confirmed payment of a collection already ${status}`;
+}
+
 export function decide(i: CheckInput): CheckAction {
   const pending = i.collectionStatus === 'PENDING';
   const pastDeadline = pending && i.now >= i.expiresAt;
@@ -89,7 +94,7 @@ export function decide(i: CheckInput): CheckAction {
     if (pending) return { do: 'complete', from: 'PENDING' };
     if (i.collectionStatus === 'EXPIRED') return { do: 'complete', from: 'EXPIRED' };
     if (i.collectionStatus === 'COMPLETED') return { do: 'settle' };
-    return { do: 'hold', reason: `the processor confirmed payment of a collection already ${i.collectionStatus}` };
+    return { do: 'hold', reason: lateSuccessReason(i.collectionStatus) };
   }
   if (!pending) return { do: 'settle' };
   const message = o.message ?? 'Payment failed';

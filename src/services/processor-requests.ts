@@ -12,7 +12,7 @@
 import type { Status } from '../domain/collection';
 import { AppError } from '../errors';
 import { isHosted } from '../processors/hosted';
-import { decide } from '../processors/reconcile';
+import { decide, lateSuccessReason } from '../processors/reconcile';
 import type { CheckAction } from '../processors/reconcile';
 import type { CallContext, CredentialCheck, Processor, QueryResult, SendResult } from '../processors/types';
 import type { WorkerSpec } from '../workers';
@@ -242,7 +242,8 @@ export class ProcessorRequestService {
     switch (a.do) {
       case 'complete': {
         const moved = await this.s.collections.applyOutcome(r.collection_id, 'COMPLETED', undefined, a.from);
-        if (moved && a.from === 'EXPIRED') this.s.log.warn('late completion: the processor confirmed payment after expiry', fields);
+        if (!moved) return this.completedElsewhere(r, a.from);
+        if (a.from === 'EXPIRED') this.s.log.warn('late completion: the processor confirmed payment after expiry', fields);
         await this.record(r, { state: 'settled', next_check_at: null, last_error: null });
         return;
       }
@@ -269,6 +270,18 @@ export class ProcessorRequestService {
         await this.record(r, { state: 'settled', next_check_at: null });
         return;
     }
+  }
+
+  /**
+   * A confirmed success that found the collection no longer `from` (another path moved it between our
+   * read and our write): decided again on what it is now, so the success is credited once or held,
+   * never dropped.
+   */
+  private async completedElsewhere(r: Claimed, from: MoveFrom): Promise<void> {
+    const { status } = await this.s.db.one<{ status: Status }>('SELECT status FROM collections WHERE id = $1', [r.collection_id]);
+    if (status === 'COMPLETED') return this.carryOut(r, { do: 'settle' });
+    if (status === 'EXPIRED' && from !== 'EXPIRED') return this.carryOut({ ...r, collection_status: status }, { do: 'complete', from: 'EXPIRED' });
+    return this.carryOut({ ...r, collection_status: status }, { do: 'hold', reason: lateSuccessReason(status) });
   }
 
   private async record(r: Claimed, fields: Record<string, unknown>): Promise<void> {

@@ -1,4 +1,4 @@
-// Proves the send queue to a live processor, driven by hand on a controlled clock against a fake MTN over HTTP: a send is claimed only when due and never again while one is in flight, retries follow PROCESSOR_SEND_SCHEDULE, a request whose collection expired or was decided before it left is never sent, and the first status query is pulled in to the collection's expiry.
+// Proves the send queue to a live processor, driven by hand on a controlled clock against a fake MTN over HTTP: a send is claimed only when due and never again while one is in flight, retries follow PROCESSOR_SEND_SCHEDULE, a request whose collection expired or was decided before it left is never sent, the first status query is pulled in to the collection's expiry, and a success racing another decision is held, never dropped.
 import { FakeMtnMomo } from '../fakes/mtn-momo';
 import { liveMerchant, requestOf } from '../helpers/live';
 import type { LiveMerchant } from '../helpers/live';
@@ -138,4 +138,27 @@ it('the first status query is pulled in to the expiry when the first check step 
   const r = await clockOf(ref);
   expect(r.state).toBe('sent');
   expect(r.next_check_at!.getTime()).toBe(r.expires_at.getTime());
+});
+
+it('a success confirmed while another path failed the collection (between our read and our write) is held for the operator, never dropped', async () => {
+  const { ref, id } = await pay();
+  expect(await sends()).toBeGreaterThanOrEqual(1);
+  expect((await clockOf(ref)).state).toBe('sent');
+  fake.settle((await requestOf(svc, ref))!.reference, 'SUCCESSFUL');
+  const collections = svc.services.collections;
+  const original = collections.applyOutcome.bind(collections);
+  const race = jest.spyOn(collections, 'applyOutcome').mockImplementation(async (...args) => {
+    if (args[0] === id && args[1] === 'COMPLETED') await original(id, 'FAILED', 'Failed by another path meanwhile');
+    return original(...args);
+  });
+  try {
+    await svc.services.processorRequests.checkNow(id);
+  } finally {
+    race.mockRestore();
+  }
+  expect(await requestOf(svc, ref)).toMatchObject({ state: 'held', held_reason: 'the processor confirmed payment of a collection already FAILED' });
+  expect(await svc.services.db.one('SELECT status, (SELECT count(*)::int FROM journals WHERE collection_id = $1) AS journals FROM collections WHERE id = $1', [id])).toEqual({
+    status: 'FAILED', journals: 0,
+  });
+  expect(svc.logs.some((l) => l.includes('payment held for the operator') && l.includes(ref))).toBe(true);
 });
