@@ -444,6 +444,7 @@ export interface paths {
         /**
          * Resolve a held payment
          * @description A live collection whose processor confirmed an amount or currency other than the one asked is held: it stays `PENDING`, is not credited and does not expire (`processor_request.state` is `held`, `held_reason` says what differs). After checking with the processor, an operator admin settles it here, once: `COMPLETED` credits the collection's own amount and notifies the merchant as any completion does; `FAILED` notifies a failure and credits nothing. The decision, its author and note are kept on the request (`processor_request.resolution`) and in the audit log.
+         *     A success the processor confirms after the collection was already `FAILED` or `CANCELLED` (found by a status query, or prompted by the processor's callback) is held the same way, with an error line in the service's log: the collection keeps its state and nothing is credited until an operator decides. `COMPLETED` then credits it as a late completion (`FAILED`/`CANCELLED` -> `COMPLETED`, notified with the next `sequence`, `late_completed_at` set); `FAILED` leaves the collection as the merchant knows it and credits nothing (return the money to the customer at the processor).
          */
         post: operations["resolveHeldCollection"];
         delete?: never;
@@ -1215,10 +1216,15 @@ export interface components {
          *     states; a final state never changes again, with one exception: `EXPIRED` is this service's own
          *     deadline, not the processor's word, so when the processor later confirms that the customer paid, an
          *     `EXPIRED` collection becomes `COMPLETED` once (credited and notified like any completion, with the
-         *     next `sequence`). Money moves only on `COMPLETED`.
+         *     next `sequence`). A success the processor confirms after a collection became `FAILED` or `CANCELLED`
+         *     is never dropped and never credited by itself: it is held for an operator, who either credits it (the
+         *     collection then becomes `COMPLETED` once, notified with the next `sequence`) or has the processor
+         *     return the money (the collection stays as it is). Money moves only on `COMPLETED`.
          *     - `PENDING`: accepted, waiting for the customer or the provider.
          *     - `COMPLETED`: the customer paid; `total_credit` is credited to the wallet.
-         *     - `FAILED`: the provider declined or the payment failed.
+         *     - `FAILED`: the provider declined or the payment failed, and the customer cannot try again on the same
+         *       payment. A declined attempt on a processor's checkout that offers "Try again" (Paystack) is not a
+         *       failure: the collection stays `PENDING` until paid or expired.
          *     - `CANCELLED`: the customer cancelled on the payment page.
          *     - `EXPIRED`: still `PENDING` after the expiry time (30 minutes by default); with a live processor, after
          *       asking it once more.
@@ -1741,9 +1747,9 @@ export interface components {
             /** @description The card used, for `CARD` collections once known; otherwise `null`. */
             card: components["schemas"]["CardSummary"] | null;
             routing: components["schemas"]["Routing"];
-            /** @description A late completion: when the processor confirmed the payment of this collection after it had become `EXPIRED` (it then moved `EXPIRED` -> `COMPLETED`, was credited and notified once). `null` otherwise. */
+            /** @description A late completion: when this collection moved to `COMPLETED` from a final state, credited and notified once: the processor confirmed the payment after it had become `EXPIRED`, or an operator credited a success held because it came after the collection was `FAILED` or `CANCELLED`. `null` otherwise. */
             late_completed_at: components["schemas"]["Timestamp"] | null;
-            /** @description The collection's request to a real processor (`null` for the built-in simulator): `queued` (to be sent), `sent` (the processor has it), `unknown` (it may have it: a status query will tell), `settled` (the processor gave its final answer) or `held` (the processor confirmed an amount or currency other than ours: not credited, for the operator to resolve, `held_reason` says what differs, until an operator resolves it with `POST .../resolve-held`; `resolution` then says who decided what). */
+            /** @description The collection's request to a real processor (`null` for the built-in simulator): `queued` (to be sent), `sent` (the processor has it), `unknown` (it may have it: a status query will tell), `settled` (the processor gave its final answer) or `held` (the processor confirmed an amount or currency other than ours, or confirmed a payment after the collection was already `FAILED` or `CANCELLED`: not credited, for the operator to resolve, `held_reason` says why, until an operator resolves it with `POST .../resolve-held`; `resolution` then says who decided what). */
             processor_request: null | {
                 service_type: string;
                 /** @enum {string} */

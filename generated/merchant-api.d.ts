@@ -44,8 +44,9 @@ export interface paths {
         /**
          * Request a collection
          * @description Starts collecting `amount` in `currency` from a customer. The answer is `status` `accepted` with the
-         *     collection record in `transaction_status` `PENDING`; store its `gateway_reference`, which every
-         *     later query uses. What to do next depends on the payment method:
+         *     collection record, in `transaction_status` `PENDING` except for a direct card payment that was
+         *     decided while this request ran (see below); store its `gateway_reference`, which every later query
+         *     uses. What to do next depends on the payment method:
          *
          *     - `MOBILE_MONEY`: the customer gets a prompt on the phone `account_number`; show them
          *       `instructions`.
@@ -61,14 +62,20 @@ export interface paths {
          *     the customer to `redirect_url`. If the processor cannot be reached at that moment the customer sees
          *     a page saying so, with a retry; the collection stays `PENDING`. A customer who leaves the
          *     processor's page without paying comes back to a page offering to return to it; the collection stays
-         *     `PENDING` until paid or expired. Such a processor needs `account_email` for `CARD` and `BANK`
+         *     `PENDING` until paid or expired. A card or bank payment Paystack declines on its checkout is not
+         *     final either: Paystack offers the customer "Try again" on the same checkout, so the collection stays
+         *     `PENDING`; if the customer has not paid by the collection's expiry it becomes `EXPIRED`, its
+         *     `message` naming the last decline. Such a processor needs `account_email` for `CARD` and `BANK`
          *     (Paystack requires one), else `VALIDATION_ERROR`.
          *
          *     A direct card payment routed to Paystack is charged at once, server to server, while this request
          *     runs (the card details are used for that one call and kept nowhere, so a charge is never re-sent).
          *     `payment_url` then leads to the card issuer's 3-D Secure step. A card Paystack declines, one that asks
          *     for a PIN or one-time code instead of 3-D Secure, or a processor that refuses the connection, gives a
-         *     collection already `FAILED` in this answer; a charge whose answer was lost stays `PENDING` while the
+         *     collection already `FAILED` in this answer (a declined card's `message` says so); a card Paystack
+         *     charges with no further step is `COMPLETED` in this answer once Paystack confirms it (both are read
+         *     back from Paystack before the answer). A card that fails its 3-D Secure step is `FAILED` (the card is
+         *     kept nowhere, so it cannot be tried again). A charge whose answer was lost stays `PENDING` while the
          *     service asks Paystack for its outcome.
          *
          *     `CRYPTO` through BTCPay Server counts as `COMPLETED` only when the invoice is `Settled` (the
@@ -329,8 +336,9 @@ export interface webhooks {
          * @description Sent to the `webhook_url` of the API token that requested the collection each time the collection
          *     leaves `PENDING` (to `COMPLETED`, `FAILED`, `CANCELLED` or `EXPIRED`), and once more if a processor
          *     confirms payment of an `EXPIRED` collection (a late completion: `EXPIRED` then `COMPLETED`, sequence
-         *     1 then 2), as an HTTP `POST` with a JSON body: the collection record as it is after the change, plus
-         *     `sequence`.
+         *     1 then 2) or an operator credits a payment the processor confirmed after the collection was `FAILED`
+         *     or `CANCELLED` (`FAILED` then `COMPLETED`), as an HTTP `POST` with a JSON body: the collection record
+         *     as it is after the change, plus `sequence`.
          *
          *     **Verify before you trust it.** Headers follow Standard Webhooks: compute
          *     `base64(HMAC-SHA256(key, "<webhook-id>.<webhook-timestamp>.<raw body>"))` where `key` is the UTF-8
@@ -652,10 +660,15 @@ export interface components {
          *     states; a final state never changes again, with one exception: `EXPIRED` is this service's own
          *     deadline, not the processor's word, so when the processor later confirms that the customer paid, an
          *     `EXPIRED` collection becomes `COMPLETED` once (credited and notified like any completion, with the
-         *     next `sequence`). Money moves only on `COMPLETED`.
+         *     next `sequence`). A success the processor confirms after a collection became `FAILED` or `CANCELLED`
+         *     is never dropped and never credited by itself: it is held for an operator, who either credits it (the
+         *     collection then becomes `COMPLETED` once, notified with the next `sequence`) or has the processor
+         *     return the money (the collection stays as it is). Money moves only on `COMPLETED`.
          *     - `PENDING`: accepted, waiting for the customer or the provider.
          *     - `COMPLETED`: the customer paid; `total_credit` is credited to the wallet.
-         *     - `FAILED`: the provider declined or the payment failed.
+         *     - `FAILED`: the provider declined or the payment failed, and the customer cannot try again on the same
+         *       payment. A declined attempt on a processor's checkout that offers "Try again" (Paystack) is not a
+         *       failure: the collection stays `PENDING` until paid or expired.
          *     - `CANCELLED`: the customer cancelled on the payment page.
          *     - `EXPIRED`: still `PENDING` after the expiry time (30 minutes by default); with a live processor, after
          *       asking it once more.
@@ -749,7 +762,7 @@ export interface components {
             /** @description When the record last changed (UTC). */
             updated_at: components["schemas"]["Timestamp"];
         };
-        /** @description Envelope of an accepted collection request: `status` is `accepted`, the record is `PENDING` (or, on an idempotent replay, as it is now). */
+        /** @description Envelope of an accepted collection request: `status` is `accepted`, the record is `PENDING` (or, on an idempotent replay, as it is now; a direct card payment decided while the request ran is already `COMPLETED` or `FAILED`). */
         CollectionAcceptedResponse: {
             /**
              * @description Always `200` on success.

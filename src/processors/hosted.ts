@@ -46,6 +46,11 @@ export interface WebhookNote {
 }
 
 export interface HostedCheckout {
+  /**
+   * The checkout lets the customer try again after a decline (Paystack's "Try again" on the same page): a
+   * declined attempt is then not the payment's end; it stays PENDING until paid or until our own expiry.
+   */
+  readonly retryAfterDecline: boolean;
   /** what this processor needs of a request beyond an amount it takes (Paystack: an email) */
   requestErrors(r: { paymentMethod: PaymentMethod; accountEmail: string | null }): FieldError[];
   start(ctx: CallContext, order: CheckoutOrder): Promise<CheckoutStart>;

@@ -5,7 +5,7 @@ import type { Status } from '../domain/collection';
 import type { QueryResult } from './types';
 
 export interface CheckInput {
-  state: 'sent' | 'unknown';
+  state: 'sent' | 'unknown' | 'settled';
   collectionStatus: Status;
   expiresAt: Date;
   /** status queries made so far, this one included */
@@ -19,16 +19,27 @@ export interface CheckInput {
   reported: { amountMinor: bigint | null; currency: string | null };
   checkScheduleMs: number[];
   lateCheckMs: number;
+  /**
+   * A decline is not the end of this payment: the customer can try again on the same checkout (Paystack's
+   * "Try again"), so it stays PENDING and our own expiry ends it. False for a direct card, which is never kept.
+   */
+  retryableDecline: boolean;
 }
 
 export type CheckAction =
   /** the processor confirms payment: credit (from PENDING, or from EXPIRED as a late completion) */
   | { do: 'complete'; from: 'PENDING' | 'EXPIRED' }
   | { do: 'fail'; status: 'FAILED' | 'CANCELLED'; message: string }
-  /** paid, but not what we asked: never credited, kept for the operator */
+  /**
+   * never credited, kept for the operator: paid, but not what we asked; or paid after the collection was
+   * already FAILED or CANCELLED (a final word the merchant was told), which only an operator may undo
+   */
   | { do: 'hold'; reason: string }
-  /** the deadline passed and the processor, asked once more, did not confirm: EXPIRED, then keep asking for a late success */
-  | { do: 'expire'; nextCheckAt: Date | null; note: string | null }
+  /**
+   * the deadline passed and the processor, asked once more, did not confirm: EXPIRED, then keep asking for a
+   * late success; `message` (for the merchant) says why when the customer's last attempt was declined
+   */
+  | { do: 'expire'; nextCheckAt: Date | null; note: string | null; message?: string }
   | { do: 'wait'; nextCheckAt: Date | null; note: string | null }
   /** the processor never received a request whose send outcome was unknown: send it again (same reference) */
   | { do: 'resend' }
@@ -60,11 +71,18 @@ export function mismatch(i: CheckInput, amountMinor: bigint | null, currency: st
   return null;
 }
 
+/** Why a success is held when the collection is already final (FAILED or CANCELLED): the merchant was told otherwise. */
+export function lateSuccessReason(status: Status): string {
+  return `the processor confirmed payment of a collection already ${status}`;
+}
+
 export function decide(i: CheckInput): CheckAction {
   const pending = i.collectionStatus === 'PENDING';
   const pastDeadline = pending && i.now >= i.expiresAt;
-  const later = (note: string | null): CheckAction =>
-    pastDeadline ? { do: 'expire', nextCheckAt: nextCheckAt({ ...i, collectionStatus: 'EXPIRED' }), note } : { do: 'wait', nextCheckAt: nextCheckAt(i), note };
+  const later = (note: string | null, message?: string): CheckAction =>
+    pastDeadline
+      ? { do: 'expire', nextCheckAt: nextCheckAt({ ...i, collectionStatus: 'EXPIRED' }), note, ...(message ? { message } : {}) }
+      : { do: 'wait', nextCheckAt: nextCheckAt(i), note };
   const r = i.result;
   if (r.kind === 'unavailable') return later(r.detail);
   if (r.kind === 'not_found') return i.state === 'unknown' ? { do: 'resend' } : later('the processor does not know the request');
@@ -74,7 +92,12 @@ export function decide(i: CheckInput): CheckAction {
     const wrong = mismatch(i, o.amountMinor, o.currency);
     if (wrong) return { do: 'hold', reason: wrong };
     if (pending) return { do: 'complete', from: 'PENDING' };
-    return i.collectionStatus === 'EXPIRED' ? { do: 'complete', from: 'EXPIRED' } : { do: 'settle' };
+    if (i.collectionStatus === 'EXPIRED') return { do: 'complete', from: 'EXPIRED' };
+    if (i.collectionStatus === 'COMPLETED') return { do: 'settle' };
+    return { do: 'hold', reason: lateSuccessReason(i.collectionStatus) };
   }
-  return pending ? { do: 'fail', status: o.status, message: o.message ?? 'Payment failed' } : { do: 'settle' };
+  if (!pending) return { do: 'settle' };
+  const message = o.message ?? 'Payment failed';
+  if (o.status === 'FAILED' && i.retryableDecline) return later(`declined, the customer may try again: ${message}`, `Payment not completed in time (last attempt: ${message})`);
+  return { do: 'fail', status: o.status, message };
 }

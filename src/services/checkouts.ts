@@ -147,8 +147,8 @@ export class CheckoutService {
 
   /**
    * Direct card, while request-to-pay runs: one charge; its 3-D Secure page becomes where payment_url
-   * leads. A refusal, or an answer that surely never left, fails the collection (the card is not kept to
-   * try again); an answer lost on the way leaves it to reconciliation.
+   * leads. A refusal, a decline, or an answer that surely never left, fails the collection in this answer
+   * (the card is not kept to try again); an answer lost on the way leaves it to reconciliation.
    */
   async chargeCard(row: CollectionRow, card: CardDetails): Promise<CollectionRow> {
     const route = await this.route(row);
@@ -162,8 +162,10 @@ export class CheckoutService {
         await this.started(row, r.vendorReference, r.url, false);
         return row;
       case 'charged':
-        await this.started(row, r.vendorReference, null, true);
-        return row;
+        // decided at once (declined, or paid with no further step): the merchant gets the outcome in this
+        // answer, read back from the processor by the reconciliation's own query (amount checked as always)
+        await this.started(row, r.vendorReference, null, false);
+        return this.confirm(row);
       case 'refused':
         return this.refused(row, r);
       case 'unreachable':

@@ -65,10 +65,11 @@ interface MoveExtras {
 type MoveRead = CollectionRow & MoveExtras;
 
 /**
- * The state a move starts from: PENDING, or EXPIRED for a late completion (a processor confirmed
- * payment after our own deadline: CONTRACT 4.4), which only moves to COMPLETED.
+ * The state a move starts from: PENDING, or a final state for a late completion, which only moves to
+ * COMPLETED: EXPIRED when a processor confirmed payment after our own deadline (our clock, not its
+ * word), FAILED or CANCELLED when an operator credits a success held because it came after that word.
  */
-export type MoveFrom = 'PENDING' | 'EXPIRED';
+export type MoveFrom = 'PENDING' | 'EXPIRED' | 'FAILED' | 'CANCELLED';
 
 /** moveAlone's answer when its guarded statement moved nothing while the row may still be PENDING. */
 const RETRY_IN_TX = Symbol('retry in a transaction');
@@ -378,7 +379,7 @@ export class CollectionService {
     const moved = await t.oneOrNone<CollectionRow & MoveExtras>(
       `UPDATE collections c SET status = $2, message = $3, updated_at = $4,
          notification_seq = c.notification_seq + CASE WHEN c.api_token_id IS NULL THEN 0 ELSE 1 END,
-         late_completed_at = CASE WHEN $5 = 'EXPIRED' THEN $4::timestamptz END
+         late_completed_at = CASE WHEN $5 <> 'PENDING' THEN $4::timestamptz END
        WHERE c.id = $1 AND c.status = $5
        RETURNING c.*, ${credit} AS credit_context, ${recipientsSql('c.api_token_id')} AS outbox_recipients`,
       [collectionId, outcome, message ?? STATUS_MESSAGES[outcome], this.s.now(), from],
@@ -422,7 +423,7 @@ export class CollectionService {
     // The row as the state change will leave it, before its notification takes a sequence number.
     const now = this.s.now();
     const row: CollectionRow = {
-      ...before, status: outcome, message: message ?? STATUS_MESSAGES[outcome], updated_at: now, late_completed_at: from === 'EXPIRED' ? now : null,
+      ...before, status: outcome, message: message ?? STATUS_MESSAGES[outcome], updated_at: now, late_completed_at: from === 'PENDING' ? null : now,
     };
     const taken = row.api_token_id === null ? 0 : 1;
     const sequence = taken ? row.notification_seq + 1 : null;

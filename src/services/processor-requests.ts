@@ -6,15 +6,19 @@
 // - sends: queued -> sent (or unknown, settled by a status query); retried on PROCESSOR_SEND_SCHEDULE.
 // - checks (reconciliation): status queries on PROCESSOR_CHECK_SCHEDULE; the processor is asked once
 //   more at the deadline before a collection expires, and a success it confirms later completes it.
-// Callbacks only bring a check forward: they are prompts, never proof.
+// Callbacks only bring a check forward: they are prompts, never proof. A callback about a collection that
+// is already FAILED, CANCELLED or EXPIRED is asked about too, so a success confirmed after our final word
+// never vanishes: EXPIRED completes late, FAILED and CANCELLED are held for the operator.
 import type { Status } from '../domain/collection';
 import { AppError } from '../errors';
-import { decide } from '../processors/reconcile';
+import { isHosted } from '../processors/hosted';
+import { decide, lateSuccessReason } from '../processors/reconcile';
 import type { CheckAction } from '../processors/reconcile';
 import type { CallContext, CredentialCheck, Processor, QueryResult, SendResult } from '../processors/types';
 import type { WorkerSpec } from '../workers';
 import { toProcessorRequestView } from './collection-view';
 import type { ProcessorRequestRow, ProcessorRequestView } from './collection-view';
+import type { MoveFrom } from './collections';
 import type { Services } from './index';
 import { masterKeys } from '../crypto/secretbox';
 import { openCredentials } from './mid-credentials';
@@ -23,6 +27,8 @@ const BATCH = 20;
 /** the calls of one send or check: a token, the call, and both again after a refused token */
 const CALLS_PER_ITEM = 4;
 const LEASE_MARGIN_MS = 10_000;
+/** final states a processor's later success must still reach (EXPIRED completes late; the others are held) */
+const LATE_SUCCESS_FROM: readonly Status[] = ['EXPIRED', 'FAILED', 'CANCELLED'];
 
 interface Claimed {
   collection_id: bigint;
@@ -43,12 +49,13 @@ interface Claimed {
   account_number: string | null;
   narration: string;
   expires_at: Date;
+  card_masked: string | null;
   credentials_enc: string | null;
 }
 
 const CLAIM_COLUMNS = `p.collection_id, p.mid_id, p.service_type, p.reference, p.callback_token, p.amount_minor, p.currency,
   p.vendor_reference, p.state, p.send_attempts, p.checks, p.reported_amount_minor, p.reported_currency,
-  c.status AS collection_status, c.gateway_reference, c.account_number, c.narration, c.expires_at, m.credentials_enc`;
+  c.status AS collection_status, c.gateway_reference, c.account_number, c.narration, c.expires_at, c.card_masked, m.credentials_enc`;
 
 /** Claims the requests `due` selects (and locks) for a lease: $1 now, $3 lease end; `set` moves their clock. */
 function claim(due: string, set: string): string {
@@ -187,8 +194,19 @@ export class ProcessorRequestService {
     if (claimed) await this.checkOne(claimed);
   }
 
+  /**
+   * The customer can try again after a decline: a hosted checkout that offers it, not a direct card
+   * (its details are gone after the one charge).
+   */
+  private retryableDecline(r: Claimed): boolean {
+    const p = this.s.processors.get(r.service_type);
+    return isHosted(p) && p.hosted.retryAfterDecline && r.card_masked === null;
+  }
+
   private async checkOne(r: Claimed): Promise<void> {
-    if (r.state !== 'sent' && r.state !== 'unknown') {
+    // a settled request is asked again only when prompted about a collection that did not complete
+    const state = r.state;
+    if (state === 'queued' || state === 'held' || (state === 'settled' && !LATE_SUCCESS_FROM.includes(r.collection_status))) {
       await this.record(r, { next_check_at: null });
       return;
     }
@@ -203,7 +221,7 @@ export class ProcessorRequestService {
       this.s.log.error('unknown processor status read as PENDING', { service_type: r.service_type, gateway_reference: r.gateway_reference, vendor_status: result.observed.vendorStatus });
     }
     const action = decide({
-      state: r.state,
+      state,
       collectionStatus: r.collection_status,
       expiresAt: r.expires_at,
       checks: r.checks,
@@ -214,6 +232,7 @@ export class ProcessorRequestService {
       reported: { amountMinor: r.reported_amount_minor, currency: r.reported_currency },
       checkScheduleMs: this.settings.checkScheduleMs,
       lateCheckMs: this.settings.lateCheckSeconds * 1000,
+      retryableDecline: this.retryableDecline(r),
     });
     await this.carryOut(r, action);
   }
@@ -223,7 +242,8 @@ export class ProcessorRequestService {
     switch (a.do) {
       case 'complete': {
         const moved = await this.s.collections.applyOutcome(r.collection_id, 'COMPLETED', undefined, a.from);
-        if (moved && a.from === 'EXPIRED') this.s.log.warn('late completion: the processor confirmed payment after expiry', fields);
+        if (!moved) return this.completedElsewhere(r, a.from);
+        if (a.from === 'EXPIRED') this.s.log.warn('late completion: the processor confirmed payment after expiry', fields);
         await this.record(r, { state: 'settled', next_check_at: null, last_error: null });
         return;
       }
@@ -232,11 +252,11 @@ export class ProcessorRequestService {
         await this.record(r, { state: 'settled', next_check_at: null, last_error: null });
         return;
       case 'hold':
-        this.s.log.error('processor confirmed a different amount or currency: held for the operator, not credited', { ...fields, reason: a.reason });
+        this.s.log.error('payment held for the operator, not credited: resolve it with resolve-held', { ...fields, collection_status: r.collection_status, reason: a.reason });
         await this.record(r, { state: 'held', next_check_at: null, held_reason: a.reason });
         return;
       case 'expire':
-        await this.s.collections.applyOutcome(r.collection_id, 'EXPIRED');
+        await this.s.collections.applyOutcome(r.collection_id, 'EXPIRED', a.message);
         await this.record(r, { next_check_at: a.nextCheckAt, last_error: a.note });
         return;
       case 'wait':
@@ -250,6 +270,18 @@ export class ProcessorRequestService {
         await this.record(r, { state: 'settled', next_check_at: null });
         return;
     }
+  }
+
+  /**
+   * A confirmed success that found the collection no longer `from` (another path moved it between our
+   * read and our write): decided again on what it is now, so the success is credited once or held,
+   * never dropped.
+   */
+  private async completedElsewhere(r: Claimed, from: MoveFrom): Promise<void> {
+    const { status } = await this.s.db.one<{ status: Status }>('SELECT status FROM collections WHERE id = $1', [r.collection_id]);
+    if (status === 'COMPLETED') return this.carryOut(r, { do: 'settle' });
+    if (status === 'EXPIRED' && from !== 'EXPIRED') return this.carryOut({ ...r, collection_status: status }, { do: 'complete', from: 'EXPIRED' });
+    return this.carryOut({ ...r, collection_status: status }, { do: 'hold', reason: lateSuccessReason(status) });
   }
 
   private async record(r: Claimed, fields: Record<string, unknown>): Promise<void> {
@@ -276,15 +308,17 @@ export class ProcessorRequestService {
     const note = processor.connector.parseCallback(body);
     const now = this.s.now();
     const hit = await this.s.db.oneOrNone<{ collection_id: bigint }>(
-      `UPDATE processor_requests SET
-         next_check_at = CASE WHEN state IN ('sent', 'unknown') THEN LEAST(COALESCE(next_check_at, $3), $3) ELSE next_check_at END,
-         vendor_reference = COALESCE(vendor_reference, $4),
-         reported_amount_minor = COALESCE($5, reported_amount_minor),
-         reported_currency = COALESCE($6, reported_currency),
+      `UPDATE processor_requests p SET
+         next_check_at = CASE WHEN p.state IN ('sent', 'unknown') OR (p.state = 'settled' AND c.status = ANY($7))
+           THEN LEAST(COALESCE(p.next_check_at, $3), $3) ELSE p.next_check_at END,
+         vendor_reference = COALESCE(p.vendor_reference, $4),
+         reported_amount_minor = COALESCE($5, p.reported_amount_minor),
+         reported_currency = COALESCE($6, p.reported_currency),
          updated_at = $3
-       WHERE callback_token = $1 AND service_type = $2
-       RETURNING collection_id`,
-      [callbackToken, serviceType, now, note.vendorReference, note.reported?.amountMinor ?? null, note.reported?.currency ?? null],
+       FROM collections c
+       WHERE p.callback_token = $1 AND p.service_type = $2 AND c.id = p.collection_id
+       RETURNING p.collection_id`,
+      [callbackToken, serviceType, now, note.vendorReference, note.reported?.amountMinor ?? null, note.reported?.currency ?? null, LATE_SUCCESS_FROM],
     );
     if (!hit) throw notFound();
     this.s.workers?.kick('processor-checks');
@@ -304,15 +338,23 @@ export class ProcessorRequestService {
 
   /**
    * The operator's decision on a held payment, once: the state change (credit and notification, as any
-   * completion or failure) and the decision on the request commit together. INVALID_STATE when the
-   * request is not held or the collection is no longer PENDING; nothing changes then.
+   * completion or failure) and the decision on the request commit together. A success held because it
+   * came after the collection was FAILED or CANCELLED: COMPLETED credits it as a late completion (from
+   * that state), FAILED leaves the collection as the merchant knows it (the operator returns the money at
+   * the processor). INVALID_STATE when the request is not held or the collection moved meanwhile; nothing
+   * changes then.
    */
   async resolveHeld(collectionId: bigint, outcome: 'COMPLETED' | 'FAILED', note: string, by: string): Promise<void> {
     await this.s.db.tx(async (t) => {
-      const held = await t.oneOrNone('SELECT 1 FROM processor_requests WHERE collection_id = $1 AND state = $2 FOR UPDATE', [collectionId, 'held']);
+      const held = await t.oneOrNone<{ status: Status }>(
+        `SELECT c.status FROM processor_requests p JOIN collections c ON c.id = p.collection_id
+          WHERE p.collection_id = $1 AND p.state = 'held' FOR UPDATE`,
+        [collectionId],
+      );
       if (!held) throw new AppError('INVALID_STATE', 'This collection has no held processor request: only a held payment can be resolved, once');
-      const moved = await this.s.collections.applyOutcomeIn(t, collectionId, outcome);
-      if (!moved) throw new AppError('INVALID_STATE', 'The collection is no longer PENDING');
+      const late = held.status !== 'PENDING';
+      const moved = late && outcome === 'FAILED' ? true : await this.s.collections.applyOutcomeIn(t, collectionId, outcome, undefined, late ? (held.status as MoveFrom) : 'PENDING');
+      if (!moved) throw new AppError('INVALID_STATE', `The collection is ${held.status}: it can no longer be resolved`);
       await t.none(
         `UPDATE processor_requests SET state = 'settled', resolved_outcome = $2, resolution_note = $3, resolved_by = $4, resolved_at = $5, updated_at = $5
           WHERE collection_id = $1`,

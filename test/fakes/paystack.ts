@@ -11,7 +11,10 @@
 //   api/transactions/verify/response.json); status `abandoned` until the customer pays; unknown is 404
 //   (components/responses/NotFound.yaml);
 // - POST /charge with card details: `open_url` + url for the 3-D Secure step, `send_pin` for a card that
-//   wants a PIN, `success` for a card with no further step (api/charges/create/response.json);
+//   wants a PIN, `success` for a card with no further step, `failed` for a card the issuer declines
+//   (api/charges/create/response.json);
+// - a declined checkout offers "Try again" on the same transaction, which verify reads `failed` until it is
+//   paid (then `success`, and charge.success is sent);
 // - the checkout sends the customer to callback_url with `trxref` and `reference` added, and a customer who
 //   closes it to metadata.cancel_action (Paystack's "Accept payments" guide);
 // - webhooks `{ event: "charge.success", data: <transaction> }` with `x-paystack-signature` = hex
@@ -68,6 +71,8 @@ const REFERENCE = /^[A-Za-z0-9.=-]{1,100}$/;
 /** The card Paystack's test docs charge with no further step; a Verve card that asks for a PIN. */
 export const NO_3DS_CARD = '4084084084084081';
 export const PIN_CARD = '5060666666666666666';
+/** Not one of Paystack's published test cards: a card the fake's issuer declines at once on POST /charge. */
+export const DECLINED_CARD = '4000000000000002';
 
 const page = (title: string, body: string) => htmlPage('Fake Paystack', title, body);
 
@@ -201,6 +206,10 @@ export class FakePaystack extends FakeServer {
       this.settle(t, true);
       return { status: 200, json: { status: true, message: 'Charge attempted', data: this.view(t) } };
     }
+    if (card.number === DECLINED_CARD) {
+      this.settle(t, false);
+      return { status: 200, json: { status: true, message: 'Charge attempted', data: this.view(t) } };
+    }
     if (card.number === PIN_CARD) {
       t.status = 'ongoing';
       return { status: 200, json: { status: true, message: 'Charge attempted', data: { reference: t.reference, status: 'send_pin' } } };
@@ -259,7 +268,9 @@ export class FakePaystack extends FakeServer {
     }
     if (action === 'fail') {
       this.settle(t, false);
-      return void html(200, page('Payment failed', `<p>The card was declined.</p>${this.backLink(t)}`));
+      // Paystack's checkout offers another try on the same transaction; a direct charge's card is gone
+      const retry = t.direct ? '' : `<p><a href="/checkout/${t.accessCode}">Try again</a></p>`;
+      return void html(200, page('Payment failed', `<p>The card was declined.</p>${retry}${this.backLink(t)}`));
     }
     return go(t.cancelAction ?? this.back(t) ?? base);
   }

@@ -1,7 +1,7 @@
-// Proves the live hosted-checkout flow over plain HTTP against fake Paystack and BTCPay servers: payment_url starts the payment once and redirects, the return is confirmed with the processor (never the query string), signed webhooks only prompt a query (forged ones refused), outages change nothing, direct cards are charged once and never kept, and crypto completes only when settled.
+// Proves the live hosted-checkout flow over plain HTTP against fake Paystack and BTCPay servers: payment_url starts the payment once and redirects, the return is confirmed with the processor (never the query string), signed webhooks only prompt a query (forged ones refused), outages change nothing, a declined checkout stays payable and a success after our final word is held, never lost, direct cards are charged once, never kept and answered with their outcome, and crypto completes only when settled.
 import { encryptCard } from '../../scripts/encrypt-card';
 import { signature as paystackSignature } from '../../src/processors/paystack/transformers';
-import { NO_3DS_CARD, PIN_CARD } from '../fakes/paystack';
+import { DECLINED_CARD, NO_3DS_CARD, PIN_CARD } from '../fakes/paystack';
 import { SHOP, balance, requestPayment, startHostedWorld, stateOf } from '../helpers/hosted';
 import type { HostedWorld, Payment } from '../helpers/hosted';
 import { eventually } from '../helpers/notify-fixtures';
@@ -43,6 +43,16 @@ async function payWith3ds(checkout: string, outcome: 'authenticate' | 'fail' = '
   const challenge = new URL(pay.location!, checkout).toString();
   const done = await post(`${challenge}/${outcome}`);
   return done.location ?? /href="([^"]+)">Return to merchant/.exec(done.html)?.[1]?.replace(/&amp;/g, '&') ?? null;
+}
+
+/** A direct card payment: request-to-pay with the card encrypted to the service's key. */
+async function direct(number: string): Promise<Payment> {
+  const key = (await w.client.get('/v1/public-key')).body.data.public_key;
+  const encrypted = encryptCard(key, {
+    full_name: 'Adaeze Okafor', card_number: number, expiry_month: '12', expiry_year: String(new Date().getUTCFullYear() + 2), cvv: '123',
+    billing_address: '3 Marina', billing_city: 'Lagos', billing_zip: '', billing_state: 'Lagos', billing_country: 'NG',
+  });
+  return requestPayment(w, 'CARD', { encrypted_card: encrypted });
 }
 
 function status(location: string | null): string | null {
@@ -142,7 +152,7 @@ describe('Paystack hosted checkout', () => {
     expect(await stateOf(w, p.gateway_reference)).toMatchObject({ status: 'PENDING', journals: 0, hooks: [] });
   });
 
-  test('abandoning the checkout and failing 3-D Secure: still payable, then FAILED; nothing credited', async () => {
+  test('abandoning the checkout: still payable, PENDING, nothing credited', async () => {
     const left = await requestPayment(w, 'BANK');
     const checkout = await open(left);
     const cancelled = await post(`${checkout}/cancel`);
@@ -150,11 +160,90 @@ describe('Paystack hosted checkout', () => {
     expect(page.status).toBe(200);
     expect(page.html).toContain('Go back to the payment');
     expect(await stateOf(w, left.gateway_reference)).toMatchObject({ status: 'PENDING', journals: 0 });
+  });
 
-    const declined = await requestPayment(w, 'CARD');
-    const back = await payWith3ds(await open(declined), 'fail');
-    expect(status((await get(back!)).location)).toBe('FAILED');
-    expect(await stateOf(w, declined.gateway_reference)).toMatchObject({ status: 'FAILED', message: 'The payment was declined: Declined', journals: 0 });
+  test('declined, then "Try again" on the same checkout pays: never FAILED, credited once, the merchant hears COMPLETED only', async () => {
+    const before = await balance(w, 'NGN');
+    w.paystack.autoWebhooks = false;
+    const p = await requestPayment(w, 'CARD');
+    const checkout = await open(p);
+    const declined = await post(`${checkout}/pay`).then((r) => post(`${new URL(r.location!, checkout)}/fail`));
+    expect(declined.html).toContain('Try again');
+    expect(w.paystack.transaction(p.gateway_reference)?.status).toBe('failed');
+    // the customer comes back to us after the decline: Paystack is asked, says `failed`, and the checkout stays payable
+    const back = /href="([^"]+)">Return to merchant/.exec(declined.html)![1].replace(/&amp;/g, '&');
+    const page = await get(back);
+    expect(page.status).toBe(200);
+    expect(page.html).toContain('Go back to the payment');
+    const verified = () => w.paystack.calls.filter((c) => c.path === `/transaction/verify/${p.gateway_reference}`).length;
+    expect(verified()).toBeGreaterThanOrEqual(1);
+    // the scheduled checks see `failed` too and leave it PENDING
+    const seen = verified();
+    await eventually(() => verified() >= seen + 2);
+    expect(await stateOf(w, p.gateway_reference)).toMatchObject({ status: 'PENDING', journals: 0, hooks: [] });
+    expect(await open(p)).toBe(checkout);
+
+    // "Try again": paid on the same checkout; Paystack's signed charge.success prompts the query that credits it
+    w.paystack.autoWebhooks = true;
+    const challenge = await post(`${checkout}/pay`);
+    await post(`${new URL(challenge.location!, checkout)}/authenticate`);
+    await eventually(async () => (await stateOf(w, p.gateway_reference)).hooks.length === 1);
+    expect(await stateOf(w, p.gateway_reference)).toMatchObject({ status: 'COMPLETED', journals: 1, hooks: ['COMPLETED'] });
+    expect(await balance(w, 'NGN')).toBe(before + 25000);
+    await w.paystack.deliveriesDone();
+    expect((await stateOf(w, p.gateway_reference)).journals).toBe(1);
+  });
+
+  test('a success Paystack confirms after the collection FAILED is held for the operator with an error logged, never lost; resolved, it is a late completion credited once', async () => {
+    w.paystack.autoWebhooks = false;
+    const p = await direct('4000000000003006');
+    const challenge = await open(p);
+    const failed = await post(`${challenge}/fail`);
+    expect(failed.html).not.toContain('Try again');
+    await eventually(async () => (await stateOf(w, p.gateway_reference)).hooks.length === 1);
+    expect(await stateOf(w, p.gateway_reference)).toMatchObject({ status: 'FAILED', journals: 0, hooks: ['FAILED'] });
+    const before = await balance(w, 'NGN');
+
+    // Paystack later says the customer paid (a success after its own decline): its signed webhook is a prompt
+    const t = w.paystack.transaction(p.gateway_reference)!;
+    t.status = 'success';
+    t.gatewayResponse = 'Successful';
+    w.paystack.sendWebhook(p.gateway_reference);
+    const held = async () => (await w.svc.admin.get(`/v1/admin/collections/${p.gateway_reference}`)).body.data;
+    await eventually(async () => (await held()).processor_request?.state === 'held');
+    expect(await held()).toMatchObject({
+      transaction_status: 'FAILED',
+      processor_request: { state: 'held', held_reason: 'the processor confirmed payment of a collection already FAILED' },
+    });
+    expect(w.svc.logs.some((l) => l.includes('payment held for the operator') && l.includes(p.gateway_reference))).toBe(true);
+    expect(await stateOf(w, p.gateway_reference)).toMatchObject({ status: 'FAILED', journals: 0, hooks: ['FAILED'] });
+    expect(await balance(w, 'NGN')).toBe(before);
+    // the webhook again changes nothing more: still held, nothing credited
+    w.paystack.sendWebhook(p.gateway_reference);
+    await w.paystack.deliveriesDone();
+    expect((await held()).processor_request.state).toBe('held');
+
+    const resolved = await w.svc.admin.post(`/v1/admin/collections/${p.gateway_reference}/resolve-held`, { outcome: 'COMPLETED', note: 'Paystack shows the charge paid (ticket 5521)' });
+    expect(resolved.status).toBe(200);
+    expect(resolved.body.data).toMatchObject({ transaction_status: 'COMPLETED', late_completed_at: expect.any(String), processor_request: { state: 'settled', resolution: { outcome: 'COMPLETED' } } });
+    await eventually(async () => (await stateOf(w, p.gateway_reference)).hooks.length === 2);
+    expect(await stateOf(w, p.gateway_reference)).toMatchObject({ status: 'COMPLETED', journals: 1, hooks: ['FAILED', 'COMPLETED'] });
+    expect(await balance(w, 'NGN')).toBe(before + 25000);
+  });
+
+  test('a held late success resolved FAILED keeps the collection as the merchant knows it and credits nothing', async () => {
+    w.paystack.autoWebhooks = false;
+    const p = await direct('4000000000003006');
+    await post(`${await open(p)}/fail`);
+    await eventually(async () => (await stateOf(w, p.gateway_reference)).status === 'FAILED');
+    const t = w.paystack.transaction(p.gateway_reference)!;
+    t.status = 'success';
+    w.paystack.sendWebhook(p.gateway_reference);
+    await eventually(async () => (await w.svc.admin.get(`/v1/admin/collections/${p.gateway_reference}`)).body.data.processor_request?.state === 'held');
+    const resolved = await w.svc.admin.post(`/v1/admin/collections/${p.gateway_reference}/resolve-held`, { outcome: 'FAILED', note: 'Refunded at Paystack (ticket 5522)' });
+    expect(resolved.status).toBe(200);
+    expect(resolved.body.data).toMatchObject({ transaction_status: 'FAILED', late_completed_at: null, processor_request: { state: 'settled', resolution: { outcome: 'FAILED' } } });
+    expect(await stateOf(w, p.gateway_reference)).toMatchObject({ status: 'FAILED', journals: 0, hooks: ['FAILED'] });
   });
 
   test('an unreachable processor while the customer waits: a plain page with a retry, nothing FAILED, then it works', async () => {
@@ -207,14 +296,6 @@ describe('Paystack hosted checkout', () => {
 });
 
 describe('direct card through Paystack\'s charge API', () => {
-  async function direct(number: string): Promise<Payment> {
-    const key = (await w.client.get('/v1/public-key')).body.data.public_key;
-    const encrypted = encryptCard(key, {
-      full_name: 'Adaeze Okafor', card_number: number, expiry_month: '12', expiry_year: String(new Date().getUTCFullYear() + 2), cvv: '123',
-      billing_address: '3 Marina', billing_city: 'Lagos', billing_zip: '', billing_state: 'Lagos', billing_country: 'NG',
-    });
-    return requestPayment(w, 'CARD', { encrypted_card: encrypted });
-  }
 
   test('charged once server to server; payment_url leads to the 3-D Secure step; the card is kept nowhere', async () => {
     const pan = '4000000000003006';
@@ -234,13 +315,24 @@ describe('direct card through Paystack\'s charge API', () => {
     expect(dump.t).not.toContain('"123"');
   });
 
-  test('a card that wants a PIN is answered FAILED at once, never re-sent; a card with no further step completes', async () => {
+  test('a card that wants a PIN is answered FAILED at once, never re-sent; a card with no further step is COMPLETED in the answer', async () => {
     const pin = await direct(PIN_CARD);
     expect(pin.transaction_status).toBe('FAILED');
     expect(await stateOf(w, pin.gateway_reference)).toMatchObject({ status: 'FAILED', message: expect.stringContaining('only 3-D Secure cards') });
     const noStep = await direct(NO_3DS_CARD);
-    await eventually(async () => (await stateOf(w, noStep.gateway_reference)).status === 'COMPLETED');
+    expect(noStep.transaction_status).toBe('COMPLETED');
+    expect(await stateOf(w, noStep.gateway_reference)).toMatchObject({ status: 'COMPLETED', journals: 1 });
     expect(w.paystack.calls.filter((c) => c.path === '/charge' && [pin.gateway_reference, noStep.gateway_reference].includes((c.body as { reference: string }).reference))).toHaveLength(2);
+  });
+
+  test('a card the issuer declines is FAILED in this answer, as the merchant is told, with the decline in words; charged once', async () => {
+    const p = await direct(DECLINED_CARD);
+    expect(p.transaction_status).toBe('FAILED');
+    const read = await w.client.get(`/v1/collections/${p.gateway_reference}`);
+    expect(read.body.data).toMatchObject({ transaction_status: 'FAILED', message: 'The payment was declined: Declined' });
+    await eventually(async () => (await stateOf(w, p.gateway_reference)).hooks.length === 1);
+    expect(await stateOf(w, p.gateway_reference)).toMatchObject({ status: 'FAILED', journals: 0, hooks: ['FAILED'] });
+    expect(w.paystack.calls.filter((c) => c.path === '/charge' && (c.body as { reference: string }).reference === p.gateway_reference)).toHaveLength(1);
   });
 
   test('a card processor that refuses connections fails the payment at once: the card is not kept to try again', async () => {

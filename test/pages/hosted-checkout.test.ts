@@ -1,4 +1,4 @@
-// Proves the live hosted checkouts in real headless Chromium: the customer opens payment_url, goes to the fake Paystack, completes (or fails, or abandons) 3-D Secure, returns and lands on redirect_url; a direct card, a crypto invoice, an outage while the customer waits, webhooks before and after the return, and a tampered return URL; wallet, webhook and operator view agree.
+// Proves the live hosted checkouts in real headless Chromium: the customer opens payment_url, goes to the fake Paystack, completes (or fails and tries again, or abandons) 3-D Secure, returns and lands on redirect_url; a direct card, a crypto invoice, an outage while the customer waits, webhooks before and after the return, and a tampered return URL; wallet, webhook and operator view agree.
 import { existsSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { encryptCard } from '../../scripts/encrypt-card';
@@ -79,16 +79,22 @@ run('card with 3-D Secure at Paystack', () => {
     await page.context().close();
   });
 
-  test('3-D Secure failure: back through the return URL to redirect_url FAILED; nothing credited', async () => {
+  test('3-D Secure failure: back at our page the payment is still open (PENDING, nothing credited); paying again on the same checkout completes it', async () => {
     const p = await requestPayment(w, 'CARD');
     const { page, landed } = await customer();
     await page.goto(p.payment_url);
     await page.getByRole('button', { name: 'Pay', exact: true }).click();
     await page.getByRole('button', { name: 'Fail authentication' }).click();
     await page.getByRole('link', { name: 'Return to merchant' }).click();
+    await page.getByRole('heading', { name: 'Your payment is not confirmed yet' }).waitFor();
+    expect(landed).toEqual([]);
+    expect(await stateOf(w, p.gateway_reference)).toMatchObject({ status: 'PENDING', journals: 0 });
+    await page.getByRole('button', { name: 'Go back to the payment' }).click();
+    await page.getByRole('button', { name: 'Pay', exact: true }).click();
+    await page.getByRole('button', { name: 'Authenticate' }).click();
     await arrive(landed);
-    expect(landedWith(landed, p).searchParams.get('status')).toBe('FAILED');
-    expect(await stateOf(w, p.gateway_reference)).toMatchObject({ status: 'FAILED', journals: 0 });
+    expect(landedWith(landed, p).searchParams.get('status')).toBe('COMPLETED');
+    expect(await stateOf(w, p.gateway_reference)).toMatchObject({ status: 'COMPLETED', journals: 1 });
     await page.context().close();
   });
 

@@ -87,6 +87,14 @@ describe('observe (status query and callback body)', () => {
     expect(asObject?.vendorStatus).toBe(`FAILED ${reason}`);
   });
 
+  it.each([
+    ['REJECTED', 'CANCELLED', 'The customer declined the payment'],
+    ['TIMEOUT', 'FAILED', 'The customer did not approve the payment in time'],
+    ['ONGOING', 'PENDING', null],
+  ])('reads the status word %s (answered without a reason) as %s', (word, status, message) => {
+    expect(observe({ ...base, status: word })).toEqual({ status, vendorStatus: word, message, amountMinor: 5_000_000n, currency: 'UGX', unmapped: false });
+  });
+
   it('reads FAILED with an unknown reason as FAILED with a general message', () => {
     expect(observe({ ...base, status: 'FAILED', reason: 'SOMETHING_NEW' })).toMatchObject({ status: 'FAILED', unmapped: false });
   });

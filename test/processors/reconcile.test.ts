@@ -23,6 +23,7 @@ function input(over: Partial<CheckInput>): CheckInput {
     reported: { amountMinor: null, currency: null },
     checkScheduleMs: [30_000, 60_000, 120_000, 300_000, 600_000],
     lateCheckMs: 86_400_000,
+    retryableDecline: false,
     ...over,
   };
 }
@@ -50,6 +51,28 @@ describe('decide', () => {
     expect(decide(input({ result: observed({ status: 'CANCELLED', message: 'declined' }) }))).toEqual({ do: 'fail', status: 'CANCELLED', message: 'declined' });
     expect(decide(input({ collectionStatus: 'EXPIRED', result: observed({ status: 'FAILED' }) }))).toEqual({ do: 'settle' });
     expect(decide(input({ collectionStatus: 'COMPLETED', result: observed({ status: 'COMPLETED' }) }))).toEqual({ do: 'settle' });
+  });
+
+  it('holds a success confirmed after the collection FAILED or was CANCELLED: never credited by itself, never dropped', () => {
+    for (const status of ['FAILED', 'CANCELLED'] as const) {
+      expect(decide(input({ collectionStatus: status, state: 'settled', result: observed({ status: 'COMPLETED' }) }))).toEqual({
+        do: 'hold',
+        reason: `the processor confirmed payment of a collection already ${status}`,
+      });
+    }
+  });
+
+  it('a decline the customer can retry (a hosted checkout) stays PENDING until the deadline, then EXPIRES saying so', () => {
+    const declined = observed({ status: 'FAILED', message: 'The payment was declined: Declined' });
+    expect(decide(input({ retryableDecline: true, result: declined }))).toEqual({
+      do: 'wait', nextCheckAt: minutes(1), note: 'declined, the customer may try again: The payment was declined: Declined',
+    });
+    expect(decide(input({ retryableDecline: true, result: declined, now: minutes(30) }))).toMatchObject({
+      do: 'expire', message: 'Payment not completed in time (last attempt: The payment was declined: Declined)',
+    });
+    // a cancellation, and any decline the customer cannot retry (a direct card), is final at once
+    expect(decide(input({ retryableDecline: true, result: observed({ status: 'CANCELLED', message: 'x' }) })).do).toBe('fail');
+    expect(decide(input({ retryableDecline: false, result: declined }))).toEqual({ do: 'fail', status: 'FAILED', message: 'The payment was declined: Declined' });
   });
 
   it('waits on the schedule while PENDING, never past the deadline', () => {

@@ -67,6 +67,8 @@ export function btcpayProcessor(t: BtcpayTransport): Processor & { hosted: Hoste
   };
 
   const hosted: HostedCheckout = {
+    // an invoice that became Invalid or Expired cannot be paid again: its failure is final
+    retryAfterDecline: false,
     requestErrors: () => [],
     /** BTCPay takes a repeated orderId: the invoice already made for our reference is looked up first and reused. */
     async start(ctx, order) {

@@ -82,6 +82,8 @@ export function paystackProcessor(t: PaystackTransport): Processor & { hosted: H
   };
 
   const hosted: HostedCheckout = {
+    // Paystack's checkout offers "Try again" after a decline, and verify then reads `failed` until it is paid.
+    retryAfterDecline: true,
     requestErrors: (r) => problems({ email: r.accountEmail }),
     async start(ctx, order) {
       const p = payment(order);
