@@ -66,7 +66,7 @@ type MoveRead = CollectionRow & MoveExtras;
 
 /**
  * The state a move starts from: PENDING, or EXPIRED for a late completion (a processor confirmed
- * payment after our own deadline: CONTRACT 4.4), which only moves to COMPLETED.
+ * payment after our own deadline: docs/contract/states.md), which only moves to COMPLETED.
  */
 export type MoveFrom = 'PENDING' | 'EXPIRED';
 
@@ -542,7 +542,7 @@ export class CollectionService {
 
   /**
    * PENDING past PENDING_TTL_SECONDS becomes EXPIRED, unless it holds a provider report received before
-   * its deadline: that report is applied instead (CONTRACT 4.4), whatever the report worker's lag. A
+   * its deadline: that report is applied instead (docs/contract/states.md), whatever the report worker's lag. A
    * report the report worker holds right now is left to it (it applies it once this commits). Where a
    * real processor holds the request, reconciliation asks it once more first (ProcessorRequestService).
    * Returns how many collections left PENDING.
