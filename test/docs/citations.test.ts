@@ -1,4 +1,4 @@
-// Proves the code cites only what a clone holds: no file cites the decision or stack notes kept outside the repository, and every docs/ page a file or a docs page names exists.
+// Proves the code cites only what a clone holds: no file cites the decision or stack notes kept outside the repository, every docs/ page cited exists, and every source file a docs page names exists.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 
@@ -16,6 +16,8 @@ const OUTSIDE = [
 const RELATIVE_SHARED = /(?:\.\.\/)+shared\b/g;
 const DOCS_PATH = /\bdocs\/[\w./-]*?\.md\b/g;
 const MARKDOWN_LINK = /\]\(([^)#\s]+\.md)(?:#[^)]*)?\)/g;
+/** A source file a docs page names, as `src/domain/money.ts`: it must still be there after code moves. */
+const SOURCE_PATH = /`((?:src|scripts|sdk|test|openapi|dashboard)\/[\w./-]+\.(?:ts|tsx|sql|yaml))`/g;
 
 export interface Finding {
   file: string;
@@ -42,6 +44,9 @@ export function findingsIn(file: string, text: string, exists: (repoPath: string
     // a path such as "../docs/x.md" in a markdown page is relative, checked below
     if (text[m.index - 1] === '/' || text[m.index - 1] === '.') continue;
     if (!exists(m[0])) add(m.index, `cites ${m[0]}, which does not exist`);
+  }
+  if (file.startsWith('docs/') && file.endsWith('.md')) {
+    for (const m of text.matchAll(SOURCE_PATH)) if (!exists(m[1])) add(m.index, `names ${m[1]}, which does not exist`);
   }
   if (file.endsWith('.md')) {
     for (const m of text.matchAll(MARKDOWN_LINK)) {
@@ -86,17 +91,20 @@ describe('the scanner', () => {
     expect(findingsIn('dashboard/src/pages/operator/routes.tsx', importing, exists)).toEqual([]);
   });
 
-  it('refuses a docs page that does not exist, in a comment and in a markdown link', () => {
+  it('refuses a docs page that does not exist, in a comment and in a markdown link, and a source file a docs page names that is gone', () => {
     expect(findingsIn('src/x.ts', `// ${'docs'}/contract/money.md and ${'docs'}/contract/nowhere.md\n`, exists)).toEqual([
       { file: 'src/x.ts', line: 1, problem: expect.stringContaining('nowhere.md') },
     ]);
     expect(findingsIn('docs/contract/states.md', 'see [money](money.md) and [gone](gone.md#top)\n', exists)).toEqual([
       { file: 'docs/contract/states.md', line: 1, problem: expect.stringContaining('gone.md') },
     ]);
+    expect(findingsIn('docs/contract/money.md', 'rounding: `src/domain/money.ts`\nfees: `src/domain/moved.ts`\n', (p) => p === 'src/domain/money.ts')).toEqual([
+      { file: 'docs/contract/money.md', line: 2, problem: expect.stringContaining('src/domain/moved.ts') },
+    ]);
   });
 });
 
-it('no file cites a document outside the repository, and every docs page cited exists', () => {
+it('no file cites a document outside the repository; every docs page cited and every source file a docs page names exists', () => {
   const files = SCANNED.flatMap(filesUnder);
   expect(files.length).toBeGreaterThan(100);
   const findings = files.flatMap((file) => {
