@@ -1,4 +1,4 @@
-// Configuration from the environment (CONTRACT.md section 1), read and checked in one place.
+// Configuration from the environment (docs/contract/configuration.md), read and checked in one place.
 // A bad value stops start-up with one line naming the variable, never a stack trace.
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';

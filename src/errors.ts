@@ -1,4 +1,4 @@
-// The one error catalog (CONTRACT.md section 2). The spec lists the same codes (ValidationError and PlainErrorCode);
+// The one error catalog (docs/contract/errors.md). The spec lists the same codes (ValidationError and PlainErrorCode);
 // test/errors.test.ts fails when the two differ.
 
 export const ERROR_CATALOG = {

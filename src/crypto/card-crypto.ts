@@ -1,4 +1,4 @@
-// The service's side of encrypted_card (CONTRACT.md section 6): the RSA key pair, and the parsing and
+// The service's side of encrypted_card (docs/contract/cards.md): the RSA key pair, and the parsing and
 // opening of both forms. Every function answers null on any failure rather than saying what failed,
 // so the caller can give one uniform error and offer no oracle.
 import { createDecipheriv, constants, generateKeyPair, privateDecrypt } from 'node:crypto';

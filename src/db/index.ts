@@ -51,7 +51,7 @@ export async function openPostgres(url: string, poolMax = POOL_MAX): Promise<Dat
 
 /**
  * PGlite is one database session shared by every socket connection, so the pool is kept at one
- * connection (STACK-NOTES: a second connection hangs while a transaction is open).
+ * connection (docs/embedded-database.md: a second connection hangs while a transaction is open).
  * dataDir undefined = in memory (tests); a template (PGlite's dumpDataDir) skips initdb.
  */
 export async function openEmbedded(dataDir: string | undefined, template?: Blob): Promise<Database> {

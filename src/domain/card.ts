@@ -1,4 +1,4 @@
-// Card details after decryption (specification: the card details object; CONTRACT.md section 6):
+// Card details after decryption (specification: the card details object; docs/contract/cards.md):
 // validation, masking and the keyed fingerprint. Error messages name the rule, never the value.
 import { createHmac, hkdfSync } from 'node:crypto';
 import type { FieldError } from '../errors';

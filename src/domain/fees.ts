@@ -1,4 +1,4 @@
-// Fees and the split between merchant and customer (CONTRACT.md 5): fee = percent% of account_amount
+// Fees and the split between merchant and customer (docs/contract/money.md): fee = percent% of account_amount
 // + fixed, in the wallet currency; the fee bearer decides who pays it. Pure.
 import { percentOf } from './money';
 

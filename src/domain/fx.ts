@@ -1,4 +1,4 @@
-// Market-rate conversion (CONTRACT.md 5): { base, quote, rate } means 1 base = rate quote. A missing
+// Market-rate conversion (docs/contract/money.md): { base, quote, rate } means 1 base = rate quote. A missing
 // direct rate uses the inverse of the reverse rate, kept as an exact rational so that only the final
 // amount is rounded. Pure: the caller reads the rate rows.
 import { mulRatio, parseDecimal } from './money';

@@ -1,4 +1,4 @@
-// Double-entry postings (CONTRACT.md 5): what a completion and a release post, as balanced sets.
+// Double-entry postings (docs/contract/money.md): what a completion and a release post, as balanced sets.
 // Pure: no database, no clock (times are passed in), no randomness. The service writes what these
 // functions return, after assertBalanced has accepted it.
 import type { PaymentMethod } from './collection';
@@ -147,7 +147,7 @@ export interface WalletParts {
   reservedMinor: bigint;
 }
 
-/** balance = available + pending + reserved (CONTRACT.md 5). */
+/** balance = available + pending + reserved (docs/contract/money.md). */
 export function walletTotal(w: WalletParts): bigint {
   return w.availableMinor + w.pendingMinor + w.reservedMinor;
 }

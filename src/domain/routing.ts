@@ -1,4 +1,4 @@
-// MID routing (CONTRACT.md section 9) as pure functions: which MIDs may take a payment, which rank
+// MID routing (docs/contract/operator.md) as pure functions: which MIDs may take a payment, which rank
 // wins, and whose turn it is among MIDs of equal rank. The caller keeps the round-robin turn.
 import type { PaymentMethod, RoutingCandidate, RoutingDecision, RoutingReason } from './collection';
 

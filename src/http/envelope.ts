@@ -1,4 +1,4 @@
-// The response envelope of CONTRACT.md section 2, and the shape every handler returns.
+// The response envelope (docs/contract/errors.md), and the shape every handler returns.
 export interface Reply {
   status?: number;
   body: unknown;

@@ -5,7 +5,7 @@ import type { ErrorObject } from 'ajv';
 import { PAYMENT_METHODS } from '../domain/collection';
 import type { FieldError } from '../errors';
 
-/** The most field errors one VALIDATION_ERROR lists (CONTRACT section 2, README). */
+/** The most field errors one VALIDATION_ERROR lists (docs/contract/errors.md). */
 export const MAX_FIELD_ERRORS = 20;
 
 /** Patterns of the spec whose regular expression would tell a reader less than a sentence. */

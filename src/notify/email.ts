@@ -1,4 +1,4 @@
-// Email notices (CONTRACT.md section 8): a start notice and a final summary for the merchant, a receipt
+// Email notices (docs/contract/webhooks.md): a start notice and a final summary for the merchant, a receipt
 // for the customer. Plain text, built from the collection row: references, amounts, status, time.
 // Never card data: the card number, its masked form, its fingerprint and the CVV are never read here.
 import { mkdir, rename, writeFile } from 'node:fs/promises';

@@ -1,4 +1,4 @@
-// Standard Webhooks signatures (CONTRACT.md section 8): HMAC-SHA256 keyed by the UTF-8 bytes of the
+// Standard Webhooks signatures (docs/contract/webhooks.md): HMAC-SHA256 keyed by the UTF-8 bytes of the
 // API token's webhook_hash over "<webhook-id>.<webhook-timestamp>.<body>", body as the exact bytes sent.
 import { createHmac } from 'node:crypto';
 

@@ -1,4 +1,4 @@
-// SSRF guard for webhook URLs (CONTRACT.md section 8): in live, a webhook may not reach loopback,
+// SSRF guard for webhook URLs (docs/contract/webhooks.md): in live, a webhook may not reach loopback,
 // private, link-local, unique-local, metadata or otherwise non-public addresses. Checked when the URL
 // is set, again before each delivery (DNS can change), and once more inside the socket's own DNS
 // lookup, so a name that re-resolves between the check and the connect (DNS rebinding) is refused too.

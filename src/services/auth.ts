@@ -1,4 +1,4 @@
-// API credentials and access tokens (CONTRACT.md section 3): argon2id-hashed secrets, HS256 JWTs
+// API credentials and access tokens (docs/contract/authentication.md): argon2id-hashed secrets, HS256 JWTs
 // bound to the deployment and to the API token's generation, so regeneration revokes at once.
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { hash, verify } from '@node-rs/argon2';

@@ -1,4 +1,4 @@
-// The card RSA key, encrypted_card decryption, card fingerprints (CONTRACT.md section 6).
+// The card RSA key, encrypted_card decryption, card fingerprints (docs/contract/cards.md).
 // Keys live in card_keys (private half sealed with MASTER_KEY), shared by every process and cached
 // in each. After a rotation the previous key keeps decrypting until its expires_at (grace period).
 import { createPrivateKey, randomBytes } from 'node:crypto';

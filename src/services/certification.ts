@@ -1,4 +1,4 @@
-// Go-live evidence: which designated sandbox scenarios a business has run (CONTRACT.md section 9).
+// Go-live evidence: which designated sandbox scenarios a business has run (docs/contract/operator.md).
 import type { Config } from '../config';
 import { pgp } from '../db';
 import type { Db } from '../db';

@@ -1,4 +1,4 @@
-// Hosted checkouts (CONTRACT 10): a collection routed to a processor with its own payment pages
+// Hosted checkouts (docs/contract/hosted-pages.md): a collection routed to a processor with its own payment pages
 // (Paystack, BTCPay Server). payment_url stays ours; opening it starts the payment at the processor
 // once (a lease lets one opening talk to it; later openings reuse what it answered) and sends the
 // customer there. The processor sends the customer back to our return URL, where a status query

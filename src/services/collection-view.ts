@@ -1,4 +1,4 @@
-// The collection record of the API (specification "Collection transaction record", CONTRACT 4.2),
+// The collection record of the API (specification "Collection transaction record", docs/contract/collections.md),
 // made from a row. Notifications use the same record plus `sequence`.
 import type { components } from '../../generated/merchant-api';
 import type { CollectionRow } from '../domain/collection';

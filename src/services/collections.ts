@@ -67,7 +67,8 @@ type MoveRead = CollectionRow & MoveExtras;
 /**
  * The state a move starts from: PENDING, or a final state for a late completion, which only moves to
  * COMPLETED: EXPIRED when a processor confirmed payment after our own deadline (our clock, not its
- * word), FAILED or CANCELLED when an operator credits a success held because it came after that word.
+ * word), FAILED or CANCELLED when an operator credits a success held because it came after that word
+ * (docs/contract/states.md).
  */
 export type MoveFrom = 'PENDING' | 'EXPIRED' | 'FAILED' | 'CANCELLED';
 
@@ -543,7 +544,7 @@ export class CollectionService {
 
   /**
    * PENDING past PENDING_TTL_SECONDS becomes EXPIRED, unless it holds a provider report received before
-   * its deadline: that report is applied instead (CONTRACT 4.4), whatever the report worker's lag. A
+   * its deadline: that report is applied instead (docs/contract/states.md), whatever the report worker's lag. A
    * report the report worker holds right now is left to it (it applies it once this commits). Where a
    * real processor holds the request, reconciliation asks it once more first (ProcessorRequestService).
    * Returns how many collections left PENDING.

@@ -1,4 +1,4 @@
-// The sandbox demo merchant (CONTRACT.md section 9): what it holds, and the credentials file and curl
+// The sandbox demo merchant (docs/contract/operator.md): what it holds, and the credentials file and curl
 // line a newcomer copies to get a first access token.
 import { chmodSync, writeFileSync } from 'node:fs';
 import path from 'node:path';

@@ -1,6 +1,7 @@
 // Business accounts, wallets, MIDs, API tokens, market rates, verification and the demo merchant
-// (CONTRACT.md sections 3 and 9). The OpenAPI layer has already checked shapes and ranges; the rules
-// here are the ones a schema cannot say (one wallet per currency, known processors, two tokens).
+// (docs/contract/authentication.md, docs/contract/operator.md). The OpenAPI layer has already checked
+// shapes and ranges; the rules here are the ones a schema cannot say (one wallet per currency, known
+// processors, two tokens).
 import { randomBytes } from 'node:crypto';
 import { masterKeys, seal } from '../crypto/secretbox';
 import { pgp } from '../db';
@@ -320,7 +321,7 @@ export class MerchantService {
     return midRecord(row);
   }
 
-  /** What a processor cannot take: its payment methods, its currencies, its credentials (CONTRACT 10). */
+  /** What a processor cannot take: its methods, currencies and credentials (docs/contract/processors.md). */
   private processorErrors(serviceType: string, method: PaymentMethod, currency: string, credentials: Record<string, string>): FieldError[] {
     const processor = this.s.processors.get(serviceType);
     const errors: FieldError[] = [];

@@ -1,5 +1,5 @@
 // Webhook and email outbox: written in the state change's transaction, delivered by a worker
-// (CONTRACT.md section 8). The notification body is serialised once, stored, and sent and signed as
+// (docs/contract/webhooks.md). The notification body is serialised once, stored, and sent and signed as
 // those exact bytes on every attempt.
 import { randomBytes } from 'node:crypto';
 import type { PageRequest } from '../db/keyset';

@@ -1,4 +1,4 @@
-// Requests to real processors (CONTRACT 10). request-to-pay writes a processor_requests row with the
+// Requests to real processors (docs/contract/processors.md). request-to-pay writes a processor_requests row with the
 // collection; two workers do the talking, each claiming rows with FOR UPDATE SKIP LOCKED and a lease
 // (the claim pushes the due time past the calls' deadlines) in one short statement, calling the vendor
 // outside any transaction, then recording the result. So several processes share the work, a crash

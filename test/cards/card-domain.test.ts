@@ -1,4 +1,4 @@
-// Proves the card rules of CONTRACT.md section 6: every field checked, errors name the field and never echo the value.
+// Proves the card rules of docs/contract/cards.md: every field checked, errors name the field and never echo the value.
 import fc from 'fast-check';
 import { CARD_FIELDS, fingerprint, fingerprintKey, luhn, maskPan, toCardDetails, validateCard } from '../../src/domain/card';
 import type { CardDetails } from '../../src/domain/card';

@@ -129,7 +129,7 @@ class Book {
   }
 }
 
-// ---- the model: what each wallet bucket must hold, from the rules of CONTRACT section 5 alone -------
+// ---- the model: what each wallet bucket must hold, from the rules of docs/contract/money.md alone -------
 
 interface Settings {
   reserveHundredths: number;

@@ -17,9 +17,13 @@ export interface Prism {
 /** `prism mock <spec>` or `prism proxy <spec> <upstream> ...`, answering once it listens. */
 export async function startPrism(args: string[]): Promise<Prism> {
   const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
+  return startListening(path.join(ROOT, 'node_modules', '.bin', 'prism'), [...args, '-p', String(port), '-h', '127.0.0.1'], `http://127.0.0.1:${port}`);
+}
+
+/** Any command that ends up serving HTTP at url (its own process group), answering once something answers there. */
+export async function startListening(command: string, args: string[], url: string): Promise<Prism> {
   const output: string[] = [];
-  const child: ChildProcess = spawn(path.join(ROOT, 'node_modules', '.bin', 'prism'), [...args, '-p', String(port), '-h', '127.0.0.1'], {
+  const child: ChildProcess = spawn(command, args, {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
@@ -37,7 +41,7 @@ export async function startPrism(args: string[]): Promise<Prism> {
     } catch {
       if (Date.now() > deadline || child.exitCode !== null) {
         stop();
-        throw new Error(`Prism did not start: ${output.join('')}`);
+        throw new Error(`${path.basename(command)} ${args.join(' ')} did not start: ${output.join('')}`);
       }
       await new Promise((r) => setTimeout(r, 250));
     }

@@ -1,4 +1,4 @@
-// Proves the dispatcher's own errors (CONTRACT.md section 2), X-Request-Id, /healthz, /docs and the served documents.
+// Proves the dispatcher's own errors (docs/contract/errors.md), X-Request-Id, /healthz, /docs and the served documents.
 import { startTestService } from '../helpers/service';
 import type { TestService } from '../helpers/service';
 

@@ -1,4 +1,4 @@
-// Hosted card pages (CONTRACT.md sections 6 and 7): a card entry form when the merchant sent no
+// Hosted card pages (docs/contract/hosted-pages.md): a card entry form when the merchant sent no
 // encrypted_card, then the sandbox 3-D Secure challenge; a direct card payment goes straight to the
 // challenge. Which page a collection is on follows from its row: no card recorded yet -> entry.
 // The full card number and the CVV exist only in this request's memory: what is kept is the masked

@@ -1,7 +1,7 @@
-// Hosted payment pages (CONTRACT.md section 7) at payment_url: /pay/{gateway_reference}?token=...
+// Hosted payment pages (docs/contract/hosted-pages.md) at payment_url: /pay/{gateway_reference}?token=...
 // Each payment method renders its page for a PENDING collection and answers the form posted from it;
 // afterwards the browser goes to redirect_url with gateway_reference, merchant_reference and status.
-// A collection whose processor has its own pages (CONTRACT 10) goes there instead (./hosted.ts), and
+// A collection whose processor has its own pages goes there instead (./hosted.ts), and
 // comes back to /pay/{gateway_reference}/return; nothing posted here can decide it.
 import express from 'express';
 import type { Request, Response } from 'express';
