@@ -401,7 +401,7 @@ export interface paths {
         };
         /**
          * Read a collection's webhook delivery log
-         * @description Every notification of the collection with every delivery attempt (time, HTTP status or error, duration, the first 1 KiB of the answer), as the merchant API shows it.
+         * @description Every notification of the collection with every delivery attempt (time, HTTP status or error, duration, the first 1 KiB of the answer), as the merchant API shows it. The attempts of a delivered or given-up notification are deleted after `DELIVERY_LOG_RETENTION_DAYS` (90 by default).
          */
         get: operations["listAdminCollectionNotifications"];
         put?: never;

@@ -188,7 +188,7 @@ export interface paths {
         };
         /**
          * List a collection's notifications
-         * @description Returns every notification of the collection, oldest first, each with every attempt to deliver it to your webhook URL (the latest 100 when re-sends made more): when, the HTTP status your endpoint answered or the error (timeout after 10 s, refused connection), how long it took and the start of your response body. Use it to find out why your webhook missed a notification. A `PENDING` collection has none yet (empty array).
+         * @description Returns every notification of the collection, oldest first, each with every attempt to deliver it to your webhook URL (the latest 100 when re-sends made more): when, the HTTP status your endpoint answered or the error (timeout after 10 s, refused connection), how long it took and the start of your response body. Use it to find out why your webhook missed a notification. A `PENDING` collection has none yet (empty array). Attempts are kept for 90 days by default (the operator's `DELIVERY_LOG_RETENTION_DAYS`) once their notification is delivered or given up; after that the notification is still listed, with the attempts that remain.
          */
         get: operations["listCollectionNotifications"];
         put?: never;
