@@ -9,7 +9,7 @@
 import { isDatabaseUnavailable, openPostgres, pgp } from '../../src/db';
 import type { Database, Db } from '../../src/db';
 import { createRealDatabase, SHARED_PG_URL } from '../helpers/db';
-import { mobileMoney, setupMerchant } from '../helpers/fixtures';
+import { eventually, mobileMoney, setupMerchant } from '../helpers/fixtures';
 import type { MerchantSetup } from '../helpers/fixtures';
 import { startCuttingProxy } from '../helpers/cutting-proxy';
 import type { CuttingProxy } from '../helpers/cutting-proxy';
@@ -38,9 +38,20 @@ needsRealServer().describe('an answer lost with the database connection (real Po
       m.businessId,
       reference,
     ]);
-  /** every session of the test database but the checker's own ends (as a failover ends them) */
-  const endSessions = () =>
-    direct.any('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()');
+  /**
+   * Every session of the test database but the checker's own ends (as a failover ends them), and the
+   * service's pool has noticed: a request handed a pooled connection whose server is already gone would
+   * send its write into it, and could not know that it never ran.
+   */
+  const endSessions = async () => {
+    const ended = await direct.map(
+      'SELECT pid, pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
+      [],
+      (r: { pid: number }) => r.pid,
+    );
+    const pooled = () => ((database.db.$pool as unknown as { _clients: { processID: number | null }[] })._clients ?? []).map((c) => c.processID);
+    await eventually(async () => (pooled().some((pid) => pid !== null && ended.includes(pid)) ? undefined : true), 10_000, 'the pool to drop the ended sessions');
+  };
 
   beforeAll(async () => {
     created = await createRealDatabase(SHARED_PG_URL);
