@@ -21,8 +21,10 @@ const unknownOutcomes = new WeakSet<object>();
 
 /** Statements that change data (or schema). A read (SELECT without these) changes nothing. */
 const WRITE = /\b(INSERT|UPDATE|DELETE|MERGE|TRUNCATE|COPY|CALL|CREATE|ALTER|DROP|GRANT|REVOKE|nextval|setval)\b/i;
-const COMMIT = /^\s*COMMIT\b/i;
-const ROLLBACK = /^\s*ROLLBACK\b/i;
+// the end of a whole transaction; a savepoint's (ROLLBACK TO SAVEPOINT, RELEASE SAVEPOINT) leaves the
+// transaction's earlier writes in place
+const COMMIT = /^\s*(COMMIT|END)\s*;?\s*$/i;
+const ROLLBACK = /^\s*(ROLLBACK|ABORT)\s*;?\s*$/i;
 /**
  * Failures of a statement that was never executed: the client found its connection already broken
  * before sending, the server refused the session, or a read-only (demoted, not yet promoted) server
