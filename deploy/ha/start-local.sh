@@ -10,7 +10,7 @@
 # (default 25400) is the first of eight loopback ports: etcd client and peer, the two PostgreSQL nodes,
 # their two Patroni REST APIs, HAProxy's read-write port and its statistics page. As root, etcd and
 # HAProxy run as root and Patroni (PostgreSQL refuses root) as the `postgres` user. Needs the Debian
-# packages patroni, etcd-server, haproxy and postgresql-15 (docs/ha.md).
+# packages patroni, etcd-server, haproxy, curl and postgresql-15 (docs/ha.md).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 DIR="${HA_DIR:-/tmp/paycollect-ha}"
@@ -20,8 +20,8 @@ DATABASE="${HA_DATABASE:-paycollect}"
 ETCD_PORT=$BASE ETCD_PEER_PORT=$((BASE + 1)) PG1_PORT=$((BASE + 2)) PG2_PORT=$((BASE + 3))
 API1_PORT=$((BASE + 4)) API2_PORT=$((BASE + 5)) RW_PORT=$((BASE + 6)) STATS_PORT=$((BASE + 7))
 
-for binary in etcd patroni haproxy /usr/lib/postgresql/15/bin/postgres; do
-  command -v "$binary" >/dev/null || { echo "missing $binary: apt-get install -y patroni etcd-server haproxy postgresql-15" >&2; exit 1; }
+for binary in etcd patroni haproxy curl /usr/lib/postgresql/15/bin/postgres; do
+  command -v "$binary" >/dev/null || { echo "missing $binary: apt-get install -y patroni etcd-server haproxy curl postgresql-15" >&2; exit 1; }
 done
 if [ -e "$DIR/pids" ]; then echo "$DIR holds a running recipe: deploy/ha/stop-local.sh first" >&2; exit 1; fi
 mkdir -p "$DIR/etcd" "$DIR/node1" "$DIR/node2"
