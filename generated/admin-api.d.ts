@@ -401,7 +401,7 @@ export interface paths {
         };
         /**
          * Read a collection's webhook delivery log
-         * @description Every notification of the collection with every delivery attempt (time, HTTP status or error, duration, the first 1 KiB of the answer), as the merchant API shows it.
+         * @description Every notification of the collection with every delivery attempt (time, HTTP status or error, duration, the first 1 KiB of the answer), as the merchant API shows it. The attempts of a delivered or given-up notification are deleted after `DELIVERY_LOG_RETENTION_DAYS` (90 by default).
          */
         get: operations["listAdminCollectionNotifications"];
         put?: never;
@@ -1018,9 +1018,10 @@ export interface components {
          *     | 429 | `RATE_LIMITED` | too many requests; wait `Retry-After` seconds |
          *     | 500 | `INTERNAL_ERROR` | unexpected failure; nothing was half-written |
          *     | 503 | `SERVICE_UNAVAILABLE` | the service's database is unreachable; nothing changed; retry after `Retry-After` seconds |
+         *     | 503 | `OUTCOME_UNKNOWN` | the database connection was lost after the change was sent (a failover, a crash): it may have taken effect; after `Retry-After` seconds send the same request again (same `merchant_reference` and body: idempotent), never as a new one |
          * @enum {string}
          */
-        PlainErrorCode: "INVALID_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "METHOD_NOT_ALLOWED" | "DUPLICATE_MERCHANT_REFERENCE" | "UNSUPPORTED_CURRENCY" | "NO_ROUTE" | "CARD_DECRYPTION_FAILED" | "API_TOKEN_LIMIT" | "INVALID_STATE" | "UNAUTHORIZED" | "FORBIDDEN" | "CSRF_FAILED" | "NOT_FOUND" | "PAYLOAD_TOO_LARGE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
+        PlainErrorCode: "INVALID_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "METHOD_NOT_ALLOWED" | "DUPLICATE_MERCHANT_REFERENCE" | "UNSUPPORTED_CURRENCY" | "NO_ROUTE" | "CARD_DECRYPTION_FAILED" | "API_TOKEN_LIMIT" | "INVALID_STATE" | "UNAUTHORIZED" | "FORBIDDEN" | "CSRF_FAILED" | "NOT_FOUND" | "PAYLOAD_TOO_LARGE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "OUTCOME_UNKNOWN";
         /** @description Any error other than `VALIDATION_ERROR`; `code` says why. */
         PlainError: {
             code: components["schemas"]["PlainErrorCode"];
@@ -2482,7 +2483,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description `SERVICE_UNAVAILABLE`: a part the service depends on (its database) is unreachable for a moment. It is our outage, not a problem with your credentials or your request, and nothing was changed. Wait the number of seconds in `Retry-After`, then send the same request again (for a collection, with the same `merchant_reference` and body: a retry never charges twice). */
+        /** @description Our outage, never a problem with your credentials or your request; `code` says what it means for your change. `SERVICE_UNAVAILABLE`: a part the service depends on (its database) is unreachable for a moment and nothing was changed. `OUTCOME_UNKNOWN` (only from an operation that changes something): the connection to the database was lost after the change was sent, as in a database failover, so the change may have taken effect. In both cases wait the number of seconds in `Retry-After`, then send the same request again: for a collection with the same `merchant_reference` and body, which answers the one collection (never a second charge). After `OUTCOME_UNKNOWN` never send it as a new request with a new reference: that could charge the customer twice. */
         ServiceUnavailable: {
             headers: {
                 "X-Request-Id": components["headers"]["XRequestId"];

@@ -96,6 +96,13 @@ export interface paths {
          *     with header `Idempotent-Replayed: true` and never starts a second payment, also when both requests
          *     arrive at once. The same reference with a different body is `DUPLICATE_MERCHANT_REFERENCE`.
          *
+         *     A 503 says what it knows. `SERVICE_UNAVAILABLE`: the database could not be reached and no collection
+         *     was made. `OUTCOME_UNKNOWN`: the connection to the database was lost after the collection was sent to
+         *     it (during a database failover, for example), so it may exist. In both cases send the same request
+         *     again after `Retry-After` seconds, with the same `merchant_reference` and body: you get the one
+         *     collection (with `Idempotent-Replayed: true` if it had been made), never a second. Never give the
+         *     retry a new reference: that could charge the customer twice.
+         *
          *     In the sandbox no real money moves: phone numbers `256777000001` and `256777000002` complete,
          *     `256777000003` and `256777000004` fail (after about 3 seconds), any other number stays `PENDING`
          *     until it expires; card `4000000000003006` passes 3-D Secure and `4000000000003014` fails
@@ -188,7 +195,7 @@ export interface paths {
         };
         /**
          * List a collection's notifications
-         * @description Returns every notification of the collection, oldest first, each with every attempt to deliver it to your webhook URL (the latest 100 when re-sends made more): when, the HTTP status your endpoint answered or the error (timeout after 10 s, refused connection), how long it took and the start of your response body. Use it to find out why your webhook missed a notification. A `PENDING` collection has none yet (empty array).
+         * @description Returns every notification of the collection, oldest first, each with every attempt to deliver it to your webhook URL (the latest 100 when re-sends made more): when, the HTTP status your endpoint answered or the error (timeout after 10 s, refused connection), how long it took and the start of your response body. Use it to find out why your webhook missed a notification. A `PENDING` collection has none yet (empty array). Attempts are kept for 90 days by default (the operator's `DELIVERY_LOG_RETENTION_DAYS`) once their notification is delivered or given up; after that the notification is still listed, with the attempts that remain.
          */
         get: operations["listCollectionNotifications"];
         put?: never;
@@ -470,9 +477,10 @@ export interface components {
          *     | 429 | `RATE_LIMITED` | too many requests; wait `Retry-After` seconds |
          *     | 500 | `INTERNAL_ERROR` | unexpected failure; nothing was half-written |
          *     | 503 | `SERVICE_UNAVAILABLE` | the service's database is unreachable; nothing changed; retry after `Retry-After` seconds |
+         *     | 503 | `OUTCOME_UNKNOWN` | the database connection was lost after the change was sent (a failover, a crash): it may have taken effect; after `Retry-After` seconds send the same request again (same `merchant_reference` and body: idempotent), never as a new one |
          * @enum {string}
          */
-        PlainErrorCode: "INVALID_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "METHOD_NOT_ALLOWED" | "DUPLICATE_MERCHANT_REFERENCE" | "UNSUPPORTED_CURRENCY" | "NO_ROUTE" | "CARD_DECRYPTION_FAILED" | "API_TOKEN_LIMIT" | "INVALID_STATE" | "UNAUTHORIZED" | "FORBIDDEN" | "CSRF_FAILED" | "NOT_FOUND" | "PAYLOAD_TOO_LARGE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
+        PlainErrorCode: "INVALID_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "METHOD_NOT_ALLOWED" | "DUPLICATE_MERCHANT_REFERENCE" | "UNSUPPORTED_CURRENCY" | "NO_ROUTE" | "CARD_DECRYPTION_FAILED" | "API_TOKEN_LIMIT" | "INVALID_STATE" | "UNAUTHORIZED" | "FORBIDDEN" | "CSRF_FAILED" | "NOT_FOUND" | "PAYLOAD_TOO_LARGE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "OUTCOME_UNKNOWN";
         /** @description Any error other than `VALIDATION_ERROR`; `code` says why. */
         PlainError: {
             code: components["schemas"]["PlainErrorCode"];
@@ -1107,7 +1115,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description `SERVICE_UNAVAILABLE`: a part the service depends on (its database) is unreachable for a moment. It is our outage, not a problem with your credentials or your request, and nothing was changed. Wait the number of seconds in `Retry-After`, then send the same request again (for a collection, with the same `merchant_reference` and body: a retry never charges twice). */
+        /** @description Our outage, never a problem with your credentials or your request; `code` says what it means for your change. `SERVICE_UNAVAILABLE`: a part the service depends on (its database) is unreachable for a moment and nothing was changed. `OUTCOME_UNKNOWN` (only from an operation that changes something): the connection to the database was lost after the change was sent, as in a database failover, so the change may have taken effect. In both cases wait the number of seconds in `Retry-After`, then send the same request again: for a collection with the same `merchant_reference` and body, which answers the one collection (never a second charge). After `OUTCOME_UNKNOWN` never send it as a new request with a new reference: that could charge the customer twice. */
         ServiceUnavailable: {
             headers: {
                 "X-Request-Id": components["headers"]["XRequestId"];

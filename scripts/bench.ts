@@ -13,7 +13,8 @@
 // req/s (500: request-to-pay again at that fixed offered load, for its p99),
 // BENCH_COMPLETIONS (2000), BENCH_WEBHOOK_RATE events/s (200), BENCH_WEBHOOK_EVENTS (1000),
 // BENCH_REPORT_RATE provider reports/s (the request-to-pay rate just measured), BENCH_REPORTS (2000);
-// --scale: BENCH_SCALE_LEVELS (0,1000000,10000000), BENCH_SCALE_MAX_COLLECTIONS (1000000), BENCH_SCALE_COMPLETIONS (500).
+// --scale: BENCH_SCALE_LEVELS (0,1000000,10000000), BENCH_SCALE_MAX_COLLECTIONS (1000000), BENCH_SCALE_COMPLETIONS (500),
+// BENCH_SCALE_HISTORY_MONTHS (24).
 // --soak: BENCH_SOAK_SECONDS (600), BENCH_SOAK_WINDOW seconds (60), BENCH_SOAK_RATE requests/s (50).
 import { randomBytes } from 'node:crypto';
 import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -110,7 +111,12 @@ interface Report {
 async function main() {
   if (process.argv.includes('--scale')) {
     const levels = scaleLevels(process.env.BENCH_SCALE_LEVELS);
-    const scale = { levels, maxCollections: setting(process.env, 'BENCH_SCALE_MAX_COLLECTIONS', 1_000_000), completions: setting(process.env, 'BENCH_SCALE_COMPLETIONS', 500) };
+    const scale = {
+      levels,
+      maxCollections: setting(process.env, 'BENCH_SCALE_MAX_COLLECTIONS', 1_000_000),
+      completions: setting(process.env, 'BENCH_SCALE_COMPLETIONS', 500),
+      historyMonths: setting(process.env, 'BENCH_SCALE_HISTORY_MONTHS', 24),
+    };
     return runScale(scale, path.resolve(process.env.BENCH_OUT || 'bench-scale-out.json'));
   }
   if (process.argv.includes('--soak')) return runSoak(soakSettings(process.env), path.resolve(process.env.BENCH_OUT || 'bench-soak-out.json'));

@@ -87,6 +87,12 @@ export const MUTANTS: Mutant[] = [
   { id: 'ssrf-socket-first-address-only', file: 'src/notify/ssrf.ts', find: 'const bad = addresses.find((a) => blockedReason(a.address));', replace: 'const bad = addresses.slice(0, 1).find((a) => blockedReason(a.address));', tests: ['test/notifications/ssrf-mixed-dns.test.ts'] },
   // the contract's bounds
   { id: 'validation-unbounded-field-errors', file: 'src/http/validation.ts', find: 'if (out.length === MAX_FIELD_ERRORS) break;', replace: '', tests: ['test/http/refused-inputs.test.ts'], names: 'bounded' },
+  // answers during a database outage or failover
+  { id: 'outage-commit-not-a-write', file: 'src/db/outcome.ts', find: 'if (writingTransactions.delete(e.client)) noteWrite(text);', replace: 'writingTransactions.delete(e.client);', tests: ['test/faults/outcome-unknown.test.ts'] },
+  { id: 'outage-refused-write-unknown', file: 'src/db/outcome.ts', find: 'if (sent.count === 1 && neverExecuted(err) && failedWrite === sent.last) return;', replace: '', tests: ['test/faults/outcome-unknown.test.ts'] },
+  { id: 'outage-read-only-kept-in-pool', file: 'src/db/index.ts', find: "if ((err as { code?: unknown } | null)?.code === '25006' && e.client)", replace: 'if (false && e.client)', tests: ['test/faults/outcome-unknown.test.ts'] },
+  { id: 'outage-read-only-is-500', file: 'src/db/index.ts', find: 'const UNAVAILABLE_SQLSTATE = /^(08...|57P0[123]|53300|25006)$/;', replace: 'const UNAVAILABLE_SQLSTATE = /^(08...|57P0[123]|53300)$/;', tests: ['test/faults/outcome-unknown.test.ts'] },
+  { id: 'retention-deletes-retrying-log', file: 'src/services/retention.ts', find: 'WHERE a.at < $1 AND (n.delivered_at IS NOT NULL OR n.gave_up_at IS NOT NULL)', replace: 'WHERE a.at < $1', tests: ['test/services/retention.test.ts'] },
 ];
 
 const ROOT = path.resolve(__dirname, '..');

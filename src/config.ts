@@ -40,6 +40,8 @@ export interface Config {
   sessionAbsoluteHours: number;
   /** email of the first operator account, created on the first start */
   adminEmail: string;
+  /** days kept before deletion (0 = for ever): see src/services/retention.ts */
+  retentionDays: { deliveryAttempts: number; emails: number; audit: number };
   /** live processors (src/processors/): vendor hosts, timeouts and the request/reconciliation schedules */
   processors: ProcessorSettings;
   /** secrets created on this start, to be printed once */
@@ -227,6 +229,11 @@ export function loadConfig(env: Env = process.env): Config {
     sessionIdleMinutes: int(env, 'SESSION_IDLE_MINUTES', 30, 1, 24 * 60),
     sessionAbsoluteHours: int(env, 'SESSION_ABSOLUTE_HOURS', 12, 1, 7 * 24),
     adminEmail: email(env, 'ADMIN_EMAIL', 'admin@paycollect.local'),
+    retentionDays: {
+      deliveryAttempts: int(env, 'DELIVERY_LOG_RETENTION_DAYS', 90, 0, 36_500),
+      emails: int(env, 'EMAIL_RETENTION_DAYS', 90, 0, 36_500),
+      audit: int(env, 'AUDIT_RETENTION_DAYS', 730, 0, 36_500),
+    },
     processors: processorSettings(env, appEnv),
     generated: { operatorApiKey: operator.created },
   };

@@ -20,6 +20,11 @@ export const ERROR_CATALOG = {
   RATE_LIMITED: { http: 429, message: 'Too many requests; retry after the time in Retry-After' },
   INTERNAL_ERROR: { http: 500, message: 'Something went wrong on our side; the request changed nothing' },
   SERVICE_UNAVAILABLE: { http: 503, message: 'The service is unavailable for a moment; nothing was changed. Retry after the time in Retry-After' },
+  OUTCOME_UNKNOWN: {
+    http: 503,
+    message:
+      'The database connection was lost after this change was sent, so whether it took effect is unknown. After Retry-After, send the same request again (a request-to-pay with the same merchant_reference and body is idempotent and answers the one collection), or look the record up; do not send it as a new one',
+  },
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CATALOG;
@@ -58,6 +63,11 @@ export const OUTAGE_RETRY_AFTER_SECONDS = 2;
 /** Our outage (the database is unreachable): 503 with Retry-After, never blamed on the caller. */
 export function serviceUnavailable(): AppError {
   return new AppError('SERVICE_UNAVAILABLE', undefined, null, { 'Retry-After': String(OUTAGE_RETRY_AFTER_SECONDS) });
+}
+
+/** Our outage after a write of the request was sent: it may have committed. 503 with Retry-After. */
+export function outcomeUnknownError(): AppError {
+  return new AppError('OUTCOME_UNKNOWN', undefined, null, { 'Retry-After': String(OUTAGE_RETRY_AFTER_SECONDS) });
 }
 
 export function validationError(fields: FieldError[]): AppError {

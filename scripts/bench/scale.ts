@@ -6,7 +6,10 @@
 // the service running in this process: the wallet's balance, the first page of GET /v1/collections
 // (with its exact X-PH-Total) and a status-filtered page, each as the median of sequential requests;
 // then it completes BENCH_SCALE_COMPLETIONS collections into the wallet with 50 callers (completions
-// per second and CPU per completion, the balance checked exact).
+// per second and CPU per completion, the balance checked exact). Each built collection also leaves the
+// history a payment leaves (seed-history.sql: notification, delivery attempt, two emails, an audit entry per
+// 100) spread over BENCH_SCALE_HISTORY_MONTHS (24) months, and each level times one run of the retention
+// worker over it, which must stay bounded however much history there is.
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -23,6 +26,7 @@ import { percentile, round1, ROOT } from './lib';
 import { freshServerDatabase, machine, rtpBody, setupMerchant } from './setup';
 
 const seedCollections = new pgp.QueryFile(path.join(ROOT, 'scripts', 'bench', 'seed-collections.sql'), { minify: true, noWarnings: true });
+const seedHistory = new pgp.QueryFile(path.join(ROOT, 'scripts', 'bench', 'seed-history.sql'), { minify: true, noWarnings: true });
 const seedPostings = new pgp.QueryFile(path.join(ROOT, 'scripts', 'bench', 'seed-postings.sql'), { minify: true, noWarnings: true });
 
 /** Rows written per statement while growing the data (each its own transaction). */
@@ -34,6 +38,8 @@ export interface ScaleSettings {
   levels: number[];
   maxCollections: number;
   completions: number;
+  /** months the built history is spread over */
+  historyMonths: number;
 }
 
 interface Timing {
@@ -54,6 +60,10 @@ interface LevelFigures {
   first_page: Timing & { total: number };
   filtered_page: Timing & { total: number; filter: string };
   completions: HotWalletFigures;
+  /** rows of the history tables (delivery attempts, emails, audit entries) before the retention run */
+  history_rows: number;
+  /** one run of the retention worker: rows deleted and how long it took */
+  retention_run: { deleted: number; ms: number };
 }
 
 export function scaleLevels(raw: string | undefined): number[] {
@@ -100,7 +110,7 @@ async function walletPostings(svc: RunningService, walletId: number): Promise<nu
 }
 
 /** Grows the wallet's postings to `level` and the business's collections to `collections`, in batches. */
-async function grow(svc: RunningService, businessId: number, walletId: number, level: number, collections: number): Promise<void> {
+async function grow(svc: RunningService, businessId: number, walletId: number, level: number, collections: number, historyMonths: number): Promise<void> {
   const { db } = svc.services;
   const accounts = await db.many<{ id: number; kind: string }>("SELECT id, kind FROM ledger_accounts WHERE wallet_id = $1 AND kind IN ('available', 'reserved')", [walletId]);
   const id = (kind: string) => accounts.find((a) => a.kind === kind)!.id;
@@ -114,7 +124,9 @@ async function grow(svc: RunningService, businessId: number, walletId: number, l
   const stepMs = Math.max(1, Math.floor((30 * 86_400_000) / Math.max(1, collections)));
   for (let have = await countCollections(db, { business_id: businessId }); have < collections; ) {
     const count = Math.min(SEED_BATCH, collections - have);
-    await db.none(seedCollections, { business_id: businessId, tag: `scale${level}_${have}_${randomBytes(2).toString('hex')}`, count, step: `${stepMs} milliseconds`, until });
+    const tag = `scale${level}_${have}_${randomBytes(2).toString('hex')}`;
+    await db.none(seedCollections, { business_id: businessId, tag, count, step: `${stepMs} milliseconds`, until });
+    await db.none(seedHistory, { business_id: businessId, tag, count, months: historyMonths, until });
     have += count;
     process.stdout.write(`    ${have} collections      \r`);
   }
@@ -160,7 +172,7 @@ export async function runScale(settings: ScaleSettings, out: string): Promise<vo
     for (const level of settings.levels) {
       process.stdout.write(`  level ${level}: building\n`);
       const t0 = performance.now();
-      await grow(svc, m.businessId, walletId, level, Math.min(level, settings.maxCollections));
+      await grow(svc, m.businessId, walletId, level, Math.min(level, settings.maxCollections), settings.historyMonths);
       const buildS = round1((performance.now() - t0) / 1000);
       process.stdout.write(`  level ${level}: built in ${buildS} s; measuring\n`);
       const balance = await timedGet(`${svc.url}/v1/data/wallets/UGX/balance`, authorization);
@@ -170,6 +182,12 @@ export async function runScale(settings: ScaleSettings, out: string): Promise<vo
       const balanceService = await timed(() => svc.services.ledger.walletBalance(m.businessId, 'UGX'));
       const firstPageService = await timed(() => svc.services.collections.list({ business_id: m.businessId }, { limit: 10, offset: 0, cursor: null }));
       const completions = await complete();
+      const { history } = await svc.services.db.one<{ history: number }>(
+        'SELECT (SELECT count(*) FROM notification_attempts) + (SELECT count(*) FROM emails) + (SELECT count(*) FROM audit_log) AS history',
+      );
+      const r0 = performance.now();
+      const deleted = await svc.services.retention.prune();
+      const retentionRun = { deleted, ms: round1(performance.now() - r0) };
       const figures: LevelFigures = {
         level,
         wallet_postings: await walletPostings(svc, walletId),
@@ -181,6 +199,8 @@ export async function runScale(settings: ScaleSettings, out: string): Promise<vo
         first_page: firstPage,
         filtered_page: { ...filtered, filter },
         completions,
+        history_rows: Number(history),
+        retention_run: retentionRun,
       };
       levels.push(figures);
       process.stdout.write(`\n${scaleTable([figures])}\n\n`);
@@ -195,7 +215,7 @@ export async function runScale(settings: ScaleSettings, out: string): Promise<vo
 }
 
 function scaleTable(levels: LevelFigures[]): string {
-  const head = ['level', 'wallet postings', 'collections', 'built in', 'balance read (HTTP; service)', 'first page (HTTP, X-PH-Total; service)', 'filtered page (HTTP)', 'completions'];
+  const head = ['level', 'wallet postings', 'collections', 'built in', 'balance read (HTTP; service)', 'first page (HTTP, X-PH-Total; service)', 'filtered page (HTTP)', 'completions', 'history rows; one retention run'];
   const rows = levels.map((l) => [
     String(l.level),
     String(l.wallet_postings),
@@ -205,6 +225,7 @@ function scaleTable(levels: LevelFigures[]): string {
     `p50 ${l.first_page.p50_ms} ms, max ${l.first_page.max_ms} ms (${l.first_page.total}); ${l.first_page_service.p50_ms} ms`,
     `${l.filtered_page.filter}: p50 ${l.filtered_page.p50_ms} ms (${l.filtered_page.total})`,
     `${l.completions.per_s}/s, ${l.completions.cpu_ms_per_completion.process_ms}${l.completions.cpu_ms_per_completion.postgres_ms === null ? '' : ` + ${l.completions.cpu_ms_per_completion.postgres_ms}`} ms CPU, ${l.completions.exact_balance ? 'exact' : 'WRONG'}`,
+    `${l.history_rows}; ${l.retention_run.deleted} deleted in ${l.retention_run.ms} ms`,
   ]);
   const w = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
   const line = (c: string[]) => '| ' + c.map((v, i) => v.padEnd(w[i])).join(' | ') + ' |';

@@ -5,8 +5,18 @@ import os from 'node:os';
 import path from 'node:path';
 import pgPromise from 'pg-promise';
 import type { IDatabase, ITask } from 'pg-promise';
+import { noteStatement } from './outcome';
 
-export const pgp = pgPromise({ capSQL: true, noWarnings: true });
+/**
+ * A connection whose write a read-only server refused (SQLSTATE 25006) reached a demoted standby or
+ * one not yet promoted, through a proxy that still pointed there when it connected: it is discarded
+ * on release instead of going back to the pool, so the next statement connects again (to the primary).
+ */
+function discardReadOnly(err: unknown, e: { client?: object }): void {
+  if ((err as { code?: unknown } | null)?.code === '25006' && e.client) (e.client as { $connectionError?: unknown }).$connectionError = err;
+}
+
+export const pgp = pgPromise({ capSQL: true, noWarnings: true, query: noteStatement, error: discardReadOnly });
 // BIGINT columns hold money in minor units: read them as bigint, never as a rounded JS number.
 pgp.pg.types.setTypeParser(20, (v: string) => BigInt(v));
 
@@ -92,8 +102,8 @@ export function openDatabase(databaseUrl: string | null, dataDir: string, poolMa
 
 // SQLSTATE classes and codes that mean the server went away or refuses sessions for now, not that the
 // statement was wrong: 08 connection exception, 57P01-57P03 shutdown / cannot connect now, 53300 too many
-// connections.
-const UNAVAILABLE_SQLSTATE = /^(08...|57P0[123]|53300)$/;
+// connections, 25006 a write on a read-only server (a primary being demoted, a standby not yet promoted).
+const UNAVAILABLE_SQLSTATE = /^(08...|57P0[123]|53300|25006)$/;
 const UNAVAILABLE_SOCKET = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
 const UNAVAILABLE_MESSAGE = /Connection terminated|connection error and is not queryable|Client was closed/i;
 

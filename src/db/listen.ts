@@ -17,15 +17,21 @@ export function listenOn(db: Db, channel: string, h: ListenHandlers, log: Logger
   let stopped = false;
   let connection: { done(): void } | null = null;
   let retry: NodeJS.Timeout | null = null;
+  // one pending re-listen at most: a lost session may report more than one error (the server's
+  // termination notice, then the closed socket), and each must not open a listening session of its own
   const again = () => {
-    if (!stopped) retry = setTimeout(listen, RELISTEN_MS);
+    if (retry) clearTimeout(retry);
+    retry = stopped ? null : setTimeout(listen, RELISTEN_MS);
   };
   const listen = async () => {
     try {
       const c = await db.connect({ direct: true });
       connection = c;
       c.client.on('notification', (m) => h.notice(m.payload ?? ''));
+      let lost = false;
       c.client.on('error', (err) => {
+        if (lost) return;
+        lost = true;
         log.warn('listener lost', { channel, err });
         connection = null;
         h.lost?.();

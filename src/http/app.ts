@@ -6,7 +6,8 @@ import { OpenAPIBackend } from 'openapi-backend';
 import type { Context } from 'openapi-backend';
 import { dropDiscriminatorMappings, makeAjv } from './ajv';
 import { isDatabaseUnavailable } from '../db';
-import { AppError, errorBody, ERROR_CATALOG, OUTAGE_RETRY_AFTER_SECONDS, serviceUnavailable } from '../errors';
+import { countingWrites, judgeOutcome, outcomeUnknown } from '../db/outcome';
+import { AppError, errorBody, ERROR_CATALOG, OUTAGE_RETRY_AFTER_SECONDS, outcomeUnknownError, serviceUnavailable } from '../errors';
 import type { ErrorCode } from '../errors';
 import type { Services } from '../services';
 import type { Actor } from '../services/sessions';
@@ -86,12 +87,16 @@ function refusalOf(c: Context): AppError {
   return results.find((e) => e.code !== 'UNAUTHORIZED') ?? results.find((e) => !(e instanceof MissingCredential)) ?? results[0] ?? new AppError('UNAUTHORIZED');
 }
 
-/** A failure that is not an AppError, as the error to answer: our outage is a 503, anything else a 500 (logged). */
+/**
+ * A failure that is not an AppError, as the error to answer: our outage is a 503 (OUTCOME_UNKNOWN when a
+ * write of the request may have committed, else SERVICE_UNAVAILABLE), anything else a 500 (logged).
+ */
 function failureOf(err: unknown, log: Services['log'], context: Record<string, unknown>): AppError {
   if (err instanceof AppError) return err;
   if (isDatabaseUnavailable(err)) {
-    log.warn('database unavailable', { ...context, err });
-    return serviceUnavailable();
+    const unknown = outcomeUnknown(err);
+    log.warn(unknown ? 'database lost after a write was sent: outcome unknown' : 'database unavailable', { ...context, err });
+    return unknown ? outcomeUnknownError() : serviceUnavailable();
   }
   log.error('unhandled error', { ...context, err });
   return new AppError('INTERNAL_ERROR');
@@ -122,7 +127,13 @@ function wire({ api, handlers, services, security }: ApiSetup) {
       const principal = found('JWT') as Principal | null;
       const actor = (found('OperatorKey') ?? found('SessionCookie')) as Actor | null;
       const ctx: RequestContext = { services, requestId: String(res.getHeader('X-Request-Id')), req, principal, actor };
-      send(res, await handler(c, ctx));
+      const reply = await countingWrites(() =>
+        handler(c, ctx).catch((err: unknown) => {
+          if (isDatabaseUnavailable(err)) judgeOutcome(err);
+          throw err;
+        }),
+      );
+      send(res, reply);
     });
   }
   api.register('validationFail', (c: Context, _req: Request, res: Response) =>

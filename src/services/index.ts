@@ -24,6 +24,7 @@ import { TotpService } from './totp';
 import { UserService } from './users';
 import { ProcessorRequestService } from './processor-requests';
 import { SharedRateLimit } from './rate-limit';
+import { RetentionService } from './retention';
 import { RoutingTurns } from './routing-turns';
 
 /** What every service is built from. */
@@ -58,6 +59,8 @@ export interface Services extends Base {
   configCache: ConfigCache;
   /** round-robin turns among MIDs of equal rank, reserved in blocks (routing-turns.ts) */
   routingTurns: RoutingTurns;
+  /** deletes delivery logs, emails and audit entries past their retention period (retention.ts) */
+  retention: RetentionService;
   /** RATE_LIMIT_RPS per API token, shared by every process through leases of the budget (rate-limit.ts) */
   rateLimit: SharedRateLimit;
   /** set once the workers run; kick() wakes one after a commit that gave it work */
@@ -87,10 +90,11 @@ export function buildServices(base: Base): Services {
   s.configCache = new ConfigCache(base.db, base.log);
   s.routingTurns = new RoutingTurns(base.db);
   s.rateLimit = new SharedRateLimit(base.db, () => base.config.rateLimitRps, base.now);
+  s.retention = new RetentionService(base.db, base.config.retentionDays, base.now);
   return s;
 }
 
 export function workerSpecs(s: Services): WorkerSpec[] {
   const rateLeases: WorkerSpec = { name: 'rate-leases', intervalMs: 60_000, run: () => s.rateLimit.forgetPast() };
-  return [rateLeases, ...s.collections.workers(), ...s.ledger.workers(), ...s.notifications.workers(), ...s.liveness.workers(), ...s.processorRequests.workers()];
+  return [rateLeases, ...s.collections.workers(), ...s.ledger.workers(), ...s.notifications.workers(), ...s.liveness.workers(), ...s.processorRequests.workers(), ...s.retention.workers()];
 }

@@ -34,7 +34,11 @@ function requirement(available: () => boolean, missing: string): Requirement {
   };
 }
 
+/** Debian's packages for the high-availability recipe (deploy/ha): Patroni, etcd, HAProxy and PostgreSQL 15. */
+export const HA_BINARIES = ['/usr/bin/patroni', '/usr/bin/etcd', '/usr/sbin/haproxy', '/usr/lib/postgresql/15/bin/postgres'];
+
 let realServer: Requirement | null = null;
+let haTools: Requirement | null = null;
 let chromium: Requirement | null = null;
 
 /** The real PostgreSQL server at PG_URL (default postgres://postgres@127.0.0.1:5432/test). */
@@ -47,4 +51,10 @@ export function needsRealServer(): Requirement {
 export function needsChromium(): Requirement {
   chromium ??= requirement(() => existsSync(CHROMIUM), `no Chromium at ${CHROMIUM} (apt-get install -y chromium)`);
   return chromium;
+}
+
+/** Patroni, etcd and HAProxy (apt-get install -y patroni etcd-server haproxy) besides PostgreSQL 15. */
+export function needsHaTools(): Requirement {
+  haTools ??= requirement(() => HA_BINARIES.every((b) => existsSync(b)), 'no Patroni, etcd or HAProxy (apt-get install -y patroni etcd-server haproxy)');
+  return haTools;
 }
