@@ -13,6 +13,10 @@ export interface Config {
   appEnv: AppEnv;
   role: Role;
   databaseUrl: string | null;
+  /** APP_ENV=live on the embedded database, asked for explicitly (ALLOW_EMBEDDED_LIVE) for a demo */
+  allowEmbeddedLive: boolean;
+  /** after SIGTERM, /readyz fails this long while requests are still served, before the process stops */
+  shutdownDrainMs: number;
   /** connections to a real PostgreSQL server (the embedded one has a single session) */
   databasePoolMax: number;
   dataDir: string;
@@ -167,6 +171,17 @@ function persistedSecret(dataDir: string, file: string, make: () => string): { v
   return { value, created: true };
 }
 
+/**
+ * A live deployment runs on a PostgreSQL server: the embedded database is one file in DATA_DIR, with no
+ * replica and no point-in-time recovery. Checked by the process's entry point (tests start live services
+ * on a database they hand in).
+ */
+export function refuseUnsafeLive(config: Config): void {
+  if (config.appEnv === 'live' && !config.databaseUrl && !config.allowEmbeddedLive) {
+    throw new ConfigError('APP_ENV=live needs DATABASE_URL (a PostgreSQL server); the embedded database is for the sandbox (ALLOW_EMBEDDED_LIVE=true runs a live demo on it anyway)');
+  }
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const appEnvRaw = env.APP_ENV || 'sandbox';
   if (appEnvRaw !== 'sandbox' && appEnvRaw !== 'live') {
@@ -205,6 +220,8 @@ export function loadConfig(env: Env = process.env): Config {
     appEnv,
     role,
     databaseUrl,
+    allowEmbeddedLive: bool(env, 'ALLOW_EMBEDDED_LIVE', false),
+    shutdownDrainMs: int(env, 'SHUTDOWN_DRAIN_SECONDS', appEnv === 'live' ? 5 : 0, 0, 300) * 1000,
     databasePoolMax: int(env, 'DATABASE_POOL_MAX', 10, 1, 1000),
     dataDir,
     publicBaseUrl,

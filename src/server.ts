@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { Config } from './config';
 import { openDatabase, pingDatabase } from './db';
 import type { Database } from './db';
-import { migrate } from './db/migrate';
+import { migrate, migrationsApplied } from './db/migrate';
 import { adminSecurity, auditedHandlers } from './http/access';
 import { createHttpApp, loadApi } from './http/app';
 import { adminHandlers, merchantHandlers } from './http/handlers';
@@ -15,12 +15,14 @@ import { buildServices, workerSpecs } from './services';
 import type { Services } from './services';
 import type { DemoCredentials } from './services/merchants';
 import type { GeneratedLogin } from './services/users';
-import { errorBody, OUTAGE_RETRY_AFTER_SECONDS } from './errors';
+import { errorBody } from './errors';
+import { answerProbe } from './http/probes';
+import type { ProbeState } from './http/probes';
 import { listenForKicks, remoteKicks, startWorkers } from './workers';
 
 export const OPENAPI_DIR = path.resolve(__dirname, '..', 'openapi');
 const SHUTDOWN_GRACE_MS = 10_000;
-/** /healthz reports the database unreachable when it does not answer within this */
+/** the probes report the database unreachable when it does not answer within this */
 const HEALTH_TIMEOUT_MS = 2000;
 
 export interface StartOptions {
@@ -47,20 +49,16 @@ export interface RunningService {
 }
 
 /**
- * ROLE=worker answers /healthz (for whatever supervises it, with the same answers as an api process's)
+ * ROLE=worker answers the probes (for whatever supervises it, with the same answers as an api process's)
  * and nothing else: the API is served by the ROLE=api processes.
  */
-function workerHttp(isReady: () => boolean, databaseReachable: () => Promise<boolean>): http.RequestListener {
+function workerHttp(probes: ProbeState): http.RequestListener {
   const reply = (res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) =>
-    res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body));
+    res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store', ...headers }).end(JSON.stringify(body));
   return (req, res) => {
-    if (req.url !== '/healthz') return void reply(res, 404, errorBody('NOT_FOUND', 'This process runs the background workers only (ROLE=worker)'));
-    if (!isReady()) return void reply(res, 503, { status: 'starting' });
-    void databaseReachable().then((up) =>
-      up
-        ? reply(res, 200, { status: 'ok', database: 'ok', role: 'worker' })
-        : reply(res, 503, { status: 'unavailable', database: 'unreachable' }, { 'Retry-After': String(OUTAGE_RETRY_AFTER_SECONDS) }),
-    );
+    const answer = answerProbe(new URL(req.url ?? '/', 'http://x').pathname, probes);
+    if (!answer) return void reply(res, 404, errorBody('NOT_FOUND', 'This process runs the background workers only (ROLE=worker)'));
+    void answer.then((a) => reply(res, a.status, a.status === 200 && req.url === '/healthz' ? { ...a.body, role: 'worker' } : a.body, a.headers));
   };
 }
 
@@ -80,8 +78,16 @@ export async function startService(o: StartOptions): Promise<RunningService> {
     loadApi(path.join(OPENAPI_DIR, 'openapi.yaml')),
     loadApi(path.join(OPENAPI_DIR, 'admin.yaml')),
   ]);
-  const databaseReachable = () => pingDatabase(database.db, HEALTH_TIMEOUT_MS);
-  const app = !merchantApi || !adminApi ? workerHttp(() => ready, databaseReachable) : createHttpApp({
+  let draining = false;
+  const runsWorkers = role !== 'api' && o.workers !== false;
+  const probes: ProbeState = {
+    isReady: () => ready,
+    isDraining: () => draining,
+    databaseReachable: () => pingDatabase(database.db, HEALTH_TIMEOUT_MS),
+    migrations: () => migrationsApplied(database.db, HEALTH_TIMEOUT_MS),
+    workersRunning: () => (runsWorkers ? services.workers?.running?.() ?? false : null),
+  };
+  const app = !merchantApi || !adminApi ? workerHttp(probes) : createHttpApp({
     services,
     merchantApi,
     adminApi,
@@ -89,8 +95,7 @@ export async function startService(o: StartOptions): Promise<RunningService> {
     adminHandlers: auditedHandlers(adminApi, adminHandlers),
     authenticateJwt: (h) => services.auth.authenticate(h),
     adminSecurity: adminSecurity(services),
-    isReady: () => ready,
-    databaseReachable,
+    probes,
   });
   const server = http.createServer(app);
   server.headersTimeout = 15_000;
@@ -103,7 +108,7 @@ export async function startService(o: StartOptions): Promise<RunningService> {
   // ROLE=api hands its kicks to the worker processes; ROLE=worker takes them (real PostgreSQL only)
   let listener: { stop(): Promise<void> } | null = null;
   if (role === 'api') services.workers = remoteKicks(database.db, log);
-  else if (o.workers !== false) services.workers = startWorkers(workerSpecs(services), log);
+  else if (runsWorkers) services.workers = startWorkers(workerSpecs(services), log);
   if (role === 'worker' && services.workers) listener = listenForKicks(database.db, services.workers, log);
   if (role !== 'worker') services.configCache.live(database.kind === 'postgres');
   ready = true;
@@ -112,6 +117,12 @@ export async function startService(o: StartOptions): Promise<RunningService> {
   let closing: Promise<void> | null = null;
   const close = () => {
     closing ??= (async () => {
+      // /readyz fails first while requests are still served, so a load balancer stops sending us new ones
+      draining = true;
+      if (o.config.shutdownDrainMs > 0) {
+        log.info('draining', { seconds: o.config.shutdownDrainMs / 1000 });
+        await new Promise((r) => setTimeout(r, o.config.shutdownDrainMs));
+      }
       ready = false;
       const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();

@@ -16,6 +16,10 @@ export interface Workers {
   /** run a named worker soon (e.g. right after a commit that gave it work) */
   kick(name: string): void;
   stop(): Promise<void>;
+  /** whether this process's worker loops are running (absent where the work runs in other processes) */
+  running?(): boolean;
+  /** when each worker last finished a run, for the lag figure (absent as running) */
+  lastRuns?(): ReadonlyMap<string, number>;
 }
 
 const MAX_BACK_TO_BACK = 20;
@@ -25,6 +29,8 @@ export function startWorkers(specs: WorkerSpec[], log: Logger): Workers {
   const running = new Map<string, Promise<void>>();
   const timers = new Map<string, NodeJS.Timeout>();
   const again = new Set<string>();
+  const started = Date.now();
+  const lastRun = new Map<string, number>(specs.map((s) => [s.name, started]));
 
   const schedule = (spec: WorkerSpec, delayMs: number) => {
     if (stopped) return;
@@ -50,6 +56,7 @@ export function startWorkers(specs: WorkerSpec[], log: Logger): Workers {
         if (handled === 0) break;
       }
     })().finally(() => {
+      lastRun.set(spec.name, Date.now());
       running.delete(spec.name);
       const now = again.delete(spec.name);
       schedule(spec, now ? 0 : spec.intervalMs);
@@ -70,6 +77,8 @@ export function startWorkers(specs: WorkerSpec[], log: Logger): Workers {
       for (const t of timers.values()) clearTimeout(t);
       await Promise.allSettled([...running.values()]);
     },
+    running: () => !stopped,
+    lastRuns: () => lastRun,
   };
 }
 

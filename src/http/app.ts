@@ -6,7 +6,7 @@ import { OpenAPIBackend } from 'openapi-backend';
 import type { Context } from 'openapi-backend';
 import { dropDiscriminatorMappings, makeAjv } from './ajv';
 import { isDatabaseUnavailable } from '../db';
-import { AppError, errorBody, ERROR_CATALOG, OUTAGE_RETRY_AFTER_SECONDS, serviceUnavailable } from '../errors';
+import { AppError, errorBody, ERROR_CATALOG, serviceUnavailable } from '../errors';
 import type { ErrorCode } from '../errors';
 import type { Services } from '../services';
 import type { Actor } from '../services/sessions';
@@ -16,6 +16,8 @@ import { fieldErrors } from './validation';
 import { mountStatic } from './static';
 import { mountPages } from './pages/index';
 import { mountDashboard } from './dashboard';
+import { mountProbes } from './probes';
+import type { ProbeState } from './probes';
 
 export const BODY_LIMIT_BYTES = 64 * 1024;
 
@@ -161,9 +163,8 @@ export interface HttpAppOptions {
   authenticateJwt: Authenticate;
   /** admin.yaml's schemes: the operator key and the dashboard's session cookie */
   adminSecurity: Record<string, SecurityCheck>;
-  isReady: () => boolean;
-  /** whether the database answers now (for /healthz) */
-  databaseReachable: () => Promise<boolean>;
+  /** what /healthz, /livez and /readyz report */
+  probes: ProbeState;
 }
 
 export function createHttpApp(o: HttpAppOptions): express.Express {
@@ -194,12 +195,7 @@ export function createHttpApp(o: HttpAppOptions): express.Express {
     sendError(res, 'VALIDATION_ERROR', undefined, [{ field: 'path', message: 'is not percent-encoded UTF-8' }]);
   });
 
-  // The truth at the time of asking: ready, and the database answers.
-  app.get('/healthz', async (_req, res) => {
-    if (!o.isReady()) return void res.status(503).json({ status: 'starting' });
-    if (await o.databaseReachable()) return void res.json({ status: 'ok', database: 'ok' });
-    res.status(503).set('Retry-After', String(OUTAGE_RETRY_AFTER_SECONDS)).json({ status: 'unavailable', database: 'unreachable' });
-  });
+  mountProbes(app, o.probes);
   mountStatic(app);
   mountDashboard(app);
   mountPages(app, services);

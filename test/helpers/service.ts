@@ -98,6 +98,8 @@ export async function startTestService(o: TestServiceOptions = {}): Promise<Test
     OPERATOR_API_KEY: OPERATOR_KEY,
     SEED_DEMO: 'false',
     RATE_LIMIT_RPS: '0',
+    // a test's close() stops at once; the drain after SIGTERM is tested on its own (test/http/probes.test.ts)
+    SHUTDOWN_DRAIN_SECONDS: '0',
     ...o.env,
   });
   const logs: string[] = [];
