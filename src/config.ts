@@ -17,6 +17,11 @@ export interface Config {
   allowEmbeddedLive: boolean;
   /** after SIGTERM, /readyz fails this long while requests are still served, before the process stops */
   shutdownDrainMs: number;
+  /** the Prometheus endpoint's port (METRICS_PORT; null = metrics off) and address */
+  metricsPort: number | null;
+  metricsHost: string;
+  /** spans exported over OTLP (OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT set) */
+  otlpTraces: boolean;
   /** connections to a real PostgreSQL server (the embedded one has a single session) */
   databasePoolMax: number;
   dataDir: string;
@@ -221,6 +226,9 @@ export function loadConfig(env: Env = process.env): Config {
     role,
     databaseUrl,
     allowEmbeddedLive: bool(env, 'ALLOW_EMBEDDED_LIVE', false),
+    metricsPort: env.METRICS_PORT ? int(env, 'METRICS_PORT', 0, 0, MAX_PORT) : null,
+    metricsHost: env.METRICS_HOST || '127.0.0.1',
+    otlpTraces: Boolean(url(env, 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', ['http:', 'https:']) ?? url(env, 'OTEL_EXPORTER_OTLP_ENDPOINT', ['http:', 'https:'])) && env.OTEL_TRACES_EXPORTER !== 'none',
     shutdownDrainMs: int(env, 'SHUTDOWN_DRAIN_SECONDS', appEnv === 'live' ? 5 : 0, 0, 300) * 1000,
     databasePoolMax: int(env, 'DATABASE_POOL_MAX', 10, 1, 1000),
     dataDir,

@@ -3,7 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { Config } from './config';
-import { openDatabase, pingDatabase } from './db';
+import { observedOf, openDatabase, pingDatabase } from './db';
 import type { Database } from './db';
 import { migrate, migrationsApplied } from './db/migrate';
 import { adminSecurity, auditedHandlers } from './http/access';
@@ -19,6 +19,9 @@ import { errorBody } from './errors';
 import { answerProbe } from './http/probes';
 import type { ProbeState } from './http/probes';
 import { listenForKicks, remoteKicks, startWorkers } from './workers';
+import { startTelemetry } from './telemetry';
+import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
+import { Figures } from './telemetry/figures';
 
 export const OPENAPI_DIR = path.resolve(__dirname, '..', 'openapi');
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -33,6 +36,8 @@ export interface StartOptions {
   now?: () => Date;
   /** run the background workers (default true); tests may drive them by hand */
   workers?: boolean;
+  /** also hand every finished span to this exporter (tests: an in-memory one), whatever the config says */
+  spanExporter?: SpanExporter;
 }
 
 export interface RunningService {
@@ -45,6 +50,8 @@ export interface RunningService {
   /** the dashboard sign-in of the first operator, or of the demo merchant's owner, when this start created it */
   firstOperator: GeneratedLogin | null;
   demoUser: GeneratedLogin | null;
+  /** the Prometheus endpoint, when METRICS_PORT is set */
+  metricsUrl: string | null;
   close(): Promise<void>;
 }
 
@@ -67,7 +74,11 @@ export async function startService(o: StartOptions): Promise<RunningService> {
   const database = o.database ?? (await openDatabase(o.config.databaseUrl, o.config.dataDir, o.config.databasePoolMax));
   const applied = await migrate(database.db);
   if (applied.length > 0) log.info('migrations applied', { applied });
-  const services = buildServices({ config: o.config, db: database.db, log, now: o.now ?? (() => new Date()) });
+  const telemetry = await startTelemetry(o.config, o.spanExporter);
+  const figures = new Figures(telemetry);
+  const observed = telemetry.metricsUrl !== null || telemetry.tracing;
+  if (observed) observedOf(database.db).figures = figures;
+  const services = buildServices({ config: o.config, db: database.db, log, now: o.now ?? (() => new Date()), figures });
   await services.cards.ensureKey();
   const demo = o.config.seedDemo ? await services.merchants.seedDemoIfEmpty() : null;
   const firstOperator = await services.users.ensureFirstOperator();
@@ -111,6 +122,10 @@ export async function startService(o: StartOptions): Promise<RunningService> {
   else if (runsWorkers) services.workers = startWorkers(workerSpecs(services), log);
   if (role === 'worker' && services.workers) listener = listenForKicks(database.db, services.workers, log);
   if (role !== 'worker') services.configCache.live(database.kind === 'postgres');
+  if (telemetry.metricsUrl) {
+    figures.observePool(database.db, database.kind);
+    if (runsWorkers) figures.observeBacklogs(database.db, services.now, () => services.workers?.lastRuns?.());
+  }
   ready = true;
   log.info('listening', { port, env: o.config.appEnv, role, database: database.kind });
 
@@ -135,11 +150,13 @@ export async function startService(o: StartOptions): Promise<RunningService> {
       // a send still in flight records its outcome before the database closes (else it is sent again)
       await services.notifications.drain();
       await services.liveness.leave().catch((err) => log.warn('could not deregister the process', { err }));
+      if (observed && observedOf(database.db).figures === figures) observedOf(database.db).figures = null;
+      await telemetry.shutdown();
       if (!o.database) await database.close();
       log.info('stopped');
     })();
     return closing;
   };
-  return { url: `http://127.0.0.1:${port}`, port, services, database, demo, firstOperator, demoUser, close };
+  return { url: `http://127.0.0.1:${port}`, port, services, database, demo, firstOperator, demoUser, metricsUrl: telemetry.metricsUrl, close };
 }
 
