@@ -2,6 +2,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
 import type { Config } from './config';
 import { observedOf, openDatabase, pingDatabase } from './db';
 import type { Database } from './db';
@@ -20,7 +21,6 @@ import { answerProbe } from './http/probes';
 import type { ProbeState } from './http/probes';
 import { listenForKicks, remoteKicks, startWorkers } from './workers';
 import { startTelemetry } from './telemetry';
-import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { Figures } from './telemetry/figures';
 
 export const OPENAPI_DIR = path.resolve(__dirname, '..', 'openapi');

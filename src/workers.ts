@@ -1,6 +1,7 @@
 // Background work is polling over the database with FOR UPDATE SKIP LOCKED, so several processes
 // share it and nothing is lost across restarts. A worker's run() does one batch and returns how many
 // items it handled; a full batch runs again at once, an empty one waits for the interval or a kick.
+import { context, ROOT_CONTEXT } from '@opentelemetry/api';
 import type { Db } from './db';
 import { afterCommit } from './db/change';
 import { listenOn } from './db/listen';
@@ -35,7 +36,8 @@ export function startWorkers(specs: WorkerSpec[], log: Logger): Workers {
   const schedule = (spec: WorkerSpec, delayMs: number) => {
     if (stopped) return;
     clearTimeout(timers.get(spec.name));
-    timers.set(spec.name, setTimeout(() => loop(spec), delayMs));
+    // a run belongs to no request's trace, even when a request's kick scheduled it
+    timers.set(spec.name, setTimeout(() => context.with(ROOT_CONTEXT, () => loop(spec)), delayMs));
   };
 
   const loop = (spec: WorkerSpec) => {

@@ -77,12 +77,14 @@ export class Figures {
   private readonly processorOfMid = new Map<number, string>();
   readonly tracer: Tracer;
   readonly tracing: boolean;
+  private readonly metrics: boolean;
   private readonly meter: Meter;
 
   constructor(t: Telemetry) {
     this.meter = t.meter;
     this.tracer = t.tracer;
     this.tracing = t.tracing;
+    this.metrics = t.metrics;
     const m = t.meter;
     this.httpDuration = m.createHistogram(METRIC_HTTP_SERVER_REQUEST_DURATION, {
       unit: 's',
@@ -151,6 +153,7 @@ export class Figures {
 
   /** A collection moved to a final state (once, after its change committed). */
   collectionFinished(c: { payment_method: string; mid_id: number | null; status: string }, db: Db): void {
+    if (!this.metrics) return;
     const record = () => this.finished.add(1, { ...this.collectionLabels(c), status: c.status });
     if (c.mid_id === null || this.processorOfMid.has(c.mid_id)) return record();
     const midId = c.mid_id;

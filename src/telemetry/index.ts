@@ -41,6 +41,8 @@ export interface Telemetry {
   tracer: Tracer;
   /** whether spans are recorded (an exporter is configured) */
   tracing: boolean;
+  /** whether metrics are recorded (METRICS_PORT is set) */
+  metrics: boolean;
   /** the Prometheus endpoint, when metrics are on */
   metricsUrl: string | null;
   shutdown(): Promise<void>;
@@ -92,6 +94,7 @@ export async function startTelemetry(s: TelemetrySettings, extraSpanExporter?: S
     meter: meterProvider?.getMeter('paycollect', VERSION) ?? createNoopMeter(),
     tracer: tracerProvider?.getTracer('paycollect', VERSION) ?? trace.getTracer('paycollect-off'),
     tracing: tracerProvider !== null,
+    metrics: meterProvider !== null,
     metricsUrl: metricsServer?.url ?? null,
     async shutdown() {
       await metricsServer?.close();
@@ -103,7 +106,7 @@ export async function startTelemetry(s: TelemetrySettings, extraSpanExporter?: S
 
 /** No metrics, no traces: what services built without a running service use. */
 export function telemetryOff(): Telemetry {
-  return { meter: createNoopMeter(), tracer: trace.getTracer('paycollect-off'), tracing: false, metricsUrl: null, shutdown: async () => undefined };
+  return { meter: createNoopMeter(), tracer: trace.getTracer('paycollect-off'), tracing: false, metrics: false, metricsUrl: null, shutdown: async () => undefined };
 }
 
 /** The traceparent header value of the active span, to continue its trace later (a webhook delivery); null when none. */
