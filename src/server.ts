@@ -124,7 +124,7 @@ export async function startService(o: StartOptions): Promise<RunningService> {
   if (role !== 'worker') services.configCache.live(database.kind === 'postgres');
   if (telemetry.metricsUrl) {
     figures.observePool(database.db, database.kind);
-    if (runsWorkers) figures.observeBacklogs(database.db, services.now, () => services.workers?.lastRuns?.());
+    if (runsWorkers) figures.observeBacklogs(database.db, services.now, () => services.workers?.lagSeconds?.());
   }
   ready = true;
   log.info('listening', { port, env: o.config.appEnv, role, database: database.kind });

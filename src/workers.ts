@@ -19,8 +19,8 @@ export interface Workers {
   stop(): Promise<void>;
   /** whether this process's worker loops are running (absent where the work runs in other processes) */
   running?(): boolean;
-  /** when each worker last finished a run, for the lag figure (absent as running) */
-  lastRuns?(): ReadonlyMap<string, number>;
+  /** how far behind its schedule each worker is, in seconds: time since its last run ended, less its interval (absent as running) */
+  lagSeconds?(): ReadonlyMap<string, number>;
 }
 
 const MAX_BACK_TO_BACK = 20;
@@ -80,7 +80,10 @@ export function startWorkers(specs: WorkerSpec[], log: Logger): Workers {
       await Promise.allSettled([...running.values()]);
     },
     running: () => !stopped,
-    lastRuns: () => lastRun,
+    lagSeconds: () => {
+      const now = Date.now();
+      return new Map(specs.map((spec) => [spec.name, Math.max(0, now - (lastRun.get(spec.name) ?? started) - spec.intervalMs) / 1000]));
+    },
   };
 }
 

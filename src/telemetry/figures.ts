@@ -14,6 +14,7 @@ import {
   METRIC_DB_CLIENT_OPERATION_DURATION,
   METRIC_HTTP_SERVER_REQUEST_DURATION,
 } from '@opentelemetry/semantic-conventions';
+import { pingDatabase } from '../db';
 import type { Db } from '../db';
 import { contextFrom } from './index';
 import type { Telemetry } from './index';
@@ -40,7 +41,25 @@ export const METRIC = {
   workerLag: 'paycollect.worker.lag',
   dbConnections: 'db.client.connection.count',
   dbPending: 'db.client.connection.pending_requests',
+  databaseUp: 'paycollect.database.up',
 } as const;
+
+/**
+ * What a Prometheus scrape shows: dots become underscores, counters end in _total, histograms appear as
+ * _count, _sum and _bucket series. The alert rules and the dashboard under deploy/ use these names only
+ * (a test checks), and the metrics test finds each of them in a scrape.
+ */
+export function prometheusNames(): { histograms: string[]; counters: string[]; gauges: string[] } {
+  const p = (n: string) => n.replace(/\./g, '_');
+  return {
+    histograms: [METRIC_HTTP_SERVER_REQUEST_DURATION, METRIC_DB_CLIENT_OPERATION_DURATION, METRIC.processorCallDuration].map(p),
+    counters: [METRIC.collectionsStarted, METRIC.collectionsFinished, METRIC.processorCallErrors, METRIC.webhookDeliveries].map((n) => p(n) + '_total'),
+    gauges: [
+      METRIC.processorUnknown, METRIC.processorHeld, METRIC.reconciliationBacklog, METRIC.providerReportsDue, METRIC.webhookOutboxDepth,
+      METRIC.webhookOutboxAge, METRIC.emailBacklog, METRIC.workerLag, METRIC.dbConnections, METRIC.dbPending, METRIC.databaseUp,
+    ].map(p),
+  };
+}
 
 export type ProcessorOperation = 'send' | 'status';
 export type WebhookOutcome = 'delivered' | 'failed' | 'gave_up';
@@ -122,19 +141,21 @@ export class Figures {
     this.dbDuration.record(seconds, a);
   }
 
-  /** The pool's connections by state and the requests waiting for one, read when scraped. */
+  /** The pool's connections by state, the requests waiting for one, and whether the database answers, read when scraped. */
   observePool(db: Db, poolName: string): void {
     const pool = db.$pool as unknown as { totalCount: number; idleCount: number; waitingCount: number };
     const count = this.meter.createObservableUpDownCounter(METRIC.dbConnections, { unit: '{connection}', description: 'Database connections by state' });
     const pending = this.meter.createObservableUpDownCounter(METRIC.dbPending, { unit: '{request}', description: 'Requests waiting for a database connection' });
+    const up = this.meter.createObservableGauge(METRIC.databaseUp, { description: 'Whether the database answered a trivial query within 2 s (1) or not (0)' });
     this.meter.addBatchObservableCallback(
-      (o) => {
+      async (o) => {
         const name = { 'db.client.connection.pool.name': poolName };
         o.observe(count, pool.idleCount, { ...name, 'db.client.connection.state': 'idle' });
         o.observe(count, pool.totalCount - pool.idleCount, { ...name, 'db.client.connection.state': 'used' });
         o.observe(pending, pool.waitingCount, name);
+        o.observe(up, (await pingDatabase(db, BACKLOG_TIMEOUT_MS)) ? 1 : 0);
       },
-      [count, pending],
+      [count, pending, up],
     );
   }
 
@@ -190,7 +211,7 @@ export class Figures {
 
   // ---- backlogs, read from the database when scraped (processes that run the workers) ----------
 
-  observeBacklogs(db: Db, now: () => Date, lastRuns: () => ReadonlyMap<string, number> | undefined): void {
+  observeBacklogs(db: Db, now: () => Date, lagSeconds: () => ReadonlyMap<string, number> | undefined): void {
     const gauge = (name: string, description: string, unit?: string): ObservableGauge => this.meter.createObservableGauge(name, { description, unit });
     const g = {
       depth: gauge(METRIC.webhookOutboxDepth, 'Webhook notifications neither delivered nor given up', '{notification}'),
@@ -200,11 +221,11 @@ export class Figures {
       held: gauge(METRIC.processorHeld, 'Payments held for the operator', '{request}'),
       reconciliation: gauge(METRIC.reconciliationBacklog, 'Processor sends and status queries due and not yet done', '{request}'),
       reports: gauge(METRIC.providerReportsDue, 'Provider reports due and not yet applied', '{report}'),
-      lag: gauge(METRIC.workerLag, 'Time since each background worker last finished a run', 's'),
+      lag: gauge(METRIC.workerLag, 'How far each background worker is behind its schedule (time since its last run ended, less its interval)', 's'),
     };
     this.meter.addBatchObservableCallback(async (o) => {
       const at = now();
-      for (const [worker, last] of lastRuns() ?? []) o.observe(g.lag, Math.max(0, (Date.now() - last) / 1000), { worker });
+      for (const [worker, lag] of lagSeconds() ?? []) o.observe(g.lag, lag, { worker });
       let timer: NodeJS.Timeout | undefined;
       const b = await Promise.race([
         db.one<Backlog>(BACKLOG_SQL, [at]).catch(() => null),

@@ -1,6 +1,7 @@
 // Proves the Prometheus endpoint (METRICS_PORT) reports, after a payment completes through a processor, its webhook is delivered
 // and a processor call fails, each figure under its standard or documented name with the right labels and values, and never a
 // merchant reference, phone number, business name or gateway reference as a label.
+import { prometheusNames } from '../../src/telemetry/figures';
 import { FakeMtnMomo } from '../fakes/mtn-momo';
 import { FAST_PROCESSORS, liveMerchant } from '../helpers/live';
 import type { LiveMerchant } from '../helpers/live';
@@ -111,6 +112,13 @@ it('reports collections, processor calls, webhook deliveries, backlogs, HTTP and
   expect(value(samples, 'http_server_request_duration_count', lookup)).toBeGreaterThanOrEqual(1);
   expect(value(samples, 'db_client_operation_duration_count', { db_system_name: 'postgresql', db_operation_name: 'SELECT' })).toBeGreaterThan(0);
   expect(value(samples, 'db_client_connection_count', { db_client_connection_state: 'idle' })).toBeGreaterThanOrEqual(0);
+  expect(value(samples, 'paycollect_database_up')).toBe(1);
+
+  // every name the alert rules and the dashboard may use (deploy/) is in the scrape
+  const names = new Set(samples.map((s) => s.name));
+  const { histograms, counters, gauges } = prometheusNames();
+  for (const h of histograms) for (const suffix of ['_count', '_sum', '_bucket']) expect([h + suffix, names.has(h + suffix)]).toEqual([h + suffix, true]);
+  for (const n of [...counters, ...gauges]) expect([n, names.has(n)]).toEqual([n, true]);
 
   // low cardinality: no reference, phone, business name or gateway reference anywhere in the labels
   for (const secret of [paid.gateway_reference, paid.merchant_reference, '256772000001', 'Live Shop', failing.gateway_reference]) {
