@@ -4,6 +4,7 @@
 import { execFileSync } from 'node:child_process';
 import { cpSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { BUILT_REDOC, redocBundle } from '../src/http/static';
 import { buildDashboard } from './build-dashboard';
 import { BUILD_DIR, ROOT, STAMP, sourceHash } from './build-stamp.cjs';
 
@@ -26,9 +27,12 @@ async function build(): Promise<void> {
   rmSync(BUILD_DIR, { recursive: true, force: true });
   execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', path.join(ROOT, 'tsconfig.build.json')], { cwd: ROOT, stdio: 'inherit' });
   const assets = copyAssets(path.join(ROOT, 'src'));
+  // Redoc's script for /docs, from @redocly/cli (a dev tool), so that a production install serves it too
+  const redoc = redocBundle();
+  if (redoc) cpSync(redoc, BUILT_REDOC);
   const dashboard = await buildDashboard();
   writeFileSync(STAMP, hash);
-  process.stdout.write(`server built (dist/, ${assets} SQL files); dashboard ${dashboard}\n`);
+  process.stdout.write(`server built (dist/, ${assets} SQL files${redoc ? ', Redoc' : ''}); dashboard ${dashboard}\n`);
 }
 
 build().catch((err: unknown) => {
