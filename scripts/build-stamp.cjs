@@ -32,7 +32,9 @@ function sourceHash() {
   return h.digest('hex');
 }
 
+/** Whether dist/ was built from the sources as they are; a release shipped without its sources runs the build it has. */
 function isBuildCurrent() {
+  if (!existsSync(path.join(ROOT, 'src'))) return existsSync(path.join(BUILD_DIR, 'main.js'));
   return existsSync(STAMP) && readFileSync(STAMP, 'utf8') === sourceHash();
 }
 
