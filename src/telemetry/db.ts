@@ -46,10 +46,12 @@ function finish(e: EventContext, errorType: string | null): void {
   const f = figuresOf(e);
   if (!f || !e.client) return;
   const queue = queues.get(e.client);
-  const head = queue?.[0];
   // an error raised after the answer (a result of the wrong size) names a statement already finished
-  if (!head || head.text !== textOf(e.query)) return;
-  queue!.shift();
+  const at = queue?.findIndex((q) => q.text === textOf(e.query)) ?? -1;
+  if (at < 0) return;
+  // statements ahead of it that were never answered (their connection broke) end here, not in memory forever
+  for (const lost of queue!.splice(0, at)) lost.span?.setStatus({ code: 2 }).end();
+  const head = queue!.shift()!;
   f.dbOperation(head.operation, (performance.now() - head.started) / 1000, errorType);
   if (head.span) {
     if (errorType) head.span.setAttribute(ATTR_ERROR_TYPE, errorType).setStatus({ code: 2 });
