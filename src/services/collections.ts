@@ -28,6 +28,7 @@ import { recipientsSql } from './notifications';
 import type { Recipients } from './notifications';
 import type { Services } from './index';
 import type { components } from '../../generated/merchant-api';
+import { currentTraceParent } from '../telemetry';
 
 /** The request body as the contract defines it: one form per payment method. */
 export type RequestToPayBody = components['schemas']['RequestToPay'];
@@ -137,9 +138,9 @@ function chargeOf(processor: Processor, midId: number, currency: string, request
 function processorRequestCte(c: Charge, now: Date): string {
   return pgp.as.format(
     `preq AS (INSERT INTO processor_requests (collection_id, mid_id, service_type, reference, callback_token, amount_minor, currency,
-       next_send_at, created_at, updated_at)
-     SELECT id, $1, $2, $3, $4, $5, $6, $7::timestamptz, created_at, created_at FROM created)`,
-    [c.midId, c.serviceType, randomUUID(), randomBytes(24).toString('base64url'), c.amountMinor, c.currency, c.onPage ? null : now],
+       next_send_at, created_at, updated_at, trace_parent)
+     SELECT id, $1, $2, $3, $4, $5, $6, $7::timestamptz, created_at, created_at, $8 FROM created)`,
+    [c.midId, c.serviceType, randomUUID(), randomBytes(24).toString('base64url'), c.amountMinor, c.currency, c.onPage ? null : now, currentTraceParent()],
   );
 }
 

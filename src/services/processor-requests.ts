@@ -49,11 +49,12 @@ interface Claimed {
   narration: string;
   expires_at: Date;
   credentials_enc: string | null;
+  trace_parent: string | null;
 }
 
 const CLAIM_COLUMNS = `p.collection_id, p.mid_id, p.service_type, p.reference, p.callback_token, p.amount_minor, p.currency,
   p.vendor_reference, p.state, p.send_attempts, p.checks, p.reported_amount_minor, p.reported_currency,
-  c.status AS collection_status, c.gateway_reference, c.account_number, c.narration, c.expires_at, m.credentials_enc`;
+  c.status AS collection_status, c.gateway_reference, c.account_number, c.narration, c.expires_at, m.credentials_enc, p.trace_parent`;
 
 /** Claims the requests `due` selects (and locks) for a lease: $1 now, $3 lease end; `set` moves their clock. */
 function claim(due: string, set: string): string {
@@ -215,7 +216,7 @@ export class ProcessorRequestService {
    * from its answer (inside the span, so the state change it makes belongs to the same trace).
    */
   private async observed<T extends { kind: string }>(r: Claimed, operation: ProcessorOperation, call: () => Promise<T>, then: (result: T) => Promise<void>): Promise<void> {
-    const span = this.s.figures.processorSpan(r.service_type, r.mid_id, operation);
+    const span = this.s.figures.processorSpan(r.service_type, r.mid_id, operation, r.trace_parent);
     await inSpan(span, async () => {
       const started = performance.now();
       const result = await call();

@@ -187,9 +187,10 @@ export class Figures {
     );
   }
 
-  /** A client span for one call to a processor (the worker's send or status query). */
-  processorSpan(processor: string, midId: number, operation: ProcessorOperation): Span {
-    return this.tracer.startSpan(`processor ${operation}`, { kind: SpanKind.CLIENT, attributes: { 'paycollect.processor': processor, 'paycollect.mid': String(midId) } });
+  /** A client span for one call to a processor (the worker's send or status query), continuing the trace of the request that queued it. */
+  processorSpan(processor: string, midId: number, operation: ProcessorOperation, traceParent: string | null): Span {
+    const attributes = { 'paycollect.processor': processor, 'paycollect.mid': String(midId) };
+    return this.tracer.startSpan(`processor ${operation}`, { kind: SpanKind.CLIENT, attributes }, contextFrom(traceParent));
   }
 
   processorCall(processor: string, midId: number, operation: ProcessorOperation, outcome: string, seconds: number, error: boolean): void {

@@ -1,8 +1,11 @@
 // Proves one request's trace is followed, through an in-memory exporter, from the request (continuing the caller's traceparent)
-// through its database statements to the webhook delivery a worker makes later, and that the log lines of both carry its trace id.
+// through its database statements to the webhook delivery a worker makes later, and on a live processor through the worker's send
+// and status query; and that the log lines carry the trace id.
 import { InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import { FakeMtnMomo } from '../fakes/mtn-momo';
 import { mobileMoney, setupMerchant } from '../helpers/fixtures';
+import { FAST_PROCESSORS, liveMerchant } from '../helpers/live';
 import type { MerchantSetup } from '../helpers/fixtures';
 import { eventually, startReceiver } from '../helpers/notify-fixtures';
 import type { Receiver } from '../helpers/notify-fixtures';
@@ -98,3 +101,34 @@ it('records nothing and adds no trace id to logs when no exporter is configured'
     await quiet.close();
   }
 });
+
+it('follows a live request-to-pay through the worker send and status query to the processor', async () => {
+  const fake = new FakeMtnMomo({ answerAfterMs: 50 });
+  await fake.start();
+  const receiver = await startReceiver();
+  const live = await startTestService({ spanExporter: exporter, env: { APP_ENV: 'live', MTN_MOMO_BASE_URL: fake.url, ...FAST_PROCESSORS } });
+  try {
+    const lm = await liveMerchant(live, { serviceType: 'mtn_momo', currency: 'UGX', credentials: fake.credentials(), webhookUrl: receiver.url });
+    const traceId = 'a1b2c3d4e5f60718293a4b5c6d7e8f90';
+    const body = { currency: 'UGX', amount: 50000, payment_method: 'MOBILE_MONEY', account_number: '256772000009', merchant_reference: `TRACE-${Date.now()}`, narration: 'Order for live goods' };
+    const res = await lm.client.post('/v1/collections/request-to-pay', body, { headers: { traceparent: `00-${traceId}-${CALLER_SPAN}-01` } });
+    expect(res.status).toBe(200);
+    await eventually(() => receiver.received.length === 1, 20_000, 'the completion webhook');
+    const inTrace = () => exporter.getFinishedSpans().filter((s) => s.spanContext().traceId === traceId);
+    await eventually(() => inTrace().some((s) => s.name === 'webhook deliver'), 10_000, 'the delivery span');
+    const spans = inTrace();
+    const request = spans.find((s) => s.name === 'POST /v1/collections/request-to-pay')!;
+    expect(request).toBeDefined();
+    const send = spans.find((s) => s.name === 'processor send')!;
+    const status = spans.find((s) => s.name === 'processor status')!;
+    expect(send.attributes).toMatchObject({ 'paycollect.processor': 'mtn_momo', 'paycollect.mid': String(lm.midId), 'paycollect.processor.outcome': 'accepted' });
+    expect(status.attributes['paycollect.processor.outcome']).toBe('observed');
+    for (const s of [send, status]) expect(descends(s, request, spans)).toBe(true);
+    // the completion the status query found wrote the webhook, whose delivery continues the same trace
+    expect(spans.filter((s) => s.name === 'webhook deliver').every((s) => descends(s, request, spans))).toBe(true);
+  } finally {
+    await live.close();
+    await receiver.close();
+    await fake.stop();
+  }
+}, 60_000);
