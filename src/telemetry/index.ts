@@ -8,8 +8,9 @@
 //
 // Traces: exported over OTLP/HTTP when OTEL_EXPORTER_OTLP_ENDPOINT (or ..._TRACES_ENDPOINT) is set; off by
 // default. A span per request (its parent taken from a `traceparent` header), per database statement,
-// per send to a processor and per webhook delivery, which continues the trace of the request whose state
-// change wrote the notification. Log lines carry trace_id and span_id.
+// per send or status query to a processor and per webhook delivery; the worker's spans continue the trace
+// of the request that queued the work (kept with the processor request and the notification). Log lines
+// carry trace_id and span_id.
 //
 // Instrumented by hand rather than through require hooks: requests are routed by openapi-backend, whose
 // operation path (not express's) is the route; pg-promise's own events see every statement; and it works
