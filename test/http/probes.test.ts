@@ -1,5 +1,6 @@
 // Proves /livez answers whatever the database does, /readyz is 200 only when the database answers, every migration
-// is applied and the workers run, and that on shutdown /readyz fails first while requests are still served.
+// is applied and the workers run (and the metric the database alert reads follows), and that on shutdown /readyz fails
+// first while requests are still served.
 import { openPostgres } from '../../src/db';
 import type { Database } from '../../src/db';
 import { mobileMoney, setupMerchant } from '../helpers/fixtures';
@@ -83,7 +84,7 @@ const ci = process.env.CI === 'true';
   beforeAll(async () => {
     cluster = await startPrivateCluster();
     database = await openPostgres(cluster.url);
-    svc = await startTestService({ database });
+    svc = await startTestService({ database, env: { METRICS_PORT: '0' } });
   }, 120_000);
   afterAll(async () => {
     await svc?.close();
@@ -100,6 +101,9 @@ const ci = process.env.CI === 'true';
       expect(ready.body).toEqual({ status: 'unavailable', database: 'unreachable', migrations: 'unknown', workers: 'ok' });
       expect(Number(ready.retryAfter)).toBeGreaterThan(0);
       expect((await probe(svc, '/healthz')).status).toBe(503);
+      // what the PayCollectDatabaseUnavailable alert reads
+      const scraped = await (await fetch(svc.metricsUrl!)).text();
+      expect(scraped).toMatch(/^paycollect_database_up(\{[^}]*\})? 0$/m);
     } finally {
       cluster.start();
     }
@@ -108,5 +112,6 @@ const ci = process.env.CI === 'true';
       if (Date.now() > deadline) throw new Error('/readyz did not return to 200 after the database came back');
       await new Promise((r) => setTimeout(r, 200));
     }
+    expect(await (await fetch(svc.metricsUrl!)).text()).toMatch(/^paycollect_database_up(\{[^}]*\})? 1$/m);
   }, 120_000);
 });
