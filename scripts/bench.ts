@@ -1,7 +1,8 @@
 // `npm run bench`: request-to-pay on this service, on the Prism mock of its spec and on a bare node:http
 // floor, with the same load, and (real PostgreSQL) on 2 ROLE=api processes and a ROLE=worker behind a
 // round-robin; completions per second on one hot wallet; webhook latency at a steady rate; the service's
-// peak RSS. Figures go to a short table and to the JSON file BENCH_OUT (default
+// peak RSS; request-to-pay again with metrics on (METRICS_PORT), for the cost of telemetry; start-up time and
+// memory of the compiled server against the same sources run through tsx. Figures go to a short table and to the JSON file BENCH_OUT (default
 // ./bench-out.json). Real PostgreSQL when DATABASE_URL is set (a fresh database is made on that server and
 // dropped after), else embedded PostgreSQL in a temporary directory. It reports; it never fails on speed.
 //
@@ -27,7 +28,9 @@ import { runScale, scaleLevels } from './bench/scale';
 import { runSoak, soakSettings } from './bench/soak';
 import { freshServerDatabase, machine, rtpBody, setupMerchant } from './bench/setup';
 import type { HotWalletFigures } from './bench/hot-wallet';
-import { freePort, highWaterMb, loadPost, ROOT, setting, startChild, stopChild, waitForHttp } from './bench/lib';
+import { execFileSync } from 'node:child_process';
+import { isBuildCurrent } from './build-stamp.cjs';
+import { freePort, highWaterMb, loadPost, ROOT, rssMb, setting, startChild, stopChild, waitForHttp } from './bench/lib';
 import type { Child, HttpFigures, LoadSettings } from './bench/lib';
 import { summarizeProfile } from './bench/profile';
 import type { ProfileSummary } from './bench/profile';
@@ -66,6 +69,8 @@ const fmt = (n: number | null | undefined, digits = 0) => (n === null || n === u
 function table(r: Report): string {
   const rows: [string, string, string][] = [
     ['request-to-pay, this service', `${fmt(r.service.request_to_pay.req_per_s)} req/s, p50 ${fmt(r.service.request_to_pay.p50_ms)} ms, p99 ${fmt(r.service.request_to_pay.p99_ms)} ms, ${r.service.request_to_pay.errors} errors`, `p99 <= ${TARGETS.p99_ms} ms, 0 errors`],
+    ['request-to-pay, metrics on (METRICS_PORT)', r.metrics_on ? `${fmt(r.metrics_on.req_per_s)} req/s, p50 ${fmt(r.metrics_on.p50_ms)} ms, p99 ${fmt(r.metrics_on.p99_ms)} ms, ${r.metrics_on.errors} errors` : '-', ''],
+    ['start to /healthz and RSS then: build / tsx', r.start_up ? `${r.start_up.compiled_ms} ms, ${fmt(r.start_up.compiled_rss_mb)} MB / ${r.start_up.tsx_ms} ms, ${fmt(r.start_up.tsx_rss_mb)} MB` : '-', ''],
     ['request-to-pay at a fixed offered load', r.fixed_rate ? `${fmt(r.fixed_rate.req_per_s)} of ${r.fixed_rate.offered_per_s} req/s answered, p50 ${fmt(r.fixed_rate.p50_ms)} ms, p99 ${fmt(r.fixed_rate.p99_ms)} ms, ${r.fixed_rate.errors} errors` : '-', `p99 <= ${TARGETS.fixed_rate_p99_ms} ms at ${r.fixed_rate?.offered_per_s ?? '-'} req/s`],
     ['request-to-pay, Prism mock', r.prism ? `${fmt(r.prism.req_per_s)} req/s, p50 ${fmt(r.prism.p50_ms)} ms, p99 ${fmt(r.prism.p99_ms)} ms, ${r.prism.errors} errors` : '-', ''],
     ['request-to-pay, 2 API processes + worker (round-robin)', r.round_robin ? `${fmt(r.round_robin.req_per_s)} req/s, p50 ${fmt(r.round_robin.p50_ms)} ms, p99 ${fmt(r.round_robin.p99_ms)} ms, ${r.round_robin.errors} errors` : '-', ''],
@@ -93,6 +98,10 @@ interface Report {
   database: 'postgres' | 'embedded';
   settings: LoadSettings & { completions: number; completion_concurrency: number; webhook_rate_per_s: number; webhook_events: number };
   service: { first_start_to_healthz_ms: number; start_to_healthz_ms: number; request_to_pay: HttpFigures; high_water_rss_mb: number | null };
+  /** the same load with METRICS_PORT set (the Prometheus endpoint served, every figure recorded) */
+  metrics_on: HttpFigures | null;
+  /** a start on an existing database to /healthz, and resident memory then: the build (node dist/main.js) and the sources through tsx */
+  start_up: { compiled_ms: number; compiled_rss_mb: number | null; tsx_ms: number; tsx_rss_mb: number | null } | null;
   /** request-to-pay at BENCH_FIXED_RATE requests a second, whatever the answers' pace */
   fixed_rate: (HttpFigures & { offered_per_s: number }) | null;
   prism: HttpFigures | null;
@@ -159,14 +168,25 @@ async function main() {
     const base = `http://127.0.0.1:${port}`;
     // The first start creates the database (initdb, for the embedded one, inside the service process) and
     // migrates it; the measured service is the second start, as a service normally runs.
-    const first = startChild('service', process.execPath, ['--import', 'tsx', 'src/main.ts'], env, path.join(work, 'service-first.log'));
+    // The service runs as `npm start` runs it: the build with plain node (the profile reads the sources through tsx).
+    if (!isBuildCurrent()) execFileSync('npm', ['run', '--silent', 'build'], { cwd: ROOT, stdio: 'inherit' });
+    const compiled = ['dist/main.js'];
+    const first = startChild('service', process.execPath, compiled, env, path.join(work, 'service-first.log'));
     children.push(first);
     const firstStartMs = Math.round(await waitForHttp(`${base}/healthz`, first));
     const m = await setupMerchant(base, operatorKey, receiver.url);
     await stopChild(first);
-    const svc = startChild('service', process.execPath, ['--import', 'tsx', ...(profileOnly ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : []), 'src/main.ts'], env, path.join(work, 'service.log'));
+    let tsxStart: { ms: number; rss: number | null } | null = null;
+    if (!profileOnly) {
+      const viaTsx = startChild('service', process.execPath, ['--import', 'tsx', 'src/main.ts'], env, path.join(work, 'service-tsx.log'));
+      children.push(viaTsx);
+      tsxStart = { ms: Math.round(await waitForHttp(`${base}/healthz`, viaTsx)), rss: rssMb(viaTsx.pid) };
+      await stopChild(viaTsx);
+    }
+    const svc = startChild('service', process.execPath, profileOnly ? ['--import', 'tsx', '--cpu-prof', '--cpu-prof-dir', profileDir, 'src/main.ts'] : compiled, env, path.join(work, 'service.log'));
     children.push(svc);
     const startMs = Math.round(await waitForHttp(`${base}/healthz`, svc));
+    const startRss = rssMb(svc.pid);
     const rtp = await measureHttp('service', 'S', svc, port, settings, { authorization: m.authorization }, server !== null);
     let fixedRate: (HttpFigures & { offered_per_s: number }) | null = null;
     if (!profileOnly) {
@@ -191,6 +211,17 @@ async function main() {
       copyFileSync(path.join(profileDir, file), profileCopy);
     } else {
       await stopChild(svc);
+    }
+
+    let metricsOn: HttpFigures | null = null;
+    if (!profileOnly) {
+      const metricsPort = await freePort();
+      const observed = startChild('service', process.execPath, compiled, { ...env, METRICS_PORT: String(metricsPort) }, path.join(work, 'service-metrics.log'));
+      children.push(observed);
+      metricsOn = await measureHttp('service, metrics on', 'M', observed, port, settings, { authorization: m.authorization }, server !== null);
+      const scraped = await fetch(`http://127.0.0.1:${metricsPort}/metrics`).then((r) => r.text());
+      if (!scraped.includes('paycollect_collections_started_total')) throw new Error('the metrics endpoint did not report the requests just made');
+      await stopChild(observed);
     }
 
     let hot: HotWalletFigures | null = null;
@@ -246,6 +277,8 @@ async function main() {
       database: server ? 'postgres' : 'embedded',
       settings: { ...settings, completions, completion_concurrency: 50, webhook_rate_per_s: webhookRate, webhook_events: webhookEvents },
       service: { first_start_to_healthz_ms: firstStartMs, start_to_healthz_ms: startMs, request_to_pay: rtp, high_water_rss_mb: hwm },
+      metrics_on: metricsOn,
+      start_up: tsxStart ? { compiled_ms: startMs, compiled_rss_mb: startRss, tsx_ms: tsxStart.ms, tsx_rss_mb: tsxStart.rss } : null,
       fixed_rate: fixedRate,
       prism,
       floor,

@@ -1,6 +1,7 @@
 // Builds the dashboard (dashboard/ -> dashboard/dist) when its sources changed since the last build:
-// `npm start` runs it first (prestart) and the test run once before any test file (jest globalSetup),
-// so a fresh clone serves /dashboard after `npm ci && npm start` and an unchanged tree costs a hash.
+// `npm run build` runs it (so `npm start` does, when the build is stale) and the test run once before any
+// test file (jest globalSetup), so a fresh clone serves /dashboard after `npm ci && npm start` and an
+// unchanged tree costs a hash.
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';

@@ -13,6 +13,15 @@ export interface Config {
   appEnv: AppEnv;
   role: Role;
   databaseUrl: string | null;
+  /** APP_ENV=live on the embedded database, asked for explicitly (ALLOW_EMBEDDED_LIVE) for a demo */
+  allowEmbeddedLive: boolean;
+  /** after SIGTERM, /readyz fails this long while requests are still served, before the process stops */
+  shutdownDrainMs: number;
+  /** the Prometheus endpoint's port (METRICS_PORT; null = metrics off) and address */
+  metricsPort: number | null;
+  metricsHost: string;
+  /** spans exported over OTLP (OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT set) */
+  otlpTraces: boolean;
   /** connections to a real PostgreSQL server (the embedded one has a single session) */
   databasePoolMax: number;
   dataDir: string;
@@ -169,6 +178,17 @@ function persistedSecret(dataDir: string, file: string, make: () => string): { v
   return { value, created: true };
 }
 
+/**
+ * A live deployment runs on a PostgreSQL server: the embedded database is one file in DATA_DIR, with no
+ * replica and no point-in-time recovery. Checked by the process's entry point (tests start live services
+ * on a database they hand in).
+ */
+export function refuseUnsafeLive(config: Config): void {
+  if (config.appEnv === 'live' && !config.databaseUrl && !config.allowEmbeddedLive) {
+    throw new ConfigError('APP_ENV=live needs DATABASE_URL (a PostgreSQL server); the embedded database is for the sandbox (ALLOW_EMBEDDED_LIVE=true runs a live demo on it anyway)');
+  }
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const appEnvRaw = env.APP_ENV || 'sandbox';
   if (appEnvRaw !== 'sandbox' && appEnvRaw !== 'live') {
@@ -207,6 +227,11 @@ export function loadConfig(env: Env = process.env): Config {
     appEnv,
     role,
     databaseUrl,
+    allowEmbeddedLive: bool(env, 'ALLOW_EMBEDDED_LIVE', false),
+    metricsPort: env.METRICS_PORT ? int(env, 'METRICS_PORT', 0, 0, MAX_PORT) : null,
+    metricsHost: env.METRICS_HOST || '127.0.0.1',
+    otlpTraces: Boolean(url(env, 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', ['http:', 'https:']) ?? url(env, 'OTEL_EXPORTER_OTLP_ENDPOINT', ['http:', 'https:'])) && env.OTEL_TRACES_EXPORTER !== 'none',
+    shutdownDrainMs: int(env, 'SHUTDOWN_DRAIN_SECONDS', appEnv === 'live' ? 5 : 0, 0, 300) * 1000,
     databasePoolMax: int(env, 'DATABASE_POOL_MAX', 10, 1, 1000),
     dataDir,
     publicBaseUrl,

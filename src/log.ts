@@ -5,6 +5,7 @@
 // call instead of blocking its event loop on one synchronous write per request. What is still queued
 // is written synchronously when the process exits (process.exit, a signal handled in main.ts, the end
 // of the event loop).
+import { context, trace } from '@opentelemetry/api';
 import pino from 'pino';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
@@ -40,7 +41,10 @@ export function writeStdout(text: string): void {
 export function createLogger(sink: LogSink = (l) => writeStdout(l + '\n'), min: LogLevel = 'info'): Logger {
   const write = (level: LogLevel, msg: string, fields?: Record<string, unknown>) => {
     if (ORDER[level] < ORDER[min]) return;
-    sink(JSON.stringify({ time: new Date().toISOString(), level, msg, ...fields }, replacer));
+    // inside a traced request or job, the line names its trace (when tracing is on)
+    const span = trace.getSpan(context.active())?.spanContext();
+    const traced = span ? { trace_id: span.traceId, span_id: span.spanId } : undefined;
+    sink(JSON.stringify({ time: new Date().toISOString(), level, msg, ...traced, ...fields }, replacer));
   };
   return {
     debug: (m, f) => write('debug', m, f),

@@ -1,5 +1,5 @@
 // `npm start`: configuration from the environment, then one service process until SIGTERM/SIGINT.
-import { ConfigError, loadConfig } from './config';
+import { ConfigError, loadConfig, refuseUnsafeLive } from './config';
 import { writeStdout } from './log';
 import { startService } from './server';
 import type { RunningService } from './server';
@@ -8,6 +8,7 @@ async function main() {
   let config;
   try {
     config = loadConfig();
+    refuseUnsafeLive(config);
   } catch (e) {
     if (e instanceof ConfigError) {
       process.stderr.write(`paycollect: configuration error: ${e.message}\n`);

@@ -2,10 +2,11 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
 import type { Config } from './config';
-import { openDatabase, pingDatabase } from './db';
+import { observedOf, openDatabase, pingDatabase } from './db';
 import type { Database } from './db';
-import { migrate } from './db/migrate';
+import { migrate, migrationsApplied } from './db/migrate';
 import { adminSecurity, auditedHandlers } from './http/access';
 import { createHttpApp, loadApi } from './http/app';
 import { adminHandlers, merchantHandlers } from './http/handlers';
@@ -15,12 +16,16 @@ import { buildServices, workerSpecs } from './services';
 import type { Services } from './services';
 import type { DemoCredentials } from './services/merchants';
 import type { GeneratedLogin } from './services/users';
-import { errorBody, OUTAGE_RETRY_AFTER_SECONDS } from './errors';
+import { errorBody } from './errors';
+import { answerProbe } from './http/probes';
+import type { ProbeState } from './http/probes';
 import { listenForKicks, remoteKicks, startWorkers } from './workers';
+import { startTelemetry } from './telemetry';
+import { Figures } from './telemetry/figures';
 
 export const OPENAPI_DIR = path.resolve(__dirname, '..', 'openapi');
 const SHUTDOWN_GRACE_MS = 10_000;
-/** /healthz reports the database unreachable when it does not answer within this */
+/** the probes report the database unreachable when it does not answer within this */
 const HEALTH_TIMEOUT_MS = 2000;
 
 export interface StartOptions {
@@ -31,6 +36,8 @@ export interface StartOptions {
   now?: () => Date;
   /** run the background workers (default true); tests may drive them by hand */
   workers?: boolean;
+  /** also hand every finished span to this exporter (tests: an in-memory one), whatever the config says */
+  spanExporter?: SpanExporter;
 }
 
 export interface RunningService {
@@ -43,24 +50,22 @@ export interface RunningService {
   /** the dashboard sign-in of the first operator, or of the demo merchant's owner, when this start created it */
   firstOperator: GeneratedLogin | null;
   demoUser: GeneratedLogin | null;
+  /** the Prometheus endpoint, when METRICS_PORT is set */
+  metricsUrl: string | null;
   close(): Promise<void>;
 }
 
 /**
- * ROLE=worker answers /healthz (for whatever supervises it, with the same answers as an api process's)
+ * ROLE=worker answers the probes (for whatever supervises it, with the same answers as an api process's)
  * and nothing else: the API is served by the ROLE=api processes.
  */
-function workerHttp(isReady: () => boolean, databaseReachable: () => Promise<boolean>): http.RequestListener {
+function workerHttp(probes: ProbeState): http.RequestListener {
   const reply = (res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) =>
-    res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body));
+    res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store', ...headers }).end(JSON.stringify(body));
   return (req, res) => {
-    if (req.url !== '/healthz') return void reply(res, 404, errorBody('NOT_FOUND', 'This process runs the background workers only (ROLE=worker)'));
-    if (!isReady()) return void reply(res, 503, { status: 'starting' });
-    void databaseReachable().then((up) =>
-      up
-        ? reply(res, 200, { status: 'ok', database: 'ok', role: 'worker' })
-        : reply(res, 503, { status: 'unavailable', database: 'unreachable' }, { 'Retry-After': String(OUTAGE_RETRY_AFTER_SECONDS) }),
-    );
+    const answer = answerProbe(new URL(req.url ?? '/', 'http://x').pathname, probes);
+    if (!answer) return void reply(res, 404, errorBody('NOT_FOUND', 'This process runs the background workers only (ROLE=worker)'));
+    void answer.then((a) => reply(res, a.status, a.status === 200 && req.url === '/healthz' ? { ...a.body, role: 'worker' } : a.body, a.headers));
   };
 }
 
@@ -69,7 +74,11 @@ export async function startService(o: StartOptions): Promise<RunningService> {
   const database = o.database ?? (await openDatabase(o.config.databaseUrl, o.config.dataDir, o.config.databasePoolMax));
   const applied = await migrate(database.db);
   if (applied.length > 0) log.info('migrations applied', { applied });
-  const services = buildServices({ config: o.config, db: database.db, log, now: o.now ?? (() => new Date()) });
+  const telemetry = await startTelemetry(o.config, o.spanExporter);
+  const figures = new Figures(telemetry);
+  const observed = telemetry.metricsUrl !== null || telemetry.tracing;
+  if (observed) observedOf(database.db).figures = figures;
+  const services = buildServices({ config: o.config, db: database.db, log, now: o.now ?? (() => new Date()), figures });
   await services.cards.ensureKey();
   const demo = o.config.seedDemo ? await services.merchants.seedDemoIfEmpty() : null;
   const firstOperator = await services.users.ensureFirstOperator();
@@ -80,8 +89,16 @@ export async function startService(o: StartOptions): Promise<RunningService> {
     loadApi(path.join(OPENAPI_DIR, 'openapi.yaml')),
     loadApi(path.join(OPENAPI_DIR, 'admin.yaml')),
   ]);
-  const databaseReachable = () => pingDatabase(database.db, HEALTH_TIMEOUT_MS);
-  const app = !merchantApi || !adminApi ? workerHttp(() => ready, databaseReachable) : createHttpApp({
+  let draining = false;
+  const runsWorkers = role !== 'api' && o.workers !== false;
+  const probes: ProbeState = {
+    isReady: () => ready,
+    isDraining: () => draining,
+    databaseReachable: () => pingDatabase(database.db, HEALTH_TIMEOUT_MS),
+    migrations: () => migrationsApplied(database.db, HEALTH_TIMEOUT_MS),
+    workersRunning: () => (runsWorkers ? services.workers?.running?.() ?? false : null),
+  };
+  const app = !merchantApi || !adminApi ? workerHttp(probes) : createHttpApp({
     services,
     merchantApi,
     adminApi,
@@ -89,8 +106,7 @@ export async function startService(o: StartOptions): Promise<RunningService> {
     adminHandlers: auditedHandlers(adminApi, adminHandlers),
     authenticateJwt: (h) => services.auth.authenticate(h),
     adminSecurity: adminSecurity(services),
-    isReady: () => ready,
-    databaseReachable,
+    probes,
   });
   const server = http.createServer(app);
   server.headersTimeout = 15_000;
@@ -103,15 +119,25 @@ export async function startService(o: StartOptions): Promise<RunningService> {
   // ROLE=api hands its kicks to the worker processes; ROLE=worker takes them (real PostgreSQL only)
   let listener: { stop(): Promise<void> } | null = null;
   if (role === 'api') services.workers = remoteKicks(database.db, log);
-  else if (o.workers !== false) services.workers = startWorkers(workerSpecs(services), log);
+  else if (runsWorkers) services.workers = startWorkers(workerSpecs(services), log);
   if (role === 'worker' && services.workers) listener = listenForKicks(database.db, services.workers, log);
   if (role !== 'worker') services.configCache.live(database.kind === 'postgres');
+  if (telemetry.metricsUrl) {
+    figures.observePool(database.db, database.kind);
+    if (runsWorkers) figures.observeBacklogs(database.db, services.now, () => services.workers?.lagSeconds?.());
+  }
   ready = true;
   log.info('listening', { port, env: o.config.appEnv, role, database: database.kind });
 
   let closing: Promise<void> | null = null;
   const close = () => {
     closing ??= (async () => {
+      // /readyz fails first while requests are still served, so a load balancer stops sending us new ones
+      draining = true;
+      if (o.config.shutdownDrainMs > 0) {
+        log.info('draining', { seconds: o.config.shutdownDrainMs / 1000 });
+        await new Promise((r) => setTimeout(r, o.config.shutdownDrainMs));
+      }
       ready = false;
       const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
@@ -124,11 +150,13 @@ export async function startService(o: StartOptions): Promise<RunningService> {
       // a send still in flight records its outcome before the database closes (else it is sent again)
       await services.notifications.drain();
       await services.liveness.leave().catch((err) => log.warn('could not deregister the process', { err }));
+      if (observed && observedOf(database.db).figures === figures) observedOf(database.db).figures = null;
+      await telemetry.shutdown();
       if (!o.database) await database.close();
       log.info('stopped');
     })();
     return closing;
   };
-  return { url: `http://127.0.0.1:${port}`, port, services, database, demo, firstOperator, demoUser, close };
+  return { url: `http://127.0.0.1:${port}`, port, services, database, demo, firstOperator, demoUser, metricsUrl: telemetry.metricsUrl, close };
 }
 

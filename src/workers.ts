@@ -1,6 +1,7 @@
 // Background work is polling over the database with FOR UPDATE SKIP LOCKED, so several processes
 // share it and nothing is lost across restarts. A worker's run() does one batch and returns how many
 // items it handled; a full batch runs again at once, an empty one waits for the interval or a kick.
+import { context, ROOT_CONTEXT } from '@opentelemetry/api';
 import type { Db } from './db';
 import { afterCommit } from './db/change';
 import { listenOn } from './db/listen';
@@ -16,6 +17,10 @@ export interface Workers {
   /** run a named worker soon (e.g. right after a commit that gave it work) */
   kick(name: string): void;
   stop(): Promise<void>;
+  /** whether this process's worker loops are running (absent where the work runs in other processes) */
+  running?(): boolean;
+  /** how far behind its schedule each worker is, in seconds: time since its last run ended, less its interval (absent as running) */
+  lagSeconds?(): ReadonlyMap<string, number>;
 }
 
 const MAX_BACK_TO_BACK = 20;
@@ -25,11 +30,14 @@ export function startWorkers(specs: WorkerSpec[], log: Logger): Workers {
   const running = new Map<string, Promise<void>>();
   const timers = new Map<string, NodeJS.Timeout>();
   const again = new Set<string>();
+  const started = Date.now();
+  const lastRun = new Map<string, number>(specs.map((s) => [s.name, started]));
 
   const schedule = (spec: WorkerSpec, delayMs: number) => {
     if (stopped) return;
     clearTimeout(timers.get(spec.name));
-    timers.set(spec.name, setTimeout(() => loop(spec), delayMs));
+    // a run belongs to no request's trace, even when a request's kick scheduled it
+    timers.set(spec.name, setTimeout(() => context.with(ROOT_CONTEXT, () => loop(spec)), delayMs));
   };
 
   const loop = (spec: WorkerSpec) => {
@@ -50,6 +58,7 @@ export function startWorkers(specs: WorkerSpec[], log: Logger): Workers {
         if (handled === 0) break;
       }
     })().finally(() => {
+      lastRun.set(spec.name, Date.now());
       running.delete(spec.name);
       const now = again.delete(spec.name);
       schedule(spec, now ? 0 : spec.intervalMs);
@@ -69,6 +78,11 @@ export function startWorkers(specs: WorkerSpec[], log: Logger): Workers {
       stopped = true;
       for (const t of timers.values()) clearTimeout(t);
       await Promise.allSettled([...running.values()]);
+    },
+    running: () => !stopped,
+    lagSeconds: () => {
+      const now = Date.now();
+      return new Map(specs.map((spec) => [spec.name, Math.max(0, now - (lastRun.get(spec.name) ?? started) - spec.intervalMs) / 1000]));
     },
   };
 }

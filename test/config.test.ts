@@ -2,7 +2,9 @@
 import { mkdtempSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ConfigError, loadConfig, parseSchedule } from '../src/config';
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { ConfigError, loadConfig, parseSchedule, refuseUnsafeLive } from '../src/config';
 
 const dir = () => mkdtempSync(path.join(os.tmpdir(), 'paycollect-config-'));
 
@@ -66,5 +68,35 @@ describe('loadConfig', () => {
 
   it('parses retry schedules in every unit', () => {
     expect(parseSchedule('250ms,2s,3m,1h,1d')).toEqual([250, 2000, 180_000, 3_600_000, 86_400_000]);
+  });
+});
+
+describe('live safety', () => {
+  const live = { APP_ENV: 'live', OPERATOR_API_KEY: 'op_config_test_key_0123456789' };
+
+  it('refuses live on the embedded database unless asked for a demo, and drains 5 s on SIGTERM in live', () => {
+    expect(() => refuseUnsafeLive(loadConfig({ DATA_DIR: dir(), ...live }))).toThrow(/^APP_ENV=live needs DATABASE_URL/);
+    expect(() => refuseUnsafeLive(loadConfig({ DATA_DIR: dir(), ...live, ALLOW_EMBEDDED_LIVE: 'true' }))).not.toThrow();
+    const onServer = loadConfig({ DATA_DIR: dir(), ...live, DATABASE_URL: 'postgres://u@db.example/paycollect' });
+    expect(() => refuseUnsafeLive(onServer)).not.toThrow();
+    expect(onServer.shutdownDrainMs).toBe(5000);
+    expect(loadConfig({ DATA_DIR: dir() }).shutdownDrainMs).toBe(0);
+    expect(() => loadConfig({ DATA_DIR: dir(), SHUTDOWN_DRAIN_SECONDS: '-1' })).toThrow(/SHUTDOWN_DRAIN_SECONDS must be a whole number/);
+  });
+
+  it('the entry point stops with one line and exit code 2, creating no database', () => {
+    const dataDir = dir();
+    const run = spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+      cwd: path.resolve(__dirname, '..'),
+      env: { ...process.env, ...live, DATA_DIR: dataDir, DATABASE_URL: '', ALLOW_EMBEDDED_LIVE: '', NODE_OPTIONS: '' },
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    expect(run.status).toBe(2);
+    expect(run.stdout).toBe('');
+    expect(run.stderr.trim().split('\n')).toEqual([
+      'paycollect: configuration error: APP_ENV=live needs DATABASE_URL (a PostgreSQL server); the embedded database is for the sandbox (ALLOW_EMBEDDED_LIVE=true runs a live demo on it anyway)',
+    ]);
+    expect(existsSync(path.join(dataDir, 'pg'))).toBe(false);
   });
 });

@@ -1,4 +1,4 @@
-// Proves ROLE: a bad value or a split role without a PostgreSQL server stops start-up with one line; on real PostgreSQL an api process runs no workers and hands its kicks over, and a worker process (serving only /healthz) delivers the webhooks of the api process's state changes.
+// Proves ROLE: a bad value or a split role without a PostgreSQL server stops start-up with one line; on real PostgreSQL an api process runs no workers and hands its kicks over, and a worker process (serving only the probes) delivers the webhooks of the api process's state changes.
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
@@ -55,11 +55,17 @@ onServer('an api process and a worker process on one database (needs a PostgreSQ
     await created?.drop();
   });
 
-  it('serves the API from the api process and only /healthz from the worker process', async () => {
+  it('serves the API from the api process and only the probes from the worker process', async () => {
     // /healthz is outside the spec: plain fetch
     expect((await fetch(`${api.url}/healthz`)).status).toBe(200);
     const health = await fetch(`${worker.url}/healthz`);
     expect([health.status, await health.json()]).toEqual([200, { status: 'ok', database: 'ok', role: 'worker' }]);
+    // each role's /readyz says whether it runs the workers
+    const workerReady = await fetch(`${worker.url}/readyz`);
+    expect([workerReady.status, await workerReady.json()]).toEqual([200, { status: 'ready', database: 'ok', migrations: 'ok', workers: 'ok' }]);
+    const apiReady = await fetch(`${api.url}/readyz`);
+    expect([apiReady.status, await apiReady.json()]).toEqual([200, { status: 'ready', database: 'ok', migrations: 'ok', workers: 'not run here' }]);
+    expect((await fetch(`${worker.url}/livez`)).status).toBe(200);
     const other = await fetch(`${worker.url}/v1/collections`);
     expect(other.status).toBe(404);
     expect(await other.json()).toMatchObject({ status: 'error', message: 'This process runs the background workers only (ROLE=worker)' });

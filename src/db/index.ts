@@ -5,6 +5,8 @@ import os from 'node:os';
 import path from 'node:path';
 import pgPromise from 'pg-promise';
 import type { IDatabase, ITask } from 'pg-promise';
+import { dbEvents } from '../telemetry/db';
+import type { DbObserved } from '../telemetry/db';
 import { noteStatement } from './outcome';
 
 /**
@@ -16,7 +18,20 @@ function discardReadOnly(err: unknown, e: { client?: object }): void {
   if ((err as { code?: unknown } | null)?.code === '25006' && e.client) (e.client as { $connectionError?: unknown }).$connectionError = err;
 }
 
-export const pgp = pgPromise({ capSQL: true, noWarnings: true, query: noteStatement, error: discardReadOnly });
+/** pg-promise takes one handler per event: each statement is counted for the outcome of its request and timed. */
+export const pgp = pgPromise({
+  capSQL: true,
+  noWarnings: true,
+  query: (e) => {
+    noteStatement(e);
+    dbEvents.query(e);
+  },
+  receive: dbEvents.receive,
+  error: (err, e) => {
+    discardReadOnly(err, e);
+    dbEvents.error(err, e);
+  },
+});
 // BIGINT columns hold money in minor units: read them as bigint, never as a rounded JS number.
 pgp.pg.types.setTypeParser(20, (v: string) => BigInt(v));
 
@@ -51,10 +66,18 @@ export function statement(db: Db, name: string, text: string, values: unknown[])
 }
 
 const POOL_MAX = 10;
+
+/** A pool's own context: the service that uses it plugs its telemetry in here (src/telemetry/db.ts). */
+const observed = (): DbObserved => ({ figures: null });
+
+/** Where the service that uses `db` plugs in its telemetry (every pool opened here has one). */
+export function observedOf(db: Db): DbObserved {
+  return db.$dc as DbObserved;
+}
 const EMBEDDED_SHARED_BUFFERS = '16MB';
 
 export async function openPostgres(url: string, poolMax = POOL_MAX): Promise<Database> {
-  const db = pgp({ connectionString: url, max: poolMax, allowExitOnIdle: true });
+  const db = pgp({ connectionString: url, max: poolMax, allowExitOnIdle: true }, observed());
   await db.one('SELECT 1 AS ok');
   return { db, kind: 'postgres', close: () => db.$pool.end() };
 }
@@ -74,7 +97,7 @@ export async function openEmbedded(dataDir: string | undefined, template?: Blob)
   const sockDir = mkdtempSync(path.join(os.tmpdir(), 'paycollect-pg-'));
   const server = new PGLiteSocketServer({ db: lite, path: path.join(sockDir, '.s.PGSQL.5432'), maxConnections: 4 });
   await server.start();
-  const db = pgp({ host: sockDir, port: 5432, user: 'postgres', database: 'postgres', max: 1, allowExitOnIdle: true });
+  const db = pgp({ host: sockDir, port: 5432, user: 'postgres', database: 'postgres', max: 1, allowExitOnIdle: true }, observed());
   embeddedDbs.add(db);
   await db.one('SELECT 1 AS ok');
   return {

@@ -34,3 +34,24 @@ export async function migrate(db: Db): Promise<string[]> {
     }
   });
 }
+
+/**
+ * Whether every migration this build knows is applied (a process of a newer build started on an older
+ * database is not ready), answered within timeoutMs: 'unreachable' when the database does not answer.
+ */
+export async function migrationsApplied(db: Db, timeoutMs: number): Promise<'ok' | 'missing' | 'unreachable'> {
+  const files = migrationFiles();
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<'unreachable'>((resolve) => {
+    timer = setTimeout(() => resolve('unreachable'), timeoutMs);
+  });
+  const asked = db
+    .one<{ n: number }>('SELECT count(*)::int AS n FROM schema_migrations WHERE version = ANY($1)', [files])
+    .then((r): 'ok' | 'missing' => (r.n === files.length ? 'ok' : 'missing'))
+    .catch((): 'unreachable' | 'missing' => 'unreachable');
+  try {
+    return await Promise.race([asked, timedOut]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

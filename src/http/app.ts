@@ -17,6 +17,9 @@ import { fieldErrors } from './validation';
 import { mountStatic } from './static';
 import { mountPages } from './pages/index';
 import { mountDashboard } from './dashboard';
+import { mountProbes } from './probes';
+import { inRequestSpan, noteRoute, observeRequest } from '../telemetry/http';
+import type { ProbeState } from './probes';
 
 export const BODY_LIMIT_BYTES = 64 * 1024;
 
@@ -116,12 +119,14 @@ function wire({ api, handlers, services, security }: ApiSetup) {
     });
   }
   api.register('unauthorizedHandler', (c: Context, _req: Request, res: Response) => {
+    noteRoute(res, c.operation?.path);
     const e = refusalOf(c);
     sendError(res, e.code, e.message, e.data, e.headers);
   });
   for (const op of api.getOperations()) {
     const handler = handlers[op.operationId ?? ''];
     api.register(op.operationId ?? '', async (c: Context, req: Request, res: Response) => {
+      noteRoute(res, op.path);
       if (!handler) throw new Error(`no handler for operation ${op.operationId}`);
       const found = (scheme: string) => (c.security?.[scheme] as { principal?: unknown } | undefined)?.principal ?? null;
       const principal = found('JWT') as Principal | null;
@@ -136,9 +141,10 @@ function wire({ api, handlers, services, security }: ApiSetup) {
       send(res, reply);
     });
   }
-  api.register('validationFail', (c: Context, _req: Request, res: Response) =>
-    sendError(res, 'VALIDATION_ERROR', undefined, fieldErrors(c.validation.errors)),
-  );
+  api.register('validationFail', (c: Context, _req: Request, res: Response) => {
+    noteRoute(res, c.operation?.path);
+    sendError(res, 'VALIDATION_ERROR', undefined, fieldErrors(c.validation.errors));
+  });
   api.register('notFound', (_c: Context, _req: Request, res: Response) => sendError(res, 'NOT_FOUND'));
   api.register('methodNotAllowed', (_c: Context, _req: Request, res: Response) => sendError(res, 'METHOD_NOT_ALLOWED'));
 }
@@ -172,9 +178,8 @@ export interface HttpAppOptions {
   authenticateJwt: Authenticate;
   /** admin.yaml's schemes: the operator key and the dashboard's session cookie */
   adminSecurity: Record<string, SecurityCheck>;
-  isReady: () => boolean;
-  /** whether the database answers now (for /healthz) */
-  databaseReachable: () => Promise<boolean>;
+  /** what /healthz, /livez and /readyz report */
+  probes: ProbeState;
 }
 
 export function createHttpApp(o: HttpAppOptions): express.Express {
@@ -192,11 +197,12 @@ export function createHttpApp(o: HttpAppOptions): express.Express {
     const id = given && /^[\w.:-]{1,128}$/.test(given) ? given : randomUUID();
     res.setHeader('X-Request-Id', id);
     const started = process.hrtime.bigint();
+    const observed = observeRequest(services.figures, req, res);
     res.on('finish', () => {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      log.info('request', { request_id: id, method: req.method, path: req.path, status: res.statusCode, duration_ms: Math.round(ms * 10) / 10 });
+      log.info('request', { request_id: id, method: req.method, path: req.path, status: res.statusCode, duration_ms: Math.round(ms * 10) / 10, ...observed.logFields() });
     });
-    next();
+    observed.run(next);
   });
 
   // Routers decode path parameters; a path that does not decode names nothing anywhere.
@@ -205,12 +211,7 @@ export function createHttpApp(o: HttpAppOptions): express.Express {
     sendError(res, 'VALIDATION_ERROR', undefined, [{ field: 'path', message: 'is not percent-encoded UTF-8' }]);
   });
 
-  // The truth at the time of asking: ready, and the database answers.
-  app.get('/healthz', async (_req, res) => {
-    if (!o.isReady()) return void res.status(503).json({ status: 'starting' });
-    if (await o.databaseReachable()) return void res.json({ status: 'ok', database: 'ok' });
-    res.status(503).set('Retry-After', String(OUTAGE_RETRY_AFTER_SECONDS)).json({ status: 'unavailable', database: 'unreachable' });
-  });
+  mountProbes(app, o.probes);
   mountStatic(app);
   mountDashboard(app);
   mountPages(app, services);
@@ -226,13 +227,13 @@ export function createHttpApp(o: HttpAppOptions): express.Express {
   app.use(express.json({ limit: BODY_LIMIT_BYTES, strict: false, verify: keepRawBody }));
 
   const dispatch = (api: OpenAPIBackend) => (req: Request, res: Response, next: NextFunction) => {
-    api
-      .handleRequest(
+    inRequestSpan(res, () =>
+      api.handleRequest(
         { method: req.method, path: req.path, query: req.query as Record<string, string | string[]>, headers: req.headers as Record<string, string | string[]>, body: req.body },
         req,
         res,
-      )
-      .catch(next);
+      ),
+    ).catch(next);
   };
   app.use((req: Request, res: Response, next: NextFunction) => {
     // processors' callbacks are declared in the operator document, without its credential

@@ -1,6 +1,7 @@
 // The contract itself (bundled into one file per document) and its HTML reference, all made by
 // `npm run generate`. The reference pages are server-rendered; Redoc's script (the very file its
-// CDN serves, same integrity hash) comes from @redocly/cli when installed, so /docs works offline.
+// CDN serves, same integrity hash) comes from the build (copied there from @redocly/cli) or from
+// @redocly/cli when installed, so /docs works offline.
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type express from 'express';
@@ -8,7 +9,11 @@ import type express from 'express';
 export const ROOT = path.resolve(__dirname, '..', '..');
 const GENERATED = path.join(ROOT, 'generated');
 
-function redocBundle(): string | null {
+/** `npm run build` copies Redoc's script beside the build, so a production install (no @redocly/cli) serves it too. */
+export const BUILT_REDOC = path.join(ROOT, 'dist', 'redoc.standalone.js');
+
+export function redocBundle(): string | null {
+  if (existsSync(BUILT_REDOC)) return BUILT_REDOC;
   try {
     const cli = path.dirname(require.resolve('@redocly/cli/package.json'));
     const file = path.join(cli, 'lib', 'chunks', 'redoc.standalone.js');

@@ -5,6 +5,7 @@
 // all state lives in the database.
 import { masterKeys, openWithAny } from '../crypto/secretbox';
 import { sqlFile } from '../db';
+import { inSpan } from '../telemetry';
 import type { Services } from '../services';
 import { postWebhook } from './deliver';
 import type { AttemptOutcome } from './deliver';
@@ -25,6 +26,7 @@ interface Claimed {
   api_token_id: number | null;
   event_id: string;
   body: string;
+  trace_parent: string | null;
   webhook_url: string | null;
   webhook_hash_enc: string | null;
 }
@@ -87,9 +89,16 @@ export class WebhookWorker {
 
   private async deliver(c: Claimed, leaseUntil: Date): Promise<void> {
     const at = this.s.now();
+    // the span continues the trace of the change that wrote the notification
+    const span = this.s.figures.webhookSpan(c.trace_parent);
+    span.setAttribute('paycollect.webhook.event_id', c.event_id);
     try {
-      const { outcome, permanent } = await this.attempt(c);
-      await this.record(c, at, outcome, permanent, leaseUntil);
+      await inSpan(span, async () => {
+        const { outcome, permanent } = await this.attempt(c);
+        if (outcome.httpStatus !== null) span.setAttribute('http.response.status_code', outcome.httpStatus);
+        if (!outcome.ok) span.setStatus({ code: 2, message: outcome.error ?? undefined });
+        await this.record(c, at, outcome, permanent, leaseUntil);
+      });
     } catch (err) {
       // the lease expires and another batch retries; nothing is lost
       this.s.log.error('webhook delivery could not be recorded', { event_id: c.event_id, err });
@@ -124,6 +133,7 @@ export class WebhookWorker {
   private async record(c: Claimed, at: Date, o: AttemptOutcome, permanent: boolean, leaseUntil: Date): Promise<void> {
     const schedule = this.s.config.webhookRetryScheduleMs;
     const now = this.s.now();
+    let gaveUp = false;
     const attempt = o.ok ? await this.recordDelivered(c, at, o, now) : await this.s.db.tx(async (t) => {
       const n = await t.one<{ attempts: number; schedule_start: number; next_attempt_at: Date | null }>(
         'UPDATE notifications SET attempts = attempts + 1 WHERE id = $1 RETURNING attempts, schedule_start, next_attempt_at',
@@ -139,6 +149,7 @@ export class WebhookWorker {
       const delay = permanent ? undefined : schedule[n.attempts - n.schedule_start];
       if (!ours) await t.none('UPDATE notifications SET last_error = $2 WHERE id = $1', [c.id, o.error]);
       else if (delay === undefined) {
+        gaveUp = true;
         await t.none('UPDATE notifications SET gave_up_at = $2, next_attempt_at = NULL, last_error = $3, claimed_by = NULL WHERE id = $1', [c.id, now, o.error]);
       } else {
         await t.none('UPDATE notifications SET next_attempt_at = $2, last_error = $3, claimed_by = NULL WHERE id = $1', [c.id, new Date(now.getTime() + delay), o.error]);
@@ -146,6 +157,7 @@ export class WebhookWorker {
       return n.attempts;
     });
     const fields = { event_id: c.event_id, attempt, http_status: o.httpStatus, duration_ms: o.durationMs };
+    this.s.figures.webhookAttempt(o.ok ? 'delivered' : gaveUp ? 'gave_up' : 'failed');
     if (o.ok) this.s.log.info('webhook delivered', fields);
     else this.s.log.warn('webhook attempt failed', { ...fields, error: o.error });
   }

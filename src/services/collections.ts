@@ -28,6 +28,7 @@ import { recipientsSql } from './notifications';
 import type { Recipients } from './notifications';
 import type { Services } from './index';
 import type { components } from '../../generated/merchant-api';
+import { currentTraceParent } from '../telemetry';
 
 /** The request body as the contract defines it: one form per payment method. */
 export type RequestToPayBody = components['schemas']['RequestToPay'];
@@ -139,9 +140,9 @@ function chargeOf(processor: Processor, midId: number, currency: string, request
 function processorRequestCte(c: Charge, now: Date): string {
   return pgp.as.format(
     `preq AS (INSERT INTO processor_requests (collection_id, mid_id, service_type, reference, callback_token, amount_minor, currency,
-       next_send_at, created_at, updated_at)
-     SELECT id, $1, $2, $3, $4, $5, $6, $7::timestamptz, created_at, created_at FROM created)`,
-    [c.midId, c.serviceType, randomUUID(), randomBytes(24).toString('base64url'), c.amountMinor, c.currency, c.onPage ? null : now],
+       next_send_at, created_at, updated_at, trace_parent)
+     SELECT id, $1, $2, $3, $4, $5, $6, $7::timestamptz, created_at, created_at, $8 FROM created)`,
+    [c.midId, c.serviceType, randomUUID(), randomBytes(24).toString('base64url'), c.amountMinor, c.currency, c.onPage ? null : now, currentTraceParent()],
   );
 }
 
@@ -300,6 +301,7 @@ export class CollectionService {
     const written = await this.insertNew(draft, due, charge, config.token!.recipients, config.version);
     if ('existing' in written) return written;
     const row = written.row;
+    this.s.figures.collectionStarted(row, mid.service_type);
     if (charge && !charge.onPage) this.s.workers?.kick('processor-sends');
     // A direct card to a hosted processor is charged now, while its details are in this request's memory.
     if (charge?.onPage && card) return { row: await this.s.checkouts.chargeCard(row, card.details) };
@@ -364,10 +366,16 @@ export class CollectionService {
     let row = await this.moveAlone(collectionId, outcome, message, from);
     if (row === RETRY_IN_TX) row = await this.s.db.tx((t) => this.applyOutcomeIn(t, collectionId, outcome, message, from));
     if (row) {
+      this.finished([row]);
       this.s.workers?.kick('webhooks');
       this.s.workers?.kick('emails');
     }
     return row;
+  }
+
+  /** Counts collections that reached a final state, once their change has committed. */
+  finished(rows: CollectionRow[]): void {
+    for (const row of rows) this.s.figures.collectionFinished(row, this.s.db);
   }
 
   /**
@@ -518,28 +526,35 @@ export class CollectionService {
     return counts.reduce((a, b) => a + b, 0);
   }
 
-  private applyDueReports(limit: number): Promise<number> {
-    return this.s.db.tx(async (t) => {
+  private async applyDueReports(limit: number): Promise<number> {
+    const { count, moved } = await this.s.db.tx(async (t) => {
       const reports = await t.any<DueReport>(
         `SELECT id, collection_id, outcome, message FROM provider_events
          WHERE processed_at IS NULL AND due_at <= $1 ORDER BY due_at, id LIMIT $2 FOR UPDATE SKIP LOCKED`,
         [this.s.now(), limit],
       );
-      await this.applyReportsIn(t, reports);
-      return reports.length;
+      return { count: reports.length, moved: await this.applyReportsIn(t, reports) };
     });
+    this.finished(moved);
+    return count;
   }
 
   /** The one path by which stored provider reports change state: applied in order, then marked processed. */
-  private async applyReportsIn(t: Tx, reports: DueReport[]): Promise<void> {
-    if (reports.length === 0) return;
+  private async applyReportsIn(t: Tx, reports: DueReport[]): Promise<CollectionRow[]> {
+    const moved: CollectionRow[] = [];
+    if (reports.length === 0) return moved;
     // Collections locked in id order in every batch, so two batches never wait on each other in a cycle;
     // one collection's reports keep their order (only the first can move it).
     const ordered = [...reports].sort((a, b) => (a.collection_id === b.collection_id ? 0 : a.collection_id < b.collection_id ? -1 : 1));
     for (const r of ordered) {
-      if (await this.applyOutcomeIn(t, r.collection_id, r.outcome, r.message ?? undefined)) this.kickAfterCommit = true;
+      const row = await this.applyOutcomeIn(t, r.collection_id, r.outcome, r.message ?? undefined);
+      if (row) {
+        moved.push(row);
+        this.kickAfterCommit = true;
+      }
     }
     await t.none('UPDATE provider_events SET processed_at = $2 WHERE id = ANY($1::bigint[])', [reports.map((r) => r.id), this.s.now()]);
+    return moved;
   }
 
   /**
@@ -550,12 +565,17 @@ export class CollectionService {
    * Returns how many collections left PENDING.
    */
   async expireDue(): Promise<number> {
+    const finished: CollectionRow[] = [];
     const handled = await this.s.db.tx(async (t) => {
       const due = await t.any<{ id: bigint; report_id: bigint | null }>(EXPIRY_DUE_SQL, { now: this.s.now(), limit: BATCH });
       let moved = 0;
       for (const c of due) {
         if (c.report_id === null) {
-          if (await this.applyOutcomeIn(t, c.id, 'EXPIRED')) this.kickAfterCommit = true;
+          const row = await this.applyOutcomeIn(t, c.id, 'EXPIRED');
+          if (row) {
+            finished.push(row);
+            this.kickAfterCommit = true;
+          }
           moved += 1;
           continue;
         }
@@ -564,11 +584,12 @@ export class CollectionService {
           [c.report_id],
         );
         if (!report) continue;
-        await this.applyReportsIn(t, [report]);
+        finished.push(...(await this.applyReportsIn(t, [report])));
         moved += 1;
       }
       return moved;
     });
+    this.finished(finished);
     this.flushKicks();
     return handled;
   }

@@ -4,6 +4,8 @@ import type { Config } from '../config';
 import type { Db } from '../db';
 import { dbOf } from '../db/change';
 import type { Logger } from '../log';
+import { telemetryOff } from '../telemetry';
+import { Figures } from '../telemetry/figures';
 import { buildProcessors } from '../processors';
 import type { Processors } from '../processors';
 import type { WorkerSpec, Workers } from '../workers';
@@ -34,9 +36,12 @@ export interface Base {
   log: Logger;
   /** the clock; tests and workers pass time in rather than reading it deep inside */
   now: () => Date;
+  /** metrics and traces (off when not given) */
+  figures?: Figures;
 }
 
 export interface Services extends Base {
+  figures: Figures;
   auth: AuthService;
   merchants: MerchantService;
   pricing: PricingService;
@@ -68,7 +73,7 @@ export interface Services extends Base {
 }
 
 export function buildServices(base: Base): Services {
-  const s = { ...base, workers: null } as Services;
+  const s = { ...base, figures: base.figures ?? new Figures(telemetryOff()), workers: null } as Services;
   // inside an audited change, every service reads and writes in the change's transaction
   Object.defineProperty(s, 'db', { get: () => dbOf(base.db), enumerable: true });
   s.auth = new AuthService(s);

@@ -17,6 +17,7 @@ import { EmailWorker } from '../notify/email-worker';
 import { assertPublicHost, BlockedAddressError, hostOf } from '../notify/ssrf';
 import { WebhookWorker } from '../notify/webhook-worker';
 import type { WorkerSpec } from '../workers';
+import { currentTraceParent } from '../telemetry';
 import { toRecord } from './collection-view';
 import type { Services } from './index';
 
@@ -109,8 +110,8 @@ export class NotificationService {
       const n = this.notificationValues(row, row.api_token_id, sequence);
       ctes.push(
         pgp.as.format(
-          `notification AS (INSERT INTO notifications (collection_id, api_token_id, event_id, sequence, transaction_status, body, next_attempt_at, created_at)
-           SELECT s.id, $1::int, $2, $3::int, $4, $5, $6::timestamptz, $7::timestamptz FROM ${source} s)`,
+          `notification AS (INSERT INTO notifications (collection_id, api_token_id, event_id, sequence, transaction_status, body, next_attempt_at, created_at, trace_parent)
+           SELECT s.id, $1::int, $2, $3::int, $4, $5, $6::timestamptz, $7::timestamptz, $8 FROM ${source} s)`,
           n,
         ),
       );
@@ -201,15 +202,15 @@ export class NotificationService {
     const body = JSON.stringify({ ...toRecord(row), sequence });
     const now = this.s.now();
     const firstAt = new Date(now.getTime() + this.s.config.webhookRetryScheduleMs[0]);
-    return [apiTokenId, 'evt_' + randomBytes(16).toString('hex'), sequence, row.status, body, firstAt, now] as const;
+    return [apiTokenId, 'evt_' + randomBytes(16).toString('hex'), sequence, row.status, body, firstAt, now, currentTraceParent()] as const;
   }
 
   /** The outbox row: sequence taken from the collection. */
   private async insertNotification(t: Tx, row: CollectionRow, apiTokenId: number): Promise<bigint> {
     const sequence = await this.nextSequence(t, row.id);
     const { id } = await t.one<{ id: bigint }>(
-      `INSERT INTO notifications (collection_id, api_token_id, event_id, sequence, transaction_status, body, next_attempt_at, created_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id`,
+      `INSERT INTO notifications (collection_id, api_token_id, event_id, sequence, transaction_status, body, next_attempt_at, created_at, trace_parent)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id`,
       [row.id, ...this.notificationValues(row, apiTokenId, sequence)],
     );
     return id;

@@ -15,6 +15,9 @@ import { isHosted } from '../processors/hosted';
 import { decide, lateSuccessReason } from '../processors/reconcile';
 import type { CheckAction } from '../processors/reconcile';
 import type { CallContext, CredentialCheck, Processor, QueryResult, SendResult } from '../processors/types';
+import { afterCommit } from '../db/change';
+import { inSpan } from '../telemetry';
+import type { ProcessorOperation } from '../telemetry/figures';
 import type { WorkerSpec } from '../workers';
 import { toProcessorRequestView } from './collection-view';
 import type { ProcessorRequestRow, ProcessorRequestView } from './collection-view';
@@ -24,6 +27,8 @@ import { masterKeys } from '../crypto/secretbox';
 import { openCredentials } from './mid-credentials';
 
 const BATCH = 20;
+/** a call's outcomes that are not a usable answer: counted as the processor's errors */
+const CALL_ERRORS = new Set(['unknown', 'retry', 'unavailable']);
 /** the calls of one send or check: a token, the call, and both again after a refused token */
 const CALLS_PER_ITEM = 4;
 const LEASE_MARGIN_MS = 10_000;
@@ -51,11 +56,12 @@ interface Claimed {
   expires_at: Date;
   card_masked: string | null;
   credentials_enc: string | null;
+  trace_parent: string | null;
 }
 
 const CLAIM_COLUMNS = `p.collection_id, p.mid_id, p.service_type, p.reference, p.callback_token, p.amount_minor, p.currency,
   p.vendor_reference, p.state, p.send_attempts, p.checks, p.reported_amount_minor, p.reported_currency,
-  c.status AS collection_status, c.gateway_reference, c.account_number, c.narration, c.expires_at, c.card_masked, m.credentials_enc`;
+  c.status AS collection_status, c.gateway_reference, c.account_number, c.narration, c.expires_at, c.card_masked, m.credentials_enc, p.trace_parent`;
 
 /** Claims the requests `due` selects (and locks) for a lease: $1 now, $3 lease end; `set` moves their clock. */
 function claim(due: string, set: string): string {
@@ -124,22 +130,24 @@ export class ProcessorRequestService {
       await this.record(r, { state: 'settled', next_send_at: null });
       return;
     }
-    let result: SendResult;
-    try {
-      result = await this.processorOf(r.service_type).connector.initiate(this.context(r), {
-        reference: r.reference,
-        gatewayReference: r.gateway_reference,
-        amountMinor: r.amount_minor,
-        currency: r.currency,
-        accountNumber: r.account_number ?? '',
-        narration: r.narration,
-        callbackUrl: this.callbackUrl(r),
-      });
-    } catch (err) {
-      result = { kind: 'unknown', detail: 'connector failed' };
-      this.s.log.error('processor send failed', { service_type: r.service_type, gateway_reference: r.gateway_reference, err });
-    }
-    await this.afterSend(r, result);
+    await this.observed(r, 'send', async () => {
+      let result: SendResult;
+      try {
+        result = await this.processorOf(r.service_type).connector.initiate(this.context(r), {
+          reference: r.reference,
+          gatewayReference: r.gateway_reference,
+          amountMinor: r.amount_minor,
+          currency: r.currency,
+          accountNumber: r.account_number ?? '',
+          narration: r.narration,
+          callbackUrl: this.callbackUrl(r),
+        });
+      } catch (err) {
+        result = { kind: 'unknown', detail: 'connector failed' };
+        this.s.log.error('processor send failed', { service_type: r.service_type, gateway_reference: r.gateway_reference, err });
+      }
+      return result;
+    }, (result) => this.afterSend(r, result));
   }
 
   private async afterSend(r: Claimed, result: SendResult): Promise<void> {
@@ -210,13 +218,35 @@ export class ProcessorRequestService {
       await this.record(r, { next_check_at: null });
       return;
     }
-    let result: QueryResult;
-    try {
-      result = await this.processorOf(r.service_type).connector.queryStatus(this.context(r), { reference: r.reference, vendorReference: r.vendor_reference });
-    } catch (err) {
-      result = { kind: 'unavailable', detail: 'connector failed' };
-      this.s.log.error('processor status query failed', { service_type: r.service_type, gateway_reference: r.gateway_reference, err });
-    }
+    const state = r.state;
+    await this.observed(r, 'status', async () => {
+      try {
+        return await this.processorOf(r.service_type).connector.queryStatus(this.context(r), { reference: r.reference, vendorReference: r.vendor_reference });
+      } catch (err) {
+        this.s.log.error('processor status query failed', { service_type: r.service_type, gateway_reference: r.gateway_reference, err });
+        return { kind: 'unavailable', detail: 'connector failed' } as QueryResult;
+      }
+    }, (result) => this.afterCheck(r, state, result));
+  }
+
+  /**
+   * One call to a processor, timed per processor, MID and outcome, in its own span, then what follows
+   * from its answer (inside the span, so the state change it makes belongs to the same trace).
+   */
+  private async observed<T extends { kind: string }>(r: Claimed, operation: ProcessorOperation, call: () => Promise<T>, then: (result: T) => Promise<void>): Promise<void> {
+    const span = this.s.figures.processorSpan(r.service_type, r.mid_id, operation, r.trace_parent);
+    await inSpan(span, async () => {
+      const started = performance.now();
+      const result = await call();
+      const failed = CALL_ERRORS.has(result.kind);
+      this.s.figures.processorCall(r.service_type, r.mid_id, operation, result.kind, (performance.now() - started) / 1000, failed);
+      span.setAttribute('paycollect.processor.outcome', result.kind);
+      if (failed) span.setStatus({ code: 2 });
+      await then(result);
+    });
+  }
+
+  private async afterCheck(r: Claimed, state: 'sent' | 'unknown', result: QueryResult): Promise<void> {
     if (result.kind === 'observed' && result.observed.unmapped) {
       this.s.log.error('unknown processor status read as PENDING', { service_type: r.service_type, gateway_reference: r.gateway_reference, vendor_status: result.observed.vendorStatus });
     }
@@ -345,7 +375,7 @@ export class ProcessorRequestService {
    * changes then.
    */
   async resolveHeld(collectionId: bigint, outcome: 'COMPLETED' | 'FAILED', note: string, by: string): Promise<void> {
-    await this.s.db.tx(async (t) => {
+    const finished = await this.s.db.tx(async (t) => {
       const held = await t.oneOrNone<{ status: Status }>(
         `SELECT c.status FROM processor_requests p JOIN collections c ON c.id = p.collection_id
           WHERE p.collection_id = $1 AND p.state = 'held' FOR UPDATE`,
@@ -353,14 +383,19 @@ export class ProcessorRequestService {
       );
       if (!held) throw new AppError('INVALID_STATE', 'This collection has no held processor request: only a held payment can be resolved, once');
       const late = held.status !== 'PENDING';
-      const moved = late && outcome === 'FAILED' ? true : await this.s.collections.applyOutcomeIn(t, collectionId, outcome, undefined, late ? (held.status as MoveFrom) : 'PENDING');
-      if (!moved) throw new AppError('INVALID_STATE', `The collection is ${held.status}: it can no longer be resolved`);
+      // a late success the operator refuses leaves the collection as the merchant knows it: nothing moves
+      const keep = late && outcome === 'FAILED';
+      const moved = keep ? null : await this.s.collections.applyOutcomeIn(t, collectionId, outcome, undefined, late ? (held.status as MoveFrom) : 'PENDING');
+      if (!keep && !moved) throw new AppError('INVALID_STATE', `The collection is ${held.status}: it can no longer be resolved`);
       await t.none(
         `UPDATE processor_requests SET state = 'settled', resolved_outcome = $2, resolution_note = $3, resolved_by = $4, resolved_at = $5, updated_at = $5
           WHERE collection_id = $1`,
         [collectionId, outcome, note, by, this.s.now()],
       );
+      return moved;
     });
+    // within an operator's audited change, counted once that change commits
+    if (finished) afterCommit(() => this.s.collections.finished([finished]));
     this.s.workers?.kick('webhooks');
     this.s.workers?.kick('emails');
   }

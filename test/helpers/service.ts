@@ -3,6 +3,7 @@
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { loadConfig } from '../../src/config';
 import type { Config } from '../../src/config';
 import type { Database } from '../../src/db';
@@ -87,6 +88,8 @@ export interface TestServiceOptions {
   now?: () => Date;
   /** run the background workers (default true); false lets a test drive them by hand */
   workers?: boolean;
+  /** record spans here (test/telemetry/traces.test.ts) */
+  spanExporter?: SpanExporter;
 }
 
 export async function startTestService(o: TestServiceOptions = {}): Promise<TestService> {
@@ -98,11 +101,13 @@ export async function startTestService(o: TestServiceOptions = {}): Promise<Test
     OPERATOR_API_KEY: OPERATOR_KEY,
     SEED_DEMO: 'false',
     RATE_LIMIT_RPS: '0',
+    // a test's close() stops at once; the drain after SIGTERM is tested on its own (test/http/probes.test.ts)
+    SHUTDOWN_DRAIN_SECONDS: '0',
     ...o.env,
   });
   const logs: string[] = [];
   const database = o.database ?? (await freshDatabase());
-  const running = await startService({ config, database, log: createLogger((l) => logs.push(l), 'debug'), now: o.now, workers: o.workers });
+  const running = await startService({ config, database, log: createLogger((l) => logs.push(l), 'debug'), now: o.now, workers: o.workers, spanExporter: o.spanExporter });
   const url = running.url;
   config.publicBaseUrl = o.env?.PUBLIC_BASE_URL ?? url;
   return {

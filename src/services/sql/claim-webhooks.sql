@@ -31,4 +31,4 @@ due AS (
 UPDATE notifications n SET next_attempt_at = ${leaseUntil}, claimed_by = ${processId}
 FROM due LEFT JOIN api_tokens t ON t.id = due.api_token_id
 WHERE n.id = due.id
-RETURNING n.id, n.api_token_id, n.event_id, n.body, t.webhook_url, t.webhook_hash_enc
+RETURNING n.id, n.api_token_id, n.event_id, n.body, n.trace_parent, t.webhook_url, t.webhook_hash_enc
