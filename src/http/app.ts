@@ -7,7 +7,7 @@ import type { Context } from 'openapi-backend';
 import { dropDiscriminatorMappings, makeAjv } from './ajv';
 import { isDatabaseUnavailable } from '../db';
 import { countingWrites, judgeOutcome, outcomeUnknown } from '../db/outcome';
-import { AppError, errorBody, ERROR_CATALOG, OUTAGE_RETRY_AFTER_SECONDS, outcomeUnknownError, serviceUnavailable } from '../errors';
+import { AppError, errorBody, ERROR_CATALOG, outcomeUnknownError, serviceUnavailable } from '../errors';
 import type { ErrorCode } from '../errors';
 import type { Services } from '../services';
 import type { Actor } from '../services/sessions';

@@ -218,7 +218,6 @@ export class ProcessorRequestService {
       await this.record(r, { next_check_at: null });
       return;
     }
-    const state = r.state;
     await this.observed(r, 'status', async () => {
       try {
         return await this.processorOf(r.service_type).connector.queryStatus(this.context(r), { reference: r.reference, vendorReference: r.vendor_reference });
@@ -246,7 +245,7 @@ export class ProcessorRequestService {
     });
   }
 
-  private async afterCheck(r: Claimed, state: 'sent' | 'unknown', result: QueryResult): Promise<void> {
+  private async afterCheck(r: Claimed, state: 'sent' | 'unknown' | 'settled', result: QueryResult): Promise<void> {
     if (result.kind === 'observed' && result.observed.unmapped) {
       this.s.log.error('unknown processor status read as PENDING', { service_type: r.service_type, gateway_reference: r.gateway_reference, vendor_status: result.observed.vendorStatus });
     }
