@@ -51,6 +51,9 @@ export async function startSmtp(opts: { port?: number; answer?: (index: number) 
       });
     },
   });
+  // a sender killed or cut mid-message resets its socket, which smtp-server reports as the server's
+  // 'error' event: expected in the fault tests, and fatal to the test process if nobody listens
+  server.on('error', () => {});
   await new Promise<void>((resolve) => server.listen(opts.port ?? 0, '127.0.0.1', () => resolve()));
   return {
     port: (server.server.address() as AddressInfo).port,
