@@ -39,16 +39,17 @@ export async function migrate(db: Db): Promise<string[]> {
  * Whether every migration this build knows is applied (a process of a newer build started on an older
  * database is not ready), answered within timeoutMs: 'unreachable' when the database does not answer.
  */
-export async function migrationsApplied(db: Db, timeoutMs: number): Promise<'ok' | 'missing' | 'unreachable'> {
+export async function migrationsApplied(db: Db, timeoutMs: number): Promise<'ok' | 'missing' | 'unreachable' | 'read-only'> {
   const files = migrationFiles();
   let timer: NodeJS.Timeout | undefined;
   const timedOut = new Promise<'unreachable'>((resolve) => {
     timer = setTimeout(() => resolve('unreachable'), timeoutMs);
   });
+  // a server in recovery (a standby, or a demoted primary a proxy still points at) refuses every write
   const asked = db
-    .one<{ n: number }>('SELECT count(*)::int AS n FROM schema_migrations WHERE version = ANY($1)', [files])
-    .then((r): 'ok' | 'missing' => (r.n === files.length ? 'ok' : 'missing'))
-    .catch((): 'unreachable' | 'missing' => 'unreachable');
+    .one<{ n: number; standby: boolean }>('SELECT count(*)::int AS n, pg_is_in_recovery() AS standby FROM schema_migrations WHERE version = ANY($1)', [files])
+    .then((r): 'ok' | 'missing' | 'read-only' => (r.standby ? 'read-only' : r.n === files.length ? 'ok' : 'missing'))
+    .catch((): 'unreachable' => 'unreachable');
   try {
     return await Promise.race([asked, timedOut]);
   } finally {

@@ -1,7 +1,8 @@
 // The three probes, answered alike by an api, worker or both process, without credentials:
 //   /livez   the process is alive and its event loop answers; no dependency is asked, so a database
 //            outage never makes a supervisor restart healthy processes.
-//   /readyz  this process should get traffic: the database answers, every migration this build knows
+//   /readyz  this process should get traffic: the database answers and takes writes (not a server in
+//            recovery, as a standby is during a failover), every migration this build knows
 //            is applied, and the background workers run where this role runs them. It fails first on
 //            SIGTERM (status "stopping") while requests are still served, so a load balancer drains us.
 //   /healthz as before: ready and the database answers.
@@ -21,8 +22,12 @@ export interface ProbeState {
   isDraining(): boolean;
   /** whether the database answers now */
   databaseReachable(): Promise<boolean>;
-  /** 'ok', 'missing' (a migration of this build is not applied) or 'unreachable', within the probe's time */
-  migrations(): Promise<'ok' | 'missing' | 'unreachable'>;
+  /**
+   * 'ok', 'missing' (a migration of this build is not applied), 'read-only' (the database is a server in
+   * recovery, which refuses writes: a standby, or a demoted primary during a failover) or 'unreachable',
+   * within the probe's time
+   */
+  migrations(): Promise<'ok' | 'missing' | 'unreachable' | 'read-only'>;
   /** whether this process's background workers run, or null when its role runs none */
   workersRunning(): boolean | null;
 }
@@ -45,7 +50,8 @@ export async function readyz(s: ProbeState): Promise<ProbeAnswer> {
   const migrations = await s.migrations();
   const running = s.workersRunning();
   const workers = running === null ? 'not run here' : running ? 'ok' : 'stopped';
-  const body = { database: migrations === 'unreachable' ? 'unreachable' : 'ok', migrations: migrations === 'unreachable' ? 'unknown' : migrations, workers };
+  const database = migrations === 'unreachable' || migrations === 'read-only' ? migrations : 'ok';
+  const body = { database, migrations: database === 'ok' ? migrations : 'unknown', workers };
   if (migrations === 'ok' && running !== false) return { status: 200, body: { status: 'ready', ...body } };
   return unavailable({ status: 'unavailable', ...body });
 }

@@ -13,6 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { openPostgres } from '../../src/db';
+import { migrationsApplied } from '../../src/db/migrate';
 import type { Database } from '../../src/db';
 import { ledgerDrift } from '../../src/services/ledger';
 import { REAL_PG_URL } from '../helpers/db';
@@ -103,11 +104,13 @@ suite('failover of the database primary (etcd, two Patroni nodes in synchronous 
     const standby = primary === 1 ? 2 : 1;
     const postmaster = Number(readFileSync(path.join(dir, `node${primary}`, 'data', 'postmaster.pid'), 'utf8').split('\n')[0]);
     const health: number[] = [];
+    const ready: number[] = [];
     const killedAt = Date.now();
     process.kill(postmaster, 'SIGKILL');
     const watching = (async () => {
       while (loading) {
         health.push((await fetch(svc.url + '/healthz')).status);
+        ready.push((await fetch(svc.url + '/readyz')).status);
         await new Promise((r) => setTimeout(r, 200));
       }
     })();
@@ -161,15 +164,28 @@ suite('failover of the database primary (etcd, two Patroni nodes in synchronous 
     const notified = () => new Set(hooks.received.map((r) => JSON.parse(r.body).gateway_reference as string));
     await eventually(() => [...finals].every((g) => notified().has(g)), 30_000, 'a webhook for every final collection');
 
+    // /readyz told the truth: not ready while no writable primary answered, ready again after
+    expect(ready).toContain(503);
+    expect((await fetch(svc.url + '/readyz')).status).toBe(200);
+
     // the old primary is back, following the new one
     const rejoinStarted = Date.now();
     await eventually(async () => (await fetch(`${api(primary)}/replica`)).status === 200, 60_000, 'the old primary to rejoin as a standby');
     const rejoinedMs = Date.now() - killedAt;
+    // a process whose connection lands on that standby (a proxy not yet moved) is not ready: it takes no writes
+    const url = new URL(readFileSync(path.join(dir, 'database-url'), 'utf8').trim());
+    url.port = String(base + 1 + primary);
+    const onStandby = await openPostgres(url.toString());
+    try {
+      expect(await migrationsApplied(onStandby.db, 5_000)).toBe('read-only');
+    } finally {
+      await onStandby.close();
+    }
 
     process.stdout.write(
       `failover figures: standby promoted ${promotedMs} ms after the kill; service answered 200 again ${recoveredMs} ms after it; ` +
         `${answers.length} answers, ${ok().length} accepted (${stored.length} collections stored, each once), refused meanwhile: ${JSON.stringify(byCode)} (answered ${refusedWindow} after the kill); ` +
-        `/healthz 503 ${health.filter((s) => s === 503).length} of ${health.length} polls; old primary a standby again ${rejoinedMs} ms after the kill ` +
+        `/healthz 503 ${health.filter((s) => s === 503).length} of ${health.length} polls, /readyz 503 ${ready.filter((s) => s === 503).length} of ${ready.length}; old primary a standby again ${rejoinedMs} ms after the kill ` +
         `(${rejoinedMs - (rejoinStarted - killedAt)} ms of waiting after the checks)\n`,
     );
   }, 150_000);
