@@ -2370,7 +2370,7 @@ export interface components {
             /** @description Display name. */
             name?: string & components["schemas"]["Text"];
         };
-        /** @description One change made by a person or a key: who, when, what, the record before and after. Secrets (passwords, API secrets, webhook hashes, MID passwords, two-factor secrets, tokens) never appear. */
+        /** @description One change made by a person or a key, or one refused attempt on an account: who, when, what, the record before and after. Records show only the fields fit to show (a business with its fees); secrets (passwords, API secrets, webhook hashes, MID passwords and processor credentials, two-factor secrets, tokens, and their hashes or sealed forms) never appear. */
         AuditEntry: {
             /** @description Entry id; higher is later. */
             id: number;
@@ -2378,16 +2378,16 @@ export interface components {
             /** @description Who made the change. */
             actor: {
                 /**
-                 * @description A dashboard user, or the operator API key.
+                 * @description A dashboard user, the operator API key, or `anonymous`, nobody signed in (a refused sign-in, a password-reset request).
                  * @enum {string}
                  */
-                type: "user" | "operator_key";
-                /** @description The user's id; `null` for the operator key. */
+                type: "user" | "operator_key" | "anonymous";
+                /** @description The user's id; `null` for the operator key and for `anonymous`. */
                 user_id: number | null;
-                /** @description The user's email at the time; `null` for the operator key. */
+                /** @description The user's email at the time; `null` for the operator key and for `anonymous`. */
                 email: string | null;
             };
-            /** @description The operation, e.g. `updateApiToken`, `createInvitation`, `login`. */
+            /** @description The operation, e.g. `updateApiToken`, `createInvitation`, `login`. Refused attempts on an account have actions of their own: `loginFailed` (wrong email or password, or a disabled user), `verifyTotpFailed` (a wrong or used second-factor or recovery code), `startTotpEnrolmentFailed` and `confirmTotpEnrolmentFailed` (a wrong password or code while setting up an authenticator), `changeOwnPasswordFailed`; a password-reset request is `requestPasswordReset`. Their `after` says what was tried, never with what: `email` (as typed), `reason`, `client_address`, and for a reset whether a link was `sent`. The target is the person whose email it is; an email that belongs to nobody has no target and no business, so only operator admins see it. Attempts refused by the sign-in limit (429) are not recorded one by one. */
             action: string;
             /** @description The business concerned; `null` for deployment-wide changes. */
             business_id: number | null;

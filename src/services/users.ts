@@ -11,6 +11,7 @@ import { canGrant, isOperator } from '../domain/roles';
 import type { Role } from '../domain/roles';
 import { apiTime, apiTimeOrNull } from '../domain/time';
 import { hashSecret } from './auth';
+import type { AuditService } from './audit';
 import type { Base } from './index';
 import type { Actor } from './sessions';
 import { FailureThrottle } from './throttle';
@@ -113,7 +114,7 @@ export interface GeneratedLogin {
 export class UserService {
   private readonly throttle: FailureThrottle;
 
-  constructor(private readonly s: Base & { workers: { kick(name: string): void } | null }) {
+  constructor(private readonly s: Base & { workers: { kick(name: string): void } | null; audit: AuditService }) {
     this.throttle = new FailureThrottle(() => s.db, s.now);
   }
 
@@ -264,6 +265,7 @@ export class UserService {
     const user = await this.s.db.oneOrNone<UserRow>('SELECT * FROM users WHERE email = $1 AND disabled_at IS NULL', [normalized]);
     // every request counts: at most 10 reset emails a minute per email and per client address
     await this.throttle.count([`reset:${normalized}`, `reset-addr:${clientAddress}`]);
+    await this.s.audit.attempted({ action: 'requestPasswordReset', user, bySessionOf: false, attempt: { email: normalized, client_address: clientAddress, sent: user !== null } });
     if (!user) return;
     const token = `rst_${randomBytes(24).toString('base64url')}`;
     const now = this.s.now();
