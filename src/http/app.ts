@@ -18,6 +18,8 @@ import { mountPages } from './pages/index';
 import { mountDashboard } from './dashboard';
 
 export const BODY_LIMIT_BYTES = 64 * 1024;
+/** how long a browser keeps to https once told (one year, the usual minimum for preload lists) */
+const HSTS_MAX_AGE_SECONDS = 31_536_000;
 
 export { makeAjv };
 
@@ -175,6 +177,16 @@ export function createHttpApp(o: HttpAppOptions): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', false);
+
+  // A deployment whose PUBLIC_BASE_URL is https is served over https (a proxy in front terminates TLS):
+  // browsers are told to come back over https only, for a year. A browser ignores the header on a
+  // plain http answer, so no forwarded header (X-Forwarded-Proto) has to be trusted to decide.
+  if (new URL(services.config.publicBaseUrl).protocol === 'https:') {
+    app.use((_req: Request, res: Response, next: NextFunction) => {
+      res.setHeader('Strict-Transport-Security', `max-age=${HSTS_MAX_AGE_SECONDS}`);
+      next();
+    });
+  }
 
   app.use((req: Request, res: Response, next: NextFunction) => {
     const given = req.header('x-request-id');

@@ -182,6 +182,12 @@ export class UserService {
       if (demotes && !(await t.oneOrNone(`SELECT 1 FROM users WHERE role = 'operator_admin' AND disabled_at IS NULL AND id <> $1 LIMIT 1`, [id]))) {
         throw new AppError('INVALID_STATE', 'This is the last active operator admin; make another one first');
       }
+      // A business's own people cannot leave it without an active owner (nobody would be left to manage
+      // its team); operators may, when they close a business down.
+      const ownerLeaves = user.role === 'merchant_owner' && ((patch.role ?? user.role) !== 'merchant_owner' || patch.disabled === true);
+      if (ownerLeaves && !isOperator(granter) && !(await this.anotherActiveOwner(t, user))) {
+        throw new AppError('INVALID_STATE', 'This is the last active owner of the business; make another one first');
+      }
       const disabledAt = patch.disabled === undefined ? user.disabled_at : patch.disabled ? (user.disabled_at ?? this.s.now()) : null;
       const row = await t.one<UserRow>('UPDATE users SET name = $2, role = $3, disabled_at = $4 WHERE id = $1 RETURNING *', [
         id,
@@ -192,6 +198,14 @@ export class UserService {
       if (disabledAt) await t.none('DELETE FROM user_sessions WHERE user_id = $1', [id]);
       return userRecord(row);
     });
+  }
+
+  private async anotherActiveOwner(t: Tx, user: UserRow): Promise<boolean> {
+    const other = await t.oneOrNone(
+      `SELECT 1 FROM users WHERE business_id = $1 AND role = 'merchant_owner' AND disabled_at IS NULL AND id <> $2 LIMIT 1 FOR UPDATE`,
+      [user.business_id, user.id],
+    );
+    return other !== null;
   }
 
   async invite(actor: Actor, input: { email: string; role: Role; business_id?: number }) {
@@ -209,7 +223,13 @@ export class UserService {
     const row = await this.s.db.tx(async (t) => {
       const business = businessId === null ? null : await t.oneOrNone<{ name: string }>('SELECT name FROM businesses WHERE id = $1', [businessId]);
       if (businessId !== null && !business) throw new AppError('NOT_FOUND', 'No business has this id');
-      if (await t.oneOrNone('SELECT 1 FROM users WHERE email = $1', [email])) throw new AppError('INVALID_STATE', 'A user already has this email');
+      // An email is one account in the whole deployment. The inviter hears so only when it can see that
+      // account anyway (an operator, or a user of its own business); otherwise the answer is the one
+      // for a new email, and the address's owner is told instead, so no business learns who has an
+      // account elsewhere.
+      const holder = await t.oneOrNone<{ business_id: number | null }>('SELECT business_id FROM users WHERE email = $1', [email]);
+      const inviterBusiness = actor.type === 'user' ? actor.user.business_id : null;
+      if (holder && (inviterBusiness === null || holder.business_id === inviterBusiness)) throw new AppError('INVALID_STATE', 'A user already has this email');
       await t.none('UPDATE invitations SET revoked_at = $2 WHERE email = $1 AND accepted_at IS NULL AND revoked_at IS NULL', [email, now]);
       const inviter = actor.type === 'user' ? actor.user : null;
       const created = await t.one<InvitationRow>(
@@ -217,8 +237,18 @@ export class UserService {
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING *`,
         [email, input.role, businessId, tokenHash(token), inviter?.id ?? null, inviter?.email ?? null, now, new Date(now.getTime() + INVITATION_TTL_MS)],
       );
-      const link = `${this.s.config.publicBaseUrl}/dashboard/accept-invitation?token=${token}`;
       const where = business ? ` of ${business.name}` : '';
+      if (holder) {
+        await this.enqueueEmail(t, 'invitation', email, 'You are invited to the PayCollect dashboard', [
+          `You are invited to the PayCollect dashboard as ${input.role.replace('_', ' ')}${where}.`,
+          '',
+          'This email already belongs to a dashboard account, and an email can belong to one account only, so',
+          'this invitation cannot be accepted. If you want to join, ask whoever invited you to invite another',
+          'address of yours. Your account is unchanged.',
+        ]);
+        return created;
+      }
+      const link = `${this.s.config.publicBaseUrl}/dashboard/accept-invitation?token=${token}`;
       await this.enqueueEmail(t, 'invitation', email, 'You are invited to the PayCollect dashboard', [
         `You are invited to the PayCollect dashboard as ${input.role.replace('_', ' ')}${where}.`,
         '',
