@@ -1,4 +1,4 @@
-// Proves, for every operation of both bundled documents (read at run time, none listed here), that hostile values derived from its parameter and body schemas get no 5xx, an error envelope and no state change.
+// Proves, for every operation of both bundled documents (read at run time, none listed here), that hostile values derived from its parameter and body schemas (boundary dates too) get no 5xx, an error envelope and no state change.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import querystring from 'node:querystring';
@@ -86,10 +86,29 @@ function bodyValues(s: Schema): unknown[] {
   }
 }
 
+/**
+ * The edges of time a date parameter may be given: the first and last moments the contract takes (the
+ * day after the last is year 10000, which PostgreSQL's date input refuses in its ISO form), a leap day,
+ * and just outside.
+ */
+const BOUNDARY_TIMES = [
+  '0001-01-01T00:00:00',
+  '0001-01-01T00:00:00Z',
+  '0001-01-01T23:59:59',
+  '9999-12-31T00:00:00',
+  '9999-12-31T23:59:59',
+  '9999-12-31T23:59:59Z',
+  '2024-02-29T23:59:59',
+  '2023-02-29T00:00:00',
+  '0000-12-31T23:59:59',
+  '10000-01-01T00:00:00',
+];
+
 /** Raw (already percent-encoded) query, path or header values this parameter should refuse. */
 function parameterValues(s: Schema, where: string): string[] {
   const type = typeOf(s);
   const valid = type === 'string' ? validString(s) : undefined;
+  const takesTimes = type === 'string' && ajv.compile(s)('2025-06-01T12:00:00');
   const encodings = ['%00', '%00' + encodeURIComponent(withFirst(valid, 'x').slice(1)), '%ED%A0%80', '%C0%80', '%FF'];
   const huge = 'Z'.repeat(where === 'header' ? 300 : 3000);
   if (where === 'header') return ['', huge];
@@ -97,7 +116,7 @@ function parameterValues(s: Schema, where: string): string[] {
     return [...encodings, '-1', '0', '1.5', '1e308', '99999999999999999999', '9223372036854775807', 'NaN', 'abc', '0x10', huge];
   }
   if (type === 'boolean') return [...encodings, 'yes', '2'];
-  return [...encodings, huge, 'NOT_A_VALUE', '%20'];
+  return [...encodings, huge, 'NOT_A_VALUE', '%20', ...(takesTimes ? BOUNDARY_TIMES.map(encodeURIComponent) : [])];
 }
 
 // ---- probes -------------------------------------------------------------------------------------------
