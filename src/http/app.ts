@@ -24,10 +24,11 @@ const HSTS_MAX_AGE_SECONDS = 31_536_000;
 export { makeAjv };
 
 /** A processor's webhook keeps the exact bytes received: its signature is over them, not over parsed JSON. */
-export type RawBodyRequest = Request & { rawBody?: Buffer };
+export type RawBodyRequest = Request & { rawBody?: Buffer; emptyBody?: boolean };
 
 function keepRawBody(req: { url?: string }, _res: unknown, buf: Buffer): void {
   if (req.url?.startsWith('/callbacks/')) (req as RawBodyRequest).rawBody = buf;
+  if (buf.length === 0) (req as RawBodyRequest).emptyBody = true;
 }
 
 export async function loadApi(definition: string): Promise<OpenAPIBackend> {
@@ -225,6 +226,12 @@ export function createHttpApp(o: HttpAppOptions): express.Express {
     next();
   });
   app.use(express.json({ limit: BODY_LIMIT_BYTES, strict: false, verify: keepRawBody }));
+  // The JSON parser reads zero bytes as {}; they are no body, so an operation whose body is required
+  // refuses them as it refuses a request without one.
+  app.use((req: Request, _res: Response, next: NextFunction) => {
+    if ((req as RawBodyRequest).emptyBody) req.body = undefined;
+    next();
+  });
 
   const dispatch = (api: OpenAPIBackend) => (req: Request, res: Response, next: NextFunction) => {
     api

@@ -402,3 +402,26 @@ describe('every request schema refuses what PostgreSQL cannot store', () => {
     expect(problems).toEqual([]);
   });
 });
+
+describe('a request body the spec requires', () => {
+  it.each(Object.keys(DOCUMENTS) as DocumentName[])('%s document: every operation that requires one refuses a request without it or with zero bytes (400, field requestBody) and changes nothing', async (document) => {
+    const api = apis[document];
+    // what this file's callers can reach: the operator key, the merchant's token, or nothing (a session's own operations answer 401 first)
+    const sessionOnly = (op: Operation) => op.security?.length === 1 && 'SessionCookie' in op.security[0];
+    const required = api.getOperations().filter((op) => (op.requestBody as { required?: boolean } | undefined)?.required === true && !sessionOnly(op));
+    expect(required.length).toBeGreaterThan(0);
+    const before = await databaseState(svc.services.db);
+    const answers: [string, number, unknown][] = [];
+    // no body at all, and zero bytes declared as JSON (a JSON parser reads them as {})
+    const bodies: Probe['body'][] = [undefined, { raw: '', headers: { 'content-type': 'application/json' } }];
+    for (const op of required) {
+      const probe = probesOf(op, fixture).find((p) => p.label === 'an unknown query parameter')!;
+      for (const body of bodies) {
+        const res = await send(clientFor(document), op, { ...probe, query: '', body });
+        answers.push([op.operationId!, res.status, res.body?.data]);
+      }
+    }
+    expect(answers).toEqual(required.flatMap((op) => bodies.map(() => [op.operationId, 400, [{ field: 'requestBody', message: 'is required' }]])));
+    expect(await databaseState(svc.services.db)).toEqual(before);
+  });
+});
