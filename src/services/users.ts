@@ -321,11 +321,12 @@ export class UserService {
   async completePasswordReset(token: string, password: string): Promise<UserRow> {
     const passwordHash = await hashSecret(password);
     return this.s.db.tx(async (t) => {
-      const reset = await t.oneOrNone<{ user_id: number; expires_at: Date; used_at: Date | null }>(
-        'SELECT * FROM password_resets WHERE token_hash = $1 FOR UPDATE',
+      // a link sent before its user was disabled does not let a disabled user back in
+      const reset = await t.oneOrNone<{ user_id: number; expires_at: Date; used_at: Date | null; disabled_at: Date | null }>(
+        'SELECT r.*, u.disabled_at FROM password_resets r JOIN users u ON u.id = r.user_id WHERE r.token_hash = $1 FOR UPDATE OF r',
         [tokenHash(token)],
       );
-      if (!reset || reset.used_at || reset.expires_at <= this.s.now()) {
+      if (!reset || reset.used_at || reset.expires_at <= this.s.now() || reset.disabled_at) {
         throw new AppError('INVALID_STATE', 'This reset link is unknown, used or expired; ask for a new email');
       }
       await t.none('UPDATE password_resets SET used_at = $2 WHERE user_id = $1 AND used_at IS NULL', [reset.user_id, this.s.now()]);
