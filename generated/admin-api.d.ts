@@ -695,7 +695,7 @@ export interface paths {
         head?: never;
         /**
          * Change a user's role, name or access
-         * @description Operator admins change any user; a merchant owner changes users of its own business. Nobody gives a role above their own, operators and merchants keep their kind, and the last active operator admin cannot be demoted or disabled. Disabling ends the user's sessions at once.
+         * @description Operator admins change any user; a merchant owner changes users of its own business. Nobody gives a role above their own, operators and merchants keep their kind, and the last active operator admin cannot be demoted or disabled. A business's own people cannot disable or demote its last active owner (make another owner first); operators may, to close a business down. Disabling ends the user's sessions at once, and a password-reset link sent earlier stops working.
          */
         patch: operations["updateUser"];
         trace?: never;
@@ -715,7 +715,7 @@ export interface paths {
         put?: never;
         /**
          * Invite someone to the dashboard
-         * @description Emails an invitation link (`PUBLIC_BASE_URL/dashboard/accept-invitation?token=...`) valid for 72 hours. Operator admins invite anyone; a merchant owner invites owners, developers and viewers of its own business. Nobody invites a role above their own. Inviting an email again replaces its pending invitation.
+         * @description Emails an invitation link (`PUBLIC_BASE_URL/dashboard/accept-invitation?token=...`) valid for 72 hours. Operator admins invite anyone; a merchant owner invites owners, developers and viewers of its own business. Nobody invites a role above their own. Inviting an email again replaces its pending invitation. An email is one account in the whole deployment; when it already has one, an operator (or the owner, for its own team) is told so (`INVALID_STATE`); a merchant owner whose invitation names an account of another business gets the same answer as for a new email, and the address's owner is emailed a notice instead of a link, so no business learns who has an account elsewhere.
          */
         post: operations["createInvitation"];
         delete?: never;
@@ -773,7 +773,7 @@ export interface paths {
         };
         /**
          * Read the audit log
-         * @description Every change made through this API by a person or a key, newest first: who, when, which operation, the record before and after (without any secret). Operator admins read all of it; a merchant owner reads the entries of its own business.
+         * @description Every change made through this API by a person or a key, newest first: who, when, which operation, the record before and after (only the fields fit to show: never a secret, its hash or its sealed form; a business with its fees). Refused sign-ins, wrong second-factor codes and password-reset requests are entries too, with actions of their own (see `action`). Operator admins read all of it; a merchant owner reads the entries of its own business.
          */
         get: operations["listAuditLog"];
         put?: never;
@@ -4427,7 +4427,7 @@ export interface operations {
                     "application/json": components["schemas"]["UserResponse"];
                 };
             };
-            /** @description `VALIDATION_ERROR` (including a role of the other kind) or `INVALID_STATE` (the last operator admin). */
+            /** @description `VALIDATION_ERROR` (including a role of the other kind) or `INVALID_STATE` (the last active operator admin, or a merchant user changing the last active owner of its business). */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -4519,7 +4519,7 @@ export interface operations {
                     "application/json": components["schemas"]["InvitationResponse"];
                 };
             };
-            /** @description `VALIDATION_ERROR` (a merchant role needs `business_id`, an operator role has none) or `INVALID_STATE`: a user already has this email. */
+            /** @description `VALIDATION_ERROR` (a merchant role needs `business_id`, an operator role has none) or `INVALID_STATE`: a user you can see (any, for an operator; your own team, for an owner) already has this email. */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
