@@ -696,7 +696,7 @@ export interface paths {
         head?: never;
         /**
          * Change a user's role, name or access
-         * @description Operator admins change any user; a merchant owner changes users of its own business. Nobody gives a role above their own, operators and merchants keep their kind, and the last active operator admin cannot be demoted or disabled. Disabling ends the user's sessions at once.
+         * @description Operator admins change any user; a merchant owner changes users of its own business. Nobody gives a role above their own, operators and merchants keep their kind, and the last active operator admin cannot be demoted or disabled. A business's own people cannot disable or demote its last active owner (make another owner first); operators may, to close a business down. Disabling ends the user's sessions at once, and a password-reset link sent earlier stops working.
          */
         patch: operations["updateUser"];
         trace?: never;
@@ -716,7 +716,7 @@ export interface paths {
         put?: never;
         /**
          * Invite someone to the dashboard
-         * @description Emails an invitation link (`PUBLIC_BASE_URL/dashboard/accept-invitation?token=...`) valid for 72 hours. Operator admins invite anyone; a merchant owner invites owners, developers and viewers of its own business. Nobody invites a role above their own. Inviting an email again replaces its pending invitation.
+         * @description Emails an invitation link (`PUBLIC_BASE_URL/dashboard/accept-invitation?token=...`) valid for 72 hours. Operator admins invite anyone; a merchant owner invites owners, developers and viewers of its own business. Nobody invites a role above their own. Inviting an email again replaces its pending invitation. An email is one account in the whole deployment; when it already has one, an operator (or the owner, for its own team) is told so (`INVALID_STATE`); a merchant owner whose invitation names an account of another business gets the same answer as for a new email, and the address's owner is emailed a notice instead of a link, so no business learns who has an account elsewhere.
          */
         post: operations["createInvitation"];
         delete?: never;
@@ -774,7 +774,7 @@ export interface paths {
         };
         /**
          * Read the audit log
-         * @description Every change made through this API by a person or a key, newest first: who, when, which operation, the record before and after (without any secret). Operator admins read all of it; a merchant owner reads the entries of its own business.
+         * @description Every change made through this API by a person or a key, newest first: who, when, which operation, the record before and after (only the fields fit to show: never a secret, its hash or its sealed form; a business with its fees). Refused sign-ins, wrong second-factor codes and password-reset requests are entries too, with actions of their own (see `action`). Operator admins read all of it; a merchant owner reads the entries of its own business.
          */
         get: operations["listAuditLog"];
         put?: never;
@@ -2377,7 +2377,7 @@ export interface components {
             /** @description Display name. */
             name?: string & components["schemas"]["Text"];
         };
-        /** @description One change made by a person or a key: who, when, what, the record before and after. Secrets (passwords, API secrets, webhook hashes, MID passwords, two-factor secrets, tokens) never appear. */
+        /** @description One change made by a person or a key, or one refused attempt on an account: who, when, what, the record before and after. Records show only the fields fit to show (a business with its fees); secrets (passwords, API secrets, webhook hashes, MID passwords and processor credentials, two-factor secrets, tokens, and their hashes or sealed forms) never appear. */
         AuditEntry: {
             /** @description Entry id; higher is later. */
             id: number;
@@ -2385,16 +2385,16 @@ export interface components {
             /** @description Who made the change. */
             actor: {
                 /**
-                 * @description A dashboard user, or the operator API key.
+                 * @description A dashboard user, the operator API key, or `anonymous`, nobody signed in (a refused sign-in, a password-reset request).
                  * @enum {string}
                  */
-                type: "user" | "operator_key";
-                /** @description The user's id; `null` for the operator key. */
+                type: "user" | "operator_key" | "anonymous";
+                /** @description The user's id; `null` for the operator key and for `anonymous`. */
                 user_id: number | null;
-                /** @description The user's email at the time; `null` for the operator key. */
+                /** @description The user's email at the time; `null` for the operator key and for `anonymous`. */
                 email: string | null;
             };
-            /** @description The operation, e.g. `updateApiToken`, `createInvitation`, `login`. */
+            /** @description The operation, e.g. `updateApiToken`, `createInvitation`, `login`. Refused attempts on an account have actions of their own: `loginFailed` (wrong email or password, or a disabled user), `verifyTotpFailed` (a wrong or used second-factor or recovery code), `startTotpEnrolmentFailed` and `confirmTotpEnrolmentFailed` (a wrong password or code while setting up an authenticator), `changeOwnPasswordFailed`; a password-reset request is `requestPasswordReset`. Their `after` says what was tried, never with what: `email` (as typed), `reason`, `client_address`, and for a reset whether a link was `sent`. The target is the person whose email it is; an email that belongs to nobody has no target and no business, so only operator admins see it. Attempts refused by the sign-in limit (429) are not recorded one by one. */
             action: string;
             /** @description The business concerned; `null` for deployment-wide changes. */
             business_id: number | null;
@@ -4434,7 +4434,7 @@ export interface operations {
                     "application/json": components["schemas"]["UserResponse"];
                 };
             };
-            /** @description `VALIDATION_ERROR` (including a role of the other kind) or `INVALID_STATE` (the last operator admin). */
+            /** @description `VALIDATION_ERROR` (including a role of the other kind) or `INVALID_STATE` (the last active operator admin, or a merchant user changing the last active owner of its business). */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -4526,7 +4526,7 @@ export interface operations {
                     "application/json": components["schemas"]["InvitationResponse"];
                 };
             };
-            /** @description `VALIDATION_ERROR` (a merchant role needs `business_id`, an operator role has none) or `INVALID_STATE`: a user already has this email. */
+            /** @description `VALIDATION_ERROR` (a merchant role needs `business_id`, an operator role has none) or `INVALID_STATE`: a user you can see (any, for an operator; your own team, for an owner) already has this email. */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];

@@ -85,6 +85,13 @@ export const MUTANTS: Mutant[] = [
   // outbound webhooks
   { id: 'ssrf-first-address-only', file: 'src/notify/ssrf.ts', find: 'for (const { address } of addresses) {', replace: 'for (const { address } of addresses.slice(0, 1)) {', tests: ['test/notifications/ssrf-mixed-dns.test.ts'] },
   { id: 'ssrf-socket-first-address-only', file: 'src/notify/ssrf.ts', find: 'const bad = addresses.find((a) => blockedReason(a.address));', replace: 'const bad = addresses.slice(0, 1).find((a) => blockedReason(a.address));', tests: ['test/notifications/ssrf-mixed-dns.test.ts'] },
+  // sign-in and people (issue 21): the second factor, codes' time window, reset links, cursors past bigint
+  { id: 'auth-enrol-before-second-factor', file: 'src/domain/roles.ts', find: "totp_required: new Set(['getSession', 'logout', 'verifyTotp']),", replace: "totp_required: new Set(['getSession', 'logout', 'verifyTotp', 'startTotpEnrolment', 'confirmTotpEnrolment']),", tests: ['test/http/session-states.test.ts'] },
+  { id: 'auth-totp-service-trusts-session', file: 'src/services/totp.ts', find: "const allowed = replacing ? actor.session.state === 'active' : actor.session.state !== 'totp_required';", replace: 'const allowed = true;', tests: ['test/http/dashboard-totp.test.ts'], names: 'intruder' },
+  { id: 'auth-totp-wide-window', file: 'src/services/totp.ts', find: 'const WINDOW_STEPS = 1;', replace: 'const WINDOW_STEPS = 20;', tests: ['test/http/dashboard-totp.test.ts'], names: 'time step' },
+  { id: 'auth-reset-link-for-disabled', file: 'src/services/users.ts', find: "'SELECT * FROM users WHERE email = $1 AND disabled_at IS NULL'", replace: "'SELECT * FROM users WHERE email = $1'", tests: ['test/http/dashboard-password-reset.test.ts'], names: 'disabled' },
+  { id: 'auth-reset-completes-for-disabled', file: 'src/services/users.ts', find: 'reset.expires_at <= this.s.now() || reset.disabled_at)', replace: 'reset.expires_at <= this.s.now())', tests: ['test/http/dashboard-password-reset.test.ts'], names: 'disabled' },
+  { id: 'paging-cursor-past-bigint', file: 'src/db/keyset.ts', find: "/^-?\\d{1,19}$/.test(value) && fitsBigint(value)", replace: "/^-?\\d{1,19}$/.test(value)", tests: ['test/http/list-collections.test.ts'], names: 'cursor it did not' },
   // the contract's bounds
   { id: 'validation-unbounded-field-errors', file: 'src/http/validation.ts', find: 'if (out.length === MAX_FIELD_ERRORS) break;', replace: '', tests: ['test/http/refused-inputs.test.ts'], names: 'bounded' },
   // answers during a database outage or failover

@@ -93,10 +93,8 @@ export function createPayCollect(o: PayCollectOptions): PayCollect {
     accessToken: () => tokens.get(),
     async publicKey({ refresh = false } = {}) {
       if (key && !refresh) return key;
-      // The contract offers PEM and JSON; the Accept header above picks JSON, which the types cannot know.
-      const answer = await unwrap(api.GET('/v1/public-key'));
-      if (typeof answer === 'string') throw new Error('GET /v1/public-key answered PEM to Accept: application/json');
-      key = answer.data;
+      // the JSON-only operation: GET /v1/public-key answers PEM or JSON by Accept, a union to narrow
+      key = (await unwrap(api.GET('/v1/card-keys/current'))).data;
       return key;
     },
   };

@@ -39,10 +39,13 @@ export interface ListPage<R> {
 const MAX_TEXT_KEY_LENGTH = 256;
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?(Z|[+-]\d{2}(:\d{2})?)$/;
 
+/** PostgreSQL's bigint: 19 digits are not all of them (9223372036854775808 is out of range, a 500). */
+const fitsBigint = (text: string) => BigInt(text) >= -(2n ** 63n) && BigInt(text) < 2n ** 63n;
+
 function keyValueOk(value: unknown, type: KeyColumn['type']): boolean {
   switch (type) {
     case 'bigint':
-      return (typeof value === 'number' && Number.isSafeInteger(value)) || (typeof value === 'string' && /^-?\d{1,19}$/.test(value));
+      return (typeof value === 'number' && Number.isSafeInteger(value)) || (typeof value === 'string' && /^-?\d{1,19}$/.test(value) && fitsBigint(value));
     case 'timestamptz':
       return typeof value === 'string' && TIMESTAMP.test(value) && !Number.isNaN(Date.parse(value));
     case 'text':

@@ -22,14 +22,17 @@ import { inRequestSpan, noteRoute, observeRequest } from '../telemetry/http';
 import type { ProbeState } from './probes';
 
 export const BODY_LIMIT_BYTES = 64 * 1024;
+/** how long a browser keeps to https once told (one year, the usual minimum for preload lists) */
+const HSTS_MAX_AGE_SECONDS = 31_536_000;
 
 export { makeAjv };
 
 /** A processor's webhook keeps the exact bytes received: its signature is over them, not over parsed JSON. */
-export type RawBodyRequest = Request & { rawBody?: Buffer };
+export type RawBodyRequest = Request & { rawBody?: Buffer; emptyBody?: boolean };
 
 function keepRawBody(req: { url?: string }, _res: unknown, buf: Buffer): void {
   if (req.url?.startsWith('/callbacks/')) (req as RawBodyRequest).rawBody = buf;
+  if (buf.length === 0) (req as RawBodyRequest).emptyBody = true;
 }
 
 export async function loadApi(definition: string): Promise<OpenAPIBackend> {
@@ -192,6 +195,16 @@ export function createHttpApp(o: HttpAppOptions): express.Express {
   app.disable('x-powered-by');
   app.set('trust proxy', false);
 
+  // A deployment whose PUBLIC_BASE_URL is https is served over https (a proxy in front terminates TLS):
+  // browsers are told to come back over https only, for a year. A browser ignores the header on a
+  // plain http answer, so no forwarded header (X-Forwarded-Proto) has to be trusted to decide.
+  if (new URL(services.config.publicBaseUrl).protocol === 'https:') {
+    app.use((_req: Request, res: Response, next: NextFunction) => {
+      res.setHeader('Strict-Transport-Security', `max-age=${HSTS_MAX_AGE_SECONDS}`);
+      next();
+    });
+  }
+
   app.use((req: Request, res: Response, next: NextFunction) => {
     const given = req.header('x-request-id');
     const id = given && /^[\w.:-]{1,128}$/.test(given) ? given : randomUUID();
@@ -225,6 +238,12 @@ export function createHttpApp(o: HttpAppOptions): express.Express {
     next();
   });
   app.use(express.json({ limit: BODY_LIMIT_BYTES, strict: false, verify: keepRawBody }));
+  // The JSON parser reads zero bytes as {}; they are no body, so an operation whose body is required
+  // refuses them as it refuses a request without one.
+  app.use((req: Request, _res: Response, next: NextFunction) => {
+    if ((req as RawBodyRequest).emptyBody) req.body = undefined;
+    next();
+  });
 
   const dispatch = (api: OpenAPIBackend) => (req: Request, res: Response, next: NextFunction) => {
     inRequestSpan(res, () =>

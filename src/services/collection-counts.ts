@@ -42,7 +42,15 @@ export interface DaySplit {
   edges: EdgeRange[];
 }
 
-const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+/**
+ * The UTC day of `ms` as PostgreSQL reads a date. Not toISOString: the day after 9999-12-31 (a `from`
+ * in the contract's last day rounds up to it) comes out as "+010000-01-01", which PostgreSQL refuses.
+ */
+function dayOf(ms: number): string {
+  const d = new Date(ms);
+  const two = (n: number) => String(n).padStart(2, '0');
+  return `${String(d.getUTCFullYear()).padStart(4, '0')}-${two(d.getUTCMonth() + 1)}-${two(d.getUTCDate())}`;
+}
 
 /**
  * Splits the inclusive range [from, to] of created_at into the whole UTC days inside it and the

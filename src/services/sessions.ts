@@ -11,6 +11,7 @@ import { apiTime } from '../domain/time';
 import { isOperator } from '../domain/roles';
 import type { SessionState } from '../domain/roles';
 import { hashSecret } from './auth';
+import type { AuditService } from './audit';
 import type { Base } from './index';
 import { FailureThrottle } from './throttle';
 import type { UserRow } from './users';
@@ -49,7 +50,7 @@ let decoyHash: Promise<string> | null = null;
 export class SessionService {
   private readonly throttle: FailureThrottle;
 
-  constructor(private readonly s: Base) {
+  constructor(private readonly s: Base & { audit: AuditService }) {
     this.throttle = new FailureThrottle(() => s.db, s.now);
   }
 
@@ -64,7 +65,11 @@ export class SessionService {
       const row = await this.s.db.oneOrNone<UserRow>('SELECT * FROM users WHERE email = $1', [normalized]);
       decoyHash ??= hashSecret(randomBytes(16).toString('hex'));
       const good = await verify(row ? row.password_hash : await decoyHash, password);
-      if (!row || !good || row.disabled_at) throw new AppError('UNAUTHORIZED', 'The email or the password is wrong');
+      if (!row || !good || row.disabled_at) {
+        const reason = !row ? 'unknown_email' : !good ? 'wrong_password' : 'disabled';
+        await this.s.audit.attempted({ action: 'loginFailed', user: row, bySessionOf: false, attempt: { email: normalized, reason, client_address: clientAddress } });
+        throw new AppError('UNAUTHORIZED', 'The email or the password is wrong');
+      }
       return row;
     });
     const state: SessionState = user.totp_enabled_at ? 'totp_required' : isOperator(user.role) ? 'totp_enrolment_required' : 'active';
@@ -87,9 +92,10 @@ export class SessionService {
    * Checks the signed-in person's password before a change to their own account, counted as a
    * sign-in attempt for their email (a stolen session cannot guess it faster than a sign-in form).
    */
-  async checkOwnPassword(user: UserRow, given: string | undefined): Promise<void> {
+  async checkOwnPassword(user: UserRow, given: string | undefined, action: 'changeOwnPasswordFailed' | 'startTotpEnrolmentFailed'): Promise<void> {
     await this.throttle.attempt([`login:${user.email}`], async () => {
       if (given === undefined || !(await verify(user.password_hash, given))) {
+        if (given !== undefined) await this.s.audit.attempted({ action, user, bySessionOf: true, attempt: { reason: 'wrong_password' } });
         throw validationError([{ field: 'current_password', message: given === undefined ? 'is required' : 'is not your current password' }]);
       }
     });
@@ -97,7 +103,7 @@ export class SessionService {
 
   /** A new password: every other session of the person ends, this one goes on under a new id. */
   async changePassword(actor: SessionActor, current: string, next: string): Promise<{ id: string; row: SessionRow }> {
-    await this.checkOwnPassword(actor.user, current);
+    await this.checkOwnPassword(actor.user, current, 'changeOwnPasswordFailed');
     const passwordHash = await hashSecret(next);
     return this.s.db.tx(async (t) => {
       await t.none('UPDATE users SET password_hash = $2 WHERE id = $1', [actor.user.id, passwordHash]);

@@ -6,6 +6,7 @@ import { createHash, randomInt } from 'node:crypto';
 import { Secret, TOTP } from 'otpauth';
 import { masterKeys, openWithAny, seal } from '../crypto/secretbox';
 import { AppError, validationError } from '../errors';
+import type { AuditService, AccountAttempt } from './audit';
 import type { Base } from './index';
 import type { SessionActor, SessionService } from './sessions';
 import { FailureThrottle } from './throttle';
@@ -31,7 +32,7 @@ function recoveryCode(): string {
 export class TotpService {
   private readonly throttle: FailureThrottle;
 
-  constructor(private readonly s: Base & { sessions: SessionService }) {
+  constructor(private readonly s: Base & { sessions: SessionService; audit: AuditService }) {
     this.throttle = new FailureThrottle(() => s.db, s.now);
   }
 
@@ -46,9 +47,9 @@ export class TotpService {
     if (replacing) {
       const missing = (['current_password', 'current_code'] as const).filter((f) => given[f] === undefined);
       if (missing.length > 0) throw validationError(missing.map((field) => ({ field, message: 'is required' })));
-      await this.s.sessions.checkOwnPassword(actor.user, given.current_password);
+      await this.s.sessions.checkOwnPassword(actor.user, given.current_password, 'startTotpEnrolmentFailed');
       const { id, email, totp_secret_enc } = actor.user;
-      await this.throttle.attempt([`totp:${id}`], () => this.acceptCode(id, totp_secret_enc as string, email, given.current_code as string));
+      await this.checked(actor, 'startTotpEnrolmentFailed', 'wrong_code', () => this.acceptCode(id, totp_secret_enc as string, email, given.current_code as string));
     }
     const secret = new Secret({ size: 20 }).base32;
     const column = replacing ? 'totp_pending_secret_enc' : 'totp_secret_enc';
@@ -65,7 +66,9 @@ export class TotpService {
     const replacing = mayEnrol(actor);
     const sealed = replacing ? user.totp_pending_secret_enc : user.totp_secret_enc;
     if (!sealed) throw new AppError('INVALID_STATE', 'Start the enrolment first (POST /v1/admin/me/totp)');
-    await this.throttle.attempt([`totp:${user.id}`], () => (replacing ? this.acceptNewSecret(user, sealed, code) : this.acceptCode(user.id, sealed, user.email, code)));
+    await this.checked(actor, 'confirmTotpEnrolmentFailed', 'wrong_code', () =>
+      replacing ? this.acceptNewSecret(user, sealed, code) : this.acceptCode(user.id, sealed, user.email, code),
+    );
     const codes = Array.from({ length: RECOVERY_CODES }, recoveryCode);
     const rotated = await this.s.db.tx(async (t) => {
       await t.none('UPDATE users SET totp_enabled_at = $2 WHERE id = $1', [user.id, this.s.now()]);
@@ -83,10 +86,24 @@ export class TotpService {
     if (actor.session.state !== 'totp_required' || !user.totp_secret_enc) {
       throw new AppError('INVALID_STATE', 'This session does not wait for a second factor');
     }
-    await this.throttle.attempt([`totp:${user.id}`], () =>
+    await this.checked(actor, 'verifyTotpFailed', given.code !== undefined ? 'wrong_code' : 'wrong_recovery_code', () =>
       given.code !== undefined ? this.acceptCode(user.id, user.totp_secret_enc as string, user.email, given.code) : this.useRecoveryCode(user.id, given.recovery_code ?? ''),
     );
     return this.s.sessions.rotate(actor, 'active');
+  }
+
+  /** A code checked under the person's throttle; a wrong one is recorded in the audit log (the code is not). */
+  private async checked(actor: SessionActor, action: AccountAttempt['action'], reason: string, check: () => Promise<void>): Promise<void> {
+    await this.throttle.attempt([`totp:${actor.user.id}`], async () => {
+      try {
+        await check();
+      } catch (e) {
+        if (e instanceof AppError && e.code === 'UNAUTHORIZED') {
+          await this.s.audit.attempted({ action, user: actor.user, bySessionOf: true, attempt: { reason, session_state: actor.session.state } });
+        }
+        throw e;
+      }
+    });
   }
 
   /** The time step of a right code of `sealed`; UNAUTHORIZED otherwise. */

@@ -11,6 +11,7 @@ import { canGrant, isOperator } from '../domain/roles';
 import type { Role } from '../domain/roles';
 import { apiTime, apiTimeOrNull } from '../domain/time';
 import { hashSecret } from './auth';
+import type { AuditService } from './audit';
 import type { Base } from './index';
 import type { Actor } from './sessions';
 import { FailureThrottle } from './throttle';
@@ -113,7 +114,7 @@ export interface GeneratedLogin {
 export class UserService {
   private readonly throttle: FailureThrottle;
 
-  constructor(private readonly s: Base & { workers: { kick(name: string): void } | null }) {
+  constructor(private readonly s: Base & { workers: { kick(name: string): void } | null; audit: AuditService }) {
     this.throttle = new FailureThrottle(() => s.db, s.now);
   }
 
@@ -181,6 +182,12 @@ export class UserService {
       if (demotes && !(await t.oneOrNone(`SELECT 1 FROM users WHERE role = 'operator_admin' AND disabled_at IS NULL AND id <> $1 LIMIT 1`, [id]))) {
         throw new AppError('INVALID_STATE', 'This is the last active operator admin; make another one first');
       }
+      // A business's own people cannot leave it without an active owner (nobody would be left to manage
+      // its team); operators may, when they close a business down.
+      const ownerLeaves = user.role === 'merchant_owner' && ((patch.role ?? user.role) !== 'merchant_owner' || patch.disabled === true);
+      if (ownerLeaves && !isOperator(granter) && !(await this.anotherActiveOwner(t, user))) {
+        throw new AppError('INVALID_STATE', 'This is the last active owner of the business; make another one first');
+      }
       const disabledAt = patch.disabled === undefined ? user.disabled_at : patch.disabled ? (user.disabled_at ?? this.s.now()) : null;
       const row = await t.one<UserRow>('UPDATE users SET name = $2, role = $3, disabled_at = $4 WHERE id = $1 RETURNING *', [
         id,
@@ -191,6 +198,14 @@ export class UserService {
       if (disabledAt) await t.none('DELETE FROM user_sessions WHERE user_id = $1', [id]);
       return userRecord(row);
     });
+  }
+
+  private async anotherActiveOwner(t: Tx, user: UserRow): Promise<boolean> {
+    const other = await t.oneOrNone(
+      `SELECT 1 FROM users WHERE business_id = $1 AND role = 'merchant_owner' AND disabled_at IS NULL AND id <> $2 LIMIT 1 FOR UPDATE`,
+      [user.business_id, user.id],
+    );
+    return other !== null;
   }
 
   async invite(actor: Actor, input: { email: string; role: Role; business_id?: number }) {
@@ -208,7 +223,13 @@ export class UserService {
     const row = await this.s.db.tx(async (t) => {
       const business = businessId === null ? null : await t.oneOrNone<{ name: string }>('SELECT name FROM businesses WHERE id = $1', [businessId]);
       if (businessId !== null && !business) throw new AppError('NOT_FOUND', 'No business has this id');
-      if (await t.oneOrNone('SELECT 1 FROM users WHERE email = $1', [email])) throw new AppError('INVALID_STATE', 'A user already has this email');
+      // An email is one account in the whole deployment. The inviter hears so only when it can see that
+      // account anyway (an operator, or a user of its own business); otherwise the answer is the one
+      // for a new email, and the address's owner is told instead, so no business learns who has an
+      // account elsewhere.
+      const holder = await t.oneOrNone<{ business_id: number | null }>('SELECT business_id FROM users WHERE email = $1', [email]);
+      const inviterBusiness = actor.type === 'user' ? actor.user.business_id : null;
+      if (holder && (inviterBusiness === null || holder.business_id === inviterBusiness)) throw new AppError('INVALID_STATE', 'A user already has this email');
       await t.none('UPDATE invitations SET revoked_at = $2 WHERE email = $1 AND accepted_at IS NULL AND revoked_at IS NULL', [email, now]);
       const inviter = actor.type === 'user' ? actor.user : null;
       const created = await t.one<InvitationRow>(
@@ -216,8 +237,18 @@ export class UserService {
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING *`,
         [email, input.role, businessId, tokenHash(token), inviter?.id ?? null, inviter?.email ?? null, now, new Date(now.getTime() + INVITATION_TTL_MS)],
       );
-      const link = `${this.s.config.publicBaseUrl}/dashboard/accept-invitation?token=${token}`;
       const where = business ? ` of ${business.name}` : '';
+      if (holder) {
+        await this.enqueueEmail(t, 'invitation', email, 'You are invited to the PayCollect dashboard', [
+          `You are invited to the PayCollect dashboard as ${input.role.replace('_', ' ')}${where}.`,
+          '',
+          'This email already belongs to a dashboard account, and an email can belong to one account only, so',
+          'this invitation cannot be accepted. If you want to join, ask whoever invited you to invite another',
+          'address of yours. Your account is unchanged.',
+        ]);
+        return created;
+      }
+      const link = `${this.s.config.publicBaseUrl}/dashboard/accept-invitation?token=${token}`;
       await this.enqueueEmail(t, 'invitation', email, 'You are invited to the PayCollect dashboard', [
         `You are invited to the PayCollect dashboard as ${input.role.replace('_', ' ')}${where}.`,
         '',
@@ -264,6 +295,7 @@ export class UserService {
     const user = await this.s.db.oneOrNone<UserRow>('SELECT * FROM users WHERE email = $1 AND disabled_at IS NULL', [normalized]);
     // every request counts: at most 10 reset emails a minute per email and per client address
     await this.throttle.count([`reset:${normalized}`, `reset-addr:${clientAddress}`]);
+    await this.s.audit.attempted({ action: 'requestPasswordReset', user, bySessionOf: false, attempt: { email: normalized, client_address: clientAddress, sent: user !== null } });
     if (!user) return;
     const token = `rst_${randomBytes(24).toString('base64url')}`;
     const now = this.s.now();
@@ -289,11 +321,12 @@ export class UserService {
   async completePasswordReset(token: string, password: string): Promise<UserRow> {
     const passwordHash = await hashSecret(password);
     return this.s.db.tx(async (t) => {
-      const reset = await t.oneOrNone<{ user_id: number; expires_at: Date; used_at: Date | null }>(
-        'SELECT * FROM password_resets WHERE token_hash = $1 FOR UPDATE',
+      // a link sent before its user was disabled does not let a disabled user back in
+      const reset = await t.oneOrNone<{ user_id: number; expires_at: Date; used_at: Date | null; disabled_at: Date | null }>(
+        'SELECT r.*, u.disabled_at FROM password_resets r JOIN users u ON u.id = r.user_id WHERE r.token_hash = $1 FOR UPDATE OF r',
         [tokenHash(token)],
       );
-      if (!reset || reset.used_at || reset.expires_at <= this.s.now()) {
+      if (!reset || reset.used_at || reset.expires_at <= this.s.now() || reset.disabled_at) {
         throw new AppError('INVALID_STATE', 'This reset link is unknown, used or expired; ask for a new email');
       }
       await t.none('UPDATE password_resets SET used_at = $2 WHERE user_id = $1 AND used_at IS NULL', [reset.user_id, this.s.now()]);

@@ -291,6 +291,17 @@ describe('verifyBusiness', () => {
     expect(await snapshot(svc)).toEqual(before);
   });
 
+  it.each([
+    ['no body', undefined],
+    ['zero bytes of JSON', ''],
+  ])('refuses %s: the body is required, and nothing is verified', async (_what, raw) => {
+    const b = await createBusiness(svc);
+    const before = await snapshot(svc);
+    const res = await svc.admin.post(`/v1/admin/businesses/${b.id}/verify`, undefined, raw === undefined ? {} : { raw, headers: { 'content-type': 'application/json' } });
+    expect([res.status, res.body.data]).toEqual([400, [{ field: 'requestBody', message: 'is required' }]]);
+    expect(await snapshot(svc)).toEqual(before);
+  });
+
   it('answers 404 for an unknown business', async () => {
     const res = await svc.admin.post('/v1/admin/businesses/999999/verify', {});
     expect(res.status).toBe(404);

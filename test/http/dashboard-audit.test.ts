@@ -1,9 +1,12 @@
-// Proves the audit log: every change by a person or by the operator key is recorded with who, when, what, the record before and after, and never a secret (API secrets, webhook hashes, MID passwords, passwords, TOTP secrets, tokens); operator admins read all of it, a merchant owner its own business only; and a change and its entry commit together or not at all.
+// Proves the audit log: every change by a person or by the operator key is recorded with who, when, what, the record before and after, and never a secret (API secrets, webhook hashes, MID passwords and credentials, passwords, TOTP secrets, tokens, and no value of any sealed or hashed column the migrations create); operator admins read all of it, a merchant owner its own business only; and a change and its entry commit together or not at all.
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import { createBusiness, tokenBody } from '../helpers/merchants';
 import { startTestService } from '../helpers/service';
 import type { TestService } from '../helpers/service';
-import { Clock, createUser, PASSWORD, signedIn, TOTP_SECRET } from '../helpers/users';
-import type { SessionClient, TestUser } from '../helpers/users';
+import { Clock, createUser, PASSWORD, SessionClient, signedIn, tokenFromOutbox, totpCode, TOTP_SECRET } from '../helpers/users';
+import type { TestUser } from '../helpers/users';
+import { currentCode } from '../../src/services/totp';
 
 const clock = new Clock();
 let svc: TestService;
@@ -111,6 +114,158 @@ it('writes nothing for a refused change', async () => {
   expect((await svc.admin.patch('/v1/admin/api-tokens/999999', { email_user: true })).status).toBe(404);
   expect((await svc.admin.post('/v1/admin/businesses', { name: '' })).status).toBe(400);
   expect(await svc.services.db.one('SELECT count(*)::int AS n FROM audit_log')).toEqual(before);
+});
+
+/**
+ * The columns that hold secrets, read from the migrations so that one added later is covered: sealed
+ * values (`*_enc`), hashes of secrets (`*_hash`), anything named secret, and the TOTP state (but the
+ * date it was turned on). `collections.request_hash` is left out: it digests the merchant's own
+ * request, for idempotent replays, and hides nothing.
+ */
+function secretColumns(): { table: string; column: string }[] {
+  const isSecret = (c: string) => /_enc$|_hash$|secret|^totp_/.test(c) && c !== 'totp_enabled_at' && c !== 'request_hash';
+  const dir = path.resolve(__dirname, '..', '..', 'src', 'db', 'migrations');
+  const found: { table: string; column: string }[] = [];
+  for (const file of readdirSync(dir).filter((f) => f.endsWith('.sql'))) {
+    const sql = readFileSync(path.join(dir, file), 'utf8');
+    for (const [, table, body] of sql.matchAll(/CREATE TABLE (\w+) \(([\s\S]*?)\n\);/g)) {
+      for (const line of body.split('\n')) {
+        const column = /^\s+([a-z_]+)\s+[A-Z]/.exec(line)?.[1];
+        if (column && isSecret(column)) found.push({ table, column });
+      }
+    }
+    for (const [, table, column] of sql.matchAll(/ALTER TABLE (\w+) ADD COLUMN (\w+)/g)) if (isSecret(column)) found.push({ table, column });
+  }
+  return found;
+}
+
+it('seeds every sealed or secret column and finds none of their values, nor their names, in any audit entry or answer', async () => {
+  // what a change answers (an API secret, recovery codes: shown once by design) and what is read afterwards
+  const answers: string[] = [];
+  const reads: string[] = [];
+  const keep = <T extends { text: string }>(res: T, into = answers) => {
+    into.push(res.text);
+    return res;
+  };
+  const paystackKey = `sk_test_${'9f'.repeat(20)}`;
+  secrets.push(paystackKey);
+  const biz = (await createBusiness(svc, { name: 'Audit Secrets' })).id;
+  keep(await svc.admin.post(`/v1/admin/businesses/${biz}/mids`, { business_name: 'Audit Secrets', service_type: 'paystack', payment_method: 'CARD', currency: 'NGN', merchant_password: 'mid-password-of-paystack', credentials: { secret_key: paystackKey } }));
+  secrets.push('mid-password-of-paystack');
+  const token = keep(await svc.admin.post(`/v1/admin/businesses/${biz}/api-tokens`, tokenBody()));
+  secrets.push(token.body.data.api_secret);
+  keep(await svc.admin.post('/v1/admin/card-keys/rotate'));
+  // a person who enrols (recovery codes), signs in with a code, starts replacing it (pending secret) and asks for a reset
+  const person = await createUser(svc, { role: 'merchant_owner', business_id: biz });
+  const session = await signedIn(svc, person);
+  const started = keep(await session.post('/v1/admin/me/totp'));
+  clock.advance(30_000);
+  const confirmed = keep(await session.post('/v1/admin/me/totp/confirm', { code: currentCode(started.body.data.secret, clock.now()) }));
+  secrets.push(started.body.data.secret, ...confirmed.body.data.recovery_codes);
+  const op = await createUser(svc, { role: 'operator_admin', totp: true });
+  const opSession = await signedIn(svc, op, clock);
+  clock.advance(30_000);
+  const replacing = keep(await opSession.post('/v1/admin/me/totp', { current_password: op.password, current_code: totpCode(svc) }));
+  expect(replacing.status).toBe(200);
+  secrets.push(replacing.body.data.secret);
+  keep(await opSession.post('/v1/admin/invitations', { email: 'secret.columns@people.example', role: 'merchant_viewer', business_id: biz }));
+  keep(await svc.anon.post('/v1/admin/password-reset', { email: person.email }));
+  keep(await new SessionClient(svc).login(person.email, 'a wrong password here'));
+
+  for (const read of [`/v1/admin/businesses/${biz}`, '/v1/admin/businesses', `/v1/admin/businesses/${biz}/mids`, `/v1/admin/businesses/${biz}/api-tokens`, '/v1/admin/users?per_page=100', '/v1/admin/invitations?per_page=100']) {
+    keep(await svc.admin.get(read), reads);
+  }
+  keep(await opSession.get('/v1/admin/session'), reads);
+  for (let page = 1; ; page++) {
+    const log = keep(await svc.admin.get(`/v1/admin/audit-log?per_page=100&page=${page}`), reads);
+    if (log.body.data.length < 100) break;
+  }
+  const table = await svc.services.db.any('SELECT action, target_id, before::text, after::text FROM audit_log');
+  const kept = reads.join('\n') + JSON.stringify(table);
+  const seen = answers.join('\n') + kept;
+
+  const columns = secretColumns();
+  expect(columns.map((c) => `${c.table}.${c.column}`)).toEqual(expect.arrayContaining(['mids.credentials_enc', 'users.totp_secret_enc', 'users.totp_pending_secret_enc', 'api_tokens.secret_hash']));
+  for (const { table: t, column } of columns) {
+    const values = (await svc.services.db.any(`SELECT ${column}::text AS v FROM ${t} WHERE ${column} IS NOT NULL`)).map((r) => r.v as string);
+    expect([`${t}.${column} seeded`, values.length > 0]).toEqual([`${t}.${column} seeded`, true]);
+    for (const v of values) expect([`${t}.${column}`, seen.includes(v)]).toEqual([`${t}.${column}`, false]);
+    expect([`${t}.${column} named`, JSON.stringify(table).includes(`"${column}"`)]).toEqual([`${t}.${column} named`, false]);
+  }
+  for (const secret of secrets) expect([secret, kept.includes(secret)]).toEqual([secret, false]);
+});
+
+describe('refused attempts on an account, and reset requests', () => {
+  const newWindow = () => clock.advance(60_000); // the sign-in limit counts per minute
+  const latest = async (action: string) => (await entries()).find((e) => e.action === action);
+
+  it('records a refused sign-in without the password: the person tried, why, from where; the merchant owner sees it', async () => {
+    newWindow();
+    const person = await createUser(svc, { role: 'merchant_viewer', business_id: businessA });
+    const wrong = 'not the password at all';
+    expect((await new SessionClient(svc).login(person.email.toUpperCase(), wrong)).status).toBe(401);
+    const entry = await latest('loginFailed');
+    expect(entry).toMatchObject({
+      actor: { type: 'anonymous', user_id: null, email: null },
+      business_id: businessA,
+      target_type: 'user',
+      target_id: String(person.id),
+      before: null,
+      after: { email: person.email, reason: 'wrong_password', client_address: expect.stringMatching(/127\.0\.0\.1/) },
+    });
+    expect(JSON.stringify(entry)).not.toContain(wrong);
+    const seenByOwner = (await ownerSession.get('/v1/admin/audit-log?per_page=100')).body.data;
+    expect(seenByOwner.some((e: { id: number }) => e.id === entry.id)).toBe(true);
+  });
+
+  it('records an email of nobody with no target and no business (operator admins only), and a disabled person as disabled', async () => {
+    newWindow();
+    expect((await new SessionClient(svc).login('nobody.here@people.example', PASSWORD)).status).toBe(401);
+    expect(await latest('loginFailed')).toMatchObject({ business_id: null, target_type: null, target_id: null, after: { email: 'nobody.here@people.example', reason: 'unknown_email' } });
+    const disabled = await createUser(svc, { role: 'merchant_viewer', business_id: businessA });
+    await svc.services.db.none('UPDATE users SET disabled_at = now() WHERE id = $1', [disabled.id]);
+    expect((await new SessionClient(svc).login(disabled.email, disabled.password)).status).toBe(401);
+    expect(await latest('loginFailed')).toMatchObject({ target_id: String(disabled.id), after: { reason: 'disabled' } });
+  });
+
+  it('records a wrong second-factor code or recovery code as the session person, without the code', async () => {
+    newWindow();
+    const op = await createUser(svc, { role: 'operator_support', totp: true });
+    const client = new SessionClient(svc);
+    await client.login(op.email, op.password);
+    const right = totpCode(svc);
+    const wrong = right === '000000' ? '111111' : '000000';
+    expect((await client.post('/v1/admin/session/totp', { code: wrong })).status).toBe(401);
+    const entry = await latest('verifyTotpFailed');
+    expect(entry).toMatchObject({ actor: { type: 'user', user_id: op.id, email: op.email }, target_id: String(op.id), after: { reason: 'wrong_code', session_state: 'totp_required' } });
+    expect(JSON.stringify(entry.after)).not.toContain(wrong);
+    expect((await client.post('/v1/admin/session/totp', { recovery_code: 'abcde-12345' })).status).toBe(401);
+    expect((await latest('verifyTotpFailed')).after).toEqual({ reason: 'wrong_recovery_code', session_state: 'totp_required' });
+  });
+
+  it('records each reset request, whether a link was sent, and never the link', async () => {
+    newWindow();
+    const person = await createUser(svc, { role: 'merchant_developer', business_id: businessA });
+    expect((await svc.anon.post('/v1/admin/password-reset', { email: person.email })).status).toBe(200);
+    expect(await latest('requestPasswordReset')).toMatchObject({ actor: { type: 'anonymous' }, business_id: businessA, target_id: String(person.id), after: { email: person.email, sent: true } });
+    expect((await svc.anon.post('/v1/admin/password-reset', { email: 'nobody.reset@people.example' })).status).toBe(200);
+    expect(await latest('requestPasswordReset')).toMatchObject({ business_id: null, target_id: null, after: { email: 'nobody.reset@people.example', sent: false } });
+    const token = await tokenFromOutbox(svc, person.email, 'reset-password');
+    const text = JSON.stringify(await entries());
+    expect(text).not.toContain(token);
+    expect(text).not.toContain('reset-password?token');
+  });
+
+  it('bounds the volume: attempts refused by the sign-in limit are not recorded one by one', async () => {
+    newWindow();
+    const person = await createUser(svc, { role: 'merchant_viewer', business_id: businessA });
+    const count = async () => (await svc.services.db.one("SELECT count(*)::int AS n FROM audit_log WHERE action = 'loginFailed' AND target_id = $1", [String(person.id)])).n;
+    const statuses: number[] = [];
+    for (let i = 0; i < 14; i++) statuses.push((await new SessionClient(svc).login(person.email, 'wrong guess number ' + i)).status);
+    expect(statuses.filter((st) => st === 429).length).toBeGreaterThan(0);
+    expect(await count()).toBe(statuses.filter((st) => st === 401).length);
+    expect(await count()).toBeLessThanOrEqual(10);
+  });
 });
 
 describe('one transaction for a change and its entry', () => {

@@ -1,4 +1,4 @@
-// Proves password reset by email, through the .eml outbox and through an in-process SMTP server: the same answer for unknown emails, a single-use link valid 30 minutes, the new password works and the old one and every open session stop, and reset emails are throttled.
+// Proves password reset by email, through the .eml outbox and through an in-process SMTP server: the same answer for unknown emails and disabled users (who get no link, and whose earlier link stops working), a single-use link valid 30 minutes, the new password works and the old one and every open session stop, and reset emails are throttled.
 import { eventually } from '../helpers/fixtures';
 import { createBusiness } from '../helpers/merchants';
 import { startTestService } from '../helpers/service';
@@ -24,6 +24,26 @@ describe('through the .eml outbox', () => {
   }, 180_000); // a service start is over a minute on a loaded machine
   afterAll(async () => {
     await svc?.close();
+  });
+
+  it('sends a disabled user no link, with the same answer as anyone; a link sent before it was disabled no longer works', async () => {
+    const user = await createUser(svc, { role: 'merchant_viewer', business_id: businessId });
+    const sentBefore = await requestReset(svc, user.email);
+    const token = await tokenFromOutbox(svc, user.email, 'reset-password');
+    expect((await svc.admin.patch(`/v1/admin/users/${user.id}`, { disabled: true })).status).toBe(200);
+
+    const asked = await requestReset(svc, user.email);
+    expect([asked.status, asked.body.message]).toEqual([sentBefore.status, sentBefore.body.message]);
+    const links = await svc.services.db.one('SELECT count(*)::int AS n FROM password_resets WHERE user_id = $1', [user.id]);
+    expect(links.n).toBe(1); // only the one sent while it was active
+    const emails = await svc.services.db.one("SELECT count(*)::int AS n FROM emails WHERE kind = 'password_reset' AND recipient = $1", [user.email]);
+    expect(emails.n).toBe(1);
+
+    const hash = (await svc.services.db.one('SELECT password_hash FROM users WHERE id = $1', [user.id])).password_hash;
+    const used = await complete(svc, token);
+    expect([used.status, used.body.code]).toEqual([400, 'INVALID_STATE']);
+    expect((await svc.services.db.one('SELECT password_hash FROM users WHERE id = $1', [user.id])).password_hash).toBe(hash);
+    expect((await new SessionClient(svc).login(user.email, NEW_PASSWORD)).status).toBe(401);
   });
 
   it('emails a single-use link; the new password works, the old one and open sessions stop', async () => {

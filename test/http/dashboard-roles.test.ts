@@ -1,10 +1,12 @@
-// Proves every role rule at the HTTP level with direct calls: support reads and re-sends but changes nothing (403), a merchant user reaches only its own business (anything else is 404, lists are confined), developers manage tokens but not people, owners manage their team without granting above their own role, and the operator key and admins keep everything.
+// Proves every role rule at the HTTP level with direct calls: support reads and re-sends but changes nothing (403), a merchant user reaches only its own business (anything else is 404, lists are confined), developers manage tokens but not people, owners manage their team without granting above their own role and cannot leave their business without an active owner, an invitation does not tell a business that an email has an account elsewhere, and the operator key and admins keep everything.
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import { startTestService } from '../helpers/service';
 import type { TestService } from '../helpers/service';
 import { snapshot, tokenBody } from '../helpers/merchants';
-import { mobileMoney, setupMerchant } from '../helpers/fixtures';
+import { eventually, mobileMoney, setupMerchant } from '../helpers/fixtures';
 import type { MerchantSetup } from '../helpers/fixtures';
-import { Clock, createUser, signedIn } from '../helpers/users';
+import { Clock, createUser, readable, signedIn } from '../helpers/users';
 import type { SessionClient, TestUser } from '../helpers/users';
 
 const clock = new Clock();
@@ -228,5 +230,60 @@ describe('operator admin', () => {
     expect((await session.get('/v1/admin/session')).status).toBe(200);
     expect((await as.admin.patch(`/v1/admin/users/${victim.id}`, { disabled: true })).status).toBe(200);
     expect((await session.get('/v1/admin/session')).status).toBe(401);
+  });
+});
+
+describe('a business is never left without an active owner by its own people', () => {
+  it('refuses the last active owner disabling itself or giving up the owner role; a second owner lifts it; an operator may still close the business down', async () => {
+    const shop = await setupMerchant(svc, { name: 'One Owner Shop', wallets: ['UGX'], webhookUrl: 'http://127.0.0.1:9/one' });
+    const owner = await createUser(svc, { role: 'merchant_owner', business_id: shop.businessId });
+    const session = await signedIn(svc, owner, clock);
+    const before = await svc.services.db.one('SELECT role, disabled_at FROM users WHERE id = $1', [owner.id]);
+    for (const patch of [{ disabled: true }, { role: 'merchant_developer' }]) {
+      const refused = await session.patch(`/v1/admin/users/${owner.id}`, patch);
+      expect([refused.status, refused.body.code, refused.body.message]).toEqual([400, 'INVALID_STATE', 'This is the last active owner of the business; make another one first']);
+    }
+    expect(await svc.services.db.one('SELECT role, disabled_at FROM users WHERE id = $1', [owner.id])).toEqual(before);
+    expect((await session.get('/v1/admin/session')).status).toBe(200);
+
+    // a disabled second owner does not count; an active one does
+    const second = await createUser(svc, { role: 'merchant_owner', business_id: shop.businessId });
+    await svc.services.db.none('UPDATE users SET disabled_at = now() WHERE id = $1', [second.id]);
+    expect((await session.patch(`/v1/admin/users/${owner.id}`, { role: 'merchant_viewer' })).status).toBe(400);
+    await svc.services.db.none('UPDATE users SET disabled_at = NULL WHERE id = $1', [second.id]);
+    expect((await session.patch(`/v1/admin/users/${owner.id}`, { role: 'merchant_viewer' })).body.data).toMatchObject({ role: 'merchant_viewer' });
+
+    // the operator may disable the last owner (a business closed down)
+    expect((await as.admin.patch(`/v1/admin/users/${second.id}`, { disabled: true })).status).toBe(200);
+  });
+});
+
+describe('inviting an email that already has an account', () => {
+  const mailTo = async (to: string, phrase: string) =>
+    eventually(async () => {
+      const dir = path.join(svc.config.dataDir, 'mail');
+      if (!existsSync(dir)) return undefined;
+      const texts = readdirSync(dir).filter((f) => f.endsWith('.eml')).map((f) => readable(readFileSync(path.join(dir, f), 'utf8')));
+      return texts.find((t) => t.includes(`To: ${to}`) && t.includes(phrase));
+    }, 20_000, `an email to ${to}`);
+
+  it('answers a merchant owner as for a new email when the account is in another business, and tells the address owner instead of sending a link', async () => {
+    const fresh = await as.ownerA.post('/v1/admin/invitations', { email: 'brand.new.person@people.example', role: 'merchant_viewer', business_id: a.businessId });
+    const elsewhere = await as.ownerA.post('/v1/admin/invitations', { email: users.ownerB.email, role: 'merchant_viewer', business_id: a.businessId });
+    expect([elsewhere.status, elsewhere.body.message]).toEqual([fresh.status, fresh.body.message]);
+    expect(Object.keys(elsewhere.body.data).sort()).toEqual(Object.keys(fresh.body.data).sort());
+    expect(elsewhere.body.data).toMatchObject({ email: users.ownerB.email, role: 'merchant_viewer', business_id: a.businessId, accepted_at: null });
+
+    const notice = await mailTo(users.ownerB.email, 'already belongs to a dashboard account');
+    expect(notice).not.toContain('accept-invitation?token=');
+    expect(await svc.services.db.one('SELECT role, business_id FROM users WHERE id = $1', [users.ownerB.id])).toEqual({ role: 'merchant_owner', business_id: b.businessId });
+    expect(await mailTo('brand.new.person@people.example', 'accept-invitation?token=')).toBeDefined();
+  });
+
+  it('says so to whoever can see the account anyway: an owner for its own team, an operator for anyone', async () => {
+    const own = await as.ownerA.post('/v1/admin/invitations', { email: users.devA.email, role: 'merchant_viewer', business_id: a.businessId });
+    expect([own.status, own.body.code, own.body.message]).toEqual([400, 'INVALID_STATE', 'A user already has this email']);
+    const byOperator = await as.admin.post('/v1/admin/invitations', { email: users.ownerB.email, role: 'merchant_viewer', business_id: a.businessId });
+    expect([byOperator.status, byOperator.body.message]).toEqual([400, 'A user already has this email']);
   });
 });

@@ -117,6 +117,18 @@ describe('sign-in with a second factor', () => {
     expect((await second.post('/v1/admin/session/totp', { recovery_code: codes[4] })).status).toBe(200);
   });
 
+  it('takes a code of the current time step or one step either side (a phone clock a little off), and none further away', async () => {
+    const op = await createUser(svc, { role: 'operator_support', totp: true });
+    const attempt = async (stepsAway: number) => {
+      nextStep();
+      const client = new SessionClient(svc);
+      await client.login(op.email, op.password);
+      return (await client.post('/v1/admin/session/totp', { code: totpCode(svc, TOTP_SECRET, stepsAway) })).status;
+    };
+    expect([await attempt(-2), await attempt(2), await attempt(-20), await attempt(20)]).toEqual([401, 401, 401, 401]);
+    expect([await attempt(-1), await attempt(0), await attempt(1)]).toEqual([200, 200, 200]);
+  });
+
   it('throttles wrong codes like wrong passwords', async () => {
     const op = await createUser(svc, { role: 'operator_admin', totp: true });
     clock.advance(60_000 - (clock.now().getTime() % 60_000) + 100);

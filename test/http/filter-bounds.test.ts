@@ -1,4 +1,4 @@
-// Proves that the from and to filters of both collection lists include a collection created exactly on either bound, and nothing outside them.
+// Proves that the from and to filters of both collection lists include a collection created exactly on either bound, and nothing outside them, down to the first and last moments the contract allows (year 0001, 9999-12-31T23:59:59).
 import { mobileMoney, setupMerchant } from '../helpers/fixtures';
 import type { MerchantSetup } from '../helpers/fixtures';
 import { startTestService } from '../helpers/service';
@@ -49,4 +49,15 @@ it('includes a collection created exactly at `from`, and none before it', async 
 it('takes both bounds together, each inclusive', async () => {
   expect(await listed(`from=${at.middle}&to=${at.middle}`)).toEqual(['middle']);
   expect(await listed(`from=${at.early}&to=${at.late}`)).toEqual(['early', 'late', 'middle']);
+});
+
+it('takes the first and last moments the contract allows: nothing after the last, everything up to it, with exact totals', async () => {
+  const total = async (query: string) => Number((await m.client.get(`/v1/collections?${query}`)).headers.get('x-ph-total'));
+  expect(await listed('from=9999-12-31T23:59:59')).toEqual([]);
+  expect(await listed('from=9999-12-31T00:00:00Z')).toEqual([]);
+  expect(await total('from=9999-12-31T23:59:59')).toBe(0);
+  expect(await listed('to=9999-12-31T23:59:59')).toEqual(['early', 'late', 'middle']);
+  expect(await listed('from=0001-01-01T00:00:00&to=9999-12-31T23:59:59Z')).toEqual(['early', 'late', 'middle']);
+  expect(await total('from=0001-01-01T00:00:00&to=9999-12-31T23:59:59Z')).toBe(3);
+  expect(await listed('to=0001-01-01T23:59:59')).toEqual([]);
 });

@@ -1,4 +1,4 @@
-// Proves, for every operation of both bundled documents (read at run time, none listed here), that hostile values derived from its parameter and body schemas get no 5xx, an error envelope and no state change.
+// Proves, for every operation of both bundled documents (read at run time, none listed here), that hostile values derived from its parameter and body schemas (boundary dates too) get no 5xx, an error envelope and no state change.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import querystring from 'node:querystring';
@@ -86,10 +86,29 @@ function bodyValues(s: Schema): unknown[] {
   }
 }
 
+/**
+ * The edges of time a date parameter may be given: the first and last moments the contract takes (the
+ * day after the last is year 10000, which PostgreSQL's date input refuses in its ISO form), a leap day,
+ * and just outside.
+ */
+const BOUNDARY_TIMES = [
+  '0001-01-01T00:00:00',
+  '0001-01-01T00:00:00Z',
+  '0001-01-01T23:59:59',
+  '9999-12-31T00:00:00',
+  '9999-12-31T23:59:59',
+  '9999-12-31T23:59:59Z',
+  '2024-02-29T23:59:59',
+  '2023-02-29T00:00:00',
+  '0000-12-31T23:59:59',
+  '10000-01-01T00:00:00',
+];
+
 /** Raw (already percent-encoded) query, path or header values this parameter should refuse. */
 function parameterValues(s: Schema, where: string): string[] {
   const type = typeOf(s);
   const valid = type === 'string' ? validString(s) : undefined;
+  const takesTimes = type === 'string' && ajv.compile(s)('2025-06-01T12:00:00');
   const encodings = ['%00', '%00' + encodeURIComponent(withFirst(valid, 'x').slice(1)), '%ED%A0%80', '%C0%80', '%FF'];
   const huge = 'Z'.repeat(where === 'header' ? 300 : 3000);
   if (where === 'header') return ['', huge];
@@ -97,7 +116,7 @@ function parameterValues(s: Schema, where: string): string[] {
     return [...encodings, '-1', '0', '1.5', '1e308', '99999999999999999999', '9223372036854775807', 'NaN', 'abc', '0x10', huge];
   }
   if (type === 'boolean') return [...encodings, 'yes', '2'];
-  return [...encodings, huge, 'NOT_A_VALUE', '%20'];
+  return [...encodings, huge, 'NOT_A_VALUE', '%20', ...(takesTimes ? BOUNDARY_TIMES.map(encodeURIComponent) : [])];
 }
 
 // ---- probes -------------------------------------------------------------------------------------------
@@ -381,5 +400,28 @@ describe('every request schema refuses what PostgreSQL cannot store', () => {
       }
     }
     expect(problems).toEqual([]);
+  });
+});
+
+describe('a request body the spec requires', () => {
+  it.each(Object.keys(DOCUMENTS) as DocumentName[])('%s document: every operation that requires one refuses a request without it or with zero bytes (400, field requestBody) and changes nothing', async (document) => {
+    const api = apis[document];
+    // what this file's callers can reach: the operator key, the merchant's token, or nothing (a session's own operations answer 401 first)
+    const sessionOnly = (op: Operation) => op.security?.length === 1 && 'SessionCookie' in op.security[0];
+    const required = api.getOperations().filter((op) => (op.requestBody as { required?: boolean } | undefined)?.required === true && !sessionOnly(op));
+    expect(required.length).toBeGreaterThan(0);
+    const before = await databaseState(svc.services.db);
+    const answers: [string, number, unknown][] = [];
+    // no body at all, and zero bytes declared as JSON (a JSON parser reads them as {})
+    const bodies: Probe['body'][] = [undefined, { raw: '', headers: { 'content-type': 'application/json' } }];
+    for (const op of required) {
+      const probe = probesOf(op, fixture).find((p) => p.label === 'an unknown query parameter')!;
+      for (const body of bodies) {
+        const res = await send(clientFor(document), op, { ...probe, query: '', body });
+        answers.push([op.operationId!, res.status, res.body?.data]);
+      }
+    }
+    expect(answers).toEqual(required.flatMap((op) => bodies.map(() => [op.operationId, 400, [{ field: 'requestBody', message: 'is required' }]])));
+    expect(await databaseState(svc.services.db)).toEqual(before);
   });
 });

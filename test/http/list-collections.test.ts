@@ -107,12 +107,28 @@ describe('collections queries', () => {
 
   it('refuses a cursor it did not give out, and a cursor with page or offset, naming cursor', async () => {
     const forged = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url');
-    const bad = ['bm90LWpzb24', forged([1]), forged(['2025-01-01T00:00:00+00:00', 'x']), forged(['yesterday', 1]), forged({ a: 1 }), forged(['2025-01-01T00:00:00Z', 1, 2])];
+    const at = '2025-01-01T00:00:00+00:00';
+    const bad = [
+      'bm90LWpzb24',
+      forged([1]),
+      forged([at, 'x']),
+      forged(['yesterday', 1]),
+      forged({ a: 1 }),
+      forged(['2025-01-01T00:00:00Z', 1, 2]),
+      // ids past PostgreSQL's bigint, as 19 digits and longer: refused before they reach SQL
+      forged([at, '9223372036854775808']),
+      forged([at, '-9223372036854775809']),
+      forged([at, '99999999999999999999']),
+      forged([at, 1e20]),
+    ];
     for (const cursor of bad) {
       const res = await m.client.get(`/v1/collections?cursor=${cursor}`);
       expect(res.status).toBe(400);
       expect(res.body.data).toEqual([{ field: 'cursor', message: 'is not a cursor this list gave out' }]);
     }
+    // the largest id there can be is a cursor like any other: nothing after it in this list
+    const last = await m.client.get(`/v1/collections?cursor=${forged([at, '9223372036854775807'])}`);
+    expect([last.status, last.body.paging.next_cursor]).toEqual([200, null]);
     const first = await m.client.get('/v1/collections?per_page=5');
     for (const extra of ['page=2', 'offset=5']) {
       const res = await m.client.get(`/v1/collections?cursor=${first.body.paging.next_cursor}&${extra}`);

@@ -217,8 +217,9 @@ export interface paths {
          * Download the card encryption public key
          * @description Returns the service's 2048-bit RSA public key (SubjectPublicKeyInfo, PEM) used to build
          *     `encrypted_card` for a direct card payment, in the form the `Accept` header asks for:
-         *     - `Accept: application/json`: the usual envelope, `data` = `{ key_id, public_key }` (what
-         *       generated clients ask for);
+         *     - `Accept: application/json`: the usual envelope, `data` = `{ key_id, public_key }`
+         *       (`GET /v1/card-keys/current` answers only this form, whatever `Accept` says: use it from
+         *       generated clients);
          *     - anything else (`application/x-pem-file`, `*\/*`, none: what `curl > key.pem` sends): the PEM
          *       text itself as `application/x-pem-file`, with the key id in the `Key-Id` header.
          *
@@ -239,6 +240,34 @@ export interface paths {
          *     Never log, store or send card details anywhere else.
          */
         get: operations["getPublicKey"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/card-keys/current": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the card encryption public key as JSON
+         * @description The same key as `GET /v1/public-key`, always in the JSON envelope whatever the `Accept` header
+         *     says: `data` = `{ key_id, public_key }` (PEM text in `public_key`). This is the operation for
+         *     generated clients, which often send no `Accept: application/json` and expect JSON;
+         *     `GET /v1/public-key` answers PEM to those (what `curl > key.pem` wants).
+         *
+         *     Cache the key by `key_id` for a few hours rather than fetching it for every payment, and fetch it
+         *     again after a `CARD_DECRYPTION_FAILED`: the operator may rotate the key, and the previous key keeps
+         *     working only for a grace period. How to build `encrypted_card` with it is described under
+         *     `GET /v1/public-key`.
+         */
+        get: operations["getCurrentCardKey"];
         put?: never;
         post?: never;
         delete?: never;
@@ -938,7 +967,7 @@ export interface components {
             /** @description The 2048-bit RSA public key, SubjectPublicKeyInfo in PEM form (`-----BEGIN PUBLIC KEY-----`). */
             public_key: string;
         };
-        /** @description Envelope of the card encryption public key, when asked for with `Accept: application/json`. */
+        /** @description Envelope of the card encryption public key: the answer of `GET /v1/card-keys/current`, and of `GET /v1/public-key` to `Accept: application/json`. */
         PublicKeyResponse: {
             /**
              * @description Always `200` on success.
@@ -1540,6 +1569,33 @@ export interface operations {
                 };
                 content: {
                     "application/x-pem-file": string;
+                    "application/json": components["schemas"]["PublicKeyResponse"];
+                };
+            };
+            /** @description `VALIDATION_ERROR`: the query has a parameter this operation does not take; `INVALID_JSON` or `UNSUPPORTED_MEDIA_TYPE`: a body was sent that cannot be read (this operation takes none). */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getCurrentCardKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The current public key and its id. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
                     "application/json": components["schemas"]["PublicKeyResponse"];
                 };
             };

@@ -14,6 +14,8 @@ export const merchant = typedHandlers({
     if (ctx.req.accepts([PEM, 'application/json']) === 'application/json') return ok(key, 'Public key retrieved', { Vary: 'Accept' });
     return { body: key.public_key, contentType: PEM, headers: { 'Key-Id': key.key_id, Vary: 'Accept' } };
   },
+
+  getCurrentCardKey: async (_input, ctx) => ok(await ctx.services.cards.publicKey(), 'Card key retrieved'),
 });
 
 export const admin = typedHandlers({

@@ -1,7 +1,7 @@
 // The README's merchant flow on a fresh @hey-api/openapi-ts client (default options: types, SDK functions,
 // fetch client). Type-checked by test/sdk/generators.test.ts in a scratch folder next to ./generated.
 import { client } from './generated/client.gen';
-import { createAccessToken, getCollection, getPublicKey, getWalletBalance, listCollections, listWalletBalances, requestToPay } from './generated/sdk.gen';
+import { createAccessToken, getCollection, getCurrentCardKey, getWalletBalance, listCollections, listWalletBalances, requestToPay } from './generated/sdk.gen';
 import type { RequestToPay } from './generated/types.gen';
 import { order, orders } from './orders';
 
@@ -10,7 +10,7 @@ export async function flow(baseUrl: string, apiKey: string, apiSecret: string, e
   const token = await createAccessToken({ headers: { 'Secret-Key': apiSecret }, body: { api_key: apiKey }, throwOnError: true });
   client.setConfig({ baseUrl, headers: { accept: 'application/json', authorization: token.data.data.token } });
 
-  const key = await getPublicKey({ throwOnError: true });
+  const key = await getCurrentCardKey({ throwOnError: true });
   const pem = key.data.data.public_key;
 
   const bodies: RequestToPay[] = [...orders(encrypt(pem))];

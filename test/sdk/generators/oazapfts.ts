@@ -10,10 +10,9 @@ export async function flow(baseUrl: string, apiKey: string, apiSecret: string, e
   if (token.status !== 200) throw new Error(token.data.message);
   api.defaults.headers = { Authorization: token.data.data.token };
 
-  // oazapfts types the first media type (PEM) but asks for JSON: ask for what the type says.
-  const key = await api.getPublicKey({ headers: { Accept: 'application/x-pem-file' } });
+  const key = await api.getCurrentCardKey();
   if (key.status !== 200) throw new Error(key.data.message);
-  const pem = key.data;
+  const pem = key.data.data.public_key;
 
   const bodies: RequestToPay[] = [...orders(encrypt(pem))];
   // @ts-expect-error a CARD request needs redirect_url, account_name and account_email

@@ -11,9 +11,9 @@ export async function flow(baseUrl: string, apiKey: string, apiSecret: string, e
   if (token.error) throw new Error(token.error.message);
   const api = createClient<paths>({ baseUrl, headers: { accept: 'application/json', authorization: token.data.data.token } });
 
-  const key = await api.GET('/v1/public-key');
+  const key = await api.GET('/v1/card-keys/current');
   if (key.error) throw new Error(key.error.message);
-  const pem = typeof key.data === 'string' ? key.data : key.data.data.public_key;
+  const pem = key.data.data.public_key;
 
   const bodies: RequestToPay[] = [...orders(encrypt(pem))];
   // @ts-expect-error a CARD request needs redirect_url, account_name and account_email

@@ -12,7 +12,7 @@ export function AuditLog({ businessId }: { businessId?: number }) {
   return (
     <>
       <h1>Audit log</h1>
-      <p>Every change made by a person or a key, newest first.</p>
+      <p>Every change made by a person or a key, and every refused sign-in or code, newest first.</p>
       {list.isPending && <Loading what="the audit log" />}
       {list.error && <LoadError error={list.error} retry={() => list.refetch()} />}
       {list.data && list.data.items.length === 0 && <p>Nothing changed yet.</p>}
@@ -22,7 +22,7 @@ export function AuditLog({ businessId }: { businessId?: number }) {
           rowKey={(e) => e.id}
           columns={[
             { head: 'When', cell: (e) => <Time at={e.at} /> },
-            { head: 'Who', cell: (e) => (e.actor.type === 'operator_key' ? 'operator key' : e.actor.email) },
+            { head: 'Who', cell: (e) => (e.actor.type === 'operator_key' ? 'operator key' : e.actor.type === 'anonymous' ? 'not signed in' : e.actor.email) },
             { head: 'What', cell: (e) => <code>{e.action}</code> },
             { head: 'Record', cell: (e) => (e.target_type ? `${e.target_type} ${e.target_id ?? ''}` : '—') },
             { head: 'Change', cell: (e) => <Change entry={e} /> },
