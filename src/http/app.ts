@@ -5,6 +5,7 @@ import type { NextFunction, Request, Response } from 'express';
 import { OpenAPIBackend } from 'openapi-backend';
 import type { Context } from 'openapi-backend';
 import { dropDiscriminatorMappings, makeAjv } from './ajv';
+import { cacheOperations } from './operations-cache';
 import { isDatabaseUnavailable } from '../db';
 import { AppError, errorBody, ERROR_CATALOG, OUTAGE_RETRY_AFTER_SECONDS, serviceUnavailable } from '../errors';
 import type { ErrorCode } from '../errors';
@@ -38,6 +39,7 @@ export async function loadApi(definition: string): Promise<OpenAPIBackend> {
   await api.init();
   // quick mode compiles validators on first use, so this reaches Ajv before any schema is compiled
   dropDiscriminatorMappings(api.definition);
+  cacheOperations(api);
   return api;
 }
 
