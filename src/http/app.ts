@@ -5,6 +5,7 @@ import type { NextFunction, Request, Response } from 'express';
 import { OpenAPIBackend } from 'openapi-backend';
 import type { Context } from 'openapi-backend';
 import { dropDiscriminatorMappings, makeAjv } from './ajv';
+import { cacheOperations } from './operations-cache';
 import { isDatabaseUnavailable } from '../db';
 import { countingWrites, judgeOutcome, outcomeUnknown } from '../db/outcome';
 import { AppError, errorBody, ERROR_CATALOG, outcomeUnknownError, serviceUnavailable } from '../errors';
@@ -45,6 +46,7 @@ export async function loadApi(definition: string): Promise<OpenAPIBackend> {
   await api.init();
   // quick mode compiles validators on first use, so this reaches Ajv before any schema is compiled
   dropDiscriminatorMappings(api.definition);
+  cacheOperations(api);
   return api;
 }
 
