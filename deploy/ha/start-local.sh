@@ -26,6 +26,10 @@ done
 if [ -e "$DIR/pids" ]; then echo "$DIR holds a running recipe: deploy/ha/stop-local.sh first" >&2; exit 1; fi
 mkdir -p "$DIR/etcd" "$DIR/node1" "$DIR/node2"
 chmod 700 "$DIR/node1" "$DIR/node2"
+# everything below uses whole paths; the processes start in $DIR, which the postgres user can enter (it
+# may not enter the folder this was called from: initdb and Patroni then stop at "Permission denied")
+DIR="$(cd "$DIR" && pwd)"
+cd "$DIR"
 as_postgres=()
 if [ "$(id -u)" = 0 ]; then
   # the postgres user must reach its node's folder (a mktemp -d folder is 700, root's own)

@@ -8,7 +8,7 @@
 // It runs in the real-server pass only (TEST_DATABASE_URL set): the embedded pass would start the same
 // cluster again and prove nothing more, and each run costs about 40 s.
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -59,7 +59,13 @@ suite('failover of the database primary (etcd, two Patroni nodes in synchronous 
   let hooks: Receiver;
 
   beforeAll(async () => {
-    await run('bash', [path.join(ROOT, 'deploy/ha/start-local.sh')], { env, timeout: 120_000 });
+    try {
+      await run('bash', [path.join(ROOT, 'deploy/ha/start-local.sh')], { env, timeout: 120_000 });
+    } catch (err) {
+      // afterAll cleans the folder away: say here why the cluster did not start
+      const tail = (file: string) => (existsSync(file) ? readFileSync(file, 'utf8').split('\n').slice(-15).join('\n') : '(none)');
+      throw new Error(`${(err as Error).message}\n-- patroni-node1.log:\n${tail(path.join(dir, 'patroni-node1.log'))}\n-- etcd.log:\n${tail(path.join(dir, 'etcd.log'))}`);
+    }
     database = await openPostgres(readFileSync(path.join(dir, 'database-url'), 'utf8').trim());
     hooks = await startReceiver();
     svc = await startTestService({ database, env: { SANDBOX_MM_DELAY_MS: '300', WEBHOOK_RETRY_SCHEDULE: '0s,1s,2s,5s' } });
