@@ -77,6 +77,12 @@ wait_for "node2 to be the synchronous standby" 60 curl -fsS "http://127.0.0.1:$A
 
 render "$here/haproxy.cfg.in" >"$DIR/haproxy.cfg"
 start haproxy haproxy -f "$DIR/haproxy.cfg"
+# HAProxy counts a server as up until its checks have failed (fall 2: about a second), so for a moment
+# after it starts it also leads to the standby; wait until its statistics show the primary alone
+only_primary_up() {
+  [ "$(curl -fsS "http://127.0.0.1:$STATS_PORT/;csv" | awk -F, '$1 == "primary" && $2 != "FRONTEND" && $2 != "BACKEND" && $18 == "UP"' | wc -l)" = 1 ]
+}
+wait_for "HAProxy to lead to the primary alone" 30 only_primary_up
 PSQL=(/usr/lib/postgresql/15/bin/psql -h 127.0.0.1 -p "$RW_PORT" -U postgres -d postgres -v ON_ERROR_STOP=1 -qAt)
 export PGPASSWORD="$PASSWORD"
 wait_for "HAProxy's read-write port" 30 "${PSQL[@]}" -c 'SELECT 1'
