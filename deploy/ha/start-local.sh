@@ -79,8 +79,9 @@ render "$here/haproxy.cfg.in" >"$DIR/haproxy.cfg"
 start haproxy haproxy -f "$DIR/haproxy.cfg"
 # HAProxy counts a server as up until its checks have failed (fall 2: about a second), so for a moment
 # after it starts it also leads to the standby; wait until its statistics show the primary alone
+# (node1, which leads the cluster it initialised)
 only_primary_up() {
-  [ "$(curl -fsS "http://127.0.0.1:$STATS_PORT/;csv" | awk -F, '$1 == "primary" && $2 != "FRONTEND" && $2 != "BACKEND" && $18 == "UP"' | wc -l)" = 1 ]
+  [ "$(curl -fsS "http://127.0.0.1:$STATS_PORT/;csv" | awk -F, '$1 == "primary" && $2 != "FRONTEND" && $2 != "BACKEND" && $18 == "UP" { print $2 }')" = node1 ]
 }
 wait_for "HAProxy to lead to the primary alone" 30 only_primary_up
 PSQL=(/usr/lib/postgresql/15/bin/psql -h 127.0.0.1 -p "$RW_PORT" -U postgres -d postgres -v ON_ERROR_STOP=1 -qAt)
@@ -89,6 +90,8 @@ wait_for "HAProxy's read-write port" 30 "${PSQL[@]}" -c 'SELECT 1'
 if [ "$("${PSQL[@]}" -c "SELECT count(*) FROM pg_database WHERE datname = '$DATABASE'")" = 0 ]; then
   "${PSQL[@]}" -c "CREATE DATABASE \"$DATABASE\""
 fi
+# the service's own first connection goes the same way: wait until the new database answers through it
+wait_for "the database through HAProxy" 30 /usr/lib/postgresql/15/bin/psql -h 127.0.0.1 -p "$RW_PORT" -U postgres -d "$DATABASE" -v ON_ERROR_STOP=1 -qAt -c 'SELECT 1'
 
 url="postgres://postgres:$PASSWORD@127.0.0.1:$RW_PORT/$DATABASE"
 echo "$url" >"$DIR/database-url"
