@@ -76,7 +76,7 @@ export async function startService(o: StartOptions): Promise<RunningService> {
   if (applied.length > 0) log.info('migrations applied', { applied });
   const telemetry = await startTelemetry(o.config, o.spanExporter);
   const figures = new Figures(telemetry);
-  const observed = telemetry.metricsUrl !== null || telemetry.tracing;
+  const observed = figures.observing;
   if (observed) observedOf(database.db).figures = figures;
   const services = buildServices({ config: o.config, db: database.db, log, now: o.now ?? (() => new Date()), figures });
   await services.cards.ensureKey();

@@ -126,6 +126,11 @@ export class Figures {
     this.deliveries = m.createCounter(METRIC.webhookDeliveries, { description: 'Webhook delivery attempts by outcome (delivered, failed and to be retried, gave up)' });
   }
 
+  /** Whether anything is measured or traced at all: off, the hot paths skip the work of observing. */
+  get observing(): boolean {
+    return this.metrics || this.tracing;
+  }
+
   // ---- HTTP and database (semantic conventions) ------------------------------------------------
 
   httpRequest(method: string, route: string | null, status: number, seconds: number): void {
@@ -169,6 +174,7 @@ export class Figures {
   }
 
   collectionStarted(c: { payment_method: string; mid_id: number | null }, processor: string): void {
+    if (!this.metrics) return;
     this.started.add(1, this.collectionLabels(c, processor));
   }
 

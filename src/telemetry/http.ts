@@ -31,8 +31,12 @@ export interface RequestObservation {
   run(next: () => void): void;
 }
 
+/** With telemetry off: no listener, no attributes, nothing to end. */
+const UNOBSERVED: RequestObservation = { logFields: () => ({}), run: (next) => next() };
+
 /** Starts observing one request; its duration is recorded (and its span ended) when the response finishes. */
 export function observeRequest(figures: Figures, req: Request, res: Response): RequestObservation {
+  if (!figures.observing) return UNOBSERVED;
   const started = performance.now();
   let span: Span | undefined;
   if (figures.tracing) {
