@@ -43,7 +43,7 @@ export class TotpService {
    * working until the new one is confirmed.
    */
   async start(actor: SessionActor, given: { current_password?: string; current_code?: string } = {}) {
-    const replacing = mayEnrol(actor);
+    const replacing = replacesInUse(actor);
     if (replacing) {
       const missing = (['current_password', 'current_code'] as const).filter((f) => given[f] === undefined);
       if (missing.length > 0) throw validationError(missing.map((field) => ({ field, message: 'is required' })));
@@ -63,7 +63,7 @@ export class TotpService {
    */
   async confirm(actor: SessionActor, code: string) {
     const { user } = actor;
-    const replacing = mayEnrol(actor);
+    const replacing = replacesInUse(actor);
     const sealed = replacing ? user.totp_pending_secret_enc : user.totp_secret_enc;
     if (!sealed) throw new AppError('INVALID_STATE', 'Start the enrolment first (POST /v1/admin/me/totp)');
     await this.checked(actor, 'confirmTotpEnrolmentFailed', 'wrong_code', () =>
@@ -147,7 +147,7 @@ export class TotpService {
  * that must enrol (or a fully signed-in one adding a first authenticator), replacement for a fully
  * signed-in one only.
  */
-function mayEnrol(actor: SessionActor): boolean {
+function replacesInUse(actor: SessionActor): boolean {
   const replacing = actor.user.totp_enabled_at !== null;
   const allowed = replacing ? actor.session.state === 'active' : actor.session.state !== 'totp_required';
   if (!allowed) throw new AppError('UNAUTHORIZED', 'Finish signing in first: two-factor authentication is pending');
