@@ -6,6 +6,7 @@
 // request is answered OUTCOME_UNKNOWN, never SERVICE_UNAVAILABLE, so the caller retries the same request
 // (idempotent on merchant_reference) instead of sending a new one and charging twice.
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { statementText as textOf } from './statement-text';
 
 interface WritesSent {
   count: number;
@@ -32,12 +33,6 @@ const ROLLBACK = /^\s*(ROLLBACK|ABORT)\s*;?\s*$/i;
  */
 const NOT_EXECUTED_MESSAGE = /not queryable|Client was closed/i;
 const NOT_EXECUTED_CODES = new Set(['25006', '57P03', '53300', 'ECONNREFUSED']);
-
-function textOf(query: unknown): string {
-  if (typeof query === 'string') return query;
-  const text = (query as { text?: unknown } | null)?.text;
-  return typeof text === 'string' ? text : '';
-}
 
 /** Runs `fn` (one request's work) counting the writes it sends to the database. */
 export function countingWrites<T>(fn: () => Promise<T>): Promise<T> {

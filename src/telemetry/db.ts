@@ -5,6 +5,7 @@
 import { context, SpanKind, trace } from '@opentelemetry/api';
 import type { Span } from '@opentelemetry/api';
 import { ATTR_DB_OPERATION_NAME, ATTR_DB_SYSTEM_NAME, ATTR_ERROR_TYPE } from '@opentelemetry/semantic-conventions';
+import { statementText as textOf } from '../db/statement-text';
 import type { Figures } from './figures';
 
 /** The database context every pool is opened with; the service sets `figures` once its telemetry runs. */
@@ -26,11 +27,6 @@ interface EventContext {
 }
 
 const queues = new WeakMap<object, Sent[]>();
-
-function textOf(q: unknown): string {
-  if (typeof q === 'string') return q;
-  return String((q as { text?: unknown } | null)?.text ?? '');
-}
 
 /** SELECT, INSERT, UPDATE, DELETE, WITH, BEGIN...: the statement's first keyword, a handful of values. */
 export function operationOf(text: string): string {
