@@ -8,6 +8,16 @@ export type AppEnv = 'sandbox' | 'live';
 /** What a process runs: the HTTP API, the background workers, or both (one process, the default). */
 export type Role = 'api' | 'worker' | 'both';
 
+/** Days each kind of deletable history is kept (0 = for ever): src/services/retention.ts deletes it. */
+export interface RetentionDays {
+  /** webhook delivery attempts of finished notifications */
+  deliveryAttempts: number;
+  /** sent or given-up emails */
+  emails: number;
+  /** audit log entries */
+  audit: number;
+}
+
 export interface Config {
   port: number;
   appEnv: AppEnv;
@@ -50,7 +60,7 @@ export interface Config {
   /** email of the first operator account, created on the first start */
   adminEmail: string;
   /** days kept before deletion (0 = for ever): see src/services/retention.ts */
-  retentionDays: { deliveryAttempts: number; emails: number; audit: number };
+  retentionDays: RetentionDays;
   /** live processors (src/processors/): vendor hosts, timeouts and the request/reconciliation schedules */
   processors: ProcessorSettings;
   /** secrets created on this start, to be printed once */

@@ -4,6 +4,7 @@
 // delivery log of a notification that is finished (delivered or given up), emails that were sent or
 // given up (they hold personal data and the text once sent), and audit entries. Deleted oldest first,
 // in bounded batches, so a worker never holds long locks and a large backlog drains over several runs.
+import type { RetentionDays } from '../config';
 import type { Db } from '../db';
 import type { WorkerSpec } from '../workers';
 
@@ -14,14 +15,6 @@ const MAX_BATCHES = 20;
 const INTERVAL_MS = 10 * 60_000;
 const DAY_MS = 86_400_000;
 
-export interface RetentionDays {
-  /** webhook delivery attempts of finished notifications */
-  deliveryAttempts: number;
-  /** sent or given-up emails */
-  emails: number;
-  /** audit log entries */
-  audit: number;
-}
 
 /** One statement per kind of history: deletes up to $2 of its rows older than $1, oldest first. */
 const DELETE_OLDER: Record<keyof RetentionDays, string> = {

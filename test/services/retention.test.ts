@@ -6,7 +6,7 @@
 import { ConfigError, loadConfig } from '../../src/config';
 import type { Db } from '../../src/db';
 import { RetentionService } from '../../src/services/retention';
-import type { RetentionDays } from '../../src/services/retention';
+import type { RetentionDays } from '../../src/config';
 import { complete, createBusiness, insertPending, ledgerCounts, moneyServices } from '../helpers/money-fixtures';
 import type { ServicesFixture } from '../helpers/money-fixtures';
 
