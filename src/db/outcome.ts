@@ -41,6 +41,8 @@ export function countingWrites<T>(fn: () => Promise<T>): Promise<T> {
 
 /** pg-promise's `query` event: a statement is about to be sent, in the caller's async context. */
 export function noteStatement(e: { client?: object; query?: unknown; ctx?: { inTransaction?: boolean } }): void {
+  // outside a request (the workers, start-up) nothing is counted: skip reading the statement at all
+  if (!current.getStore()) return;
   const text = textOf(e.query);
   if (e.ctx?.inTransaction) {
     if (!e.client) return;
