@@ -136,7 +136,50 @@ export interface CredentialCheck {
   detail: string;
 }
 
+// ---- money out: refunds (issue: refunds; disbursements reuse the same shape) ----------------------
+
+/** A refund of (part of) a completed collection, idempotent on `reference`. */
+export interface RefundOrder {
+  /** our reference for this refund at the vendor: the same on every resend */
+  reference: string;
+  /** the refund's gateway reference (ours, shown to the merchant) */
+  gatewayReference: string;
+  /** the collection being refunded, as it was sent to the vendor */
+  original: {
+    /** our reference of the collection's request at the vendor (MTN's X-Reference-Id, Paystack's reference) */
+    reference: string;
+    /** the vendor's id of the collection when it gave one (M-Pesa's CheckoutRequestID, BTCPay's invoice id) */
+    vendorReference: string | null;
+    /** the vendor's receipt of the completed payment when it gave one (M-Pesa's MpesaReceiptNumber) */
+    receipt: string | null;
+    /** what the collection asked for, in minor units and its currency */
+    amountMinor: bigint;
+    /** the customer's number or address, as the collection had it */
+    accountNumber: string | null;
+  };
+  /** what to give back, in the API's minor units (2 decimals) and the collection's currency */
+  amountMinor: bigint;
+  currency: string;
+  reason: string | null;
+  /** where the vendor may call back about this refund */
+  callbackUrl: string;
+}
+
+/** What a refund's send became; `accepted` may carry a link the customer follows to claim it (BTCPay). */
+export type RefundSendResult = SendResult | { kind: 'accepted_with_link'; vendorReference: string | null; claimUrl: string };
+
+/** A processor's refunds: the same rules as collections (written first, sent by a worker, unknown settled by a query). */
+export interface RefundConnector {
+  initiateRefund(ctx: CallContext, order: RefundOrder): Promise<RefundSendResult>;
+  /** the refund's status: COMPLETED once the money reached the customer, FAILED with a reason */
+  queryRefund(ctx: CallContext, query: StatusQuery): Promise<QueryResult>;
+  /** never throws: what a refund callback names (a prompt to query, never proof) */
+  parseRefundCallback(body: unknown): CallbackNote;
+}
+
 export interface Connector {
+  /** refunds through this processor, or null when it offers none */
+  readonly refunds: RefundConnector | null;
   initiate(ctx: CallContext, order: PaymentOrder): Promise<SendResult>;
   queryStatus(ctx: CallContext, query: StatusQuery): Promise<QueryResult>;
   /** never throws: a body it cannot read is an empty note (still a prompt to query) */

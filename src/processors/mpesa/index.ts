@@ -32,6 +32,7 @@ export const MPESA_CREDENTIALS: CredentialField[] = [
 export function mpesaProcessor(settings: MpesaClientSettings, now: () => Date = () => new Date()): Processor {
   const client = new MpesaClient(settings);
   const connector: Connector = {
+    refunds: null,
     async initiate(ctx: CallContext, order: PaymentOrder) {
       return sendResult(await client.post(ctx, '/mpesa/stkpush/v1/processrequest', () => toStkPush(ctx.credentials, order, now())));
     },

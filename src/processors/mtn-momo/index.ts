@@ -28,6 +28,7 @@ export const MTN_CREDENTIALS: CredentialField[] = [
 export function mtnMomoProcessor(settings: MtnClientSettings): Processor {
   const client = new MtnClient(settings);
   const connector: Connector = {
+    refunds: null,
     async initiate(ctx: CallContext, order: PaymentOrder) {
       return sendResult(await client.requestToPay(ctx, order.reference, order.callbackUrl, toRequestToPay(order)));
     },

@@ -62,6 +62,7 @@ export function paystackProcessor(t: PaystackTransport): Processor & { hosted: H
   const client = (ctx: CallContext) => new PaystackClient({ baseUrl: t.baseUrl, secretKey: ctx.credentials.secret_key ?? '', timeoutMs: t.timeoutMs });
 
   const connector: Connector = {
+    refunds: null,
     // A hosted checkout starts when the customer opens payment_url (hosted.start): nothing is queued to send.
     initiate: async () => ({ kind: 'retry', detail: 'a Paystack checkout starts when the customer opens payment_url' }),
     async queryStatus(ctx: CallContext, q: StatusQuery): Promise<QueryResult> {
