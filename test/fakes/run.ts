@@ -61,7 +61,7 @@ async function main() {
   const out = {
     mtn_momo: {
       service_env: `MTN_MOMO_BASE_URL=${mtn.url}`,
-      mid_credentials: mtn.credentials(),
+      mid_credentials: mtn.refundCredentials(),
       test_numbers: '46733123450 failed, 46733123451 rejected, 46733123452 expired, 46733123454 never answers, others succeed',
     },
     mpesa: {
