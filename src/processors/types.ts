@@ -118,6 +118,12 @@ export interface StatusQuery {
   reference: string;
   /** the vendor's own id of the request when it gave one (M-Pesa's CheckoutRequestID) */
   vendorReference: string | null;
+  /**
+   * where an asynchronous status query's result is sent (M-Pesa's Transaction Status query answers on
+   * a ResultURL): the request's own callback URL. Refunds fill it; a connector that needs it and has
+   * none answers `unavailable`.
+   */
+  callbackUrl?: string;
 }
 
 /**
@@ -128,6 +134,13 @@ export interface StatusQuery {
 export interface CallbackNote {
   vendorReference: string | null;
   reported: { amountMinor: bigint; currency: string | null } | null;
+  /**
+   * What the body says became of the request, for a vendor whose only account of it is an asynchronous
+   * result (M-Pesa's Reversal and Transaction Status results: no query answers synchronously). The caller
+   * may take it as the answer only when it came to the request's own unguessable callback URL and names
+   * the vendorReference the send was given; every other connector leaves it unset (a prompt to query).
+   */
+  observed?: Observed | null;
 }
 
 export interface CredentialCheck {
