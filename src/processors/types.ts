@@ -124,6 +124,11 @@ export interface StatusQuery {
    * none answers `unavailable`.
    */
   callbackUrl?: string;
+  /**
+   * for a refund: the collection refunded, as in its RefundOrder. A vendor that takes no reference of
+   * ours for a refund (Paystack) finds one whose answer was lost among that payment's refunds.
+   */
+  original?: RefundOrder['original'];
 }
 
 /**
@@ -141,6 +146,12 @@ export interface CallbackNote {
    * the vendorReference the send was given; every other connector leaves it unset (a prompt to query).
    */
   observed?: Observed | null;
+  /**
+   * the refunded payment's reference at the vendor, when the body names it: Paystack's refund.processed
+   * and refund.failed events carry the transaction_reference but not always the refund's id, so the
+   * caller prompts a query of that payment's refunds in flight.
+   */
+  originalReference?: string | null;
 }
 
 export interface CredentialCheck {
