@@ -15,7 +15,7 @@ beforeAll(async () => {
   fake = new FakeMpesa({ answerAfterMs: 10 });
   await fake.start();
   hooks = await startReceiver();
-  const processor = mpesaProcessor({ baseUrl: fake.url, timeoutMs: 300, tokenMarginMs: 1000 });
+  const processor = mpesaProcessor({ baseUrl: fake.url, timeoutMs: 1500, tokenMarginMs: 1000 });
   refunds = processor.connector!.refunds!;
   ctx = { midId: 1, credentials: fake.refundCredentials() };
 });
@@ -32,12 +32,12 @@ afterEach(() => {
 /** An STK push the fake has completed (with its receipt), as the refund's original. */
 async function collected(shillings = 1500): Promise<RefundOrder['original']> {
   n += 1;
-  const sent = await mpesaProcessor({ baseUrl: fake.url, timeoutMs: 1000, tokenMarginMs: 1000 }).connector!.initiate(ctx, {
+  const sent = await mpesaProcessor({ baseUrl: fake.url, timeoutMs: 2000, tokenMarginMs: 1000 }).connector!.initiate(ctx, {
     reference: `req-${n}`, gatewayReference: `PCMP${n}X`, amountMinor: BigInt(shillings) * 100n, currency: 'KES', accountNumber: '254708374149',
     narration: 'Order', callbackUrl: `${hooks.url}/pay${n}`,
   });
   if (sent.kind !== 'accepted') throw new Error(`push not accepted: ${sent.kind}`);
-  const push = await eventually(() => fake.pushes.get(sent.vendorReference!)?.receipt, 5000, 'receipt');
+  const push = await eventually(() => fake.pushes.get(sent.vendorReference!)?.receipt, 10_000, 'receipt');
   return { reference: `req-${n}`, vendorReference: sent.vendorReference, receipt: push, amountMinor: BigInt(shillings) * 100n, accountNumber: '254708374149' };
 }
 
@@ -53,7 +53,7 @@ function notes(o: RefundOrder): CallbackNote[] {
 }
 
 async function finalNote(o: RefundOrder, status: string): Promise<CallbackNote> {
-  return eventually(() => notes(o).find((x) => x.observed?.status === status), 5000, `a ${status} result`);
+  return eventually(() => notes(o).find((x) => x.observed?.status === status), 10_000, `a ${status} result`);
 }
 
 test('a full reversal is accepted with its OriginatorConversationID; the Result on the callback URL completes it', async () => {
@@ -96,7 +96,7 @@ test('a lost Result is settled by the Transaction Status query, whose own Result
   const o = order(await collected());
   const sent = await refunds.initiateRefund(ctx, o);
   if (sent.kind !== 'accepted') throw new Error('expected accepted');
-  await eventually(() => fake.reversals.get(sent.vendorReference!)?.resultCode === '0', 5000, 'reversal carried out');
+  await eventually(() => fake.reversals.get(sent.vendorReference!)?.resultCode === '0', 10_000, 'reversal carried out');
   expect(notes(o)).toEqual([]);
   const q = await refunds.queryRefund(ctx, { reference: o.reference, vendorReference: sent.vendorReference, callbackUrl: o.callbackUrl });
   expect(q).toMatchObject({ kind: 'observed', observed: { status: 'PENDING', unmapped: false, vendorStatus: expect.stringContaining('TransactionStatusQuery accepted') } });
@@ -110,7 +110,7 @@ test('the queue timeout notice reads PENDING; the late Result completes the refu
   const o = order(await collected());
   const sent = await refunds.initiateRefund(ctx, o);
   if (sent.kind !== 'accepted') throw new Error('expected accepted');
-  const first = await eventually(() => notes(o)[0], 5000, 'queue timeout notice');
+  const first = await eventually(() => notes(o).find((x) => x.observed?.status === 'PENDING'), 10_000, 'queue timeout notice');
   expect(first).toMatchObject({ vendorReference: sent.vendorReference, reported: null, observed: { status: 'PENDING', unmapped: false } });
   expect((await finalNote(o, 'COMPLETED')).vendorReference).toBe(sent.vendorReference);
 });
@@ -132,7 +132,7 @@ test('a lost or unreadable answer is unknown, never resent; the Result still nam
 test('a status query for a reversal M-Pesa does not know: its failed Result names the query, not the reversal; no callback URL: unavailable', async () => {
   const o = order(await collected());
   expect(await refunds.queryRefund(ctx, { reference: o.reference, vendorReference: 'abcd-1234-unknown', callbackUrl: o.callbackUrl })).toMatchObject({ kind: 'observed', observed: { status: 'PENDING' } });
-  const note = await eventually(() => notes(o)[0], 5000, 'status result');
+  const note = await eventually(() => notes(o)[0], 10_000, 'status result');
   // Daraja's failed Result looks like a failed reversal's; only its OriginatorConversationID (the query's own) tells them apart
   expect(note.observed?.status).toBe('FAILED');
   expect(note.vendorReference).toEqual(expect.any(String));

@@ -16,7 +16,7 @@ beforeAll(async () => {
   fake = new FakeMtnMomo({ answerAfterMs: 10 });
   await fake.start();
   hooks = await startReceiver();
-  const processor = mtnMomoProcessor({ baseUrl: fake.url, timeoutMs: 300, tokenMarginMs: 1000 });
+  const processor = mtnMomoProcessor({ baseUrl: fake.url, timeoutMs: 1500, tokenMarginMs: 1000 });
   refunds = processor.connector!.refunds!;
   ctx = { midId: 1, credentials: fake.refundCredentials() };
 });
@@ -34,12 +34,12 @@ afterEach(() => {
 async function collected(amount = 50000): Promise<RefundOrder['original']> {
   n += 1;
   const reference = randomUUID();
-  const sent = await mtnMomoProcessor({ baseUrl: fake.url, timeoutMs: 1000, tokenMarginMs: 1000 }).connector!.initiate(ctx, {
+  const sent = await mtnMomoProcessor({ baseUrl: fake.url, timeoutMs: 2000, tokenMarginMs: 1000 }).connector!.initiate(ctx, {
     reference, gatewayReference: `PCMTNPAY${n}`, amountMinor: BigInt(amount) * 100n, currency: 'UGX', accountNumber: '256772123456',
     narration: 'Order', callbackUrl: `${hooks.url}/pay`,
   });
   expect(sent.kind).toBe('accepted');
-  await eventually(() => fake.requests.get(reference)?.status === 'SUCCESSFUL', 5000, 'collected');
+  await eventually(() => fake.requests.get(reference)?.status === 'SUCCESSFUL', 10_000, 'collected');
   return { reference, vendorReference: null, receipt: null, amountMinor: BigInt(amount) * 100n, accountNumber: '256772123456' };
 }
 
@@ -52,7 +52,7 @@ async function settled(reference: string, status: string) {
   return eventually(async () => {
     const q = await refunds.queryRefund(ctx, { reference, vendorReference: null });
     return q.kind === 'observed' && q.observed.status === status ? q.observed : undefined;
-  }, 5000, `refund ${status}`);
+  }, 10_000, `refund ${status}`);
 }
 
 test('a partial refund goes out on the Disbursement product with its own token and completes', async () => {
@@ -71,7 +71,7 @@ test('a partial refund goes out on the Disbursement product with its own token a
 test('the callback reaches the refund callback URL and is read as a prompt only', async () => {
   const o = order(await collected(), 1000);
   expect((await refunds.initiateRefund(ctx, o)).kind).toBe('accepted');
-  const hook = await eventually(() => hooks.received.find((r) => r.path.endsWith(o.callbackUrl.slice(o.callbackUrl.lastIndexOf('/')))), 5000, 'refund callback');
+  const hook = await eventually(() => hooks.received.find((r) => r.path.endsWith(o.callbackUrl.slice(o.callbackUrl.lastIndexOf('/')))), 10_000, 'refund callback');
   const body = JSON.parse(hook.body);
   expect(body).toMatchObject({ status: 'SUCCESSFUL', externalId: o.gatewayReference });
   expect(refunds.parseRefundCallback(body)).toEqual({ vendorReference: null, reported: null });
