@@ -7,8 +7,8 @@ import type { AddressInfo } from 'node:net';
 import { seal } from '../../src/crypto/secretbox';
 import type { CollectionRow, FinalStatus } from '../../src/domain/collection';
 import { STATUS_MESSAGES } from '../../src/domain/collection';
-import type { Services } from '../../src/services';
-import { hashSecret } from '../../src/services/auth';
+import type { Services } from '../../src/wiring';
+import { hashSecret } from '../../src/merchants/access-tokens';
 
 export interface NotifyMerchant {
   businessId: number;

@@ -7,7 +7,7 @@ import { startTestService } from '../helpers/service';
 import type { TestService } from '../helpers/service';
 import { Clock, createUser, signedIn } from '../helpers/users';
 import type { SessionClient } from '../helpers/users';
-import { currentCode } from '../../src/services/totp';
+import { currentCode } from '../../src/people/totp';
 
 const clock = new Clock();
 let svc: TestService;

@@ -2,7 +2,7 @@
 // a closed port is "surely not sent", a body cut short is no answer, and an answer is read whatever its body.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { callVendor, describeAnswer } from '../../src/processors/http';
+import { callVendor, describeAnswer } from '../../src/processors/transport';
 
 let server: http.Server;
 let base: string;

@@ -1,6 +1,6 @@
 // The reconciliation decision: what each status answer does to a PENDING or EXPIRED collection, the schedule and the deadline.
-import { decide, nextCheckAt } from '../../src/processors/reconcile';
-import type { CheckInput } from '../../src/processors/reconcile';
+import { decide, nextCheckAt } from '../../src/processor-requests/reconcile';
+import type { CheckInput } from '../../src/processor-requests/reconcile';
 import type { Observed, QueryResult } from '../../src/processors/types';
 
 const now = new Date('2026-11-26T08:00:00Z');

@@ -2,8 +2,8 @@
 import path from 'node:path';
 import { pgp } from '../../src/db';
 import type { Db } from '../../src/db';
-import { collectionCountSql, countCollections, filterWhere, foldPastCounts, splitDays } from '../../src/services/collection-counts';
-import type { CollectionFilters } from '../../src/services/collections';
+import { collectionCountSql, countCollections, filterWhere, foldPastCounts, splitDays } from '../../src/collections/counts';
+import type { CollectionFilters } from '../../src/collections/collections';
 import { createBusiness, moneyServices } from '../helpers/money-fixtures';
 import type { ServicesFixture } from '../helpers/money-fixtures';
 

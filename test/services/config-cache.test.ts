@@ -1,8 +1,8 @@
 // Proves the process's copy of the configuration is never served stale: the version poll alone (no notice) drops a copy whose version moved, and a load that read an older version never replaces a newer copy.
 import type { Db } from '../../src/db';
 import { createLogger } from '../../src/log';
-import { ConfigCache } from '../../src/services/config-cache';
-import type { TokenState } from '../../src/services/config-cache';
+import { ConfigCache } from '../../src/merchants/config-cache';
+import type { TokenState } from '../../src/merchants/config-cache';
 import { eventually } from '../helpers/notify-fixtures';
 
 /**

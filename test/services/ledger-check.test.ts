@@ -6,7 +6,7 @@ import path from 'node:path';
 import { openEmbedded } from '../../src/db';
 import type { Db } from '../../src/db';
 import { migrate } from '../../src/db/migrate';
-import { ledgerDrift } from '../../src/services/ledger';
+import { ledgerDrift } from '../../src/ledger/ledger';
 import { complete, createBusiness, insertPending, moneyServices } from '../helpers/money-fixtures';
 import type { ServicesFixture } from '../helpers/money-fixtures';
 

@@ -1,6 +1,6 @@
 // Proves LedgerService on a real database: the postings and holds of a completion, releases exactly once, balances as sums of postings, no second credit, nothing written by a failing completion.
 import { AppError } from '../../src/errors';
-import { ledgerDrift } from '../../src/services/ledger';
+import { ledgerDrift } from '../../src/ledger/ledger';
 import { complete, createBusiness, fail, insertPending, ledgerCounts, moneyServices, setRate, sumsPerCurrency } from '../helpers/money-fixtures';
 import type { ServicesFixture } from '../helpers/money-fixtures';
 

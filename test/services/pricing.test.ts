@@ -1,6 +1,6 @@
 // Proves PricingService: wallet choice, direct and inverse market rates, fees of the business under both bearers, UNSUPPORTED_CURRENCY, limits.
 import { AppError } from '../../src/errors';
-import type { PriceRequest } from '../../src/services/pricing';
+import type { PriceRequest } from '../../src/merchants/pricing';
 import { createBusiness, moneyServices, setRate } from '../helpers/money-fixtures';
 import type { ServicesFixture } from '../helpers/money-fixtures';
 

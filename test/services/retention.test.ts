@@ -5,7 +5,7 @@
 // period stops start-up with a clear error.
 import { ConfigError, loadConfig } from '../../src/config';
 import type { Db } from '../../src/db';
-import { RetentionService } from '../../src/services/retention';
+import { RetentionService } from '../../src/workers/retention';
 import type { RetentionDays } from '../../src/config';
 import { complete, createBusiness, insertPending, ledgerCounts, moneyServices } from '../helpers/money-fixtures';
 import type { ServicesFixture } from '../helpers/money-fixtures';

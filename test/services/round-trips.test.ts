@@ -1,8 +1,8 @@
 // Proves the two hot paths keep their few database round trips (request-to-pay: one write once the configuration is in memory, one read more when it is not, a routing turn per block of turns; a completion: one read and one guarded write, no transaction) and still write every row, with values holding `$1`, quotes and `${}` kept verbatim; and that a completion racing another move of the same collection writes once.
 import { pgp } from '../../src/db';
 import type { FinalStatus } from '../../src/domain/collection';
-import type { Principal } from '../../src/http/context';
-import { CollectionService } from '../../src/services/collections';
+import type { Principal } from '../../src/merchants/access-tokens';
+import { CollectionService } from '../../src/collections/collections';
 import { createBusiness, moneyServices } from '../helpers/money-fixtures';
 import type { ServicesFixture } from '../helpers/money-fixtures';
 

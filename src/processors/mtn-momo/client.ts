@@ -1,8 +1,8 @@
 // MTN MoMo Collection transport: URLs, headers, the OAuth token per MID (Basic api_user:api_key ->
 // bearer token of about an hour, cached and refreshed before expiry), deadlines. No decisions here:
 // transformers.ts reads every answer.
-import { callVendor } from '../http';
-import type { VendorAnswer } from '../http';
+import { callVendor } from '../transport';
+import type { VendorAnswer } from '../transport';
 import { TokenCache, tokenFetchOf } from '../token-cache';
 import type { TokenFetch } from '../token-cache';
 import type { CallContext } from '../types';

@@ -1,7 +1,7 @@
 // Paystack: card with 3-D Secure and online banking on Paystack's hosted checkout, and direct card
 // charges whose 3-D Secure step the customer opens from our payment_url.
 import { randomBytes } from 'node:crypto';
-import type { HostedCheckout, CheckoutOrder, CheckoutStart } from '../hosted';
+import type { HostedCheckout, CheckoutOrder, CheckoutStart } from '../checkout';
 import type { CallContext, Connector, CredentialField, Plan, Processor, QueryResult, StatusQuery } from '../types';
 import { PaystackClient } from './client';
 import type { Unreachable } from './client';
