@@ -80,7 +80,7 @@ export async function startService(o: StartOptions): Promise<RunningService> {
   if (observed) observedOf(database.db).figures = figures;
   const services = buildServices({ config: o.config, db: database.db, log, now: o.now ?? (() => new Date()), figures });
   await services.cards.ensureKey();
-  const demo = o.config.seedDemo ? await services.merchants.seedDemoIfEmpty() : null;
+  const demo = o.config.seedDemo ? await services.businesses.seedDemoIfEmpty() : null;
   const firstOperator = await services.users.ensureFirstOperator();
   const demoUser = demo ? await services.users.createDemoUser(demo.business_id) : null;
   let ready = false;
@@ -104,7 +104,7 @@ export async function startService(o: StartOptions): Promise<RunningService> {
     adminApi,
     merchantHandlers,
     adminHandlers: auditedHandlers(adminApi, adminHandlers),
-    authenticateJwt: (h) => services.auth.authenticate(h),
+    authenticateJwt: (h) => services.accessTokens.authenticate(h),
     adminSecurity: adminSecurity(services),
     probes,
   });

@@ -1,5 +1,9 @@
-// The service container: everything a handler or worker may call, built once at start-up. Services
-// reach each other through it at call time, so construction order does not matter.
+// The composition root: builds each service once at start-up from Base plus exactly the services it
+// names, in dependency order (a service is built after those it calls), and hands the finished record
+// to the HTTP layer (ctx.services) and to the workers. Nothing under src/ but this file and http/ sees
+// the whole record. The one cycle (a collection's card charge runs in the checkouts of processor-requests/,
+// which call back into collections) is broken with a callback.
+import type { Base } from './base';
 import type { Config } from './config';
 import type { Db } from './db';
 import { dbOf } from './db/change';
@@ -29,21 +33,19 @@ import { SharedRateLimit } from './merchants/rate-limit';
 import { RetentionService } from './workers/retention';
 import { RoutingTurns } from './collections/routing-turns';
 
-/** What every service is built from. */
-export interface Base {
+/** What the caller gives: Base less what is built here (the db getter, kick; figures when none are given). */
+export interface BaseInput {
   config: Config;
   db: Db;
   log: Logger;
-  /** the clock; tests and workers pass time in rather than reading it deep inside */
   now: () => Date;
-  /** metrics and traces (off when not given) */
   figures?: Figures;
 }
 
 export interface Services extends Base {
-  figures: Figures;
-  auth: AccessTokenService;
-  merchants: BusinessService;
+  accessTokens: AccessTokenService;
+  /** businesses, wallets, MIDs, API tokens, market rates (merchants/businesses.ts) */
+  businesses: BusinessService;
   pricing: PricingService;
   ledger: LedgerService;
   cards: CardService;
@@ -57,7 +59,7 @@ export interface Services extends Base {
   /** the processors by service type, and the queue of requests to the real ones */
   processors: Processors;
   processorRequests: ProcessorRequestService;
-  /** hosted checkouts of processors with their own payment pages (Paystack, BTCPay) */
+  /** checkouts on the pages of processors that have their own (Paystack, BTCPay) */
   checkouts: CheckoutService;
   liveness: LivenessService;
   /** API token state, MIDs and pricing inputs in memory, exact across processes (config-cache.ts) */
@@ -68,35 +70,78 @@ export interface Services extends Base {
   retention: RetentionService;
   /** RATE_LIMIT_RPS per API token, shared by every process through leases of the budget (rate-limit.ts) */
   rateLimit: SharedRateLimit;
-  /** set once the workers run; kick() wakes one after a commit that gave it work */
+  /** set once the workers run (server.ts); until then Base.kick wakes nothing */
   workers: Workers | null;
 }
 
-export function buildServices(base: Base): Services {
-  const s = { ...base, figures: base.figures ?? new Figures(telemetryOff()), workers: null } as Services;
+/** Base plus a service's own parts; the db getter is carried over as a getter, never read once. */
+function using<T extends object>(base: Base, parts: T): Base & T {
+  const o = { ...parts } as Base & T;
+  for (const key of Object.keys(base)) Object.defineProperty(o, key, Object.getOwnPropertyDescriptor(base, key) as PropertyDescriptor);
+  return o;
+}
+
+export function buildServices(input: BaseInput): Services {
+  let workers: Workers | null = null;
+  const base = { config: input.config, log: input.log, now: input.now, figures: input.figures ?? new Figures(telemetryOff()), kick: (name: string) => workers?.kick(name) } as Base;
   // inside an audited change, every service reads and writes in the change's transaction
-  Object.defineProperty(s, 'db', { get: () => dbOf(base.db), enumerable: true });
-  s.auth = new AccessTokenService(s);
-  s.merchants = new BusinessService(s);
-  s.pricing = new PricingService(s);
-  s.ledger = new LedgerService(s);
-  s.cards = new CardService(s);
-  s.collections = new CollectionService(s);
-  s.notifications = new NotificationService(s);
-  s.users = new UserService(s);
-  s.sessions = new SessionService(s);
-  s.totp = new TotpService(s);
-  s.audit = new AuditService(s);
-  s.goLive = new GoLiveService(s);
-  s.processors = buildProcessors(base.config);
-  s.processorRequests = new ProcessorRequestService(s);
-  s.checkouts = new CheckoutService(s);
-  s.liveness = new LivenessService(s);
-  s.configCache = new ConfigCache(base.db, base.log);
-  s.routingTurns = new RoutingTurns(base.db);
-  s.rateLimit = new SharedRateLimit(base.db, () => base.config.rateLimitRps, base.now);
-  s.retention = new RetentionService(base.db, base.config.retentionDays, base.now);
-  return s;
+  Object.defineProperty(base, 'db', { get: () => dbOf(input.db), enumerable: true });
+
+  const processors = buildProcessors(input.config);
+  const configCache = new ConfigCache(input.db, input.log);
+  const routingTurns = new RoutingTurns(input.db);
+  const rateLimit = new SharedRateLimit(input.db, () => input.config.rateLimitRps, input.now);
+  const retention = new RetentionService(input.db, input.config.retentionDays, input.now);
+  const liveness = new LivenessService(base);
+  const cards = new CardService(base);
+  const notifications = new NotificationService(using(base, { liveness }));
+  const ledger = new LedgerService(base);
+  const pricing = new PricingService();
+  const accessTokens = new AccessTokenService(using(base, { configCache, rateLimit }));
+  const businesses = new BusinessService(using(base, { processors, notifications }));
+  const goLive = new GoLiveService(using(base, { ledger }));
+  const audit = new AuditService(base);
+  const sessions = new SessionService(using(base, { audit }));
+  const totp = new TotpService(using(base, { sessions, audit }));
+  const users = new UserService(using(base, { audit }));
+  // the card charge is the checkouts', built after collections: called only once requests arrive
+  let checkouts: CheckoutService | null = null;
+  const chargeCard: CheckoutService['chargeCard'] = (...args) => (checkouts as CheckoutService).chargeCard(...args);
+  const collections = new CollectionService(using(base, { accessTokens, cards, chargeCard, configCache, ledger, notifications, pricing, processors, routingTurns }));
+  const processorRequests = new ProcessorRequestService(using(base, { collections, processors }));
+  checkouts = new CheckoutService(using(base, { collections, processorRequests, processors }));
+
+  const services: Services = {
+    ...base,
+    accessTokens,
+    businesses,
+    pricing,
+    ledger,
+    cards,
+    collections,
+    notifications,
+    users,
+    sessions,
+    totp,
+    audit,
+    goLive,
+    processors,
+    processorRequests,
+    checkouts,
+    liveness,
+    configCache,
+    routingTurns,
+    retention,
+    rateLimit,
+    get workers() {
+      return workers;
+    },
+    set workers(w: Workers | null) {
+      workers = w;
+    },
+  };
+  Object.defineProperty(services, 'db', Object.getOwnPropertyDescriptor(base, 'db') as PropertyDescriptor);
+  return services;
 }
 
 export function workerSpecs(s: Services): WorkerSpec[] {

@@ -11,7 +11,7 @@ import type { CardDetails } from '../domain/card';
 import type { CollectionRow } from '../domain/collection';
 import { apiTime } from '../domain/time';
 import { AppError, validationError } from '../errors';
-import type { Services } from '../wiring';
+import type { Base } from '../base';
 
 /** How long a replaced key still decrypts: merchants may hold the old public key that long. */
 export const KEY_GRACE_MS = 24 * 3_600_000;
@@ -69,7 +69,7 @@ export class CardService {
   /** derived from MASTER_KEY at first, then kept sealed in the database so that it survives a rotation */
   private fingerprintKey: Buffer;
 
-  constructor(readonly s: Services) {
+  constructor(readonly s: Base) {
     this.fingerprintKey = fingerprintKey(s.config.masterKey);
   }
 

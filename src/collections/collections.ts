@@ -1,5 +1,7 @@
 // Collections: request-to-pay, routing, provider reports, state changes, queries.
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import type { Base } from '../base';
+import type { CardService } from '../cards/card-keys';
 import { pgp, sqlFile, statement } from '../db';
 import type { Tx } from '../db';
 import { listPage } from '../db/keyset';
@@ -12,21 +14,23 @@ import { customerPaysMinor } from '../domain/fees';
 import { formatMinor, MoneyFormatError, toMinor } from '../domain/money';
 import { choose, phoneCountry, shortlist } from '../domain/routing';
 import { AppError, validationError } from '../errors';
-import type { Principal } from '../merchants/access-tokens';
+import type { AccessTokenService, Principal } from '../merchants/access-tokens';
 import { amountText } from '../processors/amounts';
 import { hasOwnCheckout } from '../processors/checkout';
 import type { Processor } from '../processors/types';
 import type { WorkerSpec } from '../workers/loops';
 import { certificationCte } from '../sandbox/certification';
 import { ConfigChanged, configGuardCte } from '../merchants/config-cache';
-import type { RequestConfig } from '../merchants/config-cache';
+import type { ConfigCache, RequestConfig } from '../merchants/config-cache';
+import type { PricingService } from '../merchants/pricing';
+import type { Processors } from '../processors';
 import { countCollections, filterWhere, foldPastCounts } from './counts';
+import type { RoutingTurns } from './routing-turns';
 import type { PostingRow } from '../api-records/collection';
 import { CREDIT_JOURNAL, creditContextSql } from '../ledger/ledger';
-import type { CreditContext } from '../ledger/ledger';
+import type { CreditContext, LedgerService } from '../ledger/ledger';
 import { recipientsSql } from '../notifications/notifications';
-import type { Recipients } from '../notifications/notifications';
-import type { Services } from '../wiring';
+import type { NotificationService, Recipients } from '../notifications/notifications';
 import type { components } from '../../generated/merchant-api';
 import { currentTraceParent } from '../telemetry';
 
@@ -164,7 +168,7 @@ const REPORT_BATCH = 200;
 const EXPIRY_DUE_SQL = sqlFile(__dirname, 'expiry-due.sql');
 
 /** Connections in the database pool (1 on the embedded database). */
-function poolSize(db: Services['db']): number {
+function poolSize(db: Base['db']): number {
   return (db.$pool as unknown as { options: { max: number } }).options.max;
 }
 
@@ -192,8 +196,24 @@ const NEWEST_FIRST: KeyColumn[] = [
   { column: 'id', type: 'bigint' },
 ];
 
+/**
+ * The services a collection's life calls. The card charge is a callback: it runs in the checkouts of
+ * processor-requests/, which are built after this service and call back into it.
+ */
+export interface CollectionParts {
+  accessTokens: AccessTokenService;
+  cards: CardService;
+  chargeCard: (row: CollectionRow, card: CardDetails) => Promise<CollectionRow>;
+  configCache: ConfigCache;
+  ledger: LedgerService;
+  notifications: NotificationService;
+  pricing: PricingService;
+  processors: Processors;
+  routingTurns: RoutingTurns;
+}
+
 export class CollectionService {
-  constructor(readonly s: Services) {}
+  constructor(readonly s: Base & CollectionParts) {}
 
   knownServiceTypes(): string[] {
     return this.s.processors.serviceTypes();
@@ -210,13 +230,13 @@ export class CollectionService {
     const hash = requestHash(body);
     for (let attempt = 1; ; attempt += 1) {
       const config = await this.s.configCache.forRequest(p.apiTokenId, p.businessId, body.payment_method, body.currency);
-      if (!config.token || (p.generation !== undefined && !this.s.auth.accepts(config.token, p.generation))) {
+      if (!config.token || (p.generation !== undefined && !this.s.accessTokens.accepts(config.token, p.generation))) {
         throw new AppError('UNAUTHORIZED', 'A valid access token is required: Authorization: JWT <token>');
       }
       try {
         const outcome = await this.create(p, body, hash, config);
         if ('existing' in outcome) return this.replay(outcome.existing, hash);
-        this.s.workers?.kick('emails');
+        this.s.kick('emails');
         return { row: outcome.row, replayed: false };
       } catch (e) {
         if (e instanceof ConfigChanged && attempt < CONFIG_ATTEMPTS) {
@@ -302,9 +322,9 @@ export class CollectionService {
     if ('existing' in written) return written;
     const row = written.row;
     this.s.figures.collectionStarted(row, mid.service_type);
-    if (charge && !charge.onPage) this.s.workers?.kick('processor-sends');
+    if (charge && !charge.onPage) this.s.kick('processor-sends');
     // A direct card to a hosted processor is charged now, while its details are in this request's memory.
-    if (charge?.onPage && card) return { row: await this.s.checkouts.chargeCard(row, card.details) };
+    if (charge?.onPage && card) return { row: await this.s.chargeCard(row, card.details) };
     return { row };
   }
 
@@ -367,8 +387,8 @@ export class CollectionService {
     if (row === RETRY_IN_TX) row = await this.s.db.tx((t) => this.applyOutcomeIn(t, collectionId, outcome, message, from));
     if (row) {
       this.finished([row]);
-      this.s.workers?.kick('webhooks');
-      this.s.workers?.kick('emails');
+      this.s.kick('webhooks');
+      this.s.kick('emails');
     }
     return row;
   }
@@ -599,8 +619,8 @@ export class CollectionService {
   private flushKicks() {
     if (!this.kickAfterCommit) return;
     this.kickAfterCommit = false;
-    this.s.workers?.kick('webhooks');
-    this.s.workers?.kick('emails');
+    this.s.kick('webhooks');
+    this.s.kick('emails');
   }
 
   workers(): WorkerSpec[] {

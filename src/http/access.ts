@@ -90,7 +90,7 @@ export function adminSecurity(services: Services): Record<string, SecurityCheck>
   return {
     OperatorKey: async (c) => {
       const authorization = c.request.headers.authorization as string | undefined;
-      const refused = services.auth.authenticateOperator(authorization);
+      const refused = services.accessTokens.authenticateOperator(authorization);
       if (!refused) return { type: 'operator_key' } satisfies Actor;
       return authorization ? refused : new MissingCredential(refused.code, refused.message);
     },

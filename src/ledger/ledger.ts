@@ -15,7 +15,7 @@ import { AppError } from '../errors';
 import type { WorkerSpec } from '../workers/loops';
 import { toPosting } from '../api-records/collection';
 import type { PostingRow } from '../api-records/collection';
-import type { Services } from '../wiring';
+import type { Base } from '../base';
 
 /** Holds released per transaction by the worker; a full batch runs again at once. */
 export const RELEASE_BATCH = 100;
@@ -101,7 +101,7 @@ export function toBalanceRecord(b: WalletBalance) {
 }
 
 export class LedgerService {
-  constructor(readonly s: Services) {}
+  constructor(readonly s: Base) {}
 
   /**
    * Inside the transaction that moves the collection to COMPLETED: credit it, once. The postings are

@@ -4,8 +4,9 @@ import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypt
 import { hash, verify } from '@node-rs/argon2';
 import { SignJWT, decodeProtectedHeader, jwtVerify } from 'jose';
 import { AppError, validationError } from '../errors';
-import type { TokenState } from './config-cache';
-import type { Services } from '../wiring';
+import type { ConfigCache, TokenState } from './config-cache';
+import type { SharedRateLimit } from './rate-limit';
+import type { Base } from '../base';
 
 /** Who is calling: the API token behind a merchant's access token. */
 export interface Principal {
@@ -70,7 +71,7 @@ export class AccessTokenService {
   private readonly verificationKeys: Map<string, Uint8Array>;
   private readonly verified = new Map<string, VerifiedClaims>();
 
-  constructor(private readonly s: Services) {
+  constructor(private readonly s: Base & { configCache: ConfigCache; rateLimit: SharedRateLimit }) {
     const encode = (secret: string) => new TextEncoder().encode(secret);
     this.key = encode(s.config.jwtSecret);
     this.kid = keyId(s.config.jwtSecret);

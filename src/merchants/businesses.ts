@@ -13,7 +13,9 @@ import { AppError, validationError } from '../errors';
 import type { FieldError } from '../errors';
 import { hashSecret, newCredentials } from './access-tokens';
 import { curlLine, DEMO_BUSINESS, DEMO_EXTRA_WALLETS, DEMO_RATES, demoMids, demoToken, SEED_LOCK, writeDemoFile } from './demo-merchant';
-import type { Services } from '../wiring';
+import type { Base } from '../base';
+import type { NotificationService } from '../notifications/notifications';
+import type { Processors } from '../processors';
 import type { components } from '../../generated/admin-api';
 import { credentialErrors, openCredentials, sealCredentials } from '../processors/credentials';
 import {
@@ -125,7 +127,7 @@ function defined<T extends object>(o: T): Partial<T> {
 }
 
 export class BusinessService {
-  constructor(readonly s: Services) {}
+  constructor(readonly s: Base & { processors: Processors; notifications: NotificationService }) {}
 
   // ---- business accounts -------------------------------------------------------------------
 
@@ -290,7 +292,7 @@ export class BusinessService {
 
   async createMid(businessId: number, input: MidInput): Promise<MidRecord> {
     checkId(businessId, 'business');
-    throwIfAny(serviceTypeErrors(input.service_type, this.s.collections.knownServiceTypes()));
+    throwIfAny(serviceTypeErrors(input.service_type, this.s.processors.serviceTypes()));
     throwIfAny(this.processorErrors(input.service_type, input.payment_method, input.currency, input.credentials ?? {}));
     return this.s.db.tx(async (t) => {
       await this.lockBusiness(t, businessId);
@@ -309,7 +311,7 @@ export class BusinessService {
 
   async updateMid(id: number, patch: MidPatch): Promise<MidRecord> {
     checkId(id, 'MID');
-    throwIfAny(serviceTypeErrors(patch.service_type, this.s.collections.knownServiceTypes()));
+    throwIfAny(serviceTypeErrors(patch.service_type, this.s.processors.serviceTypes()));
     const { merchant_password, credentials, ...columns } = patch;
     const values: Record<string, unknown> = { ...defined(columns), updated_at: this.s.now() };
     if (merchant_password !== undefined) values.merchant_password_enc = seal(this.s.config.masterKey, merchant_password);

@@ -5,7 +5,7 @@ import type { KeyColumn, ListPage, PageRequest } from '../db/keyset';
 import { AppError } from '../errors';
 import { toApi } from '../domain/money';
 import { apiTime, apiTimeOrNull } from '../domain/time';
-import type { Base } from '../wiring';
+import type { Base } from '../base';
 import { toBalanceRecord } from '../ledger/ledger';
 import type { LedgerService } from '../ledger/ledger';
 

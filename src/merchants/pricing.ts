@@ -8,7 +8,6 @@ import { convertMinor, pickRate } from '../domain/fx';
 import type { FxRate, FxRow } from '../domain/fx';
 import { MAX_EXACT_MINOR } from '../domain/money';
 import { AppError, validationError } from '../errors';
-import type { Services } from '../wiring';
 
 export interface PriceRequest {
   businessId: number;
@@ -59,8 +58,6 @@ export function pricingInputsSql(r: Omit<PriceRequest, 'requestAmountMinor'>): s
 }
 
 export class PricingService {
-  constructor(readonly s: Services) {}
-
   /** Throws AppError UNSUPPORTED_CURRENCY when no wallet and no rate can take the currency. */
   async price(t: Tx, r: PriceRequest): Promise<Price> {
     const { inputs } = await t.one<{ inputs: PricingInputs | null }>(`SELECT ${pricingInputsSql(r)} AS inputs`);

@@ -4,7 +4,8 @@
 // all is marked so: while such emails wait, the server is probed every SMTP_PROBE_INTERVAL_MS, and once
 // it answers (a probe or any send succeeds) they are due at once instead of after their backoff.
 import path from 'node:path';
-import type { Services } from '../wiring';
+import type { Base } from '../base';
+import type { LivenessService } from '../workers/liveness';
 import { Mailer } from './email';
 
 export const EMAIL_BATCH = 10;
@@ -53,7 +54,7 @@ export class EmailWorker {
   private mailer: Mailer | null = null;
   private lastProbe = 0;
 
-  constructor(private readonly s: Services) {}
+  constructor(private readonly s: Base & { liveness: LivenessService }) {}
 
   private mail(): Mailer {
     const { config } = this.s;

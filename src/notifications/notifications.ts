@@ -19,7 +19,8 @@ import { WebhookWorker } from './webhook-worker';
 import type { WorkerSpec } from '../workers/loops';
 import { currentTraceParent } from '../telemetry';
 import { toRecord } from '../api-records/collection';
-import type { Services } from '../wiring';
+import type { Base } from '../base';
+import type { LivenessService } from '../workers/liveness';
 
 export const WEBHOOK_TIMEOUT_MS = 10_000;
 const WEBHOOK_INTERVAL_MS = 200;
@@ -54,7 +55,7 @@ export class NotificationService {
   private readonly webhookWorker: WebhookWorker;
   private readonly emailWorker: EmailWorker;
 
-  constructor(readonly s: Services) {
+  constructor(readonly s: Base & { liveness: LivenessService }) {
     this.webhookWorker = new WebhookWorker(s, () => this.webhookTimeoutMs);
     this.emailWorker = new EmailWorker(s);
   }
@@ -161,7 +162,7 @@ export class NotificationService {
       );
       return latest.id;
     });
-    this.s.workers?.kick('webhooks');
+    this.s.kick('webhooks');
     return logOfNotification(this.s.db, id);
   }
 

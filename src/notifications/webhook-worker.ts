@@ -6,7 +6,8 @@
 import { masterKeys, openWithAny } from '../crypto/secretbox';
 import { sqlFile } from '../db';
 import { inSpan } from '../telemetry';
-import type { Services } from '../wiring';
+import type { Base } from '../base';
+import type { LivenessService } from '../workers/liveness';
 import { postWebhook } from './deliver';
 import type { AttemptOutcome } from './deliver';
 import { webhookHeaders } from './signing';
@@ -39,7 +40,7 @@ export class WebhookWorker {
   private readonly perEndpoint = new Map<number, number>();
 
   constructor(
-    private readonly s: Services,
+    private readonly s: Base & { liveness: LivenessService },
     private readonly timeoutMs: () => number,
   ) {}
 

@@ -7,7 +7,7 @@ import { ifRolledBack } from '../db/change';
 import { BY_ID, listPage } from '../db/keyset';
 import type { ListPage, PageRequest } from '../db/keyset';
 import { apiTime } from '../domain/time';
-import type { Base } from '../wiring';
+import type { Base } from '../base';
 
 /**
  * Kinds of record the log can read, with the columns it may show. Never a sealed column (`*_enc`), a

@@ -12,7 +12,7 @@ import { isOperator } from '../domain/roles';
 import type { SessionState } from '../domain/roles';
 import { hashSecret } from '../merchants/access-tokens';
 import type { AuditService } from './audit';
-import type { Base } from '../wiring';
+import type { Base } from '../base';
 import { FailureThrottle } from './throttle';
 import type { UserRow } from './users';
 import { userRecord } from './users';

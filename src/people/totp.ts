@@ -7,7 +7,7 @@ import { Secret, TOTP } from 'otpauth';
 import { masterKeys, openWithAny, seal } from '../crypto/secretbox';
 import { AppError, validationError } from '../errors';
 import type { AuditService, AccountAttempt } from './audit';
-import type { Base } from '../wiring';
+import type { Base } from '../base';
 import type { SessionActor, SessionService } from './sessions';
 import { FailureThrottle } from './throttle';
 

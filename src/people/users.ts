@@ -12,7 +12,7 @@ import type { Role } from '../domain/roles';
 import { apiTime, apiTimeOrNull } from '../domain/time';
 import { hashSecret } from '../merchants/access-tokens';
 import type { AuditService } from './audit';
-import type { Base } from '../wiring';
+import type { Base } from '../base';
 import type { Actor } from './sessions';
 import { FailureThrottle } from './throttle';
 
@@ -114,7 +114,7 @@ export interface GeneratedLogin {
 export class UserService {
   private readonly throttle: FailureThrottle;
 
-  constructor(private readonly s: Base & { workers: { kick(name: string): void } | null; audit: AuditService }) {
+  constructor(private readonly s: Base & { audit: AuditService }) {
     this.throttle = new FailureThrottle(() => s.db, s.now);
   }
 
@@ -259,7 +259,7 @@ export class UserService {
       ]);
       return created;
     });
-    this.s.workers?.kick('emails');
+    this.s.kick('emails');
     return invitationRecord(row);
   }
 
@@ -315,7 +315,7 @@ export class UserService {
         'If it was not you, ignore this email: your password stays as it is.',
       ]);
     });
-    this.s.workers?.kick('emails');
+    this.s.kick('emails');
   }
 
   async completePasswordReset(token: string, password: string): Promise<UserRow> {

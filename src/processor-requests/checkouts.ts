@@ -13,7 +13,10 @@ import { AppError } from '../errors';
 import { hasOwnCheckout } from '../processors/checkout';
 import type { CheckoutOrder, CheckoutStart, CheckoutProcessor } from '../processors/checkout';
 import type { CallContext } from '../processors/types';
-import type { Services } from '../wiring';
+import type { Base } from '../base';
+import type { CollectionService } from '../collections/collections';
+import type { Processors } from '../processors';
+import type { ProcessorRequestService } from './processor-requests';
 import { openCredentials } from '../processors/credentials';
 
 interface Route {
@@ -41,7 +44,7 @@ export type Opened =
   | { kind: 'confirm' };
 
 export class CheckoutService {
-  constructor(private readonly s: Services) {}
+  constructor(private readonly s: Base & { collections: CollectionService; processorRequests: ProcessorRequestService; processors: Processors }) {}
 
   /** The hosted processor a collection's MID uses, with what to charge; null for every other processor. */
   async route(row: CollectionRow): Promise<Route | null> {
@@ -103,7 +106,7 @@ export class CheckoutService {
        WHERE collection_id = $1 AND state = 'queued'`,
       [row.id, vendorReference, url, now, first],
     );
-    if (checkNow) this.s.workers?.kick('processor-checks');
+    if (checkNow) this.s.kick('processor-checks');
   }
 
   private async release(collectionId: bigint): Promise<void> {

@@ -22,7 +22,9 @@ import type { WorkerSpec } from '../workers/loops';
 import { toProcessorRequestView } from '../api-records/collection';
 import type { ProcessorRequestRow, ProcessorRequestView } from '../api-records/collection';
 import type { MoveFrom } from '../collections/collections';
-import type { Services } from '../wiring';
+import type { Base } from '../base';
+import type { CollectionService } from '../collections/collections';
+import type { Processors } from '../processors';
 import { masterKeys } from '../crypto/secretbox';
 import { openCredentials } from '../processors/credentials';
 
@@ -95,7 +97,7 @@ const CLAIM_ONE = claim(
 );
 
 export class ProcessorRequestService {
-  constructor(private readonly s: Services) {}
+  constructor(private readonly s: Base & { collections: CollectionService; processors: Processors }) {}
 
   private get settings() {
     return this.s.config.processors;
@@ -120,7 +122,7 @@ export class ProcessorRequestService {
   async sendDue(): Promise<number> {
     const claimed = await this.s.db.any<Claimed>(CLAIM_SENDS, [this.s.now(), BATCH, this.leaseEnd()]);
     await Promise.all(claimed.map((r) => this.sendOne(r)));
-    if (claimed.length > 0) this.s.workers?.kick('processor-checks');
+    if (claimed.length > 0) this.s.kick('processor-checks');
     return claimed.length;
   }
 
@@ -293,7 +295,7 @@ export class ProcessorRequestService {
         return;
       case 'resend':
         await this.record(r, { state: 'queued', next_check_at: null, next_send_at: this.s.now() });
-        this.s.workers?.kick('processor-sends');
+        this.s.kick('processor-sends');
         return;
       case 'settle':
         await this.record(r, { state: 'settled', next_check_at: null });
@@ -350,7 +352,7 @@ export class ProcessorRequestService {
       [callbackToken, serviceType, now, note.vendorReference, note.reported?.amountMinor ?? null, note.reported?.currency ?? null, LATE_SUCCESS_FROM],
     );
     if (!hit) throw notFound();
-    this.s.workers?.kick('processor-checks');
+    this.s.kick('processor-checks');
   }
 
   // ---- operator -------------------------------------------------------------------------------
@@ -395,8 +397,8 @@ export class ProcessorRequestService {
     });
     // within an operator's audited change, counted once that change commits
     if (finished) afterCommit(() => this.s.collections.finished([finished]));
-    this.s.workers?.kick('webhooks');
-    this.s.workers?.kick('emails');
+    this.s.kick('webhooks');
+    this.s.kick('emails');
   }
 
   /** Fetch a token at the MID's processor with its stored credentials. */

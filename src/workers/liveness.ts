@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { sqlFile } from '../db';
 import type { WorkerSpec } from './loops';
-import type { Services } from '../wiring';
+import type { Base } from '../base';
 
 export const LIVENESS_BEAT_MS = 2000;
 /** a process silent this long is taken for dead (long enough for a busy event loop to be late) */
@@ -14,7 +14,7 @@ const BEAT_SQL = sqlFile(__dirname, 'liveness-beat.sql');
 export class LivenessService {
   readonly processId = randomUUID();
 
-  constructor(private readonly s: Services) {}
+  constructor(private readonly s: Base) {}
 
   /** One beat; returns how many claims of dead processes it freed. */
   async beat(): Promise<number> {
@@ -26,8 +26,8 @@ export class LivenessService {
     });
     if (freed > 0) {
       this.s.log.warn('freed the claims of a process that stopped', { claims: freed });
-      this.s.workers?.kick('webhooks');
-      this.s.workers?.kick('emails');
+      this.s.kick('webhooks');
+      this.s.kick('emails');
     }
     return freed;
   }

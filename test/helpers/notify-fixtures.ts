@@ -50,7 +50,7 @@ export async function createNotifyMerchant(s: Services, o: NotifyMerchantOptions
       o.emailUser ?? false,
     ],
   );
-  const { token: jwt } = await s.auth.issueAccessToken(apiKey, secret, 3600, '127.0.0.1');
+  const { token: jwt } = await s.accessTokens.issueAccessToken(apiKey, secret, 3600, '127.0.0.1');
   return { businessId: business.id, apiTokenId: token.id, apiKey, webhookHash, jwt };
 }
 

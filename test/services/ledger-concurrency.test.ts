@@ -209,7 +209,7 @@ needsRealServer().describe('on real PostgreSQL', () => {
   function childScript(url: string, id: bigint): string {
     return `
       import { openPostgres } from './src/db';
-      import { buildServices } from './src/services';
+      import { buildServices } from './src/wiring';
       import { loadConfig } from './src/config';
       import { createLogger } from './src/log';
       import os from 'node:os';
