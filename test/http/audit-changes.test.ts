@@ -121,7 +121,7 @@ const SECRETS_ONLY: Record<string, string> = {
   logout: 'ends a session',
   startTotpEnrolment: 'stores an unconfirmed secret',
   changeOwnPassword: 'replaces a password hash and ends other sessions',
-  resolveHeldCollection: 'moves a held collection; its entry is checked by test/processors/held-resolution.test.ts',
+  resolveHeldCollection: 'moves a held collection; its entry is checked by test/processor-requests/held-resolution.test.ts',
 };
 
 it('has a case for every changing operation of admin.yaml that needs a credential', () => {

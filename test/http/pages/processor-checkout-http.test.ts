@@ -1,10 +1,10 @@
 // Proves the live hosted-checkout flow over plain HTTP against fake Paystack and BTCPay servers: payment_url starts the payment once and redirects, the return is confirmed with the processor (never the query string), signed webhooks only prompt a query (forged ones refused), outages change nothing, a declined checkout stays payable and a success after our final word is held, never lost, direct cards are charged once, never kept and answered with their outcome, and crypto completes only when settled.
-import { encryptCard } from '../../scripts/encrypt-card';
-import { signature as paystackSignature } from '../../src/processors/paystack/transformers';
-import { DECLINED_CARD, NO_3DS_CARD, PIN_CARD } from '../fakes/paystack';
-import { SHOP, balance, requestPayment, startHostedWorld, stateOf } from '../helpers/hosted';
-import type { HostedWorld, Payment } from '../helpers/hosted';
-import { eventually } from '../helpers/notify-fixtures';
+import { encryptCard } from '../../../scripts/encrypt-card';
+import { signature as paystackSignature } from '../../../src/processors/paystack/transformers';
+import { DECLINED_CARD, NO_3DS_CARD, PIN_CARD } from '../../fakes/paystack';
+import { SHOP, balance, requestPayment, startHostedWorld, stateOf } from '../../helpers/hosted';
+import type { HostedWorld, Payment } from '../../helpers/hosted';
+import { eventually } from '../../helpers/notify-fixtures';
 
 let w: HostedWorld;
 

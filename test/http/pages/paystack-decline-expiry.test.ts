@@ -1,7 +1,7 @@
 // Proves a declined Paystack checkout the customer never retries ends at the collection's expiry as EXPIRED naming the decline (never FAILED while still payable), and that paying on the same checkout afterwards is a late completion, credited once.
-import { balance, requestPayment, startHostedWorld, stateOf } from '../helpers/hosted';
-import type { HostedWorld } from '../helpers/hosted';
-import { eventually } from '../helpers/notify-fixtures';
+import { balance, requestPayment, startHostedWorld, stateOf } from '../../helpers/hosted';
+import type { HostedWorld } from '../../helpers/hosted';
+import { eventually } from '../../helpers/notify-fixtures';
 
 const TTL_SECONDS = 3;
 let w: HostedWorld;

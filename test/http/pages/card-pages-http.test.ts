@@ -1,9 +1,9 @@
 // Proves the hosted card pages over plain HTTP: the entry form's fields, per-field errors that never echo the card number or CVV, the card kept only masked and fingerprinted, the challenge outcomes, and that a forged, mis-tokened or late form changes nothing.
-import { maskPan } from '../../src/domain/card';
-import { setupMerchant } from '../helpers/fixtures';
-import type { MerchantSetup } from '../helpers/fixtures';
-import { startTestService } from '../helpers/service';
-import type { TestService } from '../helpers/service';
+import { maskPan } from '../../../src/domain/card';
+import { setupMerchant } from '../../helpers/fixtures';
+import type { MerchantSetup } from '../../helpers/fixtures';
+import { startTestService } from '../../helpers/service';
+import type { TestService } from '../../helpers/service';
 import { FAILURE_PAN, OTHER_PAN, SHOP, SUCCESS_PAN, Visit, card, createCard, encryptWithServiceKey, snapshot } from './card-helpers';
 
 let svc: TestService;

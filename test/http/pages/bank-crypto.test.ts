@@ -1,12 +1,12 @@
 // Proves the online-banking and crypto hosted pages: in real Chromium the customer approves or cancels and lands on
 // redirect_url with the outcome; forms need the page token and the CSRF pair; a final payment cannot be moved again.
 import type { Browser } from 'playwright-core';
-import { ref, setupMerchant } from '../helpers/fixtures';
-import type { MerchantSetup } from '../helpers/fixtures';
-import { launchBrowser, phonePage } from '../helpers/browser';
-import { needsChromium } from '../helpers/requires';
-import { startTestService } from '../helpers/service';
-import type { TestService } from '../helpers/service';
+import { ref, setupMerchant } from '../../helpers/fixtures';
+import type { MerchantSetup } from '../../helpers/fixtures';
+import { launchBrowser, phonePage } from '../../helpers/browser';
+import { needsChromium } from '../../helpers/requires';
+import { startTestService } from '../../helpers/service';
+import type { TestService } from '../../helpers/service';
 
 const SHOP = 'https://shop.example.org';
 let svc: TestService;

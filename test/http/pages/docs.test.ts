@@ -1,10 +1,10 @@
 // Proves the HTML API reference at /docs renders and works in real Chromium from the service alone (Redoc's script
 // is served locally; only Redocly's footer logo is fetched from outside).
 import type { Browser } from 'playwright-core';
-import { launchBrowser } from '../helpers/browser';
-import { needsChromium } from '../helpers/requires';
-import { startTestService } from '../helpers/service';
-import type { TestService } from '../helpers/service';
+import { launchBrowser } from '../../helpers/browser';
+import { needsChromium } from '../../helpers/requires';
+import { startTestService } from '../../helpers/service';
+import type { TestService } from '../../helpers/service';
 
 let svc: TestService;
 let browser: Browser;

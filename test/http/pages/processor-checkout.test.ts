@@ -1,11 +1,11 @@
 // Proves the live hosted checkouts in real headless Chromium: the customer opens payment_url, goes to the fake Paystack, completes (or fails and tries again, or abandons) 3-D Secure, returns and lands on redirect_url; a direct card, a crypto invoice, an outage while the customer waits, webhooks before and after the return, and a tampered return URL; wallet, webhook and operator view agree.
 import { existsSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
-import { encryptCard } from '../../scripts/encrypt-card';
-import { CHROMIUM, launchBrowser, phonePage } from '../helpers/browser';
-import { SHOP, balance, requestPayment, startHostedWorld, stateOf } from '../helpers/hosted';
-import type { HostedWorld, Payment } from '../helpers/hosted';
-import { eventually } from '../helpers/notify-fixtures';
+import { encryptCard } from '../../../scripts/encrypt-card';
+import { CHROMIUM, launchBrowser, phonePage } from '../../helpers/browser';
+import { SHOP, balance, requestPayment, startHostedWorld, stateOf } from '../../helpers/hosted';
+import type { HostedWorld, Payment } from '../../helpers/hosted';
+import { eventually } from '../../helpers/notify-fixtures';
 
 let w: HostedWorld;
 let browser: Browser | null = null;

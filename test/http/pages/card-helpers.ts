@@ -1,10 +1,10 @@
 // Shared by the hosted card page tests: card payments created through the merchant API, and a plain
 // HTTP "browser" for the hosted pages that keeps the CSRF cookie and reads the form's hidden fields.
-import { encryptCard } from '../../scripts/encrypt-card';
-import type { CardDetails } from '../../src/domain/card';
-import { ref } from '../helpers/fixtures';
-import type { MerchantSetup } from '../helpers/fixtures';
-import type { TestService } from '../helpers/service';
+import { encryptCard } from '../../../scripts/encrypt-card';
+import type { CardDetails } from '../../../src/domain/card';
+import { ref } from '../../helpers/fixtures';
+import type { MerchantSetup } from '../../helpers/fixtures';
+import type { TestService } from '../../helpers/service';
 
 export const SHOP = 'https://shop.example.org';
 export const SUCCESS_PAN = '4000000000003006';

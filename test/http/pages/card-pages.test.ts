@@ -1,13 +1,13 @@
 // Proves the hosted card pages in real headless Chromium on a phone-sized screen: card entry -> 3-D Secure challenge -> redirect_url for the success card, the failure card and a cancel, a direct card payment straight to the challenge, and field errors that never echo the card number.
 import type { Browser, Page } from 'playwright-core';
-import { maskPan } from '../../src/domain/card';
-import type { CardDetails } from '../../src/domain/card';
-import { eventually, setupMerchant } from '../helpers/fixtures';
-import type { MerchantSetup } from '../helpers/fixtures';
-import { launchBrowser, phonePage } from '../helpers/browser';
-import { needsChromium } from '../helpers/requires';
-import { startTestService } from '../helpers/service';
-import type { TestService } from '../helpers/service';
+import { maskPan } from '../../../src/domain/card';
+import type { CardDetails } from '../../../src/domain/card';
+import { eventually, setupMerchant } from '../../helpers/fixtures';
+import type { MerchantSetup } from '../../helpers/fixtures';
+import { launchBrowser, phonePage } from '../../helpers/browser';
+import { needsChromium } from '../../helpers/requires';
+import { startTestService } from '../../helpers/service';
+import type { TestService } from '../../helpers/service';
 import { FAILURE_PAN, SHOP, SUCCESS_PAN, card, createCard, encryptWithServiceKey } from './card-helpers';
 import type { Created } from './card-helpers';
 
