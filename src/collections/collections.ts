@@ -215,10 +215,6 @@ export interface CollectionParts {
 export class CollectionService {
   constructor(readonly s: Base & CollectionParts) {}
 
-  knownServiceTypes(): string[] {
-    return this.s.processors.serviceTypes();
-  }
-
   /**
    * One database round trip when the configuration cache holds the merchant's token state, pricing inputs
    * and MIDs and the routing turn is in hand (config-cache.ts, routing-turns.ts): the write, guarded by the

@@ -98,7 +98,7 @@ function feeErrors(fees: FeeInput[] | undefined): FieldError[] {
   return errors;
 }
 
-/** `known`: the processors this deployment has (CollectionService.knownServiceTypes). */
+/** `known`: the processors this deployment has (Processors.serviceTypes). */
 function serviceTypeErrors(serviceType: string | undefined, known: string[]): FieldError[] {
   if (serviceType === undefined || known.includes(serviceType)) return [];
   return [{ field: 'service_type', message: `must be a known processor: ${known.join(', ')}` }];
