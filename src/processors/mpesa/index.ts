@@ -90,6 +90,7 @@ export function mpesaProcessor(settings: MpesaClientSettings, now: () => Date = 
   const client = new MpesaClient(settings);
   const connector: Connector = {
     refunds: mpesaRefunds(client),
+    payouts: null,
     async initiate(ctx: CallContext, order: PaymentOrder) {
       return sendResult(await client.post(ctx, '/mpesa/stkpush/v1/processrequest', () => toStkPush(ctx.credentials, order, now())));
     },

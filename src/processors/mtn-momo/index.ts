@@ -81,6 +81,7 @@ export function mtnMomoProcessor(settings: MtnClientSettings): Processor {
   const client = new MtnClient(settings);
   const connector: Connector = {
     refunds: mtnRefunds(client),
+    payouts: null,
     async initiate(ctx: CallContext, order: PaymentOrder) {
       return sendResult(await client.requestToPay(ctx, order.reference, order.callbackUrl, toRequestToPay(order)));
     },

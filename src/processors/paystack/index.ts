@@ -92,6 +92,7 @@ export function paystackProcessor(t: PaystackTransport): Processor & { hosted: H
 
   const connector: Connector = {
     refunds: paystackRefunds(client),
+    payouts: null,
     // A hosted checkout starts when the customer opens payment_url (hosted.start): nothing is queued to send.
     initiate: async () => ({ kind: 'retry', detail: 'a Paystack checkout starts when the customer opens payment_url' }),
     async queryStatus(ctx: CallContext, q: StatusQuery): Promise<QueryResult> {
