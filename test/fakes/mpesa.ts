@@ -61,7 +61,7 @@
 //   B2CRecipientIsRegisteredCustomer, ReceiverPartyPublicName, TransactionCompletedDateTime and the
 //   account balances; result codes 0, 1 (insufficient balance), 2001 (initiator), 2040 (not a registered
 //   customer: BusinessPayment "supports only M-PESA registered customers",
-//   truehostcloud/mpesa-python-client docs/B2CPaymentRequest.md). The Transaction Status query finds a
+//   truehostcloud/mpesa-python-client, B2CPaymentRequest page). The Transaction Status query finds a
 //   payout by its OriginatorConversationID as it finds a reversal; a reversed payout reads "Reversed".
 // The fake's own choices where Safaricom does not say: a reused OriginatorConversationID on B2C is a 400
 // "Bad Request - Duplicate OriginatorConversationID" (nothing paid twice); 254711002040 is not a

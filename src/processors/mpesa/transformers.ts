@@ -377,7 +377,7 @@ function resultNote<S extends string>(body: unknown, results: Verdicts<S>, statu
 // the acknowledgement { ConversationID, OriginatorConversationID, ResponseCode, ResponseDescription },
 // the asynchronous Result with TransactionAmount, TransactionReceipt, ReceiverPartyPublicName, and its
 // result codes) and the client libraries that follow it (truehostcloud/mpesa-python-client
-// docs/B2CPaymentRequest.md: "Amount: whole numbers only", PartyB "the country code (254) without the
+// B2CPaymentRequest page: "Amount: whole numbers only", PartyB "the country code (254) without the
 // plus sign", BusinessPayment "supports only M-PESA registered customers"; jeffnyauke/mpesa-sdk-kotlin
 // B2cResponse).
 
