@@ -1010,6 +1010,7 @@ export interface components {
          *     | 400 | `CARD_DECRYPTION_FAILED` | `encrypted_card` cannot be decrypted or parsed |
          *     | 400 | `API_TOKEN_LIMIT` | a third API token for one business account |
          *     | 400 | `INVALID_STATE` | not allowed in the record's current state |
+         *     | 400 | `INSUFFICIENT_FUNDS` | the wallet's available balance cannot cover a refund |
          *     | 401 | `UNAUTHORIZED` | missing, malformed, expired or revoked credentials |
          *     | 403 | `FORBIDDEN` | operator API: the dashboard user's role may not do this |
          *     | 403 | `CSRF_FAILED` | operator API: a change made with the session cookie lacks the session's `X-CSRF-Token` |
@@ -1021,7 +1022,7 @@ export interface components {
          *     | 503 | `OUTCOME_UNKNOWN` | the database connection was lost after the change was sent (a failover, a crash): it may have taken effect; after `Retry-After` seconds send the same request again (same `merchant_reference` and body: idempotent), never as a new one |
          * @enum {string}
          */
-        PlainErrorCode: "INVALID_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "METHOD_NOT_ALLOWED" | "DUPLICATE_MERCHANT_REFERENCE" | "UNSUPPORTED_CURRENCY" | "NO_ROUTE" | "CARD_DECRYPTION_FAILED" | "API_TOKEN_LIMIT" | "INVALID_STATE" | "UNAUTHORIZED" | "FORBIDDEN" | "CSRF_FAILED" | "NOT_FOUND" | "PAYLOAD_TOO_LARGE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "OUTCOME_UNKNOWN";
+        PlainErrorCode: "INVALID_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "METHOD_NOT_ALLOWED" | "DUPLICATE_MERCHANT_REFERENCE" | "UNSUPPORTED_CURRENCY" | "NO_ROUTE" | "CARD_DECRYPTION_FAILED" | "API_TOKEN_LIMIT" | "INVALID_STATE" | "INSUFFICIENT_FUNDS" | "UNAUTHORIZED" | "FORBIDDEN" | "CSRF_FAILED" | "NOT_FOUND" | "PAYLOAD_TOO_LARGE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "OUTCOME_UNKNOWN";
         /** @description Any error other than `VALIDATION_ERROR`; `code` says why. */
         PlainError: {
             code: components["schemas"]["PlainErrorCode"];
@@ -1659,6 +1660,8 @@ export interface components {
             transaction_fee: components["schemas"]["Money"];
             /** @description Amount credited to the wallet on `COMPLETED`: `account_amount - transaction_fee` when the merchant bears the fee, `account_amount` when the customer does (`customer_charged` true). */
             total_credit: components["schemas"]["Money"];
+            /** @description Part of `request_amount` refunded or being refunded, in `request_currency`: the sum of the collection's refunds that are not `FAILED` or `CANCELLED` (list them with `GET /v1/refunds?collection_gateway_reference=...`). `0` when none. */
+            refunded_amount: components["schemas"]["Money"];
             /**
              * @description The merchant's own reference, as sent in the request; unique per business account.
              * @example ORD-20251125-0001
@@ -2017,11 +2020,11 @@ export interface components {
              */
             note: string & components["schemas"]["Text"];
         };
-        /** @description Balance of one wallet. `balance` is `available_balance + pending_balance + reserved_balance`; every amount is the sum of the wallet's ledger postings. */
+        /** @description Balance of one wallet. `balance` is `available_balance + pending_balance + reserved_balance + refund_held_balance`; every amount is the sum of the wallet's ledger postings. */
         WalletBalance: {
             /** @description Wallet currency. */
             currency: components["schemas"]["Currency"];
-            /** @description Total amount in the wallet; the three parts below added. */
+            /** @description Total amount in the wallet; the four parts below added. */
             balance: components["schemas"]["Money"];
             /** @description Part that is settled and free to use. */
             available_balance: components["schemas"]["Money"];
@@ -2029,6 +2032,8 @@ export interface components {
             pending_balance: components["schemas"]["Money"];
             /** @description Rolling reserve: the business's reserve percentage of each credit, held for its reserve months and then released to `available_balance`. */
             reserved_balance: components["schemas"]["Money"];
+            /** @description Held for refunds under way: taken from `available_balance` when a refund is accepted, it leaves the wallet when the refund completes and returns to `available_balance` when it fails or is cancelled. */
+            refund_held_balance: components["schemas"]["Money"];
         };
         /** @description An amount held in `pending` (card settlement) or `reserved` (rolling reserve) and when it becomes available. */
         BalanceRelease: {
@@ -2385,10 +2390,10 @@ export interface components {
             /** @description Who made the change. */
             actor: {
                 /**
-                 * @description A dashboard user, the operator API key, or `anonymous`, nobody signed in (a refused sign-in, a password-reset request).
+                 * @description A dashboard user, the operator API key, `anonymous`, nobody signed in (a refused sign-in, a password-reset request), or `api_token`, a merchant's API token through the merchant API (a refund; `email` is then the token's `api_key`).
                  * @enum {string}
                  */
-                type: "user" | "operator_key" | "anonymous";
+                type: "user" | "operator_key" | "anonymous" | "api_token";
                 /** @description The user's id; `null` for the operator key and for `anonymous`. */
                 user_id: number | null;
                 /** @description The user's email at the time; `null` for the operator key and for `anonymous`. */
@@ -2432,7 +2437,7 @@ export interface components {
         };
     };
     responses: {
-        /** @description The request was refused (HTTP 400) and nothing was changed; `code` says why: `VALIDATION_ERROR` (`data` lists every broken rule), `INVALID_JSON`, `UNSUPPORTED_MEDIA_TYPE`, `METHOD_NOT_ALLOWED`, `DUPLICATE_MERCHANT_REFERENCE`, `UNSUPPORTED_CURRENCY`, `NO_ROUTE`, `CARD_DECRYPTION_FAILED`, `API_TOKEN_LIMIT` or `INVALID_STATE`. Each operation lists the codes it can give. Fix the request before sending it again. */
+        /** @description The request was refused (HTTP 400) and nothing was changed; `code` says why: `VALIDATION_ERROR` (`data` lists every broken rule), `INVALID_JSON`, `UNSUPPORTED_MEDIA_TYPE`, `METHOD_NOT_ALLOWED`, `DUPLICATE_MERCHANT_REFERENCE`, `UNSUPPORTED_CURRENCY`, `NO_ROUTE`, `CARD_DECRYPTION_FAILED`, `API_TOKEN_LIMIT`, `INVALID_STATE` or `INSUFFICIENT_FUNDS`. Each operation lists the codes it can give. Fix the request before sending it again. */
         BadRequest: {
             headers: {
                 "X-Request-Id": components["headers"]["XRequestId"];
