@@ -64,3 +64,9 @@ export function refundScenarios(): Scenario[] {
     },
   ];
 }
+
+/** The refund side of a service type's processor: the simulator's for `sandbox`, a connector's own, or null. */
+export function refundConnectorOf(processors: { has(t: string): boolean; get(t: string): { connector: { refunds: RefundConnector | null } | null } }, serviceType: string): RefundConnector | null {
+  if (serviceType === 'sandbox') return sandboxRefunds;
+  return processors.has(serviceType) ? (processors.get(serviceType).connector?.refunds ?? null) : null;
+}

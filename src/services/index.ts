@@ -28,6 +28,10 @@ import { ProcessorRequestService } from './processor-requests';
 import { SharedRateLimit } from './rate-limit';
 import { RetentionService } from './retention';
 import { RoutingTurns } from './routing-turns';
+import { masterKeys } from '../crypto/secretbox';
+import { RefundService } from '../refunds/service';
+import { refundConnectorOf } from '../refunds/sandbox';
+import { openCredentials } from './mid-credentials';
 
 /** What every service is built from. */
 export interface Base {
@@ -68,6 +72,8 @@ export interface Services extends Base {
   retention: RetentionService;
   /** RATE_LIMIT_RPS per API token, shared by every process through leases of the budget (rate-limit.ts) */
   rateLimit: SharedRateLimit;
+  /** refunds of completed collections (src/refunds/) */
+  refunds: RefundService;
   /** set once the workers run; kick() wakes one after a commit that gave it work */
   workers: Workers | null;
 }
@@ -96,10 +102,19 @@ export function buildServices(base: Base): Services {
   s.routingTurns = new RoutingTurns(base.db);
   s.rateLimit = new SharedRateLimit(base.db, () => base.config.rateLimitRps, base.now);
   s.retention = new RetentionService(base.db, base.config.retentionDays, base.now);
+  s.refunds = new RefundService({
+    db: () => s.db,
+    config: base.config,
+    log: base.log,
+    now: base.now,
+    refundsOf: (serviceType) => refundConnectorOf(s.processors, serviceType),
+    openCredentials: (sealed) => openCredentials(masterKeys(base.config), sealed),
+    kick: (worker) => s.workers?.kick(worker),
+  });
   return s;
 }
 
 export function workerSpecs(s: Services): WorkerSpec[] {
   const rateLeases: WorkerSpec = { name: 'rate-leases', intervalMs: 60_000, run: () => s.rateLimit.forgetPast() };
-  return [rateLeases, ...s.collections.workers(), ...s.ledger.workers(), ...s.notifications.workers(), ...s.liveness.workers(), ...s.processorRequests.workers(), ...s.retention.workers()];
+  return [rateLeases, ...s.collections.workers(), ...s.ledger.workers(), ...s.notifications.workers(), ...s.liveness.workers(), ...s.processorRequests.workers(), ...s.retention.workers(), ...s.refunds.workers()];
 }
