@@ -119,7 +119,7 @@ interface LockedCollection {
 }
 
 /** A refund claimed for a send or a query, with what the call needs. */
-interface Claimed extends RefundRow {
+export interface Claimed extends RefundRow {
   collection_amount_minor: bigint;
   account_number: string | null;
   original_reference: string | null;
@@ -348,9 +348,14 @@ export class RefundService {
 
   /** Sends the refunds that are due (new ones, retries, and those whose worker died after its lease). */
   async sendDue(): Promise<number> {
-    const claimed = await this.db.any<Claimed>(SQL.claimSends, { now: this.p.now(), limit: BATCH, leaseEnd: this.leaseEnd() });
+    const claimed = await this.claimSends();
     await Promise.all(claimed.map((r) => this.sendOne(r)));
     return claimed.length;
+  }
+
+  /** The refunds due a send, claimed for a lease: a worker that dies now leaves them to the next after it. */
+  claimSends(): Promise<Claimed[]> {
+    return this.db.any<Claimed>(SQL.claimSends, { now: this.p.now(), limit: BATCH, leaseEnd: this.leaseEnd() });
   }
 
   private async sendOne(r: Claimed): Promise<void> {
