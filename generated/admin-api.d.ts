@@ -1233,17 +1233,42 @@ export interface components {
          * @enum {string}
          */
         TransactionStatus: "PENDING" | "COMPLETED" | "FAILED" | "CANCELLED" | "EXPIRED";
+        /**
+         * @description Stage of a refund. Every refund starts `PENDING` and ends in exactly one of `COMPLETED`, `FAILED` or
+         *     `CANCELLED`, which never change again. Each change after `PENDING` is sent to your webhook.
+         *     - `PENDING`: accepted and its amount held from the wallet's available balance; not yet taken by the
+         *       processor (`pending_reason` says what it waits for).
+         *     - `PROCESSING`: the processor has the refund and is paying the customer back.
+         *     - `COMPLETED`: the processor gave the money back to the customer; the held amount has left the wallet.
+         *     - `FAILED`: the processor refused or could not pay (`failure_reason` says why); the held amount is back
+         *       in the available balance.
+         *     - `CANCELLED`: the processor (or the customer, for a refund the customer must claim) abandoned it; the
+         *       held amount is back in the available balance.
+         *
+         *     | from | to | when |
+         *     |---|---|---|
+         *     | (none) | `PENDING` | the refund request is accepted (`pending_reason` `awaiting_processor`) |
+         *     | `PENDING` | `PENDING` | the answer to a send was lost: `pending_reason` becomes `outcome_unknown` until a status query settles it (no notification) |
+         *     | `PENDING` | `PROCESSING` | the processor took the refund |
+         *     | `PENDING` | `FAILED` | the processor refused it outright |
+         *     | `PENDING` or `PROCESSING` | `COMPLETED` | the processor confirms the customer was paid back |
+         *     | `PENDING` or `PROCESSING` | `FAILED` | the processor reports the refund failed |
+         *     | `PENDING` or `PROCESSING` | `CANCELLED` | the processor reports the refund cancelled |
+         * @enum {string}
+         */
+        RefundStatus: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "CANCELLED";
         /** @description One webhook notification of a business's collection and where its delivery stands. */
         Delivery: {
             /** @description The notification's id, increasing with creation. */
             id: number;
             /** @description The `webhook-id` the merchant receives; the same on every attempt and re-send. */
             event_id: string;
-            /** @description The collection the notification is about. */
+            /** @description The collection, or for a refund's notification the refund, the notification is about. */
             gateway_reference: string;
-            /** @description Order of the notification among the collection's notifications. */
+            /** @description Order of the notification among the collection's (or the refund's) notifications. */
             sequence: number;
-            transaction_status: components["schemas"]["TransactionStatus"];
+            /** @description The status it announces, a collection's or a refund's. */
+            transaction_status: components["schemas"]["TransactionStatus"] | components["schemas"]["RefundStatus"];
             /** @description When the notification was written (UTC). */
             created_at: components["schemas"]["Timestamp"];
             state: components["schemas"]["DeliveryState"];

@@ -91,6 +91,7 @@ const SQL = {
   claimSends: sql('claim-sends.sql'),
   claimChecks: sql('claim-checks.sql'),
   requestState: sql('request-state.sql'),
+  prompt: sql('prompt.sql'),
 };
 
 /** Refunds sent or checked per worker run. */
@@ -466,6 +467,19 @@ export class RefundService {
     s: { sendState: RefundRow['send_state']; nextSendAt: Date | null; nextCheckAt: Date | null; lastError: string | null; pendingReason: RefundRow['pending_reason'] },
   ): Promise<void> {
     await this.db.none(SQL.requestState, { refundId: r.id, vendorReference: null, ...s });
+  }
+
+  /**
+   * A processor's callback about a refund (a prompt, never proof): the refund whose unguessable token it
+   * came to is asked about now. False when no refund of this service type has the token.
+   */
+  async prompt(serviceType: string, callbackToken: string, body: unknown): Promise<boolean> {
+    const connector = this.p.refundsOf(serviceType);
+    if (!connector) return false;
+    const note = connector.parseRefundCallback(body);
+    const hit = await this.db.oneOrNone(SQL.prompt, { now: this.p.now(), vendorReference: note.vendorReference, callbackToken, serviceType });
+    if (hit) this.p.kick('refund-checks');
+    return hit !== null;
   }
 
   workers(): WorkerSpec[] {

@@ -66,9 +66,9 @@ interface DueHold {
   collection_id: bigint | null;
 }
 
-/** A ledger account whose running balance is not the sum of its postings, or an unbalanced journal. */
+/** A ledger account whose running balance is not the sum of its postings, an unbalanced journal, or a wallet account below zero. */
 export interface LedgerDrift {
-  problem: 'balance' | 'journal';
+  problem: 'balance' | 'journal' | 'negative';
   account_id: number | null;
   wallet_id: number | null;
   currency: string;

@@ -349,7 +349,11 @@ export class ProcessorRequestService {
        RETURNING p.collection_id`,
       [callbackToken, serviceType, now, note.vendorReference, note.reported?.amountMinor ?? null, note.reported?.currency ?? null, LATE_SUCCESS_FROM],
     );
-    if (!hit) throw notFound();
+    if (!hit) {
+      // not a collection's: a refund's callback (src/refunds/), or nobody's
+      if (await this.s.refunds.prompt(serviceType, callbackToken, body)) return;
+      throw notFound();
+    }
     this.s.workers?.kick('processor-checks');
   }
 

@@ -247,6 +247,11 @@ describe('refunds on the simulator', () => {
     // the collection's own notification log is the collection's alone
     const log = await m.client.get(`/v1/collections/${collection}/notifications`);
     expect(log.body.data.every((n: { transaction_status: string }) => n.transaction_status === 'COMPLETED')).toBe(true);
+    // the business's delivery log shows the refund's under the refund's reference
+    const deliveries = await svc.admin.get(`/v1/admin/businesses/${m.businessId}/deliveries`);
+    expect(deliveries.status).toBe(200);
+    const ofRefund = deliveries.body.data.filter((d: { gateway_reference: string }) => d.gateway_reference === reference);
+    expect(ofRefund.map((d: { sequence: number; transaction_status: string }) => [d.sequence, d.transaction_status])).toEqual([[2, 'COMPLETED'], [1, 'PROCESSING']]);
   });
 
   it('lists refunds newest first, filtered by collection and status', async () => {

@@ -1,4 +1,4 @@
-// Proves the refund's request to its processor, driven by hand on a controlled clock: a refund whose worker died after claiming it is sent again after the lease under the same reference (and never while the lease runs); an unknown outcome is settled by a status query, and one the processor never received is sent again under the same reference, never a new one.
+// Proves the refund's request to its processor, driven by hand on a controlled clock: a refund whose worker died after claiming it is sent again after the lease under the same reference (and never while the lease runs); an unknown outcome is settled by a status query, and one the processor never received is sent again under the same reference, never a new one; a callback only brings the status query forward.
 import { mobileMoney, ref, setupMerchant } from '../helpers/fixtures';
 import type { MerchantSetup } from '../helpers/fixtures';
 import { startTestService } from '../helpers/service';
@@ -12,7 +12,7 @@ let m: MerchantSetup;
 let offsetMs = 0;
 const now = () => new Date(Date.now() + offsetMs);
 beforeAll(async () => {
-  svc = await startTestService({ workers: false, now, env: { PROCESSOR_TIMEOUT_MS: '1000', PROCESSOR_CHECK_SCHEDULE: '1s', PROCESSOR_SEND_SCHEDULE: '0s,1s' } });
+  svc = await startTestService({ workers: false, now, env: { PROCESSOR_TIMEOUT_MS: '1000', PROCESSOR_CHECK_SCHEDULE: '30s', PROCESSOR_SEND_SCHEDULE: '0s,1s' } });
   m = await setupMerchant(svc);
 });
 afterAll(() => svc?.close());
@@ -38,7 +38,7 @@ it('sends again, under the same reference, a refund whose worker died after clai
   offsetMs += LEASE_MS + 1000;
   expect(await svc.services.refunds.sendDue()).toBe(1);
   expect(await stateOf(r.id)).toMatchObject({ status: 'PROCESSING', pending_reason: null, reference, vendor_reference: `SBXR-R-${reference}`, send_state: 'sent', send_attempts: 2 });
-  offsetMs += 2000;
+  offsetMs += 31_000;
   expect(await svc.services.refunds.checkDue()).toBe(1);
   expect((await m.client.get(`/v1/refunds/${r.gateway_reference}`)).body.data.transaction_status).toBe('COMPLETED');
 });
@@ -56,4 +56,19 @@ it('settles an unknown outcome with a status query, and sends one the processor 
   expect(await stateOf(r.id)).toMatchObject({ status: 'PENDING', pending_reason: 'awaiting_processor', send_state: 'queued', reference });
   expect(await svc.services.refunds.sendDue()).toBe(1);
   expect(await stateOf(r.id)).toMatchObject({ status: 'PROCESSING', reference, vendor_reference: `SBXR-R-${reference}`, send_attempts: 2 });
+});
+
+it('takes a callback as a prompt to ask the processor now, never as the answer; an unknown token is nobody\'s', async () => {
+  offsetMs += 31_000;
+  while ((await svc.services.refunds.checkDue()) > 0); // the earlier tests' refunds settle first
+  const r = await pendingRefund();
+  expect(await svc.services.refunds.sendDue()).toBe(1);
+  const { callback_token: token } = await svc.database.db.one('SELECT callback_token FROM refunds WHERE id = $1', [r.id]);
+  expect(await svc.services.refunds.checkDue()).toBe(0); // its first query is not due yet
+  expect(await svc.services.refunds.prompt('sandbox', token, { status: 'REFUNDED' })).toBe(true);
+  expect(await stateOf(r.id)).toMatchObject({ status: 'PROCESSING' }); // the body proves nothing
+  expect(await svc.services.refunds.checkDue()).toBe(1);
+  expect(await stateOf(r.id)).toMatchObject({ status: 'COMPLETED' });
+  expect(await svc.services.refunds.prompt('sandbox', 'x'.repeat(32), {})).toBe(false);
+  expect(await svc.services.refunds.prompt('no-such-processor', token, {})).toBe(false);
 });

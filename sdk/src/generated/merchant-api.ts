@@ -1098,7 +1098,7 @@ export interface components {
              * @description Why the money goes back, for your records and the customer's receipt (at most 200 characters).
              * @example Order cancelled by the customer
              */
-            reason?: string;
+            reason?: string & components["schemas"]["Text"];
         };
         /**
          * @description Stage of a refund. Every refund starts `PENDING` and ends in exactly one of `COMPLETED`, `FAILED` or
