@@ -88,8 +88,7 @@ const SQL = {
   move: sql('move.sql'),
   notification: sql('notification.sql'),
   emails: sql('emails.sql'),
-  claimSends: sql('claim-sends.sql'),
-  claimChecks: sql('claim-checks.sql'),
+  claim: sql('claim.sql'),
   requestState: sql('request-state.sql'),
   prompt: sql('prompt.sql'),
 };
@@ -356,7 +355,7 @@ export class RefundService {
 
   /** The refunds due a send, claimed for a lease: a worker that dies now leaves them to the next after it. */
   claimSends(): Promise<Claimed[]> {
-    return this.db.any<Claimed>(SQL.claimSends, { now: this.p.now(), limit: BATCH, leaseEnd: this.leaseEnd() });
+    return this.db.any<Claimed>(SQL.claim, { clock: 'next_send_at', counter: 'send_attempts', now: this.p.now(), limit: BATCH, leaseEnd: this.leaseEnd() });
   }
 
   private async sendOne(r: Claimed): Promise<void> {
@@ -417,7 +416,7 @@ export class RefundService {
 
   /** Asks the processor about the refunds due a status query. */
   async checkDue(): Promise<number> {
-    const claimed = await this.db.any<Claimed>(SQL.claimChecks, { now: this.p.now(), limit: BATCH, leaseEnd: this.leaseEnd() });
+    const claimed = await this.db.any<Claimed>(SQL.claim, { clock: 'next_check_at', counter: 'checks', now: this.p.now(), limit: BATCH, leaseEnd: this.leaseEnd() });
     await Promise.all(claimed.map((r) => this.checkOne(r)));
     return claimed.length;
   }
