@@ -28,7 +28,7 @@ import type { RefundFinal, RefundJournal, RefundStatus } from '../domain/refund'
 import { formatMinor } from '../domain/money';
 import { AppError, validationError } from '../errors';
 import type { Logger } from '../log';
-import type { CallContext, QueryResult, RefundConnector, RefundSendResult } from '../processors/types';
+import type { CallContext, QueryResult, RefundConnector, RefundOrder, RefundSendResult } from '../processors/types';
 import { currentTraceParent } from '../telemetry';
 import type { WorkerSpec } from '../workers';
 import { refundEmails } from './emails';
@@ -91,6 +91,7 @@ const SQL = {
   claim: sql('claim.sql'),
   requestState: sql('request-state.sql'),
   prompt: sql('prompt.sql'),
+  promptByPayment: sql('prompt-by-payment.sql'),
 };
 
 /** Refunds sent or checked per worker run. */
@@ -346,6 +347,23 @@ export class RefundService {
     return { midId: r.mid_id ?? 0, credentials: this.p.openCredentials(r.credentials_enc) };
   }
 
+  /** The collection refunded, as it was sent to the processor. */
+  private originalOf(r: Claimed): RefundOrder['original'] {
+    return {
+      reference: r.original_reference ?? r.collection_gateway_reference,
+      vendorReference: r.original_vendor_reference,
+      // the processor's receipt of the payment is not kept with the collection yet
+      receipt: null,
+      amountMinor: r.collection_amount_minor,
+      accountNumber: r.account_number,
+    };
+  }
+
+  /** Where the processor may call back about this refund: its own unguessable token. */
+  private callbackUrl(r: Claimed): string {
+    return `${this.p.config.publicBaseUrl}/callbacks/${r.service_type}/${r.callback_token}`;
+  }
+
   /** Sends the refunds that are due (new ones, retries, and those whose worker died after its lease). */
   async sendDue(): Promise<number> {
     const claimed = await this.claimSends();
@@ -368,17 +386,11 @@ export class RefundService {
       result = await this.connectorOf(r).initiateRefund(this.context(r), {
         reference: r.reference,
         gatewayReference: r.gateway_reference,
-        original: {
-          reference: r.original_reference ?? r.collection_gateway_reference,
-          vendorReference: r.original_vendor_reference,
-          receipt: null,
-          amountMinor: r.collection_amount_minor,
-          accountNumber: r.account_number,
-        },
+        original: this.originalOf(r),
         amountMinor: r.amount_minor,
         currency: r.currency,
         reason: r.reason,
-        callbackUrl: `${this.p.config.publicBaseUrl}/callbacks/${r.service_type}/${r.callback_token}`,
+        callbackUrl: this.callbackUrl(r),
       });
     } catch (err) {
       this.p.log.error('refund send failed', { service_type: r.service_type, gateway_reference: r.gateway_reference, err });
@@ -428,7 +440,9 @@ export class RefundService {
     }
     let result: QueryResult;
     try {
-      result = await this.connectorOf(r).queryRefund(this.context(r), { reference: r.reference, vendorReference: r.vendor_reference });
+      result = await this.connectorOf(r).queryRefund(this.context(r), {
+        reference: r.reference, vendorReference: r.vendor_reference, callbackUrl: this.callbackUrl(r), original: this.originalOf(r),
+      });
     } catch (err) {
       this.p.log.error('refund status query failed', { service_type: r.service_type, gateway_reference: r.gateway_reference, err });
       result = { kind: 'unavailable', detail: 'connector failed' };
@@ -469,16 +483,41 @@ export class RefundService {
   }
 
   /**
-   * A processor's callback about a refund (a prompt, never proof): the refund whose unguessable token it
-   * came to is asked about now. False when no refund of this service type has the token.
+   * A processor's callback about a refund, found by the unguessable token of its URL: a prompt to ask
+   * the processor now. What it says is taken as the answer only from a vendor whose results come this way
+   * (M-Pesa's reversal and status results, `observed`) and only when it names the processor's id the send
+   * was given. False when no refund of this service type has the token.
    */
   async prompt(serviceType: string, callbackToken: string, body: unknown): Promise<boolean> {
     const connector = this.p.refundsOf(serviceType);
     if (!connector) return false;
     const note = connector.parseRefundCallback(body);
-    const hit = await this.db.oneOrNone(SQL.prompt, { now: this.p.now(), vendorReference: note.vendorReference, callbackToken, serviceType });
-    if (hit) this.p.kick('refund-checks');
-    return hit !== null;
+    const hit = await this.db.oneOrNone<{ id: bigint; status: RefundStatus; known_vendor_reference: string | null }>(SQL.prompt, {
+      now: this.p.now(), vendorReference: note.vendorReference, callbackToken, serviceType,
+    });
+    if (!hit) return false;
+    const o = note.observed;
+    if (o && !o.unmapped && note.vendorReference !== null && note.vendorReference === hit.known_vendor_reference) {
+      if (o.status !== 'PENDING') await this.move(hit.id, { to: o.status, failureReason: o.status === 'COMPLETED' ? null : (o.message ?? REFUND_MESSAGES[o.status]) });
+      else if (hit.status === 'PENDING') await this.move(hit.id, { to: 'PROCESSING', nextCheckAt: this.after(this.p.config.processors.checkScheduleMs, 0) });
+      return true;
+    }
+    this.p.kick('refund-checks');
+    return true;
+  }
+
+  /**
+   * A processor's signed webhook (checked by the caller) that may be about refunds of one payment: a
+   * prompt to ask about them now. Returns how many refunds it prompted.
+   */
+  async promptByPayment(serviceType: string, body: unknown): Promise<number> {
+    const connector = this.p.refundsOf(serviceType);
+    if (!connector) return 0;
+    const note = connector.parseRefundCallback(body);
+    if (!note.vendorReference && !note.originalReference) return 0;
+    const hits = await this.db.any(SQL.promptByPayment, { now: this.p.now(), serviceType, vendorReference: note.vendorReference, originalReference: note.originalReference ?? null });
+    if (hits.length > 0) this.p.kick('refund-checks');
+    return hits.length;
   }
 
   workers(): WorkerSpec[] {

@@ -206,5 +206,7 @@ export class CheckoutService {
       [serviceType, note.vendorReference, note.gatewayReference],
     );
     if (target) await this.s.processorRequests.prompt(serviceType, target.callback_token, null);
+    // the same signed route carries refund events (src/refunds/): a prompt to ask about them
+    else await this.s.refunds.promptByPayment(serviceType, rawBody);
   }
 }
