@@ -254,6 +254,27 @@ describe('refunds on the simulator', () => {
     expect(ofRefund.map((d: { sequence: number; transaction_status: string }) => [d.sequence, d.transaction_status])).toEqual([[2, 'COMPLETED'], [1, 'PROCESSING']]);
   });
 
+  it('emails by the API token\'s flags: the merchant a summary at the end, the customer a notice once refunded', async () => {
+    const m = await setupMerchant(svc, { emailMerchant: true, emailUser: true, notificationEmail: 'owner@shop.example' });
+    const created = await m.client.post('/v1/collections/request-to-pay', mobileMoney({ account_number: '256700000009', account_email: 'amina@example.org' }));
+    const collection = created.body.data.gateway_reference;
+    await m.client.post(`/v1/sandbox/collections/${collection}/simulate`, { outcome: 'COMPLETED' });
+    const done = await m.client.post(`/v1/collections/${collection}/refunds`, { amount: 300, merchant_reference: ref('RFD') });
+    const failed = await m.client.post(`/v1/collections/${collection}/refunds`, { amount: 200.13, merchant_reference: ref('RFD') });
+    await refundStatus(m.client, done.body.data.gateway_reference, 'COMPLETED');
+    await refundStatus(m.client, failed.body.data.gateway_reference, 'FAILED');
+    const emails = await svc.database.db.any(
+      "SELECT kind, recipient, subject FROM emails e JOIN collections c ON c.id = e.collection_id WHERE c.gateway_reference = $1 AND e.subject LIKE 'Refund%' ORDER BY e.id",
+      [collection],
+    );
+    expect(emails).toEqual(expect.arrayContaining([
+      { kind: 'summary', recipient: 'owner@shop.example', subject: `Refund ${done.body.data.gateway_reference} COMPLETED: UGX 300.00` },
+      { kind: 'receipt', recipient: 'amina@example.org', subject: expect.stringMatching(/^Refund from .*: UGX 300\.00$/) },
+      { kind: 'summary', recipient: 'owner@shop.example', subject: `Refund ${failed.body.data.gateway_reference} FAILED: UGX 200.13` },
+    ]));
+    expect(emails).toHaveLength(3);
+  });
+
   it('lists refunds newest first, filtered by collection and status', async () => {
     const m = await setupMerchant(svc);
     const a = await completed(m);
