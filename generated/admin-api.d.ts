@@ -432,6 +432,31 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/collections/{gateway_reference}/refunds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Refund a collection from the dashboard
+         * @description The dashboard's Refund button: gives (part of) a `COMPLETED` collection back to the customer, exactly as
+         *     the merchant API's `createRefund` does (the same body, rules, states, money and errors; see
+         *     docs/contract/refunds.md). The refund's notifications go to the webhook of the API token that
+         *     requested the collection. Merchant owners and developers may, for their own business, and operator
+         *     admins; merchant viewers and operator support staff may not (`FORBIDDEN`). The refund is in the audit
+         *     log under the person who asked.
+         */
+        post: operations["createAdminRefund"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/admin/collections/{gateway_reference}/resolve-held": {
         parameters: {
             query?: never;
@@ -2032,6 +2057,98 @@ export interface components {
             message: string;
             data: components["schemas"]["NotificationLogEntry"];
         };
+        /**
+         * @description Amount to give back, in the collection's `request_currency`, greater than 0, at most two decimal places (a JSON number; the service refuses a third decimal with `VALIDATION_ERROR`). At most what is still refundable on the collection (`request_amount - refunded_amount`).
+         * @example 20000
+         */
+        RefundAmount: number;
+        /** @description A refund of (part of) a `COMPLETED` collection. Leave `amount` out to refund everything still refundable. */
+        RefundCreate: {
+            amount?: components["schemas"]["RefundAmount"];
+            /**
+             * @description Your unique reference for this refund, 9 to 36 characters of letters, digits, `_` and `-`. Unique per business among refunds: the same reference with the same body (and collection) again answers the original refund (header `Idempotent-Replayed: true`), so a retry never refunds twice; with a different body it is `DUPLICATE_MERCHANT_REFERENCE`.
+             * @example RFD-20251125-0001
+             */
+            merchant_reference: string;
+            /**
+             * @description Why the money goes back, for your records and the customer's receipt (at most 200 characters).
+             * @example Order cancelled by the customer
+             */
+            reason?: string & components["schemas"]["Text"];
+        };
+        /** @description A refund: money given back to the customer of a `COMPLETED` collection, through the processor that took it. Every field is always present; a blank field is `null`, never omitted. */
+        RefundRecord: {
+            /**
+             * @description Record id, a numeric string. Use `gateway_reference`, not this, to query the refund.
+             * @example 311
+             */
+            id: string;
+            /**
+             * @description This service's unique id of the refund; `GET /v1/refunds/{gateway_reference}` uses it.
+             * @example RFH7KQ2M9XW4TB3NCVE5PA
+             */
+            gateway_reference: string;
+            /**
+             * @description The `gateway_reference` of the collection refunded.
+             * @example PCD4Q38UJREMYY4NQVTDQA
+             */
+            collection_gateway_reference: string;
+            /**
+             * @description Your reference of the refund, as sent.
+             * @example RFD-20251125-0001
+             */
+            merchant_reference: string;
+            /** @description Amount given back to the customer, in `currency` (the collection's `request_currency`). */
+            amount: components["schemas"]["Money"];
+            /** @description The collection's `request_currency`. */
+            currency: components["schemas"]["Currency"];
+            /** @description What the refund takes from the wallet, in `account_currency`: `amount` at the collection's own conversion (its `account_amount` per `request_amount`), so that refunds of the whole collection take exactly its `account_amount`, rounding included. The collection's fee is not given back. */
+            account_amount: components["schemas"]["Money"];
+            /** @description Currency of the wallet the collection credited, which the refund is taken from. */
+            account_currency: components["schemas"]["Currency"];
+            transaction_status: components["schemas"]["RefundStatus"];
+            /**
+             * @description Always `refund`.
+             * @constant
+             */
+            transaction_type: "refund";
+            /**
+             * @description While `PENDING`: `awaiting_processor` (queued to be sent to the processor, or being sent again after it could not be reached) or `outcome_unknown` (the processor's answer was lost; a status query is settling it, and the refund is never sent twice). `null` in every other state.
+             * @enum {string|null}
+             */
+            pending_reason: "awaiting_processor" | "outcome_unknown" | null;
+            /** @description For `FAILED` and `CANCELLED`, why, in words fit to show; otherwise `null`. */
+            failure_reason: string | null;
+            /** @description Your reason, as sent; `null` when none. */
+            reason: string | null;
+            /**
+             * @description Status message, in English, fit to show to the merchant's staff.
+             * @example Refund completed
+             */
+            message: string;
+            /** @description For a refund the customer must claim (crypto through BTCPay Server: a pull payment), the link to give the customer; otherwise `null`. */
+            claim_url: string | null;
+            /** @description When the refund was accepted (UTC). */
+            created_at: components["schemas"]["Timestamp"];
+            /** @description When the record last changed (UTC). */
+            updated_at: components["schemas"]["Timestamp"];
+        };
+        /** @description Envelope of one refund: `status` is `accepted`; the record is `PENDING` (or, on an idempotent replay, as it is now). */
+        RefundAcceptedResponse: {
+            /**
+             * @description Always `200` on success.
+             * @constant
+             */
+            code: 200;
+            /**
+             * @description Always `accepted` for this operation.
+             * @constant
+             */
+            status: "accepted";
+            /** @description Human-readable outcome. */
+            message: string;
+            data: components["schemas"]["RefundRecord"];
+        };
         /** @description The operator's decision on a held payment, taken after checking with the processor what the customer really paid. */
         ResolveHeld: {
             /**
@@ -2679,6 +2796,11 @@ export interface components {
          * @example 1
          */
         RetryAfter: number;
+        /**
+         * @description `true` on a replay: a request with the same `merchant_reference` and the same body was accepted before, the original collection is returned as it is now, and no second payment was started. The service leaves the header out otherwise; treat a missing header as `false` (the Prism mock, which has no memory, always sends `false`).
+         * @example false
+         */
+        IdempotentReplayed: boolean;
     };
     pathItems: never;
 }
@@ -3910,6 +4032,47 @@ export interface operations {
                 };
             };
             /** @description `INVALID_STATE`: the collection is still `PENDING`; `VALIDATION_ERROR`: `gateway_reference` is malformed. */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description `NOT_FOUND`: no collection with this reference that you may see. */
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    createAdminRefund: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The collection's `gateway_reference`, as returned when it was requested.
+                 * @example PCD4Q38UJREMYY4NQVTDQA
+                 */
+                gateway_reference: components["parameters"]["GatewayReference"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RefundCreate"];
+            };
+        };
+        responses: {
+            /** @description Refund accepted and `PENDING`, or (with `Idempotent-Replayed: true`) the refund accepted earlier for the same `merchant_reference` and body, as it is now. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RefundAcceptedResponse"];
+                };
+            };
+            /** @description `VALIDATION_ERROR` (a field, or more than is still refundable), `DUPLICATE_MERCHANT_REFERENCE`, `INVALID_STATE` (not `COMPLETED`, or a processor without refunds), `INSUFFICIENT_FUNDS`. */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];

@@ -39,10 +39,16 @@ import type { components } from '../../generated/merchant-api';
 
 export type RefundCreateBody = components['schemas']['RefundCreate'];
 
-/** Who asks for a refund: an API token of the business (the merchant API). */
+/**
+ * Who asks for a refund: an API token of the business (the merchant API: the refund is audited under
+ * it), or a person in the dashboard (audited by the operator API's own entry). The refund's notifications
+ * go to apiTokenId's webhook: the asking token's, or the collection's for the dashboard.
+ */
 export interface RefundRequester {
-  apiTokenId: number;
   businessId: number;
+  apiTokenId: number | null;
+  /** the merchant API: this API token asked, and the refund's audit entry names it */
+  byToken: boolean;
 }
 
 export interface RefundFilters {
@@ -220,7 +226,9 @@ export class RefundService {
     if (!row) throw new ReferenceTaken();
     await t.none(SQL.collectionRefunded, { collectionId: c.id, deltaMinor: amounts.amountMinor });
     await this.post(t, row, refundHoldPlan({ walletId: wallet.id, currency: c.account_currency, accountAmountMinor: row.account_amount_minor }), now);
-    await t.none(SQL.audit, { now, businessId: who.businessId, gatewayReference: row.gateway_reference, after: JSON.stringify(toRefundRecord(row)), requestId, apiTokenId: who.apiTokenId });
+    if (who.byToken) {
+      await t.none(SQL.audit, { now, businessId: who.businessId, gatewayReference: row.gateway_reference, after: JSON.stringify(toRefundRecord(row)), requestId, apiTokenId: who.apiTokenId });
+    }
     return row;
   }
 
