@@ -432,6 +432,31 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/collections/{gateway_reference}/refunds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Refund a collection from the dashboard
+         * @description The dashboard's Refund button: gives (part of) a `COMPLETED` collection back to the customer, exactly as
+         *     the merchant API's `createRefund` does (the same body, rules, states, money and errors; see
+         *     docs/contract/refunds.md). The refund's notifications go to the webhook of the API token that
+         *     requested the collection. Merchant owners and developers may, for their own business, and operator
+         *     admins; merchant viewers and operator support staff may not (`FORBIDDEN`). The refund is in the audit
+         *     log under the person who asked.
+         */
+        post: operations["createAdminRefund"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/admin/collections/{gateway_reference}/resolve-held": {
         parameters: {
             query?: never;
@@ -1010,6 +1035,7 @@ export interface components {
          *     | 400 | `CARD_DECRYPTION_FAILED` | `encrypted_card` cannot be decrypted or parsed |
          *     | 400 | `API_TOKEN_LIMIT` | a third API token for one business account |
          *     | 400 | `INVALID_STATE` | not allowed in the record's current state |
+         *     | 400 | `INSUFFICIENT_FUNDS` | the wallet's available balance cannot cover a refund |
          *     | 401 | `UNAUTHORIZED` | missing, malformed, expired or revoked credentials |
          *     | 403 | `FORBIDDEN` | operator API: the dashboard user's role may not do this |
          *     | 403 | `CSRF_FAILED` | operator API: a change made with the session cookie lacks the session's `X-CSRF-Token` |
@@ -1021,7 +1047,7 @@ export interface components {
          *     | 503 | `OUTCOME_UNKNOWN` | the database connection was lost after the change was sent (a failover, a crash): it may have taken effect; after `Retry-After` seconds send the same request again (same `merchant_reference` and body: idempotent), never as a new one |
          * @enum {string}
          */
-        PlainErrorCode: "INVALID_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "METHOD_NOT_ALLOWED" | "DUPLICATE_MERCHANT_REFERENCE" | "UNSUPPORTED_CURRENCY" | "NO_ROUTE" | "CARD_DECRYPTION_FAILED" | "API_TOKEN_LIMIT" | "INVALID_STATE" | "UNAUTHORIZED" | "FORBIDDEN" | "CSRF_FAILED" | "NOT_FOUND" | "PAYLOAD_TOO_LARGE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "OUTCOME_UNKNOWN";
+        PlainErrorCode: "INVALID_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "METHOD_NOT_ALLOWED" | "DUPLICATE_MERCHANT_REFERENCE" | "UNSUPPORTED_CURRENCY" | "NO_ROUTE" | "CARD_DECRYPTION_FAILED" | "API_TOKEN_LIMIT" | "INVALID_STATE" | "INSUFFICIENT_FUNDS" | "UNAUTHORIZED" | "FORBIDDEN" | "CSRF_FAILED" | "NOT_FOUND" | "PAYLOAD_TOO_LARGE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "OUTCOME_UNKNOWN";
         /** @description Any error other than `VALIDATION_ERROR`; `code` says why. */
         PlainError: {
             code: components["schemas"]["PlainErrorCode"];
@@ -1232,17 +1258,42 @@ export interface components {
          * @enum {string}
          */
         TransactionStatus: "PENDING" | "COMPLETED" | "FAILED" | "CANCELLED" | "EXPIRED";
+        /**
+         * @description Stage of a refund. Every refund starts `PENDING` and ends in exactly one of `COMPLETED`, `FAILED` or
+         *     `CANCELLED`, which never change again. Each change after `PENDING` is sent to your webhook.
+         *     - `PENDING`: accepted and its amount held from the wallet's available balance; not yet taken by the
+         *       processor (`pending_reason` says what it waits for).
+         *     - `PROCESSING`: the processor has the refund and is paying the customer back.
+         *     - `COMPLETED`: the processor gave the money back to the customer; the held amount has left the wallet.
+         *     - `FAILED`: the processor refused or could not pay (`failure_reason` says why); the held amount is back
+         *       in the available balance.
+         *     - `CANCELLED`: the processor (or the customer, for a refund the customer must claim) abandoned it; the
+         *       held amount is back in the available balance.
+         *
+         *     | from | to | when |
+         *     |---|---|---|
+         *     | (none) | `PENDING` | the refund request is accepted (`pending_reason` `awaiting_processor`) |
+         *     | `PENDING` | `PENDING` | the answer to a send was lost: `pending_reason` becomes `outcome_unknown` until a status query settles it (no notification) |
+         *     | `PENDING` | `PROCESSING` | the processor took the refund |
+         *     | `PENDING` | `FAILED` | the processor refused it outright |
+         *     | `PENDING` or `PROCESSING` | `COMPLETED` | the processor confirms the customer was paid back |
+         *     | `PENDING` or `PROCESSING` | `FAILED` | the processor reports the refund failed |
+         *     | `PENDING` or `PROCESSING` | `CANCELLED` | the processor reports the refund cancelled |
+         * @enum {string}
+         */
+        RefundStatus: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "CANCELLED";
         /** @description One webhook notification of a business's collection and where its delivery stands. */
         Delivery: {
             /** @description The notification's id, increasing with creation. */
             id: number;
             /** @description The `webhook-id` the merchant receives; the same on every attempt and re-send. */
             event_id: string;
-            /** @description The collection the notification is about. */
+            /** @description The collection, or for a refund's notification the refund, the notification is about. */
             gateway_reference: string;
-            /** @description Order of the notification among the collection's notifications. */
+            /** @description Order of the notification among the collection's (or the refund's) notifications. */
             sequence: number;
-            transaction_status: components["schemas"]["TransactionStatus"];
+            /** @description The status it announces, a collection's or a refund's. */
+            transaction_status: components["schemas"]["TransactionStatus"] | components["schemas"]["RefundStatus"];
             /** @description When the notification was written (UTC). */
             created_at: components["schemas"]["Timestamp"];
             state: components["schemas"]["DeliveryState"];
@@ -1659,6 +1710,8 @@ export interface components {
             transaction_fee: components["schemas"]["Money"];
             /** @description Amount credited to the wallet on `COMPLETED`: `account_amount - transaction_fee` when the merchant bears the fee, `account_amount` when the customer does (`customer_charged` true). */
             total_credit: components["schemas"]["Money"];
+            /** @description Part of `request_amount` refunded or being refunded, in `request_currency`: the sum of the collection's refunds that are not `FAILED` or `CANCELLED` (list them with `GET /v1/refunds?collection_gateway_reference=...`). `0` when none. */
+            refunded_amount: components["schemas"]["Money"];
             /**
              * @description The merchant's own reference, as sent in the request; unique per business account.
              * @example ORD-20251125-0001
@@ -2004,6 +2057,98 @@ export interface components {
             message: string;
             data: components["schemas"]["NotificationLogEntry"];
         };
+        /**
+         * @description Amount to give back, in the collection's `request_currency`, greater than 0, at most two decimal places (a JSON number; the service refuses a third decimal with `VALIDATION_ERROR`). At most what is still refundable on the collection (`request_amount - refunded_amount`).
+         * @example 20000
+         */
+        RefundAmount: number;
+        /** @description A refund of (part of) a `COMPLETED` collection. Leave `amount` out to refund everything still refundable. */
+        RefundCreate: {
+            amount?: components["schemas"]["RefundAmount"];
+            /**
+             * @description Your unique reference for this refund, 9 to 36 characters of letters, digits, `_` and `-`. Unique per business among refunds: the same reference with the same body (and collection) again answers the original refund (header `Idempotent-Replayed: true`), so a retry never refunds twice; with a different body it is `DUPLICATE_MERCHANT_REFERENCE`.
+             * @example RFD-20251125-0001
+             */
+            merchant_reference: string;
+            /**
+             * @description Why the money goes back, for your records and the customer's receipt (at most 200 characters).
+             * @example Order cancelled by the customer
+             */
+            reason?: string & components["schemas"]["Text"];
+        };
+        /** @description A refund: money given back to the customer of a `COMPLETED` collection, through the processor that took it. Every field is always present; a blank field is `null`, never omitted. */
+        RefundRecord: {
+            /**
+             * @description Record id, a numeric string. Use `gateway_reference`, not this, to query the refund.
+             * @example 311
+             */
+            id: string;
+            /**
+             * @description This service's unique id of the refund; `GET /v1/refunds/{gateway_reference}` uses it.
+             * @example RFH7KQ2M9XW4TB3NCVE5PA
+             */
+            gateway_reference: string;
+            /**
+             * @description The `gateway_reference` of the collection refunded.
+             * @example PCD4Q38UJREMYY4NQVTDQA
+             */
+            collection_gateway_reference: string;
+            /**
+             * @description Your reference of the refund, as sent.
+             * @example RFD-20251125-0001
+             */
+            merchant_reference: string;
+            /** @description Amount given back to the customer, in `currency` (the collection's `request_currency`). */
+            amount: components["schemas"]["Money"];
+            /** @description The collection's `request_currency`. */
+            currency: components["schemas"]["Currency"];
+            /** @description What the refund takes from the wallet, in `account_currency`: `amount` at the collection's own conversion (its `account_amount` per `request_amount`), so that refunds of the whole collection take exactly its `account_amount`, rounding included. The collection's fee is not given back. */
+            account_amount: components["schemas"]["Money"];
+            /** @description Currency of the wallet the collection credited, which the refund is taken from. */
+            account_currency: components["schemas"]["Currency"];
+            transaction_status: components["schemas"]["RefundStatus"];
+            /**
+             * @description Always `refund`.
+             * @constant
+             */
+            transaction_type: "refund";
+            /**
+             * @description While `PENDING`: `awaiting_processor` (queued to be sent to the processor, or being sent again after it could not be reached) or `outcome_unknown` (the processor's answer was lost; a status query is settling it, and the refund is never sent twice). `null` in every other state.
+             * @enum {string|null}
+             */
+            pending_reason: "awaiting_processor" | "outcome_unknown" | null;
+            /** @description For `FAILED` and `CANCELLED`, why, in words fit to show; otherwise `null`. */
+            failure_reason: string | null;
+            /** @description Your reason, as sent; `null` when none. */
+            reason: string | null;
+            /**
+             * @description Status message, in English, fit to show to the merchant's staff.
+             * @example Refund completed
+             */
+            message: string;
+            /** @description For a refund the customer must claim (crypto through BTCPay Server: a pull payment), the link to give the customer; otherwise `null`. */
+            claim_url: string | null;
+            /** @description When the refund was accepted (UTC). */
+            created_at: components["schemas"]["Timestamp"];
+            /** @description When the record last changed (UTC). */
+            updated_at: components["schemas"]["Timestamp"];
+        };
+        /** @description Envelope of one refund: `status` is `accepted`; the record is `PENDING` (or, on an idempotent replay, as it is now). */
+        RefundAcceptedResponse: {
+            /**
+             * @description Always `200` on success.
+             * @constant
+             */
+            code: 200;
+            /**
+             * @description Always `accepted` for this operation.
+             * @constant
+             */
+            status: "accepted";
+            /** @description Human-readable outcome. */
+            message: string;
+            data: components["schemas"]["RefundRecord"];
+        };
         /** @description The operator's decision on a held payment, taken after checking with the processor what the customer really paid. */
         ResolveHeld: {
             /**
@@ -2017,11 +2162,11 @@ export interface components {
              */
             note: string & components["schemas"]["Text"];
         };
-        /** @description Balance of one wallet. `balance` is `available_balance + pending_balance + reserved_balance`; every amount is the sum of the wallet's ledger postings. */
+        /** @description Balance of one wallet. `balance` is `available_balance + pending_balance + reserved_balance + refund_held_balance`; every amount is the sum of the wallet's ledger postings. */
         WalletBalance: {
             /** @description Wallet currency. */
             currency: components["schemas"]["Currency"];
-            /** @description Total amount in the wallet; the three parts below added. */
+            /** @description Total amount in the wallet; the four parts below added. */
             balance: components["schemas"]["Money"];
             /** @description Part that is settled and free to use. */
             available_balance: components["schemas"]["Money"];
@@ -2029,6 +2174,8 @@ export interface components {
             pending_balance: components["schemas"]["Money"];
             /** @description Rolling reserve: the business's reserve percentage of each credit, held for its reserve months and then released to `available_balance`. */
             reserved_balance: components["schemas"]["Money"];
+            /** @description Held for refunds under way: taken from `available_balance` when a refund is accepted, it leaves the wallet when the refund completes and returns to `available_balance` when it fails or is cancelled. */
+            refund_held_balance: components["schemas"]["Money"];
         };
         /** @description An amount held in `pending` (card settlement) or `reserved` (rolling reserve) and when it becomes available. */
         BalanceRelease: {
@@ -2385,10 +2532,10 @@ export interface components {
             /** @description Who made the change. */
             actor: {
                 /**
-                 * @description A dashboard user, the operator API key, or `anonymous`, nobody signed in (a refused sign-in, a password-reset request).
+                 * @description A dashboard user, the operator API key, `anonymous`, nobody signed in (a refused sign-in, a password-reset request), or `api_token`, a merchant's API token through the merchant API (a refund; `email` is then the token's `api_key`).
                  * @enum {string}
                  */
-                type: "user" | "operator_key" | "anonymous";
+                type: "user" | "operator_key" | "anonymous" | "api_token";
                 /** @description The user's id; `null` for the operator key and for `anonymous`. */
                 user_id: number | null;
                 /** @description The user's email at the time; `null` for the operator key and for `anonymous`. */
@@ -2432,7 +2579,7 @@ export interface components {
         };
     };
     responses: {
-        /** @description The request was refused (HTTP 400) and nothing was changed; `code` says why: `VALIDATION_ERROR` (`data` lists every broken rule), `INVALID_JSON`, `UNSUPPORTED_MEDIA_TYPE`, `METHOD_NOT_ALLOWED`, `DUPLICATE_MERCHANT_REFERENCE`, `UNSUPPORTED_CURRENCY`, `NO_ROUTE`, `CARD_DECRYPTION_FAILED`, `API_TOKEN_LIMIT` or `INVALID_STATE`. Each operation lists the codes it can give. Fix the request before sending it again. */
+        /** @description The request was refused (HTTP 400) and nothing was changed; `code` says why: `VALIDATION_ERROR` (`data` lists every broken rule), `INVALID_JSON`, `UNSUPPORTED_MEDIA_TYPE`, `METHOD_NOT_ALLOWED`, `DUPLICATE_MERCHANT_REFERENCE`, `UNSUPPORTED_CURRENCY`, `NO_ROUTE`, `CARD_DECRYPTION_FAILED`, `API_TOKEN_LIMIT`, `INVALID_STATE` or `INSUFFICIENT_FUNDS`. Each operation lists the codes it can give. Fix the request before sending it again. */
         BadRequest: {
             headers: {
                 "X-Request-Id": components["headers"]["XRequestId"];
@@ -2649,6 +2796,11 @@ export interface components {
          * @example 1
          */
         RetryAfter: number;
+        /**
+         * @description `true` on a replay: a request with the same `merchant_reference` and the same body was accepted before, the original collection is returned as it is now, and no second payment was started. The service leaves the header out otherwise; treat a missing header as `false` (the Prism mock, which has no memory, always sends `false`).
+         * @example false
+         */
+        IdempotentReplayed: boolean;
     };
     pathItems: never;
 }
@@ -3880,6 +4032,47 @@ export interface operations {
                 };
             };
             /** @description `INVALID_STATE`: the collection is still `PENDING`; `VALIDATION_ERROR`: `gateway_reference` is malformed. */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description `NOT_FOUND`: no collection with this reference that you may see. */
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    createAdminRefund: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The collection's `gateway_reference`, as returned when it was requested.
+                 * @example PCD4Q38UJREMYY4NQVTDQA
+                 */
+                gateway_reference: components["parameters"]["GatewayReference"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RefundCreate"];
+            };
+        };
+        responses: {
+            /** @description Refund accepted and `PENDING`, or (with `Idempotent-Replayed: true`) the refund accepted earlier for the same `merchant_reference` and body, as it is now. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RefundAcceptedResponse"];
+                };
+            };
+            /** @description `VALIDATION_ERROR` (a field, or more than is still refundable), `DUPLICATE_MERCHANT_REFERENCE`, `INVALID_STATE` (not `COMPLETED`, or a processor without refunds), `INSUFFICIENT_FUNDS`. */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];

@@ -206,6 +206,100 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/collections/{gateway_reference}/refunds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Refund a collection
+         * @description Gives (part of) a `COMPLETED` collection back to the customer, through the processor that took the
+         *     payment. Leave `amount` out to refund everything still refundable. The answer is `status` `accepted`
+         *     with the refund record, `PENDING`; the processor is asked by the service in the background, and each
+         *     later change (`PROCESSING`, then `COMPLETED`, `FAILED` or `CANCELLED`) is sent to your webhook URL
+         *     (see the `refundStatusChanged` webhook) and can be read with `GET /v1/refunds/{gateway_reference}`.
+         *
+         *     Money: the amount is in the collection's `request_currency`, exact. The refund takes `account_amount`
+         *     from the wallet the collection credited, at the collection's own conversion, so refunding the whole
+         *     collection takes exactly the collection's `account_amount`. It is taken from the **available** balance
+         *     only, at once: the amount is held (shown as `refund_held_balance`) while the refund is under way, leaves
+         *     the wallet on `COMPLETED`, and comes back to the available balance on `FAILED` or `CANCELLED`. The
+         *     collection's fee is not given back: when you bore it, a full refund takes more from the wallet than
+         *     the collection credited to it (by the fee); when the customer bore it, the customer gets back the amount
+         *     without the fee they paid on top.
+         *
+         *     Refused, changing nothing:
+         *     - the collection is not `COMPLETED` (`INVALID_STATE`);
+         *     - `amount` is more than what is still refundable (`request_amount` less the refunds that are not
+         *       `FAILED` or `CANCELLED`), or nothing is left to refund (`VALIDATION_ERROR` on `amount`);
+         *     - the wallet's available balance is less than the refund's `account_amount`
+         *       (`INSUFFICIENT_FUNDS`: wait for card settlement or new collections, then send it again);
+         *     - the processor that took the payment offers no refunds (`INVALID_STATE`).
+         *     Refunds of one collection never add up to more than was paid, and no balance goes below zero, however
+         *     many arrive at once.
+         *
+         *     Retrying is safe: the same `merchant_reference` with the same body for the same collection answers the
+         *     original refund with `Idempotent-Replayed: true`; the same reference with anything different is
+         *     `DUPLICATE_MERCHANT_REFERENCE`.
+         *
+         *     In the sandbox, refunds go through the simulator: an amount whose cents are `.13` fails (`FAILED`) and
+         *     `.14` is cancelled (`CANCELLED`); any other amount completes (see `GET /v1/sandbox/scenarios`).
+         */
+        post: operations["createRefund"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/refunds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List refunds
+         * @description Returns your refunds, newest first, a page at a time, optionally filtered (filters combine). Take
+         *     `per_page` items (default 10, at most 100), then pass the answer's `paging.next_cursor` as `cursor`
+         *     (with the same filters) for the next page until it is `null`. `collection_gateway_reference` lists the
+         *     refunds of one collection. For compatibility, `page` or `offset` and the `Link` header work too.
+         *     Unknown query parameters are refused (`VALIDATION_ERROR`).
+         */
+        get: operations["listRefunds"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/refunds/{gateway_reference}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a refund
+         * @description Returns one of your refunds by its `gateway_reference`, as it is now. The notification remains the primary signal, so poll sparingly. (On the Prism mock the answer is the `processing` example; send `Prefer: example=completed` or `failed` for the others.)
+         */
+        get: operations["getRefund"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/public-key": {
         parameters: {
             query?: never;
@@ -325,7 +419,7 @@ export interface paths {
         };
         /**
          * List sandbox test values
-         * @description Sandbox only (404 in live). Returns the designated test values of this sandbox (phone numbers and cards), each with the outcome it produces, the statuses the collection goes through and the notifications your webhook receives. Use them to run the test cases reviewed before going live. Bank and crypto payments are decided by the customer on the payment page (approve or cancel), and any `PENDING` collection can be driven with `POST /v1/sandbox/collections/{gateway_reference}/simulate`.
+         * @description Sandbox only (404 in live). Returns the designated test values of this sandbox (phone numbers and cards, and refund amounts), each with the outcome it produces, the statuses the collection or refund goes through and the notifications your webhook receives. Use them to run the test cases reviewed before going live. Bank and crypto payments are decided by the customer on the payment page (approve or cancel), and any `PENDING` collection can be driven with `POST /v1/sandbox/collections/{gateway_reference}/simulate`.
          */
         get: operations["listSandboxScenarios"];
         put?: never;
@@ -396,6 +490,33 @@ export interface webhooks {
          *     processed. Notifications of different collections are independent and may interleave.
          */
         post: operations["collectionStatusChanged"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    refundStatusChanged: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Refund status changed
+         * @description Sent to the `webhook_url` of the API token that requested the refund each time the refund changes
+         *     state after `PENDING` (to `PROCESSING`, `COMPLETED`, `FAILED` or `CANCELLED`), as an HTTP `POST` with a
+         *     JSON body: the refund record as it is after the change (`transaction_type` `refund`), plus `sequence`
+         *     (1, 2, ... per refund). Signed, retried and delivered in order exactly like the collection
+         *     notifications (see `collectionStatusChanged`): verify the `webhook-signature` with your `webhook_hash`,
+         *     acknowledge with any 2xx within 10 seconds, and deduplicate on `webhook-id`. Notifications of one
+         *     refund are delivered in order; those of different refunds, or of a refund and its collection, are
+         *     independent. Branch on `transaction_type` when one endpoint receives both kinds.
+         */
+        post: operations["refundStatusChanged"];
         delete?: never;
         options?: never;
         head?: never;
@@ -498,6 +619,7 @@ export interface components {
          *     | 400 | `CARD_DECRYPTION_FAILED` | `encrypted_card` cannot be decrypted or parsed |
          *     | 400 | `API_TOKEN_LIMIT` | a third API token for one business account |
          *     | 400 | `INVALID_STATE` | not allowed in the record's current state |
+         *     | 400 | `INSUFFICIENT_FUNDS` | the wallet's available balance cannot cover a refund |
          *     | 401 | `UNAUTHORIZED` | missing, malformed, expired or revoked credentials |
          *     | 403 | `FORBIDDEN` | operator API: the dashboard user's role may not do this |
          *     | 403 | `CSRF_FAILED` | operator API: a change made with the session cookie lacks the session's `X-CSRF-Token` |
@@ -509,7 +631,7 @@ export interface components {
          *     | 503 | `OUTCOME_UNKNOWN` | the database connection was lost after the change was sent (a failover, a crash): it may have taken effect; after `Retry-After` seconds send the same request again (same `merchant_reference` and body: idempotent), never as a new one |
          * @enum {string}
          */
-        PlainErrorCode: "INVALID_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "METHOD_NOT_ALLOWED" | "DUPLICATE_MERCHANT_REFERENCE" | "UNSUPPORTED_CURRENCY" | "NO_ROUTE" | "CARD_DECRYPTION_FAILED" | "API_TOKEN_LIMIT" | "INVALID_STATE" | "UNAUTHORIZED" | "FORBIDDEN" | "CSRF_FAILED" | "NOT_FOUND" | "PAYLOAD_TOO_LARGE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "OUTCOME_UNKNOWN";
+        PlainErrorCode: "INVALID_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "METHOD_NOT_ALLOWED" | "DUPLICATE_MERCHANT_REFERENCE" | "UNSUPPORTED_CURRENCY" | "NO_ROUTE" | "CARD_DECRYPTION_FAILED" | "API_TOKEN_LIMIT" | "INVALID_STATE" | "INSUFFICIENT_FUNDS" | "UNAUTHORIZED" | "FORBIDDEN" | "CSRF_FAILED" | "NOT_FOUND" | "PAYLOAD_TOO_LARGE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "OUTCOME_UNKNOWN";
         /** @description Any error other than `VALIDATION_ERROR`; `code` says why. */
         PlainError: {
             code: components["schemas"]["PlainErrorCode"];
@@ -760,6 +882,8 @@ export interface components {
             transaction_fee: components["schemas"]["Money"];
             /** @description Amount credited to the wallet on `COMPLETED`: `account_amount - transaction_fee` when the merchant bears the fee, `account_amount` when the customer does (`customer_charged` true). */
             total_credit: components["schemas"]["Money"];
+            /** @description Part of `request_amount` refunded or being refunded, in `request_currency`: the sum of the collection's refunds that are not `FAILED` or `CANCELLED` (list them with `GET /v1/refunds?collection_gateway_reference=...`). `0` when none. */
+            refunded_amount: components["schemas"]["Money"];
             /**
              * @description The merchant's own reference, as sent in the request; unique per business account.
              * @example ORD-20251125-0001
@@ -957,6 +1081,155 @@ export interface components {
             message: string;
             data: components["schemas"]["NotificationLogEntry"][];
         };
+        /**
+         * @description Amount to give back, in the collection's `request_currency`, greater than 0, at most two decimal places (a JSON number; the service refuses a third decimal with `VALIDATION_ERROR`). At most what is still refundable on the collection (`request_amount - refunded_amount`).
+         * @example 20000
+         */
+        RefundAmount: number;
+        /** @description A refund of (part of) a `COMPLETED` collection. Leave `amount` out to refund everything still refundable. */
+        RefundCreate: {
+            amount?: components["schemas"]["RefundAmount"];
+            /**
+             * @description Your unique reference for this refund, 9 to 36 characters of letters, digits, `_` and `-`. Unique per business among refunds: the same reference with the same body (and collection) again answers the original refund (header `Idempotent-Replayed: true`), so a retry never refunds twice; with a different body it is `DUPLICATE_MERCHANT_REFERENCE`.
+             * @example RFD-20251125-0001
+             */
+            merchant_reference: string;
+            /**
+             * @description Why the money goes back, for your records and the customer's receipt (at most 200 characters).
+             * @example Order cancelled by the customer
+             */
+            reason?: string & components["schemas"]["Text"];
+        };
+        /**
+         * @description Stage of a refund. Every refund starts `PENDING` and ends in exactly one of `COMPLETED`, `FAILED` or
+         *     `CANCELLED`, which never change again. Each change after `PENDING` is sent to your webhook.
+         *     - `PENDING`: accepted and its amount held from the wallet's available balance; not yet taken by the
+         *       processor (`pending_reason` says what it waits for).
+         *     - `PROCESSING`: the processor has the refund and is paying the customer back.
+         *     - `COMPLETED`: the processor gave the money back to the customer; the held amount has left the wallet.
+         *     - `FAILED`: the processor refused or could not pay (`failure_reason` says why); the held amount is back
+         *       in the available balance.
+         *     - `CANCELLED`: the processor (or the customer, for a refund the customer must claim) abandoned it; the
+         *       held amount is back in the available balance.
+         *
+         *     | from | to | when |
+         *     |---|---|---|
+         *     | (none) | `PENDING` | the refund request is accepted (`pending_reason` `awaiting_processor`) |
+         *     | `PENDING` | `PENDING` | the answer to a send was lost: `pending_reason` becomes `outcome_unknown` until a status query settles it (no notification) |
+         *     | `PENDING` | `PROCESSING` | the processor took the refund |
+         *     | `PENDING` | `FAILED` | the processor refused it outright |
+         *     | `PENDING` or `PROCESSING` | `COMPLETED` | the processor confirms the customer was paid back |
+         *     | `PENDING` or `PROCESSING` | `FAILED` | the processor reports the refund failed |
+         *     | `PENDING` or `PROCESSING` | `CANCELLED` | the processor reports the refund cancelled |
+         * @enum {string}
+         */
+        RefundStatus: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "CANCELLED";
+        /** @description A refund: money given back to the customer of a `COMPLETED` collection, through the processor that took it. Every field is always present; a blank field is `null`, never omitted. */
+        RefundRecord: {
+            /**
+             * @description Record id, a numeric string. Use `gateway_reference`, not this, to query the refund.
+             * @example 311
+             */
+            id: string;
+            /**
+             * @description This service's unique id of the refund; `GET /v1/refunds/{gateway_reference}` uses it.
+             * @example RFH7KQ2M9XW4TB3NCVE5PA
+             */
+            gateway_reference: string;
+            /**
+             * @description The `gateway_reference` of the collection refunded.
+             * @example PCD4Q38UJREMYY4NQVTDQA
+             */
+            collection_gateway_reference: string;
+            /**
+             * @description Your reference of the refund, as sent.
+             * @example RFD-20251125-0001
+             */
+            merchant_reference: string;
+            /** @description Amount given back to the customer, in `currency` (the collection's `request_currency`). */
+            amount: components["schemas"]["Money"];
+            /** @description The collection's `request_currency`. */
+            currency: components["schemas"]["Currency"];
+            /** @description What the refund takes from the wallet, in `account_currency`: `amount` at the collection's own conversion (its `account_amount` per `request_amount`), so that refunds of the whole collection take exactly its `account_amount`, rounding included. The collection's fee is not given back. */
+            account_amount: components["schemas"]["Money"];
+            /** @description Currency of the wallet the collection credited, which the refund is taken from. */
+            account_currency: components["schemas"]["Currency"];
+            transaction_status: components["schemas"]["RefundStatus"];
+            /**
+             * @description Always `refund`.
+             * @constant
+             */
+            transaction_type: "refund";
+            /**
+             * @description While `PENDING`: `awaiting_processor` (queued to be sent to the processor, or being sent again after it could not be reached) or `outcome_unknown` (the processor's answer was lost; a status query is settling it, and the refund is never sent twice). `null` in every other state.
+             * @enum {string|null}
+             */
+            pending_reason: "awaiting_processor" | "outcome_unknown" | null;
+            /** @description For `FAILED` and `CANCELLED`, why, in words fit to show; otherwise `null`. */
+            failure_reason: string | null;
+            /** @description Your reason, as sent; `null` when none. */
+            reason: string | null;
+            /**
+             * @description Status message, in English, fit to show to the merchant's staff.
+             * @example Refund completed
+             */
+            message: string;
+            /** @description For a refund the customer must claim (crypto through BTCPay Server: a pull payment), the link to give the customer; otherwise `null`. */
+            claim_url: string | null;
+            /** @description When the refund was accepted (UTC). */
+            created_at: components["schemas"]["Timestamp"];
+            /** @description When the record last changed (UTC). */
+            updated_at: components["schemas"]["Timestamp"];
+        };
+        /** @description Envelope of one refund: `status` is `accepted`; the record is `PENDING` (or, on an idempotent replay, as it is now). */
+        RefundAcceptedResponse: {
+            /**
+             * @description Always `200` on success.
+             * @constant
+             */
+            code: 200;
+            /**
+             * @description Always `accepted` for this operation.
+             * @constant
+             */
+            status: "accepted";
+            /** @description Human-readable outcome. */
+            message: string;
+            data: components["schemas"]["RefundRecord"];
+        };
+        /** @description Envelope of a page of refunds, newest first. */
+        RefundListResponse: {
+            /**
+             * @description Always `200` on success.
+             * @constant
+             */
+            code: 200;
+            /**
+             * @description Always `success` for this operation.
+             * @constant
+             */
+            status: "success";
+            /** @description Human-readable outcome. */
+            message: string;
+            data: components["schemas"]["RefundRecord"][];
+            paging: components["schemas"]["Paging"];
+        };
+        /** @description Envelope of one refund. */
+        RefundResponse: {
+            /**
+             * @description Always `200` on success.
+             * @constant
+             */
+            code: 200;
+            /**
+             * @description Always `success` for this operation.
+             * @constant
+             */
+            status: "success";
+            /** @description Human-readable outcome. */
+            message: string;
+            data: components["schemas"]["RefundRecord"];
+        };
         /** @description The card encryption public key now in use. */
         PublicKey: {
             /**
@@ -983,11 +1256,11 @@ export interface components {
             message: string;
             data: components["schemas"]["PublicKey"];
         };
-        /** @description Balance of one wallet. `balance` is `available_balance + pending_balance + reserved_balance`; every amount is the sum of the wallet's ledger postings. */
+        /** @description Balance of one wallet. `balance` is `available_balance + pending_balance + reserved_balance + refund_held_balance`; every amount is the sum of the wallet's ledger postings. */
         WalletBalance: {
             /** @description Wallet currency. */
             currency: components["schemas"]["Currency"];
-            /** @description Total amount in the wallet; the three parts below added. */
+            /** @description Total amount in the wallet; the four parts below added. */
             balance: components["schemas"]["Money"];
             /** @description Part that is settled and free to use. */
             available_balance: components["schemas"]["Money"];
@@ -995,6 +1268,8 @@ export interface components {
             pending_balance: components["schemas"]["Money"];
             /** @description Rolling reserve: the business's reserve percentage of each credit, held for its reserve months and then released to `available_balance`. */
             reserved_balance: components["schemas"]["Money"];
+            /** @description Held for refunds under way: taken from `available_balance` when a refund is accepted, it leaves the wallet when the refund completes and returns to `available_balance` when it fails or is cancelled. */
+            refund_held_balance: components["schemas"]["Money"];
         };
         /** @description Envelope of every wallet balance of the business, one per wallet. */
         WalletBalanceListResponse: {
@@ -1035,7 +1310,7 @@ export interface components {
              * @example 1
              */
             sequence: number;
-            transaction_status: components["schemas"]["TransactionStatus"];
+            transaction_status: components["schemas"]["TransactionStatus"] | components["schemas"]["RefundStatus"];
         };
         /** @description A designated sandbox test value and what it does. */
         SandboxScenario: {
@@ -1044,18 +1319,24 @@ export interface components {
              * @example MOBILE_MONEY_SUCCESS
              */
             name: string;
-            payment_method: components["schemas"]["PaymentMethod"];
             /**
-             * @description The value to use: the phone number to send as `account_number`, or the card number to enter on the card page or put in `encrypted_card`.
+             * @description What the value drives: a `collection` (request-to-pay) or a `refund` (the `amount` of a refund of a `COMPLETED` collection made with any method).
+             * @enum {string}
+             */
+            transaction_type: "collection" | "refund";
+            /** @description The collection's payment method; `null` for a refund scenario (any method). */
+            payment_method: components["schemas"]["PaymentMethod"] | null;
+            /**
+             * @description The value to use: the phone number to send as `account_number`, the card number to enter on the card page or put in `encrypted_card`, or a refund's `amount`.
              * @example 256777000001
              */
             value: string;
-            /** @description The final status the collection reaches. */
-            outcome: components["schemas"]["TransactionStatus"];
+            /** @description The final status the collection (or refund) reaches. */
+            outcome: components["schemas"]["TransactionStatus"] | components["schemas"]["RefundStatus"];
             /** @description What happens, and when. */
             description: string;
-            /** @description The statuses the collection goes through, in order, starting with `PENDING`. */
-            states: components["schemas"]["TransactionStatus"][];
+            /** @description The statuses the collection (or refund) goes through, in order, starting with `PENDING`. */
+            states: (components["schemas"]["TransactionStatus"] | components["schemas"]["RefundStatus"])[];
             /** @description The notifications sent to the webhook URL, in order (`PENDING` sends none). */
             notifications: components["schemas"]["SandboxScenarioNotification"][];
         };
@@ -1091,9 +1372,17 @@ export interface components {
              */
             sequence: number;
         };
+        /** @description Body of a refund status notification: the refund record as it is after the change, plus `sequence`. */
+        RefundNotification: components["schemas"]["RefundRecord"] & {
+            /**
+             * @description Position of this notification among the refund's notifications: 1, 2, ... (`PENDING` sends none, so the first is 1). Ignore a notification whose `sequence` is not higher than the last one you processed for the same refund `gateway_reference`.
+             * @example 1
+             */
+            sequence: number;
+        };
     };
     responses: {
-        /** @description The request was refused (HTTP 400) and nothing was changed; `code` says why: `VALIDATION_ERROR` (`data` lists every broken rule), `INVALID_JSON`, `UNSUPPORTED_MEDIA_TYPE`, `METHOD_NOT_ALLOWED`, `DUPLICATE_MERCHANT_REFERENCE`, `UNSUPPORTED_CURRENCY`, `NO_ROUTE`, `CARD_DECRYPTION_FAILED`, `API_TOKEN_LIMIT` or `INVALID_STATE`. Each operation lists the codes it can give. Fix the request before sending it again. */
+        /** @description The request was refused (HTTP 400) and nothing was changed; `code` says why: `VALIDATION_ERROR` (`data` lists every broken rule), `INVALID_JSON`, `UNSUPPORTED_MEDIA_TYPE`, `METHOD_NOT_ALLOWED`, `DUPLICATE_MERCHANT_REFERENCE`, `UNSUPPORTED_CURRENCY`, `NO_ROUTE`, `CARD_DECRYPTION_FAILED`, `API_TOKEN_LIMIT`, `INVALID_STATE` or `INSUFFICIENT_FUNDS`. Each operation lists the codes it can give. Fix the request before sending it again. */
         BadRequest: {
             headers: {
                 "X-Request-Id": components["headers"]["XRequestId"];
@@ -1227,6 +1516,31 @@ export interface components {
          * @example PCD4Q38UJREMYY4NQVTDQA
          */
         GatewayReference: string & components["schemas"]["Text"];
+        /**
+         * @description Only refunds with this `transaction_status`.
+         * @example COMPLETED
+         */
+        FilterRefundStatus: components["schemas"]["RefundStatus"];
+        /**
+         * @description Only refunds in this currency (the collection's `request_currency`).
+         * @example UGX
+         */
+        FilterRefundCurrency: components["schemas"]["Currency"];
+        /**
+         * @description Only the refund with this `merchant_reference` (exact match).
+         * @example RFD-20251125-0001
+         */
+        FilterRefundMerchantReference: string;
+        /**
+         * @description Only the refunds of the collection with this `gateway_reference`.
+         * @example PCD4Q38UJREMYY4NQVTDQA
+         */
+        FilterCollectionGatewayReference: string;
+        /**
+         * @description The refund's `gateway_reference`, as returned when it was requested.
+         * @example RFH7KQ2M9XW4TB3NCVE5PA
+         */
+        RefundGatewayReference: string & components["schemas"]["Text"];
         /**
          * @description Wallet currency.
          * @example UGX
@@ -1547,6 +1861,170 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    createRefund: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The collection's `gateway_reference`, as returned when it was requested.
+                 * @example PCD4Q38UJREMYY4NQVTDQA
+                 */
+                gateway_reference: components["parameters"]["GatewayReference"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RefundCreate"];
+            };
+        };
+        responses: {
+            /** @description Refund accepted and `PENDING`, or (with `Idempotent-Replayed: true`) the refund accepted earlier for the same `merchant_reference` and body, as it is now. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RefundAcceptedResponse"];
+                };
+            };
+            /**
+             * @description One of:
+             *     - `VALIDATION_ERROR`: a field breaks a rule, or `amount` is more than is still refundable.
+             *     - `INVALID_JSON`, `UNSUPPORTED_MEDIA_TYPE`: the body is not a JSON object sent as `application/json`.
+             *     - `DUPLICATE_MERCHANT_REFERENCE`: the reference was used for a different refund.
+             *     - `INVALID_STATE`: the collection is not `COMPLETED`, or its processor offers no refunds.
+             *     - `INSUFFICIENT_FUNDS`: the wallet's available balance cannot cover the refund.
+             */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description `NOT_FOUND`: no collection of yours has this `gateway_reference`. */
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listRefunds: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only refunds with this `transaction_status`.
+                 * @example COMPLETED
+                 */
+                status?: components["parameters"]["FilterRefundStatus"];
+                /**
+                 * @description Only refunds in this currency (the collection's `request_currency`).
+                 * @example UGX
+                 */
+                currency?: components["parameters"]["FilterRefundCurrency"];
+                /**
+                 * @description Only the refund with this `merchant_reference` (exact match).
+                 * @example RFD-20251125-0001
+                 */
+                merchant_reference?: components["parameters"]["FilterRefundMerchantReference"];
+                /**
+                 * @description Only the refunds of the collection with this `gateway_reference`.
+                 * @example PCD4Q38UJREMYY4NQVTDQA
+                 */
+                collection_gateway_reference?: components["parameters"]["FilterCollectionGatewayReference"];
+                /**
+                 * @description Only collections created at or after this time (UTC, `YYYY-MM-DDTHH:MM:SSZ`; the `Z` may be left out).
+                 * @example 2025-11-01T00:00:00Z
+                 */
+                from?: components["parameters"]["FilterFrom"];
+                /**
+                 * @description Only collections created at or before this time (UTC, `YYYY-MM-DDTHH:MM:SSZ`; the `Z` may be left out).
+                 * @example 2025-11-30T23:59:59Z
+                 */
+                to?: components["parameters"]["FilterTo"];
+                /**
+                 * @description Items per page.
+                 * @example 10
+                 */
+                per_page?: components["parameters"]["PerPage"];
+                /**
+                 * @description Where to go on: the `paging.next_cursor` of the previous page (send the same filters). Keyset paging: no item is repeated or skipped while new ones are being created. Not with `page` or `offset`.
+                 * @example WyIyMDI1LTExLTI1VDEwOjE1OjAyKzAwOjAwIiwxMDQ4XQ
+                 */
+                cursor?: components["parameters"]["Cursor"];
+                /**
+                 * @description Page number, 1-based, at most 21474837 (so that the items it skips fit the `offset` bound). Ignored when `offset` is given.
+                 * @example 2
+                 */
+                page?: components["parameters"]["Page"];
+                /**
+                 * @description Number of items to skip from the first, at most 2147483647. When given it wins over `page`.
+                 * @example 20
+                 */
+                offset?: components["parameters"]["Offset"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of refunds, newest first; an empty array past the last page. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-PH-Total": components["headers"]["XPHTotal"];
+                    "X-PH-TotalPages": components["headers"]["XPHTotalPages"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RefundListResponse"];
+                };
+            };
+            /** @description `VALIDATION_ERROR`: a filter or paging parameter is malformed or out of range, or the query has an unknown parameter. */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getRefund: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The refund's `gateway_reference`, as returned when it was requested.
+                 * @example RFH7KQ2M9XW4TB3NCVE5PA
+                 */
+                gateway_reference: components["parameters"]["RefundGatewayReference"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The refund. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RefundResponse"];
+                };
+            };
+            /** @description `VALIDATION_ERROR`: `gateway_reference` is malformed. */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description `NOT_FOUND`: no refund of yours has this `gateway_reference`. */
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     getPublicKey: {
         parameters: {
             query?: never;
@@ -1764,6 +2242,58 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["CollectionNotification"];
+            };
+        };
+        responses: {
+            /** @description Acknowledged. Any 2xx status acknowledges the notification; anything else, a timeout (10 s) or a refused connection is retried per `WEBHOOK_RETRY_SCHEDULE`. The response body is ignored (its first 1 KiB is kept in the delivery log). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not acknowledged; the notification is retried per `WEBHOOK_RETRY_SCHEDULE`. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not acknowledged; the notification is retried per `WEBHOOK_RETRY_SCHEDULE`. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    refundStatusChanged: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Id of the notification (event), the same on every retry and re-send. Deduplicate on it.
+                 * @example evt_2f6c1b9a7d4e4c0f9a3e8b5d1c7f2a64
+                 */
+                "webhook-id": string;
+                /**
+                 * @description When this attempt was signed, in seconds since the Unix epoch.
+                 * @example 1764065705
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description `v1,` followed by `base64(HMAC-SHA256(UTF-8 bytes of webhook_hash, "<webhook-id>.<webhook-timestamp>.<body>"))`. Standard Webhooks allows several space-separated signatures; accept the message if any `v1` one matches.
+                 * @example v1,Em/TvMWjKFPn8UvO3bf54ZoZF26FKP6NWZCUiQQHDYI=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RefundNotification"];
             };
         };
         responses: {

@@ -12,6 +12,7 @@ export const ERROR_CATALOG = {
   CARD_DECRYPTION_FAILED: { http: 400, message: 'encrypted_card could not be decrypted' },
   API_TOKEN_LIMIT: { http: 400, message: 'A business account can hold at most 2 API tokens' },
   INVALID_STATE: { http: 400, message: 'The operation is not allowed in the current state' },
+  INSUFFICIENT_FUNDS: { http: 400, message: "The wallet's available balance cannot cover this refund" },
   UNAUTHORIZED: { http: 401, message: 'Authentication failed' },
   FORBIDDEN: { http: 403, message: 'Your role may not do this' },
   CSRF_FAILED: { http: 403, message: 'X-CSRF-Token is missing or does not match the session; read it again from GET /v1/admin/session' },

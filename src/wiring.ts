@@ -32,6 +32,10 @@ import { ProcessorRequestService } from './processor-requests/processor-requests
 import { SharedRateLimit } from './merchants/rate-limit';
 import { RetentionService } from './workers/retention';
 import { RoutingTurns } from './collections/routing-turns';
+import { masterKeys } from './crypto/secretbox';
+import { openCredentials } from './processors/credentials';
+import { RefundService } from './refunds/service';
+import { refundConnectorOf } from './refunds/sandbox';
 
 /** What the caller gives: Base less what is built here (the db getter, kick; figures when none are given). */
 export interface BaseInput {
@@ -70,6 +74,8 @@ export interface Services extends Base {
   retention: RetentionService;
   /** RATE_LIMIT_RPS per API token, shared by every process through leases of the budget (rate-limit.ts) */
   rateLimit: SharedRateLimit;
+  /** refunds of completed collections (src/refunds/) */
+  refunds: RefundService;
   /** set once the workers run (server.ts); until then Base.kick wakes nothing */
   workers: Workers | null;
 }
@@ -108,8 +114,17 @@ export function buildServices(input: BaseInput): Services {
   let checkouts: CheckoutService | null = null;
   const chargeCard: CheckoutService['chargeCard'] = (...args) => (checkouts as CheckoutService).chargeCard(...args);
   const collections = new CollectionService(using(base, { accessTokens, cards, chargeCard, configCache, ledger, notifications, pricing, processors, routingTurns }));
-  const processorRequests = new ProcessorRequestService(using(base, { collections, processors }));
-  checkouts = new CheckoutService(using(base, { collections, processorRequests, processors }));
+  const refunds = new RefundService({
+    db: () => base.db,
+    config: input.config,
+    log: input.log,
+    now: input.now,
+    refundsOf: (serviceType) => refundConnectorOf(processors, serviceType),
+    openCredentials: (sealed) => openCredentials(masterKeys(input.config), sealed),
+    kick: base.kick,
+  });
+  const processorRequests = new ProcessorRequestService(using(base, { collections, processors, refunds }));
+  checkouts = new CheckoutService(using(base, { collections, processorRequests, processors, refunds }));
 
   const services: Services = {
     ...base,
@@ -133,6 +148,7 @@ export function buildServices(input: BaseInput): Services {
     routingTurns,
     retention,
     rateLimit,
+    refunds,
     get workers() {
       return workers;
     },
@@ -146,5 +162,5 @@ export function buildServices(input: BaseInput): Services {
 
 export function workerSpecs(s: Services): WorkerSpec[] {
   const rateLeases: WorkerSpec = { name: 'rate-leases', intervalMs: 60_000, run: () => s.rateLimit.forgetPast() };
-  return [rateLeases, ...s.collections.workers(), ...s.ledger.workers(), ...s.notifications.workers(), ...s.liveness.workers(), ...s.processorRequests.workers(), ...s.retention.workers()];
+  return [rateLeases, ...s.collections.workers(), ...s.ledger.workers(), ...s.notifications.workers(), ...s.liveness.workers(), ...s.processorRequests.workers(), ...s.retention.workers(), ...s.refunds.workers()];
 }

@@ -1,6 +1,6 @@
 // Proves `npm run mock` (Prism on the merchant document) answers every merchant operation with a response that
 // validates against the spec, accepts valid requests the old multipleOf refused and `{}` on body-less actions, and
-// tells the story through `Prefer: example=`: the zero-logic sandbox never contradicts the contract.
+// tells the story through `Prefer: example=` (a collection's and a refund's): the zero-logic sandbox never contradicts the contract.
 import { startPrism } from './helpers/prism';
 import type { Prism } from './helpers/prism';
 import { checkResponse, specApis } from './helpers/spec';
@@ -19,6 +19,7 @@ const bodies: Record<string, unknown> = {
   createAccessToken: { api_key: 'pk_sandbox_Xk2e9QmV4tLr8WbN1cYh7Gs', expires_in: 900 },
   requestToPay: { currency: 'UGX', amount: 50000, payment_method: 'MOBILE_MONEY', account_number: '256777000001', merchant_reference: 'ORD-20251125-0001', narration: 'Order 20251125-0001' },
   simulateCollection: { outcome: 'COMPLETED' },
+  createRefund: { amount: 20000, merchant_reference: 'RFD-20251125-0001', reason: 'Order cancelled by the customer' },
 };
 
 it('answers every merchant operation with a response that validates', async () => {
@@ -81,6 +82,13 @@ it.each(['pending', 'completed', 'failed', 'expired'])('answers the %s collectio
   const body = await res.json();
   expect(body.data.transaction_status).toBe(example.toUpperCase());
   await checkResponse('GET', `/v1/collections/${REF}`, res.status, body);
+});
+
+it.each(['processing', 'completed', 'failed'])('answers the %s refund with Prefer: example=', async (example) => {
+  const res = await fetch(`${base}/v1/refunds/RFH7KQ2M9XW4TB3NCVE5PA`, { headers: { ...mockHeaders, prefer: `example=${example}` } });
+  const body = await res.json();
+  expect(body.data.transaction_status).toBe(example.toUpperCase());
+  await checkResponse('GET', '/v1/refunds/RFH7KQ2M9XW4TB3NCVE5PA', res.status, body);
 });
 
 it('gives an access token that has not expired', async () => {

@@ -62,7 +62,7 @@ export async function completeAll(s: Services, businessId: number, currency: str
   const { db } = s;
   const total = async () => {
     const [w] = await s.ledger.walletBalances(businessId, currency);
-    return w.availableMinor + w.pendingMinor + w.reservedMinor;
+    return w.availableMinor + w.pendingMinor + w.reservedMinor + w.refundHeldMinor;
   };
   const before = await total();
   const { expected } = await db.one<{ expected: bigint }>('SELECT COALESCE(SUM(total_credit_minor), 0)::bigint AS expected FROM collections WHERE id = ANY($1::bigint[])', [ids]);

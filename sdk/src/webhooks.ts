@@ -5,6 +5,9 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { components } from './generated/merchant-api';
 
 export type CollectionNotification = components['schemas']['CollectionNotification'];
+export type RefundNotification = components['schemas']['RefundNotification'];
+/** What a webhook carries: a collection's or a refund's change; `transaction_type` tells which. */
+export type Notification = CollectionNotification | RefundNotification;
 
 /** Replays older (or clock skew larger) than this are refused. */
 export const DEFAULT_TOLERANCE_SECONDS = 5 * 60;
@@ -35,7 +38,7 @@ export interface VerifyOptions {
  * the signature, the headers or the timestamp are not right. `rawBody` is the body exactly as
  * received: JSON parsed and serialised again no longer matches the signature.
  */
-export function verifyWebhook(webhookHash: string, rawBody: string | Uint8Array, headers: HeaderBag, o: VerifyOptions = {}): CollectionNotification {
+export function verifyWebhook(webhookHash: string, rawBody: string | Uint8Array, headers: HeaderBag, o: VerifyOptions = {}): Notification {
   const id = header(headers, 'webhook-id');
   const timestamp = header(headers, 'webhook-timestamp');
   const signatures = header(headers, 'webhook-signature');
@@ -52,5 +55,5 @@ export function verifyWebhook(webhookHash: string, rawBody: string | Uint8Array,
     return version === 'v1' && given.length === expected.length && timingSafeEqual(given, expected);
   });
   if (!matches) throw new WebhookVerificationError('no signature matches');
-  return JSON.parse(body.toString('utf8')) as CollectionNotification;
+  return JSON.parse(body.toString('utf8')) as Notification;
 }

@@ -14,6 +14,7 @@ export function toRecord(row: CollectionRow): CollectionRecord {
     account_currency: row.account_currency,
     transaction_fee: toApi(row.fee_minor),
     total_credit: toApi(row.total_credit_minor),
+    refunded_amount: toApi(row.refunded_minor),
     merchant_reference: row.merchant_reference,
     gateway_reference: row.gateway_reference,
     transaction_status: row.status,

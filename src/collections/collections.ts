@@ -311,6 +311,7 @@ export class CollectionService {
       institution_name: initiated.institutionName, payment_url: paymentUrl, instructions, mid_id: mid.id, routing: decision,
       card_masked: card?.masked ?? null, card_fingerprint: card?.fingerprint ?? null, page_token: pageToken, notification_seq: 0,
       expires_at: new Date(now.getTime() + this.s.config.pendingTtlSeconds * 1000), created_at: now, updated_at: now, late_completed_at: null,
+      refunded_minor: 0n,
     };
     const report = initiated.scheduledReport;
     const due = report ? { outcome: report.outcome, at: new Date(now.getTime() + report.delayMs) } : null;

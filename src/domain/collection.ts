@@ -81,6 +81,8 @@ export interface CollectionRow {
   expires_at: Date;
   /** when a processor confirmed payment after the collection had EXPIRED (EXPIRED -> COMPLETED) */
   late_completed_at: Date | null;
+  /** the request-currency sum of its refunds that are not FAILED or CANCELLED (docs/contract/refunds.md) */
+  refunded_minor: bigint;
   created_at: Date;
   updated_at: Date;
 }

@@ -5,13 +5,15 @@ import type { PaymentMethod } from './collection';
 import { customerPaysMinor } from './fees';
 import { percentOf } from './money';
 
-export const WALLET_ACCOUNT_KINDS = ['available', 'pending', 'reserved'] as const;
+export const WALLET_ACCOUNT_KINDS = ['available', 'pending', 'reserved', 'refund_hold'] as const;
 export type WalletAccountKind = (typeof WALLET_ACCOUNT_KINDS)[number];
 /** fee_revenue and processor_clearing are the service's own accounts, one per currency. */
 export type AccountKind = WalletAccountKind | 'fee_revenue' | 'processor_clearing';
 export type HoldBucket = 'pending' | 'reserved';
-export type JournalKind = 'collection_credit' | 'reserve_release' | 'settlement';
-export type PostingKind = 'collection_credit' | 'fee' | 'reserve_hold' | 'reserve_release' | 'settlement';
+export type JournalKind = 'collection_credit' | 'reserve_release' | 'settlement' | RefundJournalKind;
+export type PostingKind = 'collection_credit' | 'fee' | 'reserve_hold' | 'reserve_release' | 'settlement' | RefundJournalKind;
+/** A refund's journals (src/domain/refund.ts): the hold when it is written, then out or back. */
+export type RefundJournalKind = 'refund_hold' | 'refund_out' | 'refund_return';
 
 export interface AccountKey {
   kind: AccountKind;
@@ -145,11 +147,13 @@ export interface WalletParts {
   availableMinor: bigint;
   pendingMinor: bigint;
   reservedMinor: bigint;
+  /** held for refunds under way (docs/contract/refunds.md) */
+  refundHeldMinor: bigint;
 }
 
-/** balance = available + pending + reserved (docs/contract/money.md). */
+/** balance = available + pending + reserved + held for refunds (docs/contract/money.md). */
 export function walletTotal(w: WalletParts): bigint {
-  return w.availableMinor + w.pendingMinor + w.reservedMinor;
+  return w.availableMinor + w.pendingMinor + w.reservedMinor + w.refundHeldMinor;
 }
 
 /** Sum of postings per account: the balance of every account is exactly this. */

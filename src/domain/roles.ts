@@ -92,6 +92,8 @@ export const RULES: Record<string, Rule> = {
   resolveHeldCollection: admin(),
   listAdminCollectionNotifications: read('merchant_viewer'),
   resendAdminNotification: { support: true, merchant: 'merchant_developer' },
+  // money out: operator admins, and the merchant's owners and developers (docs/contract/refunds.md); not support
+  createAdminRefund: admin('merchant_developer'),
   listFailingWebhooks: read(null),
   listBusinessDeliveries: read('merchant_viewer'),
   getCertification: read('merchant_viewer'),

@@ -1,9 +1,10 @@
 // The merchant's delivery log (listBusinessDeliveries): every notification of a business's
-// collections, newest first, with where its delivery stands and its latest attempt.
+// collections and refunds, newest first, with where its delivery stands and its latest attempt.
 import type { Db } from '../db';
 import { BY_ID, listPage } from '../db/keyset';
 import type { PageRequest } from '../db/keyset';
 import type { Status } from '../domain/collection';
+import type { RefundStatus } from '../domain/refund';
 import { apiTime, apiTimeOrNull } from '../domain/time';
 
 export const DELIVERY_STATES = ['delivered', 'retrying', 'gave_up'] as const;
@@ -16,7 +17,7 @@ interface DeliveryRow {
   event_id: string;
   gateway_reference: string;
   sequence: number;
-  transaction_status: Status;
+  transaction_status: Status | RefundStatus;
   created_at: Date;
   state: DeliveryState;
   attempts: number;
@@ -54,9 +55,10 @@ const WHERE = `WHERE c.business_id = $1 AND ($2::text IS NULL OR ${STATE_SQL} = 
 /** A page of the business's notifications, newest first; the latest attempt is read for listed rows, not to count. */
 export async function businessDeliveries(db: Db, businessId: number, state: DeliveryState | null, page: PageRequest) {
   const values = [businessId, state];
-  const sql = `SELECT n.id, n.event_id, c.gateway_reference, n.sequence, n.transaction_status, n.created_at, ${STATE_SQL} AS state,
+  const sql = `SELECT n.id, n.event_id, COALESCE(r.gateway_reference, c.gateway_reference) AS gateway_reference, n.sequence, n.transaction_status, n.created_at, ${STATE_SQL} AS state,
       n.attempts, l.at AS last_attempt_at, l.http_status AS last_http_status, l.error AS last_error, n.delivered_at, n.next_attempt_at
     ${FROM}
+    LEFT JOIN refunds r ON r.id = n.refund_id
     LEFT JOIN LATERAL (
       SELECT a.at, a.http_status, a.error FROM notification_attempts a
       WHERE a.notification_id = n.id ORDER BY a.attempt DESC, a.id DESC LIMIT 1

@@ -149,7 +149,7 @@ export class NotificationService {
         throw new AppError('INVALID_STATE', 'The collection is still PENDING, so it has no notification yet');
       }
       const latest = await t.oneOrNone<{ id: bigint }>(
-        'SELECT id FROM notifications WHERE collection_id = $1 ORDER BY sequence DESC, id DESC LIMIT 1 FOR UPDATE',
+        'SELECT id FROM notifications WHERE collection_id = $1 AND refund_id IS NULL ORDER BY sequence DESC, id DESC LIMIT 1 FOR UPDATE',
         [row.id],
       );
       // none when the collection's API token was deleted before the change: the caller's token takes it

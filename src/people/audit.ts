@@ -102,7 +102,7 @@ export interface AuditEntryInput {
 interface AuditRow {
   id: bigint;
   at: Date;
-  actor_type: 'user' | 'operator_key' | 'anonymous';
+  actor_type: 'user' | 'operator_key' | 'anonymous' | 'api_token';
   actor_user_id: number | null;
   actor_email: string | null;
   action: string;

@@ -23,6 +23,7 @@ import { toProcessorRequestView } from '../api-records/collection';
 import type { ProcessorRequestRow, ProcessorRequestView } from '../api-records/collection';
 import type { MoveFrom } from '../collections/collections';
 import type { Base } from '../base';
+import type { RefundService } from '../refunds/service';
 import type { CollectionService } from '../collections/collections';
 import type { Processors } from '../processors';
 import { masterKeys } from '../crypto/secretbox';
@@ -97,7 +98,7 @@ const CLAIM_ONE = claim(
 );
 
 export class ProcessorRequestService {
-  constructor(private readonly s: Base & { collections: CollectionService; processors: Processors }) {}
+  constructor(private readonly s: Base & { collections: CollectionService; processors: Processors; refunds: Pick<RefundService, 'prompt'> }) {}
 
   private get settings() {
     return this.s.config.processors;
@@ -351,7 +352,11 @@ export class ProcessorRequestService {
        RETURNING p.collection_id`,
       [callbackToken, serviceType, now, note.vendorReference, note.reported?.amountMinor ?? null, note.reported?.currency ?? null, LATE_SUCCESS_FROM],
     );
-    if (!hit) throw notFound();
+    if (!hit) {
+      // not a collection's: a refund's callback (src/refunds/), or nobody's
+      if (await this.s.refunds.prompt(serviceType, callbackToken, body)) return;
+      throw notFound();
+    }
     this.s.kick('processor-checks');
   }
 

@@ -1,10 +1,16 @@
 // The designated sandbox test values as data, each with the states and notifications it produces.
 import type { components } from '../../generated/merchant-api';
 import type { Config } from '../config';
+import { refundScenarios } from '../refunds/sandbox';
 
-type Scenario = components['schemas']['SandboxScenario'];
+type Scenario = Omit<components['schemas']['SandboxScenario'], 'transaction_type'>;
 
-export function sandboxScenarios(c: Config): Scenario[] {
+/** The collections' designated values, then the refunds' (src/refunds/sandbox.ts). */
+export function sandboxScenarios(c: Config): components['schemas']['SandboxScenario'][] {
+  return [...collectionScenarios(c).map((s) => ({ ...s, transaction_type: 'collection' as const })), ...refundScenarios()];
+}
+
+function collectionScenarios(c: Config): Scenario[] {
   const delay = `${c.sandboxMmDelayMs / 1000} s`;
   type Sequence = Pick<Scenario, 'states' | 'notifications'>;
   const completed: Sequence = { states: ['PENDING', 'COMPLETED'], notifications: [{ sequence: 1, transaction_status: 'COMPLETED' }] };

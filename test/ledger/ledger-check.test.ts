@@ -1,4 +1,4 @@
-// Proves `npm run ledger:check` and ledgerDrift: a sound ledger reports nothing; a running balance changed behind the ledger's back, or a journal that does not sum to zero, is reported with both figures and exit code 1; postings cannot be changed or removed.
+// Proves `npm run ledger:check` and ledgerDrift: a sound ledger reports nothing; a running balance changed behind the ledger's back, or a journal that does not sum to zero, is reported with both figures and exit code 1; so is a wallet's account taken below zero (a refund of money that was not there); postings cannot be changed or removed.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -44,6 +44,25 @@ describe('ledgerDrift', () => {
       { problem: 'balance', account_id: account, wallet_id: b.walletIds.UGX, currency: 'UGX', kind: 'available', journal_id: null, recorded_minor: 703n, recomputed_minor: 700n },
     ]);
     await db().none('UPDATE account_balances SET balance_minor = balance_minor - 3 WHERE account_id = $1 AND slot = (SELECT min(slot) FROM account_balances WHERE account_id = $1)', [account]);
+    expect(await ledgerDrift(db())).toEqual([]);
+  });
+
+  it('reports a wallet account whose postings take it below zero, even in a balanced journal', async () => {
+    const b = await createBusiness(db());
+    await complete(fx.services, (await insertPending(fx.services, b.businessId, { amountMinor: 700n })).id);
+    const available = await availableAccount(b.walletIds.UGX);
+    // a refund hold of more than is available, written behind the service's back
+    const { id: held } = await db().one(
+      "INSERT INTO ledger_accounts (business_id, wallet_id, currency, kind) VALUES ($1, $2, 'UGX', 'refund_hold') RETURNING id",
+      [b.businessId, b.walletIds.UGX],
+    );
+    const { id: journal } = await db().one("INSERT INTO journals (kind) VALUES ('refund_hold') RETURNING id");
+    await db().none("INSERT INTO postings (journal_id, account_id, amount_minor, currency, kind) VALUES ($1, $2, -701, 'UGX', 'refund_hold'), ($1, $3, 701, 'UGX', 'refund_hold')", [journal, available, held]);
+    expect(await ledgerDrift(db())).toEqual([
+      { problem: 'negative', account_id: available, wallet_id: b.walletIds.UGX, currency: 'UGX', kind: 'available', journal_id: null, recorded_minor: -1n, recomputed_minor: -1n },
+    ]);
+    const { id: back } = await db().one("INSERT INTO journals (kind) VALUES ('refund_return') RETURNING id");
+    await db().none("INSERT INTO postings (journal_id, account_id, amount_minor, currency, kind) VALUES ($1, $2, 701, 'UGX', 'refund_return'), ($1, $3, -701, 'UGX', 'refund_return')", [back, available, held]);
     expect(await ledgerDrift(db())).toEqual([]);
   });
 

@@ -80,6 +80,7 @@ needsRealServer().describe('on real PostgreSQL', () => {
       availableMinor: want.available,
       pendingMinor: want.pending,
       reservedMinor: want.reserved,
+      refundHeldMinor: 0n,
     });
     const after = await ledgerCounts(one.services.db);
     expect(after.journals - before.journals).toBe(COMPLETIONS);

@@ -2,7 +2,9 @@
 -- are read in one snapshot:
 --  * 'balance': an account whose running balance (the sum of its account_balances slots) is not the
 --    sum of its postings;
---  * 'journal': a journal whose postings do not sum to zero in a currency.
+--  * 'journal': a journal whose postings do not sum to zero in a currency;
+--  * 'negative': a wallet's account (available, pending, reserved, refund_hold) whose postings sum below
+--    zero: money that left a wallet it was not in (a refund is taken from available only when it is there).
 WITH recorded AS (
   SELECT account_id, SUM(balance_minor) AS minor FROM account_balances GROUP BY account_id
 ), recomputed AS (
@@ -19,4 +21,10 @@ SELECT 'journal', NULL, NULL, currency, NULL, journal_id, SUM(amount_minor)::big
 FROM postings
 GROUP BY journal_id, currency
 HAVING SUM(amount_minor) <> 0
+UNION ALL
+SELECT 'negative', a.id, a.wallet_id, a.currency, a.kind, NULL, COALESCE(r.minor, 0)::bigint, p.minor::bigint
+FROM ledger_accounts a
+JOIN recomputed p ON p.account_id = a.id
+LEFT JOIN recorded r ON r.account_id = a.id
+WHERE a.wallet_id IS NOT NULL AND p.minor < 0
 ORDER BY problem, account_id, journal_id

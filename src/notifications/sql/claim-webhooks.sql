@@ -1,8 +1,9 @@
 -- Claims due webhook notifications fairly across endpoints (API tokens), with a lease: next_attempt_at
 -- is pushed past the attempt's timeout, so no other process claims them meanwhile, and the claim names
 -- this process (freed early if it dies: liveness-beat.sql).
--- * Order per collection: a notification waits while an earlier one (lower sequence) of the same
---   collection is neither delivered nor given up.
+-- * Order per collection (and per refund: a refund's notifications carry its refund_id and number
+--   their own sequence): a notification waits while an earlier one (lower sequence) of the same
+--   collection and refund is neither delivered nor given up.
 -- * Fair share: each endpoint takes turns; an endpoint gets at most ${perEndpoint} deliveries in flight in
 --   this process, counting those already under way (${busyTokens} / ${busyCounts}), so a hanging endpoint
 --   cannot fill the shared limit.
@@ -14,7 +15,7 @@ WITH candidates AS (
   WHERE n.delivered_at IS NULL AND n.gave_up_at IS NULL AND n.next_attempt_at <= ${now}
     AND NOT EXISTS (
       SELECT 1 FROM notifications e
-      WHERE e.collection_id = n.collection_id AND e.sequence < n.sequence
+      WHERE e.collection_id = n.collection_id AND e.refund_id IS NOT DISTINCT FROM n.refund_id AND e.sequence < n.sequence
         AND e.delivered_at IS NULL AND e.gave_up_at IS NULL)
 ),
 due AS (

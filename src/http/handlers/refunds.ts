@@ -1,0 +1,53 @@
+// Refunds (docs/contract/refunds.md): accept one (merchant API, or the dashboard's Refund button), read
+// one, list them. The refund service does the work.
+import { parseApiTime } from '../../domain/time';
+import type { RefundStatus } from '../../domain/refund';
+import { AppError } from '../../errors';
+import { toRefundRecord } from '../../refunds/record';
+import type { RefundRow } from '../../refunds/record';
+import { principalOf } from '../context';
+import { accepted, ok } from '../envelope';
+import { pageOf, pageReply } from '../paging';
+import { typedHandlers } from '../typed';
+
+export const merchant = typedHandlers({
+  createRefund: async ({ path, body }, ctx) => {
+    const p = principalOf(ctx);
+    const refunded = await ctx.services.refunds.create({ businessId: p.businessId, apiTokenId: p.apiTokenId, byToken: true }, path.gateway_reference, body, ctx.requestId);
+    return refundAccepted(refunded);
+  },
+
+  getRefund: async ({ path }, ctx) => ok(toRefundRecord(await ctx.services.refunds.get(principalOf(ctx).businessId, path.gateway_reference)), 'Refund retrieved'),
+
+  listRefunds: async ({ query }, ctx) => {
+    const page = pageOf(query);
+    const date = (v: string | undefined) => (v === undefined ? undefined : parseApiTime(v));
+    const filters = {
+      status: query.status as RefundStatus | undefined,
+      currency: query.currency,
+      merchant_reference: query.merchant_reference,
+      collection_gateway_reference: query.collection_gateway_reference,
+      from: date(query.from),
+      to: date(query.to),
+    };
+    const found = await ctx.services.refunds.list(principalOf(ctx).businessId, filters, page);
+    return pageReply(ctx, query, page, { ...found, rows: found.rows.map(toRefundRecord) }, 'Refunds retrieved');
+  },
+});
+export const admin = typedHandlers({
+  /** The dashboard's Refund button: the collection's business (the access layer confined a merchant to its own), its API token's webhook. */
+  createAdminRefund: async ({ path, body }, ctx) => {
+    const owner = await ctx.services.db.oneOrNone<{ business_id: number; api_token_id: number | null }>(
+      'SELECT business_id, api_token_id FROM collections WHERE gateway_reference = $1',
+      [path.gateway_reference],
+    );
+    if (!owner) throw new AppError('NOT_FOUND', 'No collection has this gateway_reference');
+    const who = { businessId: owner.business_id, apiTokenId: owner.api_token_id, byToken: false };
+    return refundAccepted(await ctx.services.refunds.create(who, path.gateway_reference, body, ctx.requestId));
+  },
+});
+
+function refundAccepted({ row, replayed }: { row: RefundRow; replayed: boolean }) {
+  const message = replayed ? 'Refund already accepted' : 'Refund accepted';
+  return accepted(toRefundRecord(row), message, replayed ? { 'Idempotent-Replayed': 'true' } : undefined);
+}

@@ -1,0 +1,6 @@
+-- A refund's request to its processor after a send or a status query that did not change the refund's
+-- state: when it is sent or asked next, what went wrong, and (while PENDING) what it waits for.
+UPDATE refunds SET send_state = ${sendState}, next_send_at = ${nextSendAt}, next_check_at = ${nextCheckAt}, last_error = ${lastError},
+  vendor_reference = COALESCE(${vendorReference}, vendor_reference),
+  pending_reason = CASE WHEN status = 'PENDING' THEN ${pendingReason} ELSE NULL END
+WHERE id = ${refundId}

@@ -1,0 +1,66 @@
+// Proves on the real server that concurrent refunds never add up to more than a collection's payment and never take a wallet's available balance below zero: twenty at once against the payment, twenty at once against a short balance, and five identical requests making one refund; the ledger check finds nothing afterwards.
+import { REAL_PG_URL } from '../helpers/db';
+import { mobileMoney, ref, setupMerchant } from '../helpers/fixtures';
+import type { MerchantSetup } from '../helpers/fixtures';
+import { startTestService } from '../helpers/service';
+import type { TestService } from '../helpers/service';
+import { ledgerDrift } from '../../src/ledger/ledger';
+
+// locking is proved on the real server only: the embedded database has one session (docs/embedded-database.md)
+const onServer = REAL_PG_URL ? describe : describe.skip;
+
+onServer('concurrent refunds (needs a PostgreSQL server: TEST_DATABASE_URL)', () => {
+  let svc: TestService;
+  beforeAll(async () => {
+    svc = await startTestService({ env: { SANDBOX_MM_DELAY_MS: '3600000', PROCESSOR_CHECK_SCHEDULE: '100ms,200ms' } });
+  });
+  afterAll(() => svc?.close());
+
+  async function completed(m: MerchantSetup, amount = 50000): Promise<string> {
+    const created = await m.client.post('/v1/collections/request-to-pay', mobileMoney({ amount, account_number: '256700000009' }));
+    const reference = created.body.data.gateway_reference;
+    expect((await m.client.post(`/v1/sandbox/collections/${reference}/simulate`, { outcome: 'COMPLETED' })).status).toBe(200);
+    return reference;
+  }
+
+  const at = (n: number, f: (i: number) => Promise<{ status: number; body: { code: unknown } }>) => Promise.all(Array.from({ length: n }, (_, i) => f(i)));
+
+  it('twenty refunds at once never exceed what the customer paid', async () => {
+    const m = await setupMerchant(svc);
+    const collection = await completed(m);
+    const answers = await at(20, () => m.client.post(`/v1/collections/${collection}/refunds`, { amount: 3000, merchant_reference: ref('RFD') }));
+    const accepted = answers.filter((a) => a.status === 200);
+    expect(accepted).toHaveLength(16);
+    expect(answers.filter((a) => a.status === 400).map((a) => a.body.code)).toEqual(Array(4).fill('VALIDATION_ERROR'));
+    const c = await svc.database.db.one('SELECT refunded_minor FROM collections WHERE gateway_reference = $1', [collection]);
+    expect(c.refunded_minor).toBe(4_800_000n);
+    const sum = await svc.database.db.one('SELECT sum(amount_minor)::bigint AS s, count(*)::int AS n FROM refunds WHERE business_id = $1', [m.businessId]);
+    expect(sum).toEqual({ s: 4_800_000n, n: 16 });
+  });
+
+  it('twenty refunds at once never take the available balance below zero', async () => {
+    const m = await setupMerchant(svc, { fees: [{ payment_method: 'MOBILE_MONEY', percent: 3, fixed: 0 }] });
+    const collection = await completed(m); // 48,500 available
+    const answers = await at(20, () => m.client.post(`/v1/collections/${collection}/refunds`, { amount: 2600, merchant_reference: ref('RFD') }));
+    expect(answers.filter((a) => a.status === 200)).toHaveLength(18);
+    expect(answers.filter((a) => a.status === 400).map((a) => a.body.code)).toEqual(['INSUFFICIENT_FUNDS', 'INSUFFICIENT_FUNDS']);
+    const b = await m.client.get('/v1/data/wallets/UGX/balance');
+    expect(b.body.data.available_balance).toBe(1700);
+    const taken = await svc.database.db.one('SELECT sum(account_amount_minor)::bigint AS s FROM refunds WHERE business_id = $1', [m.businessId]);
+    expect(taken.s).toBe(4_680_000n);
+    expect(await ledgerDrift(svc.database.db)).toEqual([]);
+  });
+
+  it('five identical requests at once make one refund', async () => {
+    const m = await setupMerchant(svc);
+    const collection = await completed(m);
+    const body = { amount: 700, merchant_reference: ref('RFD') };
+    const answers = await at(5, () => m.client.post(`/v1/collections/${collection}/refunds`, body));
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200, 200]);
+    expect(new Set(answers.map((a) => (a.body as unknown as { data: { gateway_reference: string } }).data.gateway_reference)).size).toBe(1);
+    const { n } = await svc.database.db.one('SELECT count(*)::int AS n FROM refunds WHERE business_id = $1', [m.businessId]);
+    expect(n).toBe(1);
+    const c = await svc.database.db.one('SELECT refunded_minor FROM collections WHERE gateway_reference = $1', [collection]);
+    expect(c.refunded_minor).toBe(70_000n);
+  });
+});

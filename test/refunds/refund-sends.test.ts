@@ -1,0 +1,74 @@
+// Proves the refund's request to its processor, driven by hand on a controlled clock: a refund whose worker died after claiming it is sent again after the lease under the same reference (and never while the lease runs); an unknown outcome is settled by a status query, and one the processor never received is sent again under the same reference, never a new one; a callback only brings the status query forward.
+import { mobileMoney, ref, setupMerchant } from '../helpers/fixtures';
+import type { MerchantSetup } from '../helpers/fixtures';
+import { startTestService } from '../helpers/service';
+import type { TestService } from '../helpers/service';
+
+/** the lease of a claim: four calls of PROCESSOR_TIMEOUT_MS (1 s here) and a 10 s margin */
+const LEASE_MS = 14_000;
+
+let svc: TestService;
+let m: MerchantSetup;
+let offsetMs = 0;
+const now = () => new Date(Date.now() + offsetMs);
+beforeAll(async () => {
+  svc = await startTestService({ workers: false, now, env: { PROCESSOR_TIMEOUT_MS: '1000', PROCESSOR_CHECK_SCHEDULE: '30s', PROCESSOR_SEND_SCHEDULE: '0s,1s' } });
+  m = await setupMerchant(svc);
+});
+afterAll(() => svc?.close());
+
+async function pendingRefund(): Promise<{ id: string; gateway_reference: string }> {
+  const created = await m.client.post('/v1/collections/request-to-pay', mobileMoney({ account_number: '256700000009' }));
+  await m.client.post(`/v1/sandbox/collections/${created.body.data.gateway_reference}/simulate`, { outcome: 'COMPLETED' });
+  const res = await m.client.post(`/v1/collections/${created.body.data.gateway_reference}/refunds`, { amount: 500, merchant_reference: ref('RFD') });
+  expect(res.body.data).toMatchObject({ transaction_status: 'PENDING', pending_reason: 'awaiting_processor' });
+  return res.body.data;
+}
+
+const stateOf = (id: string) =>
+  svc.database.db.one('SELECT status, pending_reason, reference, vendor_reference, send_state, send_attempts FROM refunds WHERE id = $1', [id]);
+
+it('sends again, under the same reference, a refund whose worker died after claiming it, once the lease is over', async () => {
+  const r = await pendingRefund();
+  const { reference } = await stateOf(r.id);
+  // a worker claims it and dies before its call comes back
+  const claimed = await svc.services.refunds.claimSends();
+  expect(claimed.map((c) => c.id.toString())).toEqual([r.id]);
+  expect(await svc.services.refunds.sendDue()).toBe(0); // the lease holds it
+  offsetMs += LEASE_MS + 1000;
+  expect(await svc.services.refunds.sendDue()).toBe(1);
+  expect(await stateOf(r.id)).toMatchObject({ status: 'PROCESSING', pending_reason: null, reference, vendor_reference: `SBXR-R-${reference}`, send_state: 'sent', send_attempts: 2 });
+  offsetMs += 31_000;
+  expect(await svc.services.refunds.checkDue()).toBe(1);
+  expect((await m.client.get(`/v1/refunds/${r.gateway_reference}`)).body.data.transaction_status).toBe('COMPLETED');
+});
+
+it('settles an unknown outcome with a status query, and sends one the processor never received again under the same reference', async () => {
+  const r = await pendingRefund();
+  const { reference } = await stateOf(r.id);
+  // what a send whose answer could not be read leaves behind (the processor never got it: no reference of its own)
+  await svc.database.db.none(
+    "UPDATE refunds SET send_state = 'unknown', pending_reason = 'outcome_unknown', next_send_at = NULL, next_check_at = $2, send_attempts = 1 WHERE id = $1",
+    [r.id, now()],
+  );
+  expect((await m.client.get(`/v1/refunds/${r.gateway_reference}`)).body.data).toMatchObject({ transaction_status: 'PENDING', pending_reason: 'outcome_unknown' });
+  expect(await svc.services.refunds.checkDue()).toBe(1);
+  expect(await stateOf(r.id)).toMatchObject({ status: 'PENDING', pending_reason: 'awaiting_processor', send_state: 'queued', reference });
+  expect(await svc.services.refunds.sendDue()).toBe(1);
+  expect(await stateOf(r.id)).toMatchObject({ status: 'PROCESSING', reference, vendor_reference: `SBXR-R-${reference}`, send_attempts: 2 });
+});
+
+it('takes a callback as a prompt to ask the processor now, never as the answer; an unknown token is nobody\'s', async () => {
+  offsetMs += 31_000;
+  while ((await svc.services.refunds.checkDue()) > 0); // the earlier tests' refunds settle first
+  const r = await pendingRefund();
+  expect(await svc.services.refunds.sendDue()).toBe(1);
+  const { callback_token: token } = await svc.database.db.one('SELECT callback_token FROM refunds WHERE id = $1', [r.id]);
+  expect(await svc.services.refunds.checkDue()).toBe(0); // its first query is not due yet
+  expect(await svc.services.refunds.prompt('sandbox', token, { status: 'REFUNDED' })).toBe(true);
+  expect(await stateOf(r.id)).toMatchObject({ status: 'PROCESSING' }); // the body proves nothing
+  expect(await svc.services.refunds.checkDue()).toBe(1);
+  expect(await stateOf(r.id)).toMatchObject({ status: 'COMPLETED' });
+  expect(await svc.services.refunds.prompt('sandbox', 'x'.repeat(32), {})).toBe(false);
+  expect(await svc.services.refunds.prompt('no-such-processor', token, {})).toBe(false);
+});
