@@ -1,20 +1,29 @@
 // Proves on the real server that concurrent refunds never add up to more than a collection's payment and never take a wallet's available balance below zero: twenty at once against the payment, twenty at once against a short balance, and five identical requests making one refund; the ledger check finds nothing afterwards.
-import { REAL_PG_URL } from '../helpers/db';
+import { createRealDatabase, SHARED_PG_URL } from '../helpers/db';
+import { openPostgres } from '../../src/db';
 import { mobileMoney, ref, setupMerchant } from '../helpers/fixtures';
 import type { MerchantSetup } from '../helpers/fixtures';
+import { needsRealServer } from '../helpers/requires';
 import { startTestService } from '../helpers/service';
 import type { TestService } from '../helpers/service';
 import { ledgerDrift } from '../../src/ledger/ledger';
 
-// locking is proved on the real server only: the embedded database has one session (docs/embedded-database.md)
-const onServer = REAL_PG_URL ? describe : describe.skip;
-
-onServer('concurrent refunds (needs a PostgreSQL server: TEST_DATABASE_URL)', () => {
+// locking is proved on the real server, in every pass: the embedded database has one session
+// (docs/embedded-database.md), so this suite makes its own database on the server (SHARED_PG_URL)
+needsRealServer().describe('concurrent refunds (real PostgreSQL)', () => {
   let svc: TestService;
+  let drop: () => Promise<void> = async () => {};
   beforeAll(async () => {
-    svc = await startTestService({ env: { SANDBOX_MM_DELAY_MS: '3600000', PROCESSOR_CHECK_SCHEDULE: '100ms,200ms' } });
+    const created = await createRealDatabase(SHARED_PG_URL);
+    const database = await openPostgres(created.url);
+    svc = await startTestService({ database, env: { SANDBOX_MM_DELAY_MS: '3600000', PROCESSOR_CHECK_SCHEDULE: '100ms,200ms' } });
+    drop = async () => {
+      await svc.close();
+      await database.close();
+      await created.drop();
+    };
   });
-  afterAll(() => svc?.close());
+  afterAll(() => drop());
 
   async function completed(m: MerchantSetup, amount = 50000): Promise<string> {
     const created = await m.client.post('/v1/collections/request-to-pay', mobileMoney({ amount, account_number: '256700000009' }));
