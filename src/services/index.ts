@@ -28,6 +28,7 @@ import { ProcessorRequestService } from './processor-requests';
 import { SharedRateLimit } from './rate-limit';
 import { RetentionService } from './retention';
 import { RoutingTurns } from './routing-turns';
+import { ReportService } from '../reports';
 
 /** What every service is built from. */
 export interface Base {
@@ -68,6 +69,8 @@ export interface Services extends Base {
   retention: RetentionService;
   /** RATE_LIMIT_RPS per API token, shared by every process through leases of the budget (rate-limit.ts) */
   rateLimit: SharedRateLimit;
+  /** statements, exports and the settlement report (src/reports/) */
+  reports: ReportService;
   /** set once the workers run; kick() wakes one after a commit that gave it work */
   workers: Workers | null;
 }
@@ -96,6 +99,7 @@ export function buildServices(base: Base): Services {
   s.routingTurns = new RoutingTurns(base.db);
   s.rateLimit = new SharedRateLimit(base.db, () => base.config.rateLimitRps, base.now);
   s.retention = new RetentionService(base.db, base.config.retentionDays, base.now);
+  s.reports = new ReportService(() => s.db, base.now);
   return s;
 }
 

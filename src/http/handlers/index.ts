@@ -11,10 +11,11 @@ import * as dashboardSession from './dashboard-session';
 import * as dashboardUsers from './dashboard-users';
 import * as notifications from './notifications';
 import * as processors from './processors';
+import * as reports from './reports';
 import * as sandbox from './sandbox';
 import * as wallets from './wallets';
 
-const areas = [adminCollections, adminMerchants, auth, cards, collections, dashboardBusiness, dashboardSession, dashboardUsers, notifications, processors, sandbox, wallets];
+const areas = [adminCollections, adminMerchants, auth, cards, collections, dashboardBusiness, dashboardSession, dashboardUsers, notifications, processors, reports, sandbox, wallets];
 
 interface Area {
   merchant: Record<string, Handler>;
