@@ -1,7 +1,7 @@
 // The wallet statement (docs/reports.md): every movement of one wallet between two times, with the
 // opening and closing balances, as pages (JSON) or as one CSV file. Read in one snapshot, so that
 // opening + the lines = closing holds exactly, per kind of account and in total.
-import type { Db, Tx } from '../db';
+import type { Tx } from '../db';
 import { decodeCursor, encodeCursor } from '../db/keyset';
 import type { KeyColumn } from '../db/keyset';
 import { AppError, validationError } from '../errors';
@@ -208,7 +208,7 @@ export class WalletStatements {
   }
 
   private inSnapshot<T>(fn: (t: Tx) => Promise<T>): Promise<T> {
-    return (this.db() as Db).tx({ mode: SNAPSHOT }, fn);
+    return this.db().tx({ mode: SNAPSHOT }, fn);
   }
 
   private positionOf(cursor: string): { after: string; after_journal: string } {
