@@ -44,10 +44,10 @@ import type { WebhookFigures } from './bench/webhooks';
 
 const TARGETS = {
   vs_prism: 1.5,
-  vs_floor: 0.8,
+  vs_floor: 0.5,
   p99_ms: 50,
   fixed_rate_p99_ms: 25,
-  hot_wallet_per_s: 1000,
+  hot_wallet_per_s: 2000,
   webhook_p99_ms: 250,
   peak_rss_mb: 250,
 };

@@ -118,6 +118,17 @@ export interface StatusQuery {
   reference: string;
   /** the vendor's own id of the request when it gave one (M-Pesa's CheckoutRequestID) */
   vendorReference: string | null;
+  /**
+   * where an asynchronous status query's result is sent (M-Pesa's Transaction Status query answers on
+   * a ResultURL): the request's own callback URL. Refunds fill it; a connector that needs it and has
+   * none answers `unavailable`.
+   */
+  callbackUrl?: string;
+  /**
+   * for a refund: the collection refunded, as in its RefundOrder. A vendor that takes no reference of
+   * ours for a refund (Paystack) finds one whose answer was lost among that payment's refunds.
+   */
+  original?: RefundOrder['original'];
 }
 
 /**
@@ -128,6 +139,19 @@ export interface StatusQuery {
 export interface CallbackNote {
   vendorReference: string | null;
   reported: { amountMinor: bigint; currency: string | null } | null;
+  /**
+   * What the body says became of the request, for a vendor whose only account of it is an asynchronous
+   * result (M-Pesa's Reversal and Transaction Status results: no query answers synchronously). The caller
+   * may take it as the answer only when it came to the request's own unguessable callback URL and names
+   * the vendorReference the send was given; every other connector leaves it unset (a prompt to query).
+   */
+  observed?: Observed | null;
+  /**
+   * the refunded payment's reference at the vendor, when the body names it: Paystack's refund.processed
+   * and refund.failed events carry the transaction_reference but not always the refund's id, so the
+   * caller prompts a query of that payment's refunds in flight.
+   */
+  originalReference?: string | null;
 }
 
 export interface CredentialCheck {

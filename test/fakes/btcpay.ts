@@ -20,8 +20,25 @@
 //   body serialised indented, `BTCPay-Sig: sha256=<hex HMAC-SHA256(UTF-8 secret, body)>`; redelivered on 5xx,
 //   408, 429 or no answer, after 10 s, 1 min, then 10 min six times (Plugins/Webhooks/WebhookSender.cs; here the
 //   delays are the fake's `redeliveryMs`).
-// Not BTCPay: the `/__fake/*` control routes, and the buttons that play the customer's wallet (payments are
-// counted in the invoice's own currency).
+// - refunds (Controllers/GreenField/GreenfieldInvoiceController.cs RefundInvoice; swagger.template.invoices.json
+//   Invoices_Refund, RefundInvoiceRequest; swagger.template.pull-payments.json): POST
+//   /api/v1/stores/{storeId}/invoices/{invoiceId}/refund with refundVariant (required) and, for Custom,
+//   customAmount > 0 and customCurrency; an invoice that cannot be refunded is 400 { code: "non-refundable",
+//   message: "Cannot refund this invoice" } (here: refundable once paid, i.e. Settled, Invalid with a payment,
+//   or Expired paid in part or late, as InvoiceState.CanRefund); bad fields 400 ValidationProblemDetails;
+//   200 PullPaymentData { id, name, description, currency, amount, autoApproveClaims, archived, viewLink }.
+//   RefundInvoice does not compare a Custom amount with what was paid: neither does the fake. A Custom
+//   refund in another currency than the payment's crypto is not auto-approved: a claim waits AwaitingApproval
+//   until the merchant approves it. GET /api/v1/pull-payments/{id} (public; 404 unknown), GET
+//   /api/v1/pull-payments/{id}/payouts (public; cancelled ones only with includeCancelled=true), GET
+//   /api/v1/stores/{storeId}/pull-payments (archived ones only with includeArchived=true), DELETE
+//   /api/v1/pull-payments/{id} archives. Payouts go AwaitingApproval -> AwaitingPayment -> InProgress ->
+//   Completed, or Cancelled (PayoutState), each change sent as PayoutCreated / PayoutApproved /
+//   PayoutUpdated { payoutId, pullPaymentId, payoutState } (WebhookPayoutEvent,
+//   Plugins/Webhooks/TriggerProviders/PayoutTriggerProvider.cs).
+// Not BTCPay: the `/__fake/*` control routes, the buttons that play the customer's wallet (payments are
+// counted in the invoice's own currency), the claim page's form (the customer's destination is not
+// checked), and garbageRefund.
 import { createHmac, randomBytes } from 'node:crypto';
 import type http from 'node:http';
 import { esc, FAKE_MODES, FakeServer, htmlPage, parseJson } from './web';
@@ -42,6 +59,27 @@ export interface FakeInvoice {
   createdTime: number;
   expirationTime: number;
   monitoringExpiration: number;
+}
+
+export interface FakePullPayment {
+  id: string;
+  invoiceId: string;
+  name: string;
+  description: string;
+  currency: string;
+  amountCents: number;
+  autoApproveClaims: boolean;
+  archived: boolean;
+}
+
+export type FakePayoutState = 'AwaitingApproval' | 'AwaitingPayment' | 'InProgress' | 'Completed' | 'Cancelled';
+
+export interface FakePayout {
+  id: string;
+  pullPaymentId: string;
+  destination: string;
+  amountCents: number;
+  state: FakePayoutState;
 }
 
 export interface FakeBtcpayOptions {
@@ -79,6 +117,10 @@ export class FakeBtcpay extends FakeServer {
   readonly calls: { method: string; path: string; status: number }[] = [];
   private readonly invoices = new Map<string, FakeInvoice>();
   private readonly webhookId = randomBytes(8).toString('hex');
+  readonly pullPayments = new Map<string, FakePullPayment>();
+  readonly payouts = new Map<string, FakePayout>();
+  /** refunds carried out whose answer is a 200 that is not JSON */
+  garbageRefund = 0;
 
   constructor(o: FakeBtcpayOptions = {}) {
     super();
@@ -160,22 +202,83 @@ export class FakeBtcpay extends FakeServer {
     this.event(i, status === 'Settled' ? 'InvoiceSettled' : 'InvoiceInvalid', status === 'Settled' ? { overPaid: false, manuallyMarked: true } : { manuallyMarked: true });
   }
 
+  /** PullPaymentData as Greenfield shows it. */
+  pullPaymentView(pp: FakePullPayment) {
+    return {
+      id: pp.id, name: pp.name, description: pp.description, currency: pp.currency, amount: decimal(pp.amountCents), BOLT11Expiration: '30',
+      autoApproveClaims: pp.autoApproveClaims, archived: pp.archived, viewLink: `${this.url}/pull-payments/${pp.id}`,
+    };
+  }
+
+  payoutView(p: FakePayout) {
+    const pp = this.pullPayments.get(p.pullPaymentId)!;
+    const approved = p.state !== 'AwaitingApproval' && p.state !== 'Cancelled';
+    return {
+      id: p.id, revision: 0, pullPaymentId: p.pullPaymentId, date: String(Math.floor(Date.now() / 1000)), destination: p.destination,
+      originalCurrency: pp.currency, originalAmount: decimal(p.amountCents), payoutCurrency: 'BTC', payoutAmount: approved ? (p.amountCents / 100 / 60000).toFixed(8) : null,
+      payoutMethodId: 'BTC-CHAIN', state: p.state, paymentProof: p.state === 'Completed' ? { proofType: 'PayoutTransactionOnChainBlob', transactionId: randomBytes(32).toString('hex') } : null,
+      metadata: { source: `Refund ${pp.invoiceId}` },
+    };
+  }
+
+  /** The customer claims (part of) a pull payment from its claim page: a payout, awaiting approval unless auto-approved. */
+  claim(pullPaymentId: string, amountCents?: number, destination = 'bcrt1qfakecustomeraddress0000000000000000000'): FakePayout {
+    const pp = this.pullPayments.get(pullPaymentId);
+    if (!pp || pp.archived) throw new Error(`no open pull payment ${pullPaymentId}`);
+    const claimed = [...this.payouts.values()].filter((p) => p.pullPaymentId === pp.id && p.state !== 'Cancelled').reduce((sum, p) => sum + p.amountCents, 0);
+    const amount = amountCents ?? pp.amountCents - claimed;
+    if (amount <= 0 || claimed + amount > pp.amountCents) throw new Error('claim above what is left');
+    const p: FakePayout = { id: randomBytes(12).toString('base64url').replace(/[-_]/g, 'x'), pullPaymentId: pp.id, destination, amountCents: amount, state: 'AwaitingApproval' };
+    this.payouts.set(p.id, p);
+    this.payoutEvent(p, 'PayoutCreated');
+    if (pp.autoApproveClaims) this.payoutState(p.id, 'AwaitingPayment');
+    return p;
+  }
+
+  /** The merchant approves, the store pays (InProgress), the transaction confirms (Completed), or the payout is cancelled. */
+  payoutState(payoutId: string, state: FakePayoutState): void {
+    const p = this.payouts.get(payoutId);
+    if (!p) throw new Error(`no payout ${payoutId}`);
+    const approved = p.state === 'AwaitingApproval' && state === 'AwaitingPayment';
+    p.state = state;
+    this.payoutEvent(p, approved ? 'PayoutApproved' : 'PayoutUpdated');
+  }
+
+  /** Approve, pay and confirm a payout. */
+  completePayout(payoutId: string): void {
+    for (const s of ['AwaitingPayment', 'InProgress', 'Completed'] as const) if (this.payouts.get(payoutId)?.state !== s) this.payoutState(payoutId, s);
+  }
+
+  archive(pullPaymentId: string): void {
+    const pp = this.pullPayments.get(pullPaymentId);
+    if (!pp) throw new Error(`no pull payment ${pullPaymentId}`);
+    pp.archived = true;
+    for (const p of this.payouts.values()) if (p.pullPaymentId === pp.id && p.state === 'AwaitingApproval') this.payoutState(p.id, 'Cancelled');
+  }
+
+  private payoutEvent(p: FakePayout, type: 'PayoutCreated' | 'PayoutApproved' | 'PayoutUpdated'): void {
+    this.signed(p.id, { type, storeId: this.storeId, payoutId: p.id, pullPaymentId: p.pullPaymentId, payoutState: p.state });
+  }
+
   /** Sends an event about an invoice (again); `forged` signs it with another secret. */
   event(i: FakeInvoice, type: string, extra: Record<string, unknown>, o: { forged?: boolean } = {}): void {
+    this.signed(i.id, { type, storeId: i.storeId, invoiceId: i.id, metadata: i.metadata, ...extra }, o);
+  }
+
+  /** A webhook with BTCPay's envelope and signature, redelivered as BTCPay does. */
+  private signed(subject: string, payload: Record<string, unknown>, o: { forged?: boolean } = {}): void {
     if (!this.webhookUrl) return;
     const firstDelivery = randomBytes(8).toString('hex');
     const secret = o.forged ? 'not-the-webhook-secret' : this.webhookSecret;
     const request = (attempt: number) => {
       const deliveryId = attempt === 0 ? firstDelivery : randomBytes(8).toString('hex');
-      const event = {
-        deliveryId, webhookId: this.webhookId, originalDeliveryId: firstDelivery, isRedelivery: attempt > 0, type,
-        timestamp: Math.floor(Date.now() / 1000), storeId: i.storeId, invoiceId: i.id, metadata: i.metadata, ...extra,
-      };
+      const { type, ...rest } = payload;
+      const event = { deliveryId, webhookId: this.webhookId, originalDeliveryId: firstDelivery, isRedelivery: attempt > 0, type, timestamp: Math.floor(Date.now() / 1000), ...rest };
       const body = Buffer.from(JSON.stringify(event, null, 2));
       return { body, headers: { 'BTCPay-Sig': 'sha256=' + createHmac('sha256', Buffer.from(secret, 'utf8')).update(body).digest('hex') } };
     };
     const retry = (status: number | string) => typeof status === 'string' || status >= 500 || status === 408 || status === 429;
-    this.deliver(this.webhookUrl, i.id, this.redeliveryMs, retry, request);
+    this.deliver(this.webhookUrl, subject, this.redeliveryMs, retry, request);
   }
 
   private mustGet(id: string): FakeInvoice {
@@ -187,19 +290,88 @@ export class FakeBtcpay extends FakeServer {
   protected handle(req: http.IncomingMessage, res: http.ServerResponse, url: URL, raw: string): void {
     if (url.pathname.startsWith('/__fake/')) return this.control(url, raw, res);
     if (url.pathname.startsWith('/i/')) return this.checkout(req.method ?? 'GET', url, raw, res);
+    if (url.pathname.startsWith('/pull-payments/')) return this.claimPage(url, res);
     if (!this.answerable(req, res, { code: 'service-unavailable', message: 'Service unavailable' })) return;
-    const answer = this.api(req, url, parseJson(raw));
+    const answer = this.pullPaymentApi(req, url) ?? this.api(req, url, parseJson(raw));
     this.calls.push({ method: req.method ?? 'GET', path: url.pathname + url.search, status: answer.status });
+    if (answer.status === 200 && req.method === 'POST' && url.pathname.endsWith('/refund') && this.garbageRefund > 0) {
+      this.garbageRefund -= 1;
+      return void res.writeHead(200, { 'content-type': 'text/html' }).end('<html><body>502 Bad Gateway</body></html>');
+    }
     this.answer(req, res, answer.status, answer.json);
+  }
+
+  /** The public pull payment routes (no key needed) and the store's pull payments; null for any other route. */
+  private pullPaymentApi(req: http.IncomingMessage, url: URL): { status: number; json: unknown } | null {
+    const pub = /^\/api\/v1\/pull-payments\/([^/]+)(\/payouts)?$/.exec(url.pathname);
+    if (pub) {
+      const pp = this.pullPayments.get(decodeURIComponent(pub[1]));
+      if (!pp) return { status: 404, json: { code: 'pullpayment-not-found', message: 'Pull payment not found' } };
+      if (req.method === 'DELETE' && !pub[2]) {
+        if (req.headers.authorization !== `token ${this.apiKey}`) return { status: 401, json: { code: 'unauthenticated', message: 'Authentication is required for accessing this endpoint' } };
+        this.archive(pp.id);
+        return { status: 200, json: undefined };
+      }
+      if (req.method !== 'GET') return { status: 405, json: undefined };
+      if (!pub[2]) return { status: 200, json: this.pullPaymentView(pp) };
+      const withCancelled = url.searchParams.get('includeCancelled') === 'true';
+      const list = [...this.payouts.values()].filter((p) => p.pullPaymentId === pp.id && (withCancelled || p.state !== 'Cancelled'));
+      return { status: 200, json: list.map((p) => this.payoutView(p)) };
+    }
+    const store = /^\/api\/v1\/stores\/([^/]+)\/pull-payments$/.exec(url.pathname);
+    if (!store || req.method !== 'GET') return null;
+    if (req.headers.authorization !== `token ${this.apiKey}`) return { status: 401, json: { code: 'unauthenticated', message: 'Authentication is required for accessing this endpoint' } };
+    if (decodeURIComponent(store[1]) !== this.storeId) return { status: 403, json: undefined };
+    const withArchived = url.searchParams.get('includeArchived') === 'true';
+    return { status: 200, json: [...this.pullPayments.values()].filter((pp) => withArchived || !pp.archived).reverse().map((pp) => this.pullPaymentView(pp)) };
+  }
+
+  private refund(i: FakeInvoice, body: unknown): { status: number; json: unknown } {
+    const refundable = i.status === 'Settled' || (i.paidCents > 0 && (i.status === 'Invalid' || (i.status === 'Expired' && i.additionalStatus !== 'None')));
+    if (!refundable) return { status: 400, json: { code: 'non-refundable', message: 'Cannot refund this invoice' } };
+    const b = (body ?? {}) as Record<string, unknown>;
+    const errors: { path: string; message: string }[] = [];
+    if (typeof b.refundVariant !== 'string') errors.push({ path: 'refundVariant', message: '`refundVariant` is mandatory' });
+    let amountCents = i.amountCents;
+    let currency = i.currency;
+    if (b.refundVariant === 'Custom') {
+      const amount = typeof b.customAmount === 'number' ? String(b.customAmount) : b.customAmount;
+      if (typeof amount !== 'string' || !DECIMAL.test(amount) || cents(amount) <= 0) errors.push({ path: 'customAmount', message: 'Amount must be greater than 0' });
+      else amountCents = cents(amount);
+      if (typeof b.customCurrency !== 'string' || !/^[A-Z]{3}$/.test(b.customCurrency)) errors.push({ path: 'customCurrency', message: 'Invalid currency' });
+      else currency = b.customCurrency;
+    } else if (b.refundVariant !== 'Fiat' && typeof b.refundVariant === 'string') {
+      errors.push({ path: 'refundVariant', message: 'The fake refunds only Fiat and Custom' });
+    }
+    if (errors.length > 0) return { status: 400, json: errors };
+    const pp: FakePullPayment = {
+      id: randomBytes(16).toString('base64url').replace(/[-_]/g, 'x'), invoiceId: i.id, name: typeof b.name === 'string' ? b.name : `Refund ${i.id}`,
+      description: typeof b.description === 'string' ? b.description : '', currency, amountCents, autoApproveClaims: false, archived: false,
+    };
+    this.pullPayments.set(pp.id, pp);
+    return { status: 200, json: this.pullPaymentView(pp) };
+  }
+
+  /** The claim page at viewLink: what is left to claim (the claim itself is the test's `claim`). */
+  private claimPage(url: URL, res: http.ServerResponse): void {
+    const pp = this.pullPayments.get(url.pathname.slice('/pull-payments/'.length));
+    if (!pp) return this.html(res, 404, page('Not found', '<p>This pull payment does not exist.</p>'));
+    const state = pp.archived ? '<p>This refund is no longer available.</p>' : '<p>Enter your Bitcoin address to claim it.</p>';
+    return this.html(res, 200, page(pp.name, `<p class="amount">${esc(decimal(pp.amountCents))} ${esc(pp.currency)}</p>${state}`));
   }
 
   private api(req: http.IncomingMessage, url: URL, body: unknown): { status: number; json: unknown } {
     if (req.headers.authorization !== `token ${this.apiKey}`) {
       return { status: 401, json: { code: 'unauthenticated', message: 'Authentication is required for accessing this endpoint' } };
     }
-    const m = /^\/api\/v1\/stores\/([^/]+)\/invoices(?:\/([^/]+))?$/.exec(url.pathname);
+    const m = /^\/api\/v1\/stores\/([^/]+)\/invoices(?:\/([^/]+))?(\/refund)?$/.exec(url.pathname);
     if (!m) return { status: 404, json: { code: 'not-found', message: 'Not found' } };
     if (decodeURIComponent(m[1]) !== this.storeId) return { status: 403, json: undefined };
+    if (m[3]) {
+      const refunded = m[2] ? this.invoices.get(decodeURIComponent(m[2])) : undefined;
+      if (req.method !== 'POST') return { status: 405, json: undefined };
+      return refunded ? this.refund(refunded, body) : { status: 404, json: { code: 'invoice-not-found', message: 'The invoice was not found' } };
+    }
     if (req.method === 'POST' && !m[2]) return this.create(body);
     if (req.method === 'GET' && !m[2]) {
       const orderIds = url.searchParams.getAll('orderId');

@@ -26,10 +26,41 @@
 // - Result codes and descriptions: 0 processed successfully, 1 insufficient balance, 1032 cancelled by
 //   user, 1037 DS timeout user cannot be reached, 1019 transaction expired, 2001 initiator information
 //   invalid (wrong PIN), 1001 unable to lock subscriber (portal, "M-Pesa Express" result codes).
+// - Reversals (portal, "Reversals", developer.safaricom.co.ke/apis/Reversal): POST
+//   /mpesa/reversal/v1/request { Initiator, SecurityCredential, CommandID "TransactionReversal",
+//   TransactionID (the M-Pesa receipt), Amount, ReceiverParty (the short code), RecieverIdentifierType
+//   "11", ResultURL, QueueTimeOutURL, Remarks (2-100 characters), Occasion }; a bad field 400
+//   { requestId, errorCode "400.002.02", errorMessage "Bad Request - Invalid <Field>" }; accepted
+//   200 { OriginatorConversationID, ConversationID, ResponseCode "0", ResponseDescription "Accept the
+//   service request successfully." }. The outcome is asynchronous: a Result POSTed to ResultURL
+//   { Result: { ResultType 0, ResultCode, ResultDesc, OriginatorConversationID, ConversationID,
+//   TransactionID, ResultParameters: { ResultParameter: [{ Key, Value }] } (on success only: Amount,
+//   TransCompletedTime, OriginalTransactionID, Charge, ...), ReferenceData } }; result codes 0, R000001
+//   "The transaction has already been reversed", R000002 "The OriginalTransactionID is invalid", 2001
+//   "The initiator information is invalid" (a wrong initiator or security credential is reported in the
+//   Result, not at the gateway), 1 insufficient balance (same page, "Result Codes").
+//   SecurityCredential = base64 of the initiator password encrypted with the M-Pesa certificate's
+//   public key, RSA PKCS#1 v1.5 (portal, "Getting started": security credentials): this fake makes its
+//   own key pair and decrypts.
+// - Transaction Status (portal, "Transaction Status", /apis/TransactionStatus): POST
+//   /mpesa/transactionstatus/v1/query { Initiator, SecurityCredential, CommandID
+//   "TransactionStatusQuery", TransactionID or OriginalConversationID, PartyA, IdentifierType "4",
+//   ResultURL, QueueTimeOutURL, Remarks, Occasion }: 200 accepted as above, then a Result to ResultURL
+//   whose ResultParameters carry TransactionStatus ("Completed"), Amount, ReceiptNo and the queried
+//   transaction's OriginatorConversationID.
+// - QueueTimeOutURL: the portal says only that it is told when a request times out in the queue. This
+//   fake's own shape for that notice: the Result envelope with ResultType 1 (the status page's "1:
+//   waiting for further messages"), ResultCode "1037" and ResultDesc "The request timed out in the
+//   queue"; the reversal is then carried out late, its Result following.
+// The fake's own choices where Safaricom does not say: a reversal whose Amount is not the payment's
+// fails R000002; a status query naming an unknown request or a failed reversal answers ResultCode
+// R000002 / TransactionStatus "Failed"; a reversal not yet carried out has TransactionStatus "Pending".
 // Daraja's sandbox has one test number (254708374149, succeeds); the other numbers below are this
 // fake's own, one per result code. Not Safaricom: the test controls (settle, expireTokens, swallow,
-// the callback modes) are methods of the class.
-import { randomBytes } from 'node:crypto';
+// the callback modes, failNextReversal, dropResults, queueTimeoutNext, swallowReversal,
+// garbageReversal, holdNextReversal) are fields and methods of the class.
+import { constants, generateKeyPairSync, privateDecrypt, publicEncrypt, randomBytes } from 'node:crypto';
+import type { KeyObject } from 'node:crypto';
 import type http from 'node:http';
 import { FakeServer, parseJson } from './web';
 
@@ -59,6 +90,8 @@ const RESULT_DESC: Record<number, string> = {
 };
 
 export interface FakeMpesaOptions {
+  initiatorName?: string;
+  initiatorPassword?: string;
   consumerKey?: string;
   consumerSecret?: string;
   shortCode?: string;
@@ -81,6 +114,36 @@ export interface FakeStkPush {
   receipt: string | null;
 }
 
+export interface FakeReversal {
+  originatorConversationId: string;
+  conversationId: string;
+  transactionId: string;
+  amount: number;
+  resultUrl: string;
+  queueTimeOutUrl: string;
+  remarks: string;
+  occasion: string;
+  /** null until carried out */
+  resultCode: string | null;
+  receipt: string | null;
+}
+
+/** The PKCS#1 v1.5 block of an RSA decryption (00 02 <random non-zero> 00 <message>) -> the message, or null. */
+function unpadPkcs1(block: Buffer): Buffer | null {
+  if (block[0] !== 0 || block[1] !== 2) return null;
+  const end = block.indexOf(0, 2);
+  return end >= 10 ? block.subarray(end + 1) : null;
+}
+
+const REVERSAL_DESC: Record<string, string> = {
+  '0': 'The service request is processed successfully.',
+  R000001: 'The transaction has already been reversed.',
+  R000002: 'The OriginalTransactionID is invalid.',
+  '1': 'The balance is insufficient for the transaction.',
+  '2001': 'The initiator information is invalid.',
+  '11': 'The DebitParty is in an invalid state.',
+};
+
 export class FakeMpesa extends FakeServer {
   readonly o: Required<FakeMpesaOptions>;
   readonly pushes = new Map<string, FakeStkPush>();
@@ -89,10 +152,27 @@ export class FakeMpesa extends FakeServer {
   private readonly tokens = new Map<string, number>();
   /** pushes to accept but never answer (a lost answer: the caller times out) */
   swallow = 0;
+  readonly reversals = new Map<string, FakeReversal>();
+  /** every Result and queue-timeout notice posted, in order */
+  readonly resultsSent: { url: string; body: unknown; status: number | string }[] = [];
+  /** reversals accepted and carried out whose answer is never sent */
+  swallowReversal = 0;
+  /** reversals answered 200 with a body that is not JSON (carried out all the same) */
+  garbageReversal = 0;
+  /** Results (of reversals and status queries) carried out but never posted: lost callbacks */
+  dropResults = 0;
+  /** reversals first reported to QueueTimeOutURL, then carried out late */
+  queueTimeoutNext = 0;
+  /** reversals left undone until finishReversal */
+  holdNextReversal = 0;
+  private readonly reversalFailures: string[] = [];
+  private readonly key: { publicKey: KeyObject; privateKey: KeyObject };
 
   constructor(options: FakeMpesaOptions = {}) {
     super();
     this.o = {
+      initiatorName: 'testapi',
+      initiatorPassword: 'Safaricom999!*!',
       consumerKey: 'GvzjNnYgNJtwgwfLBkZh65VPwfuKvs0V',
       consumerSecret: 'oOpJICRVlyrGSAkM',
       shortCode: '174379',
@@ -104,6 +184,26 @@ export class FakeMpesa extends FakeServer {
       callbackDelayMs: 0,
       ...options,
     };
+    this.key = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  }
+
+  /** The initiator password encrypted as the Daraja portal does, with this fake's public key. */
+  securityCredential(password = this.o.initiatorPassword): string {
+    return publicEncrypt({ key: this.key.publicKey, padding: constants.RSA_PKCS1_PADDING }, Buffer.from(password)).toString('base64');
+  }
+
+  /** The credentials with a reversal initiator, so that the MID can refund. */
+  refundCredentials(): Record<string, string> {
+    return { ...this.credentials(), initiator_name: this.o.initiatorName, security_credential: this.securityCredential() };
+  }
+
+  /** The next reversal is accepted, then its Result carries this ResultCode (e.g. "1", "2001"). */
+  failNextReversal(resultCode: string): void {
+    this.reversalFailures.push(resultCode);
+  }
+
+  byReceipt(receipt: string): FakeStkPush | undefined {
+    return [...this.pushes.values()].find((p) => p.receipt === receipt);
   }
 
   credentials(): Record<string, string> {
@@ -129,7 +229,8 @@ export class FakeMpesa extends FakeServer {
     const p = this.pushes.get(checkoutRequestId);
     if (!p) throw new Error(`no push ${checkoutRequestId}`);
     p.resultCode = resultCode;
-    p.receipt = resultCode === 0 ? 'NLJ' + randomBytes(4).toString('hex').toUpperCase() : null;
+    // a receipt is ten letters and digits (NLJ7RT61SV in the portal's callback sample)
+    p.receipt = resultCode === 0 ? 'NLJ' + randomBytes(4).toString('hex').toUpperCase().slice(0, 7) : null;
     if (this.o.callbacks === 'drop') return;
     const times = this.o.callbacks === 'duplicate' ? 2 : 1;
     for (let i = 0; i < times; i++) this.later(this.o.callbackDelayMs, () => this.callBack(p, p.amount + amountDelta));
@@ -157,6 +258,21 @@ export class FakeMpesa extends FakeServer {
       return done(...answer);
     }
     if (url.pathname === '/mpesa/stkpushquery/v1/query') return done(...this.query(body, requestId));
+    if (url.pathname === '/mpesa/reversal/v1/request') {
+      const answer = this.reverse(body);
+      if (answer === 'swallowed') return;
+      if (answer === 'garbage') {
+        this.calls.push({ method: 'POST', path: url.pathname, status: 200 });
+        res.writeHead(200, { 'content-type': 'text/html' }).end('<html><body>Upstream error</body></html>');
+        return;
+      }
+      if (typeof answer === 'string') return bad(answer);
+      return done(200, answer);
+    }
+    if (url.pathname === '/mpesa/transactionstatus/v1/query') {
+      const answer = this.transactionStatus(body);
+      return typeof answer === 'string' ? bad(answer) : done(200, answer);
+    }
     done(404, { requestId, errorCode: '404.002.01', errorMessage: 'Resource not found' });
   }
 
@@ -172,6 +288,8 @@ export class FakeMpesa extends FakeServer {
   }
 
   private passwordProblem(b: Record<string, unknown>): string | null {
+    // the reversal and status APIs authenticate with the initiator in their Result, not a pass key
+    if (b.CommandID === 'TransactionReversal' || b.CommandID === 'TransactionStatusQuery') return null;
     if (String(b.BusinessShortCode) !== this.o.shortCode) return 'BusinessShortCode';
     if (typeof b.Timestamp !== 'string' || !/^\d{14}$/.test(b.Timestamp)) return 'Timestamp';
     const expected = Buffer.from(`${this.o.shortCode}${this.o.passKey}${b.Timestamp}`).toString('base64');
@@ -226,6 +344,160 @@ export class FakeMpesa extends FakeServer {
         ResultDesc: RESULT_DESC[p.resultCode] ?? 'Unknown',
       },
     ];
+  }
+
+  /** Whether the initiator and its encrypted password are this short code's reversal operator. */
+  private initiatorValid(b: Record<string, unknown>): boolean {
+    if (b.Initiator !== this.o.initiatorName || typeof b.SecurityCredential !== 'string') return false;
+    try {
+      const block = privateDecrypt({ key: this.key.privateKey, padding: constants.RSA_NO_PADDING }, Buffer.from(b.SecurityCredential, 'base64'));
+      return unpadPkcs1(block)?.toString('utf8') === this.o.initiatorPassword;
+    } catch {
+      return false;
+    }
+  }
+
+  private static url(v: unknown): v is string {
+    return typeof v === 'string' && /^https?:\/\//.test(v);
+  }
+
+  private newIds(): { originatorConversationId: string; conversationId: string } {
+    return {
+      originatorConversationId: `${randomBytes(2).toString('hex')}-${randomBytes(2).toString('hex')}-${randomBytes(6).toString('hex')}${Date.now() % 1e7}`,
+      conversationId: `AG_20261126_${randomBytes(10).toString('hex')}`,
+    };
+  }
+
+  /** A field problem (400), the acknowledgement, or what the controls make of it. */
+  private reverse(b: Record<string, unknown>): string | Record<string, unknown> | 'swallowed' | 'garbage' {
+    if (b.CommandID !== 'TransactionReversal') return 'CommandID';
+    if (typeof b.TransactionID !== 'string' || !/^[A-Z0-9]{10}$/.test(b.TransactionID)) return 'TransactionID';
+    if (!Number.isFinite(Number(b.Amount)) || Number(b.Amount) <= 0) return 'Amount';
+    if (String(b.ReceiverParty) !== this.o.shortCode) return 'ReceiverParty';
+    if (String(b.RecieverIdentifierType) !== '11') return 'RecieverIdentifierType';
+    if (!FakeMpesa.url(b.ResultURL)) return 'ResultURL';
+    if (!FakeMpesa.url(b.QueueTimeOutURL)) return 'QueueTimeOutURL';
+    if (typeof b.Remarks !== 'string' || b.Remarks.length < 2 || b.Remarks.length > 100) return 'Remarks';
+    const r: FakeReversal = {
+      ...this.newIds(),
+      transactionId: b.TransactionID, amount: Number(b.Amount), resultUrl: b.ResultURL, queueTimeOutUrl: b.QueueTimeOutURL,
+      remarks: b.Remarks, occasion: typeof b.Occasion === 'string' ? b.Occasion : '', resultCode: null, receipt: null,
+    };
+    const code = this.reversalFailures.shift() ?? (this.initiatorValid(b) ? this.reversalCode(r) : '2001');
+    this.reversals.set(r.originatorConversationId, r);
+    if (this.queueTimeoutNext > 0) {
+      this.queueTimeoutNext -= 1;
+      this.later(this.o.answerAfterMs, () => this.postResult(r.queueTimeOutUrl, { Result: { ResultType: 1, ResultCode: '1037', ResultDesc: 'The request timed out in the queue', OriginatorConversationID: r.originatorConversationId, ConversationID: r.conversationId } }));
+      this.later(this.o.answerAfterMs * 3, () => this.finishReversal(r.originatorConversationId, code));
+    } else if (this.holdNextReversal > 0) {
+      this.holdNextReversal -= 1;
+    } else {
+      this.later(this.o.answerAfterMs, () => this.finishReversal(r.originatorConversationId, code));
+    }
+    if (this.swallowReversal > 0) {
+      this.swallowReversal -= 1;
+      return 'swallowed';
+    }
+    if (this.garbageReversal > 0) {
+      this.garbageReversal -= 1;
+      return 'garbage';
+    }
+    return { OriginatorConversationID: r.originatorConversationId, ConversationID: r.conversationId, ResponseCode: '0', ResponseDescription: 'Accept the service request successfully.' };
+  }
+
+  /** R000002 for a receipt this short code never received or an amount that is not the payment's; R000001 when reversed before. */
+  private reversalCode(r: FakeReversal): string {
+    const paid = this.byReceipt(r.transactionId);
+    if (!paid || paid.amount !== r.amount) return 'R000002';
+    const before = [...this.reversals.values()].some((x) => x.transactionId === r.transactionId && (x.resultCode === '0' || x.resultCode === null));
+    return before ? 'R000001' : '0';
+  }
+
+  /** A reversal is carried out now with this ResultCode; its Result is posted to ResultURL. */
+  finishReversal(originatorConversationId: string, resultCode = '0'): void {
+    const r = this.reversals.get(originatorConversationId);
+    if (!r) throw new Error(`no reversal ${originatorConversationId}`);
+    r.resultCode = resultCode;
+    r.receipt = resultCode === '0' ? 'RV' + randomBytes(4).toString('hex').toUpperCase() : null;
+    const result: Record<string, unknown> = {
+      ResultType: 0,
+      ResultCode: resultCode === '0' ? 0 : resultCode,
+      ResultDesc: REVERSAL_DESC[resultCode] ?? 'Unknown',
+      OriginatorConversationID: r.originatorConversationId,
+      ConversationID: r.conversationId,
+      TransactionID: r.receipt ?? 'SKE0000000',
+      ReferenceData: { ReferenceItem: { Key: 'QueueTimeoutURL', Value: r.queueTimeOutUrl } },
+    };
+    if (resultCode === '0') {
+      result.ResultParameters = {
+        ResultParameter: [
+          { Key: 'DebitAccountBalance', Value: 'Utility Account|KES|7722179.62|7722179.62|0.00|0.00' },
+          { Key: 'Amount', Value: r.amount },
+          { Key: 'TransCompletedTime', Value: 20261126132711 },
+          { Key: 'OriginalTransactionID', Value: r.transactionId },
+          { Key: 'Charge', Value: 0 },
+          { Key: 'CreditPartyPublicName', Value: '254708374149 - John Doe' },
+          { Key: 'DebitPartyPublicName', Value: `${this.o.shortCode} - PayCollect Fake` },
+        ],
+      };
+    }
+    void this.postResult(r.resultUrl, { Result: result });
+  }
+
+  private transactionStatus(b: Record<string, unknown>): string | Record<string, unknown> {
+    if (b.CommandID !== 'TransactionStatusQuery') return 'CommandID';
+    if (String(b.PartyA) !== this.o.shortCode) return 'PartyA';
+    if (String(b.IdentifierType) !== '4') return 'IdentifierType';
+    if (!FakeMpesa.url(b.ResultURL)) return 'ResultURL';
+    if (!FakeMpesa.url(b.QueueTimeOutURL)) return 'QueueTimeOutURL';
+    const wanted = typeof b.OriginalConversationID === 'string' ? b.OriginalConversationID : null;
+    const receipt = typeof b.TransactionID === 'string' ? b.TransactionID : null;
+    if (!wanted && !receipt) return 'TransactionID';
+    const ids = this.newIds();
+    const r = [...this.reversals.values()].find((x) => x.originatorConversationId === wanted || (receipt !== null && x.receipt === receipt));
+    const valid = this.initiatorValid(b);
+    this.later(this.o.answerAfterMs, () => this.postResult(String(b.ResultURL), { Result: this.statusResult(ids, r, valid) }));
+    return { OriginatorConversationID: ids.originatorConversationId, ConversationID: ids.conversationId, ResponseCode: '0', ResponseDescription: 'Accept the service request successfully.' };
+  }
+
+  private statusResult(ids: { originatorConversationId: string; conversationId: string }, r: FakeReversal | undefined, initiatorValid: boolean): Record<string, unknown> {
+    const head = { ResultType: 0, OriginatorConversationID: ids.originatorConversationId, ConversationID: ids.conversationId, TransactionID: 'SKE0000000' };
+    if (!initiatorValid) return { ...head, ResultCode: '2001', ResultDesc: REVERSAL_DESC['2001'] };
+    if (!r) return { ...head, ResultCode: 'R000002', ResultDesc: REVERSAL_DESC.R000002 };
+    const status = r.resultCode === null ? 'Pending' : r.resultCode === '0' ? 'Completed' : 'Failed';
+    return {
+      ...head,
+      ResultCode: 0,
+      ResultDesc: REVERSAL_DESC['0'],
+      ResultParameters: {
+        ResultParameter: [
+          { Key: 'DebitPartyName', Value: `${this.o.shortCode} - PayCollect Fake` },
+          { Key: 'OriginatorConversationID', Value: r.originatorConversationId },
+          { Key: 'InitiatedTime', Value: '20261126132700' },
+          { Key: 'ReasonType', Value: 'Reversal of Payment' },
+          { Key: 'TransactionStatus', Value: status },
+          { Key: 'Amount', Value: String(r.amount) },
+          { Key: 'ConversationID', Value: r.conversationId },
+          ...(r.receipt ? [{ Key: 'ReceiptNo', Value: r.receipt }] : []),
+        ],
+      },
+    };
+  }
+
+  private async postResult(url: string, body: unknown): Promise<void> {
+    if (this.dropResults > 0) {
+      this.dropResults -= 1;
+      return;
+    }
+    let status: number | string;
+    try {
+      const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal: AbortSignal.timeout(5000) });
+      status = res.status;
+      await res.arrayBuffer();
+    } catch (e) {
+      status = (e as Error).name;
+    }
+    this.resultsSent.push({ url, body, status });
   }
 
   private async callBack(p: FakeStkPush, amount: number): Promise<void> {

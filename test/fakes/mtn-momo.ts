@@ -26,7 +26,22 @@
 //   ("Allow PUT & POST on your callback listener host"), sent once with no retry ("The Wallet Platform
 //   will only send the callback once") (API documentation, "Callback"). The newer text of that page
 //   retries every second up to 20 times: `callbackRetryMs` plays that.
-// Not MTN: the test controls (settle, expireTokens, swallow, the callback modes) are methods of the class.
+// - Refunds run on the Disbursement product, with its own API user, key and subscription key
+//   (momodeveloper.mtn.com, "Products": each product is subscribed to with its own key; API user
+//   provisioning is per subscription key): POST /disbursement/token/ as the Collection token;
+//   POST /disbursement/v1_0/refund with `X-Reference-Id` (UUID v4), optional `X-Callback-Url` and the
+//   RefundV1 body { amount, currency, externalId, payerMessage, payeeNote, referenceIdToRefund }: 202
+//   empty; a reused X-Reference-Id is 409 RESOURCE_ALREADY_EXIST; a bad body 400. GET
+//   /disbursement/v1_0/refund/{referenceId}: the Transfer resource { amount, currency,
+//   financialTransactionId, externalId, payee, payerMessage, payeeNote, status, reason }, 200 even when
+//   FAILED, 404 RESOURCE_NOT_FOUND when never received (API documentation, "Disbursement - Refund V1",
+//   "GetRefundStatus"; MTN-Group/MoMoAPIs_Javascript_sdk refund-V1 and refund status). The callback
+//   goes to X-Callback-Url once, as for requests to pay.
+//   The fake's own choices where MTN does not say: a referenceIdToRefund it never collected, or a
+//   refund above what was collected less what was refunded before, is accepted (202) and then FAILED
+//   with reason NOT_ALLOWED (the refund is checked by the wallet platform, not the API gateway).
+// Not MTN: the test controls (settle, expireTokens, swallow, the callback modes, failNextRefund,
+// holdNextRefund, swallowRefund, garbageRefund) are fields and methods of the class.
 import { randomUUID } from 'node:crypto';
 import type http from 'node:http';
 import { FakeServer, parseJson } from './web';
@@ -52,6 +67,9 @@ export interface FakeMtnOptions {
   apiUser?: string;
   apiKey?: string;
   subscriptionKey?: string;
+  disbursementApiUser?: string;
+  disbursementApiKey?: string;
+  disbursementSubscriptionKey?: string;
   targetEnvironment?: string;
   /** currencies the target environment takes (the real sandbox: EUR only) */
   currencies?: string[];
@@ -80,6 +98,19 @@ export interface FakeRequestToPay {
   confirmedAmount: string;
 }
 
+export interface FakeMtnRefund {
+  reference: string;
+  referenceIdToRefund: string;
+  externalId: string;
+  amount: string;
+  currency: string;
+  payeeNote: string;
+  callbackUrl: string | null;
+  status: 'SUCCESSFUL' | 'FAILED' | 'PENDING';
+  reason: string | null;
+  financialTransactionId: string | null;
+}
+
 export interface FakeMtnCall {
   method: string;
   path: string;
@@ -94,9 +125,19 @@ export class FakeMtnMomo extends FakeServer {
   readonly requests = new Map<string, FakeRequestToPay>();
   readonly calls: FakeMtnCall[] = [];
   readonly callbacksSent: { reference: string; method: string; status: number | string }[] = [];
+  readonly refunds = new Map<string, FakeMtnRefund>();
   private readonly tokens = new Map<string, number>();
+  private readonly disbursementTokens = new Map<string, number>();
   /** requests to accept and record but never answer (a lost answer: the caller times out) */
   swallow = 0;
+  /** refunds to accept and record but never answer */
+  swallowRefund = 0;
+  /** refunds answered 200 with a body that is no JSON (carried out all the same) */
+  garbageRefund = 0;
+  /** reasons the next refunds fail with (first in, first used) */
+  private readonly refundFailures: string[] = [];
+  /** refunds left PENDING until settleRefund */
+  holdNextRefund = 0;
 
   constructor(options: FakeMtnOptions = {}) {
     super();
@@ -105,6 +146,9 @@ export class FakeMtnMomo extends FakeServer {
       apiKey: '0d4b7c9e2f6a41b3a8c5d7e9f1a2b3c4',
       subscriptionKey: '5a7c9e1b3d5f47a9b1c3d5e7f9a1b3c5',
       targetEnvironment: 'sandbox',
+      disbursementApiUser: '9a2e4c61-7b3d-4f8a-8e10-2c4d6f8a0b1e',
+      disbursementApiKey: '7e1a3c5b9d2f4a6c8e0b1d3f5a7c9e2b',
+      disbursementSubscriptionKey: '3c5e7a9b1d2f4e6a8c0b2d4f6a8c0e1b',
       currencies: ['EUR', 'UGX', 'GHS', 'RWF', 'XAF', 'XOF', 'ZMW'],
       tokenTtlSeconds: 3600,
       answerAfterMs: 20,
@@ -119,6 +163,29 @@ export class FakeMtnMomo extends FakeServer {
   /** The credentials a MID needs to use this fake. */
   credentials(): Record<string, string> {
     return { api_user: this.o.apiUser, api_key: this.o.apiKey, subscription_key: this.o.subscriptionKey, target_environment: this.o.targetEnvironment };
+  }
+
+  /** The credentials with the Disbursement product's, so that the MID can refund. */
+  refundCredentials(): Record<string, string> {
+    return {
+      ...this.credentials(),
+      disbursement_api_user: this.o.disbursementApiUser,
+      disbursement_api_key: this.o.disbursementApiKey,
+      disbursement_subscription_key: this.o.disbursementSubscriptionKey,
+    };
+  }
+
+  /** The next refund is accepted, then FAILED with this reason (e.g. NOT_ENOUGH_FUNDS). */
+  failNextRefund(reason: string): void {
+    this.refundFailures.push(reason);
+  }
+
+  /** A refund held PENDING ends now; the callback follows. */
+  settleRefund(reference: string, status: 'SUCCESSFUL' | 'FAILED', reason: string | null = null): void {
+    const r = this.refunds.get(reference);
+    if (!r) throw new Error(`no refund ${reference}`);
+    Object.assign(r, { status, reason, financialTransactionId: status === 'SUCCESSFUL' ? String(Date.now()) : null });
+    if (r.callbackUrl && this.o.callbacks !== 'drop') this.later(this.o.callbackDelayMs, () => this.post(r.callbackUrl!, r.reference, this.refundResource(r)));
   }
 
   /** Prompts sent to phones: requests accepted (a 409 sends none). */
@@ -149,6 +216,7 @@ export class FakeMtnMomo extends FakeServer {
       this.json(res, status, body);
     };
     if (!this.answerable(req, res, { code: 'SERVICE_UNAVAILABLE', message: 'Service unavailable' })) return;
+    if (url.pathname.startsWith('/disbursement/')) return this.disbursement(req, res, url, raw, done);
     if (req.headers['ocp-apim-subscription-key'] !== this.o.subscriptionKey) {
       return done(401, { statusCode: 401, message: 'Access denied due to invalid subscription key. Make sure to provide a valid key for an active subscription.' });
     }
@@ -169,13 +237,107 @@ export class FakeMtnMomo extends FakeServer {
     done(404, { code: 'RESOURCE_NOT_FOUND', message: 'Requested resource was not found.' });
   }
 
-  private token(req: http.IncomingMessage): [number, unknown] {
+  private token(req: http.IncomingMessage, user = this.o.apiUser, key = this.o.apiKey, tokens = this.tokens): [number, unknown] {
     const basic = /^Basic (.+)$/.exec(req.headers.authorization ?? '')?.[1];
-    const [user, key] = basic ? Buffer.from(basic, 'base64').toString('utf8').split(':') : [];
-    if (user !== this.o.apiUser || key !== this.o.apiKey) return [401, { error: 'login_failed' }];
+    const [u, k] = basic ? Buffer.from(basic, 'base64').toString('utf8').split(':') : [];
+    if (u !== user || k !== key) return [401, { error: 'login_failed' }];
     const token = randomUUID().replace(/-/g, '') + randomUUID().replace(/-/g, '');
-    this.tokens.set(token, Date.now() + this.o.tokenTtlSeconds * 1000);
+    tokens.set(token, Date.now() + this.o.tokenTtlSeconds * 1000);
     return [200, { access_token: token, token_type: 'access_token', expires_in: this.o.tokenTtlSeconds }];
+  }
+
+  /** The Disbursement product: its own subscription key, API user and tokens (a Collection token is refused). */
+  private disbursement(req: http.IncomingMessage, res: http.ServerResponse, url: URL, raw: string, done: (status: number, body?: unknown) => void): void {
+    if (req.headers['ocp-apim-subscription-key'] !== this.o.disbursementSubscriptionKey) {
+      return done(401, { statusCode: 401, message: 'Access denied due to invalid subscription key. Make sure to provide a valid key for an active subscription.' });
+    }
+    if (req.method === 'POST' && url.pathname === '/disbursement/token/') {
+      return done(...this.token(req, this.o.disbursementApiUser, this.o.disbursementApiKey, this.disbursementTokens));
+    }
+    const token = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
+    if (!token || (this.disbursementTokens.get(token) ?? 0) < Date.now()) return done(401, { code: 'UNAUTHORIZED', message: 'Access token is missing, invalid or expired' });
+    if (req.headers['x-target-environment'] !== this.o.targetEnvironment) return done(400, { code: 'BAD_REQUEST', message: 'Wrong X-Target-Environment' });
+    if (req.method === 'POST' && url.pathname === '/disbursement/v1_0/refund') {
+      const answer = this.refund(req, raw);
+      if (answer === 'swallowed') return;
+      if (answer === 'garbage') {
+        this.calls.push({ method: 'POST', path: url.pathname, status: 200 });
+        res.writeHead(200, { 'content-type': 'text/html' }).end('<html>Bad gateway</html>');
+        return;
+      }
+      return done(...answer);
+    }
+    const m = /^\/disbursement\/v1_0\/refund\/([^/]+)$/.exec(url.pathname);
+    if (req.method === 'GET' && m) {
+      const r = this.refunds.get(decodeURIComponent(m[1]));
+      return r ? done(200, this.refundResource(r)) : done(404, { code: 'RESOURCE_NOT_FOUND', message: 'Requested resource was not found.' });
+    }
+    done(404, { code: 'RESOURCE_NOT_FOUND', message: 'Requested resource was not found.' });
+  }
+
+  private refund(req: http.IncomingMessage, raw: string): [number, unknown?] | 'swallowed' | 'garbage' {
+    const reference = String(req.headers['x-reference-id'] ?? '');
+    if (!UUID4.test(reference)) return [400, { code: 'INVALID_REFERENCE_ID', message: 'X-Reference-Id must be a UUID version 4' }];
+    if (this.refunds.has(reference)) return [409, { code: 'RESOURCE_ALREADY_EXIST', message: 'Duplicated reference id. Creation of resource failed.' }];
+    const b = parseJson(raw) as Partial<Record<'amount' | 'currency' | 'externalId' | 'payeeNote' | 'referenceIdToRefund', unknown>> | null | undefined;
+    const problem = this.refundProblem(b);
+    if (problem || !b) return [400, problem];
+    const r: FakeMtnRefund = {
+      reference, referenceIdToRefund: String(b.referenceIdToRefund), externalId: String(b.externalId ?? ''), amount: String(b.amount),
+      currency: String(b.currency), payeeNote: String(b.payeeNote ?? ''),
+      callbackUrl: typeof req.headers['x-callback-url'] === 'string' ? req.headers['x-callback-url'] : null,
+      status: 'PENDING', reason: null, financialTransactionId: null,
+    };
+    const failure = this.refundFailures.shift() ?? this.refundNotAllowed(r);
+    this.refunds.set(reference, r);
+    if (this.holdNextRefund > 0) this.holdNextRefund -= 1;
+    else this.later(this.o.answerAfterMs, () => this.settleRefund(reference, failure ? 'FAILED' : 'SUCCESSFUL', failure));
+    if (this.swallowRefund > 0) {
+      this.swallowRefund -= 1;
+      return 'swallowed';
+    }
+    if (this.garbageRefund > 0) {
+      this.garbageRefund -= 1;
+      return 'garbage';
+    }
+    return [202];
+  }
+
+  private refundProblem(b: Partial<Record<string, unknown>> | null | undefined): { code: string; message: string } | null {
+    if (!b || typeof b !== 'object') return { code: 'BAD_REQUEST', message: 'Body is not a RefundV1' };
+    if (typeof b.currency !== 'string' || !this.o.currencies.includes(b.currency)) return { code: 'INVALID_CURRENCY', message: 'Currency not supported.' };
+    const amountPattern = ZERO_DECIMAL.has(b.currency) ? /^\d+$/ : /^\d+(\.\d{1,2})?$/;
+    if (typeof b.amount !== 'string' || !amountPattern.test(b.amount) || Number(b.amount) <= 0) return { code: 'BAD_REQUEST', message: 'Invalid amount' };
+    if (typeof b.referenceIdToRefund !== 'string' || !UUID4.test(b.referenceIdToRefund)) return { code: 'BAD_REQUEST', message: 'Invalid referenceIdToRefund' };
+    for (const note of [b.payerMessage, b.payeeNote]) {
+      if (note !== undefined && (typeof note !== 'string' || note.length > 160 || note.includes("'"))) return { code: 'BAD_REQUEST', message: 'Invalid note' };
+    }
+    return null;
+  }
+
+  /** The fake's own rule: only a successful request to pay, and never more than it collected in all. */
+  private refundNotAllowed(r: FakeMtnRefund): string | null {
+    const paid = this.requests.get(r.referenceIdToRefund);
+    if (!paid || paid.status !== 'SUCCESSFUL' || paid.currency !== r.currency) return 'NOT_ALLOWED';
+    const before = [...this.refunds.values()]
+      .filter((x) => x.referenceIdToRefund === r.referenceIdToRefund && x.status !== 'FAILED')
+      .reduce((sum, x) => sum + Number(x.amount), 0);
+    return before + Number(r.amount) > Number(paid.confirmedAmount) ? 'NOT_ALLOWED' : null;
+  }
+
+  private refundResource(r: FakeMtnRefund) {
+    const paid = this.requests.get(r.referenceIdToRefund);
+    return {
+      amount: r.amount,
+      currency: r.currency,
+      financialTransactionId: r.financialTransactionId ?? undefined,
+      externalId: r.externalId,
+      payee: { partyIdType: 'MSISDN', partyId: paid?.partyId ?? '' },
+      payerMessage: '',
+      payeeNote: r.payeeNote,
+      status: r.status,
+      ...(r.reason ? { reason: r.reason } : {}),
+    };
   }
 
   private requestToPay(req: http.IncomingMessage, raw: string): [number, unknown?] | 'swallowed' {
@@ -236,13 +398,17 @@ export class FakeMtnMomo extends FakeServer {
     for (let i = 0; i < times; i++) this.later(this.o.callbackDelayMs, () => this.sendCallback(r, 0));
   }
 
-  private async sendCallback(r: FakeRequestToPay, attempt: number): Promise<void> {
+  private sendCallback(r: FakeRequestToPay, attempt: number): Promise<void> {
+    return this.post(r.callbackUrl!, r.reference, this.resource(r), attempt);
+  }
+
+  private async post(callbackUrl: string, reference: string, resource: unknown, attempt = 0): Promise<void> {
     let status: number | string;
     try {
-      const res = await fetch(r.callbackUrl!, {
+      const res = await fetch(callbackUrl, {
         method: this.o.callbackMethod,
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify(this.resource(r)),
+        body: JSON.stringify(resource),
         signal: AbortSignal.timeout(2000),
       });
       status = res.status;
@@ -250,8 +416,8 @@ export class FakeMtnMomo extends FakeServer {
     } catch (e) {
       status = (e as Error).name;
     }
-    this.callbacksSent.push({ reference: r.reference, method: this.o.callbackMethod, status });
+    this.callbacksSent.push({ reference, method: this.o.callbackMethod, status });
     const ok = typeof status === 'number' && status >= 200 && status < 300;
-    if (!ok && attempt < this.o.callbackRetryMs.length) this.later(this.o.callbackRetryMs[attempt], () => this.sendCallback(r, attempt + 1));
+    if (!ok && attempt < this.o.callbackRetryMs.length) this.later(this.o.callbackRetryMs[attempt], () => this.post(callbackUrl, reference, resource, attempt + 1));
   }
 }

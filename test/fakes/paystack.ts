@@ -21,7 +21,20 @@
 //   HMAC-SHA512(secret key, raw body) (doc/payments/webhooks/verifying-transaction, payment-methods/*-event);
 //   a delivery not answered 200 is retried (Paystack's webhook guide: every 3 minutes for the first 4 tries,
 //   then hourly for 72 hours in live mode; here the delays are the fake's `webhookRetryMs`).
-// Not Paystack: the `/__fake/*` control routes and the pay / fail / abandon buttons that play the customer.
+// - POST /refund { transaction (reference or id), amount (smallest unit, optional: the whole rest),
+//   currency, customer_note, merchant_note }: 200 "Refund has been queued for processing" with the refund
+//   (status pending, its id, the transaction) (paths/refund.yaml, schemas/RefundCreate*.yaml,
+//   api/refunds/create/response.json); partial refunds are allowed and "The refund amount must not be more
+//   than the original transaction amount" (Paystack's Refunds guide); a refund is then processing, then
+//   processed, or failed, or needs-attention (guide; doc/payments/refunds/events/refund-*.json give each
+//   event's body: { event: "refund.<state>", data: { status, transaction_reference, refund_reference,
+//   amount, currency, ... } }, needs-attention with the refund id too); GET /refund/:id the refund
+//   (api/refunds/fetch/response.json), unknown 404; GET /refund lists refunds (api/refunds/list/
+//   response.json), here filtered by `transaction` (the reference or id) as the API reference lists it.
+//   The words of a refusal (more than is left, a transaction not paid, unknown) are the fake's own, in
+//   Paystack's 400 shape { status: false, message, type: "validation_error", code: "invalid_params" }.
+// Not Paystack: the `/__fake/*` control routes, the pay / fail / abandon buttons that play the customer,
+// and the refund controls (failNextRefund, needsAttentionNext, holdNextRefund, garbageRefund).
 import { createHmac, randomBytes } from 'node:crypto';
 import type http from 'node:http';
 import { esc, FAKE_MODES, FakeServer, htmlPage, parseJson } from './web';
@@ -44,6 +57,19 @@ export interface FakeTransaction {
   /** started by POST /charge (direct card) rather than the checkout */
   direct: boolean;
   cardLast4: string | null;
+}
+
+export interface FakeRefund {
+  id: number;
+  transaction: FakeTransaction;
+  amount: number;
+  currency: string;
+  customerNote: string;
+  merchantNote: string;
+  status: 'pending' | 'processing' | 'processed' | 'failed' | 'needs-attention';
+  refundReference: string | null;
+  createdAt: string;
+  refundedAt: string | null;
 }
 
 export interface FakeCall {
@@ -91,6 +117,16 @@ export class FakePaystack extends FakeServer {
   private readonly byReference = new Map<string, FakeTransaction>();
   private readonly byCode = new Map<string, FakeTransaction>();
   private nextId = 4099260000;
+  readonly refunds = new Map<number, FakeRefund>();
+  private nextRefundId = 3018284;
+  /** refunds that end failed, or needs-attention, instead of processed (first in, first used) */
+  private readonly refundEnds: ('failed' | 'needs-attention')[] = [];
+  /** refunds left pending until finishRefund */
+  holdNextRefund = 0;
+  /** refunds carried out whose answer is a 200 that is not JSON */
+  garbageRefund = 0;
+  /** delay between a refund's states */
+  refundStepMs = 20;
 
   constructor(o: FakePaystackOptions = {}) {
     super();
@@ -131,6 +167,49 @@ export class FakePaystack extends FakeServer {
     this.deliver(this.webhookUrl, reference, this.webhookRetryMs, (status) => status !== 200, () => ({ body, headers: { 'x-paystack-signature': signature } }));
   }
 
+  failNextRefund(): void {
+    this.refundEnds.push('failed');
+  }
+
+  needsAttentionNext(): void {
+    this.refundEnds.push('needs-attention');
+  }
+
+  /** Paystack's refund object as fetch and list show it. */
+  refundView(r: FakeRefund) {
+    return {
+      integration: 412829, transaction: r.transaction.id, dispute: null, settlement: null, id: r.id, domain: 'test', currency: r.currency,
+      amount: r.amount, status: r.status, refunded_at: r.refundedAt, refunded_by: 'merchant@shop.example', customer_note: r.customerNote,
+      merchant_note: r.merchantNote, deducted_amount: r.amount, fully_deducted: 1, createdAt: r.createdAt, bank_reference: r.refundReference,
+      transaction_reference: r.transaction.reference, reason: r.status === 'failed' ? 'Refund failed at the processor' : r.status.toUpperCase(),
+    };
+  }
+
+  /** A refund moves on: processing, then its end; each state sends its refund.<state> event. */
+  finishRefund(id: number, end: 'processed' | 'failed' | 'needs-attention' = 'processed'): void {
+    const r = this.refunds.get(id);
+    if (!r) throw new Error(`no refund ${id}`);
+    this.refundState(r, 'processing');
+    this.later(this.refundStepMs, () => this.refundState(r, end));
+  }
+
+  private refundState(r: FakeRefund, status: FakeRefund['status']): void {
+    r.status = status;
+    if (status === 'processed') {
+      r.refundedAt = new Date().toISOString();
+      r.refundReference = String(Date.now());
+    }
+    if (!this.webhookUrl) return;
+    const data: Record<string, unknown> = {
+      status, transaction_reference: r.transaction.reference, refund_reference: r.refundReference, amount: String(r.amount), currency: r.currency,
+      processor: 'fake', customer: { first_name: null, last_name: null, email: r.transaction.email }, integration: 412829, domain: 'test',
+    };
+    if (status === 'needs-attention') Object.assign(data, { id: String(r.id), customer_note: r.customerNote, merchant_note: r.merchantNote });
+    const body = Buffer.from(JSON.stringify({ event: `refund.${status}`, data }));
+    const signature = createHmac('sha512', this.secretKey).update(body).digest('hex');
+    this.deliver(this.webhookUrl, `refund ${r.id}`, this.webhookRetryMs, (st) => st !== 200, () => ({ body, headers: { 'x-paystack-signature': signature } }));
+  }
+
   protected handle(req: http.IncomingMessage, res: http.ServerResponse, url: URL, raw: string): void {
     if (url.pathname.startsWith('/__fake/')) return this.control(url, raw, res);
     if (url.pathname.startsWith('/checkout/') || url.pathname.startsWith('/3ds/')) return this.customer(req.method ?? 'GET', url, raw, res);
@@ -138,6 +217,10 @@ export class FakePaystack extends FakeServer {
     const body = parseJson(raw) ?? null;
     const answer = this.api(req, url, body);
     this.calls.push({ method: req.method ?? 'GET', path: url.pathname, body: maskCard(body), status: answer.status });
+    if (req.method === 'POST' && url.pathname === '/refund' && answer.status === 200 && this.garbageRefund > 0) {
+      this.garbageRefund -= 1;
+      return void res.writeHead(200, { 'content-type': 'text/html' }).end('<html><body>502 Bad Gateway</body></html>');
+    }
     this.answer(req, res, answer.status, answer.json);
   }
 
@@ -151,7 +234,52 @@ export class FakePaystack extends FakeServer {
       if (!t) return { status: 404, json: { status: false, message: 'Transaction reference not found' } };
       return { status: 200, json: { status: true, message: 'Verification successful', data: this.view(t) } };
     }
+    if (req.method === 'POST' && url.pathname === '/refund') return this.refund(body);
+    const fetchRefund = /^\/refund\/(\d+)$/.exec(url.pathname);
+    if (req.method === 'GET' && fetchRefund) {
+      const r = this.refunds.get(Number(fetchRefund[1]));
+      if (!r) return { status: 404, json: { status: false, message: 'Refund not found' } };
+      return { status: 200, json: { status: true, message: 'Refund retrieved', data: this.refundView(r) } };
+    }
+    if (req.method === 'GET' && url.pathname === '/refund') {
+      const t = url.searchParams.get('transaction');
+      const perPage = Math.min(Number(url.searchParams.get('perPage') ?? 50) || 50, 100);
+      const list = [...this.refunds.values()].filter((r) => !t || r.transaction.reference === t || String(r.transaction.id) === t).reverse().slice(0, perPage);
+      return { status: 200, json: { status: true, message: 'Refunds retrieved', data: list.map((r) => this.refundView(r)), meta: { total: list.length, perPage, page: 1 } } };
+    }
     return { status: 404, json: { status: false, message: 'Route not found' } };
+  }
+
+  private refund(body: unknown): { status: number; json: unknown } {
+    const b = (body ?? {}) as Record<string, unknown>;
+    const bad = (message: string) => ({ status: 400, json: { status: false, message, meta: { nextStep: 'Check the request and try again' }, type: 'validation_error', code: 'invalid_params' } });
+    const ref = typeof b.transaction === 'string' || typeof b.transaction === 'number' ? String(b.transaction) : null;
+    const t = ref === null ? undefined : (this.byReference.get(ref) ?? [...this.byReference.values()].find((x) => String(x.id) === ref));
+    if (!t) return bad('Transaction reference not found');
+    if (t.status !== 'success') return bad('Cannot refund a transaction that is not successful');
+    if (b.currency !== undefined && b.currency !== t.currency) return bad('Currency does not match the transaction currency');
+    const refunded = [...this.refunds.values()].filter((r) => r.transaction === t && r.status !== 'failed').reduce((sum, r) => sum + r.amount, 0);
+    const left = t.amount - refunded;
+    if (left <= 0) return bad('Transaction has been fully reversed');
+    const amount = b.amount === undefined ? left : typeof b.amount === 'number' || typeof b.amount === 'string' ? Number(b.amount) : NaN;
+    if (!Number.isSafeInteger(amount) || amount <= 0) return bad('Invalid Amount Sent');
+    if (amount > left) return bad('Refund amount cannot be more than the amount left to refund on the transaction');
+    const r: FakeRefund = {
+      id: this.nextRefundId++, transaction: t, amount, currency: t.currency,
+      customerNote: typeof b.customer_note === 'string' ? b.customer_note : `Refund for transaction ${t.reference}`,
+      merchantNote: typeof b.merchant_note === 'string' ? b.merchant_note : `Refund for transaction ${t.reference} by merchant@shop.example`,
+      status: 'pending', refundReference: null, createdAt: new Date().toISOString(), refundedAt: null,
+    };
+    this.refunds.set(r.id, r);
+    this.refundState(r, 'pending');
+    const end = this.refundEnds.shift() ?? 'processed';
+    if (this.holdNextRefund > 0) this.holdNextRefund -= 1;
+    else this.later(this.refundStepMs, () => this.finishRefund(r.id, end));
+    const { transaction: _t, ...view } = this.refundView(r);
+    return {
+      status: 200,
+      json: { status: true, message: 'Refund has been queued for processing', data: { ...view, transaction: { id: t.id, domain: 'test', reference: t.reference, amount: t.amount, paid_at: t.paidAt, channel: t.channel, currency: t.currency }, expected_at: r.createdAt } },
+    };
   }
 
   /** The checks initialize and charge share; a problem is a 400 with Paystack's shape. */

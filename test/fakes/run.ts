@@ -61,12 +61,12 @@ async function main() {
   const out = {
     mtn_momo: {
       service_env: `MTN_MOMO_BASE_URL=${mtn.url}`,
-      mid_credentials: mtn.credentials(),
+      mid_credentials: mtn.refundCredentials(),
       test_numbers: '46733123450 failed, 46733123451 rejected, 46733123452 expired, 46733123454 never answers, others succeed',
     },
     mpesa: {
       service_env: `MPESA_BASE_URL=${mpesa.url}`,
-      mid_credentials: mpesa.credentials(),
+      mid_credentials: mpesa.refundCredentials(),
       test_numbers: '254708374149 succeeds, 254711001032 cancelled, 254711000001 insufficient balance, 254711000000 never answers',
     },
     paystack: {

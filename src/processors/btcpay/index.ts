@@ -1,11 +1,11 @@
 // BTCPay Server: crypto on a BTCPay invoice's checkout page. Self-hosted, so each MID names its server,
-// store, API key and webhook secret.
+// store, API key and webhook secret. Refunds are pull payments the customer claims from a link.
 import { randomBytes } from 'node:crypto';
 import { isoDecimals } from '../amounts';
 import type { CheckoutOrder, CheckoutStart, HostedCheckout } from '../hosted';
-import type { CallContext, Connector, CredentialField, Plan, Processor, QueryResult, StatusQuery } from '../types';
+import type { CallContext, Connector, CredentialField, Plan, Processor, QueryResult, RefundConnector, RefundOrder, StatusQuery } from '../types';
 import { BtcpayClient } from './client';
-import { observe, readWebhook, signatureValid } from './transformers';
+import { observe, observeRefund, readWebhook, refundCallbackNote, signatureValid } from './transformers';
 import type { Invoice } from './transformers';
 
 export const BTCPAY_INSTITUTION = 'BTCPay Server';
@@ -21,7 +21,8 @@ export const BTCPAY_CREDENTIALS: CredentialField[] = [
   { name: 'store_id', description: 'Id of the BTCPay store', check: (v) => (TOKEN.test(v) ? null : 'must be 8 to 200 letters, digits, - or _') },
   {
     name: 'api_key',
-    description: 'Greenfield API key with btcpay.store.cancreateinvoice and btcpay.store.canviewinvoices',
+    description:
+      'Greenfield API key with btcpay.store.cancreateinvoice and btcpay.store.canviewinvoices (and, to refund, btcpay.store.cancreatenonapprovedpullpayments and btcpay.store.canviewpullpayments)',
     check: (v) => (TOKEN.test(v) ? null : 'must be 8 to 200 letters, digits, - or _'),
   },
   { name: 'webhook_secret', description: 'Secret of the store webhook pointing at this MID (keys BTCPay-Sig)', check: (v) => (v.length >= 8 ? null : 'must be at least 8 characters') },
@@ -38,6 +39,34 @@ function minutesLeft(order: CheckoutOrder): number {
 
 const redirectTo = (i: Invoice): CheckoutStart => ({ kind: 'redirect', url: i.checkoutLink, vendorReference: i.id });
 
+/**
+ * Refunds: the invoice refund makes a pull payment; the customer claims it from its link (viewLink) and
+ * the store pays the payout. BTCPay takes no reference of ours, so the pull payment's description carries
+ * it, and a send whose answer was lost is looked up by it rather than sent again (a second pull payment
+ * could be claimed too).
+ */
+function btcpayRefunds(client: (ctx: CallContext) => BtcpayClient): RefundConnector {
+  return {
+    async initiateRefund(ctx: CallContext, order: RefundOrder) {
+      const invoiceId = order.original.vendorReference;
+      if (!invoiceId) return { kind: 'refused', message: 'The payment has no BTCPay invoice to refund', detail: 'not sent' };
+      const a = await client(ctx).refundInvoice(invoiceId, order);
+      if (a.kind !== 'unreachable') return a;
+      return a.sent ? { kind: 'unknown', detail: a.detail } : { kind: 'retry', detail: a.detail };
+    },
+    async queryRefund(ctx: CallContext, q: StatusQuery): Promise<QueryResult> {
+      const c = client(ctx);
+      const found = q.vendorReference ? await c.pullPayment(q.vendorReference) : await c.pullPaymentFor(q.reference);
+      if (found.kind === 'not_found') return { kind: 'not_found' };
+      if (found.kind !== 'pull_payment') return { kind: 'unavailable', detail: found.detail };
+      const payouts = await c.payouts(found.pp.id);
+      if (payouts.kind !== 'payouts') return { kind: 'unavailable', detail: payouts.kind === 'not_found' ? 'the pull payment has no payouts list' : payouts.detail };
+      return { kind: 'observed', observed: observeRefund(found.pp, payouts.payouts) };
+    },
+    parseRefundCallback: refundCallbackNote,
+  };
+}
+
 export function btcpayProcessor(t: BtcpayTransport): Processor & { hosted: HostedCheckout } {
   const client = (ctx: CallContext) =>
     new BtcpayClient({
@@ -48,7 +77,7 @@ export function btcpayProcessor(t: BtcpayTransport): Processor & { hosted: Hoste
     });
 
   const connector: Connector = {
-    refunds: null,
+    refunds: btcpayRefunds(client),
     // An invoice is made when the customer opens payment_url (hosted.start): nothing is queued to send.
     initiate: async () => ({ kind: 'retry', detail: 'a BTCPay invoice is made when the customer opens payment_url' }),
     async queryStatus(ctx: CallContext, q: StatusQuery): Promise<QueryResult> {

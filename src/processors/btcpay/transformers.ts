@@ -8,6 +8,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { formatMinor } from '../../domain/money';
 import { jsonObject, record, text } from '../vendor-json';
+import type { CallbackNote, Observed, RefundSendResult } from '../types';
 
 export const INVOICE_STATUSES = ['New', 'Processing', 'Settled', 'Expired', 'Invalid'] as const;
 export type InvoiceStatus = (typeof INVOICE_STATUSES)[number];
@@ -160,4 +161,135 @@ export function readWebhook(rawBody: Buffer): { type: string; storeId: string; i
   const storeId = text(b?.storeId);
   const invoiceId = text(b?.invoiceId);
   return type && storeId && invoiceId ? { type, storeId, invoiceId, orderId: text(record(b?.metadata)?.orderId) } : null;
+}
+
+// ---- refunds: the invoice refund makes a pull payment the customer claims ----------------------
+// Sources (btcpayserver/btcpayserver at 03345c2): swagger.template.invoices.json (Invoices_Refund,
+// RefundInvoiceRequest and its refundVariant, ValidationProblemDetails), swagger.template.pull-payments.json
+// (PullPaymentData with viewLink and archived, PullPayments_GetPullPayment, PullPayments_GetPayouts with
+// includeCancelled, PayoutData, PayoutState), Controllers/GreenField/GreenfieldInvoiceController.cs
+// (RefundInvoice: "non-refundable" for an invoice that cannot be refunded; a Custom refund in the invoice's
+// own currency is not auto-approved, so the merchant approves the customer's claim in BTCPay) and
+// BTCPayServer.Client/Models/WebhookInvoiceEvent.cs (WebhookPayoutEvent: payoutId, pullPaymentId,
+// payoutState).
+
+/** The pull payment's description carries our reference: BTCPay takes none, and a lost answer is found by it. */
+export function refundDescription(reference: string): string {
+  return `PayCollect refund ${reference}`;
+}
+
+/** POST .../invoices/{invoiceId}/refund body: a Custom refund of our amount in the invoice's currency. */
+export function refundInvoiceRequest(o: { reference: string; gatewayReference: string; amountMinor: bigint; currency: string }) {
+  return {
+    name: `Refund ${o.gatewayReference}`,
+    description: refundDescription(o.reference),
+    refundVariant: 'Custom',
+    customAmount: formatMinor(o.amountMinor),
+    customCurrency: o.currency,
+  };
+}
+
+export interface PullPayment {
+  id: string;
+  viewLink: string;
+  amountMinor: bigint;
+  currency: string;
+  archived: boolean;
+  description: string | null;
+}
+
+function pullPaymentOf(v: unknown): PullPayment | null {
+  const b = record(v);
+  const id = text(b?.id);
+  const viewLink = text(b?.viewLink);
+  const amountMinor = decimalToMinor(b?.amount);
+  const currency = text(b?.currency);
+  if (!id || !viewLink || !/^https?:\/\//.test(viewLink) || amountMinor === null || !currency) return null;
+  return { id, viewLink, amountMinor, currency, archived: b?.archived === true, description: text(b?.description) };
+}
+
+/**
+ * The answer to the invoice refund: 200 PullPaymentData is accepted, with the claim link the customer
+ * follows. 400 (a validation problem, or "non-refundable"), 401, 403 and 404 will not change on a resend:
+ * refused. 429 was not taken: retry. A 5xx or an unreadable 200 may have made a pull payment, and a resend
+ * would make a second one the customer could claim too: unknown (the query looks for it by description).
+ */
+export function readRefundInvoice(httpStatus: number, raw: unknown): RefundSendResult {
+  if ([400, 401, 403, 404, 422].includes(httpStatus)) {
+    return { kind: 'refused', message: `BTCPay Server refused the refund: ${httpStatus === 404 ? 'invoice not found' : problem(raw)}`.slice(0, 300), detail: `HTTP ${httpStatus}` };
+  }
+  if (httpStatus === 429) return { kind: 'retry', detail: 'HTTP 429' };
+  const pp = httpStatus === 200 ? pullPaymentOf(raw) : null;
+  if (pp) return { kind: 'accepted_with_link', vendorReference: pp.id, claimUrl: pp.viewLink };
+  return { kind: 'unknown', detail: `refund answered HTTP ${httpStatus} without a readable pull payment` };
+}
+
+/** GET pull-payments/{id}: the pull payment; 404 none; anything else no answer this time. */
+export function readPullPayment(httpStatus: number, raw: unknown): { kind: 'pull_payment'; pp: PullPayment } | { kind: 'not_found' } | Unknown {
+  if (httpStatus === 404) return { kind: 'not_found' };
+  const pp = httpStatus === 200 ? pullPaymentOf(raw) : null;
+  return pp ? { kind: 'pull_payment', pp } : { kind: 'unknown', detail: `pull payment answered HTTP ${httpStatus} not readable` };
+}
+
+/** GET stores/{storeId}/pull-payments: ours by its description; absent from a readable list: never made. */
+export function readPullPaymentList(httpStatus: number, raw: unknown, reference: string): { kind: 'pull_payment'; pp: PullPayment } | { kind: 'not_found' } | Unknown {
+  if (httpStatus !== 200 || !Array.isArray(raw)) return { kind: 'unknown', detail: `pull payment list answered HTTP ${httpStatus} not readable` };
+  const ours = raw.map(pullPaymentOf).find((pp) => pp?.description === refundDescription(reference));
+  return ours ? { kind: 'pull_payment', pp: ours } : { kind: 'not_found' };
+}
+
+export const PAYOUT_STATES = ['AwaitingApproval', 'AwaitingPayment', 'InProgress', 'Completed', 'Cancelled'] as const;
+
+export interface Payout {
+  state: string;
+  /** in the pull payment's currency (originalAmount) */
+  amountMinor: bigint | null;
+}
+
+/** GET pull-payments/{id}/payouts?includeCancelled=true: the payouts claimed so far. */
+export function readPayouts(httpStatus: number, raw: unknown): { kind: 'payouts'; payouts: Payout[] } | { kind: 'not_found' } | Unknown {
+  if (httpStatus === 404) return { kind: 'not_found' };
+  if (httpStatus !== 200 || !Array.isArray(raw)) return { kind: 'unknown', detail: `payouts answered HTTP ${httpStatus} not readable` };
+  const payouts = raw.map((p) => ({ state: text(record(p)?.state) ?? '', amountMinor: decimalToMinor(record(p)?.originalAmount) }));
+  return { kind: 'payouts', payouts };
+}
+
+/**
+ * A refund's state from its pull payment and payouts (PayoutState: AwaitingApproval, AwaitingPayment,
+ * InProgress, Completed, Cancelled):
+ * - COMPLETED once Completed payouts cover the pull payment's amount (a claim may be split in several);
+ * - CANCELLED when the pull payment is archived before that: nothing more can be claimed;
+ * - PENDING otherwise: unclaimed, awaiting the merchant's approval or payment, in progress, or claimed in
+ *   part; a Cancelled payout leaves the pull payment open for another claim;
+ * - a state in no list: PENDING, unmapped.
+ */
+export function observeRefund(pp: PullPayment, payouts: Payout[]): Observed {
+  const states = payouts.map((p) => p.state);
+  const vendorStatus = `pull payment ${pp.archived ? 'archived' : 'open'}; payouts: ${states.length ? states.join(', ') : 'none'}`.slice(0, 300);
+  const base = { vendorStatus, currency: pp.currency };
+  if (states.some((s) => !isOneOf(PAYOUT_STATES, s))) return { ...base, status: 'PENDING', message: null, amountMinor: null, unmapped: true };
+  const completed = payouts.filter((p) => p.state === 'Completed').reduce((sum, p) => sum + (p.amountMinor ?? 0n), 0n);
+  if (completed >= pp.amountMinor) return { ...base, status: 'COMPLETED', message: null, amountMinor: completed, unmapped: false };
+  if (pp.archived) return { ...base, status: 'CANCELLED', message: 'The refund was withdrawn in BTCPay Server before the customer claimed it', amountMinor: null, unmapped: false };
+  const message = states.includes('AwaitingApproval')
+    ? 'The customer claimed the refund; the merchant approves the payout in BTCPay Server'
+    : completed > 0n
+      ? 'The customer has claimed part of the refund'
+      : states.some((s) => s === 'AwaitingPayment' || s === 'InProgress')
+        ? 'The refund is being paid out'
+        : 'Waiting for the customer to claim the refund';
+  return { ...base, status: 'PENDING', message, amountMinor: null, unmapped: false };
+}
+
+/**
+ * A payout event's body (raw bytes or parsed; WebhookPayoutEvent), read without trusting it (never
+ * throws): the pull payment it belongs to. Its BTCPay-Sig is checked on the MID's webhook route before
+ * this; it remains a prompt to query.
+ */
+export function refundCallbackNote(body: unknown): CallbackNote {
+  const b = Buffer.isBuffer(body) ? jsonObject(body) : record(body);
+  const type = text(b?.type);
+  const id = text(b?.pullPaymentId);
+  if (!type?.startsWith('Payout') || !id || !/^[A-Za-z0-9_-]{1,100}$/.test(id)) return { vendorReference: null, reported: null };
+  return { vendorReference: id, reported: null };
 }

@@ -8,6 +8,8 @@ import type { TokenFetch } from '../token-cache';
 import type { CallContext } from '../types';
 import { tokenRefused } from './transformers';
 
+export type DarajaPath = '/mpesa/stkpush/v1/processrequest' | '/mpesa/stkpushquery/v1/query' | '/mpesa/reversal/v1/request' | '/mpesa/transactionstatus/v1/query';
+
 export interface MpesaClientSettings {
   baseUrl: string;
   timeoutMs: number;
@@ -31,8 +33,8 @@ export class MpesaClient {
     }).then(tokenFetchOf);
   }
 
-  /** POST a JSON body with the MID's bearer token to one of Daraja's M-Pesa Express paths. */
-  post(ctx: CallContext, path: '/mpesa/stkpush/v1/processrequest' | '/mpesa/stkpushquery/v1/query', body: () => unknown): Promise<VendorAnswer> {
+  /** POST a JSON body with the MID's bearer token to one of Daraja's paths (M-Pesa Express, Reversal, Transaction Status). */
+  post(ctx: CallContext, path: DarajaPath, body: () => unknown): Promise<VendorAnswer> {
     return this.tokens.authorized(
       ctx,
       () => this.fetchToken(ctx),

@@ -1,11 +1,27 @@
 // Safaricom M-Pesa Express (Lipa na M-Pesa Online, STK push): the customer gets a prompt on the phone
-// and approves it with the M-Pesa PIN.
+// and approves it with the M-Pesa PIN. Refunds are reversals of the payment (the Reversal API), answered
+// asynchronously on the refund's callback URL.
 import { checkByToken } from '../token-cache';
-import type { CallContext, Connector, CredentialField, PaymentOrder, Plan, PlanInput, Processor, StatusQuery } from '../types';
+import type { CallContext, Connector, CredentialField, PaymentOrder, Plan, PlanInput, Processor, RefundConnector, RefundOrder, StatusQuery } from '../types';
 import { promptPlan } from '../types';
 import { MpesaClient } from './client';
 import type { MpesaClientSettings } from './client';
-import { callbackNote, darajaPassword, darajaTimestamp, INSTITUTION, mpesaAmountDecimals, queryResult, sendResult, toStkPush } from './transformers';
+import {
+  callbackNote,
+  darajaPassword,
+  darajaTimestamp,
+  INSTITUTION,
+  missingReversalCredentials,
+  mpesaAmountDecimals,
+  queryResult,
+  refundCallbackNote,
+  reversalSendResult,
+  sendResult,
+  statusQuerySent,
+  toReversal,
+  toStatusQuery,
+  toStkPush,
+} from './transformers';
 
 const SECRET = /^[A-Za-z0-9+/=_-]{8,128}$/;
 const TRANSACTION_TYPES = ['CustomerPayBillOnline', 'CustomerBuyGoodsOnline'];
@@ -27,12 +43,53 @@ export const MPESA_CREDENTIALS: CredentialField[] = [
     optional: true,
     check: (v) => (/^\d{5,7}$/.test(v) ? null : 'must be 5 to 7 digits'),
   },
+  // Refunds are reversals, made by an API operator of the short code (the M-Pesa org portal's "Org
+  // Reversals Initiator" role): a MID without these cannot refund.
+  {
+    name: 'initiator_name',
+    description: 'Initiator: the API operator allowed to reverse payments (needed to refund)',
+    optional: true,
+    check: (v) => (/^[A-Za-z0-9_.-]{2,64}$/.test(v) ? null : 'must be 2 to 64 letters, digits, dots, dashes or underscores'),
+  },
+  {
+    name: 'security_credential',
+    description:
+      "SecurityCredential: the initiator's password encrypted with Safaricom's M-Pesa certificate (RSA PKCS#1 v1.5, base64), as the Daraja portal generates it",
+    optional: true,
+    check: (v) => (/^[A-Za-z0-9+/]{100,1000}={0,2}$/.test(v) ? null : 'must be the base64 text of the encrypted password (100 to 1000 characters)'),
+  },
 ];
+
+/**
+ * Reversals, settled by results posted to the refund's callback URL. queryRefund sends a Transaction
+ * Status query for the reversal (by its OriginatorConversationID) whose Result comes to the same URL,
+ * and answers PENDING when Safaricom accepts it: no Daraja call answers a reversal's outcome at once.
+ */
+function mpesaRefunds(client: MpesaClient): RefundConnector {
+  return {
+    async initiateRefund(ctx: CallContext, order: RefundOrder) {
+      const missing = missingReversalCredentials(ctx.credentials);
+      if (missing.length > 0) return { kind: 'refused', message: 'This M-Pesa MID has no reversal initiator, so it cannot refund', detail: `missing ${missing.join(', ')}` };
+      const body = toReversal(ctx.credentials, order);
+      if ('refused' in body) return { kind: 'refused', message: body.refused, detail: 'not sent' };
+      return reversalSendResult(await client.post(ctx, '/mpesa/reversal/v1/request', () => body));
+    },
+    async queryRefund(ctx: CallContext, q: StatusQuery) {
+      const missing = missingReversalCredentials(ctx.credentials);
+      if (missing.length > 0) return { kind: 'unavailable', detail: `no reversal initiator (missing ${missing.join(', ')})` };
+      if (!q.vendorReference) return { kind: 'unavailable', detail: 'no OriginatorConversationID: only the reversal result on the callback URL can settle it' };
+      if (!q.callbackUrl) return { kind: 'unavailable', detail: 'no callback URL for the Transaction Status result' };
+      const { vendorReference, callbackUrl } = q;
+      return statusQuerySent(await client.post(ctx, '/mpesa/transactionstatus/v1/query', () => toStatusQuery(ctx.credentials, vendorReference, callbackUrl)));
+    },
+    parseRefundCallback: refundCallbackNote,
+  };
+}
 
 export function mpesaProcessor(settings: MpesaClientSettings, now: () => Date = () => new Date()): Processor {
   const client = new MpesaClient(settings);
   const connector: Connector = {
-    refunds: null,
+    refunds: mpesaRefunds(client),
     async initiate(ctx: CallContext, order: PaymentOrder) {
       return sendResult(await client.post(ctx, '/mpesa/stkpush/v1/processrequest', () => toStkPush(ctx.credentials, order, now())));
     },

@@ -5,7 +5,7 @@
 // neshoj/safaricom-daraja-nodejs, martinmogusu/django-daraja).
 import { amountText, parseVendorAmount } from '../amounts';
 import type { VendorAnswer } from '../http';
-import type { CallbackNote, Credentials, Observed, ObservedStatus, PaymentOrder, QueryResult, SendResult } from '../types';
+import type { CallbackNote, Credentials, Observed, ObservedStatus, PaymentOrder, QueryResult, RefundOrder, SendResult } from '../types';
 
 export const INSTITUTION = 'M-Pesa';
 
@@ -151,3 +151,210 @@ export function callbackNote(body: unknown): CallbackNote {
   return { vendorReference, reported: amount === null ? null : { amountMinor: amount, currency: 'KES' } };
 }
 
+
+// ---- refunds: the Reversal API, settled by the Transaction Status query ----------------------
+// Sources: the Daraja portal's "Reversals" and "Transaction Status" pages (developer.safaricom.co.ke/apis/
+// Reversal and /TransactionStatus: request and result bodies, result codes, error codes) and the client
+// libraries that follow them (jeffnyauke/mpesa-sdk-kotlin TransactionReversalRequest). Both APIs answer
+// at once only that the request is accepted; the outcome comes later as a Result posted to ResultURL
+// (or a notice to QueueTimeOutURL when the request waited too long in M-Pesa's queue).
+
+/** The reversal initiator a MID needs to refund: the API operator and its encrypted password. */
+export const REVERSAL_FIELDS = ['initiator_name', 'security_credential'] as const;
+
+export function missingReversalCredentials(credentials: Credentials): string[] {
+  return REVERSAL_FIELDS.filter((f) => !credentials[f]);
+}
+
+export interface ReversalRequest {
+  Initiator: string;
+  SecurityCredential: string;
+  CommandID: 'TransactionReversal';
+  TransactionID: string;
+  Amount: number;
+  ReceiverParty: string;
+  /** "11" for an organisation short code; the misspelling is Daraja's */
+  RecieverIdentifierType: '11';
+  ResultURL: string;
+  QueueTimeOutURL: string;
+  Remarks: string;
+  Occasion: string;
+}
+
+/** Remarks: 2 to 100 characters (the Reversals page's parameter table). */
+function remarks(text: string | null, fallback: string): string {
+  const plain = (text ?? '').replace(/[^A-Za-z0-9 .,-]/g, ' ').replace(/\s+/g, ' ').trim().slice(0, 100);
+  return plain.length >= 2 ? plain : fallback;
+}
+
+/**
+ * Our refund -> the reversal request, or why M-Pesa cannot take it: a reversal names the M-Pesa receipt
+ * of the payment (TransactionID) and reverses the amount transacted, whole (the Reversals page: "Amount:
+ * the amount transacted"; the SDKs: "the amount transacted in the transaction to be reversed"), so a
+ * partial refund is refused rather than sent to fail.
+ */
+export function toReversal(credentials: Credentials, order: RefundOrder): ReversalRequest | { refused: string } {
+  if (!order.original.receipt) return { refused: 'The M-Pesa payment has no receipt number, so it cannot be reversed' };
+  const amount = order.currency === 'KES' ? amountText(order.amountMinor, 0) : null;
+  if (amount === null) return { refused: 'M-Pesa refunds whole Kenyan shillings only' };
+  if (order.amountMinor !== order.original.amountMinor) return { refused: 'M-Pesa reverses a whole payment only: refund the full amount' };
+  return {
+    Initiator: credentials.initiator_name,
+    SecurityCredential: credentials.security_credential,
+    CommandID: 'TransactionReversal',
+    TransactionID: order.original.receipt,
+    Amount: Number(amount),
+    ReceiverParty: credentials.short_code,
+    RecieverIdentifierType: '11',
+    ResultURL: order.callbackUrl,
+    QueueTimeOutURL: order.callbackUrl,
+    Remarks: remarks(order.reason, 'Refund'),
+    Occasion: order.gatewayReference.slice(0, 100),
+  };
+}
+
+export interface StatusQueryRequest {
+  Initiator: string;
+  SecurityCredential: string;
+  CommandID: 'TransactionStatusQuery';
+  /** the OriginatorConversationID of the reversal (the page's sample spells the field this way) */
+  OriginalConversationID: string;
+  PartyA: string;
+  /** "4": an organisation short code */
+  IdentifierType: '4';
+  ResultURL: string;
+  QueueTimeOutURL: string;
+  Remarks: string;
+  Occasion: string;
+}
+
+export function toStatusQuery(credentials: Credentials, originatorConversationId: string, callbackUrl: string): StatusQueryRequest {
+  return {
+    Initiator: credentials.initiator_name,
+    SecurityCredential: credentials.security_credential,
+    CommandID: 'TransactionStatusQuery',
+    OriginalConversationID: originatorConversationId,
+    PartyA: credentials.short_code,
+    IdentifierType: '4',
+    ResultURL: callbackUrl,
+    QueueTimeOutURL: callbackUrl,
+    Remarks: 'Refund status',
+    Occasion: 'Refund status',
+  };
+}
+
+/**
+ * The answer to the reversal request, read as the STK push's (no idempotency key: a reversal that may
+ * have reached M-Pesa is unknown, never resent, since a second reversal of the receipt fails "already
+ * reversed"): 200 ResponseCode "0" is accepted, with the OriginatorConversationID the result will name.
+ */
+export function reversalSendResult(a: VendorAnswer): SendResult {
+  if (a.kind === 'answer' && a.status === 200) {
+    const b = a.json as { ResponseCode?: unknown; OriginatorConversationID?: unknown } | undefined;
+    if (String(b?.ResponseCode) === '0' && typeof b?.OriginatorConversationID === 'string' && b.OriginatorConversationID) {
+      return { kind: 'accepted', vendorReference: b.OriginatorConversationID };
+    }
+    return { kind: 'unknown', detail: errorText(a) };
+  }
+  const r = sendResult(a);
+  return r.kind === 'refused' ? { ...r, message: 'M-Pesa refused the reversal request' } : r;
+}
+
+/**
+ * The answer to the Transaction Status query: accepted means a Result will follow on the callback URL,
+ * so the refund is still PENDING as far as this call knows; anything else is no answer this time.
+ */
+export function statusQuerySent(a: VendorAnswer): QueryResult {
+  if (a.kind === 'no_answer') return { kind: 'unavailable', detail: a.detail };
+  const b = a.json as { ResponseCode?: unknown; ConversationID?: unknown } | undefined;
+  if (a.status === 200 && String(b?.ResponseCode) === '0') {
+    const vendorStatus = `TransactionStatusQuery accepted${typeof b?.ConversationID === 'string' ? ' ' + b.ConversationID : ''}: the result follows on the callback URL`;
+    return { kind: 'observed', observed: { status: 'PENDING', vendorStatus, message: null, amountMinor: null, currency: null, unmapped: false } };
+  }
+  return { kind: 'unavailable', detail: errorText(a) };
+}
+
+/** ResultCode of a reversal's Result (the Reversals page's result code table). */
+const REVERSAL_RESULTS: Record<string, { status: ObservedStatus; message: string | null }> = {
+  '0': { status: 'COMPLETED', message: null },
+  R000001: { status: 'FAILED', message: 'M-Pesa says this payment was already reversed' },
+  R000002: { status: 'FAILED', message: 'M-Pesa has no payment with this receipt number to reverse' },
+  '1': { status: 'FAILED', message: "The merchant's M-Pesa account has too little money for the reversal" },
+  '11': { status: 'FAILED', message: "The merchant's M-Pesa short code is not active" },
+  '21': { status: 'FAILED', message: 'The M-Pesa API operator is not allowed to reverse payments' },
+  '2001': { status: 'FAILED', message: 'M-Pesa refused the reversal initiator name or security credential' },
+  '2006': { status: 'FAILED', message: "The merchant's M-Pesa short code is not active" },
+  '2028': { status: 'FAILED', message: 'The M-Pesa short code is not permitted to reverse payments' },
+  '8006': { status: 'FAILED', message: "The M-Pesa API operator's password is locked" },
+};
+
+/** TransactionStatus of a Transaction Status Result, for the reversal it names. */
+const TRANSACTION_STATUS: Record<string, { status: ObservedStatus; message: string | null }> = {
+  Completed: { status: 'COMPLETED', message: null },
+  Pending: { status: 'PENDING', message: null },
+  Authorised: { status: 'PENDING', message: null },
+  Failed: { status: 'FAILED', message: 'M-Pesa reports the reversal as failed' },
+  Declined: { status: 'FAILED', message: 'M-Pesa declined the reversal' },
+  Cancelled: { status: 'FAILED', message: 'M-Pesa cancelled the reversal' },
+  Expired: { status: 'FAILED', message: 'The reversal expired at M-Pesa' },
+};
+
+interface DarajaResult {
+  ResultType?: unknown;
+  ResultCode?: unknown;
+  ResultDesc?: unknown;
+  OriginatorConversationID?: unknown;
+  ResultParameters?: { ResultParameter?: unknown };
+}
+
+/** ResultParameters.ResultParameter as a map (M-Pesa sends one object instead of a list when there is one). */
+function parameters(r: DarajaResult): Map<string, unknown> {
+  const list = r.ResultParameters?.ResultParameter;
+  const items = Array.isArray(list) ? list : list && typeof list === 'object' ? [list] : [];
+  const out = new Map<string, unknown>();
+  for (const i of items as { Key?: unknown; Value?: unknown }[]) if (typeof i?.Key === 'string' && !out.has(i.Key)) out.set(i.Key, i.Value);
+  return out;
+}
+
+const ID = /^[\w-]{1,64}$/;
+const idOf = (v: unknown): string | null => (typeof v === 'string' && ID.test(v) ? v : null);
+
+function verdict(table: Record<string, { status: ObservedStatus; message: string | null }>, word: string, vendorStatus: string, amountMinor: bigint | null): Observed {
+  const r = table[word];
+  if (!r) return { status: 'PENDING', vendorStatus, message: null, amountMinor: null, currency: null, unmapped: true };
+  const amount = r.status === 'COMPLETED' ? amountMinor : null;
+  return { status: r.status, vendorStatus, message: r.message, amountMinor: amount, currency: amount === null ? null : 'KES', unmapped: false };
+}
+
+/**
+ * A Result posted to the refund's callback URL, read without trusting it (never throws):
+ * - a Transaction Status Result (its parameters carry TransactionStatus): names the reversal by the
+ *   OriginatorConversationID parameter;
+ * - a Transaction Status query that itself failed has no parameters and looks exactly like a failed
+ *   reversal's Result, but names the query's own OriginatorConversationID, never the reversal's: the
+ *   caller takes a note's `observed` only when vendorReference is the one the reversal's send returned;
+ * - a queue-timeout notice or a Result still waiting for further messages (ResultType 1, the status
+ *   page's "1: waiting for further messages"): PENDING;
+ * - a reversal's Result: its ResultCode through the table above; the Amount reversed on success.
+ */
+export function refundCallbackNote(body: unknown): CallbackNote {
+  const r = (body as { Result?: DarajaResult } | null)?.Result;
+  if (!r || typeof r !== 'object') return { vendorReference: null, reported: null, observed: null };
+  const params = parameters(r);
+  const code = r.ResultCode === undefined || r.ResultCode === null ? null : String(r.ResultCode);
+  const desc = typeof r.ResultDesc === 'string' ? ' ' + r.ResultDesc.slice(0, 200) : '';
+  const amount = parseVendorAmount(params.get('Amount'));
+  const status = params.get('TransactionStatus');
+  if (typeof status === 'string') {
+    const vendorReference = idOf(params.get('OriginatorConversationID')) ?? idOf(r.OriginatorConversationID);
+    const observed = code === '0' ? verdict(TRANSACTION_STATUS, status, `TransactionStatus ${status}`, amount) : null;
+    return { vendorReference, reported: observed?.status === 'COMPLETED' && amount !== null ? { amountMinor: amount, currency: 'KES' } : null, observed };
+  }
+  const vendorReference = idOf(r.OriginatorConversationID);
+  if (code === null) return { vendorReference, reported: null, observed: null };
+  if (String(r.ResultType) === '1') {
+    return { vendorReference, reported: null, observed: { status: 'PENDING', vendorStatus: `ResultType 1 ResultCode ${code}${desc}`, message: null, amountMinor: null, currency: null, unmapped: false } };
+  }
+  const observed = verdict(REVERSAL_RESULTS, code, `ResultCode ${code}${desc}`, amount);
+  return { vendorReference, reported: observed.amountMinor === null ? null : { amountMinor: observed.amountMinor, currency: 'KES' }, observed };
+}

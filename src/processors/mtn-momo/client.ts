@@ -1,12 +1,13 @@
-// MTN MoMo Collection transport: URLs, headers, the OAuth token per MID (Basic api_user:api_key ->
-// bearer token of about an hour, cached and refreshed before expiry), deadlines. No decisions here:
-// transformers.ts reads every answer.
+// MTN MoMo transport: URLs, headers, the OAuth token per MID and product (Basic api_user:api_key ->
+// bearer token of about an hour, cached and refreshed before expiry), deadlines. Collections use the
+// Collection product, refunds the Disbursement product with its own API user, key and subscription key.
+// No decisions here: transformers.ts reads every answer.
 import { callVendor } from '../http';
 import type { VendorAnswer } from '../http';
 import { TokenCache, tokenFetchOf } from '../token-cache';
 import type { TokenFetch } from '../token-cache';
 import type { CallContext } from '../types';
-import type { MtnRequestToPay } from './transformers';
+import type { MtnRefund, MtnRequestToPay } from './transformers';
 
 export interface MtnClientSettings {
   baseUrl: string;
@@ -16,9 +17,12 @@ export interface MtnClientSettings {
 
 export class MtnClient {
   private readonly tokens: TokenCache;
+  /** Disbursement tokens in a cache of their own: a Collection token never goes to a Disbursement call */
+  private readonly disbursementTokens: TokenCache;
 
   constructor(private readonly settings: MtnClientSettings) {
     this.tokens = new TokenCache(settings.tokenMarginMs);
+    this.disbursementTokens = new TokenCache(settings.tokenMarginMs);
   }
 
   /** POST /collection/token/ with Basic auth and the subscription key; no body. */
@@ -60,11 +64,51 @@ export class MtnClient {
     );
   }
 
-  private headers(ctx: CallContext, token: string): Record<string, string> {
+  /** POST /disbursement/token/ with the Disbursement API user's Basic auth and the Disbursement subscription key. */
+  fetchDisbursementToken(ctx: CallContext): Promise<TokenFetch> {
+    const c = ctx.credentials;
+    const basic = Buffer.from(`${c.disbursement_api_user}:${c.disbursement_api_key}`).toString('base64');
+    return callVendor({
+      method: 'POST',
+      url: `${this.settings.baseUrl}/disbursement/token/`,
+      headers: { authorization: `Basic ${basic}`, 'ocp-apim-subscription-key': c.disbursement_subscription_key },
+      timeoutMs: this.settings.timeoutMs,
+    }).then(tokenFetchOf);
+  }
+
+  refund(ctx: CallContext, reference: string, callbackUrl: string, body: MtnRefund): Promise<VendorAnswer> {
+    return this.disbursementTokens.authorized(ctx, () => this.fetchDisbursementToken(ctx), (token) =>
+      callVendor({
+        method: 'POST',
+        url: `${this.settings.baseUrl}/disbursement/v1_0/refund`,
+        headers: {
+          ...this.headers(ctx, token, ctx.credentials.disbursement_subscription_key),
+          'content-type': 'application/json',
+          'x-reference-id': reference,
+          'x-callback-url': callbackUrl,
+        },
+        body: JSON.stringify(body),
+        timeoutMs: this.settings.timeoutMs,
+      }),
+    );
+  }
+
+  refundStatus(ctx: CallContext, reference: string): Promise<VendorAnswer> {
+    return this.disbursementTokens.authorized(ctx, () => this.fetchDisbursementToken(ctx), (token) =>
+      callVendor({
+        method: 'GET',
+        url: `${this.settings.baseUrl}/disbursement/v1_0/refund/${encodeURIComponent(reference)}`,
+        headers: this.headers(ctx, token, ctx.credentials.disbursement_subscription_key),
+        timeoutMs: this.settings.timeoutMs,
+      }),
+    );
+  }
+
+  private headers(ctx: CallContext, token: string, subscriptionKey = ctx.credentials.subscription_key): Record<string, string> {
     return {
       authorization: `Bearer ${token}`,
       'x-target-environment': ctx.credentials.target_environment,
-      'ocp-apim-subscription-key': ctx.credentials.subscription_key,
+      'ocp-apim-subscription-key': subscriptionKey,
     };
   }
 }

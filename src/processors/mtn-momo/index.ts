@@ -1,10 +1,22 @@
 // MTN MoMo Collection (request to pay): the customer approves a prompt on the phone with the MoMo PIN.
+// Refunds go through the Disbursement product (Refund V1), with that product's own credentials on the MID.
 import { checkByToken } from '../token-cache';
-import type { CallContext, Connector, CredentialField, PaymentOrder, Plan, PlanInput, Processor, StatusQuery } from '../types';
+import type { CallContext, Connector, CredentialField, PaymentOrder, Plan, PlanInput, Processor, RefundConnector, RefundOrder, StatusQuery } from '../types';
 import { promptPlan } from '../types';
 import { MtnClient } from './client';
 import type { MtnClientSettings } from './client';
-import { callbackNote, INSTITUTION, mtnAmountDecimals, queryResult, sendResult, toRequestToPay } from './transformers';
+import {
+  callbackNote,
+  INSTITUTION,
+  missingDisbursementCredentials,
+  mtnAmountDecimals,
+  queryResult,
+  refundQueryResult,
+  refundSendResult,
+  sendResult,
+  toRefund,
+  toRequestToPay,
+} from './transformers';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const KEY = /^[A-Za-z0-9]{16,128}$/;
@@ -23,12 +35,52 @@ export const MTN_CREDENTIALS: CredentialField[] = [
     description: 'X-Target-Environment: sandbox, or the country value MTN gives for production (e.g. mtnuganda)',
     check: (v) => (/^[a-z]{3,40}$/.test(v) ? null : 'must be lower-case letters, e.g. sandbox or mtnuganda'),
   },
+  // Refunds run on the Disbursement product, provisioned separately: a MID without these cannot refund.
+  {
+    name: 'disbursement_api_user',
+    description: 'Disbursement product API user id (a UUID), needed to refund',
+    optional: true,
+    check: (v) => (UUID.test(v) ? null : 'must be a UUID'),
+  },
+  {
+    name: 'disbursement_api_key',
+    description: 'API key of the Disbursement API user',
+    optional: true,
+    check: (v) => (KEY.test(v) ? null : 'must be 16 to 128 letters and digits'),
+  },
+  {
+    name: 'disbursement_subscription_key',
+    description: 'Disbursement product subscription key (Ocp-Apim-Subscription-Key)',
+    optional: true,
+    check: (v) => (KEY.test(v) ? null : 'must be 16 to 128 letters and digits'),
+  },
 ];
+
+function mtnRefunds(client: MtnClient): RefundConnector {
+  return {
+    async initiateRefund(ctx: CallContext, order: RefundOrder) {
+      const missing = missingDisbursementCredentials(ctx.credentials);
+      if (missing.length > 0) {
+        return { kind: 'refused', message: 'This MTN MoMo MID has no Disbursement credentials, so it cannot refund', detail: `missing ${missing.join(', ')}` };
+      }
+      const body = toRefund(order);
+      if (!body) return { kind: 'refused', message: `MTN MoMo takes ${order.currency} in whole units only`, detail: `amount ${order.amountMinor} not exact` };
+      return refundSendResult(await client.refund(ctx, order.reference, order.callbackUrl, body));
+    },
+    async queryRefund(ctx: CallContext, q: StatusQuery) {
+      const missing = missingDisbursementCredentials(ctx.credentials);
+      if (missing.length > 0) return { kind: 'unavailable', detail: `no Disbursement credentials (missing ${missing.join(', ')})` };
+      return refundQueryResult(await client.refundStatus(ctx, q.reference));
+    },
+    // the refund callback is the refund resource, unsigned, like a collection's: only a prompt
+    parseRefundCallback: callbackNote,
+  };
+}
 
 export function mtnMomoProcessor(settings: MtnClientSettings): Processor {
   const client = new MtnClient(settings);
   const connector: Connector = {
-    refunds: null,
+    refunds: mtnRefunds(client),
     async initiate(ctx: CallContext, order: PaymentOrder) {
       return sendResult(await client.requestToPay(ctx, order.reference, order.callbackUrl, toRequestToPay(order)));
     },

@@ -4,7 +4,7 @@
 // libraries that follow it (sparkplug/momoapi-node, mtvbrianking/laravel-mtn-momo).
 import { amountText, isoDecimals, parseVendorAmount } from '../amounts';
 import type { VendorAnswer } from '../http';
-import type { CallbackNote, Observed, ObservedStatus, PaymentOrder, QueryResult, SendResult } from '../types';
+import type { CallbackNote, Observed, ObservedStatus, PaymentOrder, QueryResult, RefundOrder, SendResult } from '../types';
 
 export const INSTITUTION = 'MTN Mobile Money';
 
@@ -149,3 +149,103 @@ export function callbackNote(_body: unknown): CallbackNote {
   return { vendorReference: null, reported: null };
 }
 
+
+// ---- refunds: the Disbursement product's Refund V1 ---------------------------------------------
+// Sources: the MoMo developer portal's Disbursement API ("Refund V1": POST /disbursement/v1_0/refund,
+// "Get Refund Status": GET /disbursement/v1_0/refund/{referenceId}) and MTN's own client library that
+// follows it (MTN-Group/MoMoAPIs_Javascript_sdk, refund-V1 and refund status).
+
+/** The Disbursement API user, key and subscription key a MID needs to refund (its own, not the Collection's). */
+export const DISBURSEMENT_FIELDS = ['disbursement_api_user', 'disbursement_api_key', 'disbursement_subscription_key'] as const;
+
+/** The names of the disbursement credentials a MID lacks (none: it can refund). */
+export function missingDisbursementCredentials(credentials: Readonly<Record<string, string>>): string[] {
+  return DISBURSEMENT_FIELDS.filter((f) => !credentials[f]);
+}
+
+/** POST /disbursement/v1_0/refund body (the portal's RefundV1 schema). */
+export interface MtnRefund {
+  amount: string;
+  currency: string;
+  externalId: string;
+  payerMessage: string;
+  payeeNote: string;
+  /** the X-Reference-Id of the request to pay being refunded */
+  referenceIdToRefund: string;
+}
+
+/** Our refund -> the vendor's body; null when the amount is not exact at the currency's precision. */
+export function toRefund(order: RefundOrder): MtnRefund | null {
+  const amount = amountText(order.amountMinor, mtnAmountDecimals(order.currency));
+  if (amount === null) return null;
+  return {
+    amount,
+    currency: order.currency,
+    externalId: order.gatewayReference,
+    payerMessage: plainNote(order.reason ?? `Refund ${order.gatewayReference}`),
+    payeeNote: plainNote(`PayCollect refund ${order.gatewayReference}`),
+    referenceIdToRefund: order.original.reference,
+  };
+}
+
+/**
+ * The answer to POST refund, read as requesttopay's is (202 accepted; 409 RESOURCE_ALREADY_EXIST = MTN
+ * already has this X-Reference-Id: accepted; 400 refused; 401/403/404/5xx and no answer: retry, the same
+ * reference cannot pay twice; anything else unknown), with a refund's words.
+ */
+export function refundSendResult(a: VendorAnswer): SendResult {
+  const r = sendResult(a);
+  return r.kind === 'refused' ? { ...r, message: 'The mobile money processor refused the refund' } : r;
+}
+
+/** Why a refund failed (the portal's ErrorReason codes as they apply to money going out to the customer). */
+const REFUND_REASONS: Record<string, string> = {
+  NOT_ENOUGH_FUNDS: "The merchant's disbursement account at the processor has too little money",
+  PAYER_LIMIT_REACHED: "The merchant's disbursement account at the processor reached its limit",
+  PAYEE_NOT_FOUND: 'The phone number has no mobile money account',
+  PAYEE_NOT_ALLOWED_TO_RECEIVE: "The customer's mobile money account cannot receive money",
+  NOT_ALLOWED: 'The processor does not allow this refund',
+  NOT_ALLOWED_TARGET_ENVIRONMENT: 'The processor does not allow this refund in this environment',
+  INVALID_CURRENCY: 'The processor does not take this currency',
+  RESOURCE_NOT_FOUND: 'The processor has no record of the payment to refund',
+  TRANSACTION_CANCELED: 'The refund was cancelled at the processor',
+  INTERNAL_PROCESSING_ERROR: 'The processor could not complete the refund',
+  SERVICE_UNAVAILABLE: 'The processor could not complete the refund',
+};
+const REFUND_FAILED = 'The processor reported the refund as failed';
+
+/** Status words of GET refund/{referenceId}: PENDING, SUCCESSFUL, FAILED (the Transfer schema's). */
+const REFUND_STATUS: Record<string, ObservedStatus> = {
+  PENDING: 'PENDING',
+  SUCCESSFUL: 'COMPLETED',
+  FAILED: 'FAILED',
+  // as for collections: answered by the sandbox, read as what they mean
+  ONGOING: 'PENDING',
+  TIMEOUT: 'FAILED',
+  REJECTED: 'FAILED',
+};
+
+/** A refund resource (status query answer and callback body) -> what it says. */
+export function observeRefund(body: unknown): Observed | null {
+  const b = body as { status?: unknown; reason?: unknown; amount?: unknown; currency?: unknown } | null;
+  if (!b || typeof b !== 'object' || typeof b.status !== 'string') return null;
+  const mapped = REFUND_STATUS[b.status];
+  const reason = reasonCode(b.reason);
+  const base = {
+    vendorStatus: reason ? `${b.status} ${reason}` : b.status,
+    amountMinor: parseVendorAmount(b.amount),
+    currency: typeof b.currency === 'string' ? b.currency : null,
+  };
+  if (mapped === undefined) return { ...base, status: 'PENDING', message: null, unmapped: true };
+  const message = mapped === 'FAILED' ? ((reason && REFUND_REASONS[reason]) ?? REFUND_FAILED) : null;
+  return { ...base, status: mapped, message, unmapped: false };
+}
+
+/** GET refund/{referenceId}: 200 even for FAILED; 404 RESOURCE_NOT_FOUND = never received. */
+export function refundQueryResult(a: VendorAnswer): QueryResult {
+  if (a.kind === 'no_answer') return { kind: 'unavailable', detail: a.detail };
+  if (a.status === 404) return { kind: 'not_found' };
+  if (a.status !== 200) return { kind: 'unavailable', detail: errorText(a) };
+  const observed = observeRefund(a.json);
+  return observed ? { kind: 'observed', observed } : { kind: 'unavailable', detail: 'HTTP 200 without a readable status' };
+}

@@ -3,7 +3,8 @@
 // (a charge carries card data).
 import type { CardDetails } from '../../domain/card';
 import { callVendor } from '../http';
-import { chargeRequest, initializeRequest, readCharge, readInitialize, readVerify } from './transformers';
+import type { QueryResult, RefundOrder, SendResult } from '../types';
+import { chargeRequest, initializeRequest, readCharge, readInitialize, readRefundCreate, readRefundFetch, readRefundList, readVerify, refundRequest } from './transformers';
 import type { ChargeAnswer, InitializeAnswer, PaystackPayment, VerifyAnswer } from './transformers';
 
 export interface PaystackSettings {
@@ -36,6 +37,20 @@ export class PaystackClient {
 
   verify(reference: string): Promise<VerifyAnswer | Unreachable> {
     return this.call('GET', `/transaction/verify/${encodeURIComponent(reference)}`, undefined, readVerify);
+  }
+
+  refund(order: RefundOrder): Promise<SendResult | Unreachable> {
+    return this.call('POST', '/refund', refundRequest(order), readRefundCreate);
+  }
+
+  fetchRefund(id: string): Promise<QueryResult | Unreachable> {
+    return this.call('GET', `/refund/${encodeURIComponent(id)}`, undefined, readRefundFetch);
+  }
+
+  /** A transaction's refunds (at most 100: a payment is never refunded in more parts than that), to find ours by its note. */
+  findRefund(transactionReference: string, reference: string): Promise<QueryResult | Unreachable> {
+    const query = `transaction=${encodeURIComponent(transactionReference)}&perPage=100`;
+    return this.call('GET', `/refund?${query}`, undefined, (status, json) => readRefundList(status, json, transactionReference, reference));
   }
 
   /** One attempt, never repeated by us: card data is not kept to send again. */

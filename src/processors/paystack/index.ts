@@ -1,12 +1,13 @@
 // Paystack: card with 3-D Secure and online banking on Paystack's hosted checkout, and direct card
-// charges whose 3-D Secure step the customer opens from our payment_url.
+// charges whose 3-D Secure step the customer opens from our payment_url. Refunds, full or partial, through
+// Paystack's Refund API.
 import { randomBytes } from 'node:crypto';
 import type { HostedCheckout, CheckoutOrder, CheckoutStart } from '../hosted';
-import type { CallContext, Connector, CredentialField, Plan, Processor, QueryResult, StatusQuery } from '../types';
+import type { CallContext, Connector, CredentialField, Plan, Processor, QueryResult, RefundConnector, RefundOrder, StatusQuery } from '../types';
 import { PaystackClient } from './client';
 import type { Unreachable } from './client';
 import {
-  amountDecimals, gatewayReferenceOf, observe, paystackReference, problems, readWebhook, signatureValid,
+  amountDecimals, gatewayReferenceOf, observe, paystackReference, problems, readWebhook, refundCallbackNote, signatureValid,
 } from './transformers';
 import type { ChargeAnswer, InitializeAnswer, PaystackPayment } from './transformers';
 
@@ -58,11 +59,39 @@ function started(reference: string, a: InitializeAnswer | ChargeAnswer | Unreach
   }
 }
 
+/**
+ * Refunds: POST /refund with the transaction's reference; no reference of ours is taken, so a send whose
+ * answer was lost is unknown (a resend could refund twice) and the query finds it among the transaction's
+ * refunds by the merchant note that carries our reference. refund.* webhooks arrive signed on the MID's
+ * webhook route like charge events.
+ */
+function paystackRefunds(client: (ctx: CallContext) => PaystackClient): RefundConnector {
+  return {
+    async initiateRefund(ctx: CallContext, order: RefundOrder) {
+      if (amountDecimals(order.currency) === null) return { kind: 'refused', message: `Paystack does not refund in ${order.currency}`, detail: 'not sent' };
+      const a = await client(ctx).refund(order);
+      if (a.kind !== 'unreachable') return a;
+      return a.sent ? { kind: 'unknown', detail: a.detail } : { kind: 'retry', detail: a.detail };
+    },
+    async queryRefund(ctx: CallContext, q: StatusQuery): Promise<QueryResult> {
+      const original = q.original;
+      const a = q.vendorReference
+        ? await client(ctx).fetchRefund(q.vendorReference)
+        : original
+          ? await client(ctx).findRefund(original.vendorReference ?? original.reference, q.reference)
+          : null;
+      if (a === null) return { kind: 'unavailable', detail: 'no Paystack refund id and no transaction to look it up by' };
+      return a.kind === 'unreachable' ? { kind: 'unavailable', detail: a.detail } : a;
+    },
+    parseRefundCallback: refundCallbackNote,
+  };
+}
+
 export function paystackProcessor(t: PaystackTransport): Processor & { hosted: HostedCheckout } {
   const client = (ctx: CallContext) => new PaystackClient({ baseUrl: t.baseUrl, secretKey: ctx.credentials.secret_key ?? '', timeoutMs: t.timeoutMs });
 
   const connector: Connector = {
-    refunds: null,
+    refunds: paystackRefunds(client),
     // A hosted checkout starts when the customer opens payment_url (hosted.start): nothing is queued to send.
     initiate: async () => ({ kind: 'retry', detail: 'a Paystack checkout starts when the customer opens payment_url' }),
     async queryStatus(ctx: CallContext, q: StatusQuery): Promise<QueryResult> {
