@@ -3,8 +3,8 @@
 // never sit in memory. Each batch is its own statement (no transaction held open for the whole file):
 // a row created while the file is written is above the first batch, and never half in it.
 import type { CollectionRow } from '../domain/collection';
-import { filterWhere } from '../services/collection-counts';
-import type { CollectionFilters } from '../services/collections';
+import { filterWhere } from '../collections/counts';
+import type { CollectionFilters } from '../collections/collections';
 import { amountCell, csvLines, textCell, timeCell } from './csv';
 import type { Cell, Sink } from './csv';
 import { reportSql } from './sql';

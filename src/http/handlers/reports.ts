@@ -6,7 +6,7 @@ import type { Sink } from '../../reports/csv';
 import { settlementCsv } from '../../reports/settlement';
 import type { SettlementReport } from '../../reports/settlement';
 import type { Buckets, StatementPage, StatementQuery } from '../../reports/statement';
-import type { CollectionFilters } from '../../services/collections';
+import type { CollectionFilters } from '../../collections/collections';
 import { principalOf } from '../context';
 import type { RequestContext } from '../context';
 import { ok } from '../envelope';

@@ -1,8 +1,8 @@
 // Safaricom Daraja transport: URLs, the OAuth client-credentials token per MID (Basic
 // consumer_key:consumer_secret -> bearer token of about an hour, cached and refreshed before expiry),
 // deadlines. No decisions here: transformers.ts reads every answer.
-import { callVendor } from '../http';
-import type { VendorAnswer } from '../http';
+import { callVendor } from '../transport';
+import type { VendorAnswer } from '../transport';
 import { TokenCache, tokenFetchOf } from '../token-cache';
 import type { TokenFetch } from '../token-cache';
 import type { CallContext } from '../types';

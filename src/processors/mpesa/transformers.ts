@@ -4,7 +4,7 @@
 // public samples and libraries that follow them (safaricom/LNMOnlineAndroidSample and its issues,
 // neshoj/safaricom-daraja-nodejs, martinmogusu/django-daraja).
 import { amountText, parseVendorAmount } from '../amounts';
-import type { VendorAnswer } from '../http';
+import type { VendorAnswer } from '../transport';
 import type { CallbackNote, Credentials, Observed, ObservedStatus, PaymentOrder, QueryResult, RefundOrder, SendResult } from '../types';
 
 export const INSTITUTION = 'M-Pesa';

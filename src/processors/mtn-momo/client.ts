@@ -2,8 +2,8 @@
 // bearer token of about an hour, cached and refreshed before expiry), deadlines. Collections use the
 // Collection product, refunds the Disbursement product with its own API user, key and subscription key.
 // No decisions here: transformers.ts reads every answer.
-import { callVendor } from '../http';
-import type { VendorAnswer } from '../http';
+import { callVendor } from '../transport';
+import type { VendorAnswer } from '../transport';
 import { TokenCache, tokenFetchOf } from '../token-cache';
 import type { TokenFetch } from '../token-cache';
 import type { CallContext } from '../types';

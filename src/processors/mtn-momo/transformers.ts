@@ -3,7 +3,7 @@
 // (momodeveloper.mtn.com, "API documentation" and "Common errors" pages) and the public client
 // libraries that follow it (sparkplug/momoapi-node, mtvbrianking/laravel-mtn-momo).
 import { amountText, isoDecimals, parseVendorAmount } from '../amounts';
-import type { VendorAnswer } from '../http';
+import type { VendorAnswer } from '../transport';
 import type { CallbackNote, Observed, ObservedStatus, PaymentOrder, QueryResult, RefundOrder, SendResult } from '../types';
 
 export const INSTITUTION = 'MTN Mobile Money';

@@ -2,7 +2,7 @@
 // answer goes through the pure readers of transformers.ts. Nothing here logs or keeps a request body
 // (a charge carries card data).
 import type { CardDetails } from '../../domain/card';
-import { callVendor } from '../http';
+import { callVendor } from '../transport';
 import type { QueryResult, RefundOrder, SendResult } from '../types';
 import { chargeRequest, initializeRequest, readCharge, readInitialize, readRefundCreate, readRefundFetch, readRefundList, readVerify, refundRequest } from './transformers';
 import type { ChargeAnswer, InitializeAnswer, PaystackPayment, VerifyAnswer } from './transformers';

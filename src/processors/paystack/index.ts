@@ -2,7 +2,7 @@
 // charges whose 3-D Secure step the customer opens from our payment_url. Refunds, full or partial, through
 // Paystack's Refund API.
 import { randomBytes } from 'node:crypto';
-import type { HostedCheckout, CheckoutOrder, CheckoutStart } from '../hosted';
+import type { HostedCheckout, CheckoutOrder, CheckoutStart } from '../checkout';
 import type { CallContext, Connector, CredentialField, Plan, Processor, QueryResult, RefundConnector, RefundOrder, StatusQuery } from '../types';
 import { PaystackClient } from './client';
 import type { Unreachable } from './client';
