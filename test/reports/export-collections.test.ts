@@ -47,7 +47,8 @@ beforeAll(async () => {
   await complete(s, row.id);
   credited = row.gateway_reference;
   merchant = await merchantClient(svc, biz.businessId);
-});
+  // building the rows through the per-row count trigger takes a while on a machine shared with other suites
+}, 180_000);
 afterAll(async () => {
   await svc?.close();
 });
