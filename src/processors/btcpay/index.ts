@@ -78,6 +78,7 @@ export function btcpayProcessor(t: BtcpayTransport): Processor & { hosted: Hoste
 
   const connector: Connector = {
     refunds: btcpayRefunds(client),
+    payouts: null,
     // An invoice is made when the customer opens payment_url (hosted.start): nothing is queued to send.
     initiate: async () => ({ kind: 'retry', detail: 'a BTCPay invoice is made when the customer opens payment_url' }),
     async queryStatus(ctx: CallContext, q: StatusQuery): Promise<QueryResult> {
