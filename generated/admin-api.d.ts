@@ -96,6 +96,92 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/businesses/{business_id}/wallets/{currency}/statement": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the statement of a business's wallet
+         * @description Returns every movement of the business's wallet in `currency` between `from` (included) and `to` (excluded):
+         *     the opening balance at `from`, one line per movement, oldest first (a collection credited with its
+         *     fee and reserve hold, a reserve released, a card payment settled, and refunds and disbursements
+         *     once they exist, each with its reference), and the closing balance at `to`. The statement
+         *     reconciles exactly: the opening balance plus every line's `change` is the closing balance, per kind
+         *     of account and in total. Take `per_page` lines (default 10, at most 100), then pass
+         *     `paging.next_cursor` as `cursor` with the same `from` and `to`. With `format=csv` the whole
+         *     statement comes as one CSV file instead (no paging): a header, an `opening_balance` record, the
+         *     lines, a `closing_balance` record. Operators read any business's wallet; a merchant user only its
+         *     own business's. A period that has ended does not change any more; one that
+         *     reaches into the future shows the movements so far.
+         */
+        get: operations["getAdminWalletStatement"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/exports/collections": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export collections of all businesses as CSV
+         * @description Returns every collection of every business (or of `business_id`; a merchant user always gets its
+         *     own business's) that matches the filters (the same as `GET /v1/admin/collections`)
+         *     as one CSV file, newest first, written as it is read: a million rows download without the service
+         *     holding them. One record per collection with the columns an accountant reconciles with: times in
+         *     UTC (`created_at_utc`, `updated_at_utc`, `credited_at_utc` when the wallet was credited), both
+         *     references, status, method, the amount asked and its currency, the rate applied, the amount in the
+         *     wallet's currency, the fee, the total credited, who paid the fee, the customer's account, name and
+         *     email, the narration, the institution and the status message. Amounts are exact decimal text. A
+         *     collection created while the file is being written is not in it (it would be above the first
+         *     row). Unknown query parameters are refused (`VALIDATION_ERROR`).
+         */
+        get: operations["exportAdminCollections"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/reports/settlement": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the daily settlement report
+         * @description For the collections created on one UTC day and sent to a real processor, per processor, MID and
+         *     currency: what the processor confirmed (its own final answer to our status query, kept apart from
+         *     what we did with it), what we completed and credited, the fees; and every request where the two
+         *     disagree: confirmed by the processor but not COMPLETED here (held for another amount, or confirmed
+         *     after the collection was FAILED or CANCELLED: resolve it with resolve-held), or COMPLETED here
+         *     without the processor's confirmation. Sandbox simulator payments have no processor and are not in
+         *     it. With `format=csv`, one file: a `total` record per processor, MID and currency, then a
+         *     `mismatch` record each. Operators only.
+         */
+        get: operations["getSettlementReport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/admin/businesses/{business_id}/deliveries": {
         parameters: {
             query?: never;
@@ -1234,10 +1320,74 @@ export interface components {
             paging: components["schemas"]["Paging"];
         };
         /**
-         * @description Where a notification's delivery stands: `delivered` (the webhook answered 2xx), `retrying` (not yet acknowledged; a next attempt is scheduled) or `gave_up` (the retry schedule ran out; re-send it once the endpoint is fixed).
-         * @enum {string}
+         * @description Date and time in UTC, `YYYY-MM-DDTHH:MM:SSZ`, with or without the UTC designator `Z` (both mean UTC). It must be a real moment of the Gregorian calendar between years 0001 and 9999.
+         * @example 2025-11-01T00:00:00Z
          */
-        DeliveryState: "delivered" | "retrying" | "gave_up";
+        TimeFilter: string;
+        /** @description Amounts per kind of the wallet's ledger accounts: `available`, `pending` (card settlement), `reserved` (rolling reserve), `other` (any account kind added later, such as money held for a refund) and `total`, their sum (the wallet's balance). */
+        StatementBalances: {
+            available: components["schemas"]["Money"];
+            pending: components["schemas"]["Money"];
+            reserved: components["schemas"]["Money"];
+            other: components["schemas"]["Money"];
+            total: components["schemas"]["Money"];
+        };
+        /** @description One movement of the wallet: the postings of one ledger journal on the wallet's accounts. A credit splits between `available` (or `pending`) and `reserved`; a reserve release or a card settlement moves money between them and leaves `change.total` at 0. */
+        StatementLine: {
+            /**
+             * Format: date-time
+             * @description When the movement was posted (UTC).
+             */
+            time: string;
+            /** @description The ledger journal; every posting of a movement shares it. */
+            journal_id: number;
+            /** @description The journal's kind: `collection_credit`, `reserve_release`, `settlement` today; refunds and disbursements add theirs. */
+            kind: string;
+            /**
+             * @description What `reference` names.
+             * @enum {string|null}
+             */
+            reference_type: "collection" | "refund" | "disbursement" | null;
+            /** @description The movement's own reference: a refund's or disbursement's when it is one, else the collection's `gateway_reference`. */
+            reference: string | null;
+            /** @description The `gateway_reference` of the collection the movement belongs to, when there is one. */
+            collection_reference: string | null;
+            change: components["schemas"]["StatementBalances"];
+            /** @description The fee the service took in this movement (0 when none). */
+            fee: components["schemas"]["Money"];
+            /** @description The wallet's total balance after this movement. */
+            balance_after: components["schemas"]["Money"];
+        };
+        /** @description A wallet's statement for [`from`, `to`): the balances at both ends and the movements in between, oldest first, a page at a time. It reconciles exactly: `opening_balance` plus the `change` of every line of every page equals `closing_balance`, per kind of account and in total. */
+        WalletStatement: {
+            currency: components["schemas"]["Currency"];
+            /** Format: date-time */
+            from: string;
+            /** Format: date-time */
+            to: string;
+            opening_balance: components["schemas"]["StatementBalances"];
+            closing_balance: components["schemas"]["StatementBalances"];
+            lines: components["schemas"]["StatementLine"][];
+        };
+        /** @description Envelope of a page of a wallet statement. */
+        WalletStatementResponse: {
+            /**
+             * @description Always `200` on success.
+             * @constant
+             */
+            code: 200;
+            /**
+             * @description Always `success` for this operation.
+             * @constant
+             */
+            status: "success";
+            /** @description Human-readable outcome. */
+            message: string;
+            data: components["schemas"]["WalletStatement"];
+            paging: components["schemas"]["Paging"];
+        };
+        /** @description A CSV file (RFC 4180): UTF-8, CRLF line ends, a header row naming the columns, then one record per line. Times are UTC (`YYYY-MM-DDTHH:MM:SSZ`, the header's `_utc` columns), amounts exact decimal text with two decimals (`-29.10`), empty cells for no value. Free text starting with `=`, `+`, `-`, `@`, a tab or a carriage return has a leading apostrophe, so that a spreadsheet does not run it as a formula. */
+        CsvFile: string;
         /**
          * @description Stage of a collection. Every collection starts `PENDING` and ends in exactly one of the four final
          *     states; a final state never changes again, with one exception: `EXPIRED` is this service's own
@@ -1258,6 +1408,89 @@ export interface components {
          * @enum {string}
          */
         TransactionStatus: "PENDING" | "COMPLETED" | "FAILED" | "CANCELLED" | "EXPIRED";
+        /** @description One processor, MID and currency on the report's day. Amounts asked of the processor are in its currency (`currency`); what we credited and the fees are in the wallet's (`account_currency`). */
+        SettlementTotals: {
+            /** @description The processor. */
+            service_type: string;
+            /** @description The MID the payments were routed to. */
+            mid_id: number;
+            currency: components["schemas"]["Currency"];
+            account_currency: components["schemas"]["Currency"];
+            /** @description Requests to the processor for the day's collections. */
+            requests: number;
+            /** @description How many the processor confirmed as paid (its own final answer to a status query). */
+            confirmed_count: number;
+            /** @description What we asked for those it confirmed, in `currency`. */
+            confirmed_amount: components["schemas"]["Money"];
+            /** @description How many the processor answered as failed or cancelled. */
+            declined_count: number;
+            /** @description How many collections are COMPLETED here. */
+            completed_count: number;
+            /** @description What we asked the processor for the COMPLETED ones, in `currency`. */
+            completed_amount: components["schemas"]["Money"];
+            /** @description What the ledger credited to wallets for them, in `account_currency`. */
+            credited_amount: components["schemas"]["Money"];
+            /** @description The fees of those credits, in `account_currency`. */
+            fees: components["schemas"]["Money"];
+            /** @description How many of the day's requests the processor and we disagree on (listed in `mismatches`). */
+            mismatches: number;
+        };
+        /** @description A request where the processor and we disagree: `confirmed_not_completed` (it confirmed payment, the collection is not COMPLETED: held for a different amount, or confirmed after it was FAILED or CANCELLED), or `completed_not_confirmed` (COMPLETED here without its confirmation). */
+        SettlementMismatch: {
+            /** @enum {string} */
+            mismatch: "confirmed_not_completed" | "completed_not_confirmed";
+            gateway_reference: string;
+            business_id: number;
+            service_type: string;
+            mid_id: number;
+            /** @description Our reference of the request at the processor. */
+            processor_reference: string;
+            /** @description What we asked the processor for, in `currency`. */
+            amount: components["schemas"]["Money"];
+            currency: components["schemas"]["Currency"];
+            /** @enum {string} */
+            request_state: "queued" | "sent" | "unknown" | "settled" | "held";
+            /**
+             * @description The processor's final answer; `null` when it gave none.
+             * @enum {string|null}
+             */
+            confirmed_outcome: "COMPLETED" | "FAILED" | "CANCELLED" | null;
+            /** Format: date-time */
+            confirmed_at: string | null;
+            /** @description The collection's status here. */
+            status: string;
+            /** Format: date-time */
+            created_at: string;
+        };
+        /** @description One UTC day's settlement report. */
+        SettlementReport: {
+            /** @description The UTC day, `YYYY-MM-DD`. */
+            date: string;
+            totals: components["schemas"]["SettlementTotals"][];
+            /** @description Every mismatch of the day (at most 5,000; `totals` counts them all). */
+            mismatches: components["schemas"]["SettlementMismatch"][];
+        };
+        /** @description Envelope of a settlement report. */
+        SettlementReportResponse: {
+            /**
+             * @description Always `200` on success.
+             * @constant
+             */
+            code: 200;
+            /**
+             * @description Always `success` for this operation.
+             * @constant
+             */
+            status: "success";
+            /** @description Human-readable outcome. */
+            message: string;
+            data: components["schemas"]["SettlementReport"];
+        };
+        /**
+         * @description Where a notification's delivery stands: `delivered` (the webhook answered 2xx), `retrying` (not yet acknowledged; a next attempt is scheduled) or `gave_up` (the retry schedule ran out; re-send it once the endpoint is fixed).
+         * @enum {string}
+         */
+        DeliveryState: "delivered" | "retrying" | "gave_up";
         /**
          * @description Stage of a refund. Every refund starts `PENDING` and ends in exactly one of `COMPLETED`, `FAILED` or
          *     `CANCELLED`, which never change again. Each change after `PENDING` is sent to your webhook.
@@ -1673,11 +1906,6 @@ export interface components {
             message: string;
             data: components["schemas"]["FxRate"];
         };
-        /**
-         * @description Date and time in UTC, `YYYY-MM-DDTHH:MM:SSZ`, with or without the UTC designator `Z` (both mean UTC). It must be a real moment of the Gregorian calendar between years 0001 and 9999.
-         * @example 2025-11-01T00:00:00Z
-         */
-        TimeFilter: string;
         /** @description One step the customer follows to complete the payment. */
         Instruction: {
             /**
@@ -2694,20 +2922,20 @@ export interface components {
          */
         WalletCurrency: components["schemas"]["Currency"];
         /**
-         * @description Only notifications whose delivery is in this state.
-         * @example gave_up
+         * @description Start of the statement's period, included (UTC, `YYYY-MM-DDTHH:MM:SSZ`; the `Z` may be left out). The opening balance is the wallet's balance at this moment.
+         * @example 2025-11-01T00:00:00Z
          */
-        FilterDeliveryState: components["schemas"]["DeliveryState"];
+        StatementFrom: components["schemas"]["TimeFilter"];
         /**
-         * @description MID id.
-         * @example 12
+         * @description End of the statement's period, excluded (UTC, `YYYY-MM-DDTHH:MM:SSZ`; the `Z` may be left out): after `from`, at most 367 days later. The closing balance is the wallet's balance at this moment.
+         * @example 2025-12-01T00:00:00Z
          */
-        MidId: number;
+        StatementTo: components["schemas"]["TimeFilter"];
         /**
-         * @description API token id.
-         * @example 3
+         * @description `json` (the default) answers the JSON envelope; `csv` answers the whole report as one `text/csv` file (UTF-8, CRLF line ends, a header row naming the columns; times in UTC, amounts as exact decimal text), sent as an attachment. A query parameter rather than the `Accept` header, so a plain link or a browser's download gets the file.
+         * @example csv
          */
-        TokenId: number;
+        ReportFormat: "json" | "csv";
         /**
          * @description Only collections of this business.
          * @example 7
@@ -2743,6 +2971,26 @@ export interface components {
          * @example 2025-11-30T23:59:59Z
          */
         FilterTo: components["schemas"]["TimeFilter"];
+        /**
+         * @description The UTC calendar day (`YYYY-MM-DD`, not in the future): the report covers the collections created that day, whenever they were confirmed or completed.
+         * @example 2025-11-25
+         */
+        SettlementDate: string;
+        /**
+         * @description Only notifications whose delivery is in this state.
+         * @example gave_up
+         */
+        FilterDeliveryState: components["schemas"]["DeliveryState"];
+        /**
+         * @description MID id.
+         * @example 12
+         */
+        MidId: number;
+        /**
+         * @description API token id.
+         * @example 3
+         */
+        TokenId: number;
         /**
          * @description The collection's `gateway_reference`, as returned when it was requested.
          * @example PCD4Q38UJREMYY4NQVTDQA
@@ -2796,6 +3044,11 @@ export interface components {
          * @example 1
          */
         RetryAfter: number;
+        /**
+         * @description `attachment; filename="..."`: the file name to save the CSV under.
+         * @example attachment; filename="collections-2025-11-25.csv"
+         */
+        ContentDisposition: string;
         /**
          * @description `true` on a replay: a request with the same `merchant_reference` and the same body was accepted before, the original collection is returned as it is now, and no second payment was started. The service leaves the header out otherwise; treat a missing header as `false` (the Prism mock, which has no memory, always sends `false`).
          * @example false
@@ -3129,6 +3382,183 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             /** @description `NOT_FOUND`: no business has this id, or it has no wallet in this currency. */
             404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getAdminWalletStatement: {
+        parameters: {
+            query: {
+                /**
+                 * @description Start of the statement's period, included (UTC, `YYYY-MM-DDTHH:MM:SSZ`; the `Z` may be left out). The opening balance is the wallet's balance at this moment.
+                 * @example 2025-11-01T00:00:00Z
+                 */
+                from: components["parameters"]["StatementFrom"];
+                /**
+                 * @description End of the statement's period, excluded (UTC, `YYYY-MM-DDTHH:MM:SSZ`; the `Z` may be left out): after `from`, at most 367 days later. The closing balance is the wallet's balance at this moment.
+                 * @example 2025-12-01T00:00:00Z
+                 */
+                to: components["parameters"]["StatementTo"];
+                /**
+                 * @description `json` (the default) answers the JSON envelope; `csv` answers the whole report as one `text/csv` file (UTF-8, CRLF line ends, a header row naming the columns; times in UTC, amounts as exact decimal text), sent as an attachment. A query parameter rather than the `Accept` header, so a plain link or a browser's download gets the file.
+                 * @example csv
+                 */
+                format?: components["parameters"]["ReportFormat"];
+                /**
+                 * @description Items per page.
+                 * @example 10
+                 */
+                per_page?: components["parameters"]["PerPage"];
+                /**
+                 * @description Where to go on: the `paging.next_cursor` of the previous page (send the same filters). Keyset paging: no item is repeated or skipped while new ones are being created. Not with `page` or `offset`.
+                 * @example WyIyMDI1LTExLTI1VDEwOjE1OjAyKzAwOjAwIiwxMDQ4XQ
+                 */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Business id.
+                 * @example 7
+                 */
+                business_id: components["parameters"]["BusinessId"];
+                /**
+                 * @description Wallet currency.
+                 * @example UGX
+                 */
+                currency: components["parameters"]["WalletCurrency"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the statement (JSON), or the whole statement (`format=csv`). */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Content-Disposition": components["headers"]["ContentDisposition"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WalletStatementResponse"];
+                    "text/csv": components["schemas"]["CsvFile"];
+                };
+            };
+            /** @description `VALIDATION_ERROR`: `from` or `to` is missing or malformed, `to` is not after `from` or is more than 367 days after it, or `currency`, `format` or a paging parameter is malformed. Nothing is read. */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description `NOT_FOUND`: no business has this id (or it is not yours, for a merchant user), or it has no wallet in this currency. */
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    exportAdminCollections: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only collections of this business.
+                 * @example 7
+                 */
+                business_id?: components["parameters"]["FilterBusinessId"];
+                /**
+                 * @description Only collections with this `transaction_status`.
+                 * @example COMPLETED
+                 */
+                status?: components["parameters"]["FilterStatus"];
+                /**
+                 * @description Only collections of this payment method.
+                 * @example MOBILE_MONEY
+                 */
+                payment_method?: components["parameters"]["FilterPaymentMethod"];
+                /**
+                 * @description Only collections whose `request_currency` is this currency.
+                 * @example UGX
+                 */
+                currency?: components["parameters"]["FilterCurrency"];
+                /**
+                 * @description Only the collection with this `merchant_reference` (exact match).
+                 * @example ORD-20251125-0001
+                 */
+                merchant_reference?: components["parameters"]["FilterMerchantReference"];
+                /**
+                 * @description Only collections created at or after this time (UTC, `YYYY-MM-DDTHH:MM:SSZ`; the `Z` may be left out).
+                 * @example 2025-11-01T00:00:00Z
+                 */
+                from?: components["parameters"]["FilterFrom"];
+                /**
+                 * @description Only collections created at or before this time (UTC, `YYYY-MM-DDTHH:MM:SSZ`; the `Z` may be left out).
+                 * @example 2025-11-30T23:59:59Z
+                 */
+                to?: components["parameters"]["FilterTo"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The CSV file, a header row then one record per collection. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Content-Disposition": components["headers"]["ContentDisposition"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": components["schemas"]["CsvFile"];
+                };
+            };
+            /** @description `VALIDATION_ERROR`: a filter is malformed or out of range, or the query has an unknown parameter. */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description `NOT_FOUND`: a merchant user asked for another business (`business_id`). */
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getSettlementReport: {
+        parameters: {
+            query: {
+                /**
+                 * @description The UTC calendar day (`YYYY-MM-DD`, not in the future): the report covers the collections created that day, whenever they were confirmed or completed.
+                 * @example 2025-11-25
+                 */
+                date: components["parameters"]["SettlementDate"];
+                /**
+                 * @description `json` (the default) answers the JSON envelope; `csv` answers the whole report as one `text/csv` file (UTF-8, CRLF line ends, a header row naming the columns; times in UTC, amounts as exact decimal text), sent as an attachment. A query parameter rather than the `Accept` header, so a plain link or a browser's download gets the file.
+                 * @example csv
+                 */
+                format?: components["parameters"]["ReportFormat"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The report. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Content-Disposition": components["headers"]["ContentDisposition"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SettlementReportResponse"];
+                    "text/csv": components["schemas"]["CsvFile"];
+                };
+            };
+            /** @description `VALIDATION_ERROR`: `date` is missing, not a calendar day, or in the future; or `format` is malformed. */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

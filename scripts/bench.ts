@@ -10,6 +10,7 @@
 //   npm run bench -- --profile         request-to-pay only, under node --cpu-prof: where the time goes
 //   npm run bench -- --scale           balance reads, list pages and completions at 0, 1 and 10 million rows
 //   npm run bench -- --soak            a steady mixed load for 10 minutes: RSS, latency and errors per minute
+//   npm run bench -- --export          a 1-million-row collections export: rows/s and the service's peak memory (DATABASE_URL)
 // Settings: BENCH_CONNECTIONS (50), BENCH_DURATION seconds (10), BENCH_WARMUP seconds (2), BENCH_FIXED_RATE
 // req/s (500: request-to-pay again at that fixed offered load, for its p99),
 // BENCH_COMPLETIONS (2000), BENCH_WEBHOOK_RATE events/s (200), BENCH_WEBHOOK_EVENTS (1000),
@@ -17,11 +18,13 @@
 // --scale: BENCH_SCALE_LEVELS (0,1000000,10000000), BENCH_SCALE_MAX_COLLECTIONS (1000000), BENCH_SCALE_COMPLETIONS (500),
 // BENCH_SCALE_HISTORY_MONTHS (24).
 // --soak: BENCH_SOAK_SECONDS (600), BENCH_SOAK_WINDOW seconds (60), BENCH_SOAK_RATE requests/s (50).
+// --export: BENCH_EXPORT_ROWS (1000000), BENCH_EXPORT_SLOW_ROWS (100000).
 import { randomBytes } from 'node:crypto';
 import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../src/config';
+import { exportSettings, runExport } from './bench/export';
 import { hotWallet } from './bench/hot-wallet';
 import { measureRoundRobin } from './bench/round-robin';
 import { runScale, scaleLevels } from './bench/scale';
@@ -129,6 +132,7 @@ async function main() {
     return runScale(scale, path.resolve(process.env.BENCH_OUT || 'bench-scale-out.json'));
   }
   if (process.argv.includes('--soak')) return runSoak(soakSettings(process.env), path.resolve(process.env.BENCH_OUT || 'bench-soak-out.json'));
+  if (process.argv.includes('--export')) return runExport(exportSettings(process.env), path.resolve(process.env.BENCH_OUT || 'bench-export-out.json'));
   const profileOnly = process.argv.includes('--profile');
   const settings: LoadSettings = {
     connections: setting(process.env, 'BENCH_CONNECTIONS', 50),

@@ -36,6 +36,7 @@ import { masterKeys } from './crypto/secretbox';
 import { openCredentials } from './processors/credentials';
 import { RefundService } from './refunds/service';
 import { refundConnectorOf } from './refunds/sandbox';
+import { ReportService } from './reports';
 
 /** What the caller gives: Base less what is built here (the db getter, kick; figures when none are given). */
 export interface BaseInput {
@@ -76,6 +77,8 @@ export interface Services extends Base {
   rateLimit: SharedRateLimit;
   /** refunds of completed collections (src/refunds/) */
   refunds: RefundService;
+  /** statements, exports and the settlement report (src/reports/) */
+  reports: ReportService;
   /** set once the workers run (server.ts); until then Base.kick wakes nothing */
   workers: Workers | null;
 }
@@ -125,6 +128,7 @@ export function buildServices(input: BaseInput): Services {
   });
   const processorRequests = new ProcessorRequestService(using(base, { collections, processors, refunds }));
   checkouts = new CheckoutService(using(base, { collections, processorRequests, processors, refunds }));
+  const reports = new ReportService(() => base.db, input.now);
 
   const services: Services = {
     ...base,
@@ -149,6 +153,7 @@ export function buildServices(input: BaseInput): Services {
     retention,
     rateLimit,
     refunds,
+    reports,
     get workers() {
       return workers;
     },

@@ -21,18 +21,21 @@ const bodies: Record<string, unknown> = {
   simulateCollection: { outcome: 'COMPLETED' },
   createRefund: { amount: 20000, merchant_reference: 'RFD-20251125-0001', reason: 'Order cancelled by the customer' },
 };
+/** Required query parameters, and media types other than JSON. */
+const queries: Record<string, string> = { getWalletStatement: '?from=2025-11-01T00:00:00Z&to=2025-12-01T00:00:00Z' };
+const accepts: Record<string, string> = { getPublicKey: 'application/x-pem-file', exportCollections: 'text/csv' };
 
 it('answers every merchant operation with a response that validates', async () => {
   const { merchant } = await specApis();
   const operations = merchant.getOperations();
   expect(operations.length).toBeGreaterThanOrEqual(11);
   for (const op of operations) {
-    const urlPath = op.path.replace('{gateway_reference}', REF).replace('{currency}', 'UGX');
+    const urlPath = op.path.replace('{gateway_reference}', REF).replace('{currency}', 'UGX') + (queries[op.operationId ?? ''] ?? '');
     const body = bodies[op.operationId ?? ''];
     const res = await fetch(base + urlPath, {
       method: op.method.toUpperCase(),
       headers: {
-        accept: op.operationId === 'getPublicKey' ? 'application/x-pem-file' : 'application/json',
+        accept: accepts[op.operationId ?? ''] ?? 'application/json',
         authorization: 'JWT eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2lnbmF0dXJl',
         'secret-key': 'sk_sandbox_secret',
         ...(body ? { 'content-type': 'application/json' } : {}),

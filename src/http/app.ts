@@ -17,6 +17,7 @@ import type { Handler, RequestContext } from './context';
 import type { Reply } from './envelope';
 import { fieldErrors } from './validation';
 import { mountStatic } from './static';
+import { sendStream } from './streaming';
 import { mountPages } from './pages/index';
 import { mountDashboard } from './dashboard';
 import { mountProbes } from './probes';
@@ -55,9 +56,10 @@ function sendError(res: Response, code: ErrorCode, message?: string, data: unkno
   res.status(ERROR_CATALOG[code].http).set(headers).json(errorBody(code, message, data));
 }
 
-function send(res: Response, reply: Reply) {
+async function send(res: Response, reply: Reply, log: Services['log']) {
   res.status(reply.status ?? 200);
   if (reply.headers) res.set(reply.headers);
+  if (reply.stream) return sendStream(res, reply.stream, reply.contentType ?? 'application/octet-stream', log);
   if (reply.contentType && reply.contentType !== 'application/json') {
     res.type(reply.contentType).send(reply.body);
   } else {
@@ -144,7 +146,7 @@ function wire({ api, handlers, services, security }: ApiSetup) {
           throw err;
         }),
       );
-      send(res, reply);
+      await send(res, reply, services.log);
     });
   }
   api.register('validationFail', (c: Context, _req: Request, res: Response) => {

@@ -1,10 +1,14 @@
 // The response envelope (docs/contract/errors.md), and the shape every handler returns.
+import type { Sink } from '../reports/csv';
+
 export interface Reply {
   status?: number;
   body: unknown;
   headers?: Record<string, string>;
   /** defaults to application/json; the body is then serialised as JSON */
   contentType?: string;
+  /** a body written a piece at a time (a CSV report) instead of `body`: see src/http/streaming.ts */
+  stream?: (sink: Sink) => Promise<void>;
 }
 
 export interface Envelope<S extends 'success' | 'accepted', D> {

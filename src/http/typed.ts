@@ -4,6 +4,7 @@
 import type { operations as AdminOperations } from '../../generated/admin-api';
 import type { operations as MerchantOperations } from '../../generated/merchant-api';
 import type { Handler, RequestContext } from './context';
+import type { Reply } from './envelope';
 
 export type Operations = MerchantOperations & AdminOperations;
 export type OperationId = keyof Operations;
@@ -34,6 +35,8 @@ export interface TypedReply<Op> {
   headers?: Record<string, string>;
   /** defaults to application/json */
   contentType?: string;
+  /** written a piece at a time instead of `body` */
+  stream?: Reply['stream'];
 }
 
 export type OperationHandler<Id extends OperationId> = (input: Input<Operations[Id]>, ctx: RequestContext) => Promise<TypedReply<Operations[Id]>>;

@@ -252,6 +252,8 @@ export class ProcessorRequestService {
     if (result.kind === 'observed' && result.observed.unmapped) {
       this.s.log.error('unknown processor status read as PENDING', { service_type: r.service_type, gateway_reference: r.gateway_reference, vendor_status: result.observed.vendorStatus });
     }
+    // the processor's own final word, kept apart from what we do with it (the settlement report compares them)
+    if (result.kind === 'observed' && result.observed.status !== 'PENDING') await this.noteConfirmed(r, result.observed.status);
     const action = decide({
       state,
       collectionStatus: r.collection_status,
@@ -314,6 +316,15 @@ export class ProcessorRequestService {
     if (status === 'COMPLETED') return this.carryOut(r, { do: 'settle' });
     if (status === 'EXPIRED' && from !== 'EXPIRED') return this.carryOut({ ...r, collection_status: status }, { do: 'complete', from: 'EXPIRED' });
     return this.carryOut({ ...r, collection_status: status }, { do: 'hold', reason: lateSuccessReason(status) });
+  }
+
+  /** confirmed_at is when the processor first gave this answer. */
+  private async noteConfirmed(r: Claimed, outcome: 'COMPLETED' | 'FAILED' | 'CANCELLED'): Promise<void> {
+    await this.s.db.none(
+      `UPDATE processor_requests SET confirmed_outcome = $2,
+         confirmed_at = CASE WHEN confirmed_outcome IS DISTINCT FROM $2 THEN $3 ELSE confirmed_at END WHERE collection_id = $1`,
+      [r.collection_id, outcome, this.s.now()],
+    );
   }
 
   private async record(r: Claimed, fields: Record<string, unknown>): Promise<void> {

@@ -1,4 +1,4 @@
-// Proves the benchmark's arithmetic and settings: percentiles, the --scale levels, and the profile summary
+// Proves the benchmark's arithmetic and settings: percentiles, the --scale levels, the --export settings, and the profile summary
 // (self time inside the measured window only, grouped into parts). The benchmark itself is `npm run bench`; it times, tests never do.
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -6,6 +6,7 @@ import path from 'node:path';
 import { percentile, setting } from '../../scripts/bench/lib';
 import { partOf, summarizeProfile } from '../../scripts/bench/profile';
 import { scaleLevels } from '../../scripts/bench/scale';
+import { exportSettings } from '../../scripts/bench/export';
 
 describe('percentile', () => {
   it('takes the nearest rank of an ascending list', () => {
@@ -39,6 +40,14 @@ describe('--scale levels', () => {
     for (const bad of ['1e6', '-1', '', '1,,2', 'ten']) {
       expect(() => scaleLevels(bad)).toThrow(`BENCH_SCALE_LEVELS must be whole numbers separated by commas, got "${bad}"`);
     }
+  });
+});
+
+describe('--export settings', () => {
+  it('export a million rows and read the first 100,000 slowly unless told otherwise', () => {
+    expect(exportSettings({})).toEqual({ rows: 1_000_000, slowRows: 100_000 });
+    expect(exportSettings({ BENCH_EXPORT_ROWS: '5000', BENCH_EXPORT_SLOW_ROWS: '100' })).toEqual({ rows: 5000, slowRows: 100 });
+    expect(() => exportSettings({ BENCH_EXPORT_ROWS: 'many' })).toThrow('BENCH_EXPORT_ROWS must be a positive number, got "many"');
   });
 });
 

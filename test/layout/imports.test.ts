@@ -12,6 +12,8 @@ export const WING_ORDER: readonly (readonly string[])[] = [
   ['main.ts', 'server.ts'],
   ['http'],
   ['wiring.ts'],
+  // read-only views of the ledger, the collections and the processor requests
+  ['reports'],
   ['processor-requests'],
   ['collections'],
   ['sandbox'],

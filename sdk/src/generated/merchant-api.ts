@@ -410,6 +410,63 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/data/wallets/{currency}/statement": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a wallet statement
+         * @description Returns every movement of your wallet in `currency` between `from` (included) and `to` (excluded):
+         *     the opening balance at `from`, one line per movement, oldest first (a collection credited with its
+         *     fee and reserve hold, a reserve released, a card payment settled, and refunds and disbursements
+         *     once they exist, each with its reference), and the closing balance at `to`. The statement
+         *     reconciles exactly: the opening balance plus every line's `change` is the closing balance, per kind
+         *     of account and in total. Take `per_page` lines (default 10, at most 100), then pass
+         *     `paging.next_cursor` as `cursor` with the same `from` and `to`. With `format=csv` the whole
+         *     statement comes as one CSV file instead (no paging): a header, an `opening_balance` record, the
+         *     lines, a `closing_balance` record. A period that has ended does not change any more; one that
+         *     reaches into the future shows the movements so far.
+         */
+        get: operations["getWalletStatement"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/exports/collections": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export collections as CSV
+         * @description Returns every one of your collections that matches the filters (the same as `GET /v1/collections`)
+         *     as one CSV file, newest first, written as it is read: a million rows download without the service
+         *     holding them. One record per collection with the columns an accountant reconciles with: times in
+         *     UTC (`created_at_utc`, `updated_at_utc`, `credited_at_utc` when the wallet was credited), both
+         *     references, status, method, the amount asked and its currency, the rate applied, the amount in the
+         *     wallet's currency, the fee, the total credited, who paid the fee, the customer's account, name and
+         *     email, the narration, the institution and the status message. Amounts are exact decimal text. A
+         *     collection created while the file is being written is not in it (it would be above the first
+         *     row). Unknown query parameters are refused (`VALIDATION_ERROR`).
+         */
+        get: operations["exportCollections"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/sandbox/scenarios": {
         parameters: {
             query?: never;
@@ -1303,6 +1360,70 @@ export interface components {
             message: string;
             data: components["schemas"]["WalletBalance"];
         };
+        /** @description Amounts per kind of the wallet's ledger accounts: `available`, `pending` (card settlement), `reserved` (rolling reserve), `other` (any account kind added later, such as money held for a refund) and `total`, their sum (the wallet's balance). */
+        StatementBalances: {
+            available: components["schemas"]["Money"];
+            pending: components["schemas"]["Money"];
+            reserved: components["schemas"]["Money"];
+            other: components["schemas"]["Money"];
+            total: components["schemas"]["Money"];
+        };
+        /** @description One movement of the wallet: the postings of one ledger journal on the wallet's accounts. A credit splits between `available` (or `pending`) and `reserved`; a reserve release or a card settlement moves money between them and leaves `change.total` at 0. */
+        StatementLine: {
+            /**
+             * Format: date-time
+             * @description When the movement was posted (UTC).
+             */
+            time: string;
+            /** @description The ledger journal; every posting of a movement shares it. */
+            journal_id: number;
+            /** @description The journal's kind: `collection_credit`, `reserve_release`, `settlement` today; refunds and disbursements add theirs. */
+            kind: string;
+            /**
+             * @description What `reference` names.
+             * @enum {string|null}
+             */
+            reference_type: "collection" | "refund" | "disbursement" | null;
+            /** @description The movement's own reference: a refund's or disbursement's when it is one, else the collection's `gateway_reference`. */
+            reference: string | null;
+            /** @description The `gateway_reference` of the collection the movement belongs to, when there is one. */
+            collection_reference: string | null;
+            change: components["schemas"]["StatementBalances"];
+            /** @description The fee the service took in this movement (0 when none). */
+            fee: components["schemas"]["Money"];
+            /** @description The wallet's total balance after this movement. */
+            balance_after: components["schemas"]["Money"];
+        };
+        /** @description A wallet's statement for [`from`, `to`): the balances at both ends and the movements in between, oldest first, a page at a time. It reconciles exactly: `opening_balance` plus the `change` of every line of every page equals `closing_balance`, per kind of account and in total. */
+        WalletStatement: {
+            currency: components["schemas"]["Currency"];
+            /** Format: date-time */
+            from: string;
+            /** Format: date-time */
+            to: string;
+            opening_balance: components["schemas"]["StatementBalances"];
+            closing_balance: components["schemas"]["StatementBalances"];
+            lines: components["schemas"]["StatementLine"][];
+        };
+        /** @description Envelope of a page of a wallet statement. */
+        WalletStatementResponse: {
+            /**
+             * @description Always `200` on success.
+             * @constant
+             */
+            code: 200;
+            /**
+             * @description Always `success` for this operation.
+             * @constant
+             */
+            status: "success";
+            /** @description Human-readable outcome. */
+            message: string;
+            data: components["schemas"]["WalletStatement"];
+            paging: components["schemas"]["Paging"];
+        };
+        /** @description A CSV file (RFC 4180): UTF-8, CRLF line ends, a header row naming the columns, then one record per line. Times are UTC (`YYYY-MM-DDTHH:MM:SSZ`, the header's `_utc` columns), amounts exact decimal text with two decimals (`-29.10`), empty cells for no value. Free text starting with `=`, `+`, `-`, `@`, a tab or a carriage return has a leading apostrophe, so that a spreadsheet does not run it as a formula. */
+        CsvFile: string;
         /** @description A notification a sandbox scenario sends. */
         SandboxScenarioNotification: {
             /**
@@ -1546,6 +1667,21 @@ export interface components {
          * @example UGX
          */
         WalletCurrency: components["schemas"]["Currency"];
+        /**
+         * @description Start of the statement's period, included (UTC, `YYYY-MM-DDTHH:MM:SSZ`; the `Z` may be left out). The opening balance is the wallet's balance at this moment.
+         * @example 2025-11-01T00:00:00Z
+         */
+        StatementFrom: components["schemas"]["TimeFilter"];
+        /**
+         * @description End of the statement's period, excluded (UTC, `YYYY-MM-DDTHH:MM:SSZ`; the `Z` may be left out): after `from`, at most 367 days later. The closing balance is the wallet's balance at this moment.
+         * @example 2025-12-01T00:00:00Z
+         */
+        StatementTo: components["schemas"]["TimeFilter"];
+        /**
+         * @description `json` (the default) answers the JSON envelope; `csv` answers the whole report as one `text/csv` file (UTF-8, CRLF line ends, a header row naming the columns; times in UTC, amounts as exact decimal text), sent as an attachment. A query parameter rather than the `Accept` header, so a plain link or a browser's download gets the file.
+         * @example csv
+         */
+        ReportFormat: "json" | "csv";
     };
     requestBodies: never;
     headers: {
@@ -1579,6 +1715,11 @@ export interface components {
          * @example <https://sandbox.paycollect.dev/v1/collections?status=COMPLETED&per_page=10&page=1>; rel="first", <https://sandbox.paycollect.dev/v1/collections?status=COMPLETED&per_page=10&page=1>; rel="prev", <https://sandbox.paycollect.dev/v1/collections?status=COMPLETED&per_page=10&page=3>; rel="next", <https://sandbox.paycollect.dev/v1/collections?status=COMPLETED&per_page=10&page=5>; rel="last"
          */
         Link: string;
+        /**
+         * @description `attachment; filename="..."`: the file name to save the CSV under.
+         * @example attachment; filename="collections-2025-11-25.csv"
+         */
+        ContentDisposition: string;
     };
     pathItems: never;
 }
@@ -2142,6 +2283,128 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             /** @description `NOT_FOUND`: your business has no wallet in this currency. */
             404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getWalletStatement: {
+        parameters: {
+            query: {
+                /**
+                 * @description Start of the statement's period, included (UTC, `YYYY-MM-DDTHH:MM:SSZ`; the `Z` may be left out). The opening balance is the wallet's balance at this moment.
+                 * @example 2025-11-01T00:00:00Z
+                 */
+                from: components["parameters"]["StatementFrom"];
+                /**
+                 * @description End of the statement's period, excluded (UTC, `YYYY-MM-DDTHH:MM:SSZ`; the `Z` may be left out): after `from`, at most 367 days later. The closing balance is the wallet's balance at this moment.
+                 * @example 2025-12-01T00:00:00Z
+                 */
+                to: components["parameters"]["StatementTo"];
+                /**
+                 * @description `json` (the default) answers the JSON envelope; `csv` answers the whole report as one `text/csv` file (UTF-8, CRLF line ends, a header row naming the columns; times in UTC, amounts as exact decimal text), sent as an attachment. A query parameter rather than the `Accept` header, so a plain link or a browser's download gets the file.
+                 * @example csv
+                 */
+                format?: components["parameters"]["ReportFormat"];
+                /**
+                 * @description Items per page.
+                 * @example 10
+                 */
+                per_page?: components["parameters"]["PerPage"];
+                /**
+                 * @description Where to go on: the `paging.next_cursor` of the previous page (send the same filters). Keyset paging: no item is repeated or skipped while new ones are being created. Not with `page` or `offset`.
+                 * @example WyIyMDI1LTExLTI1VDEwOjE1OjAyKzAwOjAwIiwxMDQ4XQ
+                 */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Wallet currency.
+                 * @example UGX
+                 */
+                currency: components["parameters"]["WalletCurrency"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the statement (JSON), or the whole statement (`format=csv`). */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Content-Disposition": components["headers"]["ContentDisposition"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WalletStatementResponse"];
+                    "text/csv": components["schemas"]["CsvFile"];
+                };
+            };
+            /** @description `VALIDATION_ERROR`: `from` or `to` is missing or malformed, `to` is not after `from` or is more than 367 days after it, or `currency`, `format` or a paging parameter is malformed. Nothing is read. */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description `NOT_FOUND`: your business has no wallet in this currency. */
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    exportCollections: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only collections with this `transaction_status`.
+                 * @example COMPLETED
+                 */
+                status?: components["parameters"]["FilterStatus"];
+                /**
+                 * @description Only collections of this payment method.
+                 * @example MOBILE_MONEY
+                 */
+                payment_method?: components["parameters"]["FilterPaymentMethod"];
+                /**
+                 * @description Only collections whose `request_currency` is this currency.
+                 * @example UGX
+                 */
+                currency?: components["parameters"]["FilterCurrency"];
+                /**
+                 * @description Only the collection with this `merchant_reference` (exact match).
+                 * @example ORD-20251125-0001
+                 */
+                merchant_reference?: components["parameters"]["FilterMerchantReference"];
+                /**
+                 * @description Only collections created at or after this time (UTC, `YYYY-MM-DDTHH:MM:SSZ`; the `Z` may be left out).
+                 * @example 2025-11-01T00:00:00Z
+                 */
+                from?: components["parameters"]["FilterFrom"];
+                /**
+                 * @description Only collections created at or before this time (UTC, `YYYY-MM-DDTHH:MM:SSZ`; the `Z` may be left out).
+                 * @example 2025-11-30T23:59:59Z
+                 */
+                to?: components["parameters"]["FilterTo"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The CSV file, a header row then one record per collection. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Content-Disposition": components["headers"]["ContentDisposition"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": components["schemas"]["CsvFile"];
+                };
+            };
+            /** @description `VALIDATION_ERROR`: a filter is malformed or out of range, or the query has an unknown parameter. */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

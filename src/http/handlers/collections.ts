@@ -7,8 +7,10 @@ import { pageOf, pageReply } from '../paging';
 import { typedHandlers } from '../typed';
 import type { QueryOf, Operations } from '../typed';
 
-/** Query filters of both list operations (the operator's adds business_id). */
-export function filtersOf(q: QueryOf<Operations['listCollections']> & { business_id?: string }): CollectionFilters {
+type ListFilter = 'status' | 'payment_method' | 'currency' | 'merchant_reference' | 'from' | 'to';
+
+/** Query filters of the list and export operations (the operator's add business_id). */
+export function filtersOf(q: Pick<QueryOf<Operations['listCollections']>, ListFilter> & { business_id?: string }): CollectionFilters {
   const date = (v: string | undefined) => (v === undefined ? undefined : parseApiTime(v));
   return {
     status: q.status as CollectionFilters['status'],

@@ -12,10 +12,11 @@ import * as dashboardUsers from './dashboard-users';
 import * as notifications from './notifications';
 import * as processors from './processors';
 import * as refunds from './refunds';
+import * as reports from './reports';
 import * as sandbox from './sandbox';
 import * as wallets from './wallets';
 
-const areas = [adminCollections, adminMerchants, auth, cards, collections, dashboardBusiness, dashboardSession, dashboardUsers, notifications, processors, refunds, sandbox, wallets];
+const areas = [adminCollections, adminMerchants, auth, cards, collections, dashboardBusiness, dashboardSession, dashboardUsers, notifications, processors, refunds, reports, sandbox, wallets];
 
 interface Area {
   merchant: Record<string, Handler>;

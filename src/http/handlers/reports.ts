@@ -1,0 +1,129 @@
+// Reports (docs/reports.md): wallet statements (merchant and operator), collection exports (merchant
+// and operator) and the daily settlement report (operator), as JSON or as CSV files.
+import { toApi } from '../../domain/money';
+import { apiTime, apiTimeOrNull, parseApiTime } from '../../domain/time';
+import type { Sink } from '../../reports/csv';
+import { settlementCsv } from '../../reports/settlement';
+import type { SettlementReport } from '../../reports/settlement';
+import type { Buckets, StatementPage, StatementQuery } from '../../reports/statement';
+import type { CollectionFilters } from '../../collections/collections';
+import { principalOf } from '../context';
+import type { RequestContext } from '../context';
+import { ok } from '../envelope';
+import { pageOf } from '../paging';
+import { typedHandlers } from '../typed';
+import { filtersOf } from './collections';
+
+const CSV = 'text/csv; charset=utf-8';
+
+function attachment(filename: string): Record<string, string> {
+  return { 'Content-Disposition': `attachment; filename="${filename}"` };
+}
+
+/** A CSV file written as it is read. */
+function csvStream(filename: string, write: (sink: Sink) => Promise<void>) {
+  return { body: '', contentType: CSV, headers: attachment(filename), stream: write };
+}
+
+const dayText = (d: Date) => apiTime(d).slice(0, 10);
+
+function balancesRecord(b: Buckets) {
+  return { available: toApi(b.available), pending: toApi(b.pending), reserved: toApi(b.reserved), other: toApi(b.other), total: toApi(b.total) };
+}
+
+function statementRecord(q: StatementQuery, p: StatementPage) {
+  return {
+    currency: q.currency,
+    from: apiTime(q.from),
+    to: apiTime(q.to),
+    opening_balance: balancesRecord(p.opening),
+    closing_balance: balancesRecord(p.closing),
+    lines: p.lines.map((l) => ({
+      time: apiTime(l.at),
+      journal_id: Number(l.journalId),
+      kind: l.kind,
+      reference_type: l.referenceType,
+      reference: l.reference,
+      collection_reference: l.collectionReference,
+      change: balancesRecord(l.change),
+      fee: toApi(l.feeMinor),
+      balance_after: toApi(l.balanceAfterMinor),
+    })),
+  };
+}
+
+type StatementParams = { from: string; to: string; format?: string; per_page?: string; cursor?: string };
+
+async function statementReply(ctx: RequestContext, businessId: number, currency: string, query: StatementParams) {
+  const q: StatementQuery = { businessId, currency, from: parseApiTime(query.from), to: parseApiTime(query.to) };
+  const statements = ctx.services.reports.statements;
+  if (query.format === 'csv') {
+    const walletId = await statements.walletOf(q);
+    return csvStream(`statement-${currency}-${dayText(q.from)}-${dayText(q.to)}.csv`, (sink) => statements.writeCsv(q, walletId, sink));
+  }
+  const page = pageOf(query);
+  const found = await statements.page(q, page.perPage, page.cursor);
+  const paging = { per_page: page.perPage, next_cursor: found.nextCursor, total: found.total };
+  return { body: { ...ok(statementRecord(q, found), 'Wallet statement retrieved').body, paging } };
+}
+
+function exportReply(ctx: RequestContext, filters: CollectionFilters) {
+  const exports = ctx.services.reports.exports;
+  return csvStream(`collections-${dayText(ctx.services.now())}.csv`, async (sink) => {
+    await exports.writeCsv(filters, sink);
+  });
+}
+
+function settlementRecord(r: SettlementReport) {
+  return {
+    date: r.date,
+    totals: r.totals.map((t) => ({
+      service_type: t.service_type,
+      mid_id: t.mid_id,
+      currency: t.currency,
+      account_currency: t.account_currency,
+      requests: t.requests,
+      confirmed_count: t.confirmed_count,
+      confirmed_amount: toApi(t.confirmed_minor),
+      declined_count: t.declined_count,
+      completed_count: t.completed_count,
+      completed_amount: toApi(t.completed_minor),
+      credited_amount: toApi(t.credited_minor),
+      fees: toApi(t.fee_minor),
+      mismatches: t.mismatches,
+    })),
+    mismatches: r.mismatches.map((m) => ({
+      mismatch: m.mismatch,
+      gateway_reference: m.gateway_reference,
+      business_id: m.business_id,
+      service_type: m.service_type,
+      mid_id: m.mid_id,
+      processor_reference: m.processor_reference,
+      amount: toApi(m.amount_minor),
+      currency: m.currency,
+      request_state: m.request_state as 'queued' | 'sent' | 'unknown' | 'settled' | 'held',
+      confirmed_outcome: m.confirmed_outcome as 'COMPLETED' | 'FAILED' | 'CANCELLED' | null,
+      confirmed_at: apiTimeOrNull(m.confirmed_at),
+      status: m.status,
+      created_at: apiTime(m.created_at),
+    })),
+  };
+}
+
+export const merchant = typedHandlers({
+  getWalletStatement: async ({ path, query }, ctx) => statementReply(ctx, principalOf(ctx).businessId, path.currency, query),
+
+  exportCollections: async ({ query }, ctx) => exportReply(ctx, { ...filtersOf(query), business_id: principalOf(ctx).businessId }),
+});
+
+export const admin = typedHandlers({
+  getAdminWalletStatement: async ({ path, query }, ctx) => statementReply(ctx, Number(path.business_id), path.currency, query),
+
+  exportAdminCollections: async ({ query }, ctx) => exportReply(ctx, filtersOf(query)),
+
+  getSettlementReport: async ({ query }, ctx) => {
+    const report = await ctx.services.reports.settlement.day(query.date);
+    if (query.format === 'csv') return { body: settlementCsv(report), contentType: CSV, headers: attachment(`settlement-${report.date}.csv`) };
+    return ok(settlementRecord(report), 'Settlement report retrieved');
+  },
+});
