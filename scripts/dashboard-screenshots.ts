@@ -9,7 +9,7 @@ import type { Page } from 'playwright-core';
 import { loadConfig } from '../src/config';
 import { createLogger } from '../src/log';
 import { startService } from '../src/server';
-import { currentCode } from '../src/services/totp';
+import { currentCode } from '../src/people/totp';
 import { buildDashboard } from './build-dashboard';
 
 const OUT = path.resolve(__dirname, '..', 'docs', 'dashboard');

@@ -4,7 +4,7 @@
 // summary. Exit codes: 0 the ledger is sound, 1 drift found, 2 the check could not run.
 import { ConfigError, loadConfig } from '../src/config';
 import { openDatabase } from '../src/db';
-import { ledgerDrift } from '../src/services/ledger';
+import { ledgerDrift } from '../src/ledger/ledger';
 
 const json = (v: unknown) => JSON.stringify(v, (_k, x) => (typeof x === 'bigint' ? x.toString() : x));
 

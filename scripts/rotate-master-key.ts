@@ -4,7 +4,7 @@
 // owns its data directory); on PostgreSQL, run it while the service runs. See README "Operations".
 import { ConfigError, loadConfig } from '../src/config';
 import { openDatabase } from '../src/db';
-import { resealAll } from '../src/services/master-key-rotation';
+import { resealAll } from '../src/crypto/master-key-rotation';
 
 async function main() {
   const config = loadConfig();

@@ -8,7 +8,7 @@ export type AppEnv = 'sandbox' | 'live';
 /** What a process runs: the HTTP API, the background workers, or both (one process, the default). */
 export type Role = 'api' | 'worker' | 'both';
 
-/** Days each kind of deletable history is kept (0 = for ever): src/services/retention.ts deletes it. */
+/** Days each kind of deletable history is kept (0 = for ever): src/workers/retention.ts deletes it. */
 export interface RetentionDays {
   /** webhook delivery attempts of finished notifications */
   deliveryAttempts: number;
@@ -59,7 +59,7 @@ export interface Config {
   sessionAbsoluteHours: number;
   /** email of the first operator account, created on the first start */
   adminEmail: string;
-  /** days kept before deletion (0 = for ever): see src/services/retention.ts */
+  /** days kept before deletion (0 = for ever): see src/workers/retention.ts */
   retentionDays: RetentionDays;
   /** live processors (src/processors/): vendor hosts, timeouts and the request/reconciliation schedules */
   processors: ProcessorSettings;

@@ -12,14 +12,14 @@ import { createHttpApp, loadApi } from './http/app';
 import { adminHandlers, merchantHandlers } from './http/handlers';
 import { createLogger } from './log';
 import type { Logger } from './log';
-import { buildServices, workerSpecs } from './services';
-import type { Services } from './services';
-import type { DemoCredentials } from './services/merchants';
-import type { GeneratedLogin } from './services/users';
+import { buildServices, workerSpecs } from './wiring';
+import type { Services } from './wiring';
+import type { DemoCredentials } from './merchants/businesses';
+import type { GeneratedLogin } from './people/users';
 import { errorBody } from './errors';
 import { answerProbe } from './http/probes';
 import type { ProbeState } from './http/probes';
-import { listenForKicks, remoteKicks, startWorkers } from './workers';
+import { listenForKicks, remoteKicks, startWorkers } from './workers/loops';
 import { startTelemetry } from './telemetry';
 import { Figures } from './telemetry/figures';
 
@@ -80,7 +80,7 @@ export async function startService(o: StartOptions): Promise<RunningService> {
   if (observed) observedOf(database.db).figures = figures;
   const services = buildServices({ config: o.config, db: database.db, log, now: o.now ?? (() => new Date()), figures });
   await services.cards.ensureKey();
-  const demo = o.config.seedDemo ? await services.merchants.seedDemoIfEmpty() : null;
+  const demo = o.config.seedDemo ? await services.businesses.seedDemoIfEmpty() : null;
   const firstOperator = await services.users.ensureFirstOperator();
   const demoUser = demo ? await services.users.createDemoUser(demo.business_id) : null;
   let ready = false;
@@ -104,7 +104,7 @@ export async function startService(o: StartOptions): Promise<RunningService> {
     adminApi,
     merchantHandlers,
     adminHandlers: auditedHandlers(adminApi, adminHandlers),
-    authenticateJwt: (h) => services.auth.authenticate(h),
+    authenticateJwt: (h) => services.accessTokens.authenticate(h),
     adminSecurity: adminSecurity(services),
     probes,
   });

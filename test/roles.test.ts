@@ -6,7 +6,7 @@ import path from 'node:path';
 import { ConfigError, loadConfig } from '../src/config';
 import type { Database } from '../src/db';
 import { openPostgres } from '../src/db';
-import { remoteKicks } from '../src/workers';
+import { remoteKicks } from '../src/workers/loops';
 import { createRealDatabase, REAL_PG_URL, SHARED_PG_URL } from './helpers/db';
 import { mobileMoney, setupMerchant } from './helpers/fixtures';
 import { createNotifyMerchant, createPendingCollection, eventually, finishCollection, startReceiver } from './helpers/notify-fixtures';

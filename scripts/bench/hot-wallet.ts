@@ -6,9 +6,9 @@
 import type { Config } from '../../src/config';
 import { openDatabase } from '../../src/db';
 import { createLogger } from '../../src/log';
-import { buildServices } from '../../src/services';
-import type { Services } from '../../src/services';
-import type { Principal } from '../../src/http/context';
+import { buildServices } from '../../src/wiring';
+import type { Services } from '../../src/wiring';
+import type { Principal } from '../../src/merchants/access-tokens';
 import { cpuMeter, round1 } from './lib';
 
 export interface HotWalletFigures {

@@ -4,10 +4,10 @@
 // report's due time to the commit that applied it (processed_at - due_at, both on the service clock).
 // First a backlog: as many reports all due at once, and how fast the worker's run drains them (what it sustains).
 import type { Config } from '../../src/config';
-import type { Principal } from '../../src/http/context';
+import type { Principal } from '../../src/merchants/access-tokens';
 import { createLogger } from '../../src/log';
 import { startService } from '../../src/server';
-import type { Services } from '../../src/services';
+import type { Services } from '../../src/wiring';
 import { percentile, round1, sleep } from './lib';
 
 export interface ProviderReportFigures {

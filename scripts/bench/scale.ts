@@ -19,7 +19,7 @@ import { pgp } from '../../src/db';
 import { createLogger } from '../../src/log';
 import { startService } from '../../src/server';
 import type { RunningService } from '../../src/server';
-import { countCollections } from '../../src/services/collection-counts';
+import { countCollections } from '../../src/collections/counts';
 import { completeAll, pendingCollections } from './hot-wallet';
 import type { HotWalletFigures } from './hot-wallet';
 import { percentile, round1, ROOT } from './lib';

@@ -5,7 +5,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Config } from '../../src/config';
-import type { Principal } from '../../src/http/context';
+import type { Principal } from '../../src/merchants/access-tokens';
 import { createLogger } from '../../src/log';
 import { startService } from '../../src/server';
 import { pendingCollections } from './hot-wallet';

@@ -46,9 +46,12 @@ export interface Database {
   close(): Promise<void>;
 }
 
-/** A named statement from src/services/sql/ (pg-promise QueryFile: read once, minified, named parameters). */
-export function sqlFile(name: string): pgPromise.QueryFile {
-  const file = new pgp.QueryFile(path.join(__dirname, '..', 'services', 'sql', name), { minify: true });
+/**
+ * A named statement kept beside the code that runs it: `dir` is the caller's folder (its `__dirname`),
+ * `name` a file in its sql/ folder (pg-promise QueryFile: read once, minified, named parameters).
+ */
+export function sqlFile(dir: string, name: string): pgPromise.QueryFile {
+  const file = new pgp.QueryFile(path.join(dir, 'sql', name), { minify: true });
   if (file.error) throw file.error;
   return file;
 }

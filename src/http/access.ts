@@ -7,10 +7,10 @@ import type { OpenAPIBackend } from 'openapi-backend';
 import { inOneChange } from '../db/change';
 import { AppError } from '../errors';
 import { decide, sessionMayCall } from '../domain/roles';
-import type { Services } from '../services';
-import type { AuditActor, TargetType } from '../services/audit';
-import { SESSION_COOKIE } from '../services/sessions';
-import type { Actor, SessionActor } from '../services/sessions';
+import type { Services } from '../wiring';
+import type { AuditActor, TargetType } from '../people/audit';
+import { SESSION_COOKIE } from '../people/sessions';
+import type { Actor, SessionActor } from '../people/sessions';
 import { MissingCredential } from './app';
 import type { Handler, RequestContext } from './context';
 
@@ -90,7 +90,7 @@ export function adminSecurity(services: Services): Record<string, SecurityCheck>
   return {
     OperatorKey: async (c) => {
       const authorization = c.request.headers.authorization as string | undefined;
-      const refused = services.auth.authenticateOperator(authorization);
+      const refused = services.accessTokens.authenticateOperator(authorization);
       if (!refused) return { type: 'operator_key' } satisfies Actor;
       return authorization ? refused : new MissingCredential(refused.code, refused.message);
     },
@@ -201,7 +201,7 @@ async function recorded(operationId: string, actor: Actor, handler: Handler, c: 
 /**
  * A change may touch what this process keeps in memory (API tokens, businesses, fees, wallets, MIDs,
  * rates): its copy is dropped before the answer leaves, so this process's next request sees the change
- * at once. Other processes drop theirs on the NOTIFY the change sends (services/config-cache.ts).
+ * at once. Other processes drop theirs on the NOTIFY the change sends (merchants/config-cache.ts).
  */
 function dropsConfigCache(handler: Handler): Handler {
   return async (c, ctx) => {

@@ -1,16 +1,9 @@
 import type { Request } from 'express';
 import type { Context } from 'openapi-backend';
-import type { Services } from '../services';
-import type { Actor } from '../services/sessions';
+import type { Services } from '../wiring';
+import type { Actor } from '../people/sessions';
+import type { Principal } from '../merchants/access-tokens';
 import type { Reply } from './envelope';
-
-/** Who is calling: the API token behind a merchant's access token. */
-export interface Principal {
-  apiTokenId: number;
-  businessId: number;
-  /** the API token's generation the access token was issued at (absent for internal callers) */
-  generation?: number;
-}
 
 export interface RequestContext {
   services: Services;

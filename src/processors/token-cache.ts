@@ -4,8 +4,8 @@
 // fetches its own, which both vendors allow.
 import { createHash } from 'node:crypto';
 import type { CallContext } from './types';
-import { describeAnswer } from './http';
-import type { VendorAnswer } from './http';
+import { describeAnswer } from './transport';
+import type { VendorAnswer } from './transport';
 
 export type TokenFetch = { kind: 'token'; token: string; expiresInSeconds: number } | { kind: 'failed'; answer: VendorAnswer };
 

@@ -1,7 +1,7 @@
 // One interface for every processor (hyperswitch connectors, Medusa payment providers). A processor
 // says, without any I/O, what a collection routed to it looks like (plan) and which amounts and
 // credentials it takes. A real one also has a Connector: the asynchronous calls to the vendor, made
-// only by the workers of src/services/processor-requests.ts, never while a merchant waits.
+// only by the workers of src/processor-requests/processor-requests.ts, never while a merchant waits.
 import type { FinalStatus, Instruction, PaymentMethod } from '../domain/collection';
 
 // ---- at request time (pure) --------------------------------------------------------------------
@@ -91,9 +91,15 @@ export type SendResult =
 
 export type ObservedStatus = 'PENDING' | 'COMPLETED' | 'FAILED' | 'CANCELLED';
 
+/**
+ * A payout's status may also be REVERSED: paid, then taken back by the processor (Paystack's
+ * transfer.reversed). Collections never see it, so their tables stay exhaustive over ObservedStatus.
+ */
+export type PayoutObservedStatus = ObservedStatus | 'REVERSED';
+
 /** A status as the vendor reports it, mapped through the connector's exhaustive table. */
-export interface Observed {
-  status: ObservedStatus;
+export interface Observed<S extends string = ObservedStatus> {
+  status: S;
   /** the vendor's own word(s), for the operator and the logs */
   vendorStatus: string;
   /** for FAILED/CANCELLED: why, in words a merchant can show */
@@ -111,7 +117,10 @@ export interface Observed {
  * - not_found: the vendor has no such request (it never received it: it may be sent again);
  * - unavailable: no usable answer this time (network, 5xx, expired token twice, nothing to ask with).
  */
-export type QueryResult = { kind: 'observed'; observed: Observed } | { kind: 'not_found' } | { kind: 'unavailable'; detail: string };
+export type QueryResult<S extends string = ObservedStatus> =
+  | { kind: 'observed'; observed: Observed<S> }
+  | { kind: 'not_found' }
+  | { kind: 'unavailable'; detail: string };
 
 /** The request as stored, for a status query. */
 export interface StatusQuery {
@@ -136,7 +145,7 @@ export interface StatusQuery {
  * vendorReference lets a request whose send outcome was unknown be queried; reported is what the
  * vendor's message says was paid, when the status query itself does not say (compared before credit).
  */
-export interface CallbackNote {
+export interface CallbackNote<S extends string = ObservedStatus> {
   vendorReference: string | null;
   reported: { amountMinor: bigint; currency: string | null } | null;
   /**
@@ -145,7 +154,7 @@ export interface CallbackNote {
    * may take it as the answer only when it came to the request's own unguessable callback URL and names
    * the vendorReference the send was given; every other connector leaves it unset (a prompt to query).
    */
-  observed?: Observed | null;
+  observed?: Observed<S> | null;
   /**
    * the refunded payment's reference at the vendor, when the body names it: Paystack's refund.processed
    * and refund.failed events carry the transaction_reference but not always the refund's id, so the
@@ -201,9 +210,45 @@ export interface RefundConnector {
   parseRefundCallback(body: unknown): CallbackNote;
 }
 
+// ---- money out: payouts (issue: disbursements) ------------------------------------------------------
+
+/** A payout from a merchant's wallet to a phone or a bank account, idempotent on `reference`. */
+export interface PayoutOrder {
+  /** our reference for this payout at the vendor (MTN's X-Reference-Id, M-Pesa's OriginatorConversationID, Paystack's reference): the same on every resend */
+  reference: string;
+  /** the disbursement's gateway reference (ours, shown to the merchant) */
+  gatewayReference: string;
+  /** in the API's minor units (2 decimals), already checked against amountDecimals */
+  amountMinor: bigint;
+  currency: string;
+  paymentMethod: 'MOBILE_MONEY' | 'BANK';
+  /** a phone in international form (mobile money) or a bank account number */
+  accountNumber: string;
+  /** the bank's code for BANK; null for mobile money */
+  bankCode: string | null;
+  accountName: string;
+  narration: string;
+  /** where the vendor may call back about this payout; carries the disbursement's unguessable token */
+  callbackUrl: string;
+}
+
+/**
+ * A processor's payouts: the same rules as refunds (written first, sent by a worker with our own
+ * reference, an unknown outcome settled by queryPayout and never re-sent under a new reference).
+ */
+export interface PayoutConnector {
+  initiatePayout(ctx: CallContext, order: PayoutOrder): Promise<SendResult>;
+  /** COMPLETED once the money reached the payee, FAILED with a reason, REVERSED when paid then taken back */
+  queryPayout(ctx: CallContext, query: StatusQuery): Promise<QueryResult<PayoutObservedStatus>>;
+  /** never throws: what a payout callback names (a prompt to query, never proof) */
+  parsePayoutCallback(body: unknown): CallbackNote<PayoutObservedStatus>;
+}
+
 export interface Connector {
   /** refunds through this processor, or null when it offers none */
   readonly refunds: RefundConnector | null;
+  /** payouts through this processor, or null when it offers none */
+  readonly payouts: PayoutConnector | null;
   initiate(ctx: CallContext, order: PaymentOrder): Promise<SendResult>;
   queryStatus(ctx: CallContext, query: StatusQuery): Promise<QueryResult>;
   /** never throws: a body it cannot read is an empty note (still a prompt to query) */

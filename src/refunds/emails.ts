@@ -1,7 +1,7 @@
 // Email notices of a refund, by the flags of the API token that asked for it (docs/contract/refunds.md):
 // a summary for the merchant at the end (email_merchant), and a notice for the customer when the money
 // is on its way back (email_user, when the collection had the customer's email). Plain text.
-import type { EmailDraft } from '../notify/email';
+import type { EmailDraft } from '../notifications/email';
 import { formatMinor } from '../domain/money';
 import { apiTime } from '../domain/time';
 import type { RefundRow } from './record';

@@ -30,7 +30,7 @@ import { AppError, validationError } from '../errors';
 import type { Logger } from '../log';
 import type { CallContext, QueryResult, RefundConnector, RefundOrder, RefundSendResult } from '../processors/types';
 import { currentTraceParent } from '../telemetry';
-import type { WorkerSpec } from '../workers';
+import type { WorkerSpec } from '../workers/loops';
 import { refundEmails } from './emails';
 import type { RefundRecipients } from './emails';
 import { toRefundRecord } from './record';

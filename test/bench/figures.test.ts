@@ -46,7 +46,7 @@ describe('profile summary', () => {
   it('names the part of the program a frame belongs to', () => {
     expect(partOf('file:///w/node_modules/pg-promise/lib/query.js', 'query')).toBe('pg-promise');
     expect(partOf('file:///w/node_modules/@redocly/cli/lib/x.js', 'f')).toBe('@redocly/cli');
-    expect(partOf('file:///w/src/services/ledger.ts', 'postCompletion')).toBe('src/services');
+    expect(partOf('file:///w/src/ledger/ledger.ts', 'postCompletion')).toBe('src/ledger');
     expect(partOf('file:///w/src/server.ts', 'startService')).toBe('src');
     expect(partOf('node:internal/http', 'write')).toBe('node core');
     expect(partOf('', '(idle)')).toBe('idle (waiting for I/O)');
@@ -58,7 +58,7 @@ describe('profile summary', () => {
     const profile = {
       startTime: 0,
       endTime: 10_000,
-      nodes: [frame(1, 'query', 'file:///w/node_modules/pg-promise/lib/q.js'), frame(2, 'price', 'file:///w/src/services/pricing.ts'), frame(3, '(idle)', '')],
+      nodes: [frame(1, 'query', 'file:///w/node_modules/pg-promise/lib/q.js'), frame(2, 'price', 'file:///w/src/merchants/pricing.ts'), frame(3, '(idle)', '')],
       // samples at t = 1000 (start-up, outside), 4000, 5000, 6000 and 9500 (shut-down, outside)
       samples: [2, 1, 1, 2, 3],
       timeDeltas: [1000, 3000, 1000, 1000, 3500],
@@ -69,7 +69,7 @@ describe('profile summary', () => {
     expect(s.total_ms).toBe(5);
     expect(s.parts).toEqual([
       { part: 'pg-promise', ms: 4, percent: 80 },
-      { part: 'src/services', ms: 1, percent: 20 },
+      { part: 'src/merchants', ms: 1, percent: 20 },
     ]);
     expect(s.top_functions[0].fn).toMatch(/^query node_modules\/pg-promise\/lib\/q.js:1$/);
   });

@@ -2,7 +2,7 @@
 import { constants, createCipheriv, generateKeyPairSync, publicEncrypt, randomBytes } from 'node:crypto';
 import type { Database } from '../../src/db';
 import { AppError } from '../../src/errors';
-import type { CardService } from '../../src/services/cards';
+import type { CardService } from '../../src/cards/card-keys';
 import { encryptCard } from '../../scripts/encrypt-card';
 import { freshDatabase } from '../helpers/db';
 import { cardProcess, GOOD_CARD, SHORT_CARD, thrown } from './fixtures';

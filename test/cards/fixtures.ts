@@ -10,9 +10,9 @@ import type { Database } from '../../src/db';
 import { migrate } from '../../src/db/migrate';
 import type { CardDetails } from '../../src/domain/card';
 import { createLogger } from '../../src/log';
-import { buildServices } from '../../src/services';
-import type { Services } from '../../src/services';
-import { hashSecret } from '../../src/services/auth';
+import { buildServices } from '../../src/wiring';
+import type { Services } from '../../src/wiring';
+import { hashSecret } from '../../src/merchants/access-tokens';
 import type { TestService } from '../helpers/service';
 
 export const GOOD_CARD: CardDetails = {

@@ -3,7 +3,7 @@ import { createPrivateKey, createPublicKey } from 'node:crypto';
 import { open } from '../../src/crypto/secretbox';
 import { openPostgres } from '../../src/db';
 import type { Database } from '../../src/db';
-import { KEY_GRACE_MS } from '../../src/services/cards';
+import { KEY_GRACE_MS } from '../../src/cards/card-keys';
 import { encryptCard } from '../../scripts/encrypt-card';
 import { createRealDatabase, freshDatabase, SHARED_PG_URL } from '../helpers/db';
 import { needsRealServer } from '../helpers/requires';

@@ -10,7 +10,7 @@ import { startReceiver } from '../helpers/notify-fixtures';
 import type { Receiver } from '../helpers/notify-fixtures';
 import { startTestService } from '../helpers/service';
 import type { TestService } from '../helpers/service';
-import { FAILURE_PAN, OTHER_PAN, SUCCESS_PAN, Visit, card, createCard } from '../pages/card-helpers';
+import { FAILURE_PAN, OTHER_PAN, SUCCESS_PAN, Visit, card, createCard } from '../http/pages/card-helpers';
 
 const AMEX_PAN = '378282246310005';
 const DISCOVER_PAN = '6011111111111117';

@@ -8,7 +8,7 @@ import { createBusiness } from '../helpers/merchants';
 import { startTestService } from '../helpers/service';
 import type { TestService } from '../helpers/service';
 import { Clock, createUser, SessionClient, signedIn, totpCode } from '../helpers/users';
-import { currentCode } from '../../src/services/totp';
+import { currentCode } from '../../src/people/totp';
 
 const clock = new Clock();
 let svc: TestService;

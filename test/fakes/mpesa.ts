@@ -52,13 +52,27 @@
 //   fake's own shape for that notice: the Result envelope with ResultType 1 (the status page's "1:
 //   waiting for further messages"), ResultCode "1037" and ResultDesc "The request timed out in the
 //   queue"; the reversal is then carried out late, its Result following.
-// The fake's own choices where Safaricom does not say: a reversal whose Amount is not the payment's
+// - B2C payouts (portal, "Business To Customer (B2C)", /apis/BusinessToCustomer): POST
+//   /mpesa/b2c/v3/paymentrequest { OriginatorConversationID (ours), InitiatorName, SecurityCredential,
+//   CommandID BusinessPayment | SalaryPayment | PromotionPayment, Amount (whole), PartyA (the B2C short
+//   code), PartyB (2547XXXXXXXX, no plus sign), Remarks, QueueTimeOutURL, ResultURL, Occasion }; 200
+//   { ConversationID, OriginatorConversationID, ResponseCode "0", ResponseDescription }; then a Result to
+//   ResultURL with, on success, ResultParameters TransactionAmount, TransactionReceipt,
+//   B2CRecipientIsRegisteredCustomer, ReceiverPartyPublicName, TransactionCompletedDateTime and the
+//   account balances; result codes 0, 1 (insufficient balance), 2001 (initiator), 2040 (not a registered
+//   customer: BusinessPayment "supports only M-PESA registered customers",
+//   truehostcloud/mpesa-python-client, B2CPaymentRequest page). The Transaction Status query finds a
+//   payout by its OriginatorConversationID as it finds a reversal; a reversed payout reads "Reversed".
+// The fake's own choices where Safaricom does not say: a reused OriginatorConversationID on B2C is a 400
+// "Bad Request - Duplicate OriginatorConversationID" (nothing paid twice); 254711002040 is not a
+// registered customer (2040); a reversal whose Amount is not the payment's
 // fails R000002; a status query naming an unknown request or a failed reversal answers ResultCode
 // R000002 / TransactionStatus "Failed"; a reversal not yet carried out has TransactionStatus "Pending".
 // Daraja's sandbox has one test number (254708374149, succeeds); the other numbers below are this
 // fake's own, one per result code. Not Safaricom: the test controls (settle, expireTokens, swallow,
 // the callback modes, failNextReversal, dropResults, queueTimeoutNext, swallowReversal,
-// garbageReversal, holdNextReversal) are fields and methods of the class.
+// garbageReversal, holdNextReversal, failNextPayout, swallowPayout, garbagePayout, holdNextPayout,
+// finishPayout, reversePayout) are fields and methods of the class.
 import { constants, generateKeyPairSync, privateDecrypt, publicEncrypt, randomBytes } from 'node:crypto';
 import type { KeyObject } from 'node:crypto';
 import type http from 'node:http';
@@ -90,6 +104,8 @@ const RESULT_DESC: Record<number, string> = {
 };
 
 export interface FakeMpesaOptions {
+  /** PartyA of B2C payouts (a bulk disbursement short code of its own) */
+  b2cShortCode?: string;
   initiatorName?: string;
   initiatorPassword?: string;
   consumerKey?: string;
@@ -127,6 +143,34 @@ export interface FakeReversal {
   resultCode: string | null;
   receipt: string | null;
 }
+
+export interface FakeB2cPayment {
+  originatorConversationId: string;
+  conversationId: string;
+  commandId: string;
+  amount: number;
+  partyA: string;
+  partyB: string;
+  resultUrl: string;
+  queueTimeOutUrl: string;
+  remarks: string;
+  occasion: string;
+  /** null until carried out */
+  resultCode: string | null;
+  receipt: string | null;
+  /** taken back after it completed (reversePayout) */
+  reversed: boolean;
+}
+
+/** the fake's own: a number M-Pesa knows as no registered customer */
+export const MPESA_UNREGISTERED = '254711002040';
+
+const B2C_DESC: Record<string, string> = {
+  '0': 'The service request is processed successfully.',
+  '1': 'The balance is insufficient for the transaction.',
+  '2001': 'The initiator information is invalid.',
+  '2040': "Credit Party customer type (Unregistered or Registered Customer) can't be supported by the service.",
+};
 
 /** The PKCS#1 v1.5 block of an RSA decryption (00 02 <random non-zero> 00 <message>) -> the message, or null. */
 function unpadPkcs1(block: Buffer): Buffer | null {
@@ -166,6 +210,14 @@ export class FakeMpesa extends FakeServer {
   /** reversals left undone until finishReversal */
   holdNextReversal = 0;
   private readonly reversalFailures: string[] = [];
+  readonly payments = new Map<string, FakeB2cPayment>();
+  /** payouts accepted and carried out whose answer is never sent */
+  swallowPayout = 0;
+  /** payouts answered 200 with a body that is not JSON (carried out all the same) */
+  garbagePayout = 0;
+  /** payouts left undone until finishPayout */
+  holdNextPayout = 0;
+  private readonly payoutFailures: string[] = [];
   private readonly key: { publicKey: KeyObject; privateKey: KeyObject };
 
   constructor(options: FakeMpesaOptions = {}) {
@@ -176,6 +228,7 @@ export class FakeMpesa extends FakeServer {
       consumerKey: 'GvzjNnYgNJtwgwfLBkZh65VPwfuKvs0V',
       consumerSecret: 'oOpJICRVlyrGSAkM',
       shortCode: '174379',
+      b2cShortCode: '600996',
       // Daraja's published sandbox pass key for short code 174379
       passKey: 'bfb279f9aa9bdbcf158e97dd71a467cd2e0c893059b10f78e6b72ada1ed2c919',
       tokenTtlSeconds: 3599,
@@ -195,6 +248,23 @@ export class FakeMpesa extends FakeServer {
   /** The credentials with a reversal initiator, so that the MID can refund. */
   refundCredentials(): Record<string, string> {
     return { ...this.credentials(), initiator_name: this.o.initiatorName, security_credential: this.securityCredential() };
+  }
+
+  /** The credentials with a B2C initiator and short code, so that the MID can pay out. */
+  payoutCredentials(): Record<string, string> {
+    return { ...this.refundCredentials(), b2c_short_code: this.o.b2cShortCode };
+  }
+
+  /** The next payout is accepted, then its Result carries this ResultCode (e.g. "1", "2001"). */
+  failNextPayout(resultCode: string): void {
+    this.payoutFailures.push(resultCode);
+  }
+
+  /** A completed payout is taken back: the Transaction Status query reads it "Reversed" from now on. */
+  reversePayout(originatorConversationId: string): void {
+    const p = this.payments.get(originatorConversationId);
+    if (!p || p.resultCode !== '0') throw new Error(`no completed payout ${originatorConversationId}`);
+    p.reversed = true;
   }
 
   /** The next reversal is accepted, then its Result carries this ResultCode (e.g. "1", "2001"). */
@@ -269,6 +339,20 @@ export class FakeMpesa extends FakeServer {
       if (typeof answer === 'string') return bad(answer);
       return done(200, answer);
     }
+    if (url.pathname === '/mpesa/b2c/v3/paymentrequest') {
+      if (typeof body.OriginatorConversationID === 'string' && this.payments.has(body.OriginatorConversationID)) {
+        return done(400, { requestId, errorCode: '400.002.02', errorMessage: 'Bad Request - Duplicate OriginatorConversationID' });
+      }
+      const answer = this.pay(body);
+      if (answer === 'swallowed') return;
+      if (answer === 'garbage') {
+        this.calls.push({ method: 'POST', path: url.pathname, status: 200 });
+        res.writeHead(200, { 'content-type': 'text/html' }).end('<html><body>Upstream error</body></html>');
+        return;
+      }
+      if (typeof answer === 'string') return bad(answer);
+      return done(200, answer);
+    }
     if (url.pathname === '/mpesa/transactionstatus/v1/query') {
       const answer = this.transactionStatus(body);
       return typeof answer === 'string' ? bad(answer) : done(200, answer);
@@ -288,8 +372,8 @@ export class FakeMpesa extends FakeServer {
   }
 
   private passwordProblem(b: Record<string, unknown>): string | null {
-    // the reversal and status APIs authenticate with the initiator in their Result, not a pass key
-    if (b.CommandID === 'TransactionReversal' || b.CommandID === 'TransactionStatusQuery') return null;
+    // the reversal, status and B2C APIs authenticate with the initiator in their Result, not a pass key
+    if (b.CommandID === 'TransactionReversal' || b.CommandID === 'TransactionStatusQuery' || 'InitiatorName' in b) return null;
     if (String(b.BusinessShortCode) !== this.o.shortCode) return 'BusinessShortCode';
     if (typeof b.Timestamp !== 'string' || !/^\d{14}$/.test(b.Timestamp)) return 'Timestamp';
     const expected = Buffer.from(`${this.o.shortCode}${this.o.passKey}${b.Timestamp}`).toString('base64');
@@ -405,6 +489,77 @@ export class FakeMpesa extends FakeServer {
     return { OriginatorConversationID: r.originatorConversationId, ConversationID: r.conversationId, ResponseCode: '0', ResponseDescription: 'Accept the service request successfully.' };
   }
 
+  /** A B2C payment: a field problem (400), the acknowledgement, or what the controls make of it. */
+  private pay(b: Record<string, unknown>): string | Record<string, unknown> | 'swallowed' | 'garbage' {
+    const id = b.OriginatorConversationID;
+    if (typeof id !== 'string' || !/^[\w-]{1,64}$/.test(id)) return 'OriginatorConversationID';
+    if (!['BusinessPayment', 'SalaryPayment', 'PromotionPayment'].includes(String(b.CommandID))) return 'CommandID';
+    if (!Number.isSafeInteger(b.Amount) || Number(b.Amount) <= 0) return 'Amount';
+    if (String(b.PartyA) !== this.o.b2cShortCode) return 'PartyA';
+    if (!/^254\d{9}$/.test(String(b.PartyB))) return 'PartyB';
+    if (!FakeMpesa.url(b.ResultURL)) return 'ResultURL';
+    if (!FakeMpesa.url(b.QueueTimeOutURL)) return 'QueueTimeOutURL';
+    if (typeof b.Remarks !== 'string' || b.Remarks.length < 2 || b.Remarks.length > 100) return 'Remarks';
+    const conversationId = this.newIds().conversationId;
+    const p: FakeB2cPayment = {
+      originatorConversationId: id, conversationId, commandId: String(b.CommandID), amount: Number(b.Amount), partyA: String(b.PartyA), partyB: String(b.PartyB),
+      resultUrl: b.ResultURL, queueTimeOutUrl: b.QueueTimeOutURL, remarks: b.Remarks, occasion: typeof b.Occasion === 'string' ? b.Occasion : '',
+      resultCode: null, receipt: null, reversed: false,
+    };
+    const code = this.payoutFailures.shift() ?? (!this.initiatorValid({ Initiator: b.InitiatorName, SecurityCredential: b.SecurityCredential }) ? '2001' : p.partyB === MPESA_UNREGISTERED ? '2040' : '0');
+    this.payments.set(id, p);
+    if (this.queueTimeoutNext > 0) {
+      this.queueTimeoutNext -= 1;
+      this.later(this.o.answerAfterMs, () => this.postResult(p.queueTimeOutUrl, { Result: { ResultType: 1, ResultCode: '1037', ResultDesc: 'The request timed out in the queue', OriginatorConversationID: id, ConversationID: conversationId } }));
+      this.later(this.o.answerAfterMs * 3, () => this.finishPayout(id, code));
+    } else if (this.holdNextPayout > 0) {
+      this.holdNextPayout -= 1;
+    } else {
+      this.later(this.o.answerAfterMs, () => this.finishPayout(id, code));
+    }
+    if (this.swallowPayout > 0) {
+      this.swallowPayout -= 1;
+      return 'swallowed';
+    }
+    if (this.garbagePayout > 0) {
+      this.garbagePayout -= 1;
+      return 'garbage';
+    }
+    return { ConversationID: conversationId, OriginatorConversationID: id, ResponseCode: '0', ResponseDescription: 'Accept the service request successfully.' };
+  }
+
+  /** A payout is carried out now with this ResultCode; its Result is posted to ResultURL. */
+  finishPayout(originatorConversationId: string, resultCode = '0'): void {
+    const p = this.payments.get(originatorConversationId);
+    if (!p) throw new Error(`no payout ${originatorConversationId}`);
+    p.resultCode = resultCode;
+    p.receipt = resultCode === '0' ? 'TK' + randomBytes(4).toString('hex').toUpperCase() : null;
+    const result: Record<string, unknown> = {
+      ResultType: 0,
+      ResultCode: resultCode === '0' ? 0 : resultCode,
+      ResultDesc: B2C_DESC[resultCode] ?? 'Unknown',
+      OriginatorConversationID: p.originatorConversationId,
+      ConversationID: p.conversationId,
+      TransactionID: p.receipt ?? 'TKE0000000',
+      ReferenceData: { ReferenceItem: { Key: 'QueueTimeoutURL', Value: p.queueTimeOutUrl } },
+    };
+    if (resultCode === '0') {
+      result.ResultParameters = {
+        ResultParameter: [
+          { Key: 'TransactionAmount', Value: p.amount },
+          { Key: 'TransactionReceipt', Value: p.receipt },
+          { Key: 'B2CRecipientIsRegisteredCustomer', Value: 'Y' },
+          { Key: 'B2CChargesPaidAccountAvailableFunds', Value: -4510.0 },
+          { Key: 'ReceiverPartyPublicName', Value: `${p.partyB} - Jane Driver` },
+          { Key: 'TransactionCompletedDateTime', Value: '26.11.2026 13:27:11' },
+          { Key: 'B2CUtilityAccountAvailableFunds', Value: 10116.0 },
+          { Key: 'B2CWorkingAccountAvailableFunds', Value: 900000.0 },
+        ],
+      };
+    }
+    void this.postResult(p.resultUrl, { Result: result });
+  }
+
   /** R000002 for a receipt this short code never received or an amount that is not the payment's; R000001 when reversed before. */
   private reversalCode(r: FakeReversal): string {
     const paid = this.byReceipt(r.transactionId);
@@ -446,7 +601,7 @@ export class FakeMpesa extends FakeServer {
 
   private transactionStatus(b: Record<string, unknown>): string | Record<string, unknown> {
     if (b.CommandID !== 'TransactionStatusQuery') return 'CommandID';
-    if (String(b.PartyA) !== this.o.shortCode) return 'PartyA';
+    if (String(b.PartyA) !== this.o.shortCode && String(b.PartyA) !== this.o.b2cShortCode) return 'PartyA';
     if (String(b.IdentifierType) !== '4') return 'IdentifierType';
     if (!FakeMpesa.url(b.ResultURL)) return 'ResultURL';
     if (!FakeMpesa.url(b.QueueTimeOutURL)) return 'QueueTimeOutURL';
@@ -455,16 +610,25 @@ export class FakeMpesa extends FakeServer {
     if (!wanted && !receipt) return 'TransactionID';
     const ids = this.newIds();
     const r = [...this.reversals.values()].find((x) => x.originatorConversationId === wanted || (receipt !== null && x.receipt === receipt));
+    const p = [...this.payments.values()].find((x) => x.originatorConversationId === wanted || (receipt !== null && x.receipt === receipt));
     const valid = this.initiatorValid(b);
-    this.later(this.o.answerAfterMs, () => this.postResult(String(b.ResultURL), { Result: this.statusResult(ids, r, valid) }));
+    const found = r
+      ? { ...r, reasonType: 'Reversal of Payment', status: r.resultCode === null ? 'Pending' : r.resultCode === '0' ? 'Completed' : 'Failed' }
+      : p
+        ? { ...p, reasonType: 'Business Payment to Customer via API', status: p.resultCode === null ? 'Pending' : p.reversed ? 'Reversed' : p.resultCode === '0' ? 'Completed' : 'Failed' }
+        : undefined;
+    this.later(this.o.answerAfterMs, () => this.postResult(String(b.ResultURL), { Result: this.statusResult(ids, found, valid) }));
     return { OriginatorConversationID: ids.originatorConversationId, ConversationID: ids.conversationId, ResponseCode: '0', ResponseDescription: 'Accept the service request successfully.' };
   }
 
-  private statusResult(ids: { originatorConversationId: string; conversationId: string }, r: FakeReversal | undefined, initiatorValid: boolean): Record<string, unknown> {
+  private statusResult(
+    ids: { originatorConversationId: string; conversationId: string },
+    r: { originatorConversationId: string; conversationId: string; amount: number; receipt: string | null; reasonType: string; status: string } | undefined,
+    initiatorValid: boolean,
+  ): Record<string, unknown> {
     const head = { ResultType: 0, OriginatorConversationID: ids.originatorConversationId, ConversationID: ids.conversationId, TransactionID: 'SKE0000000' };
     if (!initiatorValid) return { ...head, ResultCode: '2001', ResultDesc: REVERSAL_DESC['2001'] };
     if (!r) return { ...head, ResultCode: 'R000002', ResultDesc: REVERSAL_DESC.R000002 };
-    const status = r.resultCode === null ? 'Pending' : r.resultCode === '0' ? 'Completed' : 'Failed';
     return {
       ...head,
       ResultCode: 0,
@@ -474,8 +638,8 @@ export class FakeMpesa extends FakeServer {
           { Key: 'DebitPartyName', Value: `${this.o.shortCode} - PayCollect Fake` },
           { Key: 'OriginatorConversationID', Value: r.originatorConversationId },
           { Key: 'InitiatedTime', Value: '20261126132700' },
-          { Key: 'ReasonType', Value: 'Reversal of Payment' },
-          { Key: 'TransactionStatus', Value: status },
+          { Key: 'ReasonType', Value: r.reasonType },
+          { Key: 'TransactionStatus', Value: r.status },
           { Key: 'Amount', Value: String(r.amount) },
           { Key: 'ConversationID', Value: r.conversationId },
           ...(r.receipt ? [{ Key: 'ReceiptNo', Value: r.receipt }] : []),

@@ -40,8 +40,19 @@
 //   The fake's own choices where MTN does not say: a referenceIdToRefund it never collected, or a
 //   refund above what was collected less what was refunded before, is accepted (202) and then FAILED
 //   with reason NOT_ALLOWED (the refund is checked by the wallet platform, not the API gateway).
+// - Payouts are transfers on the Disbursement product, with the same credentials and tokens as refunds:
+//   POST /disbursement/v1_0/transfer with `X-Reference-Id` (UUID v4), optional `X-Callback-Url` and the
+//   Transfer body { amount, currency, externalId, payee { partyIdType: MSISDN, partyId }, payerMessage,
+//   payeeNote }: 202 empty; a reused X-Reference-Id is 409 RESOURCE_ALREADY_EXIST; a bad body 400.
+//   GET /disbursement/v1_0/transfer/{referenceId}: the Transfer resource, 200 even when FAILED, 404
+//   RESOURCE_NOT_FOUND when never received (API documentation, "Disbursement - Transfer",
+//   "GetTransferStatus"; MTN-Group/MoMoAPIs_Javascript_sdk transfer and transfer status). The callback
+//   goes to X-Callback-Url once, as for requests to pay. The sandbox test numbers decide a transfer as
+//   they decide a request to pay (46733123450 FAILED, 46733123453/4 PENDING); the fake's own
+//   46733123456 fails PAYEE_NOT_FOUND.
 // Not MTN: the test controls (settle, expireTokens, swallow, the callback modes, failNextRefund,
-// holdNextRefund, swallowRefund, garbageRefund) are fields and methods of the class.
+// holdNextRefund, swallowRefund, garbageRefund, failNextTransfer, holdNextTransfer, swallowTransfer,
+// settleTransfer) are fields and methods of the class.
 import { randomUUID } from 'node:crypto';
 import type http from 'node:http';
 import { FakeServer, parseJson } from './web';
@@ -111,6 +122,20 @@ export interface FakeMtnRefund {
   financialTransactionId: string | null;
 }
 
+export interface FakeMtnTransfer {
+  reference: string;
+  externalId: string;
+  amount: string;
+  currency: string;
+  partyId: string;
+  payerMessage: string;
+  payeeNote: string;
+  callbackUrl: string | null;
+  status: 'SUCCESSFUL' | 'FAILED' | 'PENDING';
+  reason: string | null;
+  financialTransactionId: string | null;
+}
+
 export interface FakeMtnCall {
   method: string;
   path: string;
@@ -138,6 +163,13 @@ export class FakeMtnMomo extends FakeServer {
   private readonly refundFailures: string[] = [];
   /** refunds left PENDING until settleRefund */
   holdNextRefund = 0;
+  readonly transfers = new Map<string, FakeMtnTransfer>();
+  /** transfers to accept and record but never answer (a lost answer) */
+  swallowTransfer = 0;
+  /** transfers left PENDING until settleTransfer */
+  holdNextTransfer = 0;
+  /** reasons the next transfers fail with (first in, first used) */
+  private readonly transferFailures: string[] = [];
 
   constructor(options: FakeMtnOptions = {}) {
     super();
@@ -186,6 +218,19 @@ export class FakeMtnMomo extends FakeServer {
     if (!r) throw new Error(`no refund ${reference}`);
     Object.assign(r, { status, reason, financialTransactionId: status === 'SUCCESSFUL' ? String(Date.now()) : null });
     if (r.callbackUrl && this.o.callbacks !== 'drop') this.later(this.o.callbackDelayMs, () => this.post(r.callbackUrl!, r.reference, this.refundResource(r)));
+  }
+
+  /** The next transfer is accepted, then FAILED with this reason (e.g. NOT_ENOUGH_FUNDS). */
+  failNextTransfer(reason: string): void {
+    this.transferFailures.push(reason);
+  }
+
+  /** A transfer held PENDING ends now; the callback follows (unless callbacks are dropped). */
+  settleTransfer(reference: string, status: 'SUCCESSFUL' | 'FAILED', reason: string | null = null): void {
+    const t = this.transfers.get(reference);
+    if (!t) throw new Error(`no transfer ${reference}`);
+    Object.assign(t, { status, reason, financialTransactionId: status === 'SUCCESSFUL' ? String(Date.now()) : null });
+    if (t.callbackUrl && this.o.callbacks !== 'drop') this.later(this.o.callbackDelayMs, () => this.post(t.callbackUrl!, t.reference, this.transferResource(t)));
   }
 
   /** Prompts sent to phones: requests accepted (a 409 sends none). */
@@ -267,6 +312,16 @@ export class FakeMtnMomo extends FakeServer {
       }
       return done(...answer);
     }
+    if (req.method === 'POST' && url.pathname === '/disbursement/v1_0/transfer') {
+      const answer = this.transfer(req, raw);
+      if (answer === 'swallowed') return;
+      return done(...answer);
+    }
+    const t = /^\/disbursement\/v1_0\/transfer\/([^/]+)$/.exec(url.pathname);
+    if (req.method === 'GET' && t) {
+      const r = this.transfers.get(decodeURIComponent(t[1]));
+      return r ? done(200, this.transferResource(r)) : done(404, { code: 'RESOURCE_NOT_FOUND', message: 'Requested resource was not found.' });
+    }
     const m = /^\/disbursement\/v1_0\/refund\/([^/]+)$/.exec(url.pathname);
     if (req.method === 'GET' && m) {
       const r = this.refunds.get(decodeURIComponent(m[1]));
@@ -301,6 +356,46 @@ export class FakeMtnMomo extends FakeServer {
       return 'garbage';
     }
     return [202];
+  }
+
+  private transfer(req: http.IncomingMessage, raw: string): [number, unknown?] | 'swallowed' {
+    const reference = String(req.headers['x-reference-id'] ?? '');
+    if (!UUID4.test(reference)) return [400, { code: 'INVALID_REFERENCE_ID', message: 'X-Reference-Id must be a UUID version 4' }];
+    if (this.transfers.has(reference)) return [409, { code: 'RESOURCE_ALREADY_EXIST', message: 'Duplicated reference id. Creation of resource failed.' }];
+    const b = parseJson(raw) as { amount: string; currency: string; externalId?: unknown; payee?: { partyIdType?: unknown; partyId?: unknown }; payerMessage?: unknown; payeeNote?: unknown } | null;
+    const problem = this.bodyProblem(b && typeof b === 'object' ? { ...b, payer: b.payee } : b);
+    if (problem || !b?.payee) return [400, problem ?? { code: 'BAD_REQUEST', message: 'Invalid payee' }];
+    const t: FakeMtnTransfer = {
+      reference, externalId: String(b.externalId ?? ''), amount: b.amount, currency: b.currency, partyId: String(b.payee.partyId),
+      payerMessage: String(b.payerMessage ?? ''), payeeNote: String(b.payeeNote ?? ''),
+      callbackUrl: typeof req.headers['x-callback-url'] === 'string' ? req.headers['x-callback-url'] : null,
+      status: 'PENDING', reason: null, financialTransactionId: null,
+    };
+    this.transfers.set(reference, t);
+    const byNumber = t.partyId === '46733123456' ? { status: 'FAILED' as const, reason: 'PAYEE_NOT_FOUND' } : (MTN_TEST_NUMBERS[t.partyId] ?? SUCCESS);
+    const failure = this.transferFailures.shift() ?? null;
+    if (this.holdNextTransfer > 0) this.holdNextTransfer -= 1;
+    else if (failure) this.later(this.o.answerAfterMs, () => this.settleTransfer(reference, 'FAILED', failure));
+    else if (byNumber.status !== 'PENDING') this.later(this.o.answerAfterMs, () => this.settleTransfer(reference, byNumber.status as 'SUCCESSFUL' | 'FAILED', byNumber.reason));
+    if (this.swallowTransfer > 0) {
+      this.swallowTransfer -= 1;
+      return 'swallowed';
+    }
+    return [202];
+  }
+
+  private transferResource(t: FakeMtnTransfer) {
+    return {
+      amount: t.amount,
+      currency: t.currency,
+      financialTransactionId: t.financialTransactionId ?? undefined,
+      externalId: t.externalId,
+      payee: { partyIdType: 'MSISDN', partyId: t.partyId },
+      payerMessage: t.payerMessage,
+      payeeNote: t.payeeNote,
+      status: t.status,
+      ...(t.reason ? { reason: t.reason } : {}),
+    };
   }
 
   private refundProblem(b: Partial<Record<string, unknown>> | null | undefined): { code: string; message: string } | null {

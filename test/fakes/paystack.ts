@@ -33,8 +33,22 @@
 //   response.json), here filtered by `transaction` (the reference or id) as the API reference lists it.
 //   The words of a refusal (more than is left, a transaction not paid, unknown) are the fake's own, in
 //   Paystack's 400 shape { status: false, message, type: "validation_error", code: "invalid_params" }.
+// - Transfers (PaystackOSS/openapi at 1ae7fef, schemas TransferRecipientCreate and TransferInitiate;
+//   Paystack's "Transfers" guide): POST /transferrecipient { type nuban | ghipss | basa | mobile_money,
+//   name, account_number, bank_code, currency } answers 201 with data.recipient_code "RCP_..." (the same
+//   code again for the same account); POST /transfer { source "balance", amount, recipient, reference
+//   (lowercase, `-` `_` alphanumerics), reason, currency NGN ZAR KES GHS } answers 200 "Transfer has been
+//   queued" with the transfer (status pending, transfer_code "TRF_..."), or status otp with "Transfer
+//   requires OTP to continue" when the integration confirms transfers by OTP; a balance too low is 400
+//   "Your balance is not enough to fulfil this request"; GET /transfer/verify/:reference the transfer,
+//   unknown 404 "Transfer not found"; the transfer then ends success or failed with transfer.success or
+//   transfer.failed, and a transfer may be reversed after success (transfer.reversed), each event
+//   { event, data: <transfer> } signed like charge events. The fake's own: a reused transfer reference is
+//   400 "Duplicate Transfer Reference" (nothing paid twice).
 // Not Paystack: the `/__fake/*` control routes, the pay / fail / abandon buttons that play the customer,
-// and the refund controls (failNextRefund, needsAttentionNext, holdNextRefund, garbageRefund).
+// the refund controls (failNextRefund, needsAttentionNext, holdNextRefund, garbageRefund) and the transfer
+// controls (otpTransfers, balances, failNextTransfer, holdNextTransfer, swallowTransfer, finishTransfer,
+// reverseTransfer, dropTransferEvents).
 import { createHmac, randomBytes } from 'node:crypto';
 import type http from 'node:http';
 import { esc, FAKE_MODES, FakeServer, htmlPage, parseJson } from './web';
@@ -70,6 +84,28 @@ export interface FakeRefund {
   refundReference: string | null;
   createdAt: string;
   refundedAt: string | null;
+}
+
+export interface FakeRecipient {
+  code: string;
+  type: string;
+  name: string;
+  accountNumber: string;
+  bankCode: string;
+  currency: string;
+}
+
+export interface FakeTransfer {
+  id: number;
+  code: string;
+  reference: string;
+  amount: number;
+  currency: string;
+  reason: string;
+  recipient: FakeRecipient;
+  status: 'pending' | 'otp' | 'success' | 'failed' | 'reversed';
+  failure: string | null;
+  createdAt: string;
 }
 
 export interface FakeCall {
@@ -127,6 +163,21 @@ export class FakePaystack extends FakeServer {
   garbageRefund = 0;
   /** delay between a refund's states */
   refundStepMs = 20;
+  readonly recipients = new Map<string, FakeRecipient>();
+  readonly transfers = new Map<string, FakeTransfer>();
+  private nextTransferId = 51720000;
+  /** the integration confirms transfers by OTP (Paystack's default until the merchant turns it off) */
+  otpTransfers = false;
+  /** the balance transfers are paid from, per currency, in the smallest unit */
+  readonly balances = new Map<string, number>([['NGN', 1e12], ['GHS', 1e12], ['KES', 1e12], ['ZAR', 1e12]]);
+  /** transfers that end failed with this reason (first in, first used) */
+  private readonly transferFailures: string[] = [];
+  /** transfers left pending until finishTransfer */
+  holdNextTransfer = 0;
+  /** transfers carried out whose answer is never sent (a lost answer) */
+  swallowTransfer = 0;
+  /** references of transfers whose events are never delivered (lost webhooks) */
+  readonly dropTransferEvents = new Set<string>();
 
   constructor(o: FakePaystackOptions = {}) {
     super();
@@ -165,6 +216,48 @@ export class FakePaystack extends FakeServer {
     const signature = createHmac('sha512', o.forged ? 'sk_test_not_the_key' : this.secretKey).update(body).digest('hex');
     // Paystack counts a delivery done only when answered 200.
     this.deliver(this.webhookUrl, reference, this.webhookRetryMs, (status) => status !== 200, () => ({ body, headers: { 'x-paystack-signature': signature } }));
+  }
+
+  failNextTransfer(reason = 'Could not credit the recipient account'): void {
+    this.transferFailures.push(reason);
+  }
+
+  /** Paystack's transfer object as verify and transfer.* events show it. */
+  transferView(t: FakeTransfer) {
+    const r = t.recipient;
+    return {
+      amount: t.amount, currency: t.currency, domain: 'test', failures: null, id: t.id, integration: 412829, reason: t.reason, reference: t.reference,
+      source: 'balance', source_details: null, status: t.status, titan_code: null, transfer_code: t.code, transferred_at: t.status === 'success' ? new Date().toISOString() : null,
+      gateway_response: t.failure, createdAt: t.createdAt, updatedAt: new Date().toISOString(),
+      recipient: { active: true, currency: r.currency, name: r.name, recipient_code: r.code, type: r.type, details: { account_number: r.accountNumber, account_name: r.name, bank_code: r.bankCode } },
+    };
+  }
+
+  /** A pending transfer ends now (success, or failed with a reason); its event follows. */
+  finishTransfer(reference: string, end: 'success' | 'failed' = 'success', failure: string | null = null): void {
+    const t = this.transfers.get(reference);
+    if (!t) throw new Error(`no transfer ${reference}`);
+    t.status = end;
+    t.failure = end === 'failed' ? (failure ?? 'Could not credit the recipient account') : null;
+    if (end === 'failed') this.balances.set(t.currency, (this.balances.get(t.currency) ?? 0) + t.amount);
+    this.transferEvent(t, `transfer.${end}`);
+  }
+
+  /** A successful transfer comes back to the balance (the recipient's bank returned it); transfer.reversed follows. */
+  reverseTransfer(reference: string): void {
+    const t = this.transfers.get(reference);
+    if (!t || t.status !== 'success') throw new Error(`no successful transfer ${reference}`);
+    t.status = 'reversed';
+    this.balances.set(t.currency, (this.balances.get(t.currency) ?? 0) + t.amount);
+    this.transferEvent(t, 'transfer.reversed');
+  }
+
+  private transferEvent(t: FakeTransfer, event: string): void {
+    if (!this.webhookUrl) return;
+    if (this.dropTransferEvents.has(t.reference)) return;
+    const body = Buffer.from(JSON.stringify({ event, data: this.transferView(t) }));
+    const signature = createHmac('sha512', this.secretKey).update(body).digest('hex');
+    this.deliver(this.webhookUrl, `transfer ${t.reference}`, this.webhookRetryMs, (st) => st !== 200, () => ({ body, headers: { 'x-paystack-signature': signature } }));
   }
 
   failNextRefund(): void {
@@ -221,6 +314,10 @@ export class FakePaystack extends FakeServer {
       this.garbageRefund -= 1;
       return void res.writeHead(200, { 'content-type': 'text/html' }).end('<html><body>502 Bad Gateway</body></html>');
     }
+    if (req.method === 'POST' && url.pathname === '/transfer' && answer.status === 200 && this.swallowTransfer > 0) {
+      this.swallowTransfer -= 1;
+      return;
+    }
     this.answer(req, res, answer.status, answer.json);
   }
 
@@ -235,6 +332,14 @@ export class FakePaystack extends FakeServer {
       return { status: 200, json: { status: true, message: 'Verification successful', data: this.view(t) } };
     }
     if (req.method === 'POST' && url.pathname === '/refund') return this.refund(body);
+    if (req.method === 'POST' && url.pathname === '/transferrecipient') return this.recipient(body);
+    if (req.method === 'POST' && url.pathname === '/transfer') return this.transfer(body);
+    const verifyTransfer = /^\/transfer\/verify\/([^/]+)$/.exec(url.pathname);
+    if (req.method === 'GET' && verifyTransfer) {
+      const t = this.transfers.get(decodeURIComponent(verifyTransfer[1]));
+      if (!t) return { status: 404, json: { status: false, message: 'Transfer not found' } };
+      return { status: 200, json: { status: true, message: 'Transfer retrieved', data: this.transferView(t) } };
+    }
     const fetchRefund = /^\/refund\/(\d+)$/.exec(url.pathname);
     if (req.method === 'GET' && fetchRefund) {
       const r = this.refunds.get(Number(fetchRefund[1]));
@@ -248,6 +353,49 @@ export class FakePaystack extends FakeServer {
       return { status: 200, json: { status: true, message: 'Refunds retrieved', data: list.map((r) => this.refundView(r)), meta: { total: list.length, perPage, page: 1 } } };
     }
     return { status: 404, json: { status: false, message: 'Route not found' } };
+  }
+
+  private recipient(body: unknown): { status: number; json: unknown } {
+    const b = (body ?? {}) as Record<string, unknown>;
+    const bad = (message: string) => ({ status: 400, json: { status: false, message, type: 'validation_error', code: 'invalid_params' } });
+    if (!['nuban', 'ghipss', 'basa', 'mobile_money'].includes(String(b.type))) return bad('Invalid recipient type');
+    if (typeof b.name !== 'string' || !b.name.trim()) return bad('Name is required');
+    if (typeof b.account_number !== 'string' || !/^\d{6,20}$/.test(b.account_number)) return bad('Account number is invalid');
+    if (typeof b.bank_code !== 'string' || !b.bank_code) return bad('Bank code is invalid');
+    if (b.type === 'mobile_money' && !['MTN', 'VOD', 'ATL', 'MPESA'].includes(b.bank_code)) return bad('Unknown mobile money provider');
+    const currency = typeof b.currency === 'string' ? b.currency : 'NGN';
+    const existing = [...this.recipients.values()].find((r) => r.accountNumber === b.account_number && r.bankCode === b.bank_code && r.currency === currency);
+    const r = existing ?? { code: `RCP_${randomBytes(8).toString('hex')}`, type: String(b.type), name: b.name, accountNumber: b.account_number, bankCode: b.bank_code, currency };
+    this.recipients.set(r.code, r);
+    return { status: 201, json: { status: true, message: 'Transfer recipient created successfully', data: { active: true, currency, domain: 'test', id: 7000, integration: 412829, name: r.name, recipient_code: r.code, type: r.type, is_deleted: false, details: { account_number: r.accountNumber, account_name: r.name, bank_code: r.bankCode } } } };
+  }
+
+  private transfer(body: unknown): { status: number; json: unknown } {
+    const b = (body ?? {}) as Record<string, unknown>;
+    const bad = (message: string) => ({ status: 400, json: { status: false, message, type: 'validation_error', code: 'invalid_params' } });
+    if (b.source !== 'balance') return bad('Invalid source');
+    if (typeof b.reference !== 'string' || !/^[a-z0-9_-]{1,100}$/.test(b.reference)) return bad('Invalid reference');
+    if (this.transfers.has(b.reference)) return bad('Duplicate Transfer Reference');
+    const recipient = typeof b.recipient === 'string' ? this.recipients.get(b.recipient) : undefined;
+    if (!recipient) return bad('Recipient specified is invalid');
+    const currency = typeof b.currency === 'string' ? b.currency : 'NGN';
+    if (currency !== recipient.currency) return bad('Currency does not match the recipient currency');
+    if (typeof b.amount !== 'number' || !Number.isSafeInteger(b.amount) || b.amount <= 0) return bad('Invalid Amount Sent');
+    const balance = this.balances.get(currency) ?? 0;
+    if (b.amount > balance) return bad('Your balance is not enough to fulfil this request');
+    const t: FakeTransfer = {
+      id: this.nextTransferId++, code: `TRF_${randomBytes(8).toString('hex')}`, reference: b.reference, amount: b.amount, currency,
+      reason: typeof b.reason === 'string' ? b.reason : '', recipient, status: this.otpTransfers ? 'otp' : 'pending', failure: null, createdAt: new Date().toISOString(),
+    };
+    this.transfers.set(t.reference, t);
+    if (!this.otpTransfers) {
+      this.balances.set(currency, balance - t.amount);
+      const failure = this.transferFailures.shift() ?? null;
+      if (this.holdNextTransfer > 0) this.holdNextTransfer -= 1;
+      else this.later(this.refundStepMs, () => this.finishTransfer(t.reference, failure ? 'failed' : 'success', failure));
+    }
+    const message = this.otpTransfers ? 'Transfer requires OTP to continue' : 'Transfer has been queued';
+    return { status: 200, json: { status: true, message, data: { ...this.transferView(t), recipient: recipient.code } } };
   }
 
   private refund(body: unknown): { status: number; json: unknown } {

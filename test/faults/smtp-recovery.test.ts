@@ -1,5 +1,5 @@
 // Proves that emails queued while the SMTP server is down go out soon after it returns, well before their backoff, and that payments never wait for them.
-import { EMAIL_BACKOFF_MS } from '../../src/notify/email-worker';
+import { EMAIL_BACKOFF_MS } from '../../src/notifications/email-worker';
 import { createNotifyMerchant, createPendingCollection, eventually, finishCollection, freePort, startReceiver } from '../helpers/notify-fixtures';
 import type { Receiver } from '../helpers/notify-fixtures';
 import { startTestService } from '../helpers/service';

@@ -1,6 +1,6 @@
 // Proves that merchants whose webhook endpoints accept connections and never answer, or trickle bytes, hold only their own share of deliveries: another merchant's webhooks go out while theirs hang.
 import net from 'node:net';
-import { MAX_IN_FLIGHT_PER_ENDPOINT } from '../../src/notify/webhook-worker';
+import { MAX_IN_FLIGHT_PER_ENDPOINT } from '../../src/notifications/webhook-worker';
 import { createNotifyMerchant, createPendingCollection, eventually, finishCollection, startReceiver } from '../helpers/notify-fixtures';
 import type { NotifyMerchant, Receiver } from '../helpers/notify-fixtures';
 import { startTestService } from '../helpers/service';

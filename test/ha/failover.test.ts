@@ -15,7 +15,7 @@ import { promisify } from 'node:util';
 import { openPostgres } from '../../src/db';
 import { migrationsApplied } from '../../src/db/migrate';
 import type { Database } from '../../src/db';
-import { ledgerDrift } from '../../src/services/ledger';
+import { ledgerDrift } from '../../src/ledger/ledger';
 import { mobileMoney, setupMerchant } from '../helpers/fixtures';
 import type { MerchantSetup } from '../helpers/fixtures';
 import { eventually, startReceiver } from '../helpers/notify-fixtures';

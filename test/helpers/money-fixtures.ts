@@ -12,9 +12,9 @@ import { migrate } from '../../src/db/migrate';
 import type { CollectionRow, PaymentMethod } from '../../src/domain/collection';
 import { seal } from '../../src/crypto/secretbox';
 import { createLogger } from '../../src/log';
-import { buildServices } from '../../src/services';
-import type { Services } from '../../src/services';
-import { hashSecret } from '../../src/services/auth';
+import { buildServices } from '../../src/wiring';
+import type { Services } from '../../src/wiring';
+import { hashSecret } from '../../src/merchants/access-tokens';
 import { createRealDatabase, freshDatabase } from './db';
 import type { Client, TestService } from './service';
 

@@ -7,8 +7,8 @@ import type { AddressInfo } from 'node:net';
 import { seal } from '../../src/crypto/secretbox';
 import type { CollectionRow, FinalStatus } from '../../src/domain/collection';
 import { STATUS_MESSAGES } from '../../src/domain/collection';
-import type { Services } from '../../src/services';
-import { hashSecret } from '../../src/services/auth';
+import type { Services } from '../../src/wiring';
+import { hashSecret } from '../../src/merchants/access-tokens';
 
 export interface NotifyMerchant {
   businessId: number;
@@ -50,7 +50,7 @@ export async function createNotifyMerchant(s: Services, o: NotifyMerchantOptions
       o.emailUser ?? false,
     ],
   );
-  const { token: jwt } = await s.auth.issueAccessToken(apiKey, secret, 3600, '127.0.0.1');
+  const { token: jwt } = await s.accessTokens.issueAccessToken(apiKey, secret, 3600, '127.0.0.1');
   return { businessId: business.id, apiTokenId: token.id, apiKey, webhookHash, jwt };
 }
 

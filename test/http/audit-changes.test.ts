@@ -7,7 +7,7 @@ import { startTestService } from '../helpers/service';
 import type { TestService } from '../helpers/service';
 import { Clock, createUser, signedIn } from '../helpers/users';
 import type { SessionClient } from '../helpers/users';
-import { currentCode } from '../../src/services/totp';
+import { currentCode } from '../../src/people/totp';
 
 const clock = new Clock();
 let svc: TestService;
@@ -121,7 +121,7 @@ const SECRETS_ONLY: Record<string, string> = {
   logout: 'ends a session',
   startTotpEnrolment: 'stores an unconfirmed secret',
   changeOwnPassword: 'replaces a password hash and ends other sessions',
-  resolveHeldCollection: 'moves a held collection; its entry is checked by test/processors/held-resolution.test.ts',
+  resolveHeldCollection: 'moves a held collection; its entry is checked by test/processor-requests/held-resolution.test.ts',
 };
 
 it('has a case for every changing operation of admin.yaml that needs a credential', () => {

@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { SignJWT } from 'jose';
 import { accessToken, createBusiness, decodeJwt, errorFields, expectOk, issueToken, requestToken, tokenFrom } from '../helpers/merchants';
-import { keyId } from '../../src/services/auth';
+import { keyId } from '../../src/merchants/access-tokens';
 import { startTestService } from '../helpers/service';
 import type { TestService } from '../helpers/service';
 

@@ -6,7 +6,7 @@ import { startTestService } from '../helpers/service';
 import type { TestService } from '../helpers/service';
 import { Clock, createUser, PASSWORD, SessionClient, signedIn, tokenFromOutbox, totpCode, TOTP_SECRET } from '../helpers/users';
 import type { TestUser } from '../helpers/users';
-import { currentCode } from '../../src/services/totp';
+import { currentCode } from '../../src/people/totp';
 
 const clock = new Clock();
 let svc: TestService;

@@ -2,7 +2,7 @@
 import { startTestService } from '../helpers/service';
 import type { TestService } from '../helpers/service';
 import { Clock, createUser, SessionClient, signedIn, totpCode, TOTP_SECRET } from '../helpers/users';
-import { currentCode } from '../../src/services/totp';
+import { currentCode } from '../../src/people/totp';
 
 const clock = new Clock();
 let svc: TestService;

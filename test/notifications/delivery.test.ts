@@ -6,7 +6,7 @@ import path from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import YAML from 'yaml';
 import { makeAjv } from '../../src/http/app';
-import { toRecord } from '../../src/services/collection-view';
+import { toRecord } from '../../src/api-records/collection';
 import {
   attemptsOf,
   createNotifyMerchant,

@@ -3,7 +3,7 @@
 // SMTP_URL the messages are written as .eml files under DATA_DIR/mail.
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { EMAIL_BACKOFF_MS, EMAIL_MAX_ATTEMPTS } from '../../src/notify/email-worker';
+import { EMAIL_BACKOFF_MS, EMAIL_MAX_ATTEMPTS } from '../../src/notifications/email-worker';
 import { createNotifyMerchant, createPendingCollection, eventually, finishCollection, startReceiver } from '../helpers/notify-fixtures';
 import type { Receiver } from '../helpers/notify-fixtures';
 import { startTestService } from '../helpers/service';

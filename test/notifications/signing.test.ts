@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import YAML from 'yaml';
-import { signWebhook, webhookHeaders } from '../../src/notify/signing';
+import { signWebhook, webhookHeaders } from '../../src/notifications/signing';
 
 const EXAMPLE = path.resolve(__dirname, '../../openapi/components/examples/CollectionNotificationCompleted.yaml');
 

@@ -1,7 +1,7 @@
 // Proves a webhook host whose name resolves to a public and a private address together is refused, whichever comes first, both when checked and inside the socket's own lookup.
 import dns from 'node:dns';
 import type { LookupAddress } from 'node:dns';
-import { assertPublicHost, BlockedAddressError, guardedLookup } from '../../src/notify/ssrf';
+import { assertPublicHost, BlockedAddressError, guardedLookup } from '../../src/notifications/ssrf';
 
 const PUBLIC = { address: '93.184.215.14', family: 4 };
 const PRIVATE = { address: '10.0.0.5', family: 4 };

@@ -1,7 +1,7 @@
 // Proves the live SSRF guard refuses webhook URLs that reach non-public addresses in every address form,
 // when the URL is set and again at delivery time, and that WEBHOOK_ALLOW_PRIVATE lifts it.
 import { AppError } from '../../src/errors';
-import { blockedReason, guardedLookup, ipv6Groups } from '../../src/notify/ssrf';
+import { blockedReason, guardedLookup, ipv6Groups } from '../../src/notifications/ssrf';
 import { attemptsOf, createNotifyMerchant, createPendingCollection, eventually, finishCollection, notificationsOf, startReceiver } from '../helpers/notify-fixtures';
 import type { Receiver } from '../helpers/notify-fixtures';
 import { startTestService } from '../helpers/service';

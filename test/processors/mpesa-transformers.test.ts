@@ -1,5 +1,5 @@
 // M-Pesa Express transformers on recorded Daraja payloads: the STK push request and its password, every result code, "being processed", callbacks with and without metadata, token answers.
-import type { VendorAnswer } from '../../src/processors/http';
+import type { VendorAnswer } from '../../src/processors/transport';
 import { callbackNote, darajaPassword, darajaTimestamp, queryResult, sendResult, tokenRefused, toStkPush } from '../../src/processors/mpesa/transformers';
 
 const answer = (status: number, json?: unknown): Extract<VendorAnswer, { kind: 'answer' }> => ({

@@ -1,5 +1,5 @@
 // MTN MoMo transformers on recorded vendor payloads: the request we send, every documented status and reason, and answers we cannot read.
-import type { VendorAnswer } from '../../src/processors/http';
+import type { VendorAnswer } from '../../src/processors/transport';
 import { observe, queryResult, sendResult, toRequestToPay } from '../../src/processors/mtn-momo/transformers';
 
 const answer = (status: number, json?: unknown): VendorAnswer => ({

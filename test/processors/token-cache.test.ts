@@ -1,5 +1,5 @@
 // The token cache: one token per MID and credentials, shared by concurrent callers, replaced a margin before it expires, dropped and fetched once more when the vendor refuses it.
-import type { VendorAnswer } from '../../src/processors/http';
+import type { VendorAnswer } from '../../src/processors/transport';
 import { TokenCache, tokenFetchOf } from '../../src/processors/token-cache';
 import type { TokenFetch } from '../../src/processors/token-cache';
 

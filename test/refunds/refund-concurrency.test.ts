@@ -4,7 +4,7 @@ import { mobileMoney, ref, setupMerchant } from '../helpers/fixtures';
 import type { MerchantSetup } from '../helpers/fixtures';
 import { startTestService } from '../helpers/service';
 import type { TestService } from '../helpers/service';
-import { ledgerDrift } from '../../src/services/ledger';
+import { ledgerDrift } from '../../src/ledger/ledger';
 
 // locking is proved on the real server only: the embedded database has one session (docs/embedded-database.md)
 const onServer = REAL_PG_URL ? describe : describe.skip;

@@ -3,7 +3,7 @@
 import { Webhook } from 'standardwebhooks';
 import { iterate, verifyWebhook, WebhookVerificationError } from '../../sdk/src';
 import type { Page } from '../../sdk/src';
-import { webhookHeaders } from '../../src/notify/signing';
+import { webhookHeaders } from '../../src/notifications/signing';
 
 const HASH = 'whsec-sdk-helpers-0123456789';
 const BODY = '{"gateway_reference":"PCAAAAAAAAAAAAAAAAAAAA","transaction_status":"COMPLETED","sequence":1}';

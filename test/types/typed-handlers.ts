@@ -2,7 +2,7 @@
 // generated contract types fails to compile. Each `@ts-expect-error` below must find an error, or tsc fails.
 import { accepted, ok } from '../../src/http/envelope';
 import { typedHandlers } from '../../src/http/typed';
-import { toRecord } from '../../src/services/collection-view';
+import { toRecord } from '../../src/api-records/collection';
 import type { CollectionRow } from '../../src/domain/collection';
 
 declare const row: CollectionRow;

@@ -5,7 +5,7 @@
 -- rows ("slots", one per writing session), so concurrent request-to-pays of one business do not wait for
 -- each other's commits; a worker folds the slots of past days into slot 0 so the rows to add up stay
 -- about one per key and day. A count is the sum of the whole days' rows plus the collections themselves
--- in the partial days at the ends of a from/to range (src/services/collection-counts.ts).
+-- in the partial days at the ends of a from/to range (src/collections/counts.ts).
 CREATE TABLE collection_counts (
   business_id INTEGER NOT NULL,
   day DATE NOT NULL,

@@ -71,7 +71,7 @@ CREATE TABLE go_live_requests (
   note TEXT
 );
 
--- before/after are the records with every secret removed (see src/services/audit.ts).
+-- before/after are the records with every secret removed (see src/people/audit.ts).
 CREATE TABLE audit_log (
   id BIGSERIAL PRIMARY KEY,
   at TIMESTAMPTZ NOT NULL,

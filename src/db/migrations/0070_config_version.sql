@@ -1,5 +1,5 @@
 -- What every request-to-pay reads and rarely changes (API tokens, businesses, their fees, wallets and MIDs,
--- market rates) is kept in each process's memory (src/services/config-cache.ts). Every change to those
+-- market rates) is kept in each process's memory (src/merchants/config-cache.ts). Every change to those
 -- tables bumps one version row and sends a NOTIFY, in the changing transaction: a process drops its copy on
 -- the notice, and a request-to-pay's write is guarded by the version its inputs were read at, so a missed
 -- notice cannot serve stale tokens, routing or prices to a write.

@@ -1,4 +1,4 @@
--- History that may be deleted after a retention period (src/services/retention.ts, docs/retention.md):
+-- History that may be deleted after a retention period (src/workers/retention.ts, docs/retention.md):
 -- the delivery log of finished webhook notifications, emails that were sent or given up, and audit
 -- entries. These indexes let the retention worker find the oldest rows without reading the whole table.
 -- On a large existing table, create them by hand first with CREATE INDEX CONCURRENTLY (same names):

@@ -1,6 +1,6 @@
 import { AppError } from '../../errors';
-import { certificationOf } from '../../services/certification';
-import { toAdminRecord } from '../../services/collection-view';
+import { certificationOf } from '../../sandbox/certification';
+import { toAdminRecord } from '../../api-records/collection';
 import type { RequestContext } from '../context';
 import { ok } from '../envelope';
 import { pageOf, pageReply } from '../paging';

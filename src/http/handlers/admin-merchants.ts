@@ -8,48 +8,48 @@ const SECRET_SHOWN_ONCE = 'store the secret now, it is not shown again';
 
 export const merchant = {};
 export const admin = typedHandlers({
-  createBusiness: async ({ body }, ctx) => ok(await ctx.services.merchants.createBusiness(body), 'Business created'),
+  createBusiness: async ({ body }, ctx) => ok(await ctx.services.businesses.createBusiness(body), 'Business created'),
 
-  listBusinesses: ({ query }, ctx) => pagedReply(ctx, query, 'Businesses retrieved', (page) => ctx.services.merchants.listBusinesses(page)),
+  listBusinesses: ({ query }, ctx) => pagedReply(ctx, query, 'Businesses retrieved', (page) => ctx.services.businesses.listBusinesses(page)),
 
-  getBusiness: async ({ path }, ctx) => ok(await ctx.services.merchants.getBusiness(Number(path.business_id)), 'Business retrieved'),
+  getBusiness: async ({ path }, ctx) => ok(await ctx.services.businesses.getBusiness(Number(path.business_id)), 'Business retrieved'),
 
   updateBusiness: async ({ path, body }, ctx) =>
-    ok(await ctx.services.merchants.updateBusiness(Number(path.business_id), body), 'Business updated'),
+    ok(await ctx.services.businesses.updateBusiness(Number(path.business_id), body), 'Business updated'),
 
   // who verified is the caller, never a name in the body (its deprecated verified_by is ignored)
   verifyBusiness: async ({ path, body }, ctx) =>
-    ok(await ctx.services.merchants.verifyBusiness(Number(path.business_id), callerName(ctx), body.note), 'Business verified'),
+    ok(await ctx.services.businesses.verifyBusiness(Number(path.business_id), callerName(ctx), body.note), 'Business verified'),
 
   createWallet: async ({ path, body }, ctx) =>
-    ok(await ctx.services.merchants.createWallet(Number(path.business_id), body.currency, body.is_default ?? false), 'Wallet created'),
+    ok(await ctx.services.businesses.createWallet(Number(path.business_id), body.currency, body.is_default ?? false), 'Wallet created'),
 
   listWallets: ({ path, query }, ctx) =>
-    pagedReply(ctx, query, 'Wallets retrieved', (page) => ctx.services.merchants.listWallets(Number(path.business_id), page)),
+    pagedReply(ctx, query, 'Wallets retrieved', (page) => ctx.services.businesses.listWallets(Number(path.business_id), page)),
 
-  createMid: async ({ path, body }, ctx) => ok(await ctx.services.merchants.createMid(Number(path.business_id), body), 'MID created'),
+  createMid: async ({ path, body }, ctx) => ok(await ctx.services.businesses.createMid(Number(path.business_id), body), 'MID created'),
 
-  listMids: ({ path, query }, ctx) => pagedReply(ctx, query, 'MIDs retrieved', (page) => ctx.services.merchants.listMids(Number(path.business_id), page)),
+  listMids: ({ path, query }, ctx) => pagedReply(ctx, query, 'MIDs retrieved', (page) => ctx.services.businesses.listMids(Number(path.business_id), page)),
 
-  updateMid: async ({ path, body }, ctx) => ok(await ctx.services.merchants.updateMid(Number(path.mid_id), body), 'MID updated'),
+  updateMid: async ({ path, body }, ctx) => ok(await ctx.services.businesses.updateMid(Number(path.mid_id), body), 'MID updated'),
 
   createApiToken: async ({ path, body }, ctx) =>
-    ok(await ctx.services.merchants.createApiToken(Number(path.business_id), body), `API token created; ${SECRET_SHOWN_ONCE}`),
+    ok(await ctx.services.businesses.createApiToken(Number(path.business_id), body), `API token created; ${SECRET_SHOWN_ONCE}`),
 
   listApiTokens: ({ path, query }, ctx) =>
-    pagedReply(ctx, query, 'API tokens retrieved', (page) => ctx.services.merchants.listApiTokens(Number(path.business_id), page)),
+    pagedReply(ctx, query, 'API tokens retrieved', (page) => ctx.services.businesses.listApiTokens(Number(path.business_id), page)),
 
-  updateApiToken: async ({ path, body }, ctx) => ok(await ctx.services.merchants.updateApiToken(Number(path.token_id), body), 'API token updated'),
+  updateApiToken: async ({ path, body }, ctx) => ok(await ctx.services.businesses.updateApiToken(Number(path.token_id), body), 'API token updated'),
 
   regenerateApiToken: async ({ path }, ctx) =>
-    ok(await ctx.services.merchants.regenerateApiToken(Number(path.token_id)), `API token regenerated; ${SECRET_SHOWN_ONCE}`),
+    ok(await ctx.services.businesses.regenerateApiToken(Number(path.token_id)), `API token regenerated; ${SECRET_SHOWN_ONCE}`),
 
   deleteApiToken: async ({ path }, ctx) => {
-    await ctx.services.merchants.deleteApiToken(Number(path.token_id));
+    await ctx.services.businesses.deleteApiToken(Number(path.token_id));
     return ok(null, 'API token deleted');
   },
 
-  setFxRate: async ({ body }, ctx) => ok(await ctx.services.merchants.setFxRate(body.base, body.quote, body.rate), 'Market rate set'),
+  setFxRate: async ({ body }, ctx) => ok(await ctx.services.businesses.setFxRate(body.base, body.quote, body.rate), 'Market rate set'),
 
-  listFxRates: ({ query }, ctx) => pagedReply(ctx, query, 'Market rates retrieved', (page) => ctx.services.merchants.listFxRates(page)),
+  listFxRates: ({ query }, ctx) => pagedReply(ctx, query, 'Market rates retrieved', (page) => ctx.services.businesses.listFxRates(page)),
 });

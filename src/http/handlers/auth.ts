@@ -7,7 +7,7 @@ export const merchant = typedHandlers({
   createAccessToken: async ({ body }, ctx) => {
     const secret = ctx.req.header('secret-key');
     const remote = ctx.req.socket.remoteAddress ?? 'unknown';
-    const token = await ctx.services.auth.issueAccessToken(body.api_key, secret, body.expires_in ?? DEFAULT_EXPIRES_IN_SECONDS, remote);
+    const token = await ctx.services.accessTokens.issueAccessToken(body.api_key, secret, body.expires_in ?? DEFAULT_EXPIRES_IN_SECONDS, remote);
     return ok(token, 'Access token generated');
   },
 });

@@ -1,5 +1,5 @@
-import { toRecord } from '../../services/collection-view';
-import type { CollectionFilters } from '../../services/collections';
+import { toRecord } from '../../api-records/collection';
+import type { CollectionFilters } from '../../collections/collections';
 import { parseApiTime } from '../../domain/time';
 import { principalOf } from '../context';
 import { accepted, ok } from '../envelope';

@@ -1,6 +1,6 @@
 // Dashboard people (admin.yaml, tags Users and Audit log): users, invitations, the audit log. The
 // caller's role and business were checked by the security handler (src/http/access.ts).
-import { userRecord } from '../../services/users';
+import { userRecord } from '../../people/users';
 import type { RequestContext } from '../context';
 import { ok } from '../envelope';
 import { pagedReply } from '../paging';

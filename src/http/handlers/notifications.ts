@@ -1,4 +1,4 @@
-import type { DeliveryState } from '../../notify/business-deliveries';
+import type { DeliveryState } from '../../notifications/business-deliveries';
 import { principalOf } from '../context';
 import { accepted, ok } from '../envelope';
 import { pageOf, pageReply } from '../paging';

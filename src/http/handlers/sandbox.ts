@@ -1,6 +1,6 @@
 import { AppError } from '../../errors';
-import { toRecord } from '../../services/collection-view';
-import { sandboxScenarios } from '../../services/scenarios';
+import { toRecord } from '../../api-records/collection';
+import { sandboxScenarios } from '../../sandbox/scenarios';
 import type { RequestContext } from '../context';
 import { principalOf } from '../context';
 import { ok } from '../envelope';

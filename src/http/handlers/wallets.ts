@@ -1,5 +1,5 @@
 // Wallet balances (merchant) and a wallet's ledger postings (operator).
-import { toBalanceRecord } from '../../services/ledger';
+import { toBalanceRecord } from '../../ledger/ledger';
 import { principalOf } from '../context';
 import { ok } from '../envelope';
 import { pageOf, pageReply } from '../paging';

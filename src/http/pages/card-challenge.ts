@@ -2,7 +2,7 @@
 // page knows the card only by its masked number and fingerprint: the full number is never at hand here.
 import { maskPan } from '../../domain/card';
 import type { CollectionRow } from '../../domain/collection';
-import type { Services } from '../../services';
+import type { Services } from '../../wiring';
 import type { PageRequest } from './index';
 import { amountDue, escapeHtml, page } from './layout';
 

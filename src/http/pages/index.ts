@@ -1,18 +1,18 @@
 // Hosted payment pages (docs/contract/hosted-pages.md) at payment_url: /pay/{gateway_reference}?token=...
 // Each payment method renders its page for a PENDING collection and answers the form posted from it;
 // afterwards the browser goes to redirect_url with gateway_reference, merchant_reference and status.
-// A collection whose processor has its own pages goes there instead (./hosted.ts), and
+// A collection whose processor has its own pages goes there instead (./processor-checkout.ts), and
 // comes back to /pay/{gateway_reference}/return; nothing posted here can decide it.
 import express from 'express';
 import type { Request, Response } from 'express';
 import { isFinal, STATUS_MESSAGES } from '../../domain/collection';
 import type { CollectionRow, FinalStatus, PaymentMethod } from '../../domain/collection';
-import type { Services } from '../../services';
+import type { Services } from '../../wiring';
 import { bankPages } from './bank';
 import { cardPages } from './card';
 import { cryptoPages } from './crypto';
 import { csrfField, csrfValid } from './csrf';
-import { confirmed, opened } from './hosted';
+import { confirmed, opened } from './processor-checkout';
 import { escapeHtml, page } from './layout';
 
 export interface PageRequest {
@@ -114,7 +114,7 @@ export function mountPages(app: express.Express, s: Services): void {
       }
       const pages = registry[row.payment_method];
       if (expired(s, row)) return res.type('html').send(page('Payment expired', '<h1>This payment has expired</h1>', sandbox));
-      // Only the processor decides a hosted checkout: a form posted here (the simulator's) changes nothing.
+      // Only the processor decides a checkout on its own pages: a form posted here (the simulator's) changes nothing.
       if (isFinal(row.status) || !pages || (await s.checkouts.route(row))) return res.type('html').send(resultPage(s, row));
       const answer = await pages.answer(pageRequest(s, req, res, row), req.body as Record<string, string>);
       if ('html' in answer) return res.status(answer.status ?? 200).type('html').send(answer.html);

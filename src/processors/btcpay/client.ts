@@ -1,7 +1,7 @@
 // BTCPay Server Greenfield transport: the store's API key (`Authorization: token <key>`), a deadline (the
 // shared callVendor), and the pure readers of transformers.ts. BTCPay is self-hosted: each MID names its
 // own server and store.
-import { callVendor } from '../http';
+import { callVendor } from '../transport';
 import type { RefundSendResult } from '../types';
 import { createInvoiceRequest, readInvoice, readInvoiceList, readPayouts, readPullPayment, readPullPaymentList, readRefundInvoice, refundInvoiceRequest } from './transformers';
 import type { Invoice, InvoiceAnswer, InvoiceOrder, Unknown } from './transformers';

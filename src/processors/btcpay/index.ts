@@ -2,7 +2,7 @@
 // store, API key and webhook secret. Refunds are pull payments the customer claims from a link.
 import { randomBytes } from 'node:crypto';
 import { isoDecimals } from '../amounts';
-import type { CheckoutOrder, CheckoutStart, HostedCheckout } from '../hosted';
+import type { CheckoutOrder, CheckoutStart, HostedCheckout } from '../checkout';
 import type { CallContext, Connector, CredentialField, Plan, Processor, QueryResult, RefundConnector, RefundOrder, StatusQuery } from '../types';
 import { BtcpayClient } from './client';
 import { observe, observeRefund, readWebhook, refundCallbackNote, signatureValid } from './transformers';
@@ -78,6 +78,7 @@ export function btcpayProcessor(t: BtcpayTransport): Processor & { hosted: Hoste
 
   const connector: Connector = {
     refunds: btcpayRefunds(client),
+    payouts: null,
     // An invoice is made when the customer opens payment_url (hosted.start): nothing is queued to send.
     initiate: async () => ({ kind: 'retry', detail: 'a BTCPay invoice is made when the customer opens payment_url' }),
     async queryStatus(ctx: CallContext, q: StatusQuery): Promise<QueryResult> {

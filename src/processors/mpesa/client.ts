@@ -1,14 +1,19 @@
 // Safaricom Daraja transport: URLs, the OAuth client-credentials token per MID (Basic
 // consumer_key:consumer_secret -> bearer token of about an hour, cached and refreshed before expiry),
 // deadlines. No decisions here: transformers.ts reads every answer.
-import { callVendor } from '../http';
-import type { VendorAnswer } from '../http';
+import { callVendor } from '../transport';
+import type { VendorAnswer } from '../transport';
 import { TokenCache, tokenFetchOf } from '../token-cache';
 import type { TokenFetch } from '../token-cache';
 import type { CallContext } from '../types';
 import { tokenRefused } from './transformers';
 
-export type DarajaPath = '/mpesa/stkpush/v1/processrequest' | '/mpesa/stkpushquery/v1/query' | '/mpesa/reversal/v1/request' | '/mpesa/transactionstatus/v1/query';
+export type DarajaPath =
+  | '/mpesa/stkpush/v1/processrequest'
+  | '/mpesa/stkpushquery/v1/query'
+  | '/mpesa/reversal/v1/request'
+  | '/mpesa/transactionstatus/v1/query'
+  | '/mpesa/b2c/v3/paymentrequest';
 
 export interface MpesaClientSettings {
   baseUrl: string;
@@ -33,7 +38,7 @@ export class MpesaClient {
     }).then(tokenFetchOf);
   }
 
-  /** POST a JSON body with the MID's bearer token to one of Daraja's paths (M-Pesa Express, Reversal, Transaction Status). */
+  /** POST a JSON body with the MID's bearer token to one of Daraja's paths (M-Pesa Express, Reversal, Transaction Status, B2C). */
   post(ctx: CallContext, path: DarajaPath, body: () => unknown): Promise<VendorAnswer> {
     return this.tokens.authorized(
       ctx,

@@ -1,23 +1,29 @@
 // Safaricom M-Pesa Express (Lipa na M-Pesa Online, STK push): the customer gets a prompt on the phone
-// and approves it with the M-Pesa PIN. Refunds are reversals of the payment (the Reversal API), answered
-// asynchronously on the refund's callback URL.
+// and approves it with the M-Pesa PIN. Refunds are reversals of the payment (the Reversal API) and payouts
+// are B2C payments, both answered asynchronously on their own callback URL.
 import { checkByToken } from '../token-cache';
-import type { CallContext, Connector, CredentialField, PaymentOrder, Plan, PlanInput, Processor, RefundConnector, RefundOrder, StatusQuery } from '../types';
+import type { CallContext, Connector, CredentialField, PaymentOrder, PayoutConnector, PayoutOrder, Plan, PlanInput, Processor, RefundConnector, RefundOrder, StatusQuery } from '../types';
 import { promptPlan } from '../types';
 import { MpesaClient } from './client';
 import type { MpesaClientSettings } from './client';
 import {
+  b2cShortCode,
   callbackNote,
   darajaPassword,
   darajaTimestamp,
   INSTITUTION,
+  missingPayoutCredentials,
   missingReversalCredentials,
   mpesaAmountDecimals,
+  payoutCallbackNote,
+  payoutSendResult,
+  payoutStatusQuerySent,
   queryResult,
   refundCallbackNote,
   reversalSendResult,
   sendResult,
   statusQuerySent,
+  toB2c,
   toReversal,
   toStatusQuery,
   toStkPush,
@@ -58,6 +64,14 @@ export const MPESA_CREDENTIALS: CredentialField[] = [
     optional: true,
     check: (v) => (/^[A-Za-z0-9+/]{100,1000}={0,2}$/.test(v) ? null : 'must be the base64 text of the encrypted password (100 to 1000 characters)'),
   },
+  // Payouts are B2C payments from the B2C (bulk disbursement) short code, by the same initiator (which
+  // then also needs the org portal's "B2C ORG API Initiator" role).
+  {
+    name: 'b2c_short_code',
+    description: 'PartyA of payouts: the B2C short code money is paid out from (default: short_code)',
+    optional: true,
+    check: (v) => (/^\d{5,7}$/.test(v) ? null : 'must be 5 to 7 digits'),
+  },
 ];
 
 /**
@@ -86,10 +100,40 @@ function mpesaRefunds(client: MpesaClient): RefundConnector {
   };
 }
 
+/**
+ * Payouts: B2C BusinessPayment with our reference as the OriginatorConversationID, settled by the Result
+ * posted to the payout's callback URL; queryPayout sends a Transaction Status query for it, whose Result
+ * comes to the same URL, and answers PENDING when Safaricom accepts it.
+ */
+function mpesaPayouts(client: MpesaClient): PayoutConnector {
+  return {
+    async initiatePayout(ctx: CallContext, order: PayoutOrder) {
+      const missing = missingPayoutCredentials(ctx.credentials);
+      if (missing.length > 0) return { kind: 'refused', message: 'This M-Pesa MID has no B2C initiator, so it cannot pay out', detail: `missing ${missing.join(', ')}` };
+      const body = toB2c(ctx.credentials, order);
+      if ('refused' in body) return { kind: 'refused', message: body.refused, detail: 'not sent' };
+      return payoutSendResult(await client.post(ctx, '/mpesa/b2c/v3/paymentrequest', () => body), order.reference);
+    },
+    async queryPayout(ctx: CallContext, q: StatusQuery) {
+      const missing = missingPayoutCredentials(ctx.credentials);
+      if (missing.length > 0) return { kind: 'unavailable', detail: `no B2C initiator (missing ${missing.join(', ')})` };
+      if (!q.callbackUrl) return { kind: 'unavailable', detail: 'no callback URL for the Transaction Status result' };
+      const { callbackUrl } = q;
+      // the OriginatorConversationID is ours, so a payout whose answer was lost can be asked about too
+      const id = q.vendorReference ?? q.reference;
+      return payoutStatusQuerySent(
+        await client.post(ctx, '/mpesa/transactionstatus/v1/query', () => toStatusQuery(ctx.credentials, id, callbackUrl, b2cShortCode(ctx.credentials), 'Payout status')),
+      );
+    },
+    parsePayoutCallback: payoutCallbackNote,
+  };
+}
+
 export function mpesaProcessor(settings: MpesaClientSettings, now: () => Date = () => new Date()): Processor {
   const client = new MpesaClient(settings);
   const connector: Connector = {
     refunds: mpesaRefunds(client),
+    payouts: mpesaPayouts(client),
     async initiate(ctx: CallContext, order: PaymentOrder) {
       return sendResult(await client.post(ctx, '/mpesa/stkpush/v1/processrequest', () => toStkPush(ctx.credentials, order, now())));
     },

@@ -1,13 +1,13 @@
 // MTN MoMo transport: URLs, headers, the OAuth token per MID and product (Basic api_user:api_key ->
 // bearer token of about an hour, cached and refreshed before expiry), deadlines. Collections use the
-// Collection product, refunds the Disbursement product with its own API user, key and subscription key.
+// Collection product, refunds and payouts (transfers) the Disbursement product with its own API user, key and subscription key.
 // No decisions here: transformers.ts reads every answer.
-import { callVendor } from '../http';
-import type { VendorAnswer } from '../http';
+import { callVendor } from '../transport';
+import type { VendorAnswer } from '../transport';
 import { TokenCache, tokenFetchOf } from '../token-cache';
 import type { TokenFetch } from '../token-cache';
 import type { CallContext } from '../types';
-import type { MtnRefund, MtnRequestToPay } from './transformers';
+import type { MtnRefund, MtnRequestToPay, MtnTransfer } from './transformers';
 
 export interface MtnClientSettings {
   baseUrl: string;
@@ -77,10 +77,27 @@ export class MtnClient {
   }
 
   refund(ctx: CallContext, reference: string, callbackUrl: string, body: MtnRefund): Promise<VendorAnswer> {
+    return this.disbursementSend(ctx, 'refund', reference, callbackUrl, body);
+  }
+
+  refundStatus(ctx: CallContext, reference: string): Promise<VendorAnswer> {
+    return this.disbursementStatus(ctx, 'refund', reference);
+  }
+
+  /** A payout: POST /disbursement/v1_0/transfer, on the same product, credentials and token cache as refunds. */
+  transfer(ctx: CallContext, reference: string, callbackUrl: string, body: MtnTransfer): Promise<VendorAnswer> {
+    return this.disbursementSend(ctx, 'transfer', reference, callbackUrl, body);
+  }
+
+  transferStatus(ctx: CallContext, reference: string): Promise<VendorAnswer> {
+    return this.disbursementStatus(ctx, 'transfer', reference);
+  }
+
+  private disbursementSend(ctx: CallContext, resource: 'refund' | 'transfer', reference: string, callbackUrl: string, body: unknown): Promise<VendorAnswer> {
     return this.disbursementTokens.authorized(ctx, () => this.fetchDisbursementToken(ctx), (token) =>
       callVendor({
         method: 'POST',
-        url: `${this.settings.baseUrl}/disbursement/v1_0/refund`,
+        url: `${this.settings.baseUrl}/disbursement/v1_0/${resource}`,
         headers: {
           ...this.headers(ctx, token, ctx.credentials.disbursement_subscription_key),
           'content-type': 'application/json',
@@ -93,11 +110,11 @@ export class MtnClient {
     );
   }
 
-  refundStatus(ctx: CallContext, reference: string): Promise<VendorAnswer> {
+  private disbursementStatus(ctx: CallContext, resource: 'refund' | 'transfer', reference: string): Promise<VendorAnswer> {
     return this.disbursementTokens.authorized(ctx, () => this.fetchDisbursementToken(ctx), (token) =>
       callVendor({
         method: 'GET',
-        url: `${this.settings.baseUrl}/disbursement/v1_0/refund/${encodeURIComponent(reference)}`,
+        url: `${this.settings.baseUrl}/disbursement/v1_0/${resource}/${encodeURIComponent(reference)}`,
         headers: this.headers(ctx, token, ctx.credentials.disbursement_subscription_key),
         timeoutMs: this.settings.timeoutMs,
       }),

@@ -1,7 +1,8 @@
 // MTN MoMo Collection (request to pay): the customer approves a prompt on the phone with the MoMo PIN.
-// Refunds go through the Disbursement product (Refund V1), with that product's own credentials on the MID.
+// Refunds (Refund V1) and payouts (Transfer) go through the Disbursement product, with that product's own
+// credentials on the MID.
 import { checkByToken } from '../token-cache';
-import type { CallContext, Connector, CredentialField, PaymentOrder, Plan, PlanInput, Processor, RefundConnector, RefundOrder, StatusQuery } from '../types';
+import type { CallContext, Connector, CredentialField, PaymentOrder, PayoutConnector, PayoutOrder, Plan, PlanInput, Processor, RefundConnector, RefundOrder, StatusQuery } from '../types';
 import { promptPlan } from '../types';
 import { MtnClient } from './client';
 import type { MtnClientSettings } from './client';
@@ -10,12 +11,15 @@ import {
   INSTITUTION,
   missingDisbursementCredentials,
   mtnAmountDecimals,
+  payoutQueryResult,
+  payoutSendResult,
   queryResult,
   refundQueryResult,
   refundSendResult,
   sendResult,
   toRefund,
   toRequestToPay,
+  toTransfer,
 } from './transformers';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -38,7 +42,7 @@ export const MTN_CREDENTIALS: CredentialField[] = [
   // Refunds run on the Disbursement product, provisioned separately: a MID without these cannot refund.
   {
     name: 'disbursement_api_user',
-    description: 'Disbursement product API user id (a UUID), needed to refund',
+    description: 'Disbursement product API user id (a UUID), needed to refund and to pay out',
     optional: true,
     check: (v) => (UUID.test(v) ? null : 'must be a UUID'),
   },
@@ -77,10 +81,33 @@ function mtnRefunds(client: MtnClient): RefundConnector {
   };
 }
 
+/** Payouts: Transfer on the Disbursement product, to a mobile money wallet only. */
+function mtnPayouts(client: MtnClient): PayoutConnector {
+  return {
+    async initiatePayout(ctx: CallContext, order: PayoutOrder) {
+      const missing = missingDisbursementCredentials(ctx.credentials);
+      if (missing.length > 0) {
+        return { kind: 'refused', message: 'This MTN MoMo MID has no Disbursement credentials, so it cannot pay out', detail: `missing ${missing.join(', ')}` };
+      }
+      const body = toTransfer(order);
+      if ('refused' in body) return { kind: 'refused', message: body.refused, detail: 'not sent' };
+      return payoutSendResult(await client.transfer(ctx, order.reference, order.callbackUrl, body));
+    },
+    async queryPayout(ctx: CallContext, q: StatusQuery) {
+      const missing = missingDisbursementCredentials(ctx.credentials);
+      if (missing.length > 0) return { kind: 'unavailable', detail: `no Disbursement credentials (missing ${missing.join(', ')})` };
+      return payoutQueryResult(await client.transferStatus(ctx, q.reference));
+    },
+    // the transfer callback is the Transfer resource, unsigned: only a prompt to query
+    parsePayoutCallback: callbackNote,
+  };
+}
+
 export function mtnMomoProcessor(settings: MtnClientSettings): Processor {
   const client = new MtnClient(settings);
   const connector: Connector = {
     refunds: mtnRefunds(client),
+    payouts: mtnPayouts(client),
     async initiate(ctx: CallContext, order: PaymentOrder) {
       return sendResult(await client.requestToPay(ctx, order.reference, order.callbackUrl, toRequestToPay(order)));
     },

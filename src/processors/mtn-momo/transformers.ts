@@ -3,8 +3,8 @@
 // (momodeveloper.mtn.com, "API documentation" and "Common errors" pages) and the public client
 // libraries that follow it (sparkplug/momoapi-node, mtvbrianking/laravel-mtn-momo).
 import { amountText, isoDecimals, parseVendorAmount } from '../amounts';
-import type { VendorAnswer } from '../http';
-import type { CallbackNote, Observed, ObservedStatus, PaymentOrder, QueryResult, RefundOrder, SendResult } from '../types';
+import type { VendorAnswer } from '../transport';
+import type { CallbackNote, Observed, ObservedStatus, PaymentOrder, PayoutObservedStatus, PayoutOrder, QueryResult, RefundOrder, SendResult } from '../types';
 
 export const INSTITUTION = 'MTN Mobile Money';
 
@@ -247,5 +247,83 @@ export function refundQueryResult(a: VendorAnswer): QueryResult {
   if (a.status === 404) return { kind: 'not_found' };
   if (a.status !== 200) return { kind: 'unavailable', detail: errorText(a) };
   const observed = observeRefund(a.json);
+  return observed ? { kind: 'observed', observed } : { kind: 'unavailable', detail: 'HTTP 200 without a readable status' };
+}
+
+// ---- payouts: the Disbursement product's Transfer -------------------------------------------------
+// Sources: the MoMo developer portal's Disbursement API ("Transfer": POST /disbursement/v1_0/transfer
+// with X-Reference-Id, X-Callback-Url and the Transfer body { amount, currency, externalId, payee
+// { partyIdType, partyId }, payerMessage, payeeNote }, 202 empty; "GetTransferStatus": GET
+// /disbursement/v1_0/transfer/{referenceId}, the same Transfer resource with status and reason, 404
+// RESOURCE_NOT_FOUND when never received) and MTN-Group/MoMoAPIs_Javascript_sdk (transfer and its status).
+
+/** POST /disbursement/v1_0/transfer body (the portal's Transfer schema). */
+export interface MtnTransfer {
+  amount: string;
+  currency: string;
+  externalId: string;
+  payee: { partyIdType: 'MSISDN'; partyId: string };
+  payerMessage: string;
+  payeeNote: string;
+}
+
+/** Our payout -> the vendor's body, or why MTN cannot take it (a bank account, an amount not exact). */
+export function toTransfer(order: PayoutOrder): MtnTransfer | { refused: string } {
+  if (order.paymentMethod !== 'MOBILE_MONEY') return { refused: 'MTN MoMo pays out to mobile money wallets only, not to bank accounts' };
+  // MSISDN: the number in international form without the plus sign (the portal's Party schema)
+  const msisdn = order.accountNumber.replace(/^\+/, '');
+  if (!/^\d{8,15}$/.test(msisdn)) return { refused: 'MTN MoMo pays out to a phone number in international form only' };
+  const amount = amountText(order.amountMinor, mtnAmountDecimals(order.currency));
+  if (amount === null) return { refused: `MTN MoMo takes ${order.currency} in whole units only` };
+  return {
+    amount,
+    currency: order.currency,
+    externalId: order.gatewayReference,
+    payee: { partyIdType: 'MSISDN', partyId: msisdn },
+    // payerMessage is shown on the merchant's statement, payeeNote to the payee
+    payerMessage: plainNote(`PayCollect payout ${order.gatewayReference}`),
+    payeeNote: plainNote(order.narration) || plainNote(`Payout ${order.gatewayReference}`),
+  };
+}
+
+/**
+ * The answer to POST transfer, read as requesttopay's (202 accepted; 409 RESOURCE_ALREADY_EXIST = MTN
+ * already has this X-Reference-Id: accepted, never a second payment; 400 refused; 401/403/404/5xx and
+ * no answer: retry under the same reference; anything else unknown), with a payout's words.
+ */
+export function payoutSendResult(a: VendorAnswer): SendResult {
+  const r = sendResult(a);
+  return r.kind === 'refused' ? { ...r, message: 'The mobile money processor refused the payout' } : r;
+}
+
+/** Why a transfer failed (the portal's ErrorReason codes as they apply to money going out). */
+const PAYOUT_REASONS: Record<string, string> = {
+  NOT_ENOUGH_FUNDS: "The merchant's disbursement account at the processor has too little money",
+  PAYER_LIMIT_REACHED: "The merchant's disbursement account at the processor reached its limit",
+  PAYEE_NOT_FOUND: 'The phone number has no mobile money account',
+  PAYEE_NOT_ALLOWED_TO_RECEIVE: 'The mobile money account cannot receive money',
+  NOT_ALLOWED: 'The processor does not allow this payout',
+  NOT_ALLOWED_TARGET_ENVIRONMENT: 'The processor does not allow this payout in this environment',
+  INVALID_CURRENCY: 'The processor does not take this currency',
+  TRANSACTION_CANCELED: 'The payout was cancelled at the processor',
+  INTERNAL_PROCESSING_ERROR: 'The processor could not complete the payout',
+  SERVICE_UNAVAILABLE: 'The processor could not complete the payout',
+};
+const PAYOUT_FAILED = 'The processor reported the payout as failed';
+
+/** A Transfer resource (status query answer and callback body) -> what it says; MTN never reverses a transfer by API. */
+export function observePayout(body: unknown): Observed<PayoutObservedStatus> | null {
+  const o = observeRefund(body);
+  if (!o || o.status !== 'FAILED') return o;
+  const reason = reasonCode((body as { reason?: unknown }).reason);
+  return { ...o, message: (reason && PAYOUT_REASONS[reason]) ?? PAYOUT_FAILED };
+}
+
+/** GET transfer/{referenceId}: 200 even for FAILED; 404 RESOURCE_NOT_FOUND = never received. */
+export function payoutQueryResult(a: VendorAnswer): QueryResult<PayoutObservedStatus> {
+  if (a.kind === 'no_answer') return { kind: 'unavailable', detail: a.detail };
+  if (a.status === 404) return { kind: 'not_found' };
+  if (a.status !== 200) return { kind: 'unavailable', detail: errorText(a) };
+  const observed = observePayout(a.json);
   return observed ? { kind: 'observed', observed } : { kind: 'unavailable', detail: 'HTTP 200 without a readable status' };
 }

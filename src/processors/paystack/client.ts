@@ -2,9 +2,13 @@
 // answer goes through the pure readers of transformers.ts. Nothing here logs or keeps a request body
 // (a charge carries card data).
 import type { CardDetails } from '../../domain/card';
-import { callVendor } from '../http';
-import type { QueryResult, RefundOrder, SendResult } from '../types';
-import { chargeRequest, initializeRequest, readCharge, readInitialize, readRefundCreate, readRefundFetch, readRefundList, readVerify, refundRequest } from './transformers';
+import { callVendor } from '../transport';
+import type { PayoutObservedStatus, PayoutOrder, QueryResult, RefundOrder, SendResult } from '../types';
+import {
+  chargeRequest, initializeRequest, readCharge, readInitialize, readRecipient, readRefundCreate, readRefundFetch, readRefundList, readTransfer, readTransferVerify,
+  readVerify, refundRequest, transferRequest,
+} from './transformers';
+import type { RecipientRequest } from './transformers';
 import type { ChargeAnswer, InitializeAnswer, PaystackPayment, VerifyAnswer } from './transformers';
 
 export interface PaystackSettings {
@@ -51,6 +55,18 @@ export class PaystackClient {
   findRefund(transactionReference: string, reference: string): Promise<QueryResult | Unreachable> {
     const query = `transaction=${encodeURIComponent(transactionReference)}&perPage=100`;
     return this.call('GET', `/refund?${query}`, undefined, (status, json) => readRefundList(status, json, transactionReference, reference));
+  }
+
+  createRecipient(r: RecipientRequest): Promise<{ kind: 'recipient'; code: string } | SendResult | Unreachable> {
+    return this.call('POST', '/transferrecipient', r, readRecipient);
+  }
+
+  transfer(order: PayoutOrder, recipient: string): Promise<SendResult | Unreachable> {
+    return this.call('POST', '/transfer', transferRequest(order, recipient), readTransfer);
+  }
+
+  verifyTransfer(reference: string): Promise<QueryResult<PayoutObservedStatus> | Unreachable> {
+    return this.call('GET', `/transfer/verify/${encodeURIComponent(reference)}`, undefined, readTransferVerify);
   }
 
   /** One attempt, never repeated by us: card data is not kept to send again. */

@@ -1,13 +1,14 @@
 // Paystack: card with 3-D Secure and online banking on Paystack's hosted checkout, and direct card
 // charges whose 3-D Secure step the customer opens from our payment_url. Refunds, full or partial, through
-// Paystack's Refund API.
+// Paystack's Refund API; payouts through Transfers (a recipient, then the transfer under our reference).
 import { randomBytes } from 'node:crypto';
-import type { HostedCheckout, CheckoutOrder, CheckoutStart } from '../hosted';
-import type { CallContext, Connector, CredentialField, Plan, Processor, QueryResult, RefundConnector, RefundOrder, StatusQuery } from '../types';
+import type { HostedCheckout, CheckoutOrder, CheckoutStart } from '../checkout';
+import type { CallContext, Connector, CredentialField, PayoutConnector, PayoutObservedStatus, PayoutOrder, Plan, Processor, QueryResult, RefundConnector, RefundOrder, StatusQuery } from '../types';
 import { PaystackClient } from './client';
 import type { Unreachable } from './client';
 import {
-  amountDecimals, gatewayReferenceOf, observe, paystackReference, problems, readWebhook, refundCallbackNote, signatureValid,
+  amountDecimals, gatewayReferenceOf, observe, paystackReference, problems, readWebhook, recipientRequest, refundCallbackNote, signatureValid,
+  transferCallbackNote,
 } from './transformers';
 import type { ChargeAnswer, InitializeAnswer, PaystackPayment } from './transformers';
 
@@ -87,11 +88,39 @@ function paystackRefunds(client: (ctx: CallContext) => PaystackClient): RefundCo
   };
 }
 
+/**
+ * Payouts: POST /transferrecipient (harmless to repeat: no money moves), then POST /transfer from the
+ * balance under our reference; verify by that reference settles a lost answer. transfer.* webhooks arrive
+ * signed on the MID's webhook route like charge events. An integration that asks for an OTP on transfers
+ * cannot pay out by API: refused with what the merchant must turn off.
+ */
+function paystackPayouts(client: (ctx: CallContext) => PaystackClient): PayoutConnector {
+  return {
+    async initiatePayout(ctx: CallContext, order: PayoutOrder) {
+      const recipient = recipientRequest(order);
+      if ('refused' in recipient) return { kind: 'refused', message: recipient.refused, detail: 'not sent' };
+      const c = client(ctx);
+      const r = await c.createRecipient(recipient);
+      if (r.kind === 'unreachable') return { kind: 'retry', detail: `recipient: ${r.detail}` };
+      if (r.kind !== 'recipient') return r;
+      const a = await c.transfer(order, r.code);
+      if (a.kind !== 'unreachable') return a;
+      return a.sent ? { kind: 'unknown', detail: a.detail } : { kind: 'retry', detail: a.detail };
+    },
+    async queryPayout(ctx: CallContext, q: StatusQuery): Promise<QueryResult<PayoutObservedStatus>> {
+      const a = await client(ctx).verifyTransfer(q.reference);
+      return a.kind === 'unreachable' ? { kind: 'unavailable', detail: a.detail } : a;
+    },
+    parsePayoutCallback: transferCallbackNote,
+  };
+}
+
 export function paystackProcessor(t: PaystackTransport): Processor & { hosted: HostedCheckout } {
   const client = (ctx: CallContext) => new PaystackClient({ baseUrl: t.baseUrl, secretKey: ctx.credentials.secret_key ?? '', timeoutMs: t.timeoutMs });
 
   const connector: Connector = {
     refunds: paystackRefunds(client),
+    payouts: paystackPayouts(client),
     // A hosted checkout starts when the customer opens payment_url (hosted.start): nothing is queued to send.
     initiate: async () => ({ kind: 'retry', detail: 'a Paystack checkout starts when the customer opens payment_url' }),
     async queryStatus(ctx: CallContext, q: StatusQuery): Promise<QueryResult> {

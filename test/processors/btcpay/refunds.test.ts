@@ -18,7 +18,7 @@ beforeAll(async () => {
   await fake.start();
   hooks = await startReceiver();
   fake.webhookUrl = hooks.url;
-  refunds = btcpayProcessor({ timeoutMs: 1500 }).connector!.refunds!;
+  refunds = btcpayProcessor({ timeoutMs: 4000 }).connector!.refunds!;
   ctx = { midId: 1, credentials: { server_url: fake.url, store_id: fake.storeId, api_key: fake.apiKey, webhook_secret: fake.webhookSecret } };
 });
 

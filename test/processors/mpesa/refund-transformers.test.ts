@@ -1,5 +1,5 @@
 // M-Pesa refund transformers on Daraja's documented payloads: the reversal and status requests, their acknowledgements, every reversal result code, the Transaction Status Result, the queue timeout notice, and bodies that cannot be read.
-import type { VendorAnswer } from '../../../src/processors/http';
+import type { VendorAnswer } from '../../../src/processors/transport';
 import { missingReversalCredentials, refundCallbackNote, reversalSendResult, statusQuerySent, toReversal, toStatusQuery } from '../../../src/processors/mpesa/transformers';
 import type { RefundOrder } from '../../../src/processors/types';
 

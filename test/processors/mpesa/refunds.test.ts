@@ -15,7 +15,7 @@ beforeAll(async () => {
   fake = new FakeMpesa({ answerAfterMs: 10 });
   await fake.start();
   hooks = await startReceiver();
-  const processor = mpesaProcessor({ baseUrl: fake.url, timeoutMs: 1500, tokenMarginMs: 1000 });
+  const processor = mpesaProcessor({ baseUrl: fake.url, timeoutMs: 4000, tokenMarginMs: 1000 });
   refunds = processor.connector!.refunds!;
   ctx = { midId: 1, credentials: fake.refundCredentials() };
 });

@@ -1,5 +1,5 @@
 // MTN MoMo refund transformers on vendor payloads: the RefundV1 body, the send answers, every refund status and reason, and answers that cannot be read.
-import type { VendorAnswer } from '../../../src/processors/http';
+import type { VendorAnswer } from '../../../src/processors/transport';
 import { missingDisbursementCredentials, observeRefund, refundQueryResult, refundSendResult, toRefund } from '../../../src/processors/mtn-momo/transformers';
 import type { RefundOrder } from '../../../src/processors/types';
 

@@ -18,7 +18,7 @@ beforeAll(async () => {
   await fake.start();
   hooks = await startReceiver();
   fake.webhookUrl = hooks.url;
-  refunds = paystackProcessor({ baseUrl: fake.url, timeoutMs: 1500 }).connector!.refunds!;
+  refunds = paystackProcessor({ baseUrl: fake.url, timeoutMs: 4000 }).connector!.refunds!;
   ctx = { midId: 1, credentials: { secret_key: fake.secretKey } };
 });
 

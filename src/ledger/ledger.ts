@@ -1,0 +1,315 @@
+// The double-entry ledger: postings on completion, releases of held amounts, balances. A balance is
+// read from running balances that the database keeps with every posting (migration 0030: a few rows
+// per account, one per session slot, so concurrent completions of one wallet do not wait for each
+// other); drift() recomputes them from the postings.
+import type { IBaseProtocol } from 'pg-promise';
+import { pgp, sqlFile } from '../db';
+import type { Tx } from '../db';
+import { BY_ID, listPage } from '../db/keyset';
+import type { ListPage, PageRequest } from '../db/keyset';
+import type { CollectionRow } from '../domain/collection';
+import { accountName, assertBalanced, completionPlan, releasePlan, walletTotal } from '../domain/ledger';
+import type { AccountKey, HoldBucket, JournalKind, PostingDraft, WalletParts } from '../domain/ledger';
+import { toApi } from '../domain/money';
+import { AppError } from '../errors';
+import type { WorkerSpec } from '../workers/loops';
+import { toPosting } from '../api-records/collection';
+import type { PostingRow } from '../api-records/collection';
+import type { Base } from '../base';
+
+/** Holds released per transaction by the worker; a full batch runs again at once. */
+export const RELEASE_BATCH = 100;
+export const RELEASE_INTERVAL_MS = 1000;
+/** More wallets than ISO 4217 has currencies is a bug, not a business. */
+const MAX_WALLETS = 500;
+const MAX_INT4 = 2_147_483_647;
+
+export interface WalletBalance extends WalletParts {
+  currency: string;
+}
+
+/** What creditContextSql reads: the wallet to credit, its business's reserve and settlement terms, and
+ * the ledger accounts that already exist for the wallet and for the service in its currency. */
+export interface CreditContext {
+  wallet_id: number;
+  reserve_percent: string;
+  rolling_reserve_months: number;
+  card_settlement_days: number;
+  accounts: { id: number; wallet_id: number | null; currency: string; kind: AccountKey['kind'] }[] | null;
+}
+
+/**
+ * JSON of the CreditContext of the wallet of (business, currency), both SQL expressions (columns of
+ * the statement it is embedded in, or formatted literals); null when there is no such wallet.
+ */
+export function creditContextSql(businessId: string, currency: string): string {
+  return `(SELECT json_build_object('wallet_id', w.id, 'reserve_percent', b.rolling_reserve_percent::text,
+      'rolling_reserve_months', b.rolling_reserve_months, 'card_settlement_days', b.card_settlement_days,
+      'accounts', (SELECT json_agg(json_build_object('id', a.id, 'wallet_id', a.wallet_id, 'currency', a.currency, 'kind', a.kind))
+                   FROM ledger_accounts a WHERE a.wallet_id = w.id OR (a.wallet_id IS NULL AND a.currency = w.currency)))
+    FROM wallets w JOIN businesses b ON b.id = w.business_id WHERE w.business_id = ${businessId} AND w.currency = ${currency})`;
+}
+
+/** A connection to query with: a transaction, or the database itself (each statement on its own). */
+type Queryable = IBaseProtocol<object>;
+
+/** The journal CTE of completionWrites: empty when the collection was credited already. */
+export const CREDIT_JOURNAL = 'credit_journal';
+
+interface DueHold {
+  id: bigint;
+  wallet_id: number;
+  business_id: number;
+  bucket: HoldBucket;
+  amount_minor: bigint;
+  currency: string;
+  collection_id: bigint | null;
+}
+
+/** A ledger account whose running balance is not the sum of its postings, an unbalanced journal, or a wallet account below zero. */
+export interface LedgerDrift {
+  problem: 'balance' | 'journal' | 'negative';
+  account_id: number | null;
+  wallet_id: number | null;
+  currency: string;
+  kind: AccountKey['kind'] | null;
+  journal_id: bigint | null;
+  recorded_minor: bigint;
+  recomputed_minor: bigint;
+}
+
+const driftSql = sqlFile(__dirname, 'ledger-drift.sql');
+
+/** Every running balance that differs from the sum of its postings, and every unbalanced journal. */
+export function ledgerDrift(db: Queryable): Promise<LedgerDrift[]> {
+  return db.any<LedgerDrift>(driftSql);
+}
+
+const postingColumns = new pgp.helpers.ColumnSet(['journal_id', 'account_id', 'amount_minor', 'currency', 'kind', 'created_at'], {
+  table: 'postings',
+});
+
+
+export function toBalanceRecord(b: WalletBalance) {
+  return {
+    currency: b.currency,
+    balance: toApi(walletTotal(b)),
+    available_balance: toApi(b.availableMinor),
+    pending_balance: toApi(b.pendingMinor),
+    reserved_balance: toApi(b.reservedMinor),
+    refund_held_balance: toApi(b.refundHeldMinor),
+  };
+}
+
+export class LedgerService {
+  constructor(readonly s: Base) {}
+
+  /**
+   * Inside the transaction that moves the collection to COMPLETED: credit it, once. The postings are
+   * checked to balance before anything is written; a second credit of the same collection is
+   * impossible (journals_one_credit) and is skipped here.
+   */
+  async postCompletion(t: Tx, row: CollectionRow): Promise<void> {
+    const { ctx } = await t.one<{ ctx: CreditContext | null }>(
+      `SELECT ${creditContextSql(pgp.as.format('$1::int', [row.business_id]), pgp.as.format('$1', [row.account_currency]))} AS ctx`,
+    );
+    const ctes = await this.completionWrites(t, row, ctx, pgp.as.format('(SELECT $1::bigint AS id)', [row.id]));
+    const { credited } = await t.one<{ credited: boolean }>(`WITH ${ctes.join(', ')} SELECT EXISTS (SELECT 1 FROM ${CREDIT_JOURNAL}) AS credited`);
+    if (!credited) this.creditSkipped(row);
+  }
+
+  /**
+   * postCompletion's writes as data-modifying CTEs (formatted SQL: a statement made of them is sent as
+   * is, never formatted again): the journal (CREDIT_JOURNAL, empty when the collection has its credit
+   * already), its postings and its holds, written only with the journal. The plan is checked to balance
+   * here, before any of it is written. Ledger accounts missing from ctx are created first (first use),
+   * through `t` (a transaction, or the database: creating them is idempotent and harmless on its own).
+   * `source` is a relation with the collection's `id` column (e.g. the guarded state change itself): the
+   * journal is written only when the source has the row, and so nothing else is either.
+   */
+  async completionWrites(t: Queryable, row: CollectionRow, ctx: CreditContext | null, source: string): Promise<string[]> {
+    if (row.status !== 'COMPLETED') throw new Error(`postCompletion on a ${row.status} collection`);
+    if (!ctx) throw new Error(`collection ${row.id} has no ${row.account_currency} wallet to credit`);
+    const completedAt = this.s.now();
+    const plan = completionPlan({
+      walletId: ctx.wallet_id,
+      currency: row.account_currency,
+      paymentMethod: row.payment_method,
+      accountAmountMinor: row.account_amount_minor,
+      feeMinor: row.fee_minor,
+      totalCreditMinor: row.total_credit_minor,
+      customerCharged: row.customer_charged,
+      reservePercent: ctx.reserve_percent,
+      reserveMonths: ctx.rolling_reserve_months,
+      cardSettlementDays: ctx.card_settlement_days,
+      completedAt,
+    });
+    assertBalanced(plan.postings);
+    const known = new Map((ctx.accounts ?? []).map((a) => [accountName({ kind: a.kind, walletId: a.wallet_id, currency: a.currency }), a.id]));
+    const keys = plan.postings.map((p) => p.account);
+    const ids = keys.every((k) => known.has(accountName(k))) ? known : await this.accountIds(t, row.business_id, keys);
+    const ctes = [
+      pgp.as.format(
+        `${CREDIT_JOURNAL} AS (INSERT INTO journals (collection_id, kind, created_at) SELECT s.id, 'collection_credit', $1::timestamptz FROM ${source} s
+         ON CONFLICT (collection_id) WHERE kind = 'collection_credit' DO NOTHING RETURNING id)`,
+        [completedAt],
+      ),
+      pgp.as.format(
+        `credit_postings AS (INSERT INTO postings (journal_id, account_id, amount_minor, currency, kind, created_at)
+         SELECT j.id, v.account_id, v.amount_minor, v.currency, v.kind, $5::timestamptz
+         FROM ${CREDIT_JOURNAL} j CROSS JOIN unnest($1::int[], $2::bigint[], $3::text[], $4::text[]) WITH ORDINALITY AS v(account_id, amount_minor, currency, kind, n)
+         ORDER BY v.n)`,
+        [
+          plan.postings.map((p) => ids.get(accountName(p.account))),
+          plan.postings.map((p) => p.amountMinor),
+          plan.postings.map((p) => p.account.currency),
+          plan.postings.map((p) => p.kind),
+          completedAt,
+        ],
+      ),
+    ];
+    if (plan.holds.length > 0) {
+      ctes.push(
+        pgp.as.format(
+          `credit_holds AS (INSERT INTO ledger_holds (journal_id, wallet_id, bucket, amount_minor, release_at)
+           SELECT j.id, $1::int, v.bucket, v.amount_minor, v.release_at
+           FROM ${CREDIT_JOURNAL} j CROSS JOIN unnest($2::text[], $3::bigint[], $4::timestamptz[]) WITH ORDINALITY AS v(bucket, amount_minor, release_at, n)
+           ORDER BY v.n)`,
+          [ctx.wallet_id, plan.holds.map((h) => h.bucket), plan.holds.map((h) => h.amountMinor), plan.holds.map((h) => h.releaseAt)],
+        ),
+      );
+    }
+    return ctes;
+  }
+
+  /** After completionWrites found the collection credited already. */
+  creditSkipped(row: CollectionRow): void {
+    this.s.log.warn('collection already credited; second credit skipped', { collection_id: row.id });
+  }
+
+  /** Releases due holds (reserve and card settlement) to available, each exactly once. */
+  async releaseDue(now: Date): Promise<number> {
+    return this.s.db.tx('ledger-release', async (t) => {
+      const holds = await t.any<DueHold>(
+        `SELECT h.id, h.wallet_id, w.business_id, h.bucket, h.amount_minor, w.currency, j.collection_id
+         FROM ledger_holds h JOIN wallets w ON w.id = h.wallet_id JOIN journals j ON j.id = h.journal_id
+         WHERE h.released_journal_id IS NULL AND h.release_at <= $1
+         ORDER BY h.release_at, h.id LIMIT $2 FOR UPDATE OF h SKIP LOCKED`,
+        [now, RELEASE_BATCH],
+      );
+      for (const h of holds) await this.release(t, h, now);
+      return holds.length;
+    });
+  }
+
+  workers(): WorkerSpec[] {
+    return [{ name: 'ledger-release', intervalMs: RELEASE_INTERVAL_MS, run: () => this.releaseDue(this.s.now()) }];
+  }
+
+  /**
+   * Every wallet of the business with its balance parts; `currency` narrows it to one (or none). Reads
+   * the running balances: at most 16 rows per account, however long the wallet's history.
+   */
+  async walletBalances(businessId: number, currency?: string): Promise<WalletBalance[]> {
+    const rows = await this.s.db.any<{ currency: string; available: bigint; pending: bigint; reserved: bigint; refund_held: bigint }>(
+      `SELECT w.currency,
+         COALESCE(SUM(b.balance_minor) FILTER (WHERE a.kind = 'available'), 0)::bigint AS available,
+         COALESCE(SUM(b.balance_minor) FILTER (WHERE a.kind = 'pending'), 0)::bigint AS pending,
+         COALESCE(SUM(b.balance_minor) FILTER (WHERE a.kind = 'reserved'), 0)::bigint AS reserved,
+         COALESCE(SUM(b.balance_minor) FILTER (WHERE a.kind = 'refund_hold'), 0)::bigint AS refund_held
+       FROM wallets w LEFT JOIN ledger_accounts a ON a.wallet_id = w.id LEFT JOIN account_balances b ON b.account_id = a.id
+       WHERE w.business_id = $1 AND ($2::text IS NULL OR w.currency = $2)
+       GROUP BY w.id, w.currency, w.is_default ORDER BY w.is_default DESC, w.currency LIMIT $3`,
+      [businessId, currency ?? null, MAX_WALLETS],
+    );
+    return rows.map((r) => ({ currency: r.currency, availableMinor: r.available, pendingMinor: r.pending, reservedMinor: r.reserved, refundHeldMinor: r.refund_held }));
+  }
+
+  /** One wallet's balance; NOT_FOUND when the business has no wallet in the currency. */
+  async walletBalance(businessId: number, currency: string): Promise<WalletBalance> {
+    const [balance] = await this.walletBalances(businessId, currency);
+    if (!balance) throw new AppError('NOT_FOUND', `Your business has no ${currency} wallet`);
+    return balance;
+  }
+
+  /** A page of one wallet's postings, newest first (operator view). */
+  async walletPostings(businessId: number, currency: string, page: PageRequest): Promise<ListPage<ReturnType<typeof toPosting>>> {
+    const found = businessId <= MAX_INT4
+      ? await this.s.db.oneOrNone<{ wallet_id: number | null }>(
+          'SELECT w.id AS wallet_id FROM businesses b LEFT JOIN wallets w ON w.business_id = b.id AND w.currency = $2 WHERE b.id = $1',
+          [businessId, currency],
+        )
+      : null;
+    if (!found) throw new AppError('NOT_FOUND', `No business with id ${businessId}`);
+    if (found.wallet_id === null) throw new AppError('NOT_FOUND', `Business ${businessId} has no ${currency} wallet`);
+    const sql = `SELECT p.id, p.journal_id, c.gateway_reference, a.kind AS account, p.amount_minor, p.currency, p.kind, p.created_at
+       FROM postings p JOIN ledger_accounts a ON a.id = p.account_id JOIN journals j ON j.id = p.journal_id
+       LEFT JOIN collections c ON c.id = j.collection_id
+       WHERE a.wallet_id = $1`;
+    const listed = await listPage<PostingRow>(this.s.db, { sql, values: [found.wallet_id], key: BY_ID, direction: 'DESC' }, page);
+    return { ...listed, rows: listed.rows.map(toPosting) };
+  }
+
+  private async release(t: Tx, h: DueHold, now: Date): Promise<void> {
+    const plan = releasePlan({ walletId: h.wallet_id, currency: h.currency, bucket: h.bucket, amountMinor: h.amount_minor });
+    assertBalanced(plan.postings);
+    const journalId = await this.openJournal(t, plan.journalKind, h.collection_id, now);
+    if (journalId === null) throw new Error('a release journal cannot conflict');
+    await this.writePostings(t, journalId, h.business_id, plan.postings, now);
+    const done = await t.result('UPDATE ledger_holds SET released_journal_id = $2 WHERE id = $1 AND released_journal_id IS NULL', [h.id, journalId]);
+    if (done.rowCount !== 1) throw new Error(`hold ${h.id} was released twice`);
+  }
+
+  /** A new journal's id; null when this collection already has its (one) credit journal. */
+  private async openJournal(t: Tx, kind: JournalKind, collectionId: bigint | null, at: Date): Promise<bigint | null> {
+    const row = await t.oneOrNone<{ id: bigint }>(
+      `INSERT INTO journals (collection_id, kind, created_at) VALUES ($1, $2, $3)
+       ON CONFLICT (collection_id) WHERE kind = 'collection_credit' DO NOTHING RETURNING id`,
+      [collectionId, kind, at],
+    );
+    return row ? row.id : null;
+  }
+
+  private async writePostings(t: Tx, journalId: bigint, businessId: number, postings: PostingDraft[], at: Date): Promise<void> {
+    const ids = await this.accountIds(t, businessId, postings.map((p) => p.account));
+    const rows = postings.map((p) => ({
+      journal_id: journalId,
+      account_id: ids.get(accountName(p.account)),
+      amount_minor: p.amountMinor,
+      currency: p.account.currency,
+      kind: p.kind,
+      created_at: at,
+    }));
+    await t.none(pgp.helpers.insert(rows, postingColumns));
+  }
+
+  /**
+   * Ledger account ids, created on first use. Inserts go in one fixed order (sorted keys), so two
+   * transactions creating the same accounts wait for each other instead of deadlocking.
+   */
+  private async accountIds(t: Queryable, businessId: number, keys: AccountKey[]): Promise<Map<string, number>> {
+    const unique = [...new Map(keys.map((k) => [accountName(k), k])).values()].sort((a, b) => (accountName(a) < accountName(b) ? -1 : 1));
+    const params = [unique.map((k) => k.walletId), unique.map((k) => k.currency), unique.map((k) => k.kind)];
+    const find = () =>
+      t.any<{ id: number; wallet_id: number | null; currency: string; kind: AccountKey['kind'] }>(
+        `SELECT a.id, a.wallet_id, a.currency, a.kind FROM ledger_accounts a
+         JOIN unnest($1::int[], $2::text[], $3::text[]) AS v(wallet_id, currency, kind)
+           ON a.wallet_id IS NOT DISTINCT FROM v.wallet_id AND a.currency = v.currency AND a.kind = v.kind`,
+        params,
+      );
+    let rows = await find();
+    if (rows.length < unique.length) {
+      await t.none(
+        `INSERT INTO ledger_accounts (business_id, wallet_id, currency, kind)
+         SELECT CASE WHEN v.wallet_id IS NULL THEN NULL ELSE $4::int END, v.wallet_id, v.currency, v.kind
+         FROM unnest($1::int[], $2::text[], $3::text[]) WITH ORDINALITY AS v(wallet_id, currency, kind, n)
+         ORDER BY v.n ON CONFLICT DO NOTHING`,
+        [...params, businessId],
+      );
+      rows = await find();
+    }
+    const ids = new Map(rows.map((r) => [accountName({ kind: r.kind, walletId: r.wallet_id, currency: r.currency }), r.id]));
+    if (ids.size !== unique.length) throw new Error('ledger accounts could not be created');
+    return ids;
+  }
+}

@@ -1,0 +1,180 @@
+// The webhook outbox worker. Each batch claims due notifications with FOR UPDATE SKIP LOCKED and a
+// lease (next_attempt_at pushed past the attempt's timeout) in one short statement, sends them outside
+// any transaction, then records each outcome. So several processes never send one attempt twice, a
+// crash mid-send retries once the dead process's heartbeat is stale (or at the end of the lease), and
+// all state lives in the database.
+import { masterKeys, openWithAny } from '../crypto/secretbox';
+import { sqlFile } from '../db';
+import { inSpan } from '../telemetry';
+import type { Base } from '../base';
+import type { LivenessService } from '../workers/liveness';
+import { postWebhook } from './deliver';
+import type { AttemptOutcome } from './deliver';
+import { webhookHeaders } from './signing';
+
+export const WEBHOOK_BATCH = 50;
+/** sends under way in this process at once (a batch's stragglers included) */
+export const MAX_IN_FLIGHT = 200;
+/** sends under way in this process to one endpoint (API token) at once: its fair share */
+export const MAX_IN_FLIGHT_PER_ENDPOINT = 10;
+/** how long a batch waits for its sends before the worker claims more: a hanging endpoint holds no one up */
+const BATCH_WAIT_MS = 1000;
+/** time left after the attempt's own timeout for recording its outcome before another process may retry */
+const LEASE_MARGIN_MS = 20_000;
+
+interface Claimed {
+  id: bigint;
+  api_token_id: number | null;
+  event_id: string;
+  body: string;
+  trace_parent: string | null;
+  webhook_url: string | null;
+  webhook_hash_enc: string | null;
+}
+
+const CLAIM_SQL = sqlFile(__dirname, 'claim-webhooks.sql');
+
+export class WebhookWorker {
+  private readonly inFlight = new Set<Promise<void>>();
+  /** sends under way per endpoint (API token id; 0 for a deleted token) */
+  private readonly perEndpoint = new Map<number, number>();
+
+  constructor(
+    private readonly s: Base & { liveness: LivenessService },
+    private readonly timeoutMs: () => number,
+  ) {}
+
+  /**
+   * One batch: claim, send in parallel (at most one per collection), record. Returns how many were
+   * claimed. Sends still running after BATCH_WAIT_MS finish in the background, within MAX_IN_FLIGHT.
+   */
+  async runBatch(): Promise<number> {
+    const room = Math.min(WEBHOOK_BATCH, MAX_IN_FLIGHT - this.inFlight.size);
+    if (room <= 0) return 0;
+    const now = this.s.now();
+    const leaseUntil = new Date(now.getTime() + this.timeoutMs() + LEASE_MARGIN_MS);
+    const claimed = await this.s.db.any<Claimed>(CLAIM_SQL, {
+      now,
+      limit: room,
+      leaseUntil,
+      processId: this.s.liveness.processId,
+      perEndpoint: MAX_IN_FLIGHT_PER_ENDPOINT,
+      busyTokens: [...this.perEndpoint.keys()],
+      busyCounts: [...this.perEndpoint.values()],
+    });
+    const sends = claimed.map((c) => {
+      const endpoint = c.api_token_id ?? 0;
+      this.perEndpoint.set(endpoint, (this.perEndpoint.get(endpoint) ?? 0) + 1);
+      const p = this.deliver(c, leaseUntil).finally(() => {
+        this.inFlight.delete(p);
+        const left = (this.perEndpoint.get(endpoint) ?? 1) - 1;
+        if (left > 0) this.perEndpoint.set(endpoint, left);
+        else this.perEndpoint.delete(endpoint);
+      });
+      this.inFlight.add(p);
+      return p;
+    });
+    let timer: NodeJS.Timeout | undefined;
+    const waited = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, BATCH_WAIT_MS);
+    });
+    await Promise.race([Promise.all(sends), waited]);
+    clearTimeout(timer);
+    return claimed.length;
+  }
+
+  /** Resolves once every send under way has been recorded (for an orderly shutdown). */
+  async drain(): Promise<void> {
+    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
+  }
+
+  private async deliver(c: Claimed, leaseUntil: Date): Promise<void> {
+    const at = this.s.now();
+    // the span continues the trace of the change that wrote the notification
+    const span = this.s.figures.webhookSpan(c.trace_parent);
+    span.setAttribute('paycollect.webhook.event_id', c.event_id);
+    try {
+      await inSpan(span, async () => {
+        const { outcome, permanent } = await this.attempt(c);
+        if (outcome.httpStatus !== null) span.setAttribute('http.response.status_code', outcome.httpStatus);
+        if (!outcome.ok) span.setStatus({ code: 2, message: outcome.error ?? undefined });
+        await this.record(c, at, outcome, permanent, leaseUntil);
+      });
+    } catch (err) {
+      // the lease expires and another batch retries; nothing is lost
+      this.s.log.error('webhook delivery could not be recorded', { event_id: c.event_id, err });
+    }
+  }
+
+  private async attempt(c: Claimed): Promise<{ outcome: AttemptOutcome; permanent: boolean }> {
+    const refused = (error: string) => ({ ok: false, httpStatus: null, error, durationMs: 0, responseBody: null });
+    if (c.webhook_url === null || c.webhook_hash_enc === null) {
+      return { outcome: refused('the API token was deleted'), permanent: true };
+    }
+    let hash: string;
+    try {
+      hash = openWithAny(masterKeys(this.s.config), c.webhook_hash_enc).plaintext;
+    } catch (err) {
+      this.s.log.error('webhook hash cannot be opened with MASTER_KEY', { event_id: c.event_id, err });
+      return { outcome: refused('the webhook hash cannot be read'), permanent: false };
+    }
+    // the wall clock, not the injectable one: receivers compare it with theirs to refuse replays
+    const timestamp = Math.floor(Date.now() / 1000);
+    const outcome = await postWebhook({
+      url: c.webhook_url,
+      headers: webhookHeaders(hash, c.event_id, timestamp, c.body),
+      body: c.body,
+      timeoutMs: this.timeoutMs(),
+      allowPrivate: this.s.config.webhookAllowPrivate,
+    });
+    return { outcome, permanent: false };
+  }
+
+  /** The attempt number is taken atomically here, so concurrent recorders never share one. */
+  private async record(c: Claimed, at: Date, o: AttemptOutcome, permanent: boolean, leaseUntil: Date): Promise<void> {
+    const schedule = this.s.config.webhookRetryScheduleMs;
+    const now = this.s.now();
+    let gaveUp = false;
+    const attempt = o.ok ? await this.recordDelivered(c, at, o, now) : await this.s.db.tx(async (t) => {
+      const n = await t.one<{ attempts: number; schedule_start: number; next_attempt_at: Date | null }>(
+        'UPDATE notifications SET attempts = attempts + 1 WHERE id = $1 RETURNING attempts, schedule_start, next_attempt_at',
+        [c.id],
+      );
+      await t.none(
+        `INSERT INTO notification_attempts (notification_id, attempt, at, http_status, error, duration_ms, response_body)
+         VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+        [c.id, n.attempts, at, o.httpStatus, o.error, o.durationMs, o.responseBody],
+      );
+      // a re-send or another process took the notification over meanwhile: it owns the schedule now
+      const ours = n.next_attempt_at?.getTime() === leaseUntil.getTime();
+      const delay = permanent ? undefined : schedule[n.attempts - n.schedule_start];
+      if (!ours) await t.none('UPDATE notifications SET last_error = $2 WHERE id = $1', [c.id, o.error]);
+      else if (delay === undefined) {
+        gaveUp = true;
+        await t.none('UPDATE notifications SET gave_up_at = $2, next_attempt_at = NULL, last_error = $3, claimed_by = NULL WHERE id = $1', [c.id, now, o.error]);
+      } else {
+        await t.none('UPDATE notifications SET next_attempt_at = $2, last_error = $3, claimed_by = NULL WHERE id = $1', [c.id, new Date(now.getTime() + delay), o.error]);
+      }
+      return n.attempts;
+    });
+    const fields = { event_id: c.event_id, attempt, http_status: o.httpStatus, duration_ms: o.durationMs };
+    this.s.figures.webhookAttempt(o.ok ? 'delivered' : gaveUp ? 'gave_up' : 'failed');
+    if (o.ok) this.s.log.info('webhook delivered', fields);
+    else this.s.log.warn('webhook attempt failed', { ...fields, error: o.error });
+  }
+
+  /** A delivery, the common case, in one statement: the attempt counted, logged and the row closed at once. */
+  private async recordDelivered(c: Claimed, at: Date, o: AttemptOutcome, now: Date): Promise<number> {
+    const { attempt } = await this.s.db.one<{ attempt: number }>(
+      `WITH n AS (
+         UPDATE notifications SET attempts = attempts + 1, delivered_at = COALESCE(delivered_at, $2), next_attempt_at = NULL,
+           gave_up_at = NULL, last_error = NULL, claimed_by = NULL
+         WHERE id = $1 RETURNING attempts
+       )
+       INSERT INTO notification_attempts (notification_id, attempt, at, http_status, error, duration_ms, response_body)
+       SELECT $1, n.attempts, $3, $4, $5, $6, $7 FROM n RETURNING attempt`,
+      [c.id, now, at, o.httpStatus, o.error, o.durationMs, o.responseBody],
+    );
+    return attempt;
+  }
+}

@@ -1,0 +1,166 @@
+// The composition root: builds each service once at start-up from Base plus exactly the services it
+// names, in dependency order (a service is built after those it calls), and hands the finished record
+// to the HTTP layer (ctx.services) and to the workers. Nothing under src/ but this file and http/ sees
+// the whole record. The one cycle (a collection's card charge runs in the checkouts of processor-requests/,
+// which call back into collections) is broken with a callback.
+import type { Base } from './base';
+import type { Config } from './config';
+import type { Db } from './db';
+import { dbOf } from './db/change';
+import type { Logger } from './log';
+import { telemetryOff } from './telemetry';
+import { Figures } from './telemetry/figures';
+import { buildProcessors } from './processors';
+import type { Processors } from './processors';
+import type { WorkerSpec, Workers } from './workers/loops';
+import { AuditService } from './people/audit';
+import { AccessTokenService } from './merchants/access-tokens';
+import { CardService } from './cards/card-keys';
+import { CheckoutService } from './processor-requests/checkouts';
+import { CollectionService } from './collections/collections';
+import { ConfigCache } from './merchants/config-cache';
+import { GoLiveService } from './merchants/go-live';
+import { LedgerService } from './ledger/ledger';
+import { LivenessService } from './workers/liveness';
+import { BusinessService } from './merchants/businesses';
+import { NotificationService } from './notifications/notifications';
+import { PricingService } from './merchants/pricing';
+import { SessionService } from './people/sessions';
+import { TotpService } from './people/totp';
+import { UserService } from './people/users';
+import { ProcessorRequestService } from './processor-requests/processor-requests';
+import { SharedRateLimit } from './merchants/rate-limit';
+import { RetentionService } from './workers/retention';
+import { RoutingTurns } from './collections/routing-turns';
+import { masterKeys } from './crypto/secretbox';
+import { openCredentials } from './processors/credentials';
+import { refundConnectorOf } from './refunds/sandbox';
+import { RefundService } from './refunds/service';
+
+/** What the caller gives: Base less what is built here (the db getter, kick; figures when none are given). */
+export interface BaseInput {
+  config: Config;
+  db: Db;
+  log: Logger;
+  now: () => Date;
+  figures?: Figures;
+}
+
+export interface Services extends Base {
+  accessTokens: AccessTokenService;
+  /** businesses, wallets, MIDs, API tokens, market rates (merchants/businesses.ts) */
+  businesses: BusinessService;
+  pricing: PricingService;
+  ledger: LedgerService;
+  cards: CardService;
+  collections: CollectionService;
+  notifications: NotificationService;
+  users: UserService;
+  sessions: SessionService;
+  totp: TotpService;
+  audit: AuditService;
+  goLive: GoLiveService;
+  /** the processors by service type, and the queue of requests to the real ones */
+  processors: Processors;
+  processorRequests: ProcessorRequestService;
+  /** checkouts on the pages of processors that have their own (Paystack, BTCPay) */
+  checkouts: CheckoutService;
+  liveness: LivenessService;
+  /** API token state, MIDs and pricing inputs in memory, exact across processes (config-cache.ts) */
+  configCache: ConfigCache;
+  /** round-robin turns among MIDs of equal rank, reserved in blocks (routing-turns.ts) */
+  routingTurns: RoutingTurns;
+  /** deletes delivery logs, emails and audit entries past their retention period (retention.ts) */
+  retention: RetentionService;
+  /** RATE_LIMIT_RPS per API token, shared by every process through leases of the budget (rate-limit.ts) */
+  rateLimit: SharedRateLimit;
+  /** refunds of completed collections (src/refunds/) */
+  refunds: RefundService;
+  /** set once the workers run (server.ts); until then Base.kick wakes nothing */
+  workers: Workers | null;
+}
+
+/** Base plus a service's own parts; the db getter is carried over as a getter, never read once. */
+function using<T extends object>(base: Base, parts: T): Base & T {
+  const o = { ...parts } as Base & T;
+  for (const key of Object.keys(base)) Object.defineProperty(o, key, Object.getOwnPropertyDescriptor(base, key) as PropertyDescriptor);
+  return o;
+}
+
+export function buildServices(input: BaseInput): Services {
+  let workers: Workers | null = null;
+  const base = { config: input.config, log: input.log, now: input.now, figures: input.figures ?? new Figures(telemetryOff()), kick: (name: string) => workers?.kick(name) } as Base;
+  // inside an audited change, every service reads and writes in the change's transaction
+  Object.defineProperty(base, 'db', { get: () => dbOf(input.db), enumerable: true });
+
+  const processors = buildProcessors(input.config);
+  const configCache = new ConfigCache(input.db, input.log);
+  const routingTurns = new RoutingTurns(input.db);
+  const rateLimit = new SharedRateLimit(input.db, () => input.config.rateLimitRps, input.now);
+  const retention = new RetentionService(input.db, input.config.retentionDays, input.now);
+  const liveness = new LivenessService(base);
+  const cards = new CardService(base);
+  const notifications = new NotificationService(using(base, { liveness }));
+  const ledger = new LedgerService(base);
+  const pricing = new PricingService();
+  const accessTokens = new AccessTokenService(using(base, { configCache, rateLimit }));
+  const businesses = new BusinessService(using(base, { processors, notifications }));
+  const goLive = new GoLiveService(using(base, { ledger }));
+  const audit = new AuditService(base);
+  const sessions = new SessionService(using(base, { audit }));
+  const totp = new TotpService(using(base, { sessions, audit }));
+  const users = new UserService(using(base, { audit }));
+  // the card charge is the checkouts', built after collections: called only once requests arrive
+  let checkouts: CheckoutService | null = null;
+  const chargeCard: CheckoutService['chargeCard'] = (...args) => (checkouts as CheckoutService).chargeCard(...args);
+  const collections = new CollectionService(using(base, { accessTokens, cards, chargeCard, configCache, ledger, notifications, pricing, processors, routingTurns }));
+  const refunds = new RefundService({
+    db: () => base.db,
+    config: input.config,
+    log: input.log,
+    now: input.now,
+    refundsOf: (serviceType) => refundConnectorOf(processors, serviceType),
+    openCredentials: (sealed) => openCredentials(masterKeys(input.config), sealed),
+    kick: base.kick,
+  });
+  const processorRequests = new ProcessorRequestService(using(base, { collections, processors, refunds }));
+  checkouts = new CheckoutService(using(base, { collections, processorRequests, processors, refunds }));
+
+  const services: Services = {
+    ...base,
+    accessTokens,
+    businesses,
+    pricing,
+    ledger,
+    cards,
+    collections,
+    notifications,
+    users,
+    sessions,
+    totp,
+    audit,
+    goLive,
+    processors,
+    processorRequests,
+    checkouts,
+    refunds,
+    liveness,
+    configCache,
+    routingTurns,
+    retention,
+    rateLimit,
+    get workers() {
+      return workers;
+    },
+    set workers(w: Workers | null) {
+      workers = w;
+    },
+  };
+  Object.defineProperty(services, 'db', Object.getOwnPropertyDescriptor(base, 'db') as PropertyDescriptor);
+  return services;
+}
+
+export function workerSpecs(s: Services): WorkerSpec[] {
+  const rateLeases: WorkerSpec = { name: 'rate-leases', intervalMs: 60_000, run: () => s.rateLimit.forgetPast() };
+  return [rateLeases, ...s.collections.workers(), ...s.ledger.workers(), ...s.notifications.workers(), ...s.liveness.workers(), ...s.processorRequests.workers(), ...s.retention.workers(), ...s.refunds.workers()];
+}
