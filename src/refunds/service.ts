@@ -5,10 +5,9 @@
 // the refund row is its request, written first; it is sent with our reference, which never changes;
 // a send whose worker died is claimed again after its lease under the same reference.
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import path from 'node:path';
 import type { QueryFile } from 'pg-promise';
 import type { Config } from '../config';
-import { pgp } from '../db';
+import { pgp, sqlFile } from '../db';
 import type { Db, Tx } from '../db';
 import { listPage } from '../db/keyset';
 import type { KeyColumn, ListPage, PageRequest } from '../db/keyset';
@@ -75,11 +74,7 @@ export interface RefundParts {
   kick: (worker: string) => void;
 }
 
-const sql = (name: string): QueryFile => {
-  const file = new pgp.QueryFile(path.join(__dirname, 'sql', name), { minify: true });
-  if (file.error) throw file.error;
-  return file;
-};
+const sql = (name: string): QueryFile => sqlFile(__dirname, name);
 const SQL = {
   lockCollection: sql('lock-collection.sql'),
   lockWallet: sql('lock-wallet.sql'),

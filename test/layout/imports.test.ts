@@ -15,6 +15,7 @@ export const WING_ORDER: readonly (readonly string[])[] = [
   ['processor-requests'],
   ['collections'],
   ['sandbox'],
+  ['refunds'],
   ['people'],
   ['merchants'],
   ['ledger'],

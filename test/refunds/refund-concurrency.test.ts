@@ -13,7 +13,7 @@ onServer('concurrent refunds (needs a PostgreSQL server: TEST_DATABASE_URL)', ()
   let svc: TestService;
   beforeAll(async () => {
     svc = await startTestService({ env: { SANDBOX_MM_DELAY_MS: '3600000', PROCESSOR_CHECK_SCHEDULE: '100ms,200ms' } });
-  });
+  }, 180_000); // a service start is over a minute on a loaded machine
   afterAll(() => svc?.close());
 
   async function completed(m: MerchantSetup, amount = 50000): Promise<string> {
