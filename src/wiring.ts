@@ -34,8 +34,8 @@ import { RetentionService } from './workers/retention';
 import { RoutingTurns } from './collections/routing-turns';
 import { masterKeys } from './crypto/secretbox';
 import { openCredentials } from './processors/credentials';
-import { refundConnectorOf } from './refunds/sandbox';
 import { RefundService } from './refunds/service';
+import { refundConnectorOf } from './refunds/sandbox';
 
 /** What the caller gives: Base less what is built here (the db getter, kick; figures when none are given). */
 export interface BaseInput {
@@ -143,12 +143,12 @@ export function buildServices(input: BaseInput): Services {
     processors,
     processorRequests,
     checkouts,
-    refunds,
     liveness,
     configCache,
     routingTurns,
     retention,
     rateLimit,
+    refunds,
     get workers() {
       return workers;
     },

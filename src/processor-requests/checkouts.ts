@@ -5,7 +5,6 @@
 // (the reconciliation's own code path) decides; its signed webhooks are verified, then only prompt
 // that query. A direct card is charged once, server to server, while request-to-pay runs: its
 // details live in that request's memory only and are never sent again.
-import type { RefundService } from '../refunds/service';
 import type { CardDetails } from '../domain/card';
 import type { CollectionRow } from '../domain/collection';
 import { isFinal } from '../domain/collection';
@@ -15,6 +14,7 @@ import { hasOwnCheckout } from '../processors/checkout';
 import type { CheckoutOrder, CheckoutStart, CheckoutProcessor } from '../processors/checkout';
 import type { CallContext } from '../processors/types';
 import type { Base } from '../base';
+import type { RefundService } from '../refunds/service';
 import type { CollectionService } from '../collections/collections';
 import type { Processors } from '../processors';
 import type { ProcessorRequestService } from './processor-requests';
@@ -45,9 +45,7 @@ export type Opened =
   | { kind: 'confirm' };
 
 export class CheckoutService {
-  constructor(
-    private readonly s: Base & { collections: CollectionService; processorRequests: ProcessorRequestService; processors: Processors; refunds: Pick<RefundService, 'promptByPayment'> },
-  ) {}
+  constructor(private readonly s: Base & { collections: CollectionService; processorRequests: ProcessorRequestService; processors: Processors; refunds: Pick<RefundService, 'promptByPayment'> }) {}
 
   /** The hosted processor a collection's MID uses, with what to charge; null for every other processor. */
   async route(row: CollectionRow): Promise<Route | null> {

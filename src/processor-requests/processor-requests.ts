@@ -24,6 +24,7 @@ import { toProcessorRequestView } from '../api-records/collection';
 import type { ProcessorRequestRow, ProcessorRequestView } from '../api-records/collection';
 import type { MoveFrom } from '../collections/collections';
 import type { Base } from '../base';
+import type { RefundService } from '../refunds/service';
 import type { CollectionService } from '../collections/collections';
 import type { Processors } from '../processors';
 import { masterKeys } from '../crypto/secretbox';
