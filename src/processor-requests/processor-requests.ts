@@ -9,7 +9,6 @@
 // Callbacks only bring a check forward: they are prompts, never proof. A callback about a collection that
 // is already FAILED, CANCELLED or EXPIRED is asked about too, so a success confirmed after our final word
 // never vanishes: EXPIRED completes late, FAILED and CANCELLED are held for the operator.
-import type { RefundService } from '../refunds/service';
 import type { Status } from '../domain/collection';
 import { AppError } from '../errors';
 import { hasOwnCheckout } from '../processors/checkout';
