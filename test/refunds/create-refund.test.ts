@@ -12,7 +12,7 @@ let receiver: Receiver;
 beforeAll(async () => {
   receiver = await startReceiver();
   svc = await startTestService({ env: { SANDBOX_MM_DELAY_MS: '3600000', PROCESSOR_CHECK_SCHEDULE: '100ms,200ms', WEBHOOK_RETRY_SCHEDULE: '0s,100ms' } });
-});
+}, 180_000); // a service start is over a minute on a loaded machine
 afterAll(async () => {
   await svc?.close();
   await receiver?.close();

@@ -20,7 +20,7 @@ beforeAll(async () => {
   hooks = await startReceiver();
   svc = await startTestService({ env: { APP_ENV: 'live', MTN_MOMO_BASE_URL: fake.url, ...FAST_PROCESSORS } });
   m = await liveMerchant(svc, { serviceType: 'mtn_momo', currency: 'UGX', credentials: fake.refundCredentials(), webhookUrl: hooks.url });
-}, 120_000);
+}, 180_000); // a service start is over a minute on a loaded machine
 
 afterAll(async () => {
   await svc?.close();

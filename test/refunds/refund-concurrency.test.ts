@@ -22,7 +22,7 @@ needsRealServer().describe('concurrent refunds (real PostgreSQL)', () => {
       await database.close();
       await created.drop();
     };
-  });
+  }, 180_000); // a service start is over a minute on a loaded machine
   afterAll(() => drop());
 
   async function completed(m: MerchantSetup, amount = 50000): Promise<string> {

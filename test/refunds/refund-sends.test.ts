@@ -14,7 +14,7 @@ const now = () => new Date(Date.now() + offsetMs);
 beforeAll(async () => {
   svc = await startTestService({ workers: false, now, env: { PROCESSOR_TIMEOUT_MS: '1000', PROCESSOR_CHECK_SCHEDULE: '30s', PROCESSOR_SEND_SCHEDULE: '0s,1s' } });
   m = await setupMerchant(svc);
-});
+}, 180_000); // a service start is over a minute on a loaded machine
 afterAll(() => svc?.close());
 
 async function pendingRefund(): Promise<{ id: string; gateway_reference: string }> {
