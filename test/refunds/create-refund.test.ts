@@ -70,6 +70,18 @@ describe('refunds on the simulator', () => {
     expect(audit).toEqual({ actor_type: 'api_token', actor_email: m.apiKey, target_type: 'refund', target_id: res.body.data.gateway_reference });
     const journals = await svc.database.db.any('SELECT kind FROM journals WHERE refund_id = $1 ORDER BY id', [res.body.data.id]);
     expect(journals.map((j: { kind: string }) => j.kind)).toEqual(['refund_hold', 'refund_out']);
+
+    // the wallet statement shows both refund journals under the refund's own reference, and reconciles
+    const from = new Date(Date.now() - 3_600_000).toISOString().slice(0, 19) + 'Z';
+    const to = new Date(Date.now() + 3_600_000).toISOString().slice(0, 19) + 'Z';
+    const st = await m.client.get(`/v1/data/wallets/UGX/statement?from=${from}&to=${to}`);
+    expect(st.status).toBe(200);
+    const lines = st.body.data.lines as { kind: string; reference_type: string; reference: string; collection_reference: string; change: { available: number; total: number } }[];
+    expect(lines.filter((l) => l.reference_type === 'refund')).toEqual([
+      expect.objectContaining({ kind: 'refund_hold', reference: res.body.data.gateway_reference, collection_reference: collection, change: expect.objectContaining({ available: -50000, total: 0 }) }),
+      expect.objectContaining({ kind: 'refund_out', reference: res.body.data.gateway_reference, collection_reference: collection, change: expect.objectContaining({ available: 0, total: -50000 }) }),
+    ]);
+    expect(st.body.data.closing_balance.total).toBe(0);
   });
 
   it('refunds in two parts, then refuses a third that would exceed what was paid and changes nothing', async () => {
