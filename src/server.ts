@@ -109,6 +109,10 @@ export async function startService(o: StartOptions): Promise<RunningService> {
     probes,
   });
   const server = http.createServer(app);
+  // An idle connection is closed by the client (or the load balancer in front) before the server does: a
+  // server that closes first can race a request the client is just sending on it (ECONNRESET). Clients'
+  // idle timeouts are under this (undici's is 4 s); a load balancer in front should keep its own below it.
+  server.keepAliveTimeout = 65_000;
   server.headersTimeout = 15_000;
   server.requestTimeout = 30_000;
   await new Promise<void>((resolve, reject) => {
