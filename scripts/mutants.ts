@@ -80,6 +80,9 @@ export const MUTANTS: Mutant[] = [
   { id: 'processor-success-racing-decision-dropped', file: 'src/processor-requests/processor-requests.ts', find: 'if (!moved) return this.completedElsewhere(r, a.from);', replace: '', tests: ['test/processor-requests/processor-sends.test.ts'], names: 'another path' },
   { id: 'processor-callback-after-final-ignored', file: 'src/processor-requests/processor-requests.ts', find: "next_check_at = CASE WHEN p.state IN ('sent', 'unknown') OR (p.state = 'settled' AND c.status = ANY($7))", replace: "next_check_at = CASE WHEN p.state IN ('sent', 'unknown')", tests: ['test/http/pages/processor-checkout-http.test.ts'], names: 'held' },
   // the process's copy of the configuration
+  // the request-to-pay write (one constant text: its optional parts are guarded, never left out)
+  { id: 'create-config-guard-ignored', file: 'src/collections/sql/create.sql', find: 'WHERE version = ${config_version}::bigint', replace: 'WHERE ${config_version}::bigint IS NOT NULL', tests: ['test/collections/round-trips.test.ts'], names: 'version guard' },
+  { id: 'create-report-guard-inverted', file: 'src/collections/sql/create.sql', find: 'WHERE ${report_outcome}::text IS NOT NULL', replace: 'WHERE ${report_outcome}::text IS NULL', tests: ['test/collections/round-trips.test.ts'], names: 'its report' },
   { id: 'config-poll-keeps-stale-copy', file: 'src/merchants/config-cache.ts', find: 'if (version !== seen && this.version === seen) this.invalidate();', replace: 'void version;', tests: ['test/merchants/config-cache.test.ts'] },
   { id: 'config-older-load-kept', file: 'src/merchants/config-cache.ts', find: 'if (loaded.version < this.version) return loaded;', replace: '', tests: ['test/merchants/config-cache.test.ts'] },
   // outbound webhooks

@@ -2,7 +2,7 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { Base } from '../base';
 import type { CardService } from '../cards/card-keys';
-import { pgp, sqlFile, statement } from '../db';
+import { bound, hotSqlFile, pgp, sqlFile, statement } from '../db';
 import type { Tx } from '../db';
 import { listPage } from '../db/keyset';
 import type { KeyColumn, ListPage, PageRequest } from '../db/keyset';
@@ -20,7 +20,7 @@ import { hasOwnCheckout } from '../processors/checkout';
 import type { Processor } from '../processors/types';
 import type { WorkerSpec } from '../workers/loops';
 import { certificationCte } from '../sandbox/certification';
-import { ConfigChanged, configGuardCte } from '../merchants/config-cache';
+import { ConfigChanged } from '../merchants/config-cache';
 import type { ConfigCache, RequestConfig } from '../merchants/config-cache';
 import type { PricingService } from '../merchants/pricing';
 import type { Processors } from '../processors';
@@ -95,29 +95,22 @@ interface Charge {
   onPage: boolean;
 }
 
-/**
- * The insert of a new collection as the CTE `created` (formatted SQL): empty when the reference is taken
- * or the configuration moved on from the version its inputs were read at (the CTE config_current).
- */
-function insertCollectionCte(c: NewCollection): string {
-  return pgp.as.format(
-    `created AS (INSERT INTO collections (business_id, api_token_id, gateway_reference, merchant_reference, request_hash, payment_method,
-       status, message, request_amount_minor, request_currency, account_amount_minor, account_currency, fx_rate, fee_minor,
-       total_credit_minor, customer_charged, account_number, account_name, account_email, narration, redirect_url,
-       institution_name, payment_url, instructions, mid_id, routing, card_masked, card_fingerprint, page_token, expires_at,
-       created_at, updated_at)
-     SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22,
-       $23, $24:json, $25, $26:json, $27, $28, $29, $30, $31, $32 FROM config_current
-     ON CONFLICT (business_id, merchant_reference) DO NOTHING
-     RETURNING *)`,
-    [
-      c.business_id, c.api_token_id, c.gateway_reference, c.merchant_reference, c.request_hash, c.payment_method, c.status, c.message,
-      c.request_amount_minor, c.request_currency, c.account_amount_minor, c.account_currency, c.fx_rate, c.fee_minor,
-      c.total_credit_minor, c.customer_charged, c.account_number, c.account_name, c.account_email, c.narration, c.redirect_url,
-      c.institution_name, c.payment_url, c.instructions, c.mid_id, c.routing, c.card_masked, c.card_fingerprint, c.page_token,
-      c.expires_at, c.created_at, c.updated_at,
-    ],
-  );
+/** The request-to-pay write (sql/create.sql): one constant text, prepared on a real server. */
+const CREATE_SQL = hotSqlFile(__dirname, 'create.sql');
+
+/** create.sql's values of the new collection (JSON columns as text, for the driver). */
+function collectionValues(c: NewCollection): Record<string, unknown> {
+  return {
+    business_id: c.business_id, api_token_id: c.api_token_id, gateway_reference: c.gateway_reference, merchant_reference: c.merchant_reference,
+    request_hash: c.request_hash, payment_method: c.payment_method, status: c.status, message: c.message,
+    request_amount_minor: c.request_amount_minor, request_currency: c.request_currency, account_amount_minor: c.account_amount_minor,
+    account_currency: c.account_currency, fx_rate: c.fx_rate, fee_minor: c.fee_minor, total_credit_minor: c.total_credit_minor,
+    customer_charged: c.customer_charged, account_number: c.account_number, account_name: c.account_name, account_email: c.account_email,
+    narration: c.narration, redirect_url: c.redirect_url, institution_name: c.institution_name, payment_url: c.payment_url,
+    instructions: c.instructions === null ? null : JSON.stringify(c.instructions), mid_id: c.mid_id, routing: JSON.stringify(c.routing),
+    card_masked: c.card_masked, card_fingerprint: c.card_fingerprint, page_token: c.page_token, expires_at: c.expires_at,
+    created_at: c.created_at,
+  };
 }
 
 /**
@@ -140,14 +133,20 @@ function chargeOf(processor: Processor, midId: number, currency: string, request
   return { serviceType: processor.serviceType, midId, amountMinor, currency, text, onPage: hasOwnCheckout(processor) };
 }
 
-/** The CTE `preq`: the collection's request to its processor, due to be sent at once (a hosted checkout's: not queued). */
-function processorRequestCte(c: Charge, now: Date): string {
-  return pgp.as.format(
-    `preq AS (INSERT INTO processor_requests (collection_id, mid_id, service_type, reference, callback_token, amount_minor, currency,
-       next_send_at, created_at, updated_at, trace_parent)
-     SELECT id, $1, $2, $3, $4, $5, $6, $7::timestamptz, created_at, created_at, $8 FROM created)`,
-    [c.midId, c.serviceType, randomUUID(), randomBytes(24).toString('base64url'), c.amountMinor, c.currency, c.onPage ? null : now, currentTraceParent()],
-  );
+/**
+ * create.sql's values of the collection's request to its processor (all NULL when it has none: nothing is
+ * written), due to be sent at once (a hosted checkout's: not queued).
+ */
+function chargeValues(c: Charge | null, now: Date): Record<string, unknown> {
+  return {
+    charge_service_type: c?.serviceType ?? null,
+    charge_reference: c ? randomUUID() : null,
+    charge_callback_token: c ? randomBytes(24).toString('base64url') : null,
+    charge_amount_minor: c?.amountMinor ?? null,
+    charge_currency: c?.currency ?? null,
+    charge_send_at: c && !c.onPage ? now : null,
+    trace_parent: c ? currentTraceParent() : null,
+  };
 }
 
 /** How many times a request-to-pay is priced and routed again when the configuration changed under it. */
@@ -338,34 +337,19 @@ export class CollectionService {
     who: Recipients | null,
     version: bigint,
   ): Promise<{ row: CollectionRow } | { existing: CollectionRow }> {
-    const ctes = [configGuardCte(version), insertCollectionCte(draft)];
-    if (draft.card_fingerprint !== null) {
-      ctes.push(
-        pgp.as.format(
-          'seen AS (INSERT INTO card_fingerprints (fingerprint, first_seen_at) SELECT $1, $2::timestamptz FROM created ON CONFLICT DO NOTHING)',
-          [draft.card_fingerprint, draft.created_at],
-        ),
-      );
-    }
-    if (report) {
-      ctes.push(
-        pgp.as.format('report AS (INSERT INTO provider_events (collection_id, outcome, due_at) SELECT id, $1, $2::timestamptz FROM created)', [
-          report.outcome,
-          report.at,
-        ]),
-      );
-    }
-    if (charge) ctes.push(processorRequestCte(charge, draft.created_at));
-    ctes.push(...this.s.notifications.startedWrites(draft, who, 'created'));
-    const existing = pgp.as.format('SELECT false, e.* FROM collections e WHERE e.business_id = $1 AND e.merchant_reference = $2 AND NOT EXISTS (SELECT FROM created)', [
-      draft.business_id,
-      draft.merchant_reference,
-    ]);
-    // Made of formatted parts: sent as is, never formatted again.
+    const emails = this.s.notifications.startEmails(draft, who);
     const r = await this.s.db.one<CollectionRow & { current_: boolean; created_: boolean | null }>(
-      `WITH ${ctes.join(', ')}
-       SELECT g.current_, r.* FROM (SELECT EXISTS (SELECT FROM config_current) AS current_) g
-       LEFT JOIN (SELECT true AS created_, c.* FROM created c UNION ALL ${existing}) r ON true`,
+      bound(this.s.db, CREATE_SQL, {
+        config_version: version,
+        ...collectionValues(draft),
+        report_outcome: report?.outcome ?? null,
+        report_at: report?.at ?? null,
+        ...chargeValues(charge, draft.created_at),
+        email_kinds: emails.map((e) => e.kind),
+        email_recipients: emails.map((e) => e.recipient),
+        email_subjects: emails.map((e) => e.subject),
+        email_texts: emails.map((e) => e.text),
+      }),
     );
     const { current_, created_, ...row } = r;
     if (!current_) throw new ConfigChanged();

@@ -68,6 +68,43 @@ export function statement(db: Db, name: string, text: string, values: unknown[])
   return embeddedDbs.has(db) ? new pgp.ParameterizedQuery({ text, values }) : new pgp.PreparedStatement({ name, text, values });
 }
 
+/**
+ * A hot statement kept in a wing's sql/ folder with named parameters (`${name}`), turned once, at load, into
+ * one constant text with positional parameters so a real server can prepare it: `params` are the names in
+ * the order of `$1`, `$2`... The name of the prepared statement is the wing and the file.
+ */
+export interface HotStatement {
+  readonly name: string;
+  readonly text: string;
+  readonly params: readonly string[];
+}
+
+export function hotSqlFile(dir: string, file: string): HotStatement {
+  // the minified text as read, without formatting (QueryFile's documented symbol, absent from its types)
+  const query = (pgp.QueryFile as unknown as { $query: symbol }).$query;
+  const named = (sqlFile(dir, file) as unknown as Record<symbol, string>)[query];
+  const params: string[] = [];
+  const text = named.replace(/\$\{(\w+)\}/g, (_, param: string) => {
+    if (!params.includes(param)) params.push(param);
+    return `$${params.indexOf(param) + 1}`;
+  });
+  return { name: `${path.basename(dir)}/${file}`, text, params };
+}
+
+/**
+ * A HotStatement bound to its values by name (every name given, none unknown: a missing value would
+ * silently write NULL), run as statement() runs it. Values go to the driver as they are: JSON columns
+ * take text (JSON.stringify), arrays become PostgreSQL arrays.
+ */
+export function bound(db: Db, s: HotStatement, values: Readonly<Record<string, unknown>>): pgPromise.PreparedStatement | pgPromise.ParameterizedQuery {
+  const unknown = Object.keys(values).filter((k) => !s.params.includes(k));
+  const missing = s.params.filter((p) => !(p in values));
+  if (unknown.length > 0 || missing.length > 0) {
+    throw new Error(`${s.name}: missing ${missing.join(', ') || 'none'}; unknown ${unknown.join(', ') || 'none'}`);
+  }
+  return statement(db, s.name, s.text, s.params.map((p) => values[p]));
+}
+
 const POOL_MAX = 10;
 
 /** A pool's own context: the service that uses it plugs its telemetry in here (src/telemetry/db.ts). */

@@ -3,7 +3,7 @@
 // currency. Exact across processes (migration 0070): every change to those tables bumps config_version
 // and sends a NOTIFY on CONFIG_CHANNEL in the same transaction. A process drops everything on the notice;
 // a version poll catches a notice lost with its listening session; and a request-to-pay's write is
-// guarded by the version its inputs were read at (configGuardCte), so even a missed notice cannot write
+// guarded by the version its inputs were read at (config_current in collections/sql/create.sql), so even a missed notice cannot write
 // with stale tokens, routing or prices; the operator API drops this process's copy itself before it
 // answers a change (http/access.ts). Until live() runs (services built without a running service),
 // nothing is kept and every lookup reads the database.
@@ -70,11 +70,6 @@ function midsSql(businessId: number): string {
       FROM mids m WHERE m.business_id = $1)`,
     [businessId],
   );
-}
-
-/** The CTE `config_current`: one row when the configuration is still at `version`, else none. */
-export function configGuardCte(version: bigint): string {
-  return pgp.as.format('config_current AS (SELECT FROM config_version WHERE version = $1)', [version]);
 }
 
 /** Thrown by a write whose guard found the configuration changed since its inputs were read. */

@@ -95,9 +95,17 @@ export class NotificationService {
    * row may be the one about to be inserted, without its id: the notice does not show the id.
    */
   startedWrites(row: Omit<CollectionRow, 'id'>, who: Recipients | null, source: Source): string[] {
+    const emails = this.startEmails(row, who);
+    return emails.length > 0 ? [this.emailsCte('start_email', source, emails)] : [];
+  }
+
+  /**
+   * The emails a new collection starts with (who: recipientsSql of its API token): the merchant's start
+   * notice, when it asked for one. The row may be the one about to be inserted, without its id.
+   */
+  startEmails(row: Omit<CollectionRow, 'id'>, who: Recipients | null): EmailDraft[] {
     if (!who?.email_merchant) return [];
-    const notice = startNotice(row as CollectionRow, who.notification_email, who.business_name);
-    return [this.emailsCte('start_email', source, [notice])];
+    return [startNotice(row as CollectionRow, who.notification_email, who.business_name)];
   }
 
   /**

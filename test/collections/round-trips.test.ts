@@ -1,8 +1,9 @@
-// Proves the two hot paths keep their few database round trips (request-to-pay: one write once the configuration is in memory, one read more when it is not, a routing turn per block of turns; a completion: one read and one guarded write, no transaction) and still write every row, with values holding `$1`, quotes and `${}` kept verbatim; and that a completion racing another move of the same collection writes once.
+// Proves the two hot paths keep their few database round trips (request-to-pay: one write once the configuration is in memory, one read more when it is not, a routing turn per block of turns; a completion: one read and one guarded write, no transaction) and still write every row (the request-to-pay write one constant text, prepared by name on a real server), with values holding `$1`, quotes and `${}` kept verbatim; and that a completion racing another move of the same collection writes once.
 import { pgp } from '../../src/db';
 import type { FinalStatus } from '../../src/domain/collection';
 import type { Principal } from '../../src/merchants/access-tokens';
 import { CollectionService } from '../../src/collections/collections';
+import { REAL_PG_URL } from '../helpers/db';
 import { createBusiness, moneyServices } from '../helpers/money-fixtures';
 import type { ServicesFixture } from '../helpers/money-fixtures';
 
@@ -21,13 +22,18 @@ afterAll(async () => {
 const s = () => fx.services;
 
 /** Statements sent to the database while `run` runs (no workers run in this fixture). */
+/** Statements sent as query objects (text, prepared name, values) during the last counted(). */
+let sent: { text: string; name?: string; values: unknown[] }[] = [];
+
 async function counted<T>(run: () => Promise<T>): Promise<{ result: T; statements: string[] }> {
   const proto = pgp.pg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown };
   const original = proto.query;
   const statements: string[] = [];
+  sent = [];
   proto.query = function (this: unknown, ...args: unknown[]) {
-    const q = args[0] as string | { text: string };
+    const q = args[0] as string | { text: string; name?: string; values?: unknown[] };
     statements.push(typeof q === 'string' ? q : q.text);
+    if (typeof q !== 'string') sent.push({ text: q.text, name: q.name, values: q.values ?? [] });
     return original.apply(this, args);
   };
   try {
@@ -92,6 +98,21 @@ it('requests a payment in one statement once its configuration is in memory, rep
   const next = await counted(() => s().collections.requestToPay(p, body()));
   expect(next.statements.map(verb)).toEqual(['WITH']);
   expect(next.result.replayed).toBe(false);
+});
+
+it('sends the request-to-pay write as one constant text with its values apart: prepared by name on a real server, unnamed on the embedded one', async () => {
+  const p = await merchant();
+  await s().collections.requestToPay(p, body());
+  const writes = [];
+  for (const b of [body(), body({ account_email: undefined, narration: 'other' })]) {
+    await counted(() => s().collections.requestToPay(p, b));
+    expect(sent).toHaveLength(1);
+    writes.push(sent[0]);
+    expect(sent[0].values).toContain(b.merchant_reference);
+    expect(sent[0].text).not.toContain(b.merchant_reference);
+  }
+  expect(writes[1].text).toBe(writes[0].text);
+  expect(writes.map((w) => w.name)).toEqual(REAL_PG_URL ? ['collections/create.sql', 'collections/create.sql'] : [undefined, undefined]);
 });
 
 it('takes routing turns a block at a time: one statement per request between blocks, the MIDs alternating', async () => {

@@ -18,7 +18,9 @@ import { startTestService } from '../helpers/service';
 import type { ApiResponse, TestService } from '../helpers/service';
 
 const SILENT = '256700000123';
-const INSERT_COLLECTION = 'INSERT INTO collections';
+// The request-to-pay write is a prepared statement: its text crosses the wire once per connection, its
+// name (in the Parse and in every Bind) each time it runs.
+const INSERT_COLLECTION = 'collections/create.sql';
 
 function expect503(res: ApiResponse, code: 'OUTCOME_UNKNOWN' | 'SERVICE_UNAVAILABLE') {
   expect({ status: res.status, code: res.body.code }).toEqual({ status: 503, code });

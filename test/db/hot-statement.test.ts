@@ -1,0 +1,27 @@
+// Proves a hot .sql file becomes one constant text with positional parameters, each name once, and that binding refuses a missing or unknown name instead of writing NULL.
+import path from 'node:path';
+import { bound, hotSqlFile } from '../../src/db';
+import type { Db } from '../../src/db';
+
+// read once: a second QueryFile of the same file is a pg-promise warning
+const s = hotSqlFile(path.join(__dirname, '../../src/collections'), 'create.sql');
+
+it('turns named parameters into $n, one number per name, in the order they first appear', () => {
+  expect(s.name).toBe('collections/create.sql');
+  expect(s.text).not.toMatch(/\$\{/);
+  expect(new Set(s.params).size).toBe(s.params.length);
+  expect(s.params[0]).toBe('config_version');
+  expect(s.text).toContain('version = $1::bigint');
+  // merchant_reference is used twice (the insert and the replay's read): one parameter
+  const n = s.params.indexOf('merchant_reference') + 1;
+  expect(s.text.split(`$${n}::text`).length - 1).toBe(2);
+});
+
+it('refuses values with a name missing or unknown, naming them', () => {
+  const all = Object.fromEntries(s.params.map((p) => [p, null]));
+  const db = {} as Db;
+  expect(() => bound(db, s, { ...all, narration: undefined, narattion: 'x' })).toThrow(/unknown narattion/);
+  const { narration: _left, ...missing } = all;
+  expect(() => bound(db, s, missing)).toThrow('collections/create.sql: missing narration; unknown none');
+  expect(bound(db, s, all)).toMatchObject({ name: 'collections/create.sql', text: s.text });
+});
