@@ -1,7 +1,7 @@
 // `npm run bench`: request-to-pay on this service, on the Prism mock of its spec and on a bare node:http
 // floor, with the same load, and (real PostgreSQL) on 2 ROLE=api processes and a ROLE=worker behind a
 // round-robin; completions per second on one hot wallet; webhook latency at a steady rate; the service's
-// peak RSS; request-to-pay again with metrics on (METRICS_PORT), for the cost of telemetry; start-up time and
+// peak RSS; refunds per second on one hot wallet through the API; request-to-pay again with metrics on (METRICS_PORT), for the cost of telemetry; start-up time and
 // memory of the compiled server against the same sources run through tsx. Figures go to a short table and to the JSON file BENCH_OUT (default
 // ./bench-out.json). Real PostgreSQL when DATABASE_URL is set (a fresh database is made on that server and
 // dropped after), else embedded PostgreSQL in a temporary directory. It reports; it never fails on speed.
@@ -11,9 +11,10 @@
 //   npm run bench -- --scale           balance reads, list pages and completions at 0, 1 and 10 million rows
 //   npm run bench -- --soak            a steady mixed load for 10 minutes: RSS, latency and errors per minute
 //   npm run bench -- --export          a 1-million-row collections export: rows/s and the service's peak memory (DATABASE_URL)
+//   npm run bench -- --refunds         the refund case only: refunds per second on one hot wallet, balance exact
 // Settings: BENCH_CONNECTIONS (50), BENCH_DURATION seconds (10), BENCH_WARMUP seconds (2), BENCH_FIXED_RATE
 // req/s (500: request-to-pay again at that fixed offered load, for its p99),
-// BENCH_COMPLETIONS (2000), BENCH_WEBHOOK_RATE events/s (200), BENCH_WEBHOOK_EVENTS (1000),
+// BENCH_COMPLETIONS (2000), BENCH_REFUNDS (1000), BENCH_REFUND_CONCURRENCY (20), BENCH_WEBHOOK_RATE events/s (200), BENCH_WEBHOOK_EVENTS (1000),
 // BENCH_REPORT_RATE provider reports/s (the request-to-pay rate just measured), BENCH_REPORTS (2000);
 // --scale: BENCH_SCALE_LEVELS (0,1000000,10000000), BENCH_SCALE_MAX_COLLECTIONS (1000000), BENCH_SCALE_COMPLETIONS (500),
 // BENCH_SCALE_HISTORY_MONTHS (24).
@@ -26,6 +27,8 @@ import path from 'node:path';
 import { loadConfig } from '../src/config';
 import { exportSettings, runExport } from './bench/export';
 import { hotWallet } from './bench/hot-wallet';
+import { hotWalletRefunds } from './bench/refunds';
+import type { RefundFigures } from './bench/refunds';
 import { measureRoundRobin } from './bench/round-robin';
 import { runScale, scaleLevels } from './bench/scale';
 import { runSoak, soakSettings } from './bench/soak';
@@ -86,6 +89,7 @@ function table(r: Report): string {
       .join(', '), ''],
     ['service peak RSS under load', `${fmt(r.service.request_to_pay.peak_rss_mb)} MB`, `<= ${TARGETS.peak_rss_mb} MB`],
     ['hot wallet completions', r.hot_wallet ? `${fmt(r.hot_wallet.per_s)}/s (${r.hot_wallet.completions} by ${r.hot_wallet.concurrency}), balance ${r.hot_wallet.exact_balance ? 'exact' : 'WRONG'}` : '-', `>= ${TARGETS.hot_wallet_per_s}/s, exact`],
+    ['hot wallet refunds through the API', r.refunds ? `${fmt(r.refunds.per_s)}/s (${r.refunds.refunds} by ${r.refunds.concurrency}, ${r.refunds.errors} errors), balance ${r.refunds.exact_balance ? 'exact' : 'WRONG'}` : '-', 'exact, 0 errors'],
     ['CPU ms per completion (process + PostgreSQL)', r.hot_wallet ? `${fmt(r.hot_wallet.cpu_ms_per_completion.process_ms, 2)}${r.hot_wallet.cpu_ms_per_completion.postgres_ms === null ? '' : ` + ${fmt(r.hot_wallet.cpu_ms_per_completion.postgres_ms, 2)}`}` : '-', ''],
     ['provider-report worker lag', r.provider_reports ? `p50 ${fmt(r.provider_reports.lag_p50_ms)} ms, p99 ${fmt(r.provider_reports.lag_p99_ms)} ms, max ${fmt(r.provider_reports.lag_max_ms)} ms at ${r.provider_reports.rate_per_s}/s; a backlog drains at ${fmt(r.provider_reports.backlog_drained_per_s)}/s` : '-', 'keeps up with the accepted rate'],
     ['webhook latency', r.webhooks ? `p50 ${fmt(r.webhooks.p50_ms)} ms, p99 ${fmt(r.webhooks.p99_ms)} ms at ${r.webhooks.rate_per_s}/s (${r.webhooks.delivered}/${r.webhooks.events} delivered)` : '-', `p99 <= ${TARGETS.webhook_p99_ms} ms`],
@@ -113,6 +117,8 @@ interface Report {
   round_robin: (HttpFigures & { processes: number }) | null;
   ratios: { service_to_prism: number | null; service_to_floor: number | null };
   hot_wallet: HotWalletFigures | null;
+  /** refunds per second on one hot wallet, through the merchant API */
+  refunds: RefundFigures | null;
   webhooks: WebhookFigures | null;
   provider_reports: ProviderReportFigures | null;
   profile: ProfileSummary | null;
@@ -134,12 +140,15 @@ async function main() {
   if (process.argv.includes('--soak')) return runSoak(soakSettings(process.env), path.resolve(process.env.BENCH_OUT || 'bench-soak-out.json'));
   if (process.argv.includes('--export')) return runExport(exportSettings(process.env), path.resolve(process.env.BENCH_OUT || 'bench-export-out.json'));
   const profileOnly = process.argv.includes('--profile');
+  const refundsOnly = process.argv.includes('--refunds');
   const settings: LoadSettings = {
     connections: setting(process.env, 'BENCH_CONNECTIONS', 50),
     durationSeconds: setting(process.env, 'BENCH_DURATION', 10),
     warmupSeconds: setting(process.env, 'BENCH_WARMUP', 2),
   };
   const completions = setting(process.env, 'BENCH_COMPLETIONS', 2000);
+  const refundCount = setting(process.env, 'BENCH_REFUNDS', 1000);
+  const refundConcurrency = setting(process.env, 'BENCH_REFUND_CONCURRENCY', 20);
   const webhookRate = setting(process.env, 'BENCH_WEBHOOK_RATE', 200);
   const webhookEvents = setting(process.env, 'BENCH_WEBHOOK_EVENTS', 1000);
   const reports = setting(process.env, 'BENCH_REPORTS', 2000);
@@ -180,6 +189,36 @@ async function main() {
     const firstStartMs = Math.round(await waitForHttp(`${base}/healthz`, first));
     const m = await setupMerchant(base, operatorKey, receiver.url);
     await stopChild(first);
+    const principal = { businessId: m.businessId, apiTokenId: m.apiTokenId };
+    const measureRefunds = (): Promise<RefundFigures> => {
+      process.stdout.write(`  refunds: ${refundCount} completed collections refunded through the API, ${refundConcurrency} at once\n`);
+      return hotWalletRefunds({
+        config: loadConfig(env),
+        principal,
+        currency: 'UGX',
+        refunds: refundCount,
+        concurrency: refundConcurrency,
+        body: (n) => rtpBody(`D${n}`),
+        base,
+        authorization: m.authorization,
+        start: () => {
+          const c = startChild('service', process.execPath, compiled, env, path.join(work, 'service-refunds.log'));
+          children.push(c);
+          return c;
+        },
+        stop: (c) => stopChild(c),
+      });
+    };
+    if (refundsOnly) {
+      const refunds = await measureRefunds();
+      writeFileSync(out, JSON.stringify({ date: new Date().toISOString(), database: server ? 'postgres' : 'embedded', refunds }, null, 2) + '\n');
+      const rows: [string, string, string][] = [
+        ['what', 'result', 'target'],
+        ['hot wallet refunds through the API', `${fmt(refunds.per_s)}/s (${refunds.refunds} by ${refunds.concurrency}, ${refunds.errors} errors), balance ${refunds.exact_balance ? 'exact' : 'WRONG'}`, 'exact, 0 errors'],
+      ];
+      process.stdout.write(`\n${rows.map((r) => '| ' + r.join(' | ') + ' |').join('\n')}\n\nFigures written to ${out}\n`);
+      return;
+    }
     let tsxStart: { ms: number; rss: number | null } | null = null;
     if (!profileOnly) {
       const viaTsx = startChild('service', process.execPath, ['--import', 'tsx', 'src/main.ts'], env, path.join(work, 'service-tsx.log'));
@@ -229,11 +268,11 @@ async function main() {
     }
 
     let hot: HotWalletFigures | null = null;
+    let refunds: RefundFigures | null = null;
     let floor: HttpFigures | null = null;
     let prism: HttpFigures | null = null;
     let roundRobin: (HttpFigures & { processes: number }) | null = null;
     if (!profileOnly) {
-      const principal = { businessId: m.businessId, apiTokenId: m.apiTokenId };
       process.stdout.write(`  webhooks: ${webhookEvents} state changes at ${webhookRate}/s\n`);
       webhooks = await webhookLatency({ config: loadConfig(env), principal, currency: 'UGX', events: webhookEvents, ratePerSecond: webhookRate, receiver, body: (n) => rtpBody(`W${n}`) });
       // by default at the rate request-to-pay was just accepted: the worker must keep up with that
@@ -249,6 +288,7 @@ async function main() {
         concurrency: 50,
         body: (n) => rtpBody(`H${n}`),
       });
+      refunds = await measureRefunds();
 
       const floorPort = await freePort();
       const floorChild = startChild('floor', process.execPath, ['--import', 'tsx', 'scripts/bench/floor.ts'], {
@@ -289,6 +329,7 @@ async function main() {
       round_robin: roundRobin,
       ratios: { service_to_prism: ratio(rtp.req_per_s, prism), service_to_floor: ratio(rtp.req_per_s, floor) },
       hot_wallet: hot,
+      refunds,
       webhooks,
       provider_reports: providerReports,
       profile,
@@ -304,6 +345,7 @@ async function main() {
       fixed_rate_p99_ms: fixedRate ? fixedRate.errors === 0 && fixedRate.p99_ms <= TARGETS.fixed_rate_p99_ms : null,
       zero_errors: rtp.errors === 0,
       hot_wallet_per_s: hot ? hot.exact_balance && hot.per_s >= TARGETS.hot_wallet_per_s : null,
+      refunds_exact: refunds ? refunds.exact_balance : null,
       webhook_p99_ms: webhooks ? webhooks.delivered === webhooks.events && webhooks.p99_ms <= TARGETS.webhook_p99_ms : null,
       peak_rss_mb: atMost(rtp.peak_rss_mb, TARGETS.peak_rss_mb),
     };

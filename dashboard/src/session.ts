@@ -83,6 +83,7 @@ const ABILITIES = {
   team: ['operator_admin', 'merchant_owner'],
   audit: ['operator_admin', 'merchant_owner'],
   requestGoLive: ['merchant_owner'],
+  refund: ['operator_admin', 'merchant_owner', 'merchant_developer'],
 } satisfies Record<string, Role[]>;
 
 export type Ability = keyof typeof ABILITIES;

@@ -11,6 +11,7 @@ import { LoadError, Loading, Money, Section, Time } from '../../ui/parts';
 import { DataTable } from '../../ui/table';
 import { ProcessorRequest } from '../operator/ProcessorRequest';
 import { Deliveries } from './Deliveries';
+import { Refunds } from './Refund';
 
 /** `businessId`: a merchant's own business (the server allows no other). */
 export function CollectionsPage({ title, base, businessId }: { title: string; base: string; businessId?: number }) {
@@ -57,6 +58,7 @@ export function CollectionPage({ reference, operator }: { reference: string; ope
       <Section title="Payment">
         <CollectionSummary c={c} />
       </Section>
+      <Refunds c={c} />
       <Deliveries reference={c.gateway_reference} final={c.transaction_status !== 'PENDING'} />
       {operator && c.processor_request && <ProcessorRequest reference={c.gateway_reference} request={c.processor_request} />}
       {operator && <Routing routing={c.routing} />}

@@ -1,0 +1,79 @@
+// Proves, in Chromium against a real service and database, the Refund form of a payment's page: an owner
+// refunds part of a completed payment and sees it counted as refunded (the admin API has no list of a
+// collection's refunds, so the page shows refunded_amount); a viewer sees no Refund form; an over-refund
+// shows the API's error at the amount field and changes nothing in the database or the wallet.
+import type { Browser } from 'playwright-core';
+import { launchBrowser } from '../helpers/browser';
+import { closeAll, dashboardPage, describeBrowser, fieldError, signIn } from '../helpers/dashboard';
+import { mobileMoney, setupMerchant } from '../helpers/fixtures';
+import type { MerchantSetup } from '../helpers/fixtures';
+import { startTestService } from '../helpers/service';
+import type { TestService } from '../helpers/service';
+import { createUser } from '../helpers/users';
+
+let svc: TestService;
+let browser: Browser;
+let shop: MerchantSetup;
+let payment: string;
+
+beforeAll(async () => {
+  // The collection completes only when the test says so (simulate), never by the sandbox's own delay.
+  svc = await startTestService({ env: { SANDBOX_MM_DELAY_MS: '3600000' } });
+  shop = await setupMerchant(svc);
+  const created = await shop.client.post('/v1/collections/request-to-pay', mobileMoney({ merchant_reference: 'ORD-REFUND-UI-1', account_number: '256700000009' }));
+  expect(created.status).toBe(200);
+  payment = created.body.data.gateway_reference;
+  expect((await shop.client.post(`/v1/sandbox/collections/${payment}/simulate`, { outcome: 'COMPLETED' })).status).toBe(200);
+  browser = (await launchBrowser()) as Browser;
+}, 180_000);
+afterAll(() => closeAll(browser, svc));
+
+async function paymentPage(role: 'merchant_owner' | 'merchant_viewer') {
+  const user = await createUser(svc, { role, business_id: shop.businessId });
+  const page = await dashboardPage(browser, svc, `/payments/${payment}`);
+  await signIn(page, user.email, user.password);
+  await page.getByRole('heading', { name: `Payment ${payment}` }).waitFor();
+  return page;
+}
+
+/** What a refund changes: the refund rows, the collection's refunded part, the wallet's available money. */
+async function refundState() {
+  const rows = await svc.database.db.one('SELECT count(*)::int AS n FROM refunds r JOIN collections c ON c.id = r.collection_id WHERE c.gateway_reference = $1', [payment]);
+  const collection = await svc.database.db.one('SELECT refunded_minor::text AS refunded FROM collections WHERE gateway_reference = $1', [payment]);
+  const wallet = (await shop.client.get('/v1/data/wallets/UGX/balance')).body.data;
+  return { refunds: rows.n, refunded: collection.refunded, available: wallet.available_balance };
+}
+
+describeBrowser('refunding from a payment page in Chromium', () => {
+  it('shows a viewer the refunded amount without the Refund form', async () => {
+    const page = await paymentPage('merchant_viewer');
+    await page.getByRole('region', { name: 'Refunds' }).getByText(/Refunded or being refunded: 0\.00 UGX/).waitFor();
+    expect(await page.getByRole('form', { name: 'Refund' }).count()).toBe(0);
+    await page.context().close();
+  }, 120_000);
+
+  it('lets an owner refund part of the payment, then refuses an over-refund at the amount and changes nothing', async () => {
+    const page = await paymentPage('merchant_owner');
+    const form = page.getByRole('form', { name: 'Refund' });
+    await form.getByLabel('Amount').fill('20000');
+    await form.getByLabel('Merchant reference').fill('RFD-UI-0001');
+    await form.getByLabel('Reason').fill('Order cancelled by the customer');
+    await form.getByRole('button', { name: 'Refund' }).click();
+    await form.getByText(/^Refund .* accepted: PENDING\.$/).waitFor();
+    const refunds = page.getByRole('region', { name: 'Refunds' });
+    await refunds.getByText(/Refunded or being refunded: 20,000\.00 UGX/).waitFor();
+    await refunds.getByText(/still refundable: 30,000\.00 UGX/).waitFor();
+    const after = await refundState();
+    expect(after).toMatchObject({ refunds: 1, refunded: '2000000' });
+    const row = await svc.database.db.one('SELECT r.merchant_reference, r.reason FROM refunds r JOIN collections c ON c.id = r.collection_id WHERE c.gateway_reference = $1', [payment]);
+    expect(row).toEqual({ merchant_reference: 'RFD-UI-0001', reason: 'Order cancelled by the customer' });
+
+    await form.getByLabel('Amount').fill('30000.01');
+    await form.getByLabel('Merchant reference').fill('RFD-UI-0002');
+    await form.getByRole('button', { name: 'Refund' }).click();
+    await fieldError(page, 'Refund', 'amount').waitFor();
+    expect(await fieldError(page, 'Refund', 'amount').textContent()).toMatch(/refundable/i);
+    expect(await refundState()).toEqual(after);
+    await page.context().close();
+  }, 120_000);
+});
