@@ -205,6 +205,8 @@ export class FakeMpesa extends FakeServer {
   garbageReversal = 0;
   /** Results (of reversals and status queries) carried out but never posted: lost callbacks */
   dropResults = 0;
+  /** Results to one URL to drop, by count: a test's own lost callback, which a late Result of an earlier test cannot take */
+  readonly dropResultsTo = new Map<string, number>();
   /** reversals first reported to QueueTimeOutURL, then carried out late */
   queueTimeoutNext = 0;
   /** reversals left undone until finishReversal */
@@ -649,6 +651,11 @@ export class FakeMpesa extends FakeServer {
   }
 
   private async postResult(url: string, body: unknown): Promise<void> {
+    const toDrop = this.dropResultsTo.get(url) ?? 0;
+    if (toDrop > 0) {
+      this.dropResultsTo.set(url, toDrop - 1);
+      return;
+    }
     if (this.dropResults > 0) {
       this.dropResults -= 1;
       return;

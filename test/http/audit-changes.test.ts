@@ -2,6 +2,7 @@
 import type { OpenAPIBackend } from 'openapi-backend';
 import { createBusiness, tokenBody } from '../helpers/merchants';
 import { createNotifyMerchant, createPendingCollection, eventually, finishCollection, notificationsOf } from '../helpers/notify-fixtures';
+import { mobileMoney, ref, setupMerchant } from '../helpers/fixtures';
 import { specApis } from '../helpers/spec';
 import { startTestService } from '../helpers/service';
 import type { TestService } from '../helpers/service';
@@ -76,6 +77,16 @@ const CASES: Record<string, Case> = {
       // a re-send while the worker's first attempt is in flight can deadlock on PostgreSQL (noted apart): wait for it
       await eventually(async () => (await notificationsOf(svc.services, row.id)).every((n) => n.attempts > 0) || undefined, 15_000, 'the first delivery attempt');
       return svc.admin.post(`/v1/admin/collections/${row.gateway_reference}/notify`);
+    },
+    changed: 'created',
+  },
+  createAdminRefund: {
+    run: async () => {
+      const m = await setupMerchant(svc);
+      const created = ok(await m.client.post('/v1/collections/request-to-pay', mobileMoney({ amount: 50000, account_number: '256700000009' })), 'requestToPay');
+      const reference = created.body.data.gateway_reference as string;
+      ok(await m.client.post(`/v1/sandbox/collections/${reference}/simulate`, { outcome: 'COMPLETED' }), 'simulateCollection');
+      return svc.admin.post(`/v1/admin/collections/${reference}/refunds`, { amount: 1000, merchant_reference: ref('AUDIT-RFD'), reason: 'audited' });
     },
     changed: 'created',
   },

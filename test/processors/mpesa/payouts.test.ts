@@ -79,8 +79,8 @@ test('a resend under the same OriginatorConversationID is refused as a duplicate
 
 test('a lost answer is unknown, never resent; the Transaction Status query by our reference settles it on the callback URL', async () => {
   fake.swallowPayout = 1;
-  fake.dropResults = 1;
   const o = order();
+  fake.dropResultsTo.set(o.callbackUrl, 1);
   expect((await payouts.initiatePayout(ctx, o)).kind).toBe('unknown');
   await eventually(() => fake.payments.get(o.reference)?.resultCode === '0', 10_000, 'paid');
   expect(notes(o)).toEqual([]);

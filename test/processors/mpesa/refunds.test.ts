@@ -92,8 +92,8 @@ test('a second reversal of the same receipt fails "already reversed" and the fir
 });
 
 test('a lost Result is settled by the Transaction Status query, whose own Result names the reversal', async () => {
-  fake.dropResults = 1;
   const o = order(await collected());
+  fake.dropResultsTo.set(o.callbackUrl, 1);
   const sent = await refunds.initiateRefund(ctx, o);
   if (sent.kind !== 'accepted') throw new Error('expected accepted');
   await eventually(() => fake.reversals.get(sent.vendorReference!)?.resultCode === '0', 10_000, 'reversal carried out');
