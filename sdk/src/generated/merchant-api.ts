@@ -2495,7 +2495,7 @@ export interface operations {
                 "webhook-timestamp": string;
                 /**
                  * @description `v1,` followed by `base64(HMAC-SHA256(UTF-8 bytes of webhook_hash, "<webhook-id>.<webhook-timestamp>.<body>"))`. Standard Webhooks allows several space-separated signatures; accept the message if any `v1` one matches.
-                 * @example v1,Em/TvMWjKFPn8UvO3bf54ZoZF26FKP6NWZCUiQQHDYI=
+                 * @example v1,9And6ApWtPcrZQKLN9eT6beY+X3yRSqyR4nIA61X+Cc=
                  */
                 "webhook-signature": string;
             };
@@ -2547,7 +2547,7 @@ export interface operations {
                 "webhook-timestamp": string;
                 /**
                  * @description `v1,` followed by `base64(HMAC-SHA256(UTF-8 bytes of webhook_hash, "<webhook-id>.<webhook-timestamp>.<body>"))`. Standard Webhooks allows several space-separated signatures; accept the message if any `v1` one matches.
-                 * @example v1,Em/TvMWjKFPn8UvO3bf54ZoZF26FKP6NWZCUiQQHDYI=
+                 * @example v1,uQw0Mr8MxPRGPTsrS8mAKVnN45cS1fhlzzxbMH5Tegs=
                  */
                 "webhook-signature": string;
             };
