@@ -2,28 +2,17 @@
 // only metrics the service exports (and the dashboard JSON is well formed), and the systemd unit passes
 // `systemd-analyze verify` with its hardening in place. The two tools are skipped with their reason outside CI when absent.
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parse } from 'yaml';
+import { needsTool } from '../helpers/requires';
 import { prometheusNames } from '../../src/telemetry/figures';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const RULES = path.join(ROOT, 'deploy', 'prometheus', 'alerts.yml');
 const DASHBOARD = path.join(ROOT, 'deploy', 'grafana', 'paycollect.json');
 const UNIT = path.join(ROOT, 'deploy', 'systemd', 'paycollect.service');
-const CI = process.env.CI === 'true';
-
-function tool(name: string): string | null {
-  for (const dir of (process.env.PATH ?? '').split(':')) if (existsSync(path.join(dir, name))) return path.join(dir, name);
-  return null;
-}
-
-/** `it`, or `it.skip` with the reason in its name when the tool is absent outside CI (in CI it runs and fails). */
-function withTool(name: string, pkg: string) {
-  return CI || tool(name) ? it : (title: string, fn: () => void) => it.skip(`${title} [skipped: ${name} not installed (apt-get install ${pkg})]`, fn);
-}
-
 const KEYWORDS = new Set(['and', 'or', 'unless', 'bool', 'inf', 'nan']);
 
 /** The metric names a PromQL expression reads: what is left once strings, matchers, ranges, groupings and function calls are taken out. */
@@ -52,7 +41,7 @@ const { histograms, counters, gauges } = prometheusNames();
 const known = new Set([...histograms.flatMap((h) => ['_count', '_sum', '_bucket'].map((s) => h + s)), ...counters, ...gauges, 'up', ...recorded]);
 
 describe('Prometheus alert rules (deploy/prometheus/alerts.yml)', () => {
-  withTool('promtool', 'prometheus')('pass promtool check rules', () => {
+  needsTool('promtool', 'prometheus').it('pass promtool check rules', async () => {
     const run = spawnSync('promtool', ['check', 'rules', RULES], { encoding: 'utf8' });
     expect(run.stderr).toBe('');
     expect(run.status).toBe(0);
@@ -117,7 +106,7 @@ describe('systemd unit (deploy/systemd/paycollect.service)', () => {
     }
   });
 
-  withTool('systemd-analyze', 'systemd')('passes systemd-analyze verify', () => {
+  needsTool('systemd-analyze', 'systemd').it('passes systemd-analyze verify', async () => {
     const copy = path.join(mkdtempSync(path.join(os.tmpdir(), 'paycollect-unit-')), 'paycollect.service');
     copyFileSync(UNIT, copy);
     const run = spawnSync('systemd-analyze', ['verify', copy], { encoding: 'utf8' });

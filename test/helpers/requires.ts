@@ -58,3 +58,9 @@ export function needsHaTools(): Requirement {
   haTools ??= requirement(() => HA_BINARIES.every((b) => existsSync(b)), 'no Patroni, etcd or HAProxy (apt-get install -y patroni etcd-server haproxy)');
   return haTools;
 }
+
+/** A command from Debian's archive on PATH (promtool from prometheus, systemd-analyze from systemd). */
+export function needsTool(name: string, pkg: string): Requirement {
+  const onPath = () => (process.env.PATH ?? '').split(':').some((dir) => existsSync(path.join(dir, name)));
+  return requirement(onPath, `${name} not installed (apt-get install -y ${pkg})`);
+}
