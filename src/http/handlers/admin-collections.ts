@@ -1,18 +1,20 @@
 import { AppError } from '../../errors';
 import { certificationOf } from '../../sandbox/certification';
 import { toAdminRecord } from '../../api-records/collection';
+import { toRefundSummary } from '../../refunds/record';
 import type { RequestContext } from '../context';
 import { ok } from '../envelope';
 import { pageOf, pageReply } from '../paging';
 import { typedHandlers } from '../typed';
 import { filtersOf } from './collections';
 
-/** One collection of any business with its operator details. */
+/** One collection of any business with its operator details and its refunds in short (the list has no refunds). */
 async function adminRecordOf(ctx: RequestContext, gatewayReference: string) {
   const collections = ctx.services.collections;
   const row = await collections.get(gatewayReference, null);
   const request = await ctx.services.processorRequests.viewOf(row.id);
-  return toAdminRecord(row, await collections.postingsOf(row.id), request);
+  const refunds = await ctx.services.refunds.ofCollection(row.id);
+  return { ...toAdminRecord(row, await collections.postingsOf(row.id), request), refunds: refunds.map(toRefundSummary) };
 }
 
 export const merchant = {};
