@@ -1,5 +1,6 @@
 // The one table every list uses: a caption-less, scrollable table whose columns say their heading
-// and how to show a row's cell; numbers are right-aligned.
+// and how to show a row's cell; numbers are right-aligned. A `stacked` table shows each row as a block
+// of labelled lines on a phone instead of scrolling sideways (for rows whose cells hold several lines).
 import type { ReactNode } from 'react';
 
 export interface Column<T> {
@@ -11,10 +12,10 @@ export interface Column<T> {
   hidden?: boolean;
 }
 
-export function DataTable<T>({ columns, rows, rowKey }: { columns: Column<T>[]; rows: T[]; rowKey: (row: T) => string | number }) {
+export function DataTable<T>({ columns, rows, rowKey, stacked }: { columns: Column<T>[]; rows: T[]; rowKey: (row: T) => string | number; stacked?: boolean }) {
   return (
     <div className="table-wrap">
-      <table>
+      <table className={stacked ? 'stacked' : undefined}>
         <thead>
           <tr>
             {columns.map((c) => (
@@ -28,8 +29,8 @@ export function DataTable<T>({ columns, rows, rowKey }: { columns: Column<T>[]; 
           {rows.map((row) => (
             <tr key={rowKey(row)}>
               {columns.map((c) => (
-                <td key={c.head} className={[c.num ? 'num' : '', c.className ?? ''].join(' ').trim() || undefined}>
-                  {c.cell(row)}
+                <td key={c.head} data-label={stacked ? c.head : undefined} className={[c.num ? 'num' : '', c.className ?? ''].join(' ').trim() || undefined}>
+                  {stacked ? <div>{c.cell(row)}</div> : c.cell(row)}
                 </td>
               ))}
             </tr>
