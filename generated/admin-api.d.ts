@@ -387,7 +387,7 @@ export interface paths {
         };
         /**
          * Get a collection with operator details
-         * @description Returns one collection of any business with the operator details: which MID was chosen, at what processing rank, why each other MID of the business was passed over, the rate applied, the masked card and the ledger postings. Use it to answer "why did this payment go there" and "where did the money go".
+         * @description Returns one collection of any business with the operator details: which MID was chosen, at what processing rank, why each other MID of the business was passed over, the rate applied, the masked card, the ledger postings (the collection's and its refunds'), and its refunds in short (their whole records: `GET /v1/admin/collections/{gateway_reference}/refunds`). Use it to answer "why did this payment go there" and "where did the money go".
          */
         get: operations["getAdminCollection"];
         put?: never;

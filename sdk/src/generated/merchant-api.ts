@@ -150,7 +150,7 @@ export interface paths {
         };
         /**
          * Get a collection
-         * @description Returns one of your collections by its `gateway_reference`, as it is now. Use it to confirm the outcome after the customer returns to your `redirect_url` or when a notification is late; the notification remains the primary signal, so poll sparingly. (On the Prism mock the answer is the `pending` example; send `Prefer: example=completed`, `failed` or `expired` for the others.)
+         * @description Returns one of your collections by its `gateway_reference`, as it is now, with its refunds in short (`refunds`, newest first; the list of collections carries only `refunded_amount`). Use it to confirm the outcome after the customer returns to your `redirect_url` or when a notification is late; the notification remains the primary signal, so poll sparingly. (On the Prism mock the answer is the `pending` example; send `Prefer: example=completed`, `failed` or `expired` for the others.)
          */
         get: operations["getCollection"];
         put?: never;
