@@ -62,7 +62,7 @@ function RefundList({ reference }: { reference: string }) {
     queryFn: async () => {
       const before = queries.getQueryData<ListAnswer>(['refunds', reference]);
       const now = await unwrap(admin.GET('/v1/admin/collections/{gateway_reference}/refunds', { params: { path: { gateway_reference: reference } } }));
-      // a refund that failed or was cancelled gave its amount back: the refunded amount above changed
+      // a refund ended: a failed or cancelled one gave its amount back, so the refunded amount above is read again
       if (before && finals(now) !== finals(before)) void queries.invalidateQueries({ queryKey: ['collection', reference] });
       return now;
     },
