@@ -1,5 +1,5 @@
-// Reports (docs/reports.md): wallet statements (merchant and operator), collection exports (merchant
-// and operator) and the daily settlement report (operator), as JSON or as CSV files.
+// Reports (docs/reports.md): wallet statements (merchant and operator), collection and refund exports
+// (merchant and operator) and the daily settlement report (operator), as JSON or as CSV files.
 import { toApi } from '../../domain/money';
 import { apiTime, apiTimeOrNull, parseApiTime } from '../../domain/time';
 import type { Sink } from '../../reports/csv';
@@ -7,12 +7,14 @@ import { settlementCsv } from '../../reports/settlement';
 import type { SettlementReport } from '../../reports/settlement';
 import type { Buckets, StatementPage, StatementQuery } from '../../reports/statement';
 import type { CollectionFilters } from '../../collections/collections';
+import type { RefundFilters } from '../../refunds/filters';
 import { principalOf } from '../context';
 import type { RequestContext } from '../context';
 import { ok } from '../envelope';
 import { pageOf } from '../paging';
 import { typedHandlers } from '../typed';
 import { filtersOf } from './collections';
+import { refundFiltersOf } from './refunds';
 
 const CSV = 'text/csv; charset=utf-8';
 
@@ -74,6 +76,13 @@ function exportReply(ctx: RequestContext, filters: CollectionFilters) {
   });
 }
 
+function refundExportReply(ctx: RequestContext, filters: RefundFilters) {
+  const exports = ctx.services.reports.refundExports;
+  return csvStream(`refunds-${dayText(ctx.services.now())}.csv`, async (sink) => {
+    await exports.writeCsv(filters, sink);
+  });
+}
+
 function settlementRecord(r: SettlementReport) {
   return {
     date: r.date,
@@ -114,12 +123,17 @@ export const merchant = typedHandlers({
   getWalletStatement: async ({ path, query }, ctx) => statementReply(ctx, principalOf(ctx).businessId, path.currency, query),
 
   exportCollections: async ({ query }, ctx) => exportReply(ctx, { ...filtersOf(query), business_id: principalOf(ctx).businessId }),
+
+  exportRefunds: async ({ query }, ctx) => refundExportReply(ctx, { ...refundFiltersOf(query), business_id: principalOf(ctx).businessId }),
 });
 
 export const admin = typedHandlers({
   getAdminWalletStatement: async ({ path, query }, ctx) => statementReply(ctx, Number(path.business_id), path.currency, query),
 
   exportAdminCollections: async ({ query }, ctx) => exportReply(ctx, filtersOf(query)),
+
+  /** A merchant user's business_id was set to its own by the access layer. */
+  exportAdminRefunds: async ({ query }, ctx) => refundExportReply(ctx, refundFiltersOf(query)),
 
   getSettlementReport: async ({ query }, ctx) => {
     const report = await ctx.services.reports.settlement.day(query.date);
