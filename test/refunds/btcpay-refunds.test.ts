@@ -1,4 +1,5 @@
-// Proves BTCPay refunds through the public API against the project's fake BTCPay Server over real HTTP: the refund makes a pull payment of the invoice (a Custom refund of our amount, our reference in its description) and the refund record shows its claim link while it waits; the customer's claim and the merchant's approval change nothing until the payout completes, then the money leaves the hold; a pull payment withdrawn (archived) before it is paid is CANCELLED and the money returns; an unreadable answer is settled by finding the pull payment by its description, whose claim link the refund then shows, and no second one is made. Payout events are the only prompts (the check schedule is too long to move a refund within a test).
+// Proves BTCPay refunds through the public API against the project's fake BTCPay Server over real HTTP: the refund makes a pull payment of the invoice (a Custom refund of our amount, our reference in its description) and the refund record shows its claim link while it waits; a forged payout event is refused and a signed one that lies only prompts the query; the customer's claim and the merchant's approval change nothing until the payout completes, then the money leaves the hold; a pull payment withdrawn (archived) before it is paid is CANCELLED and the money returns; an unreadable answer is settled by finding the pull payment by its description, whose claim link the refund then shows, and no second one is made. Payout events are the only prompts (the check schedule is too long to move a refund within a test).
+import { createHmac } from 'node:crypto';
 import { requestPayment, startHostedWorld } from '../helpers/hosted';
 import type { HostedWorld } from '../helpers/hosted';
 import { askRefund, postingsOf, refundedAmount, refundHooks, refundIn, refundPostings, refundRow, walletOf } from '../helpers/hosted-refunds';
@@ -46,11 +47,25 @@ it('a partial refund is a pull payment whose claim link the refund shows; claime
   expect(w.btcpay.calls.filter((c) => c.method === 'POST' && c.path === `/api/v1/stores/${w.btcpay.storeId}/invoices/${invoice}/refund`)).toHaveLength(1);
   expect(await walletOf(w, 'USD')).toMatchObject({ available_balance: before.available_balance - 5, refund_held_balance: before.refund_held_balance + 5, balance: before.balance });
 
+  // a payout event that lies: forged, it is refused; signed, it only prompts a query, which finds no payout
+  const lie = JSON.stringify({
+    deliveryId: 'FakeDelivery1', webhookId: 'FakeWebhook1', originalDeliveryId: 'FakeDelivery1', isRedelivery: false, type: 'PayoutUpdated',
+    timestamp: Math.floor(Date.now() / 1000), storeId: w.btcpay.storeId, payoutId: 'NoSuchPayout1', pullPaymentId: pp.id, payoutState: 'Completed',
+  });
+  const payoutHook = (secret: string) => w.svc.anon.post(`/callbacks/btcpay/mids/${w.mids.crypto}`, undefined, {
+    raw: lie, headers: { 'content-type': 'application/json', 'btcpay-sig': `sha256=${createHmac('sha256', Buffer.from(secret, 'utf8')).update(lie).digest('hex')}` },
+  });
+  expect(payoutQueries(pp.id)).toBe(0);
+  expect((await payoutHook('not-the-webhook-secret')).status).toBe(401);
+  expect((await payoutHook(w.btcpay.webhookSecret)).status).toBe(200);
+  await eventually(() => payoutQueries(pp.id) >= 1, 10_000, 'the query the signed lie prompted');
+  expect(await refundIn(w, r.gateway_reference, 'PROCESSING')).toMatchObject({ claim_url: processing.claim_url });
+
   // the customer claims, the merchant approves: each payout event prompts a query, which says wait
   const payout = w.btcpay.claim(pp.id);
-  await eventually(() => payoutQueries(pp.id) >= 1, 10_000, 'the query the claim prompted');
+  await eventually(() => payoutQueries(pp.id) >= 2, 10_000, 'the query the claim prompted');
   w.btcpay.payoutState(payout.id, 'AwaitingPayment');
-  await eventually(() => payoutQueries(pp.id) >= 2, 10_000, 'the query the approval prompted');
+  await eventually(() => payoutQueries(pp.id) >= 3, 10_000, 'the query the approval prompted');
   expect(await refundIn(w, r.gateway_reference, 'PROCESSING')).toMatchObject({ claim_url: processing.claim_url });
   expect(await walletOf(w, 'USD')).toMatchObject({ refund_held_balance: before.refund_held_balance + 5 });
 
