@@ -491,13 +491,15 @@ export class RefundService {
     if (result.kind === 'observed') {
       const o = result.observed;
       if (o.unmapped) this.p.log.error('unknown refund status read as PENDING', { service_type: r.service_type, gateway_reference: r.gateway_reference, vendor_status: o.vendorStatus });
+      // a refund found by our reference keeps what its send's lost answer would have given: the processor's id, the claim link
+      const found = { vendorReference: o.vendorReference ?? null, claimUrl: o.claimUrl ?? null };
       if (o.status !== 'PENDING') {
-        await this.move(r.id, { to: o.status, failureReason: o.status === 'COMPLETED' ? null : (o.message ?? REFUND_MESSAGES[o.status]) });
+        await this.move(r.id, { to: o.status, failureReason: o.status === 'COMPLETED' ? null : (o.message ?? REFUND_MESSAGES[o.status]), ...found });
         return;
       }
       // the processor has it: an unknown send was taken after all
-      if (r.status === 'PENDING') await this.move(r.id, { to: 'PROCESSING', nextCheckAt: again });
-      else await this.record(r, { sendState: 'sent', nextSendAt: null, nextCheckAt: again, lastError: null, pendingReason: null });
+      if (r.status === 'PENDING') await this.move(r.id, { to: 'PROCESSING', nextCheckAt: again, ...found });
+      else await this.record(r, { sendState: 'sent', nextSendAt: null, nextCheckAt: again, lastError: null, pendingReason: null, ...found });
       return;
     }
     if (result.kind === 'not_found' && r.send_state === 'unknown') {
@@ -513,9 +515,12 @@ export class RefundService {
 
   private async record(
     r: Claimed,
-    s: { sendState: RefundRow['send_state']; nextSendAt: Date | null; nextCheckAt: Date | null; lastError: string | null; pendingReason: RefundRow['pending_reason'] },
+    s: {
+      sendState: RefundRow['send_state']; nextSendAt: Date | null; nextCheckAt: Date | null; lastError: string | null; pendingReason: RefundRow['pending_reason'];
+      vendorReference?: string | null; claimUrl?: string | null;
+    },
   ): Promise<void> {
-    await this.db.none(SQL.requestState, { refundId: r.id, vendorReference: null, ...s });
+    await this.db.none(SQL.requestState, { refundId: r.id, vendorReference: null, claimUrl: null, ...s });
   }
 
   /**
