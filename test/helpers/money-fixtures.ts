@@ -1,6 +1,5 @@
 // Money fixtures by SQL (no operator API): businesses, wallets, fees and rates; PENDING collections
-// priced by PricingService; completion exactly as the collections service does it (UPDATE ... WHERE
-// status = 'PENDING' RETURNING *, then postCompletion in the same transaction).
+// priced by PricingService; completion through the collections service's own move (applyOutcome).
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
@@ -93,16 +92,9 @@ export async function insertPending(s: Services, businessId: number, o: PendingO
   });
 }
 
-/** Exactly what the collections service does on a provider's success report. */
-export async function complete(s: Services, id: bigint): Promise<CollectionRow | null> {
-  return s.db.tx(async (t) => {
-    const row = await t.oneOrNone<CollectionRow>(
-      "UPDATE collections SET status = 'COMPLETED', updated_at = now() WHERE id = $1 AND status = 'PENDING' RETURNING *",
-      [id],
-    );
-    if (row) await s.ledger.postCompletion(t, row);
-    return row;
-  });
+/** A provider's success report, applied as the collections service applies it: null when not PENDING. */
+export function complete(s: Services, id: bigint): Promise<CollectionRow | null> {
+  return s.collections.applyOutcome(id, 'COMPLETED');
 }
 
 export async function fail(s: Services, id: bigint): Promise<boolean> {
