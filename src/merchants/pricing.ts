@@ -1,6 +1,5 @@
 // Wallet choice, market-rate conversion and fees of a collection, fixed at request time.
 import { pgp } from '../db';
-import type { Tx } from '../db';
 import type { PaymentMethod } from '../domain/collection';
 import { feeOf, splitFee } from '../domain/fees';
 import type { FeeBearer, FeeRule } from '../domain/fees';
@@ -58,13 +57,10 @@ export function pricingInputsSql(r: Omit<PriceRequest, 'requestAmountMinor'>): s
 }
 
 export class PricingService {
-  /** Throws AppError UNSUPPORTED_CURRENCY when no wallet and no rate can take the currency. */
-  async price(t: Tx, r: PriceRequest): Promise<Price> {
-    const { inputs } = await t.one<{ inputs: PricingInputs | null }>(`SELECT ${pricingInputsSql(r)} AS inputs`);
-    return this.priceFrom(inputs, r);
-  }
-
-  /** The price from inputs already read (pricingInputsSql); same errors as price. */
+  /**
+   * The price from inputs already read (pricingInputsSql, kept by the configuration cache). Throws AppError
+   * UNSUPPORTED_CURRENCY when no wallet and no rate can take the currency.
+   */
   priceFrom(inputs: PricingInputs | null, r: PriceRequest): Price {
     if (!inputs) throw new AppError('UNSUPPORTED_CURRENCY');
     let rate: FxRate | null = null;
