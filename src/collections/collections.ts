@@ -159,6 +159,8 @@ const BATCH = 100;
 /** provider reports applied per transaction by the report worker */
 const REPORT_BATCH = 200;
 const EXPIRY_DUE_SQL = sqlFile(__dirname, 'expiry-due.sql');
+/** The report worker's claim (sql/claim-reports.sql): a constant text, prepared on a real server. */
+const CLAIM_REPORTS_SQL = hotSqlFile(__dirname, 'claim-reports.sql');
 
 /** Connections in the database pool (1 on the embedded database). */
 function poolSize(db: Base['db']): number {
@@ -483,11 +485,7 @@ export class CollectionService {
 
   private async applyDueReports(limit: number): Promise<number> {
     const { count, moved } = await this.s.db.tx(async (t) => {
-      const reports = await t.any<DueReport>(
-        `SELECT id, collection_id, outcome, message FROM provider_events
-         WHERE processed_at IS NULL AND due_at <= $1 ORDER BY due_at, id LIMIT $2 FOR UPDATE SKIP LOCKED`,
-        [this.s.now(), limit],
-      );
+      const reports = await t.any<DueReport>(bound(t, CLAIM_REPORTS_SQL, { now: this.s.now(), limit }));
       return { count: reports.length, moved: await this.applyReportsIn(t, reports) };
     });
     this.finished(moved);
