@@ -32,13 +32,6 @@ export interface Recipients {
   business_name: string;
 }
 
-/** JSON of the Recipients of an API token (an SQL expression), null for none: for embedding in a read. */
-export function recipientsSql(apiTokenId: string): string {
-  return `(SELECT json_build_object('notification_email', t.notification_email, 'email_merchant', t.email_merchant,
-      'email_user', t.email_user, 'business_name', b.name)
-    FROM api_tokens t JOIN businesses b ON b.id = t.business_id WHERE t.id = ${apiTokenId})`;
-}
-
 /**
  * The outbox's values of a state change, for the move's write (collections/sql/move.sql): the webhook
  * notification (body NULL: none) and the emails as arrays, one element each.
@@ -87,7 +80,7 @@ export class NotificationService {
   }
 
   /**
-   * The emails a new collection starts with (who: recipientsSql of its API token): the merchant's start
+   * The emails a new collection starts with (who: the recipients of its API token): the merchant's start
    * notice, when it asked for one. The row may be the one about to be inserted, without its id.
    */
   startEmails(row: Omit<CollectionRow, 'id'>, who: Recipients | null): EmailDraft[] {

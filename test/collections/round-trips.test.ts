@@ -77,8 +77,9 @@ it('requests a payment in one statement once its configuration is in memory, rep
   const p = await merchant();
   const b = body();
   const first = await counted(() => s().collections.requestToPay(p, b));
-  // the configuration read (token, pricing, MIDs) and the write
+  // the configuration read (token, pricing, MIDs) and the write, both constant texts prepared on a real server
   expect(first.statements.map(verb)).toEqual(['SELECT', 'WITH']);
+  expect(sent.map((q) => q.name)).toEqual(REAL_PG_URL ? ['merchants/request-config.sql', 'collections/create.sql'] : [undefined, undefined]);
   const row = first.result.row;
   expect(first.result.replayed).toBe(false);
   expect(row).toMatchObject({ merchant_reference: b.merchant_reference, narration: b.narration, account_name: b.account_name, status: 'PENDING' });
