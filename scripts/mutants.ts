@@ -55,8 +55,12 @@ export const MUTANTS: Mutant[] = [
   { id: 'routing-traffic-ignored', file: 'src/domain/routing.ts', find: "if (mid.allowed_traffic !== 'ALL' && (req.payerCountry === null || !mid.allowed_traffic.includes(req.payerCountry))) {", replace: 'if (false) {', tests: ['test/domain/routing.test.ts'] },
   // state guards
   { id: 'state-final-moves-again', file: 'src/domain/collection.ts', find: "return from === 'PENDING' && isFinal(to);", replace: 'return isFinal(to);', tests: DOMAIN_LEDGER },
-  { id: 'state-guard-without-pending', file: 'src/collections/collections.ts', find: 'WHERE id = $1 AND status = $8 AND notification_seq = $6::int', replace: 'WHERE id = $1 AND notification_seq = $6::int', tests: ['test/collections/round-trips.test.ts'] },
-  { id: 'state-tx-guard-without-pending', file: 'src/collections/collections.ts', find: 'WHERE c.id = $1 AND c.status = $5', replace: 'WHERE c.id = $1', tests: ['test/collections/round-trips.test.ts'] },
+  // the move (one constant text: src/collections/sql/move.sql), the one path by which a collection changes state
+  { id: 'state-guard-without-pending', file: 'src/collections/sql/move.sql', find: 'WHERE id = ${id}::bigint AND status = ${from}::text AND', replace: 'WHERE id = ${id}::bigint AND', tests: ['test/collections/round-trips.test.ts'] },
+  { id: 'state-guard-without-sequence', file: 'src/collections/sql/move.sql', find: 'AND notification_seq = ${notification_seq}::int', replace: '', tests: ['test/collections/round-trips.test.ts'], names: 'reads again' },
+  { id: 'state-move-not-read-again', file: 'src/collections/collections.ts', find: 'if (moved) return moved;', replace: 'return moved;', tests: ['test/collections/round-trips.test.ts'], names: 'reads again' },
+  { id: 'ledger-journal-without-credit', file: 'src/collections/sql/move.sql', find: 'FROM moved m WHERE ${credit}::boolean', replace: 'FROM moved m', tests: ['test/collections/round-trips.test.ts'], names: 'exactly one' },
+  { id: 'ledger-second-credit-posted', file: 'src/collections/sql/move.sql', find: "ON CONFLICT (collection_id) WHERE kind = 'collection_credit' DO NOTHING", replace: "ON CONFLICT (collection_id) WHERE kind = 'collection_credit' DO UPDATE SET kind = EXCLUDED.kind", tests: ['test/ledger/ledger.test.ts'], names: 'once however often' },
   { id: 'state-expires-at-half-ttl', file: 'src/collections/collections.ts', find: 'expires_at: new Date(now.getTime() + this.s.config.pendingTtlSeconds * 1000)', replace: 'expires_at: new Date(now.getTime() + this.s.config.pendingTtlSeconds * 500)', tests: ['test/http/simulate-collection.test.ts'], names: 'expires' },
   // auth
   { id: 'auth-wrong-secret-accepted', file: 'src/merchants/access-tokens.ts', find: 'if (!row || !good || !secret) {', replace: 'if (!row || !secret) {', tests: ['test/http/create-access-token.test.ts'], names: 'a wrong secret' },

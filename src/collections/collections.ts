@@ -2,8 +2,8 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { Base } from '../base';
 import type { CardService } from '../cards/card-keys';
-import { bound, hotSqlFile, pgp, sqlFile, statement } from '../db';
-import type { Tx } from '../db';
+import { bound, hotSqlFile, sqlFile } from '../db';
+import type { Queryable, Tx } from '../db';
 import { listPage } from '../db/keyset';
 import type { KeyColumn, ListPage, PageRequest } from '../db/keyset';
 import { maskPan } from '../domain/card';
@@ -19,7 +19,7 @@ import { amountText } from '../processors/amounts';
 import { hasOwnCheckout } from '../processors/checkout';
 import type { Processor } from '../processors/types';
 import type { WorkerSpec } from '../workers/loops';
-import { certificationCte } from '../sandbox/certification';
+import { scenarioRecorded } from '../sandbox/certification';
 import { ConfigChanged } from '../merchants/config-cache';
 import type { ConfigCache, RequestConfig } from '../merchants/config-cache';
 import type { PricingService } from '../merchants/pricing';
@@ -27,9 +27,8 @@ import type { Processors } from '../processors';
 import { countCollections, filterWhere, foldPastCounts } from './counts';
 import type { RoutingTurns } from './routing-turns';
 import type { PostingRow } from '../api-records/collection';
-import { CREDIT_JOURNAL, creditContextSql } from '../ledger/ledger';
+import { NO_CREDIT } from '../ledger/ledger';
 import type { CreditContext, LedgerService } from '../ledger/ledger';
-import { recipientsSql } from '../notifications/notifications';
 import type { NotificationService, Recipients } from '../notifications/notifications';
 import type { components } from '../../generated/merchant-api';
 import { currentTraceParent } from '../telemetry';
@@ -60,13 +59,13 @@ interface CardSeen {
   firstSeenAt: Date | null;
 }
 
-/** Read with the state change (applyOutcomeIn). */
+/** What a move reads with the row (sql/read-for-move.sql): what its writes need. */
 interface MoveExtras {
   credit_context: CreditContext | null;
   outbox_recipients: Recipients | null;
 }
 
-/** What a standalone move reads (readForMove): the row with what its writes need. */
+/** What a move reads (readForMove): the row with what its writes need. */
 type MoveRead = CollectionRow & MoveExtras;
 
 /**
@@ -76,9 +75,6 @@ type MoveRead = CollectionRow & MoveExtras;
  * (docs/contract/states.md).
  */
 export type MoveFrom = 'PENDING' | 'EXPIRED' | 'FAILED' | 'CANCELLED';
-
-/** moveAlone's answer when its guarded statement moved nothing while the row may still be PENDING. */
-const RETRY_IN_TX = Symbol('retry in a transaction');
 
 /** A collection before its insert: everything but the id. */
 type NewCollection = Omit<CollectionRow, 'id'>;
@@ -152,11 +148,9 @@ function chargeValues(c: Charge | null, now: Date): Record<string, unknown> {
 /** How many times a request-to-pay is priced and routed again when the configuration changed under it. */
 const CONFIG_ATTEMPTS = 3;
 
-/** readForMove's statements (name, text): a move to COMPLETED also reads what the ledger credit needs. */
-const readForMoveSql = (credit: string) =>
-  `SELECT c.*, ${credit} AS credit_context, ${recipientsSql('c.api_token_id')} AS outbox_recipients FROM collections c WHERE c.id = $1`;
-const READ_FOR_COMPLETION = ['read-for-completion', readForMoveSql(creditContextSql('c.business_id', 'c.account_currency'))] as const;
-const READ_FOR_MOVE = ['read-for-move', readForMoveSql('NULL')] as const;
+/** A move's read and its write (sql/read-for-move.sql, sql/move.sql): constant texts, prepared on a real server. */
+const READ_FOR_MOVE_SQL = hotSqlFile(__dirname, 'read-for-move.sql');
+const MOVE_SQL = hotSqlFile(__dirname, 'move.sql');
 
 /** Thrown when a concurrent request took the merchant_reference first. */
 class ReferenceTaken extends Error {}
@@ -165,6 +159,8 @@ const BATCH = 100;
 /** provider reports applied per transaction by the report worker */
 const REPORT_BATCH = 200;
 const EXPIRY_DUE_SQL = sqlFile(__dirname, 'expiry-due.sql');
+/** The report worker's claim (sql/claim-reports.sql): a constant text, prepared on a real server. */
+const CLAIM_REPORTS_SQL = hotSqlFile(__dirname, 'claim-reports.sql');
 
 /** Connections in the database pool (1 on the embedded database). */
 function poolSize(db: Base['db']): number {
@@ -359,13 +355,11 @@ export class CollectionService {
 
   /**
    * A provider's report (or the customer's answer on a hosted page): PENDING -> final, with its ledger
-   * postings and notification rows, all or nothing. A repeat or a late report changes nothing and
-   * returns null. Two round trips and no transaction (moveAlone); when the row changed between the
-   * read and the write, the transactional path (applyOutcomeIn) decides instead.
+   * postings and notification rows, all or nothing (move). A repeat or a late report changes nothing and
+   * returns null.
    */
   async applyOutcome(collectionId: bigint, outcome: FinalStatus, message?: string, from: MoveFrom = 'PENDING'): Promise<CollectionRow | null> {
-    let row = await this.moveAlone(collectionId, outcome, message, from);
-    if (row === RETRY_IN_TX) row = await this.s.db.tx((t) => this.applyOutcomeIn(t, collectionId, outcome, message, from));
+    const row = await this.move(this.s.db, collectionId, outcome, message, from);
     if (row) {
       this.finished([row]);
       this.s.kick('webhooks');
@@ -380,55 +374,33 @@ export class CollectionService {
   }
 
   /**
-   * Two statements: the state change, which also takes the notification's sequence and reads what the
-   * ledger and the outbox need; then every write (journal, postings, holds, notification, emails,
-   * certification) as one statement of data-modifying CTEs.
+   * The one path by which a collection changes state, through `q`: the database (each statement on its
+   * own, atomic without a transaction) or the caller's transaction. Two statements: a read (no lock) of
+   * the row and of everything its writes need (sql/read-for-move.sql); then one write (sql/move.sql) whose
+   * first CTE is the state change, guarded to apply only to the row as read (still `from`, same
+   * notification_seq and API token), and whose other CTEs (journal, postings, holds, notification,
+   * emails, certification) write only from it. The writes are planned from the read row: amounts, fee,
+   * currency and method never change after creation, and the guard pins what else they depend on.
+   * Not `from` when read: null. The guard found the row changed since the read (moved meanwhile, or its
+   * sequence or token changed): read again, and so on until it moves or is no longer `from`. Returns the
+   * row as the change left it, before its notification took a sequence number.
    */
-  async applyOutcomeIn(t: Tx, collectionId: bigint, outcome: FinalStatus, message?: string, from: MoveFrom = 'PENDING'): Promise<CollectionRow | null> {
-    const credit = outcome === 'COMPLETED' ? creditContextSql('c.business_id', 'c.account_currency') : 'NULL';
-    const moved = await t.oneOrNone<CollectionRow & MoveExtras>(
-      `UPDATE collections c SET status = $2, message = $3, updated_at = $4,
-         notification_seq = c.notification_seq + CASE WHEN c.api_token_id IS NULL THEN 0 ELSE 1 END,
-         late_completed_at = CASE WHEN $5 <> 'PENDING' THEN $4::timestamptz END
-       WHERE c.id = $1 AND c.status = $5
-       RETURNING c.*, ${credit} AS credit_context, ${recipientsSql('c.api_token_id')} AS outbox_recipients`,
-      [collectionId, outcome, message ?? STATUS_MESSAGES[outcome], this.s.now(), from],
-    );
-    if (!moved) return null;
-    const { credit_context: creditContext, outbox_recipients: recipients, ...row } = moved;
-    let sequence: number | null = null;
-    if (row.api_token_id !== null) {
-      sequence = row.notification_seq;
-      // The row as the state change left it, before its notification took a sequence number.
-      row.notification_seq -= 1;
+  async move(q: Queryable, collectionId: bigint, outcome: FinalStatus, message?: string, from: MoveFrom = 'PENDING'): Promise<CollectionRow | null> {
+    for (;;) {
+      const read = await this.readForMove(q, collectionId, outcome);
+      if (!read || read.status !== from) return null;
+      const moved = await this.writeMove(q, read, outcome, message, from);
+      if (moved) return moved;
     }
-    const ctes: string[] = [];
-    if (outcome === 'COMPLETED') ctes.push(...(await this.s.ledger.completionWrites(t, row, creditContext, 'moved')));
-    ctes.push(...this.s.notifications.statusChangeWrites(row, sequence, recipients, 'moved'));
-    const certification = this.s.config.appEnv === 'sandbox' ? certificationCte(this.s.config, row, 'moved') : null;
-    if (certification) ctes.push(certification);
-    if (ctes.length > 0) {
-      const source = pgp.as.format('moved AS (SELECT $1::bigint AS id)', [row.id]);
-      const credited = outcome === 'COMPLETED' ? `EXISTS (SELECT 1 FROM ${CREDIT_JOURNAL})` : 'true';
-      // Made of formatted parts: sent as is, never formatted again.
-      const done = await t.one<{ credited: boolean }>(`WITH ${[source, ...ctes].join(', ')} SELECT ${credited} AS credited`);
-      if (!done.credited) this.s.ledger.creditSkipped(row);
-    }
-    return row;
   }
 
-  /**
-   * applyOutcome in two statements, atomic without a transaction: a read (no lock) of the row and of
-   * everything its writes need; then one statement whose first CTE is the state change, guarded to
-   * apply only to the row as read (still PENDING, same notification_seq and API token), and whose
-   * other CTEs (journal, postings, holds, notification, emails, certification) write only from it.
-   * The writes are planned from the read row: amounts, fee, currency and method never change after
-   * creation, and the guard pins what else they depend on. Not PENDING when read: null at once.
-   * The guarded change found nothing: RETRY_IN_TX (moved meanwhile, or its sequence or token changed).
-   */
-  private async moveAlone(collectionId: bigint, outcome: FinalStatus, message: string | undefined, from: MoveFrom): Promise<CollectionRow | null | typeof RETRY_IN_TX> {
-    const read = await this.readForMove(collectionId, outcome);
-    if (!read || read.status !== from) return null;
+  /** A collection with what a move of it to `outcome` needs to write (no lock); null when none. */
+  private readForMove(q: Queryable, collectionId: bigint, outcome: FinalStatus): Promise<MoveRead | null> {
+    return q.oneOrNone<MoveRead>(bound(q, READ_FOR_MOVE_SQL, { id: collectionId, credit: outcome === 'COMPLETED' }));
+  }
+
+  /** The move's write from what was read; null when its guard found the row changed since. */
+  private async writeMove(q: Queryable, read: MoveRead, outcome: FinalStatus, message: string | undefined, from: MoveFrom): Promise<CollectionRow | null> {
     const { credit_context: creditContext, outbox_recipients: recipients, ...before } = read;
     // The row as the state change will leave it, before its notification takes a sequence number.
     const now = this.s.now();
@@ -436,37 +408,21 @@ export class CollectionService {
       ...before, status: outcome, message: message ?? STATUS_MESSAGES[outcome], updated_at: now, late_completed_at: from === 'PENDING' ? null : now,
     };
     const taken = row.api_token_id === null ? 0 : 1;
-    const sequence = taken ? row.notification_seq + 1 : null;
-    const ctes = [
-      pgp.as.format(
-        `moved AS (UPDATE collections SET status = $2, message = $3, updated_at = $4::timestamptz, notification_seq = notification_seq + $5::int,
-           late_completed_at = $9::timestamptz
-         WHERE id = $1 AND status = $8 AND notification_seq = $6::int AND api_token_id IS NOT DISTINCT FROM $7::int
-         RETURNING *)`,
-        [row.id, row.status, row.message, row.updated_at, taken, row.notification_seq, row.api_token_id, from, row.late_completed_at],
-      ),
-    ];
-    if (outcome === 'COMPLETED') ctes.push(...(await this.s.ledger.completionWrites(this.s.db, row, creditContext, 'moved')));
-    ctes.push(...this.s.notifications.statusChangeWrites(row, sequence, recipients, 'moved'));
-    const certification = this.s.config.appEnv === 'sandbox' ? certificationCte(this.s.config, row, 'moved') : null;
-    if (certification) ctes.push(certification);
-    const credited = outcome === 'COMPLETED' ? `EXISTS (SELECT 1 FROM ${CREDIT_JOURNAL})` : 'true';
-    // Made of formatted parts: sent as is, never formatted again.
-    const done = await this.s.db.oneOrNone<CollectionRow & { credited_: boolean }>(
-      `WITH ${ctes.join(', ')} SELECT m.*, ${credited} AS credited_ FROM moved m`,
+    const credit = outcome === 'COMPLETED' ? await this.s.ledger.creditValues(q, row, creditContext) : NO_CREDIT;
+    const done = await q.oneOrNone<CollectionRow & { credited_: boolean }>(
+      bound(q, MOVE_SQL, {
+        id: row.id, from, notification_seq: row.notification_seq, api_token_id: row.api_token_id,
+        status: row.status, message: row.message, updated_at: row.updated_at, taken, late_completed_at: row.late_completed_at,
+        ...credit,
+        ...this.s.notifications.statusChangeValues(row, taken ? row.notification_seq + 1 : null, recipients),
+        scenario: scenarioRecorded(this.s.config, row),
+      }),
     );
-    if (!done) return RETRY_IN_TX;
-    const { credited_: creditedNow, ...moved } = done;
-    // As applyOutcomeIn returns it: the row before its notification took the sequence.
+    if (!done) return null;
+    const { credited_: credited, ...moved } = done;
     moved.notification_seq -= taken;
-    if (!creditedNow) this.s.ledger.creditSkipped(moved);
+    if (!credited) this.s.ledger.creditSkipped(moved);
     return moved;
-  }
-
-  /** A collection with what a move of it to `outcome` needs to write (no lock); null when none. A prepared statement. */
-  private readForMove(collectionId: bigint, outcome: FinalStatus): Promise<MoveRead | null> {
-    const [name, text] = outcome === 'COMPLETED' ? READ_FOR_COMPLETION : READ_FOR_MOVE;
-    return this.s.db.oneOrNone<MoveRead>(statement(this.s.db, name, text, [collectionId]));
   }
 
   async byMerchantReference(businessId: number, merchantReference: string): Promise<CollectionRow | null> {
@@ -529,11 +485,7 @@ export class CollectionService {
 
   private async applyDueReports(limit: number): Promise<number> {
     const { count, moved } = await this.s.db.tx(async (t) => {
-      const reports = await t.any<DueReport>(
-        `SELECT id, collection_id, outcome, message FROM provider_events
-         WHERE processed_at IS NULL AND due_at <= $1 ORDER BY due_at, id LIMIT $2 FOR UPDATE SKIP LOCKED`,
-        [this.s.now(), limit],
-      );
+      const reports = await t.any<DueReport>(bound(t, CLAIM_REPORTS_SQL, { now: this.s.now(), limit }));
       return { count: reports.length, moved: await this.applyReportsIn(t, reports) };
     });
     this.finished(moved);
@@ -548,7 +500,7 @@ export class CollectionService {
     // one collection's reports keep their order (only the first can move it).
     const ordered = [...reports].sort((a, b) => (a.collection_id === b.collection_id ? 0 : a.collection_id < b.collection_id ? -1 : 1));
     for (const r of ordered) {
-      const row = await this.applyOutcomeIn(t, r.collection_id, r.outcome, r.message ?? undefined);
+      const row = await this.move(t, r.collection_id, r.outcome, r.message ?? undefined);
       if (row) {
         moved.push(row);
         this.kickAfterCommit = true;
@@ -572,7 +524,7 @@ export class CollectionService {
       let moved = 0;
       for (const c of due) {
         if (c.report_id === null) {
-          const row = await this.applyOutcomeIn(t, c.id, 'EXPIRED');
+          const row = await this.move(t, c.id, 'EXPIRED');
           if (row) {
             finished.push(row);
             this.kickAfterCommit = true;

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pgPromise from 'pg-promise';
-import type { IDatabase, ITask } from 'pg-promise';
+import type { IBaseProtocol, IDatabase, ITask } from 'pg-promise';
 import { dbEvents } from '../telemetry/db';
 import type { DbObserved } from '../telemetry/db';
 import { noteStatement } from './outcome';
@@ -37,6 +37,8 @@ pgp.pg.types.setTypeParser(20, (v: string) => BigInt(v));
 
 export type Db = IDatabase<object>;
 export type Tx = ITask<object>;
+/** A connection to query with: a transaction or task, or the database itself (each statement on its own). */
+export type Queryable = IBaseProtocol<object>;
 
 export interface Database {
   db: Db;
@@ -56,16 +58,26 @@ export function sqlFile(dir: string, name: string): pgPromise.QueryFile {
   return file;
 }
 
-/** Databases opened by openEmbedded: their one session is shared by reconnecting clients. */
-const embeddedDbs = new WeakSet<Db>();
+/**
+ * The contexts ($dc) of databases opened by openEmbedded: their one session is shared by reconnecting
+ * clients. Kept by context, which a task or transaction carries too (t.ctx.dc), so a statement run in the
+ * caller's transaction knows its database.
+ */
+const embeddedContexts = new WeakSet<object>();
+
+/** Whether `q` (a database, or a task or transaction on one) is an embedded database. */
+function isEmbedded(q: Queryable): boolean {
+  const dc = (q as { $dc?: unknown }).$dc ?? (q as { ctx?: { dc?: unknown } }).ctx?.dc;
+  return typeof dc === 'object' && dc !== null && embeddedContexts.has(dc);
+}
 
 /**
  * A hot statement of constant text. On a real server: a named (prepared) statement, parsed and planned
  * once per connection, then only bound and run. On the embedded database an unnamed one: its one session is
  * shared by every client that connects, so a name prepared by one client would clash with the next's.
  */
-export function statement(db: Db, name: string, text: string, values: unknown[]): pgPromise.PreparedStatement | pgPromise.ParameterizedQuery {
-  return embeddedDbs.has(db) ? new pgp.ParameterizedQuery({ text, values }) : new pgp.PreparedStatement({ name, text, values });
+export function statement(db: Queryable, name: string, text: string, values: unknown[]): pgPromise.PreparedStatement | pgPromise.ParameterizedQuery {
+  return isEmbedded(db) ? new pgp.ParameterizedQuery({ text, values }) : new pgp.PreparedStatement({ name, text, values });
 }
 
 /**
@@ -96,7 +108,7 @@ export function hotSqlFile(dir: string, file: string): HotStatement {
  * silently write NULL), run as statement() runs it. Values go to the driver as they are: JSON columns
  * take text (JSON.stringify), arrays become PostgreSQL arrays.
  */
-export function bound(db: Db, s: HotStatement, values: Readonly<Record<string, unknown>>): pgPromise.PreparedStatement | pgPromise.ParameterizedQuery {
+export function bound(db: Queryable, s: HotStatement, values: Readonly<Record<string, unknown>>): pgPromise.PreparedStatement | pgPromise.ParameterizedQuery {
   const unknown = Object.keys(values).filter((k) => !s.params.includes(k));
   const missing = s.params.filter((p) => !(p in values));
   if (unknown.length > 0 || missing.length > 0) {
@@ -138,7 +150,7 @@ export async function openEmbedded(dataDir: string | undefined, template?: Blob)
   const server = new PGLiteSocketServer({ db: lite, path: path.join(sockDir, '.s.PGSQL.5432'), maxConnections: 4 });
   await server.start();
   const db = pgp({ host: sockDir, port: 5432, user: 'postgres', database: 'postgres', max: 1, allowExitOnIdle: true }, observed());
-  embeddedDbs.add(db);
+  embeddedContexts.add(db.$dc as object);
   await db.one('SELECT 1 AS ok');
   return {
     db,

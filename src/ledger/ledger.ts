@@ -28,8 +28,9 @@ export interface WalletBalance extends WalletParts {
   currency: string;
 }
 
-/** What creditContextSql reads: the wallet to credit, its business's reserve and settlement terms, and
- * the ledger accounts that already exist for the wallet and for the service in its currency. */
+/** What a completion's read (collections/sql/read-for-move.sql) gives the credit: the wallet to credit,
+ * its business's reserve and settlement terms, and the ledger accounts that already exist for the wallet
+ * and for the service in its currency. */
 export interface CreditContext {
   wallet_id: number;
   reserve_percent: string;
@@ -38,23 +39,38 @@ export interface CreditContext {
   accounts: { id: number; wallet_id: number | null; currency: string; kind: AccountKey['kind'] }[] | null;
 }
 
-/**
- * JSON of the CreditContext of the wallet of (business, currency), both SQL expressions (columns of
- * the statement it is embedded in, or formatted literals); null when there is no such wallet.
- */
-export function creditContextSql(businessId: string, currency: string): string {
-  return `(SELECT json_build_object('wallet_id', w.id, 'reserve_percent', b.rolling_reserve_percent::text,
-      'rolling_reserve_months', b.rolling_reserve_months, 'card_settlement_days', b.card_settlement_days,
-      'accounts', (SELECT json_agg(json_build_object('id', a.id, 'wallet_id', a.wallet_id, 'currency', a.currency, 'kind', a.kind))
-                   FROM ledger_accounts a WHERE a.wallet_id = w.id OR (a.wallet_id IS NULL AND a.currency = w.currency)))
-    FROM wallets w JOIN businesses b ON b.id = w.business_id WHERE w.business_id = ${businessId} AND w.currency = ${currency})`;
-}
-
 /** A connection to query with: a transaction, or the database itself (each statement on its own). */
 type Queryable = IBaseProtocol<object>;
 
-/** The journal CTE of completionWrites: empty when the collection was credited already. */
-export const CREDIT_JOURNAL = 'credit_journal';
+/**
+ * The credit's values of a move's write (collections/sql/move.sql): the journal's time, its postings and
+ * its holds as arrays, one element each. A move that credits nothing writes from NO_CREDIT.
+ */
+export interface CreditValues {
+  credit: boolean;
+  credited_at: Date | null;
+  posting_accounts: (number | undefined)[];
+  posting_amounts: bigint[];
+  posting_currencies: string[];
+  posting_kinds: string[];
+  hold_wallet_id: number | null;
+  hold_buckets: string[];
+  hold_amounts: bigint[];
+  hold_release_ats: Date[];
+}
+
+export const NO_CREDIT: Readonly<CreditValues> = {
+  credit: false,
+  credited_at: null,
+  posting_accounts: [],
+  posting_amounts: [],
+  posting_currencies: [],
+  posting_kinds: [],
+  hold_wallet_id: null,
+  hold_buckets: [],
+  hold_amounts: [],
+  hold_release_ats: [],
+};
 
 interface DueHold {
   id: bigint;
@@ -105,30 +121,14 @@ export class LedgerService {
   constructor(readonly s: Base) {}
 
   /**
-   * Inside the transaction that moves the collection to COMPLETED: credit it, once. The postings are
-   * checked to balance before anything is written; a second credit of the same collection is
-   * impossible (journals_one_credit) and is skipped here.
+   * The credit of a collection moving to COMPLETED, as values of the move's write (collections/sql/move.sql,
+   * which writes the journal only when the state change happened, and nothing more when the collection has
+   * its one credit journal already). The plan is checked to balance here, before any of it is written.
+   * Ledger accounts missing from ctx are created first (first use), through `q` (the caller's transaction,
+   * or the database: creating them is idempotent and harmless on its own).
    */
-  async postCompletion(t: Tx, row: CollectionRow): Promise<void> {
-    const { ctx } = await t.one<{ ctx: CreditContext | null }>(
-      `SELECT ${creditContextSql(pgp.as.format('$1::int', [row.business_id]), pgp.as.format('$1', [row.account_currency]))} AS ctx`,
-    );
-    const ctes = await this.completionWrites(t, row, ctx, pgp.as.format('(SELECT $1::bigint AS id)', [row.id]));
-    const { credited } = await t.one<{ credited: boolean }>(`WITH ${ctes.join(', ')} SELECT EXISTS (SELECT 1 FROM ${CREDIT_JOURNAL}) AS credited`);
-    if (!credited) this.creditSkipped(row);
-  }
-
-  /**
-   * postCompletion's writes as data-modifying CTEs (formatted SQL: a statement made of them is sent as
-   * is, never formatted again): the journal (CREDIT_JOURNAL, empty when the collection has its credit
-   * already), its postings and its holds, written only with the journal. The plan is checked to balance
-   * here, before any of it is written. Ledger accounts missing from ctx are created first (first use),
-   * through `t` (a transaction, or the database: creating them is idempotent and harmless on its own).
-   * `source` is a relation with the collection's `id` column (e.g. the guarded state change itself): the
-   * journal is written only when the source has the row, and so nothing else is either.
-   */
-  async completionWrites(t: Queryable, row: CollectionRow, ctx: CreditContext | null, source: string): Promise<string[]> {
-    if (row.status !== 'COMPLETED') throw new Error(`postCompletion on a ${row.status} collection`);
+  async creditValues(q: Queryable, row: CollectionRow, ctx: CreditContext | null): Promise<CreditValues> {
+    if (row.status !== 'COMPLETED') throw new Error(`a credit of a ${row.status} collection`);
     if (!ctx) throw new Error(`collection ${row.id} has no ${row.account_currency} wallet to credit`);
     const completedAt = this.s.now();
     const plan = completionPlan({
@@ -147,42 +147,22 @@ export class LedgerService {
     assertBalanced(plan.postings);
     const known = new Map((ctx.accounts ?? []).map((a) => [accountName({ kind: a.kind, walletId: a.wallet_id, currency: a.currency }), a.id]));
     const keys = plan.postings.map((p) => p.account);
-    const ids = keys.every((k) => known.has(accountName(k))) ? known : await this.accountIds(t, row.business_id, keys);
-    const ctes = [
-      pgp.as.format(
-        `${CREDIT_JOURNAL} AS (INSERT INTO journals (collection_id, kind, created_at) SELECT s.id, 'collection_credit', $1::timestamptz FROM ${source} s
-         ON CONFLICT (collection_id) WHERE kind = 'collection_credit' DO NOTHING RETURNING id)`,
-        [completedAt],
-      ),
-      pgp.as.format(
-        `credit_postings AS (INSERT INTO postings (journal_id, account_id, amount_minor, currency, kind, created_at)
-         SELECT j.id, v.account_id, v.amount_minor, v.currency, v.kind, $5::timestamptz
-         FROM ${CREDIT_JOURNAL} j CROSS JOIN unnest($1::int[], $2::bigint[], $3::text[], $4::text[]) WITH ORDINALITY AS v(account_id, amount_minor, currency, kind, n)
-         ORDER BY v.n)`,
-        [
-          plan.postings.map((p) => ids.get(accountName(p.account))),
-          plan.postings.map((p) => p.amountMinor),
-          plan.postings.map((p) => p.account.currency),
-          plan.postings.map((p) => p.kind),
-          completedAt,
-        ],
-      ),
-    ];
-    if (plan.holds.length > 0) {
-      ctes.push(
-        pgp.as.format(
-          `credit_holds AS (INSERT INTO ledger_holds (journal_id, wallet_id, bucket, amount_minor, release_at)
-           SELECT j.id, $1::int, v.bucket, v.amount_minor, v.release_at
-           FROM ${CREDIT_JOURNAL} j CROSS JOIN unnest($2::text[], $3::bigint[], $4::timestamptz[]) WITH ORDINALITY AS v(bucket, amount_minor, release_at, n)
-           ORDER BY v.n)`,
-          [ctx.wallet_id, plan.holds.map((h) => h.bucket), plan.holds.map((h) => h.amountMinor), plan.holds.map((h) => h.releaseAt)],
-        ),
-      );
-    }
-    return ctes;
+    const ids = keys.every((k) => known.has(accountName(k))) ? known : await this.accountIds(q, row.business_id, keys);
+    return {
+      credit: true,
+      credited_at: completedAt,
+      posting_accounts: plan.postings.map((p) => ids.get(accountName(p.account))),
+      posting_amounts: plan.postings.map((p) => p.amountMinor),
+      posting_currencies: plan.postings.map((p) => p.account.currency),
+      posting_kinds: plan.postings.map((p) => p.kind),
+      hold_wallet_id: ctx.wallet_id,
+      hold_buckets: plan.holds.map((h) => h.bucket),
+      hold_amounts: plan.holds.map((h) => h.amountMinor),
+      hold_release_ats: plan.holds.map((h) => h.releaseAt),
+    };
   }
 
-  /** After completionWrites found the collection credited already. */
+  /** After a move's write found the collection credited already. */
   creditSkipped(row: CollectionRow): void {
     this.s.log.warn('collection already credited; second credit skipped', { collection_id: row.id });
   }

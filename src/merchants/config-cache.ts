@@ -7,16 +7,14 @@
 // with stale tokens, routing or prices; the operator API drops this process's copy itself before it
 // answers a change (http/access.ts). Until live() runs (services built without a running service),
 // nothing is kept and every lookup reads the database.
-import { pgp, statement } from '../db';
+import { bound, hotSqlFile, statement } from '../db';
 import type { Db } from '../db';
 import { listenOn } from '../db/listen';
 import type { PaymentMethod } from '../domain/collection';
 import type { MidInfo } from '../domain/routing';
 import type { Logger } from '../log';
 import type { Recipients } from '../notifications/notifications';
-import { recipientsSql } from '../notifications/notifications';
 import type { PricingInputs } from './pricing';
-import { pricingInputsSql } from './pricing';
 
 export const CONFIG_CHANNEL = 'paycollect_config';
 /** How often a live cache compares its version with the database's (the safety net for a lost notice). */
@@ -53,24 +51,8 @@ interface Loaded {
   pricing: PricingInputs | null;
 }
 
-function tokenSql(id: number): string {
-  return pgp.as.format(
-    `(SELECT json_build_object('id', tok.id, 'business_id', tok.business_id, 'generation', tok.generation,
-        'business_verified', biz.verified_at IS NOT NULL, 'recipients', ${recipientsSql('tok.id')})
-      FROM api_tokens tok JOIN businesses biz ON biz.id = tok.business_id WHERE tok.id = $1)`,
-    [id],
-  );
-}
-
-function midsSql(businessId: number): string {
-  return pgp.as.format(
-    `(SELECT coalesce(json_agg(json_build_object('id', m.id, 'payment_method', m.payment_method, 'currency', m.currency,
-        'allowed_traffic', m.allowed_traffic, 'processing_rank', m.processing_rank,
-        'reject_first_time_depositors', m.reject_first_time_depositors, 'active', m.active, 'service_type', m.service_type) ORDER BY m.id), '[]')
-      FROM mids m WHERE m.business_id = $1)`,
-    [businessId],
-  );
-}
+/** The configuration read of a request-to-pay (sql/request-config.sql): a constant text, prepared on a real server. */
+const REQUEST_CONFIG_SQL = hotSqlFile(__dirname, 'request-config.sql');
 
 /** Thrown by a write whose guard found the configuration changed since its inputs were read. */
 export class ConfigChanged extends Error {}
@@ -196,12 +178,14 @@ export class ConfigCache {
   /** One statement reading the version and the wanted parts; kept when live and still current. */
   private async load(want: Want): Promise<Loaded> {
     const epoch = this.epoch;
-    const token = want.token !== undefined ? tokenSql(want.token) : 'NULL';
-    const mids = want.mids !== undefined ? midsSql(want.mids) : 'NULL';
-    const pricing = want.pricing ? pricingInputsSql(want.pricing) : 'NULL';
-    // Made of formatted parts: sent as is, never formatted again.
     const loaded = await this.db.one<Loaded>(
-      `SELECT (SELECT version FROM config_version) AS version, ${token} AS token, ${mids} AS mids, ${pricing} AS pricing`,
+      bound(this.db, REQUEST_CONFIG_SQL, {
+        token_id: want.token ?? null,
+        mids_business_id: want.mids ?? null,
+        pricing_business_id: want.pricing?.businessId ?? null,
+        payment_method: want.pricing?.paymentMethod ?? null,
+        request_currency: want.pricing?.requestCurrency ?? null,
+      }),
     );
     if (!this.keeping || epoch !== this.epoch) return loaded;
     if (this.version !== null && this.version !== loaded.version) {

@@ -1,6 +1,4 @@
 // Wallet choice, market-rate conversion and fees of a collection, fixed at request time.
-import { pgp } from '../db';
-import type { Tx } from '../db';
 import type { PaymentMethod } from '../domain/collection';
 import { feeOf, splitFee } from '../domain/fees';
 import type { FeeBearer, FeeRule } from '../domain/fees';
@@ -27,9 +25,9 @@ export interface Price {
 }
 
 /**
- * What pricing reads, fetched by one scalar subquery (pricingInputsSql) that a caller can embed in a
- * larger read: the chosen wallet with its business's fee bearer, the fee rule of the payment method,
- * and the rate rows between the request currency and the wallet's (null when no conversion).
+ * What pricing reads, with the rest of a request-to-pay's configuration (merchants/sql/request-config.sql):
+ * the chosen wallet with its business's fee bearer, the fee rule of the payment method, and the rate rows
+ * between the request currency and the wallet's (null when no conversion).
  */
 export interface PricingInputs {
   currency: string;
@@ -38,33 +36,11 @@ export interface PricingInputs {
   fx: FxRow[] | null;
 }
 
-/**
- * JSON of PricingInputs, or null when the business has no wallet that can take the currency. The
- * wallet is the one in the request currency, else the default wallet (flagged, else the default
- * currency's). Amounts and rates are read as text: JSON numbers would round them.
- */
-export function pricingInputsSql(r: Omit<PriceRequest, 'requestAmountMinor'>): string {
-  return pgp.as.format(
-    `(SELECT json_build_object('currency', w.currency, 'fee_bearer', w.fee_bearer,
-        'fee', (SELECT json_build_object('percent', f.percent::text, 'fixed_minor', f.fixed_minor::text)
-                FROM business_fees f WHERE f.business_id = $1 AND f.payment_method = $3),
-        'fx', CASE WHEN w.currency <> $2 THEN (SELECT json_agg(json_build_object('base', x.base, 'quote', x.quote, 'rate', x.rate::text))
-                FROM fx_rates x WHERE (x.base = $2 AND x.quote = w.currency) OR (x.base = w.currency AND x.quote = $2)) END)
-      FROM (SELECT w.currency, b.fee_bearer FROM wallets w JOIN businesses b ON b.id = w.business_id
-            WHERE w.business_id = $1 AND (w.currency = $2 OR w.is_default OR w.currency = b.default_currency)
-            ORDER BY (w.currency = $2) DESC, w.is_default DESC LIMIT 1) w)`,
-    [r.businessId, r.requestCurrency, r.paymentMethod],
-  );
-}
-
 export class PricingService {
-  /** Throws AppError UNSUPPORTED_CURRENCY when no wallet and no rate can take the currency. */
-  async price(t: Tx, r: PriceRequest): Promise<Price> {
-    const { inputs } = await t.one<{ inputs: PricingInputs | null }>(`SELECT ${pricingInputsSql(r)} AS inputs`);
-    return this.priceFrom(inputs, r);
-  }
-
-  /** The price from inputs already read (pricingInputsSql); same errors as price. */
+  /**
+   * The price from inputs already read (request-config.sql, kept by the configuration cache). Throws AppError
+   * UNSUPPORTED_CURRENCY when no wallet and no rate can take the currency.
+   */
   priceFrom(inputs: PricingInputs | null, r: PriceRequest): Price {
     if (!inputs) throw new AppError('UNSUPPORTED_CURRENCY');
     let rate: FxRate | null = null;

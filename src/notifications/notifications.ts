@@ -3,7 +3,6 @@
 // those exact bytes on every attempt.
 import { randomBytes } from 'node:crypto';
 import type { PageRequest } from '../db/keyset';
-import { pgp } from '../db';
 import type { Tx } from '../db';
 import type { CollectionRow } from '../domain/collection';
 import { AppError, validationError } from '../errors';
@@ -33,21 +32,22 @@ export interface Recipients {
   business_name: string;
 }
 
-/** JSON of the Recipients of an API token (an SQL expression), null for none: for embedding in a read. */
-export function recipientsSql(apiTokenId: string): string {
-  return `(SELECT json_build_object('notification_email', t.notification_email, 'email_merchant', t.email_merchant,
-      'email_user', t.email_user, 'business_name', b.name)
-    FROM api_tokens t JOIN businesses b ON b.id = t.business_id WHERE t.id = ${apiTokenId})`;
-}
-
 /**
- * The outbox writes of a state change go out as data-modifying CTEs of one statement. Each CTE here
- * takes the collection's id from `source`, a relation with an `id` column (the collection just
- * inserted, or the id of one already known), and writes nothing when the source is empty. The CTEs
- * are formatted SQL: a statement made of them is sent as is, never through pg-promise formatting again
- * (a `$1` inside a value would be replaced).
+ * The outbox's values of a state change, for the move's write (collections/sql/move.sql): the webhook
+ * notification (body NULL: none) and the emails as arrays, one element each.
  */
-export type Source = string;
+export interface StatusChangeValues {
+  event_id: string | null;
+  body: string | null;
+  first_attempt_at: Date | null;
+  notified_at: Date | null;
+  trace_parent: string | null;
+  emails_at: Date;
+  email_kinds: string[];
+  email_recipients: string[];
+  email_subjects: string[];
+  email_texts: string[];
+}
 
 export class NotificationService {
   /** per delivery attempt; the contract's 10 s (tests shorten it to prove timeouts are retried) */
@@ -79,28 +79,8 @@ export class NotificationService {
     }
   }
 
-  /** Inside the transaction that created the PENDING collection: the start notice email. */
-  async enqueueStarted(t: Tx, row: CollectionRow): Promise<void> {
-    await this.writeFor(t, row.id, this.startedWrites(row, await this.recipients(t, row), 'src'));
-  }
-
-  /** Inside the transaction that moved the collection out of PENDING: webhook + emails. */
-  async enqueueStatusChange(t: Tx, row: CollectionRow): Promise<void> {
-    const sequence = row.api_token_id !== null ? await this.nextSequence(t, row.id) : null;
-    await this.writeFor(t, row.id, this.statusChangeWrites(row, sequence, await this.recipients(t, row), 'src'));
-  }
-
   /**
-   * CTEs writing the start notice email of a new collection (who: recipientsSql of its API token). The
-   * row may be the one about to be inserted, without its id: the notice does not show the id.
-   */
-  startedWrites(row: Omit<CollectionRow, 'id'>, who: Recipients | null, source: Source): string[] {
-    const emails = this.startEmails(row, who);
-    return emails.length > 0 ? [this.emailsCte('start_email', source, emails)] : [];
-  }
-
-  /**
-   * The emails a new collection starts with (who: recipientsSql of its API token): the merchant's start
+   * The emails a new collection starts with (who: the recipients of its API token): the merchant's start
    * notice, when it asked for one. The row may be the one about to be inserted, without its id.
    */
   startEmails(row: Omit<CollectionRow, 'id'>, who: Recipients | null): EmailDraft[] {
@@ -109,27 +89,30 @@ export class NotificationService {
   }
 
   /**
-   * CTEs writing the outbox of a change out of PENDING: the webhook notification (when the collection
-   * has an API token; `sequence` is the collection's notification_seq already taken for it) and emails.
+   * The outbox of a change out of PENDING, as values of the move's write: the webhook notification (when
+   * the collection has an API token; `sequence` is the collection's notification_seq the change takes for
+   * it) and the emails (who: the recipients of its API token).
    */
-  statusChangeWrites(row: CollectionRow, sequence: number | null, who: Recipients | null, source: Source): string[] {
-    const ctes: string[] = [];
+  statusChangeValues(row: CollectionRow, sequence: number | null, who: Recipients | null): StatusChangeValues {
+    let notification: Pick<StatusChangeValues, 'event_id' | 'body' | 'first_attempt_at' | 'notified_at' | 'trace_parent'> = {
+      event_id: null, body: null, first_attempt_at: null, notified_at: null, trace_parent: null,
+    };
     if (row.api_token_id !== null) {
       if (sequence === null) throw new Error(`collection ${row.id} has an API token but no notification sequence`);
-      const n = this.notificationValues(row, row.api_token_id, sequence);
-      ctes.push(
-        pgp.as.format(
-          `notification AS (INSERT INTO notifications (collection_id, api_token_id, event_id, sequence, transaction_status, body, next_attempt_at, created_at, trace_parent)
-           SELECT s.id, $1::int, $2, $3::int, $4, $5, $6::timestamptz, $7::timestamptz, $8 FROM ${source} s)`,
-          n,
-        ),
-      );
+      const n = this.notificationValues(row, sequence);
+      notification = { event_id: n.eventId, body: n.body, first_attempt_at: n.firstAt, notified_at: n.at, trace_parent: n.traceParent };
     }
     const emails: EmailDraft[] = [];
     if (who?.email_merchant) emails.push(finalSummary(row, who.notification_email, who.business_name));
     if (who?.email_user && row.account_email) emails.push(receipt(row, row.account_email, who.business_name));
-    if (emails.length > 0) ctes.push(this.emailsCte('status_emails', source, emails));
-    return ctes;
+    return {
+      ...notification,
+      emails_at: this.s.now(),
+      email_kinds: emails.map((e) => e.kind),
+      email_recipients: emails.map((e) => e.recipient),
+      email_subjects: emails.map((e) => e.subject),
+      email_texts: emails.map((e) => e.text),
+    };
   }
 
   /** Every notification of the caller's collection with its attempts; NOT_FOUND for anyone else's. */
@@ -206,50 +189,23 @@ export class NotificationService {
     return sequence;
   }
 
-  /** The outbox row's values after collection_id: body serialised once to the bytes sent. */
-  private notificationValues(row: CollectionRow, apiTokenId: number, sequence: number) {
+  /** A new outbox row's values: body serialised once to the bytes sent. */
+  private notificationValues(row: CollectionRow, sequence: number) {
     const body = JSON.stringify({ ...toRecord(row), sequence });
-    const now = this.s.now();
-    const firstAt = new Date(now.getTime() + this.s.config.webhookRetryScheduleMs[0]);
-    return [apiTokenId, 'evt_' + randomBytes(16).toString('hex'), sequence, row.status, body, firstAt, now, currentTraceParent()] as const;
+    const at = this.s.now();
+    const firstAt = new Date(at.getTime() + this.s.config.webhookRetryScheduleMs[0]);
+    return { eventId: 'evt_' + randomBytes(16).toString('hex'), body, firstAt, at, traceParent: currentTraceParent() };
   }
 
   /** The outbox row: sequence taken from the collection. */
   private async insertNotification(t: Tx, row: CollectionRow, apiTokenId: number): Promise<bigint> {
     const sequence = await this.nextSequence(t, row.id);
+    const n = this.notificationValues(row, sequence);
     const { id } = await t.one<{ id: bigint }>(
       `INSERT INTO notifications (collection_id, api_token_id, event_id, sequence, transaction_status, body, next_attempt_at, created_at, trace_parent)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id`,
-      [row.id, ...this.notificationValues(row, apiTokenId, sequence)],
+      [row.id, apiTokenId, n.eventId, sequence, row.status, n.body, n.firstAt, n.at, n.traceParent],
     );
     return id;
-  }
-
-  /** Runs CTEs from startedWrites/statusChangeWrites (made with source 'src') for one collection. */
-  private async writeFor(t: Tx, collectionId: bigint, ctes: string[]): Promise<void> {
-    if (ctes.length === 0) return;
-    // The CTEs hold formatted values already: the statement must not be formatted again.
-    const src = pgp.as.format('src AS (SELECT $1::bigint AS id)', [collectionId]);
-    await t.any(`WITH ${[src, ...ctes].join(', ')} SELECT 1 WHERE false`);
-  }
-
-  private recipients(t: Tx, row: CollectionRow): Promise<Recipients | null> {
-    if (row.api_token_id === null) return Promise.resolve(null);
-    return t.oneOrNone<Recipients>(
-      `SELECT t.notification_email, t.email_merchant, t.email_user, b.name AS business_name
-       FROM api_tokens t JOIN businesses b ON b.id = t.business_id WHERE t.id = $1`,
-      [row.api_token_id],
-    );
-  }
-
-  /** One CTE inserting the emails in order (their ids follow the array). */
-  private emailsCte(name: string, source: Source, emails: EmailDraft[]): string {
-    return pgp.as.format(
-      `${name} AS (INSERT INTO emails (collection_id, kind, recipient, subject, text_body, next_attempt_at)
-       SELECT s.id, v.kind, v.recipient, v.subject, v.text_body, $5::timestamptz
-       FROM ${source} s CROSS JOIN unnest($1::text[], $2::text[], $3::text[], $4::text[]) WITH ORDINALITY AS v(kind, recipient, subject, text_body, n)
-       ORDER BY v.n)`,
-      [emails.map((e) => e.kind), emails.map((e) => e.recipient), emails.map((e) => e.subject), emails.map((e) => e.text), this.s.now()],
-    );
   }
 }

@@ -4,7 +4,7 @@
 // crash mid-send retries once the dead process's heartbeat is stale (or at the end of the lease), and
 // all state lives in the database.
 import { masterKeys, openWithAny } from '../crypto/secretbox';
-import { sqlFile } from '../db';
+import { bound, hotSqlFile } from '../db';
 import { inSpan } from '../telemetry';
 import type { Base } from '../base';
 import type { LivenessService } from '../workers/liveness';
@@ -32,7 +32,7 @@ interface Claimed {
   webhook_hash_enc: string | null;
 }
 
-const CLAIM_SQL = sqlFile(__dirname, 'claim-webhooks.sql');
+const CLAIM_SQL = hotSqlFile(__dirname, 'claim-webhooks.sql');
 
 export class WebhookWorker {
   private readonly inFlight = new Set<Promise<void>>();
@@ -53,7 +53,7 @@ export class WebhookWorker {
     if (room <= 0) return 0;
     const now = this.s.now();
     const leaseUntil = new Date(now.getTime() + this.timeoutMs() + LEASE_MARGIN_MS);
-    const claimed = await this.s.db.any<Claimed>(CLAIM_SQL, {
+    const claimed = await this.s.db.any<Claimed>(bound(this.s.db, CLAIM_SQL, {
       now,
       limit: room,
       leaseUntil,
@@ -61,7 +61,7 @@ export class WebhookWorker {
       perEndpoint: MAX_IN_FLIGHT_PER_ENDPOINT,
       busyTokens: [...this.perEndpoint.keys()],
       busyCounts: [...this.perEndpoint.values()],
-    });
+    }));
     const sends = claimed.map((c) => {
       const endpoint = c.api_token_id ?? 0;
       this.perEndpoint.set(endpoint, (this.perEndpoint.get(endpoint) ?? 0) + 1);

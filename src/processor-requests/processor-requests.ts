@@ -405,7 +405,7 @@ export class ProcessorRequestService {
       const late = held.status !== 'PENDING';
       // a late success the operator refuses leaves the collection as the merchant knows it: nothing moves
       const keep = late && outcome === 'FAILED';
-      const moved = keep ? null : await this.s.collections.applyOutcomeIn(t, collectionId, outcome, undefined, late ? (held.status as MoveFrom) : 'PENDING');
+      const moved = keep ? null : await this.s.collections.move(t, collectionId, outcome, undefined, late ? (held.status as MoveFrom) : 'PENDING');
       if (!keep && !moved) throw new AppError('INVALID_STATE', `The collection is ${held.status}: it can no longer be resolved`);
       await t.none(
         `UPDATE processor_requests SET state = 'settled', resolved_outcome = $2, resolution_note = $3, resolved_by = $4, resolved_at = $5, updated_at = $5

@@ -1,6 +1,5 @@
 // Go-live evidence: which designated sandbox scenarios a business has run (docs/contract/operator.md).
 import type { Config } from '../config';
-import { pgp } from '../db';
 import type { Db } from '../db';
 import type { CollectionRow } from '../domain/collection';
 import { maskPan } from '../domain/card';
@@ -36,19 +35,11 @@ export function scenarioOf(config: Config, row: CollectionRow): Scenario | null 
 }
 
 /**
- * The first run of each scenario is kept: the insert as a data-modifying CTE (formatted SQL) of the
- * statement that moves the collection, written only when `source` (a relation, e.g. the guarded state
- * change) has a row; null when the collection shows no scenario.
+ * The scenario a move records, if any: in the sandbox only, the first run of each scenario is kept (the
+ * move's write inserts it with the state change, collections/sql/move.sql).
  */
-export function certificationCte(config: Config, row: CollectionRow, source: string): string | null {
-  const scenario = scenarioOf(config, row);
-  if (!scenario) return null;
-  return pgp.as.format(
-    `certification AS (INSERT INTO certification_events (business_id, scenario, gateway_reference, at)
-     SELECT $1::int, $2::text, $3::text, $4::timestamptz FROM ${source}
-     ON CONFLICT (business_id, scenario) DO NOTHING)`,
-    [row.business_id, scenario, row.gateway_reference, row.updated_at],
-  );
+export function scenarioRecorded(config: Config, row: CollectionRow): Scenario | null {
+  return config.appEnv === 'sandbox' ? scenarioOf(config, row) : null;
 }
 
 export async function certificationOf(db: Db, businessId: number) {

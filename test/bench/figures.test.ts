@@ -55,7 +55,7 @@ describe('profile summary', () => {
   it('names the part of the program a frame belongs to', () => {
     expect(partOf('file:///w/node_modules/pg-promise/lib/query.js', 'query')).toBe('pg-promise');
     expect(partOf('file:///w/node_modules/@redocly/cli/lib/x.js', 'f')).toBe('@redocly/cli');
-    expect(partOf('file:///w/src/ledger/ledger.ts', 'postCompletion')).toBe('src/ledger');
+    expect(partOf('file:///w/src/ledger/ledger.ts', 'creditValues')).toBe('src/ledger');
     expect(partOf('file:///w/src/server.ts', 'startService')).toBe('src');
     expect(partOf('node:internal/http', 'write')).toBe('node core');
     expect(partOf('', '(idle)')).toBe('idle (waiting for I/O)');

@@ -77,8 +77,9 @@ it('requests a payment in one statement once its configuration is in memory, rep
   const p = await merchant();
   const b = body();
   const first = await counted(() => s().collections.requestToPay(p, b));
-  // the configuration read (token, pricing, MIDs) and the write
+  // the configuration read (token, pricing, MIDs) and the write, both constant texts prepared on a real server
   expect(first.statements.map(verb)).toEqual(['SELECT', 'WITH']);
+  expect(sent.map((q) => q.name)).toEqual(REAL_PG_URL ? ['merchants/request-config.sql', 'collections/create.sql'] : [undefined, undefined]);
   const row = first.result.row;
   expect(first.result.replayed).toBe(false);
   expect(row).toMatchObject({ merchant_reference: b.merchant_reference, narration: b.narration, account_name: b.account_name, status: 'PENDING' });
@@ -113,6 +114,24 @@ it('sends the request-to-pay write as one constant text with its values apart: p
   }
   expect(writes[1].text).toBe(writes[0].text);
   expect(writes.map((w) => w.name)).toEqual(REAL_PG_URL ? ['collections/create.sql', 'collections/create.sql'] : [undefined, undefined]);
+});
+
+it('moves a collection with one constant read and one constant write whatever it writes, its values apart: prepared by name on a real server', async () => {
+  const p = await merchant({ reservePercent: '10', reserveMonths: 1 });
+  await s().collections.applyOutcome((await s().collections.requestToPay(p, body())).row.id, 'COMPLETED'); // creates the wallet's ledger accounts
+  const moves: { text: string; name?: string; values: unknown[] }[][] = [];
+  // a completion with a hold, one without a credit, and one whose API token is gone (no notification, no emails)
+  for (const [outcome, o] of [['COMPLETED', {}], ['FAILED', {}], ['COMPLETED', { gone: true }]] as const) {
+    const { row } = await s().collections.requestToPay(p, body());
+    if ('gone' in o) await s().db.none('UPDATE collections SET api_token_id = NULL WHERE id = $1', [row.id]);
+    await counted(() => s().collections.applyOutcome(row.id, outcome));
+    expect(sent).toHaveLength(2);
+    expect(sent[1].values).toContain(row.id);
+    moves.push(sent);
+  }
+  for (const m of moves.slice(1)) expect(m.map((q) => q.text)).toEqual(moves[0].map((q) => q.text));
+  const names = REAL_PG_URL ? ['collections/read-for-move.sql', 'collections/move.sql'] : [undefined, undefined];
+  for (const m of moves) expect(m.map((q) => q.name)).toEqual(names);
 });
 
 it('takes routing turns a block at a time: one statement per request between blocks, the MIDs alternating', async () => {
@@ -308,11 +327,11 @@ it('lets no late COMPLETED overwrite a FAILED collection whose API token is gone
   expect(await written(row.id)).toEqual({ status: 'FAILED', seq: 0, journals: 0, notifications: null, emails: ['start'] });
 });
 
-it('falls back to the transaction when the sequence or the API token changed after its read', async () => {
+it('reads again and moves once when the sequence or the API token changed after its read', async () => {
   const p = await merchant({ reservePercent: '10', reserveMonths: 1 });
   await s().collections.applyOutcome((await s().collections.requestToPay(p, body())).row.id, 'COMPLETED');
 
-  // the sequence moved (still PENDING): the guarded write moves nothing, the transaction takes the next one
+  // the sequence moved (still PENDING): the guarded write moves nothing; read again, the next write takes the next one
   const { row } = await s().collections.requestToPay(p, body());
   const bumped = await counted(() =>
     afterNextRead(
@@ -320,7 +339,7 @@ it('falls back to the transaction when the sequence or the API token changed aft
       () => s().collections.applyOutcome(row.id, 'COMPLETED'),
     ),
   );
-  expect(bumped.statements.map(verb)).toEqual(['SELECT', 'UPDATE', 'WITH', 'BEGIN', 'UPDATE', 'WITH', 'COMMIT']);
+  expect(bumped.statements.map(verb)).toEqual(['SELECT', 'UPDATE', 'WITH', 'SELECT', 'WITH']);
   expect(bumped.result).toMatchObject({ status: 'COMPLETED', notification_seq: 1 });
   expect(await written(row.id)).toEqual({
     status: 'COMPLETED',

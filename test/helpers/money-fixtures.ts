@@ -1,6 +1,5 @@
 // Money fixtures by SQL (no operator API): businesses, wallets, fees and rates; PENDING collections
-// priced by PricingService; completion exactly as the collections service does it (UPDATE ... WHERE
-// status = 'PENDING' RETURNING *, then postCompletion in the same transaction).
+// priced by PricingService; completion through the collections service's own move (applyOutcome).
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
@@ -74,35 +73,27 @@ export interface PendingOptions {
   amountMinor: bigint;
 }
 
-/** A PENDING collection priced by PricingService, inserted by SQL. */
+/** A PENDING collection priced as request-to-pay prices it (the configuration cache's inputs, priceFrom), inserted by SQL. */
 export async function insertPending(s: Services, businessId: number, o: PendingOptions): Promise<CollectionRow> {
   const ref = `mref_${randomBytes(8).toString('hex')}`;
   const method = o.method ?? 'MOBILE_MONEY';
   const currency = o.currency ?? 'UGX';
-  return s.db.tx(async (t) => {
-    const p = await s.pricing.price(t, { businessId, paymentMethod: method, requestCurrency: currency, requestAmountMinor: o.amountMinor });
-    return t.one<CollectionRow>(
-      `INSERT INTO collections (business_id, gateway_reference, merchant_reference, request_hash, payment_method, message,
-         request_amount_minor, request_currency, account_amount_minor, account_currency, fx_rate, fee_minor,
-         total_credit_minor, customer_charged, narration, expires_at)
-       VALUES ($1, $2, $3, 'hash', $4, 'Awaiting payment by the customer', $5, $6, $7, $8, $9, $10, $11, $12,
-         'money fixture order', now() + interval '30 minutes')
-       RETURNING *`,
-      [businessId, `gw_${ref}`, ref, method, o.amountMinor, currency, p.accountAmountMinor, p.accountCurrency, p.fxRate, p.feeMinor, p.totalCreditMinor, p.customerCharged],
-    );
-  });
+  const { pricing } = await s.configCache.forRequest(0, businessId, method, currency);
+  const p = s.pricing.priceFrom(pricing, { businessId, paymentMethod: method, requestCurrency: currency, requestAmountMinor: o.amountMinor });
+  return s.db.one<CollectionRow>(
+    `INSERT INTO collections (business_id, gateway_reference, merchant_reference, request_hash, payment_method, message,
+       request_amount_minor, request_currency, account_amount_minor, account_currency, fx_rate, fee_minor,
+       total_credit_minor, customer_charged, narration, expires_at)
+     VALUES ($1, $2, $3, 'hash', $4, 'Awaiting payment by the customer', $5, $6, $7, $8, $9, $10, $11, $12,
+       'money fixture order', now() + interval '30 minutes')
+     RETURNING *`,
+    [businessId, `gw_${ref}`, ref, method, o.amountMinor, currency, p.accountAmountMinor, p.accountCurrency, p.fxRate, p.feeMinor, p.totalCreditMinor, p.customerCharged],
+  );
 }
 
-/** Exactly what the collections service does on a provider's success report. */
-export async function complete(s: Services, id: bigint): Promise<CollectionRow | null> {
-  return s.db.tx(async (t) => {
-    const row = await t.oneOrNone<CollectionRow>(
-      "UPDATE collections SET status = 'COMPLETED', updated_at = now() WHERE id = $1 AND status = 'PENDING' RETURNING *",
-      [id],
-    );
-    if (row) await s.ledger.postCompletion(t, row);
-    return row;
-  });
+/** A provider's success report, applied as the collections service applies it: null when not PENDING. */
+export function complete(s: Services, id: bigint): Promise<CollectionRow | null> {
+  return s.collections.applyOutcome(id, 'COMPLETED');
 }
 
 export async function fail(s: Services, id: bigint): Promise<boolean> {

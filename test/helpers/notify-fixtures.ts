@@ -1,12 +1,13 @@
 // Notification test fixtures: a merchant and collections written by SQL (independent of the merchant
-// and collection services), state changes made exactly as the collection service makes them, a real
-// HTTP webhook receiver and small polling helpers.
+// and collection services), state changes made by the collection service's own move, a real HTTP webhook
+// receiver and small polling helpers.
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { seal } from '../../src/crypto/secretbox';
 import type { CollectionRow, FinalStatus } from '../../src/domain/collection';
 import { STATUS_MESSAGES } from '../../src/domain/collection';
+import type { Recipients } from '../../src/notifications/notifications';
 import type { Services } from '../../src/wiring';
 import { hashSecret } from '../../src/merchants/access-tokens';
 
@@ -36,6 +37,8 @@ export async function createNotifyMerchant(s: Services, o: NotifyMerchantOptions
     "INSERT INTO businesses (name, default_currency, verified_at) VALUES ($1, 'UGX', now()) RETURNING id",
     [o.name ?? `Notify Merchant ${tag}`],
   );
+  // the wallet of its default currency, as every business has: a completion is credited to it
+  await s.db.none("INSERT INTO wallets (business_id, currency, is_default) VALUES ($1, 'UGX', true)", [business.id]);
   const token = await s.db.one<{ id: number }>(
     `INSERT INTO api_tokens (business_id, api_key, secret_hash, notification_email, webhook_url, webhook_hash_enc, email_merchant, email_user)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id`,
@@ -63,7 +66,10 @@ export interface CollectionOptions {
   feeMinor?: bigint;
 }
 
-/** A PENDING collection, inserted with its start notice in one transaction (as request-to-pay does). */
+/**
+ * A PENDING collection, inserted with its start notice in one transaction (as request-to-pay's one statement
+ * writes them): the notice the service drafts (startEmails) for its API token's recipients.
+ */
 export async function createPendingCollection(s: Services, m: NotifyMerchant, o: CollectionOptions = {}): Promise<CollectionRow> {
   const tag = randomBytes(5).toString('hex').toUpperCase();
   const amount = o.amountMinor ?? 5_000_000n;
@@ -91,35 +97,45 @@ export async function createPendingCollection(s: Services, m: NotifyMerchant, o:
         o.cardMasked ?? null,
       ],
     );
-    await s.notifications.enqueueStarted(t, r);
-    return r;
-  });
-  s.workers?.kick('emails');
-  return row;
-}
-
-/** Moves a PENDING collection to a final state exactly as the collection service does. */
-export async function finishCollection(s: Services, id: bigint, status: FinalStatus = 'COMPLETED'): Promise<CollectionRow> {
-  const row = await s.db.tx(async (t) => {
-    const r = await t.one<CollectionRow>(
-      "UPDATE collections SET status = $2, message = $3, updated_at = now() WHERE id = $1 AND status = 'PENDING' RETURNING *",
-      [id, status, STATUS_MESSAGES[status]],
+    const who = await t.one<Recipients>(
+      `SELECT t.notification_email, t.email_merchant, t.email_user, b.name AS business_name
+       FROM api_tokens t JOIN businesses b ON b.id = t.business_id WHERE t.id = $1`,
+      [m.apiTokenId],
     );
-    await s.notifications.enqueueStatusChange(t, r);
+    for (const e of s.notifications.startEmails(r, who)) {
+      await t.none('INSERT INTO emails (collection_id, kind, recipient, subject, text_body, next_attempt_at) VALUES ($1, $2, $3, $4, $5, $6)', [
+        r.id,
+        e.kind,
+        e.recipient,
+        e.subject,
+        e.text,
+        r.created_at,
+      ]);
+    }
     return r;
   });
+  s.workers?.kick('emails');
+  return row;
+}
+
+/** Moves a PENDING collection to a final state through the collection service's move (applyOutcome). */
+export async function finishCollection(s: Services, id: bigint, status: FinalStatus = 'COMPLETED'): Promise<CollectionRow> {
+  const row = await s.collections.applyOutcome(id, status);
+  if (!row) throw new Error(`collection ${id} is not PENDING`);
   s.workers?.kick('webhooks');
   s.workers?.kick('emails');
   return row;
 }
 
-/** A further status notification for a collection (to prove ordering of several per record). */
-export async function notifyAgain(s: Services, id: bigint): Promise<void> {
-  await s.db.tx(async (t) => {
-    const r = await t.one<CollectionRow>('SELECT * FROM collections WHERE id = $1', [id]);
-    await s.notifications.enqueueStatusChange(t, r);
-  });
+/**
+ * A further status notification of one collection (to prove ordering of several per record): the late
+ * completion of a collection that EXPIRED, as when its processor confirms payment after our deadline.
+ */
+export async function completeLate(s: Services, id: bigint): Promise<CollectionRow> {
+  const row = await s.collections.applyOutcome(id, 'COMPLETED', undefined, 'EXPIRED');
+  if (!row) throw new Error(`collection ${id} is not EXPIRED`);
   s.workers?.kick('webhooks');
+  return row;
 }
 
 export interface Received {

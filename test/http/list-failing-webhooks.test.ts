@@ -55,8 +55,7 @@ describe('listFailingWebhooks', () => {
     const untried = await createNotifyMerchant(svc.services, { webhookUrl: receiver.url });
     const p = await createPendingCollection(svc.services, untried);
     await svc.services.db.tx(async (t) => {
-      const row = await t.one("UPDATE collections SET status = 'EXPIRED', updated_at = now() WHERE id = $1 RETURNING *", [p.id]);
-      await svc.services.notifications.enqueueStatusChange(t, row);
+      expect(await svc.services.collections.move(t, p.id, 'EXPIRED')).not.toBeNull();
       await t.none("UPDATE notifications SET next_attempt_at = now() + interval '1 hour' WHERE collection_id = $1", [p.id]);
     });
   });

@@ -9,7 +9,7 @@ import {
   eventually,
   finishCollection,
   notificationsOf,
-  notifyAgain,
+  completeLate,
   startReceiver,
 } from '../helpers/notify-fixtures';
 import type { NotifyMerchant, Receiver } from '../helpers/notify-fixtures';
@@ -89,8 +89,8 @@ describe('resendNotification', () => {
 
   it('re-sends only the latest notification of the record', async () => {
     const pending = await createPendingCollection(svc.services, owner);
-    await finishCollection(svc.services, pending.id);
-    await notifyAgain(svc.services, pending.id);
+    await finishCollection(svc.services, pending.id, 'EXPIRED');
+    await completeLate(svc.services, pending.id);
     const latest = await settled(pending.id, 2);
     receiver.received.length = 0;
     const res = await svc.merchant(owner.jwt).post(path(pending.gateway_reference));

@@ -138,8 +138,7 @@ needsRealServer().describe('on real PostgreSQL', () => {
       const s = one.services;
       await expect(
         s.db.tx(async (t) => {
-          const r = await t.one<CollectionRow>("UPDATE collections SET status = 'COMPLETED' WHERE id = $1 AND status = 'PENDING' RETURNING *", [row.id]);
-          await s.ledger.postCompletion(t, r);
+          expect(await s.collections.move(t, row.id, 'COMPLETED')).not.toBeNull();
           expect((await t.one('SELECT count(*)::int AS n FROM postings')).n).toBe(before.postings + 4);
           throw new Error('crash after the postings');
         }),
@@ -156,8 +155,7 @@ needsRealServer().describe('on real PostgreSQL', () => {
       let proceed!: () => void;
       const gate = new Promise<void>((resolve) => (proceed = resolve));
       const tx = s.db.tx(async (t) => {
-        const r = await t.one<CollectionRow>("UPDATE collections SET status = 'COMPLETED' WHERE id = $1 AND status = 'PENDING' RETURNING *", [row.id]);
-        await s.ledger.postCompletion(t, r);
+        if (!(await s.collections.move(t, row.id, 'COMPLETED'))) throw new Error('not moved');
         posted((await t.one<{ pid: number }>('SELECT pg_backend_pid() AS pid')).pid);
         await gate;
         await t.none('SELECT 1');
@@ -219,8 +217,7 @@ needsRealServer().describe('on real PostgreSQL', () => {
         const config = loadConfig({ DATA_DIR: os.tmpdir() + '/paycollect-money-child-' + process.pid, OPERATOR_API_KEY: 'op_child_key_0123456789abcdef', SEED_DEMO: 'false' });
         const s = buildServices({ config, db: database.db, log: createLogger(() => undefined), now: () => new Date() });
         await s.db.tx(async (t) => {
-          const r = await t.one("UPDATE collections SET status = 'COMPLETED' WHERE id = $1 AND status = 'PENDING' RETURNING *", [${id}n]);
-          await s.ledger.postCompletion(t, r);
+          if (!(await s.collections.move(t, ${id}n, 'COMPLETED'))) throw new Error('not moved');
           process.stdout.write('posted\\n');
           await new Promise(() => setInterval(() => undefined, 1000));
         });

@@ -114,9 +114,9 @@ it('credits a collection once however often its completion is reported', async (
   expect(await complete(s(), c.id)).not.toBeNull();
   expect(await complete(s(), c.id)).toBeNull();
   expect(await fail(s(), c.id)).toBe(false);
-  // even a caller that posts the same row twice in one transaction gets one credit
-  const row = await s().db.one('SELECT * FROM collections WHERE id = $1', [c.id]);
-  await s().db.tx((t) => s().ledger.postCompletion(t, row));
+  // even a collection set back to PENDING behind the service's back, then completed again, keeps its one credit
+  await s().db.none("UPDATE collections SET status = 'PENDING' WHERE id = $1", [c.id]);
+  expect(await complete(s(), c.id)).toMatchObject({ status: 'COMPLETED' });
   expect(await ledgerCounts(s().db)).toEqual({ journals: before.journals + 1, postings: before.postings + 2, holds: before.holds });
   expect((await s().ledger.walletBalance(b.businessId, 'UGX')).availableMinor).toBe(5000n);
 });
@@ -130,10 +130,10 @@ it('posts nothing for a failed collection', async () => {
   expect(await ledgerCounts(s().db)).toEqual(before);
 });
 
-it('refuses to post for a collection that is not COMPLETED', async () => {
+it('refuses to credit a collection that is not COMPLETED', async () => {
   const b = await createBusiness(s().db);
   const c = await insertPending(s(), b.businessId, { amountMinor: 5000n });
-  await expect(s().db.tx((t) => s().ledger.postCompletion(t, c))).rejects.toThrow(/PENDING/);
+  await expect(s().ledger.creditValues(s().db, c, null)).rejects.toThrow(/PENDING/);
 });
 
 it('stops an unbalanced completion with an error and writes nothing, the state change included', async () => {

@@ -7,7 +7,7 @@ import { eventually } from '../helpers/notify-fixtures';
 
 /**
  * A database that answers what the cache asks: the version poll (a prepared statement named config-version)
- * and loads (SQL text naming the token ids it reads). `hold` keeps the next load's answer until released.
+ * and loads (merchants/request-config.sql). `hold` keeps the next load's answer until released.
  */
 class FakeDb {
   version = 1n;
@@ -23,7 +23,7 @@ class FakeDb {
   }
 
   async one(q: unknown): Promise<unknown> {
-    if (typeof q !== 'string') return { version: this.version };
+    if ((q as { name?: string }).name === 'config-version') return { version: this.version };
     this.loads += 1;
     const answer = { version: this.version, token: this.token(), mids: null, pricing: null };
     const gate = this.gate;

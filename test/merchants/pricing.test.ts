@@ -12,8 +12,12 @@ beforeAll(async () => {
 });
 afterAll(() => fx.close());
 
-const price = (r: Omit<PriceRequest, 'paymentMethod'> & { paymentMethod?: PriceRequest['paymentMethod'] }) =>
-  fx.services.db.tx((t) => fx.services.pricing.price(t, { paymentMethod: 'MOBILE_MONEY', ...r }));
+/** As request-to-pay prices: the inputs the configuration cache reads (no API token here), then priceFrom. */
+async function price(r: Omit<PriceRequest, 'paymentMethod'> & { paymentMethod?: PriceRequest['paymentMethod'] }) {
+  const q = { paymentMethod: 'MOBILE_MONEY' as const, ...r };
+  const { pricing } = await fx.services.configCache.forRequest(0, q.businessId, q.paymentMethod, q.requestCurrency);
+  return fx.services.pricing.priceFrom(pricing, q);
+}
 
 async function errorOf(p: Promise<unknown>): Promise<AppError> {
   try {
