@@ -11,9 +11,13 @@ export interface Column<T> {
   hidden?: boolean;
 }
 
-export function DataTable<T>({ columns, rows, rowKey }: { columns: Column<T>[]; rows: T[]; rowKey: (row: T) => string | number }) {
+/**
+ * `label` names the table's scroll region, which then takes keyboard focus (tabIndex 0), so a keyboard
+ * user can scroll a table wider or taller than the screen (axe: scrollable-region-focusable).
+ */
+export function DataTable<T>({ columns, rows, rowKey, label }: { columns: Column<T>[]; rows: T[]; rowKey: (row: T) => string | number; label?: string }) {
   return (
-    <div className="table-wrap">
+    <div className="table-wrap" {...(label ? { role: 'region', 'aria-label': label, tabIndex: 0 } : {})}>
       <table>
         <thead>
           <tr>
