@@ -3,10 +3,10 @@
 // shows its error at the field); a payment's page names the business and shows the narration and the customer's
 // number, with the service's own ledger accounts for operators only; times show in the viewer's time zone with UTC
 // on hover; the audit log reads as changes, filters by action, person and dates, and its scroll region is reachable
-// by keyboard.
+// by keyboard; at phone width each payment and webhook delivery is a card with its amount, status and action on screen.
 import type { Browser, Page } from 'playwright-core';
 import { launchBrowser } from '../helpers/browser';
-import { closeAll, dashboardPage, describeBrowser, fieldError, signIn } from '../helpers/dashboard';
+import { closeAll, dashboardPage, describeBrowser, fieldError, fitsWidth, PHONE, signIn } from '../helpers/dashboard';
 import { mobileMoney, setupMerchant } from '../helpers/fixtures';
 import type { MerchantSetup } from '../helpers/fixtures';
 import { startTestService } from '../helpers/service';
@@ -34,7 +34,8 @@ async function pay(m: MerchantSetup, merchantReference: string, accountNumber: s
 
 beforeAll(async () => {
   svc = await startTestService({ now: clock.now, env: { SANDBOX_MM_DELAY_MS: '3600000' } });
-  books = await setupMerchant(svc, { name: 'Kampala Books', mids: [MM_MID], fees: [{ payment_method: 'MOBILE_MONEY', percent: 3, fixed: 0 }] });
+  // a webhook nobody answers: the completed payment's notification is listed as retrying
+  books = await setupMerchant(svc, { name: 'Kampala Books', mids: [MM_MID], fees: [{ payment_method: 'MOBILE_MONEY', percent: 3, fixed: 0 }], webhookUrl: 'http://127.0.0.1:9/books' });
   tools = await setupMerchant(svc, { name: 'Nairobi Tools', mids: [MM_MID] });
   refs.books = await pay(books, 'ORD-BOOKS-0042', '256777000201', 'Order 0042 of books', true);
   refs.toolsSame = await pay(tools, 'ORD-TOOLS-0007', '256777000201', 'Order 0007 of tools', false);
@@ -205,6 +206,38 @@ describeBrowser('the audit log', () => {
       reached = await entries.evaluate((el) => el === document.activeElement);
     }
     expect(reached).toBe(true);
+    await page.context().close();
+  }, 120_000);
+});
+
+describeBrowser('payments and webhook deliveries on a phone', () => {
+  /** True when the element lies wholly inside the phone's width. */
+  const onScreen = async (locator: ReturnType<Page['locator']>) => {
+    const box = await locator.boundingBox();
+    return box !== null && box.x >= 0 && box.x + box.width <= PHONE.width;
+  };
+
+  it('shows each payment as a card with its reference, status and amount first, and each delivery with its re-send', async () => {
+    const page = await dashboardPage(browser, svc, '/payments', PHONE);
+    await signIn(page, owner.email, owner.password);
+    const card = page.getByRole('region', { name: 'Payments found' }).getByRole('row', { name: /ORD-BOOKS-0042/ });
+    const amount = card.getByText('50,000.00 UGX');
+    await amount.waitFor();
+    expect(await onScreen(amount)).toBe(true);
+    expect(await onScreen(card.getByText('COMPLETED', { exact: true }))).toBe(true);
+    expect(await onScreen(card.getByRole('link', { name: 'ORD-BOOKS-0042' }))).toBe(true);
+    // the lead cells come first in the card, the rest under their headings
+    const cells = await card.getByRole('cell').evaluateAll((tds) => tds.map((td) => ({ label: td.getAttribute('data-label'), top: td.getBoundingClientRect().top })).sort((a, b) => a.top - b.top).map((c) => c.label));
+    expect(cells.slice(0, 3).sort()).toEqual(['Amount', 'Reference', 'Status']);
+    expect(await fitsWidth(page)).toBe(true);
+
+    await page.getByRole('link', { name: 'Webhook deliveries' }).click();
+    const delivery = page.getByRole('region', { name: 'Deliveries' }).getByRole('row', { name: new RegExp(refs.books) });
+    const resend = delivery.getByRole('button', { name: `Re-send webhook of ${refs.books}` });
+    await resend.waitFor();
+    expect(await onScreen(resend)).toBe(true);
+    expect(await onScreen(delivery.getByText('COMPLETED', { exact: true }))).toBe(true);
+    expect(await fitsWidth(page)).toBe(true);
     await page.context().close();
   }, 120_000);
 });

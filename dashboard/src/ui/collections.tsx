@@ -147,15 +147,17 @@ export function WindowLine({ search, total }: { search: Search; total: number | 
 }
 
 /** `business`: a column naming each row's business, linked to its page (the operator's list). */
-export function CollectionTable({ base, rows, business }: { base: string; rows: Admin['AdminCollection'][]; business?: boolean }) {
+export function CollectionTable({ base, rows, business, label = 'Collections found' }: { base: string; rows: Admin['AdminCollection'][]; business?: boolean; label?: string }) {
   return (
     <DataTable
-      label="Collections found"
+      label={label}
+      cards
       rows={rows}
       rowKey={(c) => c.gateway_reference}
       columns={[
         {
           head: 'Reference',
+          lead: true,
           cell: (c) => (
             <>
               <Link to={`${base}/${c.gateway_reference}`}>{c.merchant_reference}</Link>
@@ -165,10 +167,10 @@ export function CollectionTable({ base, rows, business }: { base: string; rows: 
           ),
         },
         ...(business ? [{ head: 'Business', cell: (c: Admin['AdminCollection']) => <Link to={`/businesses/${c.business_id}`}>{c.business_name}</Link> }] : []),
-        { head: 'Status', cell: (c) => <Status status={c.transaction_status} /> },
+        { head: 'Status', lead: true, cell: (c) => <Status status={c.transaction_status} /> },
         { head: 'Method', cell: (c) => c.payment_method },
         { head: 'Customer', cell: (c) => c.account_number ?? c.account_email ?? '—' },
-        { head: 'Amount', num: true, cell: (c) => <Money amount={c.request_amount} currency={c.request_currency} /> },
+        { head: 'Amount', num: true, lead: true, cell: (c) => <Money amount={c.request_amount} currency={c.request_currency} /> },
         { head: 'Created', cell: (c) => <Time at={c.created_at} /> },
       ]}
     />

@@ -1,5 +1,7 @@
 // The one table every list uses: a caption-less, scrollable table whose columns say their heading
-// and how to show a row's cell; numbers are right-aligned.
+// and how to show a row's cell; numbers are right-aligned. With `cards`, each row becomes a card on a
+// narrow screen (styles.css): every cell under its heading, the `lead` cells (amount, status, the
+// action) first, so nothing that matters sits off-screen at phone width.
 import type { ReactNode } from 'react';
 
 export interface Column<T> {
@@ -9,30 +11,51 @@ export interface Column<T> {
   className?: string;
   /** a heading for screen readers only (e.g. a column of buttons) */
   hidden?: boolean;
+  /** shown first in a row's card on a narrow screen */
+  lead?: boolean;
 }
 
 /**
  * `label` names the table's scroll region, which then takes keyboard focus (tabIndex 0), so a keyboard
  * user can scroll a table wider or taller than the screen (axe: scrollable-region-focusable).
  */
-export function DataTable<T>({ columns, rows, rowKey, label }: { columns: Column<T>[]; rows: T[]; rowKey: (row: T) => string | number; label?: string }) {
+export function DataTable<T>({
+  columns,
+  rows,
+  rowKey,
+  label,
+  cards,
+}: {
+  columns: Column<T>[];
+  rows: T[];
+  rowKey: (row: T) => string | number;
+  label?: string;
+  cards?: boolean;
+}) {
+  // a card's flex layout would take the table's meaning from assistive technology: the roles keep it
+  const role = (r: string) => (cards ? { role: r } : {});
   return (
     <div className="table-wrap" {...(label ? { role: 'region', 'aria-label': label, tabIndex: 0 } : {})}>
-      <table>
-        <thead>
-          <tr>
+      <table className={cards ? 'cards' : undefined} {...role('table')}>
+        <thead {...role('rowgroup')}>
+          <tr {...role('row')}>
             {columns.map((c) => (
-              <th key={c.head} scope="col" className={c.num ? 'num' : undefined}>
+              <th key={c.head} scope="col" className={c.num ? 'num' : undefined} {...role('columnheader')}>
                 {c.hidden ? <span className="visually-hidden">{c.head}</span> : c.head}
               </th>
             ))}
           </tr>
         </thead>
-        <tbody>
+        <tbody {...role('rowgroup')}>
           {rows.map((row) => (
-            <tr key={rowKey(row)}>
+            <tr key={rowKey(row)} {...role('row')}>
               {columns.map((c) => (
-                <td key={c.head} className={[c.num ? 'num' : '', c.className ?? ''].join(' ').trim() || undefined}>
+                <td
+                  key={c.head}
+                  className={[c.num ? 'num' : '', c.lead ? 'lead' : '', c.className ?? ''].join(' ').trim() || undefined}
+                  data-label={cards && !c.hidden ? c.head : undefined}
+                  {...role('cell')}
+                >
                   {c.cell(row)}
                 </td>
               ))}

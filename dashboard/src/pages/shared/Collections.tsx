@@ -41,7 +41,7 @@ export function CollectionsPage({ title, base, businessId }: { title: string; ba
       <WindowLine search={search} total={list.data?.total} />
       {list.isPending && <Loading what={title.toLowerCase()} />}
       {list.error && <LoadError error={list.error} retry={() => list.refetch()} />}
-      {list.data && list.data.items.length > 0 && <CollectionTable base={base} rows={list.data.items} business={operator} />}
+      {list.data && list.data.items.length > 0 && <CollectionTable base={base} rows={list.data.items} business={operator} label={`${title} found`} />}
       <Pager pages={pages} />
     </>
   );
