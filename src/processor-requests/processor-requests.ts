@@ -342,7 +342,9 @@ export class ProcessorRequestService {
   /**
    * A processor's callback: found by its unguessable token (else NOT_FOUND, nothing changes), read
    * without trust, and turned into a status query due now. What it says can only fill in what the
-   * query cannot tell (the vendor's id of the request, the amount it says was paid).
+   * query cannot tell (the vendor's id of the request, the amount it says was paid, the receipt of the
+   * payment: the last one said before the completion is confirmed, afterwards only when none is known;
+   * a refund confirms the receipt with the processor before naming it).
    */
   async prompt(serviceType: string, callbackToken: string, body: unknown): Promise<void> {
     if (!this.s.processors.has(serviceType) || !/^[A-Za-z0-9_-]{16,64}$/.test(callbackToken)) throw notFound();
@@ -357,11 +359,12 @@ export class ProcessorRequestService {
          vendor_reference = COALESCE(p.vendor_reference, $4),
          reported_amount_minor = COALESCE($5, p.reported_amount_minor),
          reported_currency = COALESCE($6, p.reported_currency),
+         receipt = CASE WHEN p.state IN ('queued', 'sent', 'unknown') OR p.receipt IS NULL THEN COALESCE($8, p.receipt) ELSE p.receipt END,
          updated_at = $3
        FROM collections c
        WHERE p.callback_token = $1 AND p.service_type = $2 AND c.id = p.collection_id
        RETURNING p.collection_id`,
-      [callbackToken, serviceType, now, note.vendorReference, note.reported?.amountMinor ?? null, note.reported?.currency ?? null, LATE_SUCCESS_FROM],
+      [callbackToken, serviceType, now, note.vendorReference, note.reported?.amountMinor ?? null, note.reported?.currency ?? null, LATE_SUCCESS_FROM, note.receipt ?? null],
     );
     if (!hit) {
       // not a collection's: a refund's callback (src/refunds/), or nobody's

@@ -161,6 +161,11 @@ export interface CallbackNote<S extends string = ObservedStatus> {
    * caller prompts a query of that payment's refunds in flight.
    */
   originalReference?: string | null;
+  /**
+   * the vendor's receipt of the completed payment when the body names one (M-Pesa's MpesaReceiptNumber):
+   * kept with the request, never trusted; a refund confirms it with the vendor before naming it
+   */
+  receipt?: string | null;
 }
 
 export interface CredentialCheck {
@@ -201,8 +206,33 @@ export interface RefundOrder {
 /** What a refund's send became; `accepted` may carry a link the customer follows to claim it (BTCPay). */
 export type RefundSendResult = SendResult | { kind: 'accepted_with_link'; vendorReference: string | null; claimUrl: string };
 
+/** What became of asking the processor about the refunded payment (an asynchronous answer follows on the callback URL). */
+export type ConfirmationSent =
+  | { kind: 'asked'; queryReference: string }
+  | { kind: 'refused'; message: string; detail: string }
+  | { kind: 'retry'; detail: string };
+
+/** What the processor's answer about the refunded payment means for the refund. */
+export type OriginalVerdict = { verdict: 'confirmed' } | { verdict: 'wait'; detail: string } | { verdict: 'refused'; message: string };
+
+/**
+ * A processor whose refund names the payment by something only a callback gave us (M-Pesa's receipt):
+ * before the refund is sent, the processor is asked about that payment and the refund goes out only
+ * when the answer matches the collection, so a forged callback never makes us refund another payment.
+ */
+export interface OriginalCheck {
+  /** asks about order.original; the answer comes to order.callbackUrl naming queryReference */
+  ask(ctx: CallContext, order: RefundOrder): Promise<ConfirmationSent>;
+  /** never throws: the id of the query a callback body answers, or null when it answers no such query */
+  answers(body: unknown): string | null;
+  /** the answer (named by answers) read against the collection and the MID */
+  judge(credentials: Credentials, original: RefundOrder['original'], body: unknown): OriginalVerdict;
+}
+
 /** A processor's refunds: the same rules as collections (written first, sent by a worker, unknown settled by a query). */
 export interface RefundConnector {
+  /** set when the payment must be confirmed with the processor before a refund is sent */
+  readonly originalCheck?: OriginalCheck;
   initiateRefund(ctx: CallContext, order: RefundOrder): Promise<RefundSendResult>;
   /** the refund's status: COMPLETED once the money reached the customer, FAILED with a reason */
   queryRefund(ctx: CallContext, query: StatusQuery): Promise<QueryResult>;

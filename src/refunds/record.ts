@@ -38,6 +38,10 @@ export interface RefundRow {
   checks: number;
   next_check_at: Date | null;
   last_error: string | null;
+  /** the processor's ids of our queries about the refunded payment (M-Pesa's receipt check) */
+  original_query_references: string[];
+  /** when the processor's answer about the refunded payment matched the collection */
+  original_confirmed_at: Date | null;
   created_at: Date;
   updated_at: Date;
 }

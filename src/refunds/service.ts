@@ -27,7 +27,7 @@ import type { RefundFinal, RefundJournal, RefundStatus } from '../domain/refund'
 import { formatMinor } from '../domain/money';
 import { AppError, validationError } from '../errors';
 import type { Logger } from '../log';
-import type { CallContext, QueryResult, RefundConnector, RefundOrder, RefundSendResult } from '../processors/types';
+import type { CallContext, ConfirmationSent, OriginalCheck, QueryResult, RefundConnector, RefundOrder, RefundSendResult } from '../processors/types';
 import { currentTraceParent } from '../telemetry';
 import type { WorkerSpec } from '../workers/loops';
 import { refundEmails } from './emails';
@@ -93,6 +93,10 @@ const SQL = {
   requestState: sql('request-state.sql'),
   prompt: sql('prompt.sql'),
   promptByPayment: sql('prompt-by-payment.sql'),
+  originalByToken: sql('original-by-token.sql'),
+  originalAsked: sql('original-asked.sql'),
+  originalConfirmed: sql('original-confirmed.sql'),
+  originalWaiting: sql('original-waiting.sql'),
 };
 
 /** Refunds sent or checked per worker run. */
@@ -126,6 +130,8 @@ export interface Claimed extends RefundRow {
   account_number: string | null;
   original_reference: string | null;
   original_vendor_reference: string | null;
+  /** the processor's receipt of the payment as its callback gave it (M-Pesa's MpesaReceiptNumber) */
+  original_receipt: string | null;
   credentials_enc: string | null;
 }
 
@@ -355,8 +361,7 @@ export class RefundService {
     return {
       reference: r.original_reference ?? r.collection_gateway_reference,
       vendorReference: r.original_vendor_reference,
-      // the processor's receipt of the payment is not kept with the collection yet
-      receipt: null,
+      receipt: r.original_receipt,
       amountMinor: r.collection_amount_minor,
       accountNumber: r.account_number,
     };
@@ -384,22 +389,58 @@ export class RefundService {
       await this.record(r, { sendState: r.send_state, nextSendAt: null, nextCheckAt: r.next_check_at, lastError: r.last_error, pendingReason: r.pending_reason });
       return;
     }
+    const order: RefundOrder = {
+      reference: r.reference,
+      gatewayReference: r.gateway_reference,
+      original: this.originalOf(r),
+      amountMinor: r.amount_minor,
+      currency: r.currency,
+      reason: r.reason,
+      callbackUrl: this.callbackUrl(r),
+    };
+    const check = this.connectorOf(r).originalCheck;
+    if (check && r.original_confirmed_at === null) {
+      await this.askOriginal(r, check, order);
+      return;
+    }
     let result: RefundSendResult;
     try {
-      result = await this.connectorOf(r).initiateRefund(this.context(r), {
-        reference: r.reference,
-        gatewayReference: r.gateway_reference,
-        original: this.originalOf(r),
-        amountMinor: r.amount_minor,
-        currency: r.currency,
-        reason: r.reason,
-        callbackUrl: this.callbackUrl(r),
-      });
+      result = await this.connectorOf(r).initiateRefund(this.context(r), order);
     } catch (err) {
       this.p.log.error('refund send failed', { service_type: r.service_type, gateway_reference: r.gateway_reference, err });
       result = { kind: 'unknown', detail: 'connector failed' };
     }
     await this.afterSend(r, result);
+  }
+
+  /**
+   * Before a processor with an original check is sent the refund, it is asked about the refunded payment
+   * (M-Pesa: Transaction Status of the receipt a callback gave); its answer comes to the callback URL
+   * (promptOriginal). Asked again on the check schedule while no answer comes: asking is only reading.
+   */
+  private async askOriginal(r: Claimed, check: OriginalCheck, order: RefundOrder): Promise<void> {
+    const fields = { service_type: r.service_type, gateway_reference: r.gateway_reference, attempt: r.send_attempts };
+    let sent: ConfirmationSent;
+    try {
+      sent = await check.ask(this.context(r), order);
+    } catch (err) {
+      this.p.log.error('refund original check failed', { ...fields, err });
+      sent = { kind: 'retry', detail: 'connector failed' };
+    }
+    switch (sent.kind) {
+      case 'asked':
+        this.p.log.info('processor asked about the refunded payment', fields);
+        await this.db.none(SQL.originalAsked, { refundId: r.id, queryReference: sent.queryReference, nextSendAt: this.after(this.p.config.processors.checkScheduleMs, r.send_attempts - 1) });
+        return;
+      case 'refused':
+        this.p.log.warn('refund refused before sending: the refunded payment is not confirmed', { ...fields, detail: sent.detail });
+        await this.move(r.id, { to: 'FAILED', failureReason: sent.message });
+        return;
+      case 'retry':
+        this.p.log.warn('refund original check to be retried', { ...fields, detail: sent.detail });
+        await this.record(r, { sendState: 'queued', nextSendAt: this.after(this.p.config.processors.sendScheduleMs, r.send_attempts), nextCheckAt: null, lastError: sent.detail, pendingReason: 'awaiting_processor' });
+        return;
+    }
   }
 
   private async afterSend(r: Claimed, result: RefundSendResult): Promise<void> {
@@ -494,6 +535,10 @@ export class RefundService {
   async prompt(serviceType: string, callbackToken: string, body: unknown): Promise<boolean> {
     const connector = this.p.refundsOf(serviceType);
     if (!connector) return false;
+    if (connector.originalCheck) {
+      const answered = await this.promptOriginal(connector.originalCheck, serviceType, callbackToken, body);
+      if (answered !== null) return answered;
+    }
     const note = connector.parseRefundCallback(body);
     const hit = await this.db.oneOrNone<{ id: bigint; status: RefundStatus; known_vendor_reference: string | null }>(SQL.prompt, {
       now: this.p.now(), vendorReference: note.vendorReference, callbackToken, serviceType,
@@ -506,6 +551,41 @@ export class RefundService {
       return true;
     }
     this.p.kick('refund-checks');
+    return true;
+  }
+
+  /**
+   * The processor's answer about a refund's payment (askOriginal), on the refund's own callback URL and
+   * naming one of the queries we made (one that came before its query's id was stored is dropped: the
+   * payment is asked about again). A match lets the refund be sent now; anything else
+   * fails it with the reason and returns its money, and nothing is sent. Null when the body answers no
+   * such query of a refund still waiting for one (the caller reads it as any refund callback).
+   */
+  private async promptOriginal(check: OriginalCheck, serviceType: string, callbackToken: string, body: unknown): Promise<boolean | null> {
+    const queryReference = check.answers(body);
+    if (queryReference === null) return null;
+    const r = await this.db.oneOrNone<Claimed>(SQL.originalByToken, { callbackToken, serviceType });
+    if (!r) return false;
+    const waiting = r.status === 'PENDING' && r.send_state === 'queued' && r.original_confirmed_at === null;
+    if (!waiting) return null;
+    const fields = { service_type: r.service_type, gateway_reference: r.gateway_reference };
+    if (!r.original_query_references.includes(queryReference)) {
+      this.p.log.warn('answer about a refunded payment to another query: dropped', fields);
+      return true;
+    }
+    const v = check.judge(this.context(r).credentials, this.originalOf(r), body);
+    if (v.verdict === 'confirmed') {
+      const confirmed = await this.db.oneOrNone(SQL.originalConfirmed, { refundId: r.id, now: this.p.now() });
+      if (confirmed) {
+        this.p.log.info('processor confirmed the refunded payment: sending the refund', fields);
+        this.p.kick('refund-sends');
+      }
+    } else if (v.verdict === 'wait') {
+      await this.db.none(SQL.originalWaiting, { refundId: r.id, lastError: v.detail });
+    } else {
+      this.p.log.warn('refund failed: the processor does not confirm the refunded payment', { ...fields, reason: v.message });
+      await this.move(r.id, { to: 'FAILED', failureReason: v.message });
+    }
     return true;
   }
 

@@ -47,7 +47,14 @@
 //   "TransactionStatusQuery", TransactionID or OriginalConversationID, PartyA, IdentifierType "4",
 //   ResultURL, QueueTimeOutURL, Remarks, Occasion }: 200 accepted as above, then a Result to ResultURL
 //   whose ResultParameters carry TransactionStatus ("Completed"), Amount, ReceiptNo and the queried
-//   transaction's OriginatorConversationID.
+//   transaction's OriginatorConversationID. The Overview: "you are required to have either an M-Pesa
+//   Receipt number or an Originator Conversation ID of the transaction"; an STK push is found by its
+//   receipt only (its answer gives MerchantRequestID and CheckoutRequestID, no OriginatorConversationID).
+//   The Result about an STK payment follows a published Pay Bill Online Result: ReasonType "Pay Bill
+//   Online", DebitPartyName "<phone in local form, 07...> - <customer's name>", CreditPartyName
+//   "<short code> - <organisation>", Amount a number (1.0), ReceiptNo, TransactionStatus "Completed",
+//   InitiatedTime and FinalisedTime, DebitAccountType "MMF Account For Customer", and an
+//   OriginatorConversationID parameter of M-Pesa's own (not the query's, which heads the Result).
 // - QueueTimeOutURL: the portal says only that it is told when a request times out in the queue. This
 //   fake's own shape for that notice: the Result envelope with ResultType 1 (the status page's "1:
 //   waiting for further messages"), ResultCode "1037" and ResultDesc "The request timed out in the
@@ -67,7 +74,9 @@
 // "Bad Request - Duplicate OriginatorConversationID" (nothing paid twice); 254711002040 is not a
 // registered customer (2040); a reversal whose Amount is not the payment's
 // fails R000002; a status query naming an unknown request or a failed reversal answers ResultCode
-// R000002 / TransactionStatus "Failed"; a reversal not yet carried out has TransactionStatus "Pending".
+// R000002 / TransactionStatus "Failed"; a reversal not yet carried out has TransactionStatus "Pending";
+// a Buy Goods payment reads ReasonType "Buy Goods Online" and credits party_b; the customer's name is
+// "John Doe"; an STK payment's status stays "Completed" after its reversal.
 // Daraja's sandbox has one test number (254708374149, succeeds); the other numbers below are this
 // fake's own, one per result code. Not Safaricom: the test controls (settle, expireTokens, swallow,
 // the callback modes, failNextReversal, dropResults, queueTimeoutNext, swallowReversal,
@@ -120,6 +129,9 @@ export interface FakeMpesaOptions {
 
 export interface FakeStkPush {
   checkoutRequestId: string;
+  transactionType: string;
+  /** PartyB: the short code (paybill) or till credited */
+  partyB: string;
   merchantRequestId: string;
   amount: number;
   phone: string;
@@ -205,6 +217,8 @@ export class FakeMpesa extends FakeServer {
   garbageReversal = 0;
   /** Results (of reversals and status queries) carried out but never posted: lost callbacks */
   dropResults = 0;
+  /** every Transaction Status query accepted, by what it named (the receipt or an OriginatorConversationID) */
+  readonly statusQueries: { transactionId: string | null; originalConversationId: string | null; resultUrl: string }[] = [];
   /** Results to one URL to drop, by count: a test's own lost callback, which a late Result of an earlier test cannot take */
   readonly dropResultsTo = new Map<string, number>();
   /** reversals first reported to QueueTimeOutURL, then carried out late */
@@ -398,6 +412,8 @@ export class FakeMpesa extends FakeServer {
       checkoutRequestId: `ws_CO_${Date.now()}${randomBytes(3).toString('hex')}`,
       merchantRequestId: `${randomBytes(2).toString('hex')}-${Date.now() % 1e8}-1`,
       amount: Number(b.Amount),
+      transactionType: String(b.TransactionType),
+      partyB: String(b.PartyB),
       phone,
       accountReference: b.AccountReference,
       callbackUrl: b.CallBackURL,
@@ -614,6 +630,12 @@ export class FakeMpesa extends FakeServer {
     const r = [...this.reversals.values()].find((x) => x.originatorConversationId === wanted || (receipt !== null && x.receipt === receipt));
     const p = [...this.payments.values()].find((x) => x.originatorConversationId === wanted || (receipt !== null && x.receipt === receipt));
     const valid = this.initiatorValid(b);
+    this.statusQueries.push({ transactionId: receipt, originalConversationId: wanted, resultUrl: String(b.ResultURL) });
+    const push = receipt !== null && !r && !p ? this.byReceipt(receipt) : undefined;
+    if (push) {
+      this.later(this.o.answerAfterMs, () => this.postResult(String(b.ResultURL), { Result: valid ? this.paymentStatusResult(ids, push) : this.statusResult(ids, undefined, false) }));
+      return { OriginatorConversationID: ids.originatorConversationId, ConversationID: ids.conversationId, ResponseCode: '0', ResponseDescription: 'Accept the service request successfully.' };
+    }
     const found = r
       ? { ...r, reasonType: 'Reversal of Payment', status: r.resultCode === null ? 'Pending' : r.resultCode === '0' ? 'Completed' : 'Failed' }
       : p
@@ -621,6 +643,37 @@ export class FakeMpesa extends FakeServer {
         : undefined;
     this.later(this.o.answerAfterMs, () => this.postResult(String(b.ResultURL), { Result: this.statusResult(ids, found, valid) }));
     return { OriginatorConversationID: ids.originatorConversationId, ConversationID: ids.conversationId, ResponseCode: '0', ResponseDescription: 'Accept the service request successfully.' };
+  }
+
+  /** The Result of a Transaction Status query about a customer's STK payment, found by its receipt. */
+  private paymentStatusResult(ids: { originatorConversationId: string; conversationId: string }, p: FakeStkPush): Record<string, unknown> {
+    const buyGoods = p.transactionType === 'CustomerBuyGoodsOnline';
+    return {
+      ResultType: 0,
+      ResultCode: 0,
+      ResultDesc: REVERSAL_DESC['0'],
+      OriginatorConversationID: ids.originatorConversationId,
+      ConversationID: ids.conversationId,
+      TransactionID: `${p.receipt!.slice(0, 3)}0000000`,
+      ResultParameters: {
+        ResultParameter: [
+          { Key: 'DebitPartyName', Value: `0${p.phone.slice(3)} - John Doe` },
+          { Key: 'CreditPartyName', Value: `${buyGoods ? p.partyB : this.o.shortCode} - PayCollect Fake` },
+          { Key: 'OriginatorConversationID', Value: `${p.merchantRequestId}-stk` },
+          { Key: 'InitiatedTime', Value: 20261126102115 },
+          { Key: 'CreditPartyCharges' },
+          { Key: 'DebitAccountType', Value: 'MMF Account For Customer' },
+          { Key: 'TransactionReason' },
+          { Key: 'ReasonType', Value: buyGoods ? 'Buy Goods Online' : 'Pay Bill Online' },
+          { Key: 'TransactionStatus', Value: 'Completed' },
+          { Key: 'FinalisedTime', Value: 20261126102115 },
+          { Key: 'Amount', Value: p.amount },
+          { Key: 'ConversationID', Value: `AG_20261126_${p.checkoutRequestId.slice(-12)}` },
+          { Key: 'ReceiptNo', Value: p.receipt },
+        ],
+      },
+      ReferenceData: { ReferenceItem: { Key: 'Occasion', Value: 'Refund' } },
+    };
   }
 
   private statusResult(

@@ -99,12 +99,12 @@ describe('callbackNote', () => {
       Body: { stkCallback: { MerchantRequestID: '29115-34620561-1', CheckoutRequestID: 'ws_CO_191220191020363925', ResultCode: 0, ResultDesc: 'The service request is processed successfully.',
         CallbackMetadata: { Item: [{ Name: 'Amount', Value: 1.0 }, { Name: 'MpesaReceiptNumber', Value: 'NLJ7RT61SV' }, { Name: 'Balance' }, { Name: 'TransactionDate', Value: 20191219102115 }, { Name: 'PhoneNumber', Value: 254708374149 }] } } },
     };
-    expect(callbackNote(body)).toEqual({ vendorReference: 'ws_CO_191220191020363925', reported: { amountMinor: 100n, currency: 'KES' } });
+    expect(callbackNote(body)).toEqual({ vendorReference: 'ws_CO_191220191020363925', reported: { amountMinor: 100n, currency: 'KES' }, receipt: 'NLJ7RT61SV' });
   });
 
   it('has no amount for a failure (no CallbackMetadata) and reads nothing from a stranger body', () => {
-    expect(callbackNote({ Body: { stkCallback: { CheckoutRequestID: 'ws_CO_1', ResultCode: 1032, ResultDesc: 'Request cancelled by user' } } })).toEqual({ vendorReference: 'ws_CO_1', reported: null });
-    expect(callbackNote({ hello: 'world' })).toEqual({ vendorReference: null, reported: null });
-    expect(callbackNote(null)).toEqual({ vendorReference: null, reported: null });
+    expect(callbackNote({ Body: { stkCallback: { CheckoutRequestID: 'ws_CO_1', ResultCode: 1032, ResultDesc: 'Request cancelled by user' } } })).toEqual({ vendorReference: 'ws_CO_1', reported: null, receipt: null });
+    expect(callbackNote({ hello: 'world' })).toEqual({ vendorReference: null, reported: null, receipt: null });
+    expect(callbackNote(null)).toEqual({ vendorReference: null, reported: null, receipt: null });
   });
 });

@@ -9,9 +9,12 @@ import type { MpesaClientSettings } from './client';
 import {
   b2cShortCode,
   callbackNote,
+  confirmationAnswers,
+  confirmationSent,
   darajaPassword,
   darajaTimestamp,
   INSTITUTION,
+  judgeOriginal,
   missingPayoutCredentials,
   missingReversalCredentials,
   mpesaAmountDecimals,
@@ -24,6 +27,7 @@ import {
   sendResult,
   statusQuerySent,
   toB2c,
+  toReceiptStatusQuery,
   toReversal,
   toStatusQuery,
   toStkPush,
@@ -75,12 +79,27 @@ export const MPESA_CREDENTIALS: CredentialField[] = [
 ];
 
 /**
- * Reversals, settled by results posted to the refund's callback URL. queryRefund sends a Transaction
+ * Reversals of a receipt Transaction Status has confirmed as the collection's (originalCheck), settled
+ * by results posted to the refund's callback URL. queryRefund sends a Transaction
  * Status query for the reversal (by its OriginatorConversationID) whose Result comes to the same URL,
  * and answers PENDING when Safaricom accepts it: no Daraja call answers a reversal's outcome at once.
  */
 function mpesaRefunds(client: MpesaClient): RefundConnector {
   return {
+    // the receipt came from a callback, which anyone holding its URL could forge: before a reversal
+    // names it, Transaction Status must say it is this collection's payment (judgeOriginal)
+    originalCheck: {
+      async ask(ctx: CallContext, order: RefundOrder) {
+        const missing = missingReversalCredentials(ctx.credentials);
+        if (missing.length > 0) return { kind: 'refused', message: 'This M-Pesa MID has no reversal initiator, so it cannot refund', detail: `missing ${missing.join(', ')}` };
+        const body = toReversal(ctx.credentials, order);
+        if ('refused' in body) return { kind: 'refused', message: body.refused, detail: 'not asked' };
+        const receipt = body.TransactionID;
+        return confirmationSent(await client.post(ctx, '/mpesa/transactionstatus/v1/query', () => toReceiptStatusQuery(ctx.credentials, receipt, order.callbackUrl)));
+      },
+      answers: confirmationAnswers,
+      judge: judgeOriginal,
+    },
     async initiateRefund(ctx: CallContext, order: RefundOrder) {
       const missing = missingReversalCredentials(ctx.credentials);
       if (missing.length > 0) return { kind: 'refused', message: 'This M-Pesa MID has no reversal initiator, so it cannot refund', detail: `missing ${missing.join(', ')}` };

@@ -1,7 +1,8 @@
 -- Refunds due a send (clock next_send_at, counter send_attempts) or a status query (next_check_at,
 -- checks), claimed for a lease: the clock is pushed past the calls' deadlines, so no two processes call
 -- at once, and a call whose worker died is made again after the lease, under the same reference. With
--- what the call needs: the collection as it was sent, the MID's sealed credentials.
+-- what the call needs: the collection as it was sent (with the receipt its callback gave), the MID's
+-- sealed credentials.
 WITH due AS (
   SELECT id FROM refunds WHERE ${clock:name} <= ${now} ORDER BY ${clock:name}, id LIMIT ${limit} FOR UPDATE SKIP LOCKED
 )
@@ -11,4 +12,5 @@ LEFT JOIN processor_requests p ON p.collection_id = c.id
 LEFT JOIN mids m ON m.id = c.mid_id
 WHERE r.id = due.id AND c.id = r.collection_id
 RETURNING r.*, c.gateway_reference AS collection_gateway_reference, c.request_amount_minor AS collection_amount_minor,
-  c.account_number, p.reference AS original_reference, p.vendor_reference AS original_vendor_reference, m.credentials_enc
+  c.account_number, p.reference AS original_reference, p.vendor_reference AS original_vendor_reference,
+  p.receipt AS original_receipt, m.credentials_enc

@@ -1,6 +1,6 @@
 // M-Pesa refund transformers on Daraja's documented payloads: the reversal and status requests, their acknowledgements, every reversal result code, the Transaction Status Result, the queue timeout notice, and bodies that cannot be read.
 import type { VendorAnswer } from '../../../src/processors/transport';
-import { missingReversalCredentials, refundCallbackNote, reversalSendResult, statusQuerySent, toReversal, toStatusQuery } from '../../../src/processors/mpesa/transformers';
+import { missingReversalCredentials, RECEIPT_UNKNOWN, refundCallbackNote, reversalSendResult, statusQuerySent, toReversal, toStatusQuery } from '../../../src/processors/mpesa/transformers';
 import type { RefundOrder } from '../../../src/processors/types';
 
 const answer = (status: number, json?: unknown): VendorAnswer => ({ kind: 'answer', status, text: json === undefined ? '' : JSON.stringify(json), json });
@@ -25,7 +25,7 @@ test('toReversal names the receipt, the whole amount, the short code and the cal
 });
 
 test.each([
-  [{ ...order, original: { ...order.original, receipt: null } }, 'The M-Pesa payment has no receipt number, so it cannot be reversed'],
+  [{ ...order, original: { ...order.original, receipt: null } }, RECEIPT_UNKNOWN],
   [{ ...order, amountMinor: 10_000n }, 'M-Pesa reverses a whole payment only: refund the full amount'],
   [{ ...order, amountMinor: 20_050n, original: { ...order.original, amountMinor: 20_050n } }, 'M-Pesa refunds whole Kenyan shillings only'],
   [{ ...order, currency: 'TZS' }, 'M-Pesa refunds whole Kenyan shillings only'],

@@ -1,5 +1,6 @@
-// Proves M-Pesa refunds (reversals) against the fake over real HTTP: the asynchronous Result on the refund's callback URL, failures, a second reversal, a lost Result settled by the Transaction Status query, the queue timeout, lost and unreadable answers, and refunds refused before sending.
+// Proves M-Pesa refunds (reversals) against the fake over real HTTP: the asynchronous Result on the refund's callback URL, failures, a second reversal, a lost Result settled by the Transaction Status query, the queue timeout, lost and unreadable answers, refunds refused before sending, and the receipt confirmed with Transaction Status before a reversal names it.
 import { mpesaProcessor } from '../../../src/processors/mpesa';
+import { RECEIPT_UNKNOWN } from '../../../src/processors/mpesa/transformers';
 import type { CallContext, CallbackNote, RefundConnector, RefundOrder } from '../../../src/processors/types';
 import { FakeMpesa } from '../../fakes/mpesa';
 import { eventually, startReceiver } from '../../helpers/notify-fixtures';
@@ -147,7 +148,7 @@ test('refused before sending: a partial amount, no receipt, another currency, a 
   const original = await collected();
   const before = fake.reversals.size;
   expect(await refunds.initiateRefund(ctx, order(original, { amountMinor: 50_000n }))).toMatchObject({ kind: 'refused', message: 'M-Pesa reverses a whole payment only: refund the full amount' });
-  expect(await refunds.initiateRefund(ctx, order({ ...original, receipt: null }))).toMatchObject({ kind: 'refused', message: 'The M-Pesa payment has no receipt number, so it cannot be reversed' });
+  expect(await refunds.initiateRefund(ctx, order({ ...original, receipt: null }))).toMatchObject({ kind: 'refused', message: RECEIPT_UNKNOWN });
   expect(await refunds.initiateRefund(ctx, order(original, { currency: 'USD' }))).toMatchObject({ kind: 'refused', message: 'M-Pesa refunds whole Kenyan shillings only' });
   const noInitiator: CallContext = { midId: 3, credentials: fake.credentials() };
   expect(await refunds.initiateRefund(noInitiator, order(original))).toMatchObject({ kind: 'refused', message: 'This M-Pesa MID has no reversal initiator, so it cannot refund' });
@@ -161,4 +162,25 @@ test('an outage is retried; a bad field is refused', async () => {
   fake.mode = 'up';
   const badShortCode: CallContext = { midId: 4, credentials: { ...fake.refundCredentials(), short_code: '600000' } };
   expect(await refunds.initiateRefund(badShortCode, order(original))).toMatchObject({ kind: 'refused', message: 'M-Pesa refused the reversal request' });
+});
+
+test('the receipt is asked about with Transaction Status and its Result judged: the payment itself is confirmed, another customer\'s is not; no receipt or no initiator asks nothing', async () => {
+  const check = refunds.originalCheck!;
+  const original = await collected();
+  const o = order(original);
+  const asked = await check.ask(ctx, o);
+  if (asked.kind !== 'asked') throw new Error(`expected asked, got ${asked.kind}`);
+  expect(fake.statusQueries.at(-1)).toEqual({ transactionId: original.receipt, originalConversationId: null, resultUrl: o.callbackUrl });
+  const path = new URL(o.callbackUrl).pathname;
+  const body = JSON.parse((await eventually(() => hooks.received.find((r) => r.path === path), 10_000, 'status Result')).body);
+  expect(check.answers(body)).toBe(asked.queryReference);
+  expect(check.judge(ctx.credentials, original, body)).toEqual({ verdict: 'confirmed' });
+  expect(check.judge(ctx.credentials, { ...original, accountNumber: '254722000111' }, body)).toMatchObject({ verdict: 'refused', message: expect.stringContaining('another phone') });
+  expect(check.judge(ctx.credentials, { ...original, amountMinor: original.amountMinor + 100n }, body)).toMatchObject({ verdict: 'refused', message: expect.stringContaining('KES 1500.00, the collection for KES 1501.00') });
+  expect(check.judge({ ...ctx.credentials, short_code: '600000' }, original, body)).toMatchObject({ verdict: 'refused', message: expect.stringContaining('paid to 174379') });
+
+  const queries = fake.statusQueries.length;
+  expect(await check.ask(ctx, order({ ...original, receipt: null }))).toMatchObject({ kind: 'refused', message: RECEIPT_UNKNOWN });
+  expect(await check.ask({ midId: 3, credentials: fake.credentials() }, order(original))).toMatchObject({ kind: 'refused', message: 'This M-Pesa MID has no reversal initiator, so it cannot refund' });
+  expect(fake.statusQueries.length).toBe(queries);
 });
