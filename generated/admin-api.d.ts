@@ -182,6 +182,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/overview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Overview of collections and what waits on an operator
+         * @description What the dashboard shows first, for one business (`business_id`; a merchant's own people always get their own) or every business: today's (from 00:00 UTC) and the last 30 days' collections (today and the 29 UTC days before it) by payment method, with how many completed, the success rate (completed among those no longer `PENDING`) and the completed amount per currency. Operators also get the same per processor and MID over the last 30 days, and what waits on them: API tokens with failing webhooks, payments held for a decision and requests of unknown outcome; a merchant's own people get `mids` empty and `attention` null.
+         */
+        get: operations["getOverview"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/admin/businesses/{business_id}/deliveries": {
         parameters: {
             query?: never;
@@ -1485,6 +1505,68 @@ export interface components {
             /** @description Human-readable outcome. */
             message: string;
             data: components["schemas"]["SettlementReport"];
+        };
+        /** @description Collections of one group (a payment method, or a MID) in a period. */
+        OverviewCounts: {
+            /** @description Collections created in the period. */
+            collections: number;
+            /** @description Of those, how many are `COMPLETED`. */
+            completed: number;
+            /** @description Of those, how many are no longer `PENDING`. */
+            final: number;
+            /** @description `completed` / `final`, rounded to four decimal places; `null` when none is final yet. */
+            success_rate: number | null;
+            /** @description The completed amount per requested currency, one entry per currency (none when nothing completed). */
+            volume: {
+                currency: components["schemas"]["Currency"];
+                amount: components["schemas"]["Money"];
+            }[];
+        };
+        /** @description The dashboard's overview: collections by payment method today and over the last 30 days; for operators also per processor and MID, and what waits on them. */
+        Overview: {
+            as_of: components["schemas"]["Timestamp"];
+            /** @description `today` (from 00:00 UTC), then `last_30_days` (today and the 29 UTC days before it). */
+            periods: {
+                /** @enum {string} */
+                period: "today" | "last_30_days";
+                from: components["schemas"]["Timestamp"];
+                /** @description One entry per payment method with a collection in the period. */
+                methods: (components["schemas"]["OverviewCounts"] & {
+                    payment_method: components["schemas"]["PaymentMethod"];
+                })[];
+            }[];
+            /** @description Operators only (empty for a merchant's own people), over the last 30 days, one entry per MID that was routed a collection. */
+            mids: (components["schemas"]["OverviewCounts"] & {
+                /** @description The MID's processor. */
+                service_type: string;
+                mid_id: number;
+                business_id: number;
+            })[];
+            /** @description Operators only (`null` for a merchant's own people). */
+            attention: null | {
+                /** @description API tokens whose webhook has undelivered notifications after a failed attempt (`GET /v1/admin/webhooks/failing` lists them). */
+                failing_webhooks: number;
+                /** @description Payments held for an operator's decision (`processor_request.state` `held`). */
+                held_payments: number;
+                /** @description Requests a processor may have (`processor_request.state` `unknown`) until a status query tells. */
+                unknown_outcomes: number;
+            };
+        };
+        /** @description Envelope of the overview. */
+        OverviewResponse: {
+            /**
+             * @description Always `200` on success.
+             * @constant
+             */
+            code: 200;
+            /**
+             * @description Always `success` for this operation.
+             * @constant
+             */
+            status: "success";
+            /** @description Human-readable outcome. */
+            message: string;
+            data: components["schemas"]["Overview"];
         };
         /**
          * @description Where a notification's delivery stands: `delivered` (the webhook answered 2xx), `retrying` (not yet acknowledged; a next attempt is scheduled) or `gave_up` (the retry schedule ran out; re-send it once the endpoint is fixed).
@@ -3603,6 +3685,42 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getOverview: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only collections of this business.
+                 * @example 7
+                 */
+                business_id?: components["parameters"]["FilterBusinessId"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The overview. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OverviewResponse"];
+                };
+            };
+            /** @description `VALIDATION_ERROR`: `business_id` is malformed, or the query has an unknown parameter. */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description `NOT_FOUND`: a merchant user asked for another business, or `business_id` names no business. */
+            404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

@@ -1,8 +1,9 @@
-// The reports wing (docs/reports.md): wallet statements, exports and the settlement report, read-only
-// views of the ledger, the collections and the processor requests. Built from what it reads with: the
-// database (as the caller's change sees it) and the clock. It logs nothing: a file that fails part-way
+// The reports wing (docs/reports.md): wallet statements, exports, the settlement report and the
+// dashboard's overview, read-only views of the ledger, the collections and the processor requests. Built
+// from what it reads with: the database (as the caller's change sees it) and the clock. It logs nothing: a file that fails part-way
 // is logged where the response is cut (src/http/streaming.ts).
 import { CollectionExports } from './exports';
+import { Overviews } from './overview';
 import { SettlementReports } from './settlement';
 import type { DbOf } from './sql';
 import { WalletStatements } from './statement';
@@ -11,10 +12,12 @@ export class ReportService {
   readonly statements: WalletStatements;
   readonly exports: CollectionExports;
   readonly settlement: SettlementReports;
+  readonly overviews: Overviews;
 
   constructor(db: DbOf, now: () => Date) {
     this.statements = new WalletStatements(db);
     this.exports = new CollectionExports(db);
     this.settlement = new SettlementReports(db, now);
+    this.overviews = new Overviews(db, now);
   }
 }

@@ -7,3 +7,5 @@
 CREATE INDEX IF NOT EXISTS collections_account_newest ON collections (account_number, created_at DESC, id DESC) WHERE account_number IS NOT NULL;
 CREATE INDEX IF NOT EXISTS collections_reference_newest ON collections (merchant_reference, created_at DESC, id DESC);
 CREATE INDEX IF NOT EXISTS audit_log_action ON audit_log (action, id DESC);
+-- The overview's count of payments waiting on an operator: held for a decision, or of unknown outcome.
+CREATE INDEX IF NOT EXISTS processor_requests_waiting ON processor_requests (state) WHERE state IN ('held', 'unknown');
