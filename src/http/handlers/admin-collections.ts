@@ -2,14 +2,12 @@ import { AppError } from '../../errors';
 import { certificationOf } from '../../sandbox/certification';
 import { SERVICE_ACCOUNTS, toAdminRecord } from '../../api-records/collection';
 import type { CollectionRow } from '../../domain/collection';
+import { merchantUser } from '../context';
 import type { RequestContext } from '../context';
 import { ok } from '../envelope';
 import { pageOf, pageReply } from '../paging';
 import { typedHandlers } from '../typed';
 import { filtersOf } from './collections';
-
-/** A merchant's own people (a signed-in user of a business) rather than an operator or the operator key. */
-const merchantViewer = (ctx: RequestContext) => ctx.actor?.type === 'user' && ctx.actor.user.business_id !== null;
 
 /**
  * The admin records of these rows: operators see every posting, the processor request and the checkout;
@@ -18,7 +16,7 @@ const merchantViewer = (ctx: RequestContext) => ctx.actor?.type === 'user' && ct
 async function adminRecordsOf(ctx: RequestContext, rows: CollectionRow[]) {
   const { collections, processorRequests, checkouts, businesses } = ctx.services;
   const names = await businesses.namesOf(rows.map((r) => r.business_id));
-  const operator = !merchantViewer(ctx);
+  const operator = !merchantUser(ctx);
   return Promise.all(
     rows.map(async (row) => {
       const postings = await collections.postingsOf(row.id);
@@ -44,7 +42,7 @@ export const admin = typedHandlers({
     const page = pageOf(query);
     const filters = { ...filtersOf(query), gateway_reference: query.gateway_reference, account_number: query.account_number };
     // an operator's filter on a business that does not exist is a mistake to say, not an empty page
-    if (filters.business_id !== undefined && !merchantViewer(ctx)) await ctx.services.businesses.getBusiness(filters.business_id);
+    if (filters.business_id !== undefined && !merchantUser(ctx)) await ctx.services.businesses.getBusiness(filters.business_id);
     const found = await ctx.services.collections.list(filters, page);
     return pageReply(ctx, query, page, { ...found, rows: await adminRecordsOf(ctx, found.rows) }, 'Collections retrieved');
   },

@@ -10,7 +10,7 @@ import type { SettlementReport } from '../../reports/settlement';
 import type { Buckets, StatementPage, StatementQuery } from '../../reports/statement';
 import type { CollectionFilters } from '../../collections/collections';
 import type { PaymentMethod } from '../../domain/collection';
-import { principalOf } from '../context';
+import { merchantUser, principalOf } from '../context';
 import type { RequestContext } from '../context';
 import { ok } from '../envelope';
 import { pageOf } from '../paging';
@@ -159,7 +159,7 @@ export const admin = typedHandlers({
 
   getOverview: async ({ query }, ctx) => {
     const businessId = query.business_id === undefined ? null : Number(query.business_id);
-    const operator = !(ctx.actor?.type === 'user' && ctx.actor.user.business_id !== null);
+    const operator = !merchantUser(ctx);
     // an operator asking about a business that does not exist is told so, not shown zeros
     if (businessId !== null && operator) await ctx.services.businesses.getBusiness(businessId);
     return ok(overviewRecord(await ctx.services.reports.overviews.of(businessId, operator)), 'Overview retrieved');
