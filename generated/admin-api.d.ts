@@ -407,7 +407,7 @@ export interface paths {
         };
         /**
          * Get a collection with operator details
-         * @description Returns one collection of any business with the operator details: which MID was chosen, at what processing rank, why each other MID of the business was passed over, the rate applied, the masked card and the ledger postings. Use it to answer "why did this payment go there" and "where did the money go".
+         * @description Returns one collection of any business with the operator details: which MID was chosen, at what processing rank, why each other MID of the business was passed over, the rate applied, the masked card, the ledger postings (the collection's and its refunds'), and its refunds in short (their whole records: `GET /v1/admin/collections/{gateway_reference}/refunds`). Use it to answer "why did this payment go there" and "where did the money go".
          */
         get: operations["getAdminCollection"];
         put?: never;
@@ -545,7 +545,15 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * List a collection's refunds
+         * @description Every refund of one collection, newest first, as the merchant API's `GET /v1/refunds/{gateway_reference}`
+         *     shows each: its state (`pending_reason` while `PENDING`, `failure_reason` once `FAILED` or
+         *     `CANCELLED`), amounts, `merchant_reference`, `reason`, the claim link of a refund the customer must
+         *     claim (crypto), and its times. Whoever may see the collection may read its refunds: merchant owners,
+         *     developers and viewers for their own business, operator admins and support.
+         */
+        get: operations["listAdminCollectionRefunds"];
         put?: never;
         /**
          * Refund a collection from the dashboard
@@ -2020,7 +2028,7 @@ export interface components {
             transaction_fee: components["schemas"]["Money"];
             /** @description Amount credited to the wallet on `COMPLETED`: `account_amount - transaction_fee` when the merchant bears the fee, `account_amount` when the customer does (`customer_charged` true). */
             total_credit: components["schemas"]["Money"];
-            /** @description Part of `request_amount` refunded or being refunded, in `request_currency`: the sum of the collection's refunds that are not `FAILED` or `CANCELLED` (list them with `GET /v1/refunds?collection_gateway_reference=...`). `0` when none. */
+            /** @description Part of `request_amount` refunded or being refunded, in `request_currency`: the sum of the collection's refunds that are not `FAILED` or `CANCELLED`. `0` when none. This record, as lists and notifications carry it, has no refunds of its own: `GET /v1/collections/{gateway_reference}` adds them in short (`refunds`), and `GET /v1/refunds?collection_gateway_reference=...` lists their whole records. */
             refunded_amount: components["schemas"]["Money"];
             /**
              * @description The merchant's own reference, as sent in the request; unique per business account.
@@ -2174,6 +2182,27 @@ export interface components {
             data: components["schemas"]["AdminCollection"][];
             paging: components["schemas"]["Paging"];
         };
+        /** @description A refund of a collection in short, as a single collection read shows it: read the whole record with `GET /v1/refunds/{gateway_reference}`. */
+        RefundSummary: {
+            /**
+             * @description This service's unique id of the refund.
+             * @example RFH7KQ2M9XW4TB3NCVE5PA
+             */
+            gateway_reference: string;
+            /**
+             * @description Your reference of the refund, as sent.
+             * @example RFD-20251125-0001
+             */
+            merchant_reference: string;
+            /** @description Amount given back to the customer, in the collection's `request_currency`. */
+            amount: components["schemas"]["Money"];
+            transaction_status: components["schemas"]["RefundStatus"];
+        };
+        /** @description One collection with operator details as a single read shows it: the operator's collection plus its refunds in short (the whole records: `GET /v1/admin/collections/{gateway_reference}/refunds`). The list of collections carries the plain `AdminCollection`. */
+        AdminCollectionDetail: components["schemas"]["AdminCollection"] & {
+            /** @description Every refund of the collection, newest first, whatever its state (`FAILED` and `CANCELLED` ones included, though `refunded_amount` does not count them); empty when none. */
+            refunds: components["schemas"]["RefundSummary"][];
+        };
         /** @description Envelope of one collection with operator details. */
         AdminCollectionResponse: {
             /**
@@ -2188,7 +2217,7 @@ export interface components {
             status: "success";
             /** @description Human-readable outcome. */
             message: string;
-            data: components["schemas"]["AdminCollection"];
+            data: components["schemas"]["AdminCollectionDetail"];
         };
         /** @description One designated sandbox test case and whether the merchant ran it. */
         CertificationScenario: {
@@ -2386,25 +2415,6 @@ export interface components {
             message: string;
             data: components["schemas"]["NotificationLogEntry"];
         };
-        /**
-         * @description Amount to give back, in the collection's `request_currency`, greater than 0, at most two decimal places (a JSON number; the service refuses a third decimal with `VALIDATION_ERROR`). At most what is still refundable on the collection (`request_amount - refunded_amount`).
-         * @example 20000
-         */
-        RefundAmount: number;
-        /** @description A refund of (part of) a `COMPLETED` collection. Leave `amount` out to refund everything still refundable. */
-        RefundCreate: {
-            amount?: components["schemas"]["RefundAmount"];
-            /**
-             * @description Your unique reference for this refund, 9 to 36 characters of letters, digits, `_` and `-`. Unique per business among refunds: the same reference with the same body (and collection) again answers the original refund (header `Idempotent-Replayed: true`), so a retry never refunds twice; with a different body it is `DUPLICATE_MERCHANT_REFERENCE`.
-             * @example RFD-20251125-0001
-             */
-            merchant_reference: string;
-            /**
-             * @description Why the money goes back, for your records and the customer's receipt (at most 200 characters).
-             * @example Order cancelled by the customer
-             */
-            reason?: string & components["schemas"]["Text"];
-        };
         /** @description A refund: money given back to the customer of a `COMPLETED` collection, through the processor that took it. Every field is always present; a blank field is `null`, never omitted. */
         RefundRecord: {
             /**
@@ -2461,6 +2471,41 @@ export interface components {
             created_at: components["schemas"]["Timestamp"];
             /** @description When the record last changed (UTC). */
             updated_at: components["schemas"]["Timestamp"];
+        };
+        /** @description Envelope of every refund of one collection, newest first. */
+        CollectionRefundListResponse: {
+            /**
+             * @description Always `200` on success.
+             * @constant
+             */
+            code: 200;
+            /**
+             * @description Always `success` for this operation.
+             * @constant
+             */
+            status: "success";
+            /** @description Human-readable outcome. */
+            message: string;
+            data: components["schemas"]["RefundRecord"][];
+        };
+        /**
+         * @description Amount to give back, in the collection's `request_currency`, greater than 0, at most two decimal places (a JSON number; the service refuses a third decimal with `VALIDATION_ERROR`). At most what is still refundable on the collection (`request_amount - refunded_amount`).
+         * @example 20000
+         */
+        RefundAmount: number;
+        /** @description A refund of (part of) a `COMPLETED` collection. Leave `amount` out to refund everything still refundable. */
+        RefundCreate: {
+            amount?: components["schemas"]["RefundAmount"];
+            /**
+             * @description Your unique reference for this refund, 9 to 36 characters of letters, digits, `_` and `-`. Unique per business among refunds: the same reference with the same body (and collection) again answers the original refund (header `Idempotent-Replayed: true`), so a retry never refunds twice; with a different body it is `DUPLICATE_MERCHANT_REFERENCE`.
+             * @example RFD-20251125-0001
+             */
+            merchant_reference: string;
+            /**
+             * @description Why the money goes back, for your records and the customer's receipt (at most 200 characters).
+             * @example Order cancelled by the customer
+             */
+            reason?: string & components["schemas"]["Text"];
         };
         /** @description Envelope of one refund: `status` is `accepted`; the record is `PENDING` (or, on an idempotent replay, as it is now). */
         RefundAcceptedResponse: {
@@ -4642,6 +4687,42 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+        };
+    };
+    listAdminCollectionRefunds: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The collection's `gateway_reference`, as returned when it was requested.
+                 * @example PCD4Q38UJREMYY4NQVTDQA
+                 */
+                gateway_reference: components["parameters"]["GatewayReference"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The collection's refunds, newest first; an empty array when it has none. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CollectionRefundListResponse"];
+                };
+            };
+            /** @description `VALIDATION_ERROR`: `gateway_reference` is malformed. */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description `NOT_FOUND`: no collection with this reference that you may see. */
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createAdminRefund: {

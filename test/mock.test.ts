@@ -94,6 +94,23 @@ it.each(['processing', 'completed', 'failed'])('answers the %s refund with Prefe
   await checkResponse('GET', '/v1/refunds/RFH7KQ2M9XW4TB3NCVE5PA', res.status, body);
 });
 
+it('shows the completed collection with its refunds in short, counted in refunded_amount unless FAILED or CANCELLED, one of them the refund example', async () => {
+  const res = await fetch(`${base}/v1/collections/${REF}`, { headers: { ...mockHeaders, prefer: 'example=completed' } });
+  const { data } = await res.json();
+  const refunds = data.refunds as { gateway_reference: string; amount: number; transaction_status: string }[];
+  expect(refunds.map((r) => r.transaction_status)).toEqual(['FAILED', 'COMPLETED']);
+  const counted = refunds.filter((r) => !['FAILED', 'CANCELLED'].includes(r.transaction_status)).reduce((sum, r) => sum + r.amount, 0);
+  expect(data.refunded_amount).toBe(counted);
+  const refund = await (await fetch(`${base}/v1/refunds/RFH7KQ2M9XW4TB3NCVE5PA`, { headers: { ...mockHeaders, prefer: 'example=completed' } })).json();
+  expect(refunds).toContainEqual({
+    gateway_reference: refund.data.gateway_reference, merchant_reference: refund.data.merchant_reference, amount: refund.data.amount, transaction_status: 'COMPLETED',
+  });
+  for (const example of ['pending', 'failed', 'expired']) {
+    const other = await (await fetch(`${base}/v1/collections/${REF}`, { headers: { ...mockHeaders, prefer: `example=${example}` } })).json();
+    expect([example, other.data.refunds, other.data.refunded_amount]).toEqual([example, [], 0]);
+  }
+});
+
 it('gives an access token that has not expired', async () => {
   const res = await fetch(base + '/v1/auth/token', { method: 'POST', headers: { ...mockHeaders, 'secret-key': 'sk_sandbox_secret' }, body: JSON.stringify({ api_key: 'pk_sandbox_x' }) });
   const body = await res.json();

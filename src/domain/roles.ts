@@ -98,6 +98,8 @@ export const RULES: Record<string, Rule> = {
   resendAdminNotification: { support: true, merchant: 'merchant_developer' },
   // money out: operator admins, and the merchant's owners and developers (docs/contract/refunds.md); not support
   createAdminRefund: admin('merchant_developer'),
+  // whoever may see the collection may see its refunds
+  listAdminCollectionRefunds: read('merchant_viewer'),
   listFailingWebhooks: read(null),
   listBusinessDeliveries: read('merchant_viewer'),
   getCertification: read('merchant_viewer'),

@@ -1,5 +1,6 @@
 // The refund record of the API (docs/contract/refunds.md), made from a row; notifications use the same
-// record plus `sequence`. Rows meet contract types here only.
+// record plus `sequence`, and a single collection read shows each of its refunds in short. Rows meet
+// contract types here only.
 import type { components } from '../../generated/merchant-api';
 import { toApi } from '../domain/money';
 import type { PendingReason, RefundStatus } from '../domain/refund';
@@ -47,6 +48,7 @@ export interface RefundRow {
 }
 
 export type RefundRecord = components['schemas']['RefundRecord'];
+export type RefundSummary = components['schemas']['RefundSummary'];
 
 export function toRefundRecord(r: RefundRow): RefundRecord {
   return {
@@ -68,4 +70,9 @@ export function toRefundRecord(r: RefundRow): RefundRecord {
     created_at: apiTime(r.created_at),
     updated_at: apiTime(r.updated_at),
   };
+}
+
+/** A refund in short, as a single collection read lists its refunds. */
+export function toRefundSummary(r: RefundRow): RefundSummary {
+  return { gateway_reference: r.gateway_reference, merchant_reference: r.merchant_reference, amount: toApi(r.amount_minor), transaction_status: r.status };
 }

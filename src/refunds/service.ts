@@ -86,6 +86,7 @@ const SQL = {
   audit: sql('audit.sql'),
   byReference: sql('by-reference.sql'),
   byGatewayReference: sql('by-gateway-reference.sql'),
+  ofCollection: sql('of-collection.sql'),
   move: sql('move.sql'),
   notification: sql('notification.sql'),
   emails: sql('emails.sql'),
@@ -242,6 +243,11 @@ export class RefundService {
 
   byMerchantReference(businessId: number, merchantReference: string): Promise<RefundRow | null> {
     return this.db.oneOrNone<RefundRow>(SQL.byReference, { businessId, merchantReference });
+  }
+
+  /** Every refund of a collection (found by its caller, who checked who may see it), newest first. */
+  ofCollection(collectionId: bigint): Promise<RefundRow[]> {
+    return this.db.any<RefundRow>(SQL.ofCollection, { collectionId });
   }
 
   /** The business's refunds, newest first, filtered. */

@@ -1,10 +1,11 @@
-// Proves, in Chromium against a real service and database, the Refund form of a payment's page: an owner
-// refunds part of a completed payment and sees it counted as refunded (the admin API has no list of a
-// collection's refunds, so the page shows refunded_amount); a viewer sees no Refund form; an over-refund
-// shows the API's error at the amount field and changes nothing in the database or the wallet.
+// Proves, in Chromium against a real service and database, the Refunds section of a payment's page: an owner
+// refunds part of a completed payment and sees it counted and listed with its state as it completes; an
+// over-refund shows the API's error at the amount field and changes nothing in the database or the wallet;
+// a refund the processor fails is listed FAILED with its reason and its amount counts no more; a viewer, at
+// phone width, sees the list but no Refund form, and the page fits the screen.
 import type { Browser } from 'playwright-core';
 import { launchBrowser } from '../helpers/browser';
-import { closeAll, dashboardPage, describeBrowser, fieldError, signIn } from '../helpers/dashboard';
+import { closeAll, dashboardPage, describeBrowser, fieldError, fitsWidth, PHONE, signIn } from '../helpers/dashboard';
 import { mobileMoney, setupMerchant } from '../helpers/fixtures';
 import type { MerchantSetup } from '../helpers/fixtures';
 import { startTestService } from '../helpers/service';
@@ -17,8 +18,9 @@ let shop: MerchantSetup;
 let payment: string;
 
 beforeAll(async () => {
-  // The collection completes only when the test says so (simulate), never by the sandbox's own delay.
-  svc = await startTestService({ env: { SANDBOX_MM_DELAY_MS: '3600000' } });
+  // The collection completes only when the test says so (simulate), never by the sandbox's own delay;
+  // the simulator's refunds are asked about soon after they are sent.
+  svc = await startTestService({ env: { SANDBOX_MM_DELAY_MS: '3600000', PROCESSOR_CHECK_SCHEDULE: '100ms,200ms' } });
   shop = await setupMerchant(svc);
   const created = await shop.client.post('/v1/collections/request-to-pay', mobileMoney({ merchant_reference: 'ORD-REFUND-UI-1', account_number: '256700000009' }));
   expect(created.status).toBe(200);
@@ -28,9 +30,9 @@ beforeAll(async () => {
 }, 180_000);
 afterAll(() => closeAll(browser, svc));
 
-async function paymentPage(role: 'merchant_owner' | 'merchant_viewer') {
+async function paymentPage(role: 'merchant_owner' | 'merchant_viewer', viewport?: typeof PHONE) {
   const user = await createUser(svc, { role, business_id: shop.businessId });
-  const page = await dashboardPage(browser, svc, `/payments/${payment}`);
+  const page = await dashboardPage(browser, svc, `/payments/${payment}`, viewport);
   await signIn(page, user.email, user.password);
   await page.getByRole('heading', { name: `Payment ${payment}` }).waitFor();
   return page;
@@ -45,13 +47,6 @@ async function refundState() {
 }
 
 describeBrowser('refunding from a payment page in Chromium', () => {
-  it('shows a viewer the refunded amount without the Refund form', async () => {
-    const page = await paymentPage('merchant_viewer');
-    await page.getByRole('region', { name: 'Refunds' }).getByText(/Refunded or being refunded: 0\.00 UGX/).waitFor();
-    expect(await page.getByRole('form', { name: 'Refund' }).count()).toBe(0);
-    await page.context().close();
-  }, 120_000);
-
   it('lets an owner refund part of the payment, then refuses an over-refund at the amount and changes nothing', async () => {
     const page = await paymentPage('merchant_owner');
     const form = page.getByRole('form', { name: 'Refund' });
@@ -63,6 +58,11 @@ describeBrowser('refunding from a payment page in Chromium', () => {
     const refunds = page.getByRole('region', { name: 'Refunds' });
     await refunds.getByText(/Refunded or being refunded: 20,000\.00 UGX/).waitFor();
     await refunds.getByText(/still refundable: 30,000\.00 UGX/).waitFor();
+    // listed at once, then its state follows the simulator's answer without a reload
+    const first = refunds.getByRole('row', { name: /RFD-UI-0001/ });
+    await first.waitFor();
+    expect(await first.textContent()).toContain('20,000.00 UGX');
+    await first.getByText('COMPLETED').waitFor();
     const after = await refundState();
     expect(after).toMatchObject({ refunds: 1, refunded: '2000000' });
     const row = await svc.database.db.one('SELECT r.merchant_reference, r.reason FROM refunds r JOIN collections c ON c.id = r.collection_id WHERE c.gateway_reference = $1', [payment]);
@@ -74,6 +74,29 @@ describeBrowser('refunding from a payment page in Chromium', () => {
     await fieldError(page, 'Refund', 'amount').waitFor();
     expect(await fieldError(page, 'Refund', 'amount').textContent()).toMatch(/refundable/i);
     expect(await refundState()).toEqual(after);
+    expect(await refunds.getByRole('row').count()).toBe(2); // the heading row and the one refund
+
+    // cents .13: the simulator fails it after PROCESSING; the list says why, and its amount is refundable again
+    await form.getByLabel('Amount').fill('100.13');
+    await form.getByLabel('Merchant reference').fill('RFD-UI-0003');
+    await form.getByRole('button', { name: 'Refund' }).click();
+    const failed = refunds.getByRole('row', { name: /RFD-UI-0003/ });
+    await failed.getByText('FAILED').waitFor();
+    expect(await failed.textContent()).toContain('The simulated processor declined the refund');
+    await refunds.getByText(/still refundable: 30,000\.00 UGX/).waitFor();
+    // newest first
+    expect(await refunds.getByRole('row').nth(1).textContent()).toContain('RFD-UI-0003');
+    await page.context().close();
+  }, 120_000);
+
+  it('shows a viewer the refunds and their states without the Refund form, fitting a phone', async () => {
+    const page = await paymentPage('merchant_viewer', PHONE);
+    const refunds = page.getByRole('region', { name: 'Refunds' });
+    await refunds.getByText(/Refunded or being refunded: 20,000\.00 UGX/).waitFor();
+    await refunds.getByRole('row', { name: /RFD-UI-0001/ }).getByText('COMPLETED').waitFor();
+    await refunds.getByRole('row', { name: /RFD-UI-0003/ }).getByText('FAILED').waitFor();
+    expect(await page.getByRole('form', { name: 'Refund' }).count()).toBe(0);
+    expect(await fitsWidth(page)).toBe(true);
     await page.context().close();
   }, 120_000);
 });

@@ -78,6 +78,7 @@ describe('operator support', () => {
       '/v1/admin/collections',
       `/v1/admin/collections/${refB}`,
       `/v1/admin/collections/${refB}/notifications`,
+      `/v1/admin/collections/${refB}/refunds`,
       '/v1/admin/webhooks/failing',
       '/v1/admin/fx-rates',
       '/v1/admin/users',
@@ -110,6 +111,7 @@ describe('merchant viewer', () => {
     expect((await as.viewerA.get(`/v1/admin/businesses/${a.businessId}`)).status).toBe(200);
     expect((await as.viewerA.get(`/v1/admin/businesses/${a.businessId}/balances`)).status).toBe(200);
     expect((await as.viewerA.get(`/v1/admin/collections/${refA}`)).status).toBe(200);
+    expect((await as.viewerA.get(`/v1/admin/collections/${refA}/refunds`)).status).toBe(200);
     for (const path of [
       `/v1/admin/businesses/${b.businessId}`,
       `/v1/admin/businesses/${b.businessId}/api-tokens`,
@@ -118,6 +120,7 @@ describe('merchant viewer', () => {
       `/v1/admin/businesses/${b.businessId}/certification`,
       `/v1/admin/collections/${refB}`,
       `/v1/admin/collections/${refB}/notifications`,
+      `/v1/admin/collections/${refB}/refunds`,
       `/v1/admin/collections?business_id=${b.businessId}`,
       '/v1/admin/businesses/999999',
     ]) {

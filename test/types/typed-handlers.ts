@@ -8,13 +8,18 @@ import type { CollectionRow } from '../../src/domain/collection';
 declare const row: CollectionRow;
 
 export const matching = typedHandlers({
-  getCollection: async ({ path }) => ok(toRecord({ ...row, gateway_reference: path.gateway_reference }), 'Collection retrieved'),
+  getCollection: async ({ path }) => ok({ ...toRecord({ ...row, gateway_reference: path.gateway_reference }), refunds: [] }, 'Collection retrieved'),
   requestToPay: async ({ body }) => accepted({ ...toRecord(row), merchant_reference: body.merchant_reference }, 'accepted'),
 });
 
 export const wrongReply = typedHandlers({
   // @ts-expect-error the record lacks the spec's required fields
   getCollection: async () => ok({ id: '1', transaction_status: 'PENDING' }, 'Collection retrieved'),
+});
+
+export const withoutRefunds = typedHandlers({
+  // @ts-expect-error a single collection read shows its refunds in short; the plain record (of lists) has none
+  getCollection: async () => ok(toRecord(row), 'Collection retrieved'),
 });
 
 export const wrongStatusWord = typedHandlers({
@@ -24,12 +29,12 @@ export const wrongStatusWord = typedHandlers({
 
 export const wrongField = typedHandlers({
   // @ts-expect-error a field of the record renamed in the code (amount instead of request_amount)
-  getCollection: async () => ok({ ...toRecord(row), request_amount: undefined, amount: 1 }, 'Collection retrieved'),
+  getCollection: async () => ok({ ...toRecord(row), refunds: [], request_amount: undefined, amount: 1 }, 'Collection retrieved'),
 });
 
 export const wrongParameter = typedHandlers({
   // @ts-expect-error the path parameter is gateway_reference, not reference
-  getCollection: async ({ path }) => ok(toRecord({ ...row, gateway_reference: path.reference }), 'Collection retrieved'),
+  getCollection: async ({ path }) => ok({ ...toRecord({ ...row, gateway_reference: path.reference }), refunds: [] }, 'Collection retrieved'),
 });
 
 export const wrongBody = typedHandlers({

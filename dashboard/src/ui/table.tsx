@@ -1,7 +1,8 @@
 // The one table every list uses: a caption-less, scrollable table whose columns say their heading
-// and how to show a row's cell; numbers are right-aligned. With `cards`, each row becomes a card on a
-// narrow screen (styles.css): every cell under its heading, the `lead` cells (amount, status, the
-// action) first, so nothing that matters sits off-screen at phone width.
+// and how to show a row's cell; numbers are right-aligned. On a phone (styles.css) a `stacked` table shows
+// each row as a block of labelled lines instead of scrolling sideways (for rows whose cells hold several
+// lines); with `cards`, each row becomes a card with every cell under its heading, the `lead` cells
+// (amount, status, the action) first, so nothing that matters sits off-screen at phone width.
 import type { ReactNode } from 'react';
 
 export interface Column<T> {
@@ -25,18 +26,20 @@ export function DataTable<T>({
   rowKey,
   label,
   cards,
+  stacked,
 }: {
   columns: Column<T>[];
   rows: T[];
   rowKey: (row: T) => string | number;
   label?: string;
   cards?: boolean;
+  stacked?: boolean;
 }) {
-  // a card's flex layout would take the table's meaning from assistive technology: the roles keep it
-  const role = (r: string) => (cards ? { role: r } : {});
+  // a phone's block or flex layout would take the table's meaning from assistive technology: the roles keep it
+  const role = (r: string) => (cards || stacked ? { role: r } : {});
   return (
     <div className="table-wrap" {...(label ? { role: 'region', 'aria-label': label, tabIndex: 0 } : {})}>
-      <table className={cards ? 'cards' : undefined} {...role('table')}>
+      <table className={cards ? 'cards' : stacked ? 'stacked' : undefined} {...role('table')}>
         <thead {...role('rowgroup')}>
           <tr {...role('row')}>
             {columns.map((c) => (
@@ -53,10 +56,10 @@ export function DataTable<T>({
                 <td
                   key={c.head}
                   className={[c.num ? 'num' : '', c.lead ? 'lead' : '', c.className ?? ''].join(' ').trim() || undefined}
-                  data-label={cards && !c.hidden ? c.head : undefined}
+                  data-label={stacked || (cards && !c.hidden) ? c.head : undefined}
                   {...role('cell')}
                 >
-                  {c.cell(row)}
+                  {stacked ? <div>{c.cell(row)}</div> : c.cell(row)}
                 </td>
               ))}
             </tr>

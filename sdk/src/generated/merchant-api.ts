@@ -150,7 +150,7 @@ export interface paths {
         };
         /**
          * Get a collection
-         * @description Returns one of your collections by its `gateway_reference`, as it is now. Use it to confirm the outcome after the customer returns to your `redirect_url` or when a notification is late; the notification remains the primary signal, so poll sparingly. (On the Prism mock the answer is the `pending` example; send `Prefer: example=completed`, `failed` or `expired` for the others.)
+         * @description Returns one of your collections by its `gateway_reference`, as it is now, with its refunds in short (`refunds`, newest first; the list of collections carries only `refunded_amount`). Use it to confirm the outcome after the customer returns to your `redirect_url` or when a notification is late; the notification remains the primary signal, so poll sparingly. (On the Prism mock the answer is the `pending` example; send `Prefer: example=completed`, `failed` or `expired` for the others.)
          */
         get: operations["getCollection"];
         put?: never;
@@ -939,7 +939,7 @@ export interface components {
             transaction_fee: components["schemas"]["Money"];
             /** @description Amount credited to the wallet on `COMPLETED`: `account_amount - transaction_fee` when the merchant bears the fee, `account_amount` when the customer does (`customer_charged` true). */
             total_credit: components["schemas"]["Money"];
-            /** @description Part of `request_amount` refunded or being refunded, in `request_currency`: the sum of the collection's refunds that are not `FAILED` or `CANCELLED` (list them with `GET /v1/refunds?collection_gateway_reference=...`). `0` when none. */
+            /** @description Part of `request_amount` refunded or being refunded, in `request_currency`: the sum of the collection's refunds that are not `FAILED` or `CANCELLED`. `0` when none. This record, as lists and notifications carry it, has no refunds of its own: `GET /v1/collections/{gateway_reference}` adds them in short (`refunds`), and `GET /v1/refunds?collection_gateway_reference=...` lists their whole records. */
             refunded_amount: components["schemas"]["Money"];
             /**
              * @description The merchant's own reference, as sent in the request; unique per business account.
@@ -1036,8 +1036,53 @@ export interface components {
             data: components["schemas"]["CollectionRecord"][];
             paging: components["schemas"]["Paging"];
         };
-        /** @description Envelope of one collection. */
-        CollectionResponse: {
+        /**
+         * @description Stage of a refund. Every refund starts `PENDING` and ends in exactly one of `COMPLETED`, `FAILED` or
+         *     `CANCELLED`, which never change again. Each change after `PENDING` is sent to your webhook.
+         *     - `PENDING`: accepted and its amount held from the wallet's available balance; not yet taken by the
+         *       processor (`pending_reason` says what it waits for).
+         *     - `PROCESSING`: the processor has the refund and is paying the customer back.
+         *     - `COMPLETED`: the processor gave the money back to the customer; the held amount has left the wallet.
+         *     - `FAILED`: the processor refused or could not pay (`failure_reason` says why); the held amount is back
+         *       in the available balance.
+         *     - `CANCELLED`: the processor (or the customer, for a refund the customer must claim) abandoned it; the
+         *       held amount is back in the available balance.
+         *
+         *     | from | to | when |
+         *     |---|---|---|
+         *     | (none) | `PENDING` | the refund request is accepted (`pending_reason` `awaiting_processor`) |
+         *     | `PENDING` | `PENDING` | the answer to a send was lost: `pending_reason` becomes `outcome_unknown` until a status query settles it (no notification) |
+         *     | `PENDING` | `PROCESSING` | the processor took the refund |
+         *     | `PENDING` | `FAILED` | the processor refused it outright |
+         *     | `PENDING` or `PROCESSING` | `COMPLETED` | the processor confirms the customer was paid back |
+         *     | `PENDING` or `PROCESSING` | `FAILED` | the processor reports the refund failed |
+         *     | `PENDING` or `PROCESSING` | `CANCELLED` | the processor reports the refund cancelled |
+         * @enum {string}
+         */
+        RefundStatus: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "CANCELLED";
+        /** @description A refund of a collection in short, as a single collection read shows it: read the whole record with `GET /v1/refunds/{gateway_reference}`. */
+        RefundSummary: {
+            /**
+             * @description This service's unique id of the refund.
+             * @example RFH7KQ2M9XW4TB3NCVE5PA
+             */
+            gateway_reference: string;
+            /**
+             * @description Your reference of the refund, as sent.
+             * @example RFD-20251125-0001
+             */
+            merchant_reference: string;
+            /** @description Amount given back to the customer, in the collection's `request_currency`. */
+            amount: components["schemas"]["Money"];
+            transaction_status: components["schemas"]["RefundStatus"];
+        };
+        /** @description One collection as a single read (`GET /v1/collections/{gateway_reference}`) shows it: the collection record plus its refunds in short. Lists and notifications carry the plain `CollectionRecord`, whose `refunded_amount` sums the refunds. */
+        CollectionDetail: components["schemas"]["CollectionRecord"] & {
+            /** @description Every refund of the collection, newest first, whatever its state (`FAILED` and `CANCELLED` ones included, though `refunded_amount` does not count them); empty when none. */
+            refunds: components["schemas"]["RefundSummary"][];
+        };
+        /** @description Envelope of one collection read by its reference, with its refunds in short. */
+        CollectionDetailResponse: {
             /**
              * @description Always `200` on success.
              * @constant
@@ -1050,7 +1095,7 @@ export interface components {
             status: "success";
             /** @description Human-readable outcome. */
             message: string;
-            data: components["schemas"]["CollectionRecord"];
+            data: components["schemas"]["CollectionDetail"];
         };
         /** @description The body of an action that takes no input: send no body at all, or `{}`. Any field is refused (`VALIDATION_ERROR`). */
         EmptyBody: Record<string, never>;
@@ -1157,30 +1202,6 @@ export interface components {
              */
             reason?: string & components["schemas"]["Text"];
         };
-        /**
-         * @description Stage of a refund. Every refund starts `PENDING` and ends in exactly one of `COMPLETED`, `FAILED` or
-         *     `CANCELLED`, which never change again. Each change after `PENDING` is sent to your webhook.
-         *     - `PENDING`: accepted and its amount held from the wallet's available balance; not yet taken by the
-         *       processor (`pending_reason` says what it waits for).
-         *     - `PROCESSING`: the processor has the refund and is paying the customer back.
-         *     - `COMPLETED`: the processor gave the money back to the customer; the held amount has left the wallet.
-         *     - `FAILED`: the processor refused or could not pay (`failure_reason` says why); the held amount is back
-         *       in the available balance.
-         *     - `CANCELLED`: the processor (or the customer, for a refund the customer must claim) abandoned it; the
-         *       held amount is back in the available balance.
-         *
-         *     | from | to | when |
-         *     |---|---|---|
-         *     | (none) | `PENDING` | the refund request is accepted (`pending_reason` `awaiting_processor`) |
-         *     | `PENDING` | `PENDING` | the answer to a send was lost: `pending_reason` becomes `outcome_unknown` until a status query settles it (no notification) |
-         *     | `PENDING` | `PROCESSING` | the processor took the refund |
-         *     | `PENDING` | `FAILED` | the processor refused it outright |
-         *     | `PENDING` or `PROCESSING` | `COMPLETED` | the processor confirms the customer was paid back |
-         *     | `PENDING` or `PROCESSING` | `FAILED` | the processor reports the refund failed |
-         *     | `PENDING` or `PROCESSING` | `CANCELLED` | the processor reports the refund cancelled |
-         * @enum {string}
-         */
-        RefundStatus: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "CANCELLED";
         /** @description A refund: money given back to the customer of a `COMPLETED` collection, through the processor that took it. Every field is always present; a blank field is `null`, never omitted. */
         RefundRecord: {
             /**
@@ -1484,6 +1505,22 @@ export interface components {
              * @enum {string}
              */
             outcome: "COMPLETED" | "FAILED" | "CANCELLED";
+        };
+        /** @description Envelope of one collection. */
+        CollectionResponse: {
+            /**
+             * @description Always `200` on success.
+             * @constant
+             */
+            code: 200;
+            /**
+             * @description Always `success` for this operation.
+             * @constant
+             */
+            status: "success";
+            /** @description Human-readable outcome. */
+            message: string;
+            data: components["schemas"]["CollectionRecord"];
         };
         /** @description Body of a collection status notification: the collection record as it is after the change, plus `sequence`. */
         CollectionNotification: components["schemas"]["CollectionRecord"] & {
@@ -1913,7 +1950,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["CollectionResponse"];
+                    "application/json": components["schemas"]["CollectionDetailResponse"];
                 };
             };
             /** @description `VALIDATION_ERROR`: `gateway_reference` is malformed. */

@@ -2,6 +2,7 @@ import { AppError } from '../../errors';
 import { certificationOf } from '../../sandbox/certification';
 import { SERVICE_ACCOUNTS, toAdminRecord } from '../../api-records/collection';
 import type { CollectionRow } from '../../domain/collection';
+import { toRefundSummary } from '../../refunds/record';
 import { merchantUser } from '../context';
 import type { RequestContext } from '../context';
 import { ok } from '../envelope';
@@ -30,10 +31,12 @@ async function adminRecordsOf(ctx: RequestContext, rows: CollectionRow[]) {
   );
 }
 
-/** One collection of any business with its operator details. */
+/** One collection of any business with its operator details and its refunds in short (the list has no refunds). */
 async function adminRecordOf(ctx: RequestContext, gatewayReference: string) {
   const row = await ctx.services.collections.get(gatewayReference, null);
-  return (await adminRecordsOf(ctx, [row]))[0];
+  const [record] = await adminRecordsOf(ctx, [row]);
+  const refunds = await ctx.services.refunds.ofCollection(row.id);
+  return { ...record, refunds: refunds.map(toRefundSummary) };
 }
 
 export const merchant = {};

@@ -1,6 +1,7 @@
 import { toRecord } from '../../api-records/collection';
 import type { CollectionFilters } from '../../collections/collections';
 import { parseApiTime } from '../../domain/time';
+import { toRefundSummary } from '../../refunds/record';
 import { principalOf } from '../context';
 import { accepted, ok } from '../envelope';
 import { pageOf, pageReply } from '../paging';
@@ -30,9 +31,11 @@ export const merchant = typedHandlers({
     return accepted(toRecord(row), message, replayed ? { 'Idempotent-Replayed': 'true' } : undefined);
   },
 
+  /** The one read that shows the collection's refunds in short; lists and notifications carry refunded_amount only. */
   getCollection: async ({ path }, ctx) => {
     const row = await ctx.services.collections.get(path.gateway_reference, principalOf(ctx).businessId);
-    return ok(toRecord(row), 'Collection retrieved');
+    const refunds = await ctx.services.refunds.ofCollection(row.id);
+    return ok({ ...toRecord(row), refunds: refunds.map(toRefundSummary) }, 'Collection retrieved');
   },
 
   listCollections: async ({ query }, ctx) => {

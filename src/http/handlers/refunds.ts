@@ -1,5 +1,5 @@
 // Refunds (docs/contract/refunds.md): accept one (merchant API, or the dashboard's Refund button), read
-// one, list them. The refund service does the work.
+// one, list them (a business's, or in the operator API one collection's). The refund service does the work.
 import { parseApiTime } from '../../domain/time';
 import type { RefundStatus } from '../../domain/refund';
 import { AppError } from '../../errors';
@@ -44,6 +44,13 @@ export const admin = typedHandlers({
     if (!owner) throw new AppError('NOT_FOUND', 'No collection has this gateway_reference');
     const who = { businessId: owner.business_id, apiTokenId: owner.api_token_id, byToken: false };
     return refundAccepted(await ctx.services.refunds.create(who, path.gateway_reference, body, ctx.requestId));
+  },
+
+  /** A payment page's list of refunds: the access layer confined a merchant to its own collections. */
+  listAdminCollectionRefunds: async ({ path }, ctx) => {
+    const collection = await ctx.services.collections.get(path.gateway_reference, null);
+    const refunds = await ctx.services.refunds.ofCollection(collection.id);
+    return ok(refunds.map(toRefundRecord), 'Refunds retrieved');
   },
 });
 

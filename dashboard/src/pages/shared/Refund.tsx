@@ -1,16 +1,26 @@
-// The Refund button of a payment's page (createAdminRefund): an amount (empty = everything still
-// refundable), a merchant reference and an optional reason, for the roles the server lets refund. The
-// API's refusals show at the field they concern; a short balance (INSUFFICIENT_FUNDS) shows at the amount.
-// There is no admin operation that lists a collection's refunds yet, so the page shows the collection's
-// refunded_amount (in flight or completed), not each refund's state.
+// A payment's Refunds section: what is refunded, each refund with its state (listAdminCollectionRefunds:
+// reference, amount, state with why it waits or failed, the claim link of a refund the customer claims,
+// when it was made), and the Refund form (createAdminRefund) for the roles the server lets refund: an
+// amount (empty = everything still refundable), a merchant reference and an optional reason. The API's
+// refusals show at the field they concern; a short balance (INSUFFICIENT_FUNDS) shows at the amount.
+// The list is read again after a refund is accepted, and every few seconds while a refund is under way.
 import { useState } from 'react';
 import type { FormEvent } from 'react';
-import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { admin, ApiError, unwrap } from '../../api';
 import type { Admin } from '../../api';
 import { useCan } from '../../session';
 import { FormError, TextField } from '../../ui/forms';
-import { Money, Section } from '../../ui/parts';
+import { LoadError, Loading, Money, Section, Status, Time } from '../../ui/parts';
+import { DataTable } from '../../ui/table';
+
+/** How often the list is read again while a refund is not yet final: its state changes in the background. */
+const UNDER_WAY_REFRESH_MS = 3000;
+const FINAL = new Set(['COMPLETED', 'FAILED', 'CANCELLED']);
+const WAITING: Record<NonNullable<Admin['RefundRecord']['pending_reason']>, string> = {
+  awaiting_processor: 'waiting to be sent to the processor',
+  outcome_unknown: "the processor's answer was lost; a status check is settling it",
+};
 
 /** Refusals about the money itself belong to the amount field, though the API names no field for them. */
 const AMOUNT_CODES = new Set(['INSUFFICIENT_FUNDS']);
@@ -36,8 +46,71 @@ export function Refunds({ c }: { c: Admin['AdminCollection'] }) {
           </>
         )}
       </p>
+      <RefundList reference={c.gateway_reference} />
       {mayRefund && c.transaction_status === 'COMPLETED' && rest > 0 && <RefundForm reference={c.gateway_reference} />}
     </Section>
+  );
+}
+
+type ListAnswer = { data: Admin['RefundRecord'][] };
+const finals = (list: ListAnswer | undefined) => list?.data.filter((r) => FINAL.has(r.transaction_status)).length ?? 0;
+
+function RefundList({ reference }: { reference: string }) {
+  const queries = useQueryClient();
+  const list = useQuery({
+    queryKey: ['refunds', reference],
+    queryFn: async () => {
+      const before = queries.getQueryData<ListAnswer>(['refunds', reference]);
+      const now = await unwrap(admin.GET('/v1/admin/collections/{gateway_reference}/refunds', { params: { path: { gateway_reference: reference } } }));
+      // a refund ended: a failed or cancelled one gave its amount back, so the refunded amount above is read again
+      if (before && finals(now) !== finals(before)) void queries.invalidateQueries({ queryKey: ['collection', reference] });
+      return now;
+    },
+    refetchInterval: (q) => (q.state.data?.data.some((r) => !FINAL.has(r.transaction_status)) ? UNDER_WAY_REFRESH_MS : false),
+  });
+  if (list.isPending) return <Loading what="the refunds" />;
+  if (list.error) return <LoadError error={list.error} retry={() => list.refetch()} />;
+  if (list.data.data.length === 0) return <p>No refund of this payment yet.</p>;
+  return (
+    <DataTable
+      stacked
+      rows={list.data.data}
+      rowKey={(r) => r.gateway_reference}
+      columns={[
+        {
+          head: 'Reference',
+          cell: (r) => (
+            <>
+              {r.merchant_reference}
+              <br />
+              <span className="muted small break">{r.gateway_reference}</span>
+            </>
+          ),
+        },
+        { head: 'Amount', num: true, cell: (r) => <Money amount={r.amount} currency={r.currency} /> },
+        { head: 'State', cell: (r) => <RefundState r={r} /> },
+        { head: 'Created', cell: (r) => <Time at={r.created_at} /> },
+      ]}
+    />
+  );
+}
+
+/** The state, with why a refund waits or failed and, for one the customer claims, the link to give them. */
+function RefundState({ r }: { r: Admin['RefundRecord'] }) {
+  const why = r.pending_reason ? WAITING[r.pending_reason] : r.failure_reason;
+  return (
+    <>
+      <Status status={r.transaction_status} />
+      {why && <span className="small"> {why}</span>}
+      {r.claim_url && (
+        <>
+          <br />
+          <a href={r.claim_url} className="small">
+            Claim link for the customer
+          </a>
+        </>
+      )}
+    </>
   );
 }
 
@@ -62,7 +135,7 @@ function RefundForm({ reference }: { reference: string }) {
       setAmount('');
       setMerchantReference('');
       setReason('');
-      return queries.invalidateQueries({ queryKey: ['collection', reference] });
+      return Promise.all([queries.invalidateQueries({ queryKey: ['collection', reference] }), queries.invalidateQueries({ queryKey: ['refunds', reference] })]);
     },
   });
   const error = atTheirField(refund.error);
@@ -72,6 +145,7 @@ function RefundForm({ reference }: { reference: string }) {
   };
   return (
     <form onSubmit={submit} aria-label="Refund" className="form-grid">
+      <h3 className="wide">New refund</h3>
       <TextField label="Amount" name="amount" inputMode="decimal" error={error} hint="Leave empty to refund everything still refundable." value={amount} onValue={setAmount} />
       <TextField label="Merchant reference" name="merchant_reference" error={error} required value={merchantReference} onValue={setMerchantReference} />
       <TextField label="Reason" name="reason" error={error} value={reason} onValue={setReason} />
