@@ -155,6 +155,36 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/exports/refunds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export refunds of all businesses as CSV
+         * @description Returns every refund of every business (or of `business_id`; a merchant user always gets its own
+         *     business's) that matches the filters (the same as `GET /v1/refunds`, and `business_id`)
+         *     as one CSV file, newest first, written as it is read: a million rows download without the service
+         *     holding them. One record per refund with the columns an accountant reconciles with: times in UTC
+         *     (`created_at_utc`, `updated_at_utc`, `completed_at_utc` when the money left the wallet), the refund's
+         *     and its collection's references, the business, the state with why it waits (`pending_reason`) or
+         *     failed (`failure_reason`), the reason given, the amount given back and its currency, what the wallet
+         *     gives (`wallet_debit`, `wallet_currency`: the record's `account_amount`, returned to the wallet when
+         *     the refund fails or is cancelled) and the processor. Amounts are exact decimal text. A refund created
+         *     while the file is being written is not in it (it would be above the first row). Unknown query
+         *     parameters are refused (`VALIDATION_ERROR`).
+         */
+        get: operations["exportAdminRefunds"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/admin/reports/settlement": {
         parameters: {
             query?: never;
@@ -1436,6 +1466,30 @@ export interface components {
          * @enum {string}
          */
         TransactionStatus: "PENDING" | "COMPLETED" | "FAILED" | "CANCELLED" | "EXPIRED";
+        /**
+         * @description Stage of a refund. Every refund starts `PENDING` and ends in exactly one of `COMPLETED`, `FAILED` or
+         *     `CANCELLED`, which never change again. Each change after `PENDING` is sent to your webhook.
+         *     - `PENDING`: accepted and its amount held from the wallet's available balance; not yet taken by the
+         *       processor (`pending_reason` says what it waits for).
+         *     - `PROCESSING`: the processor has the refund and is paying the customer back.
+         *     - `COMPLETED`: the processor gave the money back to the customer; the held amount has left the wallet.
+         *     - `FAILED`: the processor refused or could not pay (`failure_reason` says why); the held amount is back
+         *       in the available balance.
+         *     - `CANCELLED`: the processor (or the customer, for a refund the customer must claim) abandoned it; the
+         *       held amount is back in the available balance.
+         *
+         *     | from | to | when |
+         *     |---|---|---|
+         *     | (none) | `PENDING` | the refund request is accepted (`pending_reason` `awaiting_processor`) |
+         *     | `PENDING` | `PENDING` | the answer to a send was lost: `pending_reason` becomes `outcome_unknown` until a status query settles it (no notification) |
+         *     | `PENDING` | `PROCESSING` | the processor took the refund |
+         *     | `PENDING` | `FAILED` | the processor refused it outright |
+         *     | `PENDING` or `PROCESSING` | `COMPLETED` | the processor confirms the customer was paid back |
+         *     | `PENDING` or `PROCESSING` | `FAILED` | the processor reports the refund failed |
+         *     | `PENDING` or `PROCESSING` | `CANCELLED` | the processor reports the refund cancelled |
+         * @enum {string}
+         */
+        RefundStatus: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "CANCELLED";
         /** @description One processor, MID and currency on the report's day. Amounts asked of the processor are in its currency (`currency`); what we credited and the fees are in the wallet's (`account_currency`). */
         SettlementTotals: {
             /** @description The processor. */
@@ -1581,30 +1635,6 @@ export interface components {
          * @enum {string}
          */
         DeliveryState: "delivered" | "retrying" | "gave_up";
-        /**
-         * @description Stage of a refund. Every refund starts `PENDING` and ends in exactly one of `COMPLETED`, `FAILED` or
-         *     `CANCELLED`, which never change again. Each change after `PENDING` is sent to your webhook.
-         *     - `PENDING`: accepted and its amount held from the wallet's available balance; not yet taken by the
-         *       processor (`pending_reason` says what it waits for).
-         *     - `PROCESSING`: the processor has the refund and is paying the customer back.
-         *     - `COMPLETED`: the processor gave the money back to the customer; the held amount has left the wallet.
-         *     - `FAILED`: the processor refused or could not pay (`failure_reason` says why); the held amount is back
-         *       in the available balance.
-         *     - `CANCELLED`: the processor (or the customer, for a refund the customer must claim) abandoned it; the
-         *       held amount is back in the available balance.
-         *
-         *     | from | to | when |
-         *     |---|---|---|
-         *     | (none) | `PENDING` | the refund request is accepted (`pending_reason` `awaiting_processor`) |
-         *     | `PENDING` | `PENDING` | the answer to a send was lost: `pending_reason` becomes `outcome_unknown` until a status query settles it (no notification) |
-         *     | `PENDING` | `PROCESSING` | the processor took the refund |
-         *     | `PENDING` | `FAILED` | the processor refused it outright |
-         *     | `PENDING` or `PROCESSING` | `COMPLETED` | the processor confirms the customer was paid back |
-         *     | `PENDING` or `PROCESSING` | `FAILED` | the processor reports the refund failed |
-         *     | `PENDING` or `PROCESSING` | `CANCELLED` | the processor reports the refund cancelled |
-         * @enum {string}
-         */
-        RefundStatus: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "CANCELLED";
         /** @description One webhook notification of a business's collection and where its delivery stands. */
         Delivery: {
             /** @description The notification's id, increasing with creation. */
@@ -3118,6 +3148,26 @@ export interface components {
          */
         FilterTo: components["schemas"]["TimeFilter"];
         /**
+         * @description Only refunds with this `transaction_status`.
+         * @example COMPLETED
+         */
+        FilterRefundStatus: components["schemas"]["RefundStatus"];
+        /**
+         * @description Only refunds in this currency (the collection's `request_currency`).
+         * @example UGX
+         */
+        FilterRefundCurrency: components["schemas"]["Currency"];
+        /**
+         * @description Only the refund with this `merchant_reference` (exact match).
+         * @example RFD-20251125-0001
+         */
+        FilterRefundMerchantReference: string;
+        /**
+         * @description Only the refunds of the collection with this `gateway_reference`.
+         * @example PCD4Q38UJREMYY4NQVTDQA
+         */
+        FilterCollectionGatewayReference: string;
+        /**
          * @description The UTC calendar day (`YYYY-MM-DD`, not in the future): the report covers the collections created that day, whenever they were confirmed or completed.
          * @example 2025-11-25
          */
@@ -3673,6 +3723,73 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description The CSV file, a header row then one record per collection. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Content-Disposition": components["headers"]["ContentDisposition"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": components["schemas"]["CsvFile"];
+                };
+            };
+            /** @description `VALIDATION_ERROR`: a filter is malformed or out of range, or the query has an unknown parameter. */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description `NOT_FOUND`: a merchant user asked for another business (`business_id`). */
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    exportAdminRefunds: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only collections of this business.
+                 * @example 7
+                 */
+                business_id?: components["parameters"]["FilterBusinessId"];
+                /**
+                 * @description Only refunds with this `transaction_status`.
+                 * @example COMPLETED
+                 */
+                status?: components["parameters"]["FilterRefundStatus"];
+                /**
+                 * @description Only refunds in this currency (the collection's `request_currency`).
+                 * @example UGX
+                 */
+                currency?: components["parameters"]["FilterRefundCurrency"];
+                /**
+                 * @description Only the refund with this `merchant_reference` (exact match).
+                 * @example RFD-20251125-0001
+                 */
+                merchant_reference?: components["parameters"]["FilterRefundMerchantReference"];
+                /**
+                 * @description Only the refunds of the collection with this `gateway_reference`.
+                 * @example PCD4Q38UJREMYY4NQVTDQA
+                 */
+                collection_gateway_reference?: components["parameters"]["FilterCollectionGatewayReference"];
+                /**
+                 * @description Only collections created at or after this time (UTC, `YYYY-MM-DDTHH:MM:SSZ`; the `Z` may be left out).
+                 * @example 2025-11-01T00:00:00Z
+                 */
+                from?: components["parameters"]["FilterFrom"];
+                /**
+                 * @description Only collections created at or before this time (UTC, `YYYY-MM-DDTHH:MM:SSZ`; the `Z` may be left out).
+                 * @example 2025-11-30T23:59:59Z
+                 */
+                to?: components["parameters"]["FilterTo"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The CSV file, a header row then one record per refund. */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];

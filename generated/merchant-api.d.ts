@@ -467,6 +467,35 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/exports/refunds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export refunds as CSV
+         * @description Returns every one of your refunds that matches the filters (the same as `GET /v1/refunds`)
+         *     as one CSV file, newest first, written as it is read: a million rows download without the service
+         *     holding them. One record per refund with the columns an accountant reconciles with: times in UTC
+         *     (`created_at_utc`, `updated_at_utc`, `completed_at_utc` when the money left the wallet), the refund's
+         *     and its collection's references, the business, the state with why it waits (`pending_reason`) or
+         *     failed (`failure_reason`), the reason given, the amount given back and its currency, what the wallet
+         *     gives (`wallet_debit`, `wallet_currency`: the record's `account_amount`, returned to the wallet when
+         *     the refund fails or is cancelled) and the processor. Amounts are exact decimal text. A refund created
+         *     while the file is being written is not in it (it would be above the first row). Unknown query
+         *     parameters are refused (`VALIDATION_ERROR`).
+         */
+        get: operations["exportRefunds"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/sandbox/scenarios": {
         parameters: {
             query?: never;
@@ -2429,6 +2458,65 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description The CSV file, a header row then one record per collection. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Content-Disposition": components["headers"]["ContentDisposition"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": components["schemas"]["CsvFile"];
+                };
+            };
+            /** @description `VALIDATION_ERROR`: a filter is malformed or out of range, or the query has an unknown parameter. */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    exportRefunds: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only refunds with this `transaction_status`.
+                 * @example COMPLETED
+                 */
+                status?: components["parameters"]["FilterRefundStatus"];
+                /**
+                 * @description Only refunds in this currency (the collection's `request_currency`).
+                 * @example UGX
+                 */
+                currency?: components["parameters"]["FilterRefundCurrency"];
+                /**
+                 * @description Only the refund with this `merchant_reference` (exact match).
+                 * @example RFD-20251125-0001
+                 */
+                merchant_reference?: components["parameters"]["FilterRefundMerchantReference"];
+                /**
+                 * @description Only the refunds of the collection with this `gateway_reference`.
+                 * @example PCD4Q38UJREMYY4NQVTDQA
+                 */
+                collection_gateway_reference?: components["parameters"]["FilterCollectionGatewayReference"];
+                /**
+                 * @description Only collections created at or after this time (UTC, `YYYY-MM-DDTHH:MM:SSZ`; the `Z` may be left out).
+                 * @example 2025-11-01T00:00:00Z
+                 */
+                from?: components["parameters"]["FilterFrom"];
+                /**
+                 * @description Only collections created at or before this time (UTC, `YYYY-MM-DDTHH:MM:SSZ`; the `Z` may be left out).
+                 * @example 2025-11-30T23:59:59Z
+                 */
+                to?: components["parameters"]["FilterTo"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The CSV file, a header row then one record per refund. */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];

@@ -4,6 +4,8 @@
 import { startPrism } from './helpers/prism';
 import type { Prism } from './helpers/prism';
 import { checkResponse, specApis } from './helpers/spec';
+import { headerOf, parseCsv } from './reports/csv';
+import { REFUNDS_CSV_HEADER } from '../src/reports/exports';
 
 let prism: Prism;
 let base: string;
@@ -23,7 +25,7 @@ const bodies: Record<string, unknown> = {
 };
 /** Required query parameters, and media types other than JSON. */
 const queries: Record<string, string> = { getWalletStatement: '?from=2025-11-01T00:00:00Z&to=2025-12-01T00:00:00Z' };
-const accepts: Record<string, string> = { getPublicKey: 'application/x-pem-file', exportCollections: 'text/csv' };
+const accepts: Record<string, string> = { getPublicKey: 'application/x-pem-file', exportCollections: 'text/csv', exportRefunds: 'text/csv' };
 
 it('answers every merchant operation with a response that validates', async () => {
   const { merchant } = await specApis();
@@ -109,6 +111,22 @@ it('shows the completed collection with its refunds in short, counted in refunde
     const other = await (await fetch(`${base}/v1/collections/${REF}`, { headers: { ...mockHeaders, prefer: `example=${example}` } })).json();
     expect([example, other.data.refunds, other.data.refunded_amount]).toEqual([example, [], 0]);
   }
+});
+
+it('exports the refunds of the collection example as CSV under the header the service writes, the same refunds newest first', async () => {
+  const res = await fetch(`${base}/v1/exports/refunds`, { headers: { ...mockHeaders, accept: 'text/csv' } });
+  expect(res.status).toBe(200);
+  const text = await res.text();
+  expect(headerOf(text)).toEqual(REFUNDS_CSV_HEADER);
+  const rows = parseCsv(text);
+  const collection = await (await fetch(`${base}/v1/collections/${REF}`, { headers: { ...mockHeaders, prefer: 'example=completed' } })).json();
+  const summaries = (collection.data.refunds as { gateway_reference: string; merchant_reference: string; amount: number; transaction_status: string }[]);
+  expect(rows.map((r) => ({ gateway_reference: r.gateway_reference, merchant_reference: r.merchant_reference, amount: Number(r.amount), transaction_status: r.status })))
+    .toEqual(summaries);
+  for (const r of rows) expect(r.collection_gateway_reference).toBe(collection.data.gateway_reference);
+  const refund = await (await fetch(`${base}/v1/refunds/RFH7KQ2M9XW4TB3NCVE5PA`, { headers: { ...mockHeaders, prefer: 'example=completed' } })).json();
+  const completed = rows.find((r) => r.gateway_reference === refund.data.gateway_reference)!;
+  expect([completed.created_at_utc, completed.updated_at_utc, completed.reason]).toEqual([refund.data.created_at, refund.data.updated_at, refund.data.reason]);
 });
 
 it('gives an access token that has not expired', async () => {

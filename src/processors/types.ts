@@ -109,6 +109,13 @@ export interface Observed<S extends string = ObservedStatus> {
   currency: string | null;
   /** the vendor's word is in no table: read as PENDING, and the caller logs an error line */
   unmapped: boolean;
+  /**
+   * for a refund the query found by our reference (its send's answer was lost): the vendor's id of it,
+   * and the link the customer claims it from when it has one (BTCPay's pull payment), kept as a send's
+   * answer would have given them
+   */
+  vendorReference?: string | null;
+  claimUrl?: string | null;
 }
 
 /**

@@ -7,7 +7,7 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { QueryFile } from 'pg-promise';
 import type { Config } from '../config';
-import { pgp, sqlFile } from '../db';
+import { sqlFile } from '../db';
 import type { Db, Tx } from '../db';
 import { listPage } from '../db/keyset';
 import type { KeyColumn, ListPage, PageRequest } from '../db/keyset';
@@ -32,6 +32,8 @@ import { currentTraceParent } from '../telemetry';
 import type { WorkerSpec } from '../workers/loops';
 import { refundEmails } from './emails';
 import type { RefundRecipients } from './emails';
+import { refundFilterWhere } from './filters';
+import type { RefundFilters } from './filters';
 import { toRefundRecord } from './record';
 import type { RefundRow } from './record';
 import type { components } from '../../generated/merchant-api';
@@ -48,15 +50,6 @@ export interface RefundRequester {
   apiTokenId: number | null;
   /** the merchant API: this API token asked, and the refund's audit entry names it */
   byToken: boolean;
-}
-
-export interface RefundFilters {
-  status?: RefundStatus;
-  currency?: string;
-  merchant_reference?: string;
-  collection_gateway_reference?: string;
-  from?: Date;
-  to?: Date;
 }
 
 /** What the refund service is built from: the narrow parts it uses, nothing more. */
@@ -252,15 +245,8 @@ export class RefundService {
 
   /** The business's refunds, newest first, filtered. */
   list(businessId: number, f: RefundFilters, page: PageRequest): Promise<ListPage<RefundRow>> {
-    const where = [pgp.as.format('r.business_id = $1', [businessId])];
-    const add = (clause: string, v: unknown) => v !== undefined && where.push(pgp.as.format(clause, [v]));
-    add('r.status = $1', f.status);
-    add('r.currency = $1', f.currency);
-    add('r.merchant_reference = $1', f.merchant_reference);
-    add('c.gateway_reference = $1', f.collection_gateway_reference);
-    add('r.created_at >= $1', f.from);
-    add('r.created_at <= $1', f.to);
-    const text = `SELECT r.*, c.gateway_reference AS collection_gateway_reference FROM refunds r JOIN collections c ON c.id = r.collection_id WHERE ${where.join(' AND ')}`;
+    const where = refundFilterWhere({ ...f, business_id: businessId });
+    const text = `SELECT r.*, c.gateway_reference AS collection_gateway_reference FROM refunds r JOIN collections c ON c.id = r.collection_id WHERE ${where}`;
     return listPage<RefundRow>(this.db, { sql: text, values: [], key: NEWEST_FIRST, direction: 'DESC' }, page);
   }
 
@@ -505,13 +491,15 @@ export class RefundService {
     if (result.kind === 'observed') {
       const o = result.observed;
       if (o.unmapped) this.p.log.error('unknown refund status read as PENDING', { service_type: r.service_type, gateway_reference: r.gateway_reference, vendor_status: o.vendorStatus });
+      // a refund found by our reference keeps what its send's lost answer would have given: the processor's id, the claim link
+      const found = { vendorReference: o.vendorReference ?? null, claimUrl: o.claimUrl ?? null };
       if (o.status !== 'PENDING') {
-        await this.move(r.id, { to: o.status, failureReason: o.status === 'COMPLETED' ? null : (o.message ?? REFUND_MESSAGES[o.status]) });
+        await this.move(r.id, { to: o.status, failureReason: o.status === 'COMPLETED' ? null : (o.message ?? REFUND_MESSAGES[o.status]), ...found });
         return;
       }
       // the processor has it: an unknown send was taken after all
-      if (r.status === 'PENDING') await this.move(r.id, { to: 'PROCESSING', nextCheckAt: again });
-      else await this.record(r, { sendState: 'sent', nextSendAt: null, nextCheckAt: again, lastError: null, pendingReason: null });
+      if (r.status === 'PENDING') await this.move(r.id, { to: 'PROCESSING', nextCheckAt: again, ...found });
+      else await this.record(r, { sendState: 'sent', nextSendAt: null, nextCheckAt: again, lastError: null, pendingReason: null, ...found });
       return;
     }
     if (result.kind === 'not_found' && r.send_state === 'unknown') {
@@ -527,9 +515,12 @@ export class RefundService {
 
   private async record(
     r: Claimed,
-    s: { sendState: RefundRow['send_state']; nextSendAt: Date | null; nextCheckAt: Date | null; lastError: string | null; pendingReason: RefundRow['pending_reason'] },
+    s: {
+      sendState: RefundRow['send_state']; nextSendAt: Date | null; nextCheckAt: Date | null; lastError: string | null; pendingReason: RefundRow['pending_reason'];
+      vendorReference?: string | null; claimUrl?: string | null;
+    },
   ): Promise<void> {
-    await this.db.none(SQL.requestState, { refundId: r.id, vendorReference: null, ...s });
+    await this.db.none(SQL.requestState, { refundId: r.id, vendorReference: null, claimUrl: null, ...s });
   }
 
   /**

@@ -1,10 +1,14 @@
-// The collections export (docs/reports.md): every collection matching the list's filters as one CSV file,
-// newest first, read a batch at a time by keyset and written as the client takes it, so a million rows
-// never sit in memory. Each batch is its own statement (no transaction held open for the whole file):
+// The collections and refunds exports (docs/reports.md): every row matching the list's filters as one CSV
+// file, newest first, read a batch at a time by keyset and written as the client takes it, so a million
+// rows never sit in memory. Each batch is its own statement (no transaction held open for the whole file):
 // a row created while the file is written is above the first batch, and never half in it.
+import type { QueryFile } from 'pg-promise';
 import type { CollectionRow } from '../domain/collection';
 import { filterWhere } from '../collections/counts';
 import type { CollectionFilters } from '../collections/collections';
+import { refundFilterWhere } from '../refunds/filters';
+import type { RefundFilters } from '../refunds/filters';
+import type { RefundRow } from '../refunds/record';
 import { amountCell, csvLines, textCell, timeCell } from './csv';
 import type { Cell, Sink } from './csv';
 import { reportSql } from './sql';
@@ -12,7 +16,29 @@ import type { DbOf } from './sql';
 
 /** Rows per query: large enough that a round trip is cheap per row, small enough to stay a few MB. */
 export const EXPORT_BATCH = 2000;
-const exportSql = reportSql('export-collections.sql');
+const collectionsSql = reportSql('export-collections.sql');
+const refundsSql = reportSql('export-refunds.sql');
+
+/**
+ * Writes the header, then every row the statement finds under `where`, newest first, a batch at a time:
+ * the statement takes the keyset of the previous batch's last row (`before`, `before_id`) and gives each
+ * row's own key as PostgreSQL has it (`page_key`). Returns how many rows it wrote.
+ */
+async function writeKeyset<R extends { page_key: string }>(
+  db: DbOf, statement: QueryFile, where: string, header: string[], record: (r: R) => Cell[], sink: Sink, batch: number,
+): Promise<number> {
+  await sink.write(csvLines([header]));
+  let before = { before: 'infinity', before_id: '0' };
+  let written = 0;
+  for (;;) {
+    const rows = await db().any<R>(statement, { where, ...before, limit: batch });
+    if (rows.length > 0) await sink.write(csvLines(rows.map(record)));
+    written += rows.length;
+    if (rows.length < batch) return written;
+    const [at, id] = JSON.parse(rows[rows.length - 1].page_key) as [string, number | string];
+    before = { before: at, before_id: String(id) };
+  }
+}
 
 export const COLLECTIONS_CSV_HEADER = [
   'created_at_utc', 'updated_at_utc', 'credited_at_utc', 'gateway_reference', 'merchant_reference', 'business_id',
@@ -44,18 +70,39 @@ export class CollectionExports {
   constructor(private readonly db: DbOf) {}
 
   /** Writes the header and every matching collection; returns how many rows it wrote. */
-  async writeCsv(filters: CollectionFilters, sink: Sink, batch = EXPORT_BATCH): Promise<number> {
-    const where = filterWhere(filters);
-    await sink.write(csvLines([COLLECTIONS_CSV_HEADER]));
-    let before = { before: 'infinity', before_id: '0' };
-    let written = 0;
-    for (;;) {
-      const rows = await this.db().any<ExportRow>(exportSql, { where, ...before, limit: batch });
-      if (rows.length > 0) await sink.write(csvLines(rows.map(record)));
-      written += rows.length;
-      if (rows.length < batch) return written;
-      const [at, id] = JSON.parse(rows[rows.length - 1].page_key) as [string, number | string];
-      before = { before: at, before_id: String(id) };
-    }
+  writeCsv(filters: CollectionFilters, sink: Sink, batch = EXPORT_BATCH): Promise<number> {
+    return writeKeyset(this.db, collectionsSql, filterWhere(filters), COLLECTIONS_CSV_HEADER, record, sink, batch);
+  }
+}
+
+export const REFUNDS_CSV_HEADER = [
+  'created_at_utc', 'updated_at_utc', 'completed_at_utc', 'gateway_reference', 'merchant_reference', 'collection_gateway_reference',
+  'collection_merchant_reference', 'business_id', 'status', 'pending_reason', 'failure_reason', 'reason', 'amount', 'currency',
+  'wallet_debit', 'wallet_currency', 'processor',
+];
+
+/** The columns export-refunds.sql reads, as the refunds table has them, and its collection's and two of its own. */
+type RefundExportRow = Pick<
+  RefundRow,
+  | 'id' | 'created_at' | 'updated_at' | 'gateway_reference' | 'merchant_reference' | 'collection_gateway_reference' | 'business_id'
+  | 'status' | 'pending_reason' | 'failure_reason' | 'reason' | 'amount_minor' | 'currency' | 'account_amount_minor'
+  | 'account_currency' | 'service_type'
+> & { collection_merchant_reference: string; completed_at: Date | null; page_key: string };
+
+function refundRecord(r: RefundExportRow): Cell[] {
+  return [
+    timeCell(r.created_at), timeCell(r.updated_at), timeCell(r.completed_at), r.gateway_reference, textCell(r.merchant_reference),
+    r.collection_gateway_reference, textCell(r.collection_merchant_reference), String(r.business_id), r.status,
+    r.pending_reason, textCell(r.failure_reason), textCell(r.reason), amountCell(r.amount_minor), r.currency,
+    amountCell(r.account_amount_minor), r.account_currency, r.service_type,
+  ];
+}
+
+export class RefundExports {
+  constructor(private readonly db: DbOf) {}
+
+  /** Writes the header and every matching refund; returns how many rows it wrote. */
+  writeCsv(filters: RefundFilters, sink: Sink, batch = EXPORT_BATCH): Promise<number> {
+    return writeKeyset(this.db, refundsSql, refundFilterWhere(filters), REFUNDS_CSV_HEADER, refundRecord, sink, batch);
   }
 }

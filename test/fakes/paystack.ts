@@ -46,7 +46,7 @@
 //   { event, data: <transfer> } signed like charge events. The fake's own: a reused transfer reference is
 //   400 "Duplicate Transfer Reference" (nothing paid twice).
 // Not Paystack: the `/__fake/*` control routes, the pay / fail / abandon buttons that play the customer,
-// the refund controls (failNextRefund, needsAttentionNext, holdNextRefund, garbageRefund) and the transfer
+// the refund controls (failNextRefund, needsAttentionNext, holdNextRefund, garbageRefund, swallowRefund) and the transfer
 // controls (otpTransfers, balances, failNextTransfer, holdNextTransfer, swallowTransfer, finishTransfer,
 // reverseTransfer, dropTransferEvents).
 import { createHmac, randomBytes } from 'node:crypto';
@@ -161,6 +161,8 @@ export class FakePaystack extends FakeServer {
   holdNextRefund = 0;
   /** refunds carried out whose answer is a 200 that is not JSON */
   garbageRefund = 0;
+  /** refunds carried out whose answer never arrives (the connection is dropped: a lost answer) */
+  swallowRefund = 0;
   /** delay between a refund's states */
   refundStepMs = 20;
   readonly recipients = new Map<string, FakeRecipient>();
@@ -313,6 +315,10 @@ export class FakePaystack extends FakeServer {
     if (req.method === 'POST' && url.pathname === '/refund' && answer.status === 200 && this.garbageRefund > 0) {
       this.garbageRefund -= 1;
       return void res.writeHead(200, { 'content-type': 'text/html' }).end('<html><body>502 Bad Gateway</body></html>');
+    }
+    if (req.method === 'POST' && url.pathname === '/refund' && answer.status === 200 && this.swallowRefund > 0) {
+      this.swallowRefund -= 1;
+      return void req.socket.destroy();
     }
     if (req.method === 'POST' && url.pathname === '/transfer' && answer.status === 200 && this.swallowTransfer > 0) {
       this.swallowTransfer -= 1;

@@ -3,12 +3,30 @@
 import { parseApiTime } from '../../domain/time';
 import type { RefundStatus } from '../../domain/refund';
 import { AppError } from '../../errors';
+import type { RefundFilters } from '../../refunds/filters';
 import { toRefundRecord } from '../../refunds/record';
 import type { RefundRow } from '../../refunds/record';
 import { principalOf } from '../context';
 import { accepted, ok } from '../envelope';
 import { pageOf, pageReply } from '../paging';
 import { typedHandlers } from '../typed';
+import type { Operations, QueryOf } from '../typed';
+
+type RefundQuery = Pick<QueryOf<Operations['listRefunds']>, 'status' | 'currency' | 'merchant_reference' | 'collection_gateway_reference' | 'from' | 'to'>;
+
+/** The refund list's filters (validated by the contract), as the list and the refunds export apply them. */
+export function refundFiltersOf(q: RefundQuery & { business_id?: string }): RefundFilters {
+  const date = (v: string | undefined) => (v === undefined ? undefined : parseApiTime(v));
+  return {
+    status: q.status as RefundStatus | undefined,
+    currency: q.currency,
+    merchant_reference: q.merchant_reference,
+    collection_gateway_reference: q.collection_gateway_reference,
+    from: date(q.from),
+    to: date(q.to),
+    business_id: q.business_id === undefined ? undefined : Number(q.business_id),
+  };
+}
 
 export const merchant = typedHandlers({
   createRefund: async ({ path, body }, ctx) => {
@@ -21,16 +39,7 @@ export const merchant = typedHandlers({
 
   listRefunds: async ({ query }, ctx) => {
     const page = pageOf(query);
-    const date = (v: string | undefined) => (v === undefined ? undefined : parseApiTime(v));
-    const filters = {
-      status: query.status as RefundStatus | undefined,
-      currency: query.currency,
-      merchant_reference: query.merchant_reference,
-      collection_gateway_reference: query.collection_gateway_reference,
-      from: date(query.from),
-      to: date(query.to),
-    };
-    const found = await ctx.services.refunds.list(principalOf(ctx).businessId, filters, page);
+    const found = await ctx.services.refunds.list(principalOf(ctx).businessId, refundFiltersOf(query), page);
     return pageReply(ctx, query, page, { ...found, rows: found.rows.map(toRefundRecord) }, 'Refunds retrieved');
   },
 });

@@ -1,6 +1,6 @@
-// Reports (docs/reports.md): wallet statements (merchant and operator), collection exports (merchant
-// and operator) and the daily settlement report (operator), as JSON or as CSV files; the dashboard's
-// overview (operator and merchant).
+// Reports (docs/reports.md): wallet statements (merchant and operator), collection and refund exports
+// (merchant and operator) and the daily settlement report (operator), as JSON or as CSV files; the
+// dashboard's overview (operator and merchant).
 import { toApi } from '../../domain/money';
 import { apiTime, apiTimeOrNull, parseApiTime } from '../../domain/time';
 import type { Sink } from '../../reports/csv';
@@ -10,12 +10,14 @@ import type { SettlementReport } from '../../reports/settlement';
 import type { Buckets, StatementPage, StatementQuery } from '../../reports/statement';
 import type { CollectionFilters } from '../../collections/collections';
 import type { PaymentMethod } from '../../domain/collection';
+import type { RefundFilters } from '../../refunds/filters';
 import { merchantUser, principalOf } from '../context';
 import type { RequestContext } from '../context';
 import { ok } from '../envelope';
 import { pageOf } from '../paging';
 import { typedHandlers } from '../typed';
 import { filtersOf } from './collections';
+import { refundFiltersOf } from './refunds';
 
 const CSV = 'text/csv; charset=utf-8';
 
@@ -110,6 +112,13 @@ function exportReply(ctx: RequestContext, filters: CollectionFilters) {
   });
 }
 
+function refundExportReply(ctx: RequestContext, filters: RefundFilters) {
+  const exports = ctx.services.reports.refundExports;
+  return csvStream(`refunds-${dayText(ctx.services.now())}.csv`, async (sink) => {
+    await exports.writeCsv(filters, sink);
+  });
+}
+
 function settlementRecord(r: SettlementReport) {
   return {
     date: r.date,
@@ -150,12 +159,17 @@ export const merchant = typedHandlers({
   getWalletStatement: async ({ path, query }, ctx) => statementReply(ctx, principalOf(ctx).businessId, path.currency, query),
 
   exportCollections: async ({ query }, ctx) => exportReply(ctx, { ...filtersOf(query), business_id: principalOf(ctx).businessId }),
+
+  exportRefunds: async ({ query }, ctx) => refundExportReply(ctx, { ...refundFiltersOf(query), business_id: principalOf(ctx).businessId }),
 });
 
 export const admin = typedHandlers({
   getAdminWalletStatement: async ({ path, query }, ctx) => statementReply(ctx, Number(path.business_id), path.currency, query),
 
   exportAdminCollections: async ({ query }, ctx) => exportReply(ctx, filtersOf(query)),
+
+  /** A merchant user's business_id was set to its own by the access layer. */
+  exportAdminRefunds: async ({ query }, ctx) => refundExportReply(ctx, refundFiltersOf(query)),
 
   getOverview: async ({ query }, ctx) => {
     const businessId = query.business_id === undefined ? null : Number(query.business_id);

@@ -61,7 +61,8 @@ function btcpayRefunds(client: (ctx: CallContext) => BtcpayClient): RefundConnec
       if (found.kind !== 'pull_payment') return { kind: 'unavailable', detail: found.detail };
       const payouts = await c.payouts(found.pp.id);
       if (payouts.kind !== 'payouts') return { kind: 'unavailable', detail: payouts.kind === 'not_found' ? 'the pull payment has no payouts list' : payouts.detail };
-      return { kind: 'observed', observed: observeRefund(found.pp, payouts.payouts) };
+      // the pull payment's id and claim link, for a refund whose send's answer was lost
+      return { kind: 'observed', observed: { ...observeRefund(found.pp, payouts.payouts), vendorReference: found.pp.id, claimUrl: found.pp.viewLink } };
     },
     parseRefundCallback: refundCallbackNote,
   };
