@@ -212,6 +212,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/overview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Overview of collections and what waits on an operator
+         * @description What the dashboard shows first, for one business (`business_id`; a merchant's own people always get their own) or every business: today's (from 00:00 UTC) and the last 30 days' collections (today and the 29 UTC days before it) by payment method, with how many completed, the success rate (completed among those no longer `PENDING`) and the completed amount per currency. Operators also get the same per processor and MID over the last 30 days, and what waits on them: API tokens with failing webhooks, payments held for a decision and requests of unknown outcome; a merchant's own people get `mids` empty and `attention` null.
+         */
+        get: operations["getOverview"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/admin/businesses/{business_id}/deliveries": {
         parameters: {
             query?: never;
@@ -397,7 +417,7 @@ export interface paths {
         };
         /**
          * List collections of all businesses
-         * @description Returns collections of every business (or of `business_id`), newest first, a page at a time, with the same filters as the merchant listing. Each carries the operator details: business, rate applied, masked card, routing decision and ledger postings.
+         * @description Returns collections of every business (or of `business_id`), newest first, a page at a time, with the same filters as the merchant listing and a search by `gateway_reference` and by the customer's `account_number`. Each carries the operator details: business and its name, rate applied, masked card, routing decision and ledger postings. A merchant's own people see their business only, without the service's own ledger accounts, processor request or checkout.
          */
         get: operations["listAdminCollections"];
         put?: never;
@@ -1548,6 +1568,68 @@ export interface components {
             message: string;
             data: components["schemas"]["SettlementReport"];
         };
+        /** @description Collections of one group (a payment method, or a MID) in a period. */
+        OverviewCounts: {
+            /** @description Collections created in the period. */
+            collections: number;
+            /** @description Of those, how many are `COMPLETED`. */
+            completed: number;
+            /** @description Of those, how many are no longer `PENDING`. */
+            final: number;
+            /** @description `completed` / `final`, rounded to four decimal places; `null` when none is final yet. */
+            success_rate: number | null;
+            /** @description The completed amount per requested currency, one entry per currency (none when nothing completed). */
+            volume: {
+                currency: components["schemas"]["Currency"];
+                amount: components["schemas"]["Money"];
+            }[];
+        };
+        /** @description The dashboard's overview: collections by payment method today and over the last 30 days; for operators also per processor and MID, and what waits on them. */
+        Overview: {
+            as_of: components["schemas"]["Timestamp"];
+            /** @description `today` (from 00:00 UTC), then `last_30_days` (today and the 29 UTC days before it). */
+            periods: {
+                /** @enum {string} */
+                period: "today" | "last_30_days";
+                from: components["schemas"]["Timestamp"];
+                /** @description One entry per payment method with a collection in the period. */
+                methods: (components["schemas"]["OverviewCounts"] & {
+                    payment_method: components["schemas"]["PaymentMethod"];
+                })[];
+            }[];
+            /** @description Operators only (empty for a merchant's own people), over the last 30 days, one entry per MID that was routed a collection. */
+            mids: (components["schemas"]["OverviewCounts"] & {
+                /** @description The MID's processor. */
+                service_type: string;
+                mid_id: number;
+                business_id: number;
+            })[];
+            /** @description Operators only (`null` for a merchant's own people). */
+            attention: null | {
+                /** @description API tokens whose webhook has undelivered notifications after a failed attempt (`GET /v1/admin/webhooks/failing` lists them). */
+                failing_webhooks: number;
+                /** @description Payments held for an operator's decision (`processor_request.state` `held`). */
+                held_payments: number;
+                /** @description Requests a processor may have (`processor_request.state` `unknown`) until a status query tells. */
+                unknown_outcomes: number;
+            };
+        };
+        /** @description Envelope of the overview. */
+        OverviewResponse: {
+            /**
+             * @description Always `200` on success.
+             * @constant
+             */
+            code: 200;
+            /**
+             * @description Always `success` for this operation.
+             * @constant
+             */
+            status: "success";
+            /** @description Human-readable outcome. */
+            message: string;
+            data: components["schemas"]["Overview"];
+        };
         /**
          * @description Where a notification's delivery stands: `delivered` (the webhook answered 2xx), `retrying` (not yet acknowledged; a next attempt is scheduled) or `gave_up` (the retry schedule ran out; re-send it once the endpoint is fixed).
          * @enum {string}
@@ -2062,6 +2144,21 @@ export interface components {
         AdminCollection: components["schemas"]["CollectionRecord"] & {
             /** @description Business the collection belongs to. */
             business_id: number;
+            /** @description That business's name. */
+            business_name: string;
+            /** @description The narration the merchant sent with the request (what the customer was told the payment is for). */
+            narration: string;
+            /** @description The customer's account as the merchant sent it: the mobile money phone number (country code first), the bank or crypto account; `null` for a card payment. */
+            account_number: string | null;
+            /** @description The collection's checkout on a processor's own pages (Paystack, BTCPay Server) once the customer opened `payment_url`: how the processor knows it, its page and how many times it was started there. `null` otherwise, and always for a merchant's own people. */
+            checkout: null | {
+                /** @description The processor's reference of the checkout (Paystack reference, BTCPay invoice id); `null` until it gave one. */
+                vendor_reference: string | null;
+                /** @description The processor's checkout or 3-D Secure page; `null` until it gave one. */
+                url: string | null;
+                /** @description How many times the checkout was started at the processor. */
+                attempts: number;
+            };
             /** @description Rate applied from `request_currency` to `account_currency`; `null` when they are equal. */
             fx_rate: number | null;
             /** @description The card used, for `CARD` collections once known; otherwise `null`. */
@@ -2069,9 +2166,13 @@ export interface components {
             routing: components["schemas"]["Routing"];
             /** @description A late completion: when this collection moved to `COMPLETED` from a final state, credited and notified once: the processor confirmed the payment after it had become `EXPIRED`, or an operator credited a success held because it came after the collection was `FAILED` or `CANCELLED`. `null` otherwise. */
             late_completed_at: components["schemas"]["Timestamp"] | null;
-            /** @description The collection's request to a real processor (`null` for the built-in simulator): `queued` (to be sent), `sent` (the processor has it), `unknown` (it may have it: a status query will tell), `settled` (the processor gave its final answer) or `held` (the processor confirmed an amount or currency other than ours, or confirmed a payment after the collection was already `FAILED` or `CANCELLED`: not credited, for the operator to resolve, `held_reason` says why, until an operator resolves it with `POST .../resolve-held`; `resolution` then says who decided what). */
+            /** @description The collection's request to a real processor (`null` for the built-in simulator): `queued` (to be sent), `sent` (the processor has it), `unknown` (it may have it: a status query will tell), `settled` (the processor gave its final answer) or `held` (the processor confirmed an amount or currency other than ours, or confirmed a payment after the collection was already `FAILED` or `CANCELLED`: not credited, for the operator to resolve, `held_reason` says why, until an operator resolves it with `POST .../resolve-held`; `resolution` then says who decided what). `reference` is ours at the processor, `vendor_reference` the processor's own. Always `null` for a merchant's own people: the processor side is the operator's. */
             processor_request: null | {
                 service_type: string;
+                /** @description Our reference of the request at the processor (MTN's X-Reference-Id), the same on every resend. */
+                reference: string;
+                /** @description The processor's own id of the request when it gives one (M-Pesa's CheckoutRequestID). */
+                vendor_reference: string | null;
                 /** @enum {string} */
                 state: "queued" | "sent" | "unknown" | "settled" | "held";
                 /** @description Attempts to send the request so far. */
@@ -2091,7 +2192,7 @@ export interface components {
                     resolved_at: components["schemas"]["Timestamp"];
                 };
             };
-            /** @description Ledger postings of this collection, oldest first; empty until `COMPLETED`. */
+            /** @description Ledger postings of this collection, oldest first; empty until `COMPLETED`. A merchant's own people see the postings of their wallets only, not those of the service's own accounts (`processor_clearing`, `fee_revenue`). */
             postings: components["schemas"]["Posting"][];
         };
         /** @description Envelope of a page of collections with operator details, newest first. */
@@ -3087,6 +3188,16 @@ export interface components {
          */
         TokenId: number;
         /**
+         * @description Only the collection with this `gateway_reference` (exact match).
+         * @example PCD4Q38UJREMYY4NQVTDQA
+         */
+        FilterGatewayReference: string & components["schemas"]["Text"];
+        /**
+         * @description Only collections from this customer: the `account_number` of the request (a mobile money phone number, country code first, no `+`; a bank or crypto account), exact match.
+         * @example 256777000001
+         */
+        FilterAccountNumber: string & components["schemas"]["Text"];
+        /**
          * @description The collection's `gateway_reference`, as returned when it was requested.
          * @example PCD4Q38UJREMYY4NQVTDQA
          */
@@ -3111,6 +3222,21 @@ export interface components {
          * @example 12
          */
         FilterActorUserId: number;
+        /**
+         * @description Only entries of this action (an operationId such as `updateApiToken`, or `loginFailed`); exact match.
+         * @example updateApiToken
+         */
+        FilterAuditAction: string;
+        /**
+         * @description Only entries made at or after this time (UTC, `YYYY-MM-DDTHH:MM:SSZ`; the `Z` may be left out).
+         * @example 2025-11-01T00:00:00Z
+         */
+        FilterAuditFrom: components["schemas"]["TimeFilter"];
+        /**
+         * @description Only entries made at or before this time, to the second (UTC, `YYYY-MM-DDTHH:MM:SSZ`; the `Z` may be left out).
+         * @example 2025-11-30T23:59:59Z
+         */
+        FilterAuditTo: components["schemas"]["TimeFilter"];
     };
     requestBodies: never;
     headers: {
@@ -3726,6 +3852,42 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    getOverview: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only collections of this business.
+                 * @example 7
+                 */
+                business_id?: components["parameters"]["FilterBusinessId"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The overview. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OverviewResponse"];
+                };
+            };
+            /** @description `VALIDATION_ERROR`: `business_id` is malformed, or the query has an unknown parameter. */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description `NOT_FOUND`: a merchant user asked for another business, or `business_id` names no business. */
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     listBusinessDeliveries: {
         parameters: {
             query?: {
@@ -4304,6 +4466,16 @@ export interface operations {
                  */
                 merchant_reference?: components["parameters"]["FilterMerchantReference"];
                 /**
+                 * @description Only the collection with this `gateway_reference` (exact match).
+                 * @example PCD4Q38UJREMYY4NQVTDQA
+                 */
+                gateway_reference?: components["parameters"]["FilterGatewayReference"];
+                /**
+                 * @description Only collections from this customer: the `account_number` of the request (a mobile money phone number, country code first, no `+`; a bank or crypto account), exact match.
+                 * @example 256777000001
+                 */
+                account_number?: components["parameters"]["FilterAccountNumber"];
+                /**
                  * @description Only collections created at or after this time (UTC, `YYYY-MM-DDTHH:MM:SSZ`; the `Z` may be left out).
                  * @example 2025-11-01T00:00:00Z
                  */
@@ -4357,7 +4529,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            /** @description `NOT_FOUND`: a merchant user asked for another business's collections. */
+            /** @description `NOT_FOUND`: a merchant user asked for another business's collections, or `business_id` names no business. */
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -5437,6 +5609,21 @@ export interface operations {
                  * @example 12
                  */
                 actor_user_id?: components["parameters"]["FilterActorUserId"];
+                /**
+                 * @description Only entries of this action (an operationId such as `updateApiToken`, or `loginFailed`); exact match.
+                 * @example updateApiToken
+                 */
+                action?: components["parameters"]["FilterAuditAction"];
+                /**
+                 * @description Only entries made at or after this time (UTC, `YYYY-MM-DDTHH:MM:SSZ`; the `Z` may be left out).
+                 * @example 2025-11-01T00:00:00Z
+                 */
+                from?: components["parameters"]["FilterAuditFrom"];
+                /**
+                 * @description Only entries made at or before this time, to the second (UTC, `YYYY-MM-DDTHH:MM:SSZ`; the `Z` may be left out).
+                 * @example 2025-11-30T23:59:59Z
+                 */
+                to?: components["parameters"]["FilterAuditTo"];
                 /**
                  * @description Items per page.
                  * @example 10

@@ -59,9 +59,13 @@ export function toPosting(p: PostingRow) {
   };
 }
 
-/** A collection's request to a real processor, as the operator sees it (no reference, no token). */
+/** A collection's request to a real processor, as the operator sees it (its references, never the callback token). */
 export interface ProcessorRequestView {
   service_type: string;
+  /** ours at the processor (MTN's X-Reference-Id) */
+  reference: string;
+  /** the processor's own id of the request, when it gives one */
+  vendor_reference: string | null;
   state: 'queued' | 'sent' | 'unknown' | 'settled' | 'held';
   send_attempts: number;
   checks: number;
@@ -84,16 +88,41 @@ export function toProcessorRequestView(r: ProcessorRequestRow): ProcessorRequest
   return { ...rest, resolution: outcome && at ? { outcome, note: note ?? '', resolved_by: by ?? '', resolved_at: apiTime(at) } : null };
 }
 
-/** The operator's view: the record plus routing decision, rate, card summary, postings and processor request. */
-export function toAdminRecord(row: CollectionRow, postings: PostingRow[], processorRequest: ProcessorRequestView | null = null) {
+/** A collection's checkout on a processor's own pages, as the operator sees it. */
+export interface CheckoutView {
+  vendor_reference: string | null;
+  url: string | null;
+  attempts: number;
+}
+
+/** The ledger accounts that are the service's own, not a merchant's wallet: a merchant's people never see them. */
+export const SERVICE_ACCOUNTS: readonly string[] = ['processor_clearing', 'fee_revenue'];
+
+/** What the admin record adds to a collection row: read by the caller, which decides what a viewer may see. */
+export interface AdminDetails {
+  businessName: string;
+  postings: PostingRow[];
+  processorRequest?: ProcessorRequestView | null;
+  checkout?: CheckoutView | null;
+}
+
+/**
+ * The operator's view: the record plus business, narration, customer account, routing decision, rate,
+ * card summary, postings, processor request and checkout.
+ */
+export function toAdminRecord(row: CollectionRow, d: AdminDetails) {
   return {
     ...toRecord(row),
     business_id: row.business_id,
+    business_name: d.businessName,
+    narration: row.narration,
+    account_number: row.account_number,
+    checkout: d.checkout ?? null,
     fx_rate: row.fx_rate === null ? null : Number(row.fx_rate),
     card: row.card_masked && row.card_fingerprint ? { masked_number: row.card_masked, fingerprint: row.card_fingerprint } : null,
     routing: row.routing,
     late_completed_at: apiTimeOrNull(row.late_completed_at),
-    processor_request: processorRequest,
-    postings: postings.map(toPosting),
+    processor_request: d.processorRequest ?? null,
+    postings: d.postings.map(toPosting),
   };
 }

@@ -44,6 +44,9 @@ export interface CollectionFilters {
   payment_method?: PaymentMethod;
   currency?: string;
   merchant_reference?: string;
+  /** the operator's search: one collection by its gateway_reference, a customer's by account_number */
+  gateway_reference?: string;
+  account_number?: string;
   /** inclusive bounds on created_at */
   from?: Date;
   to?: Date;

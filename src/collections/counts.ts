@@ -10,8 +10,9 @@ const DAY_MS = 86_400_000;
 
 /**
  * The filters as one formatted condition (`TRUE` when there are none). The columns it names exist in
- * both collections and collection_counts, except merchant_reference and created_at, so `byDay` leaves
- * out from/to for the counts, which filter on day instead.
+ * both collections and collection_counts, except merchant_reference, gateway_reference, account_number
+ * and created_at, so `byDay` leaves out from/to for the counts, which filter on day instead (and a
+ * search by a reference or an account is counted from collections).
  */
 export function filterWhere(f: CollectionFilters, o: { byDay?: boolean } = {}): string {
   const where: string[] = [];
@@ -21,6 +22,8 @@ export function filterWhere(f: CollectionFilters, o: { byDay?: boolean } = {}): 
   if (f.payment_method) add('payment_method = $1', f.payment_method);
   if (f.currency) add('request_currency = $1', f.currency);
   if (f.merchant_reference) add('merchant_reference = $1', f.merchant_reference);
+  if (f.gateway_reference) add('gateway_reference = $1', f.gateway_reference);
+  if (f.account_number) add('account_number = $1', f.account_number);
   if (!o.byDay && f.from) add('created_at >= $1', f.from);
   if (!o.byDay && f.to) add('created_at <= $1', f.to);
   return where.length ? where.join(' AND ') : 'TRUE';
@@ -68,8 +71,9 @@ export function splitDays(from?: Date, to?: Date): DaySplit {
 
 /** The statement that counts the collections matching `f`, exactly, in one snapshot. */
 export function collectionCountSql(f: CollectionFilters): string {
-  // one collection per business at most: its unique index answers at once
-  if (f.merchant_reference) return `SELECT count(*) AS total FROM collections WHERE ${filterWhere(f)}`;
+  // one collection per business at most (one in all by gateway_reference), or one customer's: their
+  // indexes answer at once, and collection_counts has no such columns
+  if (f.merchant_reference || f.gateway_reference || f.account_number) return `SELECT count(*) AS total FROM collections WHERE ${filterWhere(f)}`;
   const split = splitDays(f.from, f.to);
   const parts: string[] = [];
   if (split.days) {

@@ -79,6 +79,7 @@ export const RULES: Record<string, Rule> = {
   exportAdminCollections: read('merchant_viewer'),
   exportAdminRefunds: read('merchant_viewer'),
   getSettlementReport: read(null),
+  getOverview: read('merchant_viewer'),
   listBusinessBalances: read('merchant_viewer'),
   createMid: admin(),
   listMids: read(null),

@@ -27,3 +27,8 @@ export function principalOf(ctx: RequestContext): Principal {
 export function callerName(ctx: RequestContext): string {
   return ctx.actor?.type === 'user' ? ctx.actor.user.email : 'operator key';
 }
+
+/** A merchant's own people (a signed-in user of a business), as against an operator or the operator key: they never see the processor side. */
+export function merchantUser(ctx: RequestContext): boolean {
+  return ctx.actor?.type === 'user' && ctx.actor.user.business_id !== null;
+}

@@ -147,6 +147,14 @@ export class BusinessService {
     });
   }
 
+  /** The names of these businesses by id, in one statement (a page of collections names them). */
+  async namesOf(ids: number[]): Promise<Map<number, string>> {
+    const unique = [...new Set(ids)];
+    if (unique.length === 0) return new Map();
+    const rows = await this.s.db.any<{ id: number; name: string }>('SELECT id, name FROM businesses WHERE id = ANY($1::int[])', [unique]);
+    return new Map(rows.map((r) => [r.id, r.name]));
+  }
+
   async getBusiness(id: number): Promise<BusinessRecord> {
     checkId(id, 'business');
     return this.s.db.task((t) => this.loadBusiness(t, id));

@@ -129,6 +129,15 @@ function entryRecord(r: AuditRow) {
   };
 }
 
+/** The audit log's filters: null or absent for none; `from` and `to` are inclusive bounds on `at`, to the second. */
+export interface AuditFilter {
+  businessId: number | null;
+  actorUserId: number | null;
+  action?: string;
+  from?: Date;
+  to?: Date;
+}
+
 export class AuditService {
   constructor(private readonly s: Base) {}
 
@@ -180,10 +189,22 @@ export class AuditService {
     );
   }
 
-  /** Newest first. */
-  async list(filter: { businessId: number | null; actorUserId: number | null }, page: PageRequest): Promise<ListPage<ReturnType<typeof entryRecord>>> {
-    const sql = 'SELECT * FROM audit_log WHERE ($1::int IS NULL OR business_id = $1) AND ($2::int IS NULL OR actor_user_id = $2)';
-    const found = await listPage<AuditRow>(this.s.db, { sql, values: [filter.businessId, filter.actorUserId], key: BY_ID, direction: 'DESC' }, page);
+  /** Newest first; only the filters given become conditions, so each can use its index (business, actor, action, at). */
+  async list(filter: AuditFilter, page: PageRequest): Promise<ListPage<ReturnType<typeof entryRecord>>> {
+    const where: string[] = [];
+    const values: unknown[] = [];
+    const add = (condition: string, value: unknown) => {
+      values.push(value);
+      where.push(condition.replace('?', `$${values.length}`));
+    };
+    if (filter.businessId !== null) add('business_id = ?', filter.businessId);
+    if (filter.actorUserId !== null) add('actor_user_id = ?', filter.actorUserId);
+    if (filter.action) add('action = ?', filter.action);
+    if (filter.from) add('at >= ?', filter.from);
+    // times are whole seconds in the API: `to` takes in the whole of its second
+    if (filter.to) add('at < ?', new Date(filter.to.getTime() + 1000));
+    const sql = `SELECT * FROM audit_log WHERE ${where.length ? where.join(' AND ') : 'TRUE'}`;
+    const found = await listPage<AuditRow>(this.s.db, { sql, values, key: BY_ID, direction: 'DESC' }, page);
     return { ...found, rows: found.rows.map(entryRecord) };
   }
 }

@@ -8,6 +8,7 @@
 import type { CardDetails } from '../domain/card';
 import type { CollectionRow } from '../domain/collection';
 import { isFinal } from '../domain/collection';
+import type { CheckoutView } from '../api-records/collection';
 import { masterKeys } from '../crypto/secretbox';
 import { AppError } from '../errors';
 import { hasOwnCheckout } from '../processors/checkout';
@@ -70,6 +71,11 @@ export class CheckoutService {
       gatewayReference: row.gateway_reference, attempt, paymentMethod: row.payment_method, amountMinor: route.amountMinor, currency: route.currency,
       email: row.account_email, returnUrl: this.returnUrl(row), expiresAt: row.expires_at, now: this.s.now(),
     };
+  }
+
+  /** The collection's checkout as the operator sees it; null when the customer never opened one. */
+  viewOf(collectionId: bigint): Promise<CheckoutView | null> {
+    return this.s.db.oneOrNone<CheckoutView>('SELECT vendor_reference, url, attempts FROM checkouts WHERE collection_id = $1', [collectionId]);
   }
 
   private checkout(collectionId: bigint): Promise<CheckoutRow | null> {

@@ -379,7 +379,7 @@ export class ProcessorRequestService {
   /** A collection's processor request for the operator's view; null for the simulator's collections. */
   async viewOf(collectionId: bigint): Promise<ProcessorRequestView | null> {
     const row = await this.s.db.oneOrNone<ProcessorRequestRow>(
-      `SELECT service_type, state, send_attempts, checks, last_error, held_reason, resolved_outcome, resolution_note, resolved_by, resolved_at
+      `SELECT service_type, reference, vendor_reference, state, send_attempts, checks, last_error, held_reason, resolved_outcome, resolution_note, resolved_by, resolved_at
          FROM processor_requests WHERE collection_id = $1`,
       [collectionId],
     );

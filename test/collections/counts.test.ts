@@ -1,4 +1,4 @@
-// Proves that collection counts are exact without reading every collection: whole days come from collection_counts and the edge days from the rows, for every filter, after inserts, status changes, deletes and folding; and (EXPLAIN on a seeded table) that the first page, a status-filtered page and the counts use indexes, never a scan of the table.
+// Proves that collection counts are exact without reading every collection: whole days come from collection_counts and the edge days from the rows, for every filter, after inserts, status changes, deletes and folding; and (EXPLAIN on a seeded table) that the first page, a status-filtered page, the operator's searches and the counts use indexes, never a scan of the table.
 import path from 'node:path';
 import { pgp } from '../../src/db';
 import type { Db } from '../../src/db';
@@ -160,6 +160,24 @@ describe('on a database', () => {
         const ns = await nodes(collectionCountSql(f));
         expect(onCollections(ns)).toEqual([]);
         expect(ns.some((n) => n['Relation Name'] === 'collection_counts')).toBe(true);
+      }
+    });
+
+    it("finds the operator's searches (customer number, gateway or merchant reference, any business) and counts them through an index", async () => {
+      // customers' numbers on the seeded rows: 3000 numbers, about eleven collections each
+      await db.none("UPDATE collections SET account_number = '2567' || lpad((id % 3000)::text, 8, '0') WHERE account_number IS NULL");
+      await db.none('ANALYZE collections');
+      const searches: [CollectionFilters, string][] = [
+        [{ account_number: '256700000042' }, 'collections_account_newest'],
+        [{ merchant_reference: 'bulk_77' }, 'collections_reference_newest'],
+        [{ gateway_reference: 'gw_more_12' }, 'collections_gateway_reference_key'],
+      ];
+      for (const [f, index] of searches) {
+        const ns = await nodes(page({ ...f, status: 'COMPLETED', from: d('2026-01-01T00:00:00Z') }));
+        // an index scan, or a bitmap scan of the index (whose node names the index, its parent the table)
+        expect({ f, indexes: ns.map((n) => n['Index Name']).filter(Boolean), scan: ns.some((n) => n['Node Type'] === 'Seq Scan') }).toEqual({ f, indexes: [index], scan: false });
+        const counted = await nodes(collectionCountSql(f));
+        expect({ f, scan: counted.some((n) => n['Node Type'] === 'Seq Scan') }).toEqual({ f, scan: false });
       }
     });
 

@@ -1,5 +1,5 @@
 // Proves, in Chromium against a live deployment (APP_ENV live, a fake MTN over real HTTP), that an operator admin sees a
-// held payment's processor request with why it is held, resolves it from the collection page (outcome, note, confirm)
+// held payment's processor request with our reference at the processor and why it is held, resolves it from the collection page (outcome, note, confirm)
 // and then sees the resolution; operator support sees the held request without the form.
 import type { Browser } from 'playwright-core';
 import { FakeMtnMomo } from '../fakes/mtn-momo';
@@ -47,6 +47,9 @@ async function operatorPage(role: 'operator_admin' | 'operator_support') {
   await signIn(page, user.email, user.password, totpCode(svc));
   const request = page.getByRole('region', { name: 'Processor request' });
   await request.getByText(/^Held: .*4999900/).waitFor();
+  // our reference at the processor, to look the payment up there
+  const sent = await svc.services.db.one<{ reference: string }>('SELECT p.reference FROM processor_requests p JOIN collections c ON c.id = p.collection_id WHERE c.gateway_reference = $1', [ref]);
+  await request.getByText(sent.reference, { exact: true }).waitFor();
   return { page, request };
 }
 

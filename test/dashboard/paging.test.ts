@@ -72,7 +72,8 @@ describeBrowser('cursor paging in Chromium', () => {
     const firstPage = await page.locator('table tbody tr').count();
     await pager.getByRole('button', { name: 'Next' }).click();
     await pager.getByText('Page 2').waitFor();
-    await page.getByText('"Audit Trail Shop 0"').first().waitFor();
+    // the oldest change, read as one: the first rename
+    await page.getByText('name: Audit Trail Shop → Audit Trail Shop 0', { exact: true }).waitFor();
     expect(firstPage + (await page.locator('table tbody tr').count())).toBe(29);
     await page.context().close();
   });

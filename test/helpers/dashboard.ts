@@ -12,8 +12,9 @@ export const describeBrowser = canBrowse ? describe : describe.skip;
 
 export const PHONE = { width: 390, height: 844 };
 
-export async function dashboardPage(browser: Browser, svc: TestService, path = '/', viewport = { width: 1280, height: 900 }): Promise<Page> {
-  const context = await browser.newContext({ viewport });
+/** `timezoneId`: the browser's time zone (an IANA name), for pages that show times in the viewer's zone. */
+export async function dashboardPage(browser: Browser, svc: TestService, path = '/', viewport = { width: 1280, height: 900 }, o: { timezoneId?: string } = {}): Promise<Page> {
+  const context = await browser.newContext({ viewport, timezoneId: o.timezoneId });
   // Conditions, not sleeps: a page waits up to this long for what it expects on a loaded machine.
   context.setDefaultTimeout(60_000);
   const page = await context.newPage();

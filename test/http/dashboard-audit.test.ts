@@ -1,4 +1,4 @@
-// Proves the audit log: every change by a person or by the operator key is recorded with who, when, what, the record before and after, and never a secret (API secrets, webhook hashes, MID passwords and credentials, passwords, TOTP secrets, tokens, and no value of any sealed or hashed column the migrations create); operator admins read all of it, a merchant owner its own business only; and a change and its entry commit together or not at all.
+// Proves the audit log: every change by a person or by the operator key is recorded with who, when, what, the record before and after, and never a secret (API secrets, webhook hashes, MID passwords and credentials, passwords, TOTP secrets, tokens, and no value of any sealed or hashed column the migrations create); operator admins read all of it, a merchant owner its own business only; it filters by action, person and time; and a change and its entry commit together or not at all.
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { createBusiness, tokenBody } from '../helpers/merchants';
@@ -106,6 +106,34 @@ it('lets a merchant owner read its own business entries only', async () => {
   expect(own.body.data.length).toBeGreaterThan(0);
   expect(new Set(own.body.data.map((e: { business_id: number }) => e.business_id))).toEqual(new Set([businessA]));
   expect((await ownerSession.get(`/v1/admin/audit-log?business_id=${businessB}`)).status).toBe(404);
+});
+
+it('filters by action, person and time (to the second), and refuses a malformed filter', async () => {
+  const token = await svc.admin.post(`/v1/admin/businesses/${businessA}/api-tokens`, tokenBody());
+  expect(token.status).toBe(200);
+  secrets.push(token.body.data.api_secret, token.body.data.webhook_hash);
+  expect((await ownerSession.patch(`/v1/admin/api-tokens/${token.body.data.id}`, { email_user: true })).status).toBe(200);
+  const mine = await entries(`&action=updateApiToken&actor_user_id=${owner.id}`);
+  const entry = mine.find((e) => e.target_id === String(token.body.data.id));
+  expect(entry).toMatchObject({ action: 'updateApiToken', actor: { type: 'user', user_id: owner.id } });
+  expect(mine.every((e) => e.action === 'updateApiToken' && e.actor.user_id === owner.id)).toBe(true);
+  // the operator key's creation of the token is another action by another actor
+  expect((await entries(`&action=createApiToken&actor_user_id=${owner.id}`)).map((e) => e.target_id)).not.toContain(String(token.body.data.id));
+  expect((await entries('&action=createApiToken')).map((e) => e.target_id)).toContain(String(token.body.data.id));
+
+  const second = entry.at as string;
+  const within = await entries(`&from=${second}&to=${second}`);
+  expect(within.map((e) => e.id)).toContain(entry.id);
+  expect(within.every((e) => e.at === second)).toBe(true);
+  const before = new Date(Date.parse(second) - 1000).toISOString().slice(0, 19);
+  expect((await entries(`&to=${before}`)).map((e) => e.id)).not.toContain(entry.id);
+  expect((await entries(`&from=${new Date(Date.parse(second) + 1000).toISOString().slice(0, 19)}Z`)).map((e) => e.id)).not.toContain(entry.id);
+
+  for (const [query, field] of [['action=update-api-token', 'action'], ['action=', 'action'], ['from=2025-02-30T00:00:00Z', 'from'], ['to=yesterday', 'to'], ['actor_user_id=0', 'actor_user_id']]) {
+    const res = await svc.admin.get(`/v1/admin/audit-log?${query}`);
+    expect({ query, status: res.status, code: res.body.code }).toEqual({ query, status: 400, code: 'VALIDATION_ERROR' });
+    expect(JSON.stringify(res.body.errors ?? res.body)).toContain(field);
+  }
 });
 
 it('writes nothing for a refused change', async () => {

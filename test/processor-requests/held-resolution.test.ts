@@ -69,7 +69,10 @@ it('COMPLETED credits the amount asked once, notifies the merchant and keeps who
   const res = resolve(ref, { outcome: 'COMPLETED', note: 'MTN confirmed 50000 UGX (ticket 88231)' });
   const data = expectOk(await res);
   expect(data).toMatchObject({ gateway_reference: ref, transaction_status: 'COMPLETED', total_credit: 50000 });
+  const sent = await svc.services.db.one('SELECT p.reference, p.vendor_reference FROM processor_requests p JOIN collections c ON c.id = p.collection_id WHERE c.gateway_reference = $1', [ref]);
   expect(data.processor_request).toMatchObject({
+    reference: sent.reference,
+    vendor_reference: sent.vendor_reference,
     state: 'settled',
     held_reason: expect.stringContaining('4999900'),
     resolution: { outcome: 'COMPLETED', note: 'MTN confirmed 50000 UGX (ticket 88231)', resolved_by: 'operator key', resolved_at: expect.stringMatching(/Z$/) },
@@ -100,6 +103,9 @@ it('FAILED notifies a failure and credits nothing; the decision is the signed-in
   expect(await journalsOf(svc, ref)).toBe(0);
   expect(await balance()).toBe(before);
   await eventually(() => hooksFor(hooks.received, ref).some((h) => h.transaction_status === 'FAILED'), 10_000, 'the failure webhook');
+  // the merchant's own people read the payment without the processor side
+  const owner = await signedIn(svc, await createUser(svc, { role: 'merchant_owner', business_id: m.businessId }), clock);
+  expect(expectOk(await owner.get(`/v1/admin/collections/${ref}`))).toMatchObject({ transaction_status: 'FAILED', processor_request: null, checkout: null });
 });
 
 it('refuses what is not held, bad input and operator support, changing nothing', async () => {

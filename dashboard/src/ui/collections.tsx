@@ -1,11 +1,11 @@
 // The collection search shared by the operator console and the merchant portal: filters kept in the
 // address (so a search can be shared and survives a reload), a date window that is always shown,
-// and the result table.
+// and the result table. Operators also pick a business, and the table names each row's business.
 import { useState } from 'react';
 import type { FormEvent } from 'react';
 import type { Admin } from '../api';
 import { Link, navigate } from '../router';
-import { SelectField, TextField } from './forms';
+import { Field, SelectField, TextField } from './forms';
 import { Money, Status, Time } from './parts';
 import { DataTable } from './table';
 import { asTimestamp, localMinute, PAYMENT_METHODS, STATUSES } from './values';
@@ -15,6 +15,11 @@ const DAY_MS = 86_400_000;
 
 export interface Search {
   merchant_reference?: string;
+  gateway_reference?: string;
+  /** the customer's number (a phone number, a bank or crypto account) */
+  account_number?: string;
+  /** an operator's business filter, as typed in the address (the API judges it) */
+  business_id?: string;
   status?: Admin['TransactionStatus'];
   payment_method?: Admin['PaymentMethod'];
   currency?: string;
@@ -29,6 +34,9 @@ export function searchOf(query: URLSearchParams, now = new Date()): Search {
   const opt = (k: string) => query.get(k) || undefined;
   return {
     merchant_reference: opt('reference'),
+    gateway_reference: opt('gateway'),
+    account_number: opt('customer'),
+    business_id: opt('business'),
     status: opt('status') as Search['status'],
     payment_method: opt('method') as Search['payment_method'],
     currency: opt('currency'),
@@ -39,13 +47,21 @@ export function searchOf(query: URLSearchParams, now = new Date()): Search {
 
 /** The operation's query parameters for a search. */
 export function queryOf(s: Search) {
-  return { merchant_reference: s.merchant_reference, status: s.status, payment_method: s.payment_method, currency: s.currency, from: s.from, to: s.to, per_page: 20 };
+  return {
+    merchant_reference: s.merchant_reference,
+    gateway_reference: s.gateway_reference,
+    account_number: s.account_number,
+    business_id: s.business_id as unknown as number | undefined,
+    status: s.status, payment_method: s.payment_method, currency: s.currency, from: s.from, to: s.to, per_page: 20 };
 }
 
 function addressOf(base: string, s: Search): string {
   const q = new URLSearchParams();
   const put = (k: string, v: string | undefined) => v && q.set(k, v);
   put('reference', s.merchant_reference);
+  put('gateway', s.gateway_reference);
+  put('customer', s.account_number);
+  put('business', s.business_id);
   put('status', s.status);
   put('method', s.payment_method);
   put('currency', s.currency);
@@ -54,9 +70,19 @@ function addressOf(base: string, s: Search): string {
   return `${base}?${q}`;
 }
 
-export function SearchForm({ base, search, error }: { base: string; search: Search; error: unknown }) {
+/** A business to choose in the operator's filter. */
+export interface BusinessChoice {
+  id: number;
+  name: string;
+}
+
+/** `businesses`: the operator's choice of business (merchants search their own only). */
+export function SearchForm({ base, search, error, businesses }: { base: string; search: Search; error: unknown; businesses?: BusinessChoice[] }) {
   const [f, setF] = useState({
     reference: search.merchant_reference ?? '',
+    gateway: search.gateway_reference ?? '',
+    customer: search.account_number ?? '',
+    business: search.business_id ?? '',
     status: search.status ?? '',
     method: search.payment_method ?? '',
     currency: search.currency ?? '',
@@ -69,6 +95,9 @@ export function SearchForm({ base, search, error }: { base: string; search: Sear
     navigate(
       addressOf(base, {
         merchant_reference: f.reference.trim() || undefined,
+        gateway_reference: f.gateway.trim() || undefined,
+        account_number: f.customer.trim() || undefined,
+        business_id: f.business || undefined,
         status: (f.status || undefined) as Search['status'],
         payment_method: (f.method || undefined) as Search['payment_method'],
         currency: f.currency.trim().toUpperCase() || undefined,
@@ -79,7 +108,24 @@ export function SearchForm({ base, search, error }: { base: string; search: Sear
   };
   return (
     <form onSubmit={submit} aria-label="Search collections" className="search">
+      {businesses && (
+        <Field label="Business" name="business_id" error={error}>
+          {(a) => (
+            <select {...a} value={f.business} onChange={(e) => set('business')(e.target.value)}>
+              <option value="">Any</option>
+              {f.business && !businesses.some((b) => String(b.id) === f.business) && <option value={f.business}>#{f.business}</option>}
+              {businesses.map((b) => (
+                <option key={b.id} value={String(b.id)}>
+                  {b.name} (#{b.id})
+                </option>
+              ))}
+            </select>
+          )}
+        </Field>
+      )}
+      <TextField label="Gateway reference" name="gateway_reference" error={error} value={f.gateway} onValue={set('gateway')} />
       <TextField label="Merchant reference" name="merchant_reference" error={error} value={f.reference} onValue={set('reference')} />
+      <TextField label="Customer number" name="account_number" hint="Phone number or account, as sent" error={error} value={f.customer} onValue={set('customer')} />
       <SelectField label="Status" name="status" error={error} options={['', ...STATUSES]} value={f.status} onValue={set('status')} />
       <SelectField label="Method" name="payment_method" error={error} options={['', ...PAYMENT_METHODS]} value={f.method} onValue={set('method')} />
       <TextField label="Currency" name="currency" maxLength={3} error={error} value={f.currency} onValue={set('currency')} />
@@ -100,14 +146,18 @@ export function WindowLine({ search, total }: { search: Search; total: number | 
   );
 }
 
-export function CollectionTable({ base, rows }: { base: string; rows: Admin['CollectionRecord'][] }) {
+/** `business`: a column naming each row's business, linked to its page (the operator's list). */
+export function CollectionTable({ base, rows, business, label = 'Collections found' }: { base: string; rows: Admin['AdminCollection'][]; business?: boolean; label?: string }) {
   return (
     <DataTable
+      label={label}
+      cards
       rows={rows}
       rowKey={(c) => c.gateway_reference}
       columns={[
         {
           head: 'Reference',
+          lead: true,
           cell: (c) => (
             <>
               <Link to={`${base}/${c.gateway_reference}`}>{c.merchant_reference}</Link>
@@ -116,17 +166,19 @@ export function CollectionTable({ base, rows }: { base: string; rows: Admin['Col
             </>
           ),
         },
-        { head: 'Status', cell: (c) => <Status status={c.transaction_status} /> },
+        ...(business ? [{ head: 'Business', cell: (c: Admin['AdminCollection']) => <Link to={`/businesses/${c.business_id}`}>{c.business_name}</Link> }] : []),
+        { head: 'Status', lead: true, cell: (c) => <Status status={c.transaction_status} /> },
         { head: 'Method', cell: (c) => c.payment_method },
-        { head: 'Amount', num: true, cell: (c) => <Money amount={c.request_amount} currency={c.request_currency} /> },
+        { head: 'Customer', cell: (c) => c.account_number ?? c.account_email ?? '—' },
+        { head: 'Amount', num: true, lead: true, cell: (c) => <Money amount={c.request_amount} currency={c.request_currency} /> },
         { head: 'Created', cell: (c) => <Time at={c.created_at} /> },
       ]}
     />
   );
 }
 
-/** What every collection page shows: amounts, fee, credit, customer and status message. */
-export function CollectionSummary({ c }: { c: Admin['CollectionRecord'] }) {
+/** What every collection page shows: amounts, fee, credit, narration, customer and status message. */
+export function CollectionSummary({ c }: { c: Admin['AdminCollection'] }) {
   return (
     <dl className="pairs">
       <dt>Status</dt>
@@ -135,6 +187,8 @@ export function CollectionSummary({ c }: { c: Admin['CollectionRecord'] }) {
       </dd>
       <dt>Merchant reference</dt>
       <dd>{c.merchant_reference}</dd>
+      <dt>Narration</dt>
+      <dd>{c.narration}</dd>
       <dt>Requested</dt>
       <dd>
         <Money amount={c.request_amount} currency={c.request_currency} />
@@ -156,6 +210,8 @@ export function CollectionSummary({ c }: { c: Admin['CollectionRecord'] }) {
         {c.payment_method}
         {c.institution_name ? ` via ${c.institution_name}` : ''}
       </dd>
+      <dt>Customer number</dt>
+      <dd>{c.account_number ?? '—'}</dd>
       <dt>Customer</dt>
       <dd>{[c.account_name, c.account_email].filter(Boolean).join(', ') || '—'}</dd>
       <dt>Created</dt>

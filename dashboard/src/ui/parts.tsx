@@ -1,4 +1,4 @@
-// Small display pieces shared by the pages: loading and error states, money, times and statuses.
+// Small display pieces shared by the pages: loading and error states, money, times (from time.tsx) and statuses.
 import type { ReactNode } from 'react';
 import { ApiError } from '../api';
 
@@ -46,11 +46,8 @@ export function Money({ amount, currency }: { amount: number; currency: string }
   );
 }
 
-/** The API's UTC timestamp (YYYY-MM-DDTHH:MM:SSZ), shown as such. */
-export function Time({ at }: { at: string | null }) {
-  if (!at) return <span className="muted">—</span>;
-  return <time dateTime={at}>{at.replace('T', ' ').replace(/Z$/, '')} UTC</time>;
-}
+/** Every page's times: in the viewer's time zone, UTC on hover (ui/time.tsx). */
+export { Time } from './time';
 
 export function Status({ status }: { status: string }) {
   return <span className={`status status-${status.toLowerCase()}`}>{status}</span>;

@@ -1,31 +1,53 @@
 import { AppError } from '../../errors';
 import { certificationOf } from '../../sandbox/certification';
-import { toAdminRecord } from '../../api-records/collection';
+import { SERVICE_ACCOUNTS, toAdminRecord } from '../../api-records/collection';
+import type { CollectionRow } from '../../domain/collection';
 import { toRefundSummary } from '../../refunds/record';
+import { merchantUser } from '../context';
 import type { RequestContext } from '../context';
 import { ok } from '../envelope';
 import { pageOf, pageReply } from '../paging';
 import { typedHandlers } from '../typed';
 import { filtersOf } from './collections';
 
+/**
+ * The admin records of these rows: operators see every posting, the processor request and the checkout;
+ * a merchant's own people see the postings of their wallets only and nothing of the processor side.
+ */
+async function adminRecordsOf(ctx: RequestContext, rows: CollectionRow[]) {
+  const { collections, processorRequests, checkouts, businesses } = ctx.services;
+  const names = await businesses.namesOf(rows.map((r) => r.business_id));
+  const operator = !merchantUser(ctx);
+  return Promise.all(
+    rows.map(async (row) => {
+      const postings = await collections.postingsOf(row.id);
+      return toAdminRecord(row, {
+        businessName: names.get(row.business_id) ?? '',
+        postings: operator ? postings : postings.filter((p) => !SERVICE_ACCOUNTS.includes(p.account)),
+        processorRequest: operator ? await processorRequests.viewOf(row.id) : null,
+        checkout: operator ? await checkouts.viewOf(row.id) : null,
+      });
+    }),
+  );
+}
+
 /** One collection of any business with its operator details and its refunds in short (the list has no refunds). */
 async function adminRecordOf(ctx: RequestContext, gatewayReference: string) {
-  const collections = ctx.services.collections;
-  const row = await collections.get(gatewayReference, null);
-  const request = await ctx.services.processorRequests.viewOf(row.id);
+  const row = await ctx.services.collections.get(gatewayReference, null);
+  const [record] = await adminRecordsOf(ctx, [row]);
   const refunds = await ctx.services.refunds.ofCollection(row.id);
-  return { ...toAdminRecord(row, await collections.postingsOf(row.id), request), refunds: refunds.map(toRefundSummary) };
+  return { ...record, refunds: refunds.map(toRefundSummary) };
 }
 
 export const merchant = {};
 export const admin = typedHandlers({
   listAdminCollections: async ({ query }, ctx) => {
     const page = pageOf(query);
-    const collections = ctx.services.collections;
-    const requests = ctx.services.processorRequests;
-    const found = await collections.list(filtersOf(query), page);
-    const rows = await Promise.all(found.rows.map(async (r) => toAdminRecord(r, await collections.postingsOf(r.id), await requests.viewOf(r.id))));
-    return pageReply(ctx, query, page, { ...found, rows }, 'Collections retrieved');
+    const filters = { ...filtersOf(query), gateway_reference: query.gateway_reference, account_number: query.account_number };
+    // an operator's filter on a business that does not exist is a mistake to say, not an empty page
+    if (filters.business_id !== undefined && !merchantUser(ctx)) await ctx.services.businesses.getBusiness(filters.business_id);
+    const found = await ctx.services.collections.list(filters, page);
+    return pageReply(ctx, query, page, { ...found, rows: await adminRecordsOf(ctx, found.rows) }, 'Collections retrieved');
   },
 
   getAdminCollection: async ({ path }, ctx) => ok(await adminRecordOf(ctx, path.gateway_reference), 'Collection retrieved'),

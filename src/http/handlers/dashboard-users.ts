@@ -1,5 +1,6 @@
 // Dashboard people (admin.yaml, tags Users and Audit log): users, invitations, the audit log. The
 // caller's role and business were checked by the security handler (src/http/access.ts).
+import { parseApiTime } from '../../domain/time';
 import { userRecord } from '../../people/users';
 import type { RequestContext } from '../context';
 import { ok } from '../envelope';
@@ -38,6 +39,15 @@ export const admin = typedHandlers({
 
   listAuditLog: ({ query }, ctx) =>
     pagedReply(ctx, query, 'Audit entries retrieved', (page) =>
-      ctx.services.audit.list({ businessId: optionalId(query.business_id), actorUserId: optionalId(query.actor_user_id) }, page),
+      ctx.services.audit.list(
+        {
+          businessId: optionalId(query.business_id),
+          actorUserId: optionalId(query.actor_user_id),
+          action: query.action,
+          from: query.from === undefined ? undefined : parseApiTime(query.from),
+          to: query.to === undefined ? undefined : parseApiTime(query.to),
+        },
+        page,
+      ),
     ),
 });

@@ -1,14 +1,17 @@
 // Reports (docs/reports.md): wallet statements (merchant and operator), collection and refund exports
-// (merchant and operator) and the daily settlement report (operator), as JSON or as CSV files.
+// (merchant and operator) and the daily settlement report (operator), as JSON or as CSV files; the
+// dashboard's overview (operator and merchant).
 import { toApi } from '../../domain/money';
 import { apiTime, apiTimeOrNull, parseApiTime } from '../../domain/time';
 import type { Sink } from '../../reports/csv';
+import type { CountRow, MethodRow, OverviewData } from '../../reports/overview';
 import { settlementCsv } from '../../reports/settlement';
 import type { SettlementReport } from '../../reports/settlement';
 import type { Buckets, StatementPage, StatementQuery } from '../../reports/statement';
 import type { CollectionFilters } from '../../collections/collections';
+import type { PaymentMethod } from '../../domain/collection';
 import type { RefundFilters } from '../../refunds/filters';
-import { principalOf } from '../context';
+import { merchantUser, principalOf } from '../context';
 import type { RequestContext } from '../context';
 import { ok } from '../envelope';
 import { pageOf } from '../paging';
@@ -51,6 +54,39 @@ function statementRecord(q: StatementQuery, p: StatementPage) {
       fee: toApi(l.feeMinor),
       balance_after: toApi(l.balanceAfterMinor),
     })),
+  };
+}
+
+/** Counts per currency folded into one group's record: totals over its currencies, the volume per currency. */
+function countsRecord(rows: CountRow[]) {
+  const sum = (k: 'collections' | 'completed' | 'final') => rows.reduce((n, r) => n + r[k], 0);
+  const final = sum('final');
+  return {
+    collections: sum('collections'),
+    completed: sum('completed'),
+    final,
+    success_rate: final === 0 ? null : Math.round((sum('completed') / final) * 10_000) / 10_000,
+    volume: rows.filter((r) => r.volume_minor > 0n).map((r) => ({ currency: r.currency, amount: toApi(r.volume_minor) })),
+  };
+}
+
+/** Rows grouped by a key, in their first appearance's order. */
+function groups<T>(rows: T[], key: (r: T) => string): T[][] {
+  const by = new Map<string, T[]>();
+  for (const r of rows) by.set(key(r), [...(by.get(key(r)) ?? []), r]);
+  return [...by.values()];
+}
+
+function overviewRecord(o: OverviewData) {
+  const methods = (rows: MethodRow[]) => groups(rows, (r) => r.payment_method).map((g) => ({ payment_method: g[0].payment_method as PaymentMethod, ...countsRecord(g) }));
+  return {
+    as_of: apiTime(o.asOf),
+    periods: [
+      { period: 'today' as const, from: apiTime(o.today.from), methods: methods(o.today.rows) },
+      { period: 'last_30_days' as const, from: apiTime(o.last30Days.from), methods: methods(o.last30Days.rows) },
+    ],
+    mids: groups(o.mids ?? [], (r) => String(r.mid_id)).map((g) => ({ service_type: g[0].service_type, mid_id: g[0].mid_id, business_id: g[0].business_id, ...countsRecord(g) })),
+    attention: o.attention,
   };
 }
 
@@ -134,6 +170,14 @@ export const admin = typedHandlers({
 
   /** A merchant user's business_id was set to its own by the access layer. */
   exportAdminRefunds: async ({ query }, ctx) => refundExportReply(ctx, refundFiltersOf(query)),
+
+  getOverview: async ({ query }, ctx) => {
+    const businessId = query.business_id === undefined ? null : Number(query.business_id);
+    const operator = !merchantUser(ctx);
+    // an operator asking about a business that does not exist is told so, not shown zeros
+    if (businessId !== null && operator) await ctx.services.businesses.getBusiness(businessId);
+    return ok(overviewRecord(await ctx.services.reports.overviews.of(businessId, operator)), 'Overview retrieved');
+  },
 
   getSettlementReport: async ({ query }, ctx) => {
     const report = await ctx.services.reports.settlement.day(query.date);

@@ -83,6 +83,7 @@ describe('Paystack hosted checkout', () => {
     expect(await balance(w, 'NGN')).toBe(before + 25000);
     const operator = await w.svc.admin.get(`/v1/admin/collections/${p.gateway_reference}`);
     expect(operator.body.data).toMatchObject({ transaction_status: 'COMPLETED', institution_name: 'Paystack' });
+    expect(operator.body.data.checkout).toEqual({ vendor_reference: (inits[0].body as { reference: string }).reference, url: checkout, attempts: 1 });
     // Paystack's own webhook came too: a prompt to verify, which credits nothing twice.
     await w.paystack.deliveriesDone();
     expect((await stateOf(w, p.gateway_reference)).journals).toBe(1);

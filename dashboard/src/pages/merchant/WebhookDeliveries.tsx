@@ -1,5 +1,6 @@
 // The business's webhook deliveries, newest first: where each notification stands, a link to its
-// payment and, for roles that may, a re-send of the payment's latest notification.
+// payment and, for roles that may, a re-send of the payment's latest notification. On a phone each is a
+// card with the payment, its status, the delivery and the re-send first.
 import { useState } from 'react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { admin, unwrap, unwrapPage } from '../../api';
@@ -39,17 +40,19 @@ export function WebhookDeliveries({ businessId }: { businessId: number }) {
       {list.data && list.data.items.length === 0 && <p>No notification {state ? `in state ${STATE_TEXT[state]}` : 'yet'}.</p>}
       {list.data && list.data.items.length > 0 && (
         <DataTable
+          label="Deliveries"
+          cards
           rows={list.data.items}
           rowKey={(d) => d.id}
           columns={[
             { head: 'Created', cell: (d) => <Time at={d.created_at} /> },
-            { head: 'Payment', cell: (d) => <Link to={`/payments/${d.gateway_reference}`}>{d.gateway_reference}</Link> },
-            { head: 'Status', cell: (d) => d.transaction_status },
-            { head: 'Delivery', cell: (d) => <DeliveryState d={d} /> },
+            { head: 'Payment', lead: true, cell: (d) => <Link to={`/payments/${d.gateway_reference}`}>{d.gateway_reference}</Link> },
+            { head: 'Status', lead: true, cell: (d) => d.transaction_status },
+            { head: 'Delivery', lead: true, cell: (d) => <DeliveryState d={d} /> },
             { head: 'Attempts', num: true, cell: (d) => d.attempts },
             { head: 'Last answer', cell: (d) => d.last_error ?? (d.last_http_status === null ? '—' : `HTTP ${d.last_http_status}`) },
             ...(mayResend
-              ? [{ head: 'Re-send', hidden: true, cell: (d: Delivery) => <ResendButton d={d} busy={resend.isPending} onResend={() => resend.mutate(d.gateway_reference)} /> }]
+              ? [{ head: 'Re-send', hidden: true, lead: true, cell: (d: Delivery) => <ResendButton d={d} busy={resend.isPending} onResend={() => resend.mutate(d.gateway_reference)} /> }]
               : []),
           ]}
         />

@@ -6,6 +6,7 @@ import type { User } from '../../session';
 import { Account } from '../shared/Account';
 import { AuditLog } from '../shared/AuditLog';
 import { CollectionPage, CollectionsPage } from '../shared/Collections';
+import { Overview } from '../shared/Overview';
 import { People } from '../shared/People';
 import { ApiTokens } from '../shared/ApiTokens';
 import { Balances } from './Balances';
@@ -14,6 +15,7 @@ import { WebhookDeliveries } from './WebhookDeliveries';
 
 export function merchantNav(user: User): { to: string; label: string }[] {
   return [
+    { to: '/overview', label: 'Overview' },
     { to: '/payments', label: 'Payments' },
     { to: '/balances', label: 'Balances' },
     { to: '/developers', label: 'API tokens and webhooks' },
@@ -29,6 +31,7 @@ export function merchantPage(path: string, user: User): ReactNode | null {
   if (path === '/' || path === '/payments') return <CollectionsPage title="Payments" base="/payments" businessId={businessId} />;
   const payment = match('/payments/:reference', path);
   if (payment) return <CollectionPage key={payment.reference} reference={payment.reference} operator={false} />;
+  if (path === '/overview') return <Overview businessId={businessId} />;
   if (path === '/balances') return <Balances businessId={businessId} />;
   if (path === '/developers') return <ApiTokens businessId={businessId} page />;
   if (path === '/deliveries') return <WebhookDeliveries businessId={businessId} />;

@@ -1,4 +1,5 @@
-// A live collection's request to its processor, for operators: its state, why it is held, and the
+// A live collection's request to its processor, for operators: its state, its references (ours and the
+// processor's, to look the payment up there), why it is held, and the
 // operator admin's decision on a held payment (resolveHeldCollection), taken once after checking with
 // the processor what the customer really paid.
 import { useState } from 'react';
@@ -22,6 +23,14 @@ export function ProcessorRequest({ reference, request }: { reference: string; re
         {request.service_type}: <strong>{request.state}</strong> · {request.send_attempts} send attempt(s), {request.checks} status check(s)
         {request.last_error && ` · last problem: ${request.last_error}`}
       </p>
+      <dl className="pairs">
+        <dt>Our reference</dt>
+        <dd>
+          <code>{request.reference}</code>
+        </dd>
+        <dt>Processor's reference</dt>
+        <dd>{request.vendor_reference ? <code>{request.vendor_reference}</code> : 'none given'}</dd>
+      </dl>
       {request.held_reason && <p>Held: {request.held_reason}</p>}
       {r && (
         <p>

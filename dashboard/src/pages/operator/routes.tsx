@@ -6,6 +6,7 @@ import type { User } from '../../session';
 import { Account } from '../shared/Account';
 import { AuditLog } from '../shared/AuditLog';
 import { CollectionPage, CollectionsPage } from '../shared/Collections';
+import { Overview } from '../shared/Overview';
 import { People } from '../shared/People';
 import { Business } from './Business';
 import { Businesses, NewBusiness } from './Businesses';
@@ -14,6 +15,7 @@ import { CardKeys, FailingWebhooks, FxRates } from './Operations';
 
 export function operatorNav(user: User): { to: string; label: string }[] {
   return [
+    { to: '/overview', label: 'Overview' },
     { to: '/businesses', label: 'Businesses' },
     { to: '/collections', label: 'Collections' },
     { to: '/go-live-requests', label: 'Go-live requests' },
@@ -33,6 +35,7 @@ export function operatorPage(path: string, user: User): ReactNode | null {
   if (path === '/collections') return <CollectionsPage title="Collections" base="/collections" />;
   const collection = match('/collections/:reference', path);
   if (collection) return <CollectionPage key={collection.reference} reference={collection.reference} operator />;
+  if (path === '/overview') return <Overview />;
   if (path === '/go-live-requests') return <GoLiveRequests />;
   if (path === '/webhooks') return <FailingWebhooks />;
   if (path === '/rates') return <FxRates />;

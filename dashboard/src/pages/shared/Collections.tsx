@@ -1,11 +1,13 @@
-// Collections: the search (an operator's over every business, a merchant's over its own), and one
-// collection with its delivery log; operators also see its processor request (resolving a held one),
-// its routing decision and ledger postings.
+// Collections: the search (an operator's over every business, by business too, a merchant's over its
+// own), and one collection with its business, narration, customer and delivery log; operators also see
+// its processor request (resolving a held one) with its references, its checkout and routing decision.
+// Ledger postings are shown as the API gives them: a merchant's people get their wallets' only.
 import { useQuery } from '@tanstack/react-query';
 import { admin, unwrap, unwrapPage } from '../../api';
 import type { Admin } from '../../api';
 import { Link, useLocation } from '../../router';
 import { CollectionSummary, CollectionTable, queryOf, SearchForm, searchOf, WindowLine } from '../../ui/collections';
+import type { BusinessChoice } from '../../ui/collections';
 import { Pager, useCursorList } from '../../ui/paging';
 import { LoadError, Loading, Money, Section, Time } from '../../ui/parts';
 import { DataTable } from '../../ui/table';
@@ -17,17 +19,29 @@ import { Refunds } from './Refund';
 export function CollectionsPage({ title, base, businessId }: { title: string; base: string; businessId?: number }) {
   const { query } = useLocation();
   const search = searchOf(query);
+  const operator = businessId === undefined;
   const { list, pages } = useCursorList(['collections', businessId ?? 'all', search], (cursor) =>
-    unwrapPage(admin.GET('/v1/admin/collections', { params: { query: { ...queryOf(search), business_id: businessId, cursor } } })),
+    unwrapPage(admin.GET('/v1/admin/collections', { params: { query: { ...queryOf(search), business_id: operator ? queryOf(search).business_id : businessId, cursor } } })),
   );
+  const businesses = useQuery({
+    queryKey: ['business-choices'],
+    enabled: operator,
+    queryFn: async (): Promise<BusinessChoice[]> => (await unwrapPage(admin.GET('/v1/admin/businesses', { params: { query: { per_page: 100 } } }))).items,
+  });
   return (
     <>
       <h1>{title}</h1>
-      <SearchForm key={query.toString()} base={base} search={search} error={list.error} />
+      <SearchForm
+        key={`${query.toString()} ${businesses.data ? 'named' : ''}`}
+        base={base}
+        search={operator ? search : { ...search, business_id: undefined }}
+        error={list.error}
+        businesses={operator ? (businesses.data ?? []) : undefined}
+      />
       <WindowLine search={search} total={list.data?.total} />
       {list.isPending && <Loading what={title.toLowerCase()} />}
       {list.error && <LoadError error={list.error} retry={() => list.refetch()} />}
-      {list.data && list.data.items.length > 0 && <CollectionTable base={base} rows={list.data.items} />}
+      {list.data && list.data.items.length > 0 && <CollectionTable base={base} rows={list.data.items} business={operator} label={`${title} found`} />}
       <Pager pages={pages} />
     </>
   );
@@ -47,10 +61,12 @@ export function CollectionPage({ reference, operator }: { reference: string; ope
         {operator ? 'Collection' : 'Payment'} <code>{c.gateway_reference}</code>
       </h1>
       <p>
-        {operator && (
+        {operator ? (
           <>
-            Business <Link to={`/businesses/${c.business_id}`}>#{c.business_id}</Link>
+            Business <Link to={`/businesses/${c.business_id}`}>{c.business_name}</Link>
           </>
+        ) : (
+          c.business_name
         )}
         {c.fx_rate !== null && ` · converted at ${c.fx_rate}`}
         {c.card && ` · card ${c.card.masked_number}`}
@@ -61,9 +77,28 @@ export function CollectionPage({ reference, operator }: { reference: string; ope
       <Refunds c={c} />
       <Deliveries reference={c.gateway_reference} final={c.transaction_status !== 'PENDING'} />
       {operator && c.processor_request && <ProcessorRequest reference={c.gateway_reference} request={c.processor_request} />}
+      {operator && c.checkout && <Checkout checkout={c.checkout} />}
       {operator && <Routing routing={c.routing} />}
       <Postings postings={c.postings} />
     </>
+  );
+}
+
+/** The checkout on the processor's own pages, as the operator needs it to find the payment there. */
+function Checkout({ checkout }: { checkout: NonNullable<Admin['AdminCollection']['checkout']> }) {
+  return (
+    <Section title="Processor checkout">
+      <dl className="pairs">
+        <dt>Processor's reference</dt>
+        <dd>{checkout.vendor_reference ? <code>{checkout.vendor_reference}</code> : 'not given yet'}</dd>
+        <dt>Checkout page</dt>
+        <dd>{checkout.url ? <a href={checkout.url}>{checkout.url}</a> : 'not given yet'}</dd>
+        <dt>Started</dt>
+        <dd>
+          {checkout.attempts} time{checkout.attempts === 1 ? '' : 's'}
+        </dd>
+      </dl>
+    </Section>
   );
 }
 

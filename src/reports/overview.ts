@@ -1,0 +1,66 @@
+// The dashboard's overview (issue 27): for one business or all, today's (UTC) and the last 30 days'
+// collections by payment method with their success rate and completed volume per currency; for
+// operators also the same per processor and MID over 30 days and what waits on them (failing webhooks,
+// held payments, unknown outcomes). Read in one snapshot; amounts stay in minor units until the record.
+import { reportSql, SNAPSHOT } from './sql';
+import type { DbOf } from './sql';
+
+const DAY_MS = 86_400_000;
+const methodsSql = reportSql('overview-methods.sql');
+const midsSql = reportSql('overview-mids.sql');
+const attentionSql = reportSql('overview-attention.sql');
+
+/** One group's counts as the statements return them, per currency. */
+export interface CountRow {
+  currency: string;
+  collections: number;
+  completed: number;
+  final: number;
+  volume_minor: bigint;
+}
+
+export interface MethodRow extends CountRow {
+  payment_method: string;
+}
+
+export interface MidRow extends CountRow {
+  service_type: string;
+  mid_id: number;
+  business_id: number;
+}
+
+export interface Attention {
+  failing_webhooks: number;
+  held_payments: number;
+  unknown_outcomes: number;
+}
+
+export interface OverviewData {
+  asOf: Date;
+  today: { from: Date; rows: MethodRow[] };
+  last30Days: { from: Date; rows: MethodRow[] };
+  /** operators only */
+  mids: MidRow[] | null;
+  attention: Attention | null;
+}
+
+export class Overviews {
+  constructor(
+    private readonly db: DbOf,
+    private readonly now: () => Date,
+  ) {}
+
+  /** `operator`: add the processors' side (per MID, and what waits on an operator). */
+  async of(businessId: number | null, operator: boolean): Promise<OverviewData> {
+    const asOf = this.now();
+    const today = new Date(Math.floor(asOf.getTime() / DAY_MS) * DAY_MS);
+    const monthAgo = new Date(today.getTime() - 29 * DAY_MS);
+    return this.db().tx({ mode: SNAPSHOT }, async (t) => {
+      const todays = await t.any<MethodRow>(methodsSql, { from: today, business_id: businessId });
+      const month = await t.any<MethodRow>(methodsSql, { from: monthAgo, business_id: businessId });
+      const mids = operator ? await t.any<MidRow>(midsSql, { from: monthAgo, business_id: businessId }) : null;
+      const attention = operator ? await t.one<Attention>(attentionSql, { business_id: businessId }) : null;
+      return { asOf, today: { from: today, rows: todays }, last30Days: { from: monthAgo, rows: month }, mids, attention };
+    });
+  }
+}

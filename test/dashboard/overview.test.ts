@@ -1,0 +1,71 @@
+// Proves, in Chromium against a real service and database, the overview (issue 27): an operator sees today's and the last 30 days' payments by method as a chart with a table of the same numbers, the success rate per MID and what waits on an operator; a merchant's owner sees its own business with its balances and nothing of the processors' side.
+import type { Browser } from 'playwright-core';
+import { launchBrowser } from '../helpers/browser';
+import { closeAll, dashboardPage, describeBrowser, fitsWidth, PHONE, signIn } from '../helpers/dashboard';
+import { mobileMoney, setupMerchant } from '../helpers/fixtures';
+import type { MerchantSetup } from '../helpers/fixtures';
+import { startTestService } from '../helpers/service';
+import type { TestService } from '../helpers/service';
+import { Clock, createUser, totpCode } from '../helpers/users';
+
+const clock = new Clock();
+let svc: TestService;
+let browser: Browser;
+let books: MerchantSetup;
+let tools: MerchantSetup;
+const MM_MID = { payment_method: 'MOBILE_MONEY', currency: 'UGX' };
+
+async function pay(m: MerchantSetup, amount: number, outcome: 'COMPLETED' | 'FAILED' | null): Promise<void> {
+  const r = await m.client.post('/v1/collections/request-to-pay', mobileMoney({ amount }));
+  expect(r.status).toBe(200);
+  if (outcome) expect((await m.client.post(`/v1/sandbox/collections/${r.body.data.gateway_reference}/simulate`, { outcome })).status).toBe(200);
+}
+
+beforeAll(async () => {
+  svc = await startTestService({ now: clock.now, env: { SANDBOX_MM_DELAY_MS: '3600000' } });
+  books = await setupMerchant(svc, { name: 'Kampala Books', mids: [MM_MID] });
+  tools = await setupMerchant(svc, { name: 'Nairobi Tools', mids: [MM_MID] });
+  await pay(books, 50000, 'COMPLETED');
+  await pay(books, 30000, 'COMPLETED');
+  await pay(books, 10000, 'FAILED');
+  await pay(books, 5000, null);
+  await pay(tools, 20000, 'COMPLETED');
+  browser = (await launchBrowser()) as Browser;
+}, 180_000);
+afterAll(() => closeAll(browser, svc));
+
+describeBrowser('the overview', () => {
+  it('shows an operator payments by method as a chart and a table, the success rate per MID and what waits on an operator', async () => {
+    const operator = await createUser(svc, { role: 'operator_admin', totp: true });
+    const page = await dashboardPage(browser, svc, '/overview');
+    clock.advance(30_000);
+    await signIn(page, operator.email, operator.password, totpCode(svc));
+    await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
+    await page.getByRole('img', { name: 'Payments by method, today' }).waitFor();
+    const today = page.getByRole('region', { name: 'Today by method' });
+    const cells = await today.getByRole('row', { name: /MOBILE_MONEY/ }).getByRole('cell').allTextContents();
+    expect(cells).toEqual(['MOBILE_MONEY', '5', '3', '75.0 %', '100,000.00 UGX']);
+    await page.getByRole('img', { name: 'Success rate per MID, last 30 days' }).waitFor();
+    const mids = page.getByRole('region', { name: 'MIDs, last 30 days' });
+    expect(await mids.getByRole('row').count()).toBe(3); // the heading and one MID of each business
+    await mids.getByRole('row', { name: new RegExp(`#${books.businessId}\\b.*66\\.7 %`) }).waitFor();
+    const waiting = page.getByRole('region', { name: 'Waiting on an operator' });
+    await waiting.getByText(/held payments?/).waitFor();
+    await waiting.getByRole('link', { name: /failing webhook/ }).waitFor();
+    await page.context().close();
+  }, 120_000);
+
+  it("shows a merchant's owner its own business with balances, on a phone, without the processors' side", async () => {
+    const owner = await createUser(svc, { role: 'merchant_owner', business_id: books.businessId });
+    const page = await dashboardPage(browser, svc, '/overview', PHONE);
+    await signIn(page, owner.email, owner.password);
+    await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
+    const today = page.getByRole('region', { name: 'Today by method' });
+    expect(await today.getByRole('row', { name: /MOBILE_MONEY/ }).getByRole('cell').allTextContents()).toEqual(['MOBILE_MONEY', '4', '2', '66.7 %', '80,000.00 UGX']);
+    await page.getByRole('region', { name: 'Balances' }).getByRole('row', { name: /UGX/ }).waitFor();
+    expect(await page.getByRole('region', { name: 'Waiting on an operator' }).count()).toBe(0);
+    expect(await page.getByRole('img', { name: /per MID/ }).count()).toBe(0);
+    expect(await fitsWidth(page)).toBe(true);
+    await page.context().close();
+  }, 120_000);
+});
