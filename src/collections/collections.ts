@@ -287,7 +287,7 @@ export class CollectionService {
     const pageToken = randomBytes(18).toString('base64url');
     const processor = this.s.processors.get(mid.service_type);
     const charge = processor.connector ? chargeOf(processor, mid.id, body.currency, amountMinor, price) : null;
-    const refused = hasOwnCheckout(processor) ? processor.hosted.requestErrors({ paymentMethod: method, accountEmail: body.account_email ?? null }) : [];
+    const refused = hasOwnCheckout(processor) ? processor.checkout.requestErrors({ paymentMethod: method, accountEmail: body.account_email ?? null }) : [];
     if (refused.length > 0) throw validationError(refused);
     const initiated = processor.plan({
       paymentMethod: method,

@@ -13,6 +13,11 @@ const DAY_MS = 86_400_000;
  * both collections and collection_counts, except merchant_reference, gateway_reference, account_number
  * and created_at, so `byDay` leaves out from/to for the counts, which filter on day instead (and a
  * search by a reference or an account is counted from collections).
+ *
+ * Why formatted parts and not one constant .sql file: a list's filters combine freely, and each
+ * combination is a different index choice. One constant text with NULL guards (`$1 IS NULL OR ...`)
+ * would be planned once, generically, and scan where the condition given needs an index. These reads
+ * are not on the hot path: a list is not one of the writes that are prepared (docs/layout.md).
  */
 export function filterWhere(f: CollectionFilters, o: { byDay?: boolean } = {}): string {
   const where: string[] = [];

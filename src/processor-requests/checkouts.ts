@@ -143,7 +143,7 @@ export class CheckoutService {
       const now = await this.checkout(row.id);
       return now?.url ? { kind: 'redirect', url: now.url } : { kind: 'busy' };
     }
-    const r = await route.processor.hosted.start(route.ctx, this.order(row, route, attempt));
+    const r = await route.processor.checkout.start(route.ctx, this.order(row, route, attempt));
     if (r.kind === 'redirect') {
       await this.started(row, r.vendorReference, r.url, false);
       return { kind: 'redirect', url: r.url };
@@ -162,7 +162,7 @@ export class CheckoutService {
    */
   async chargeCard(row: CollectionRow, card: CardDetails): Promise<CollectionRow> {
     const route = await this.route(row);
-    const charge = route?.processor.hosted.chargeCard;
+    const charge = route?.processor.checkout.chargeCard;
     if (!route || !charge) throw new Error(`processor of MID ${row.mid_id} takes no direct card`);
     const attempt = await this.claim(row.id);
     if (attempt === null) return row;
@@ -203,7 +203,7 @@ export class CheckoutService {
     const mid = await this.s.db.oneOrNone<{ service_type: string; credentials_enc: string | null }>('SELECT service_type, credentials_enc FROM mids WHERE id = $1', [midId]);
     const processor = mid && mid.service_type === serviceType && this.s.processors.has(serviceType) ? this.s.processors.get(serviceType) : null;
     if (!mid || !processor || !hasOwnCheckout(processor)) throw new AppError('NOT_FOUND', 'No such webhook endpoint');
-    const note = processor.hosted.webhook({ midId, credentials: openCredentials(masterKeys(this.s.config), mid.credentials_enc) }, rawBody, header);
+    const note = processor.checkout.webhook({ midId, credentials: openCredentials(masterKeys(this.s.config), mid.credentials_enc) }, rawBody, header);
     if (!note) {
       this.s.log.warn('processor webhook refused: signature does not hold', { service_type: serviceType, mid_id: midId });
       throw new AppError('UNAUTHORIZED', 'The webhook signature does not hold');

@@ -211,7 +211,7 @@ export class ProcessorRequestService {
    */
   private retryableDecline(r: Claimed): boolean {
     const p = this.s.processors.get(r.service_type);
-    return hasOwnCheckout(p) && p.hosted.retryAfterDecline && r.card_masked === null;
+    return hasOwnCheckout(p) && p.checkout.retryAfterDecline && r.card_masked === null;
   }
 
   private async checkOne(r: Claimed): Promise<void> {

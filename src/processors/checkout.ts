@@ -45,7 +45,7 @@ export interface WebhookNote {
   vendorReference: string | null;
 }
 
-export interface HostedCheckout {
+export interface ProcessorCheckout {
   /**
    * The checkout lets the customer try again after a decline (Paystack's "Try again" on the same page): a
    * declined attempt is then not the payment's end; it stays PENDING until paid or until our own expiry.
@@ -60,8 +60,8 @@ export interface HostedCheckout {
   webhook(ctx: CallContext, rawBody: Buffer, header: (name: string) => string | undefined): WebhookNote | null;
 }
 
-export type CheckoutProcessor = Processor & { hosted: HostedCheckout };
+export type CheckoutProcessor = Processor & { checkout: ProcessorCheckout };
 
 export function hasOwnCheckout(p: Processor): p is CheckoutProcessor {
-  return 'hosted' in p && (p as CheckoutProcessor).hosted !== undefined;
+  return 'checkout' in p && (p as CheckoutProcessor).checkout !== undefined;
 }

@@ -15,7 +15,11 @@ export interface RefundFilters {
   business_id?: number;
 }
 
-/** The filters as SQL over `refunds r JOIN collections c`, values formatted in; TRUE when there are none. */
+/**
+ * The filters as SQL over `refunds r JOIN collections c`, values formatted in; TRUE when there are none.
+ * Formatted, as a collection list's filters are (src/collections/counts.ts says why): only the conditions
+ * given, so the planner picks the index each combination needs.
+ */
 export function refundFilterWhere(f: RefundFilters): string {
   const where: string[] = [];
   const add = (clause: string, v: unknown) => v !== undefined && where.push(pgp.as.format(clause, [v]));

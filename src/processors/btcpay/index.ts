@@ -2,7 +2,7 @@
 // store, API key and webhook secret. Refunds are pull payments the customer claims from a link.
 import { randomBytes } from 'node:crypto';
 import { isoDecimals } from '../amounts';
-import type { CheckoutOrder, CheckoutStart, HostedCheckout } from '../checkout';
+import type { CheckoutOrder, CheckoutStart, ProcessorCheckout } from '../checkout';
 import type { CallContext, Connector, CredentialField, Plan, Processor, QueryResult, RefundConnector, RefundOrder, StatusQuery } from '../types';
 import { BtcpayClient } from './client';
 import { observe, observeRefund, readWebhook, refundCallbackNote, signatureValid } from './transformers';
@@ -68,7 +68,7 @@ function btcpayRefunds(client: (ctx: CallContext) => BtcpayClient): RefundConnec
   };
 }
 
-export function btcpayProcessor(t: BtcpayTransport): Processor & { hosted: HostedCheckout } {
+export function btcpayProcessor(t: BtcpayTransport): Processor & { checkout: ProcessorCheckout } {
   const client = (ctx: CallContext) =>
     new BtcpayClient({
       serverUrl: ctx.credentials.server_url ?? '',
@@ -98,7 +98,7 @@ export function btcpayProcessor(t: BtcpayTransport): Processor & { hosted: Hoste
     },
   };
 
-  const hosted: HostedCheckout = {
+  const checkout: ProcessorCheckout = {
     // an invoice that became Invalid or Expired cannot be paid again: its failure is final
     retryAfterDecline: false,
     requestErrors: () => [],
@@ -133,7 +133,7 @@ export function btcpayProcessor(t: BtcpayTransport): Processor & { hosted: Hoste
     credentials: BTCPAY_CREDENTIALS,
     amountDecimals: isoDecimals,
     connector,
-    hosted,
+    checkout,
     plan(): Plan {
       return { institutionName: BTCPAY_INSTITUTION, instructions: null, needsPaymentPage: true, scheduledReport: null };
     },

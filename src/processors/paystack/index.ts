@@ -2,7 +2,7 @@
 // charges whose 3-D Secure step the customer opens from our payment_url. Refunds, full or partial, through
 // Paystack's Refund API; payouts through Transfers (a recipient, then the transfer under our reference).
 import { randomBytes } from 'node:crypto';
-import type { HostedCheckout, CheckoutOrder, CheckoutStart } from '../checkout';
+import type { ProcessorCheckout, CheckoutOrder, CheckoutStart } from '../checkout';
 import type { CallContext, Connector, CredentialField, PayoutConnector, PayoutObservedStatus, PayoutOrder, Plan, Processor, QueryResult, RefundConnector, RefundOrder, StatusQuery } from '../types';
 import { PaystackClient } from './client';
 import type { Unreachable } from './client';
@@ -115,7 +115,7 @@ function paystackPayouts(client: (ctx: CallContext) => PaystackClient): PayoutCo
   };
 }
 
-export function paystackProcessor(t: PaystackTransport): Processor & { hosted: HostedCheckout } {
+export function paystackProcessor(t: PaystackTransport): Processor & { checkout: ProcessorCheckout } {
   const client = (ctx: CallContext) => new PaystackClient({ baseUrl: t.baseUrl, secretKey: ctx.credentials.secret_key ?? '', timeoutMs: t.timeoutMs });
 
   const connector: Connector = {
@@ -140,7 +140,7 @@ export function paystackProcessor(t: PaystackTransport): Processor & { hosted: H
     },
   };
 
-  const hosted: HostedCheckout = {
+  const checkout: ProcessorCheckout = {
     // Paystack's checkout offers "Try again" after a decline, and verify then reads `failed` until it is paid.
     retryAfterDecline: true,
     requestErrors: (r) => problems({ email: r.accountEmail }),
@@ -165,7 +165,7 @@ export function paystackProcessor(t: PaystackTransport): Processor & { hosted: H
     credentials: PAYSTACK_CREDENTIALS,
     amountDecimals,
     connector,
-    hosted,
+    checkout,
     plan(): Plan {
       return { institutionName: PAYSTACK_INSTITUTION, instructions: null, needsPaymentPage: true, scheduledReport: null };
     },

@@ -8,7 +8,7 @@ const processor = btcpayProcessor({ timeoutMs: 1000 });
 function delivery(body: Record<string, unknown>, secret = credentials.webhook_secret) {
   const raw = Buffer.from(JSON.stringify(body));
   const header = signature(raw, secret);
-  return processor.hosted.webhook({ midId: 7, credentials }, raw, (name) => (name === 'btcpay-sig' ? header : undefined));
+  return processor.checkout.webhook({ midId: 7, credentials }, raw, (name) => (name === 'btcpay-sig' ? header : undefined));
 }
 
 const settled = (storeId: string) => ({ type: 'InvoiceSettled', storeId, invoiceId: 'Inv123', metadata: { orderId: 'PC20261126ABC' } });
