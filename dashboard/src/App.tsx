@@ -6,7 +6,7 @@ import type { ReactNode } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { admin, ApiError, unwrap } from './api';
 import { Link, useLocation } from './router';
-import { adopt, forget, isOperator, SESSION_KEY, whenCsrfRefused, whenSessionEnds } from './session';
+import { adopt, forget, isOperator, roleName, SESSION_KEY, whenCsrfRefused, whenSessionEnds } from './session';
 import type { Session, User } from './session';
 import { EnrolTotp } from './pages/auth/EnrolTotp';
 import { Login, SecondFactor, SignOutLink } from './pages/auth/SignIn';
@@ -86,7 +86,7 @@ function Shell({ nav, path, user, title, children }: { nav: { to: string; label:
           </ul>
         </nav>
         <span className="who">
-          <Link to="/account">{user.email}</Link> <span className="tag">{user.role.replace('_', ' ')}</span>
+          <Link to="/account">{user.email}</Link> <span className="tag">{roleName(user.role)}</span>
         </span>
         <SignOutLink />
       </header>

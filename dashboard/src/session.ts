@@ -74,6 +74,17 @@ const OPERATOR_ROLES: Role[] = ['operator_admin', 'operator_support'];
 
 export const isOperator = (u: User) => OPERATOR_ROLES.includes(u.role);
 
+/** Each role in words, as people read it (a merchant's team has owners, developers and viewers). */
+export const ROLE_NAMES: Record<Role, string> = {
+  operator_admin: 'Operator admin',
+  operator_support: 'Operator support',
+  merchant_owner: 'Owner',
+  merchant_developer: 'Developer',
+  merchant_viewer: 'Viewer',
+};
+
+export const roleName = (role: Role): string => ROLE_NAMES[role];
+
 /** What a role may do; the server checks the same rules on every call, the dashboard only hides what would be refused. */
 const ABILITIES = {
   /** set up businesses, MIDs, wallets, rates, card key, verification */

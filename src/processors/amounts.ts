@@ -1,17 +1,7 @@
 // Amounts as vendors take them. Inside, money is minor units with the API's two decimals; a vendor may
-// take fewer (ISO 4217 zero-decimal currencies, M-Pesa's whole shillings), so an amount is converted
+// take fewer (ISO 4217 zero-decimal currencies, domain/currencies.ts; M-Pesa's whole shillings), so an amount is converted
 // only when it is exact, never rounded. Pure.
 import { SCALE } from '../domain/money';
-
-/** ISO 4217 currencies whose minor unit is 0 (the mobile-money ones first). */
-export const ZERO_DECIMAL_CURRENCIES = new Set([
-  'UGX', 'RWF', 'XAF', 'XOF', 'GNF', 'BIF', 'KMF', 'DJF', 'CLP', 'ISK', 'JPY', 'KRW', 'PYG', 'VND', 'VUV', 'XPF',
-]);
-
-/** Decimal places of a currency by ISO 4217 (the three-decimal ones are not taken by this API: 2). */
-export function isoDecimals(currency: string): number {
-  return ZERO_DECIMAL_CURRENCIES.has(currency) ? 0 : 2;
-}
 
 /** 50000n (500.00) -> "500" with 0 decimals, "500.00" with 2; null when not exact at that precision. */
 export function amountText(amountMinor: bigint, decimals: number): string | null {

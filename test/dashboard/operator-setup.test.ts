@@ -1,5 +1,5 @@
 // Proves, in Chromium against a real service and database, that an operator signs in (password and authenticator
-// code, from the keyboard) and takes a business from nothing to a verified live merchant in the browser only, that refusals show the API's own words next to the field and change
+// code, from the keyboard) and takes a business from nothing to a verified live merchant in the browser only, through the business page's parts at their own addresses (terms, wallets, MIDs, API tokens, go-live review), that refusals show the API's own words next to the field and change
 // nothing, that an API secret is shown once then only masked, and that a third token is refused.
 import type { Browser, Page } from 'playwright-core';
 import { launchBrowser } from '../helpers/browser';
@@ -89,7 +89,17 @@ describeBrowser('operator console in Chromium', () => {
     const fees = await svc.database.db.any('SELECT payment_method, percent::text, fixed_minor::text FROM business_fees ORDER BY payment_method');
     expect(fees.map((f) => f.payment_method)).toEqual(['BANK', 'MOBILE_MONEY']);
 
+    // The business's page is split: the terms alone, then each part at its own address.
+    const sections = page.getByRole('navigation', { name: 'Business sections' });
+    expect(await sections.getByRole('link').allTextContents()).toEqual(['Terms and fees', 'Wallets', 'MIDs', 'API tokens', 'Go-live review']);
+    expect(await sections.getByRole('link', { name: 'Terms and fees' }).getAttribute('aria-current')).toBe('page');
+    expect(await page.getByRole('form', { name: 'Add a wallet' }).count()).toBe(0);
+    expect(await page.getByRole('region', { name: 'MIDs (routing terminals)' }).count()).toBe(0);
+
     // A second wallet.
+    await sections.getByRole('link', { name: 'Wallets', exact: true }).click();
+    expect(page.url()).toBe(`${svc.url}/dashboard/businesses/${business.id}/wallets`);
+    expect(await page.getByRole('form', { name: 'Business terms' }).count()).toBe(0);
     const wallet = page.getByRole('form', { name: 'Add a wallet' });
     await wallet.getByLabel('New wallet currency').fill('USD');
     await wallet.getByRole('button', { name: 'Add wallet' }).click();
@@ -98,6 +108,7 @@ describeBrowser('operator console in Chromium', () => {
 
     // A MID whose processor password is write-only, then re-ranked.
     const password = 'processor-pass-4711';
+    await sections.getByRole('link', { name: 'MIDs', exact: true }).click();
     const mid = page.getByRole('form', { name: 'Add a MID' });
     await mid.getByLabel('Business name at the processor').fill('Kampala Books Ltd');
     await mid.getByLabel('Currency').fill('UGX');
@@ -119,6 +130,7 @@ describeBrowser('operator console in Chromium', () => {
     }
 
     // A webhook hash under 16 characters: the API's words next to the field, no token written.
+    await sections.getByRole('link', { name: 'API tokens', exact: true }).click();
     await createToken(page, 'too-short');
     const shortHash = await apiMessage('post', `/v1/admin/businesses/${business.id}/api-tokens`, { notification_email: 'a@b.example', webhook_url: 'https://a.example/h', webhook_hash: 'too-short' }, 'webhook_hash');
     await expectText(fieldError(page, 'New API token', 'webhook_hash'), shortHash);
@@ -154,6 +166,8 @@ describeBrowser('operator console in Chromium', () => {
       expect(r.status).toBe(200);
       expect((await merchant.post(`/v1/sandbox/collections/${r.body.data.gateway_reference}/simulate`, { outcome: 'COMPLETED' })).status).toBe(200);
     }
+    await sections.getByRole('link', { name: 'Go-live review', exact: true }).click();
+    expect(page.url()).toBe(`${svc.url}/dashboard/businesses/${business.id}/go-live`);
     await page.reload();
     const review = page.getByRole('region', { name: 'Go-live review' });
     await review.getByRole('listitem').filter({ hasText: 'BANK' }).getByText('passed').waitFor();

@@ -1,4 +1,4 @@
-// Proves, in Chromium against a real service and database, the overview (issue 27): an operator sees today's and the last 30 days' payments by method as a chart with a table of the same numbers, the success rate per MID and what waits on an operator; a merchant's owner sees its own business with its balances and nothing of the processors' side.
+// Proves, in Chromium against a real service and database, the overview (issue 27): an operator sees today's and the last 30 days' payments by method as a chart with a table of the same numbers, the success rate per MID and what waits on an operator; a merchant's owner sees its own business with its balances (each currency in its own minor unit) and nothing of the processors' side.
 import type { Browser } from 'playwright-core';
 import { launchBrowser } from '../helpers/browser';
 import { closeAll, dashboardPage, describeBrowser, fitsWidth, PHONE, signIn } from '../helpers/dashboard';
@@ -23,7 +23,7 @@ async function pay(m: MerchantSetup, amount: number, outcome: 'COMPLETED' | 'FAI
 
 beforeAll(async () => {
   svc = await startTestService({ now: clock.now, env: { SANDBOX_MM_DELAY_MS: '3600000' } });
-  books = await setupMerchant(svc, { name: 'Kampala Books', mids: [MM_MID] });
+  books = await setupMerchant(svc, { name: 'Kampala Books', wallets: ['UGX', 'USD'], mids: [MM_MID] });
   tools = await setupMerchant(svc, { name: 'Nairobi Tools', mids: [MM_MID] });
   await pay(books, 50000, 'COMPLETED');
   await pay(books, 30000, 'COMPLETED');
@@ -44,7 +44,7 @@ describeBrowser('the overview', () => {
     await page.getByRole('img', { name: 'Payments by method, today' }).waitFor();
     const today = page.getByRole('region', { name: 'Today by method' });
     const cells = await today.getByRole('row', { name: /MOBILE_MONEY/ }).getByRole('cell').allTextContents();
-    expect(cells).toEqual(['MOBILE_MONEY', '5', '3', '75.0 %', '100,000.00 UGX']);
+    expect(cells).toEqual(['MOBILE_MONEY', '5', '3', '75.0 %', '100,000 UGX']);
     await page.getByRole('img', { name: 'Success rate per MID, last 30 days' }).waitFor();
     const mids = page.getByRole('region', { name: 'MIDs, last 30 days' });
     expect(await mids.getByRole('row').count()).toBe(3); // the heading and one MID of each business
@@ -61,8 +61,12 @@ describeBrowser('the overview', () => {
     await signIn(page, owner.email, owner.password);
     await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
     const today = page.getByRole('region', { name: 'Today by method' });
-    expect(await today.getByRole('row', { name: /MOBILE_MONEY/ }).getByRole('cell').allTextContents()).toEqual(['MOBILE_MONEY', '4', '2', '66.7 %', '80,000.00 UGX']);
-    await page.getByRole('region', { name: 'Balances' }).getByRole('row', { name: /UGX/ }).waitFor();
+    expect(await today.getByRole('row', { name: /MOBILE_MONEY/ }).getByRole('cell').allTextContents()).toEqual(['MOBILE_MONEY', '4', '2', '66.7 %', '80,000 UGX']);
+    // money in each currency's own minor unit: whole shillings, cents of a dollar
+    const balances = page.getByRole('region', { name: 'Balances' });
+    const ugx = await balances.getByRole('row', { name: /UGX/ }).getByRole('cell').allTextContents();
+    expect(ugx.slice(1).every((c) => /^[\d,]+ UGX$/.test(c))).toBe(true);
+    expect(await balances.getByRole('row', { name: /USD/ }).getByRole('cell').allTextContents()).toContain('0.00 USD');
     expect(await page.getByRole('region', { name: 'Waiting on an operator' }).count()).toBe(0);
     expect(await page.getByRole('img', { name: /per MID/ }).count()).toBe(0);
     expect(await fitsWidth(page)).toBe(true);

@@ -106,7 +106,10 @@ describeBrowser('dashboard people in Chromium', () => {
     const page = await operatorPage('operator_support', `/businesses/${shop.businessId}`);
     await page.getByRole('heading', { name: new RegExp(`#${shop.businessId}`) }).waitFor();
     expect(await page.getByRole('link', { name: 'New business' }).count()).toBe(0);
-    for (const button of ['Save terms', 'Add wallet', 'Add MID', 'Create token', 'Verify for live']) {
+    // each part of the business's page, by its own address
+    const sections = page.getByRole('navigation', { name: 'Business sections' });
+    for (const [section, button] of [['Terms and fees', 'Save terms'], ['Wallets', 'Add wallet'], ['MIDs', 'Add MID'], ['API tokens', 'Create token'], ['Go-live review', 'Verify for live']]) {
+      await sections.getByRole('link', { name: section, exact: true }).click();
       expect(await page.getByRole('button', { name: button }).isDisabled()).toBe(true);
     }
     // The page's own session, CSRF token included, straight at the API: refused by role.

@@ -28,17 +28,20 @@ afterAll(async () => {
 });
 
 describeBrowser('a merchant team in Chromium', () => {
-  it('invites a developer who accepts by the emailed link and can manage tokens, not the team', async () => {
+  it('invites a developer (roles read as words: Owner, Developer, Viewer) who accepts by the emailed link and can manage tokens, not the team', async () => {
     const owner = await createUser(svc, { role: 'merchant_owner', business_id: shop.businessId });
     const page = await dashboardPage(browser, svc);
     await signIn(page, owner.email, owner.password);
     await page.getByRole('link', { name: 'Team' }).click();
     const invite = page.getByRole('form', { name: 'Invite someone' });
     await invite.getByLabel('Email').fill('dev@kampalabooks.example');
-    await invite.getByLabel('Role').selectOption('merchant_developer');
+    // roles in words, not the API's names
+    expect(await invite.getByLabel('Role').locator('option').allTextContents()).toEqual(['Owner', 'Developer', 'Viewer']);
+    expect(await page.getByLabel(`Role of ${owner.email}`).locator('option:checked').textContent()).toBe('Owner');
+    await invite.getByLabel('Role').selectOption({ label: 'Developer' });
     await invite.getByRole('button', { name: 'Send invitation' }).click();
     await page.getByText('Invitation sent to dev@kampalabooks.example').waitFor();
-    await page.getByText('dev@kampalabooks.example as merchant developer').waitFor();
+    await page.getByText('dev@kampalabooks.example as Developer').waitFor();
     await page.getByRole('button', { name: 'Sign out' }).click();
 
     const token = await tokenFromOutbox(svc, 'dev@kampalabooks.example', 'accept-invitation');
@@ -56,6 +59,7 @@ describeBrowser('a merchant team in Chromium', () => {
 
     await page.getByRole('link', { name: 'Sign in' }).click();
     await signIn(page, 'dev@kampalabooks.example', NEW_PASSWORD);
+    expect(await page.locator('header .tag').textContent()).toBe('Developer');
     await page.getByRole('link', { name: 'API tokens and webhooks' }).click();
     await page.getByRole('button', { name: 'Create token' }).waitFor();
     expect(await page.getByRole('button', { name: 'Create token' }).isDisabled()).toBe(false);

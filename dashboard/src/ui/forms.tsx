@@ -62,18 +62,20 @@ type SelectProps = Omit<SelectHTMLAttributes<HTMLSelectElement>, 'onChange' | 'v
   name: string;
   error: unknown;
   options: readonly string[];
+  /** what each option reads as (its value is sent); the value itself when not given */
+  optionName?: (o: string) => string;
   value: string;
   onValue: (v: string) => void;
 };
 
-export function SelectField({ label, name, error, options, value, onValue, ...select }: SelectProps) {
+export function SelectField({ label, name, error, options, optionName, value, onValue, ...select }: SelectProps) {
   return (
     <Field label={label} name={name} error={error}>
       {(a) => (
         <select {...select} {...a} value={value} onChange={(e) => onValue(e.target.value)}>
           {options.map((o) => (
             <option key={o} value={o}>
-              {o || 'Any'}
+              {optionName ? optionName(o) : o || 'Any'}
             </option>
           ))}
         </select>

@@ -1,7 +1,7 @@
 // Forms a role may not submit stay visible but disabled, with the reason; the server refuses the
 // same calls (403) whatever the page shows.
 import type { ReactNode } from 'react';
-import { useCan, useSession } from '../session';
+import { roleName, useCan, useSession } from '../session';
 import type { Ability } from '../session';
 
 export function Guard({ need, children }: { need: Ability; children: ReactNode }) {
@@ -10,7 +10,7 @@ export function Guard({ need, children }: { need: Ability; children: ReactNode }
   if (allowed) return <>{children}</>;
   return (
     <fieldset disabled className="readonly">
-      <p className="muted">Your role ({user.role.replace('_', ' ')}) can read this but not change it.</p>
+      <p className="muted">Your role ({roleName(user.role)}) can read this but not change it.</p>
       {children}
     </fieldset>
   );

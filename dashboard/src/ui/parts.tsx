@@ -1,5 +1,6 @@
 // Small display pieces shared by the pages: loading and error states, money, times (from time.tsx) and statuses.
 import type { ReactNode } from 'react';
+import { shownDecimals } from '../../../src/domain/currencies';
 import { ApiError } from '../api';
 
 export function Loading({ what }: { what: string }) {
@@ -36,9 +37,10 @@ export function Notice({ children }: { children: ReactNode }) {
   );
 }
 
-/** A JSON amount with its currency, grouped for reading; no arithmetic is done on it. */
+/** A JSON amount with its currency, grouped for reading, in the currency's own minor unit ("25,000 UGX", "12.50 USD"); no arithmetic is done on it. */
 export function Money({ amount, currency }: { amount: number; currency: string }) {
-  const text = amount.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+  const decimals = shownDecimals(Math.round(amount * 100), currency);
+  const text = amount.toLocaleString('en-US', { minimumFractionDigits: decimals, maximumFractionDigits: decimals });
   return (
     <span className="money">
       {text} {currency}

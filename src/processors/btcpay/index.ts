@@ -1,7 +1,7 @@
 // BTCPay Server: crypto on a BTCPay invoice's checkout page. Self-hosted, so each MID names its server,
 // store, API key and webhook secret. Refunds are pull payments the customer claims from a link.
 import { randomBytes } from 'node:crypto';
-import { isoDecimals } from '../amounts';
+import { isoDecimals } from '../../domain/currencies';
 import type { CheckoutOrder, CheckoutStart, ProcessorCheckout } from '../checkout';
 import type { CallContext, Connector, CredentialField, Plan, Processor, QueryResult, RefundConnector, RefundOrder, StatusQuery } from '../types';
 import { BtcpayClient } from './client';

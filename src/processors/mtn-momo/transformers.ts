@@ -2,7 +2,8 @@
 // our results, through exhaustive tables. Sources: the MoMo developer portal's Collection API
 // (momodeveloper.mtn.com, "API documentation" and "Common errors" pages) and the public client
 // libraries that follow it (sparkplug/momoapi-node, mtvbrianking/laravel-mtn-momo).
-import { amountText, isoDecimals, parseVendorAmount } from '../amounts';
+import { isoDecimals } from '../../domain/currencies';
+import { amountText, parseVendorAmount } from '../amounts';
 import type { VendorAnswer } from '../transport';
 import type { CallbackNote, Observed, ObservedStatus, PaymentOrder, PayoutObservedStatus, PayoutOrder, QueryResult, RefundOrder, SendResult } from '../types';
 

@@ -1,9 +1,11 @@
-// One business account: its terms, wallets, MIDs, API tokens and go-live review on one page, each a
-// section of its own.
+// One business account, split as people look for it (issue 27: one form of 2,700 px was too much):
+// terms and fees, wallets, MIDs, API tokens and the go-live review, each at its own address under
+// /businesses/:id, with the business's name, its verification and a navigation between them on each.
 import { useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { admin, unwrap } from '../../api';
 import type { Admin } from '../../api';
+import { Link } from '../../router';
 import { LoadError, Loading, Notice, Section } from '../../ui/parts';
 import { BusinessForm } from './BusinessForm';
 import type { Terms } from './BusinessForm';
@@ -13,7 +15,19 @@ import { ApiTokens } from '../shared/ApiTokens';
 import { Guard } from '../../ui/guard';
 import { GoLive } from './GoLive';
 
-export function Business({ id }: { id: number }) {
+/** Each part of a business's page: its address under /businesses/:id ('' for the terms) and its name. */
+export const BUSINESS_SECTIONS = [
+  { path: '', label: 'Terms and fees' },
+  { path: 'wallets', label: 'Wallets' },
+  { path: 'mids', label: 'MIDs' },
+  { path: 'tokens', label: 'API tokens' },
+  { path: 'go-live', label: 'Go-live review' },
+] as const;
+export type BusinessSection = (typeof BUSINESS_SECTIONS)[number]['path'];
+
+export const isBusinessSection = (s: string): s is BusinessSection => BUSINESS_SECTIONS.some((b) => b.path === s);
+
+export function Business({ id, section = '' }: { id: number; section?: BusinessSection }) {
   const business = useQuery({
     queryKey: ['business', id],
     queryFn: () => unwrap(admin.GET('/v1/admin/businesses/{business_id}', { params: { path: { business_id: id } } })),
@@ -29,11 +43,22 @@ export function Business({ id }: { id: number }) {
         </h1>
         <span className={b.verified ? 'status status-completed' : 'status status-pending'}>{b.verified ? 'verified for live' : 'not verified'}</span>
       </div>
-      <Terms business={b} />
-      <Wallets business={b} />
-      <Mids businessId={b.id} />
-      <ApiTokens businessId={b.id} />
-      <GoLive business={b} />
+      <nav aria-label="Business sections" className="subnav">
+        <ul>
+          {BUSINESS_SECTIONS.map((s) => (
+            <li key={s.path}>
+              <Link to={`/businesses/${b.id}${s.path ? `/${s.path}` : ''}`} aria-current={s.path === section ? 'page' : undefined}>
+                {s.label}
+              </Link>
+            </li>
+          ))}
+        </ul>
+      </nav>
+      {section === '' && <Terms business={b} />}
+      {section === 'wallets' && <Wallets business={b} />}
+      {section === 'mids' && <Mids businessId={b.id} />}
+      {section === 'tokens' && <ApiTokens businessId={b.id} />}
+      {section === 'go-live' && <GoLive business={b} />}
     </>
   );
 }

@@ -17,7 +17,7 @@ export function GoLiveRequests() {
         <ul className="plain">
           {list.data.items.map((r) => (
             <li key={r.business_id}>
-              <Link to={`/businesses/${r.business_id}`}>{r.business_name}</Link> asked on <Time at={r.requested_at} /> ({r.requested_by}){r.note ? `: “${r.note}”` : ''}
+              <Link to={`/businesses/${r.business_id}/go-live`}>{r.business_name}</Link> asked on <Time at={r.requested_at} /> ({r.requested_by}){r.note ? `: “${r.note}”` : ''}
             </li>
           ))}
         </ul>

@@ -8,7 +8,7 @@ import { AuditLog } from '../shared/AuditLog';
 import { CollectionPage, CollectionsPage } from '../shared/Collections';
 import { Overview } from '../shared/Overview';
 import { People } from '../shared/People';
-import { Business } from './Business';
+import { Business, isBusinessSection } from './Business';
 import { Businesses, NewBusiness } from './Businesses';
 import { GoLiveRequests } from './GoLiveRequests';
 import { CardKeys, FailingWebhooks, FxRates } from './Operations';
@@ -32,6 +32,8 @@ export function operatorPage(path: string, user: User): ReactNode | null {
   if (path === '/businesses/new') return <NewBusiness />;
   const business = match('/businesses/:id', path);
   if (business && /^\d+$/.test(business.id)) return <Business key={business.id} id={Number(business.id)} />;
+  const part = match('/businesses/:id/:section', path);
+  if (part && /^\d+$/.test(part.id) && part.section !== '' && isBusinessSection(part.section)) return <Business key={part.id} id={Number(part.id)} section={part.section} />;
   if (path === '/collections') return <CollectionsPage title="Collections" base="/collections" />;
   const collection = match('/collections/:reference', path);
   if (collection) return <CollectionPage key={collection.reference} reference={collection.reference} operator />;

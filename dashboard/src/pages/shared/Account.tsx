@@ -3,7 +3,7 @@ import { useState } from 'react';
 import type { FormEvent } from 'react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { admin, unwrap } from '../../api';
-import { remember, useSession } from '../../session';
+import { remember, roleName, useSession } from '../../session';
 import { FormError, TextField } from '../../ui/forms';
 import { Notice, Section, Time } from '../../ui/parts';
 import { EnrolTotp } from '../auth/EnrolTotp';
@@ -20,7 +20,7 @@ export function Account() {
           <dt>Email</dt>
           <dd>{user.email}</dd>
           <dt>Role</dt>
-          <dd>{user.role.replace('_', ' ')}</dd>
+          <dd>{roleName(user.role)}</dd>
           <dt>Session ends</dt>
           <dd>
             after 30 minutes without activity (now <Time at={idle_expires_at} />), at the latest <Time at={absolute_expires_at} />

@@ -6,7 +6,7 @@ import type { FormEvent } from 'react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { admin, unwrap, unwrapPage } from '../../api';
 import type { Admin } from '../../api';
-import { useSession } from '../../session';
+import { roleName, useSession } from '../../session';
 import type { Role, User } from '../../session';
 import { Guard } from '../../ui/guard';
 import { FormError, SelectField, TextField } from '../../ui/forms';
@@ -67,7 +67,7 @@ function RoleChoice({ person }: { person: User }) {
       <select aria-label={`Role of ${person.email}`} value={person.role} disabled={self || update.isPending} onChange={(e) => update.mutate({ role: e.target.value as Role })}>
         {roles.map((r) => (
           <option key={r} value={r}>
-            {r.replace('_', ' ')}
+            {roleName(r)}
           </option>
         ))}
       </select>
@@ -122,7 +122,7 @@ function Invitations({ businessId }: { businessId?: number }) {
         <ul className="plain">
           {pending.data.items.map((i) => (
             <li key={i.id}>
-              {i.email} as {i.role.replace('_', ' ')}, expires <Time at={i.expires_at} />{' '}
+              {i.email} as {roleName(i.role)}, expires <Time at={i.expires_at} />{' '}
               <button type="button" className="small" onClick={() => revoke.mutate(i.id)}>
                 Revoke
               </button>
@@ -135,7 +135,7 @@ function Invitations({ businessId }: { businessId?: number }) {
       <Guard need="team">
         <form onSubmit={submit} aria-label="Invite someone" className="inline-form">
           <TextField label="Email" name="email" type="email" required error={invite.error} value={email} onValue={setEmail} />
-          <SelectField label="Role" name="role" error={invite.error} options={roles} value={role} onValue={setRole} />
+          <SelectField label="Role" name="role" error={invite.error} options={roles} optionName={(r) => roleName(r as Role)} value={role} onValue={setRole} />
           {businessId === undefined && MERCHANT_ROLES.includes(role as Role) && (
             <TextField label="Business id" name="business_id" inputMode="numeric" required error={invite.error} value={business} onValue={setBusiness} />
           )}
