@@ -168,10 +168,15 @@ export class WebhookWorker {
     else this.s.log.warn('webhook attempt failed', { ...fields, error: o.error });
   }
 
-  /** A delivery, the common case, in one statement: the attempt counted, logged and the row closed at once. */
+  /**
+   * A delivery, the common case, in one statement: the attempt counted, logged and the row closed at once.
+   * Its commit does not wait for the WAL flush: a crash that loses it leaves the row claimed, so it is sent
+   * again once the claim is freed, as after a crash between the send and this record (at least once).
+   */
   private async recordDelivered(c: Claimed, at: Date, o: AttemptOutcome, now: Date): Promise<number> {
     const { attempt } = await this.s.db.one<{ attempt: number }>(
-      `WITH n AS (
+      `SET LOCAL synchronous_commit TO OFF;
+       WITH n AS (
          UPDATE notifications SET attempts = attempts + 1, delivered_at = COALESCE(delivered_at, $2), next_attempt_at = NULL,
            gave_up_at = NULL, last_error = NULL, claimed_by = NULL
          WHERE id = $1 RETURNING attempts
