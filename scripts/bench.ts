@@ -12,6 +12,7 @@
 //   npm run bench -- --soak            a steady mixed load for 10 minutes: RSS, latency and errors per minute
 //   npm run bench -- --export          a 1-million-row collections export: rows/s and the service's peak memory (DATABASE_URL)
 //   npm run bench -- --refunds         the refund case only: refunds per second on one hot wallet, balance exact
+//   npm run bench -- --webhooks        the webhook case only: latency from state change to receiver at BENCH_WEBHOOK_RATE
 // Settings: BENCH_CONNECTIONS (50), BENCH_DURATION seconds (10), BENCH_WARMUP seconds (2), BENCH_FIXED_RATE
 // req/s (500: request-to-pay again at that fixed offered load, for its p99),
 // BENCH_COMPLETIONS (2000), BENCH_REFUNDS (1000), BENCH_REFUND_CONCURRENCY (20), BENCH_WEBHOOK_RATE events/s (200), BENCH_WEBHOOK_EVENTS (1000),
@@ -71,6 +72,11 @@ async function measureHttp(name: string, tag: string, child: Child, port: number
 }
 
 const fmt = (n: number | null | undefined, digits = 0) => (n === null || n === undefined || Number.isNaN(n) ? '-' : n.toFixed(digits));
+const webhookRow = (w: WebhookFigures): [string, string, string] => [
+  'webhook latency',
+  `p50 ${fmt(w.p50_ms)} ms, p99 ${fmt(w.p99_ms)} ms at ${w.rate_per_s}/s (${w.delivered}/${w.events} delivered)`,
+  `p99 <= ${TARGETS.webhook_p99_ms} ms`,
+];
 
 function table(r: Report): string {
   const rows: [string, string, string][] = [
@@ -92,7 +98,7 @@ function table(r: Report): string {
     ['hot wallet refunds through the API', r.refunds ? `${fmt(r.refunds.per_s)}/s (${r.refunds.refunds} by ${r.refunds.concurrency}, ${r.refunds.errors} errors), balance ${r.refunds.exact_balance ? 'exact' : 'WRONG'}` : '-', 'exact, 0 errors'],
     ['CPU ms per completion (process + PostgreSQL)', r.hot_wallet ? `${fmt(r.hot_wallet.cpu_ms_per_completion.process_ms, 2)}${r.hot_wallet.cpu_ms_per_completion.postgres_ms === null ? '' : ` + ${fmt(r.hot_wallet.cpu_ms_per_completion.postgres_ms, 2)}`}` : '-', ''],
     ['provider-report worker lag', r.provider_reports ? `p50 ${fmt(r.provider_reports.lag_p50_ms)} ms, p99 ${fmt(r.provider_reports.lag_p99_ms)} ms, max ${fmt(r.provider_reports.lag_max_ms)} ms at ${r.provider_reports.rate_per_s}/s; a backlog drains at ${fmt(r.provider_reports.backlog_drained_per_s)}/s` : '-', 'keeps up with the accepted rate'],
-    ['webhook latency', r.webhooks ? `p50 ${fmt(r.webhooks.p50_ms)} ms, p99 ${fmt(r.webhooks.p99_ms)} ms at ${r.webhooks.rate_per_s}/s (${r.webhooks.delivered}/${r.webhooks.events} delivered)` : '-', `p99 <= ${TARGETS.webhook_p99_ms} ms`],
+    r.webhooks ? webhookRow(r.webhooks) : ['webhook latency', '-', `p99 <= ${TARGETS.webhook_p99_ms} ms`],
   ];
   const w = [0, 1, 2].map((i) => Math.max(...rows.map((row) => row[i].length), ['what', 'result', 'target'][i].length));
   const line = (c: string[]) => '| ' + c.map((v, i) => v.padEnd(w[i])).join(' | ') + ' |';
@@ -141,6 +147,7 @@ async function main() {
   if (process.argv.includes('--export')) return runExport(exportSettings(process.env), path.resolve(process.env.BENCH_OUT || 'bench-export-out.json'));
   const profileOnly = process.argv.includes('--profile');
   const refundsOnly = process.argv.includes('--refunds');
+  const webhooksOnly = process.argv.includes('--webhooks');
   const settings: LoadSettings = {
     connections: setting(process.env, 'BENCH_CONNECTIONS', 50),
     durationSeconds: setting(process.env, 'BENCH_DURATION', 10),
@@ -219,6 +226,20 @@ async function main() {
       process.stdout.write(`\n${rows.map((r) => '| ' + r.join(' | ') + ' |').join('\n')}\n\nFigures written to ${out}\n`);
       return;
     }
+    const measureWebhooks = (): Promise<WebhookFigures> => {
+      process.stdout.write(`  webhooks: ${webhookEvents} state changes at ${webhookRate}/s\n`);
+      return webhookLatency({ config: loadConfig(env), principal, currency: 'UGX', events: webhookEvents, ratePerSecond: webhookRate, receiver, body: (n) => rtpBody(`W${n}`) });
+    };
+    if (webhooksOnly) {
+      const webhooks = await measureWebhooks();
+      writeFileSync(out, JSON.stringify({ date: new Date().toISOString(), database: server ? 'postgres' : 'embedded', webhooks }, null, 2) + '\n');
+      const rows: [string, string, string][] = [
+        ['what', 'result', 'target'],
+        webhookRow(webhooks),
+      ];
+      process.stdout.write(`\n${rows.map((r) => '| ' + r.join(' | ') + ' |').join('\n')}\n\nFigures written to ${out}\n`);
+      return;
+    }
     let tsxStart: { ms: number; rss: number | null } | null = null;
     if (!profileOnly) {
       const viaTsx = startChild('service', process.execPath, ['--import', 'tsx', 'src/main.ts'], env, path.join(work, 'service-tsx.log'));
@@ -273,8 +294,7 @@ async function main() {
     let prism: HttpFigures | null = null;
     let roundRobin: (HttpFigures & { processes: number }) | null = null;
     if (!profileOnly) {
-      process.stdout.write(`  webhooks: ${webhookEvents} state changes at ${webhookRate}/s\n`);
-      webhooks = await webhookLatency({ config: loadConfig(env), principal, currency: 'UGX', events: webhookEvents, ratePerSecond: webhookRate, receiver, body: (n) => rtpBody(`W${n}`) });
+      webhooks = await measureWebhooks();
       // by default at the rate request-to-pay was just accepted: the worker must keep up with that
       const reportRate = setting(process.env, 'BENCH_REPORT_RATE', Math.max(1, Math.round(rtp.req_per_s)));
       process.stdout.write(`  provider reports: ${reports} due at once, then ${reports} at ${reportRate}/s\n`);

@@ -1,11 +1,26 @@
 // One webhook delivery attempt over node:http(s): no redirects followed (a 3xx is a failure), a hard
 // timeout over the whole exchange, at most 1 KiB of the answer kept for the delivery log, and, unless
-// private addresses are allowed, a socket lookup that refuses non-public addresses.
+// private addresses are allowed, a socket lookup that refuses non-public addresses. Connections are kept
+// alive between attempts to one endpoint (a new TCP and TLS handshake per notification is most of an
+// attempt's time), in agents of their own for guarded and unguarded lookups, so a socket opened without
+// the guard is never lent to an attempt that needs it. A socket that ended an attempt badly (timeout,
+// error, an answer longer than the log keeps) is destroyed, never reused.
 import http from 'node:http';
 import https from 'node:https';
 import { assertPublicHost, BlockedAddressError, guardedLookup, hostOf } from './ssrf';
 
 export const RESPONSE_BODY_MAX_BYTES = 1024;
+/**
+ * An idle kept-alive socket is closed after this long: well under the usual servers' own idle timeouts
+ * (5 s in node and Apache), so a request is rarely written to a socket the receiver is closing.
+ */
+const IDLE_SOCKET_MS = 2000;
+
+const agentOptions = { keepAlive: true, timeout: IDLE_SOCKET_MS, scheduling: 'lifo' } as const;
+const agents = {
+  guarded: { 'http:': new http.Agent(agentOptions), 'https:': new https.Agent(agentOptions) },
+  open: { 'http:': new http.Agent(agentOptions), 'https:': new https.Agent(agentOptions) },
+};
 
 export interface AttemptOutcome {
   ok: boolean;
@@ -59,11 +74,12 @@ function send(url: URL, o: PostOptions, started: number): Promise<AttemptOutcome
   return new Promise((resolve) => {
     let settled = false;
     let timedOut = false;
-    const done = (out: Omit<AttemptOutcome, 'durationMs'>) => {
+    /** keep: the answer was read to its end, so the socket may serve the next attempt */
+    const done = (out: Omit<AttemptOutcome, 'durationMs'>, keep = false) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      req.destroy();
+      if (!keep) req.destroy();
       resolve({ ...out, durationMs: Date.now() - started });
     };
     const fail = (err: unknown) =>
@@ -72,7 +88,7 @@ function send(url: URL, o: PostOptions, started: number): Promise<AttemptOutcome
     const req = client.request(url, {
       method: 'POST',
       headers: { ...o.headers, 'content-length': String(Buffer.byteLength(o.body)) },
-      agent: false,
+      agent: (o.allowPrivate ? agents.open : agents.guarded)[url.protocol as 'http:' | 'https:'],
       lookup: o.allowPrivate ? undefined : guardedLookup,
     });
     const timer = setTimeout(() => {
@@ -83,15 +99,15 @@ function send(url: URL, o: PostOptions, started: number): Promise<AttemptOutcome
     req.on('response', (res) => {
       const chunks: Buffer[] = [];
       let size = 0;
-      const finish = () => done(outcomeOf(res.statusCode ?? 0, logText(chunks)));
+      const finish = (keep = false) => done(outcomeOf(res.statusCode ?? 0, logText(chunks)), keep);
       res.on('data', (chunk: Buffer) => {
         chunks.push(chunk);
         size += chunk.length;
         if (size >= RESPONSE_BODY_MAX_BYTES) finish();
       });
-      res.on('end', finish);
-      res.on('error', finish);
-      res.on('aborted', finish);
+      res.on('end', () => finish(true));
+      res.on('error', () => finish());
+      res.on('aborted', () => finish());
     });
     req.end(o.body);
   });

@@ -1,8 +1,11 @@
-// The webhook outbox worker. Each batch claims due notifications with FOR UPDATE SKIP LOCKED and a
-// lease (next_attempt_at pushed past the attempt's timeout) in one short statement, sends them outside
-// any transaction, then records each outcome. So several processes never send one attempt twice, a
-// crash mid-send retries once the dead process's heartbeat is stale (or at the end of the lease), and
-// all state lives in the database.
+// The webhook outbox worker. Each batch picks due notifications (pick-webhooks.sql: order per record, fair
+// share), claims them with FOR UPDATE SKIP LOCKED and a lease (next_attempt_at pushed past the attempt's
+// timeout) in one short statement (claim-webhooks.sql), sends them outside any transaction, then records
+// each outcome. So several processes never send one attempt twice, a crash mid-send retries once the dead
+// process's heartbeat is stale (or at the end of the lease), and all state lives in the database. A batch
+// does not wait for its sends: each recorded outcome kicks the worker, so the room it frees (and the next
+// notification of its record) is claimed at once, and the sends stay a steady pipeline rather than
+// batches that each wait for their slowest.
 import { masterKeys, openWithAny } from '../crypto/secretbox';
 import { bound, hotSqlFile } from '../db';
 import { inSpan } from '../telemetry';
@@ -17,8 +20,6 @@ export const WEBHOOK_BATCH = 50;
 export const MAX_IN_FLIGHT = 200;
 /** sends under way in this process to one endpoint (API token) at once: its fair share */
 export const MAX_IN_FLIGHT_PER_ENDPOINT = 10;
-/** how long a batch waits for its sends before the worker claims more: a hanging endpoint holds no one up */
-const BATCH_WAIT_MS = 1000;
 /** time left after the attempt's own timeout for recording its outcome before another process may retry */
 const LEASE_MARGIN_MS = 20_000;
 
@@ -32,7 +33,10 @@ interface Claimed {
   webhook_hash_enc: string | null;
 }
 
+const PICK_SQL = hotSqlFile(__dirname, 'pick-webhooks.sql');
 const CLAIM_SQL = hotSqlFile(__dirname, 'claim-webhooks.sql');
+/** picked per claim: room to spare for rows another process claims between the pick and the claim */
+const PICK_SPARE = 2;
 
 export class WebhookWorker {
   private readonly inFlight = new Set<Promise<void>>();
@@ -45,24 +49,30 @@ export class WebhookWorker {
   ) {}
 
   /**
-   * One batch: claim, send in parallel (at most one per collection), record. Returns how many were
-   * claimed. Sends still running after BATCH_WAIT_MS finish in the background, within MAX_IN_FLIGHT.
+   * One batch: claim, then send in parallel (at most one per collection) and record, in the background
+   * within MAX_IN_FLIGHT. Returns how many were claimed; each send, once recorded, kicks the worker.
    */
   async runBatch(): Promise<number> {
     const room = Math.min(WEBHOOK_BATCH, MAX_IN_FLIGHT - this.inFlight.size);
     if (room <= 0) return 0;
     const now = this.s.now();
     const leaseUntil = new Date(now.getTime() + this.timeoutMs() + LEASE_MARGIN_MS);
-    const claimed = await this.s.db.any<Claimed>(bound(this.s.db, CLAIM_SQL, {
+    const picked = await this.s.db.any<{ id: bigint }>(bound(this.s.db, PICK_SQL, {
       now,
-      limit: room,
-      leaseUntil,
-      processId: this.s.liveness.processId,
+      limit: room * PICK_SPARE,
       perEndpoint: MAX_IN_FLIGHT_PER_ENDPOINT,
       busyTokens: [...this.perEndpoint.keys()],
       busyCounts: [...this.perEndpoint.values()],
     }));
-    const sends = claimed.map((c) => {
+    if (picked.length === 0) return 0;
+    const claimed = await this.s.db.any<Claimed>(bound(this.s.db, CLAIM_SQL, {
+      ids: picked.map((p) => p.id),
+      now,
+      limit: room,
+      leaseUntil,
+      processId: this.s.liveness.processId,
+    }));
+    for (const c of claimed) {
       const endpoint = c.api_token_id ?? 0;
       this.perEndpoint.set(endpoint, (this.perEndpoint.get(endpoint) ?? 0) + 1);
       const p = this.deliver(c, leaseUntil).finally(() => {
@@ -70,16 +80,11 @@ export class WebhookWorker {
         const left = (this.perEndpoint.get(endpoint) ?? 1) - 1;
         if (left > 0) this.perEndpoint.set(endpoint, left);
         else this.perEndpoint.delete(endpoint);
+        // room for one more, and the record's next notification may be due now
+        this.s.kick('webhooks');
       });
       this.inFlight.add(p);
-      return p;
-    });
-    let timer: NodeJS.Timeout | undefined;
-    const waited = new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, BATCH_WAIT_MS);
-    });
-    await Promise.race([Promise.all(sends), waited]);
-    clearTimeout(timer);
+    }
     return claimed.length;
   }
 
@@ -163,10 +168,15 @@ export class WebhookWorker {
     else this.s.log.warn('webhook attempt failed', { ...fields, error: o.error });
   }
 
-  /** A delivery, the common case, in one statement: the attempt counted, logged and the row closed at once. */
+  /**
+   * A delivery, the common case, in one statement: the attempt counted, logged and the row closed at once.
+   * Its commit does not wait for the WAL flush: a crash that loses it leaves the row claimed, so it is sent
+   * again once the claim is freed, as after a crash between the send and this record (at least once).
+   */
   private async recordDelivered(c: Claimed, at: Date, o: AttemptOutcome, now: Date): Promise<number> {
     const { attempt } = await this.s.db.one<{ attempt: number }>(
-      `WITH n AS (
+      `SET LOCAL synchronous_commit TO OFF;
+       WITH n AS (
          UPDATE notifications SET attempts = attempts + 1, delivered_at = COALESCE(delivered_at, $2), next_attempt_at = NULL,
            gave_up_at = NULL, last_error = NULL, claimed_by = NULL
          WHERE id = $1 RETURNING attempts

@@ -2,6 +2,8 @@
 // retries with one webhook-id and every attempt logged, in-order delivery per record, no redirects,
 // timeouts, refused connections and a truncated response log.
 import { readFileSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import YAML from 'yaml';
@@ -216,6 +218,37 @@ describe('webhook delivery', () => {
     const { row } = await completedCollection();
     const n = await settledNotification(row.id);
     for (const a of await attemptsOf(svc.services, n.id)) expect(a.response_body).toBe('x'.repeat(1024));
+  });
+
+  it('sends consecutive notifications to one endpoint over one kept-alive connection, and never reuses one whose answer was cut', async () => {
+    let connections = 0;
+    let answer = 'ok';
+    const server = http.createServer((req, res) => {
+      req.resume();
+      req.on('end', () => res.writeHead(200, { 'content-type': 'text/plain' }).end(answer));
+    });
+    server.on('connection', () => connections++);
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+      const m = await createNotifyMerchant(svc.services, { webhookUrl: url });
+      const deliver = async () => {
+        const row = await finishCollection(svc.services, (await createPendingCollection(svc.services, m)).id);
+        expect((await settledNotification(row.id)).delivered_at).not.toBeNull();
+      };
+      await deliver();
+      await deliver();
+      expect(connections).toBe(1);
+      // an answer longer than the log keeps is cut off, and its socket is closed rather than reused
+      answer = 'y'.repeat(5000);
+      await deliver();
+      answer = 'ok';
+      await deliver();
+      expect(connections).toBe(2);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+    }
   });
 
   it('sends nothing while the collection is PENDING and nothing for a record without an API token', async () => {
