@@ -2713,6 +2713,11 @@ export interface components {
             /** @description The session ends at this time whatever happens; sign in again then. */
             absolute_expires_at: components["schemas"]["Timestamp"];
             user: components["schemas"]["User"];
+            /**
+             * @description How many of the signed-in person's recovery codes are still unused (each works once in place of an authenticator code); null while two-factor authentication is off. At 0, replace the authenticator (`POST /v1/admin/me/totp`, then `/confirm`) for new codes before the phone is lost.
+             * @example 8
+             */
+            recovery_codes_left: number | null;
         };
         /** @description Envelope of the caller's session. */
         SessionResponse: {
