@@ -1444,7 +1444,7 @@ export interface components {
             data: components["schemas"]["WalletStatement"];
             paging: components["schemas"]["Paging"];
         };
-        /** @description A CSV file (RFC 4180): UTF-8, CRLF line ends, a header row naming the columns, then one record per line. Times are UTC (`YYYY-MM-DDTHH:MM:SSZ`, the header's `_utc` columns), amounts exact decimal text with two decimals (`-29.10`), empty cells for no value. Free text starting with `=`, `+`, `-`, `@`, a tab or a carriage return has a leading apostrophe, so that a spreadsheet does not run it as a formula. */
+        /** @description A CSV file (RFC 4180): UTF-8, CRLF line ends, a header row naming the columns, then one record per line. Times are UTC (`YYYY-MM-DDTHH:MM:SSZ`, the header's `_utc` columns), amounts exact decimal text in the currency's own minor unit (UGX `25000`, USD `25.00`; an amount finer than that unit, which the API accepts, in full: UGX `1000.07`), empty cells for no value. Free text starting with `=`, `+`, `-`, `@`, a tab or a carriage return has a leading apostrophe, so that a spreadsheet does not run it as a formula. */
         CsvFile: string;
         /**
          * @description Stage of a collection. Every collection starts `PENDING` and ends in exactly one of the four final
@@ -2713,6 +2713,11 @@ export interface components {
             /** @description The session ends at this time whatever happens; sign in again then. */
             absolute_expires_at: components["schemas"]["Timestamp"];
             user: components["schemas"]["User"];
+            /**
+             * @description How many of the signed-in person's recovery codes are still unused (each works once in place of an authenticator code); null while two-factor authentication is off. At 0, replace the authenticator (`POST /v1/admin/me/totp`, then `/confirm`) for new codes before the phone is lost.
+             * @example 8
+             */
+            recovery_codes_left: number | null;
         };
         /** @description Envelope of the caller's session. */
         SessionResponse: {

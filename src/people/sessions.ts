@@ -172,13 +172,18 @@ export class SessionService {
     return a.length === b.length && timingSafeEqual(a, b);
   }
 
-  view(row: SessionRow, user: UserRow) {
+  /** The session as the API shows it, with how many of the person's recovery codes are left (null without 2FA). */
+  async view(row: SessionRow, user: UserRow) {
+    const left = user.totp_enabled_at
+      ? (await this.s.db.one<{ n: number }>('SELECT count(*)::int AS n FROM totp_recovery_codes WHERE user_id = $1 AND used_at IS NULL', [user.id])).n
+      : null;
     return {
       state: row.state,
       csrf_token: row.csrf_token,
       idle_expires_at: apiTime(new Date(row.last_seen_at.getTime() + this.idleMs)),
       absolute_expires_at: apiTime(row.absolute_expires_at),
       user: userRecord(user),
+      recovery_codes_left: left,
     };
   }
 

@@ -1,8 +1,8 @@
 // CSV for the reports: RFC 4180 quoting by csv-stringify (quotes, commas and line breaks inside a field),
-// amounts as exact decimal text, times in UTC, and free text that a spreadsheet would run as a formula
+// amounts as exact decimal text in their currency's own minor unit, times in UTC, and free text that a spreadsheet would run as a formula
 // made inert. Rows go out through a Sink, a batch at a time, so a large file never sits in memory.
 import { stringify } from 'csv-stringify/sync';
-import { formatMinor } from '../domain/money';
+import { formatIn } from '../domain/currencies';
 import { apiTime } from '../domain/time';
 
 /** Where a CSV goes: write resolves when the reader has room for more (backpressure). */
@@ -17,9 +17,13 @@ export function csvLines(rows: Cell[][]): string {
   return rows.length === 0 ? '' : stringify(rows, { record_delimiter: 'windows' });
 }
 
-/** Exact decimal text of minor units: 1250n -> "12.50", -5n -> "-0.05". */
-export function amountCell(minor: bigint | null): Cell {
-  return minor === null ? null : formatMinor(minor);
+/**
+ * Exact decimal text of the API's minor units (hundredths) in the currency's own minor unit (ISO 4217):
+ * 2500000n in UGX -> "25000", 1250n in USD -> "12.50", -5n in USD -> "-0.05". A finer amount than the
+ * currency's own unit (UGX 0.50, which the API accepts) is written in full ("0.50"), never rounded away.
+ */
+export function amountCell(minor: bigint | null, currency: string): Cell {
+  return minor === null ? null : formatIn(minor, currency);
 }
 
 export function timeCell(d: Date | null): Cell {

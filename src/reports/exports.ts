@@ -59,8 +59,8 @@ type ExportRow = Pick<
 function record(r: ExportRow): Cell[] {
   return [
     timeCell(r.created_at), timeCell(r.updated_at), timeCell(r.credited_at), r.gateway_reference, textCell(r.merchant_reference),
-    String(r.business_id), r.status, r.payment_method, amountCell(r.request_amount_minor), r.request_currency, r.fx_rate,
-    amountCell(r.account_amount_minor), r.account_currency, amountCell(r.fee_minor), amountCell(r.total_credit_minor),
+    String(r.business_id), r.status, r.payment_method, amountCell(r.request_amount_minor, r.request_currency), r.request_currency, r.fx_rate,
+    amountCell(r.account_amount_minor, r.account_currency), r.account_currency, amountCell(r.fee_minor, r.account_currency), amountCell(r.total_credit_minor, r.account_currency),
     r.customer_charged ? 'customer' : 'merchant', textCell(r.account_number), textCell(r.account_name), textCell(r.account_email),
     textCell(r.narration), textCell(r.institution_name), textCell(r.message),
   ];
@@ -93,8 +93,8 @@ function refundRecord(r: RefundExportRow): Cell[] {
   return [
     timeCell(r.created_at), timeCell(r.updated_at), timeCell(r.completed_at), r.gateway_reference, textCell(r.merchant_reference),
     r.collection_gateway_reference, textCell(r.collection_merchant_reference), String(r.business_id), r.status,
-    r.pending_reason, textCell(r.failure_reason), textCell(r.reason), amountCell(r.amount_minor), r.currency,
-    amountCell(r.account_amount_minor), r.account_currency, r.service_type,
+    r.pending_reason, textCell(r.failure_reason), textCell(r.reason), amountCell(r.amount_minor, r.currency), r.currency,
+    amountCell(r.account_amount_minor, r.account_currency), r.account_currency, r.service_type,
   ];
 }
 

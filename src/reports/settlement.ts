@@ -71,8 +71,8 @@ export const SETTLEMENT_CSV_HEADER = [
 function totalsRecord(date: string, t: SettlementTotals): Cell[] {
   return [
     'total', date, t.service_type, String(t.mid_id), t.currency, t.account_currency, String(t.requests), String(t.confirmed_count),
-    amountCell(t.confirmed_minor), String(t.declined_count), String(t.completed_count), amountCell(t.completed_minor),
-    amountCell(t.credited_minor), amountCell(t.fee_minor), String(t.mismatches),
+    amountCell(t.confirmed_minor, t.currency), String(t.declined_count), String(t.completed_count), amountCell(t.completed_minor, t.currency),
+    amountCell(t.credited_minor, t.account_currency), amountCell(t.fee_minor, t.account_currency), String(t.mismatches),
     null, null, null, null, null, null, null, null, null, null,
   ];
 }
@@ -80,7 +80,7 @@ function totalsRecord(date: string, t: SettlementTotals): Cell[] {
 function mismatchRecord(date: string, m: SettlementMismatch): Cell[] {
   return [
     'mismatch', date, m.service_type, String(m.mid_id), m.currency, null, null, null, null, null, null, null, null, null, null,
-    m.gateway_reference, String(m.business_id), m.processor_reference, amountCell(m.amount_minor), m.request_state, m.confirmed_outcome,
+    m.gateway_reference, String(m.business_id), m.processor_reference, amountCell(m.amount_minor, m.currency), m.request_state, m.confirmed_outcome,
     timeCell(m.confirmed_at), m.status, timeCell(m.created_at), m.mismatch,
   ];
 }

@@ -138,15 +138,15 @@ export const STATEMENT_CSV_HEADER = [
 ];
 
 function balanceRecord(kind: 'opening_balance' | 'closing_balance', at: Date, b: Buckets, currency: string): Cell[] {
-  return [timeCell(at), null, kind, null, null, null, amountCell(b.available), amountCell(b.pending), amountCell(b.reserved), amountCell(b.other), null, null, amountCell(b.total), currency];
+  return [timeCell(at), null, kind, null, null, null, amountCell(b.available, currency), amountCell(b.pending, currency), amountCell(b.reserved, currency), amountCell(b.other, currency), null, null, amountCell(b.total, currency), currency];
 }
 
 function lineRecord(l: StatementLine, currency: string): Cell[] {
   const c = l.change;
   return [
     timeCell(l.at), String(l.journalId), l.kind, l.referenceType, l.reference, l.collectionReference,
-    amountCell(c.available), amountCell(c.pending), amountCell(c.reserved), amountCell(c.other), amountCell(c.total),
-    amountCell(l.feeMinor), amountCell(l.balanceAfterMinor), currency,
+    amountCell(c.available, currency), amountCell(c.pending, currency), amountCell(c.reserved, currency), amountCell(c.other, currency), amountCell(c.total, currency),
+    amountCell(l.feeMinor, currency), amountCell(l.balanceAfterMinor, currency), currency,
   ];
 }
 

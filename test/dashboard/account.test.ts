@@ -1,4 +1,4 @@
-// Proves, in Chromium against a real service and database, a person's own account: changing the password needs the current one (a wrong one is refused in the API's words), ends the person's other sessions and keeps this one; and replacing the authenticator asks for the password and a current code, shows the new secret as a QR code of its otpauth:// URL, and gives new recovery codes once.
+// Proves, in Chromium against a real service and database, a person's own account: changing the password needs the current one (a wrong one is refused in the API's words), ends the person's other sessions and keeps this one; and replacing the authenticator asks for the password and a current code, shows the new secret as a QR code of its otpauth:// URL, and gives new recovery codes once; the page says how many recovery codes are left.
 import QRCode from 'qrcode';
 import type { Browser } from 'playwright-core';
 import { QR_OPTIONS } from '../../dashboard/src/ui/qr-options';
@@ -89,6 +89,7 @@ describeBrowser('your own account in Chromium', () => {
     await codes.getByRole('button', { name: 'I have stored the codes' }).click();
     await page.getByRole('heading', { name: 'Your account' }).waitFor();
     await page.getByText('On: you sign in with a code from your authenticator app.').waitFor();
+    await page.getByText('You have 10 recovery codes left, each good for one sign-in without your phone.').waitFor();
 
     // the old authenticator no longer signs in, the new one does
     clock.advance(30_000);
@@ -97,6 +98,17 @@ describeBrowser('your own account in Chromium', () => {
     expect((await next.post('/v1/admin/session/totp', { code: totpCode(svc) })).status).toBe(401);
     clock.advance(30_000);
     expect((await next.post('/v1/admin/session/totp', { code: currentCode(secret, clock.now()) })).status).toBe(200);
+
+    // the count follows the codes used: few left asks for new ones, none left says what is at stake
+    await svc.services.db.none(
+      'UPDATE totp_recovery_codes SET used_at = now() WHERE code_hash IN (SELECT code_hash FROM totp_recovery_codes WHERE user_id = $1 LIMIT 8)',
+      [op.id],
+    );
+    await page.reload();
+    await page.getByText('You have 2 recovery codes left, each good for one sign-in without your phone. Replace the authenticator soon to get new ones.').waitFor();
+    await svc.services.db.none('UPDATE totp_recovery_codes SET used_at = now() WHERE user_id = $1', [op.id]);
+    await page.reload();
+    await page.getByText('You have no recovery codes left: replace the authenticator now').waitFor();
     await page.context().close();
   });
 });

@@ -2,7 +2,7 @@
 // row's business and searches by business, gateway reference, merchant reference and customer number (a bad value
 // shows its error at the field); a payment's page names the business and shows the narration and the customer's
 // number, with the service's own ledger accounts for operators only; times show in the viewer's time zone with UTC
-// on hover; the audit log reads as changes, filters by action, person and dates, and its scroll region is reachable
+// on hover; the audit log reads as changes (roles in words), filters by action, person and dates, and its scroll region is reachable
 // by keyboard; at phone width each payment and webhook delivery is a card with its amount, status and action on screen.
 import type { Browser, Page } from 'playwright-core';
 import { launchBrowser } from '../helpers/browser';
@@ -155,11 +155,16 @@ describeBrowser('the audit log', () => {
     await ownerPage.getByRole('heading', { name: 'Payments' }).waitFor();
     await ownerPage.context().close();
     expect((await svc.admin.patch(`/v1/admin/api-tokens/${books.apiTokenId}`, { email_user: true })).status).toBe(200);
+    // a person's role changed: the roles read in words, as the team page names them
+    const clerk = await createUser(svc, { role: 'merchant_viewer', business_id: books.businessId });
+    expect((await svc.admin.patch(`/v1/admin/users/${clerk.id}`, { role: 'merchant_developer' })).status).toBe(200);
 
     const page = await operatorPage('/audit');
     const entries = page.getByRole('region', { name: 'Audit entries' });
     const update = entries.locator('tr', { hasText: 'updateApiToken' });
     await update.getByText('email_user: no → yes').waitFor();
+    await entries.locator('tr', { hasText: 'updateUser' }).getByText('role: Viewer → Developer').waitFor();
+    expect(await entries.getByText('merchant_viewer').count()).toBe(0);
 
     const form = page.getByRole('form', { name: 'Filter the audit log' });
     await form.getByLabel('Action').fill('createBusiness');

@@ -138,9 +138,11 @@ describeBrowser('dashboard people in Chromium', () => {
     await merchant.getByRole('link', { name: 'Go live' }).click();
     const cases = merchant.getByRole('region', { name: 'Sandbox test cases' });
     await cases.getByRole('listitem').filter({ hasText: 'MOBILE_MONEY_SUCCESS' }).getByText('passed').waitFor();
-    await merchant.getByLabel('Note for the operator').fill('Launching Monday');
-    await merchant.getByRole('button', { name: 'Request go-live' }).click();
-    await merchant.getByText('Request sent on').waitFor();
+    // the page speaks to the merchant: what it has left to do, then what happens next
+    await cases.getByText(/^You have \d+ test cases? left\. Run each in the sandbox/).waitFor();
+    await merchant.getByLabel('Your note for the operator').fill('Launching Monday');
+    await merchant.getByRole('button', { name: 'Ask to go live' }).click();
+    await merchant.getByText(/^You asked to go live on .+ An operator now reviews your test cases/).waitFor();
 
     const operator = await operatorPage('operator_admin', '/go-live-requests');
     await operator.getByText('Launching Monday').waitFor();
@@ -154,7 +156,7 @@ describeBrowser('dashboard people in Chromium', () => {
     await review.getByText(`Verified by ${by}`).waitFor();
 
     await merchant.reload();
-    await merchant.getByText(`Verified for live by ${by}`).waitFor();
+    await merchant.getByText(`You are live: your business was verified by ${by} on`).waitFor();
     await operator.context().close();
     await merchant.context().close();
   }, SETUP_MS);

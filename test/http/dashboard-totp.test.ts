@@ -1,4 +1,4 @@
-// Proves two-factor sign-in over HTTP: an operator must enrol before anything else, enrolment needs a real code and returns 10 recovery codes once (stored hashed), sign-in then waits for a code, a code or a recovery code works once, wrong codes are throttled, and each step gives a new session id; and replacing an authenticator needs an active session, the password and a current code, and swaps secret and recovery codes only once confirmed.
+// Proves two-factor sign-in over HTTP: an operator must enrol before anything else, enrolment needs a real code and returns 10 recovery codes once (stored hashed), sign-in then waits for a code, a code or a recovery code works once (the session says how many recovery codes are left), wrong codes are throttled, and each step gives a new session id; and replacing an authenticator needs an active session, the password and a current code, and swaps secret and recovery codes only once confirmed.
 import { startTestService } from '../helpers/service';
 import type { TestService } from '../helpers/service';
 import { Clock, createUser, SessionClient, signedIn, totpCode, TOTP_SECRET } from '../helpers/users';
@@ -46,7 +46,7 @@ describe('enrolment (operators must)', () => {
     const codes: string[] = confirmed.body.data.recovery_codes;
     expect(codes).toHaveLength(10);
     expect(new Set(codes).size).toBe(10);
-    expect(confirmed.body.data.session).toMatchObject({ state: 'active', user: { totp_enabled: true } });
+    expect(confirmed.body.data.session).toMatchObject({ state: 'active', user: { totp_enabled: true }, recovery_codes_left: 10 });
     expect(client.cookie).not.toBe(enrolmentCookie);
     expect((await client.get('/v1/admin/businesses')).status).toBe(200);
 
@@ -64,6 +64,7 @@ describe('enrolment (operators must)', () => {
     const biz = await svc.admin.post('/v1/admin/businesses', { name: 'Totp Shop', default_currency: 'UGX' });
     const owner = await createUser(svc, { role: 'merchant_owner', business_id: biz.body.data.id });
     const client = await signedIn(svc, owner);
+    expect((await client.get('/v1/admin/session')).body.data.recovery_codes_left).toBeNull(); // no 2FA, no codes
     const started = await client.post('/v1/admin/me/totp');
     expect(started.status).toBe(200);
     const confirmed = await client.post('/v1/admin/me/totp/confirm', { code: currentCode(started.body.data.secret, clock.now()) });
@@ -109,12 +110,19 @@ describe('sign-in with a second factor', () => {
 
     const first = new SessionClient(svc);
     await first.login(op.email, op.password);
-    expect((await first.post('/v1/admin/session/totp', { recovery_code: codes[3] })).status).toBe(200);
+    const used = await first.post('/v1/admin/session/totp', { recovery_code: codes[3] });
+    expect(used.status).toBe(200);
+    expect(used.body.data.recovery_codes_left).toBe(9); // the session shows how many are left
     const second = new SessionClient(svc);
     await second.login(op.email, op.password);
     expect((await second.post('/v1/admin/session/totp', { recovery_code: codes[3] })).status).toBe(401);
     expect((await second.post('/v1/admin/session/totp', { code: '123456', recovery_code: codes[4] })).status).toBe(400);
+    expect((await second.get('/v1/admin/session')).body.data.recovery_codes_left).toBe(9); // refusals use none
     expect((await second.post('/v1/admin/session/totp', { recovery_code: codes[4] })).status).toBe(200);
+    expect((await second.get('/v1/admin/session')).body.data.recovery_codes_left).toBe(8);
+    expect((await first.get('/v1/admin/session')).body.data.recovery_codes_left).toBe(8);
+    const left = await svc.services.db.one<{ n: number }>('SELECT count(*)::int AS n FROM totp_recovery_codes WHERE user_id = $1 AND used_at IS NULL', [op.id]);
+    expect(left.n).toBe(8);
   });
 
   it('takes a code of the current time step or one step either side (a phone clock a little off), and none further away', async () => {

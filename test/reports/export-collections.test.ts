@@ -85,12 +85,12 @@ it('streams every collection of the merchant once, newest first, across batches 
   expect(rows.some((r) => r.gateway_reference === 'PCOTHERBUSINESS01')).toBe(false);
   for (const r of rows) {
     expect(r.created_at_utc).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
-    expect(minorOf(r.request_amount) - minorOf(r.fee)).toBe(minorOf(r.total_credit));
+    expect(minorOf(r.request_amount, r.request_currency) - minorOf(r.fee, r.account_currency)).toBe(minorOf(r.total_credit, r.account_currency));
   }
   const n = rows.find((r) => r.gateway_reference === 'PCX000007')!;
   expect(n).toEqual(expect.objectContaining({
     merchant_reference: 'ORDER-000007', business_id: String(biz.businessId), status: 'PENDING', payment_method: 'MOBILE_MONEY',
-    request_amount: '1000.07', request_currency: 'UGX', fx_rate: '', account_amount: '1000.07', fee: '30.00', total_credit: '970.07',
+    request_amount: '1000.07', request_currency: 'UGX', fx_rate: '', account_amount: '1000.07', fee: '30', total_credit: '970.07',
     fee_paid_by: 'merchant', customer_account: '256777000001', credited_at_utc: '', narration: 'order 7',
   }));
 });

@@ -166,15 +166,15 @@ it('answers the whole statement as CSV that parses back and reconciles', async (
   expect(opening.time_utc).toBe(iso(from));
   expect(closing.time_utc).toBe(iso(to));
   for (const k of ['available', 'pending', 'reserved', 'other'] as const) {
-    const sum = records.slice(1, -1).reduce((acc, r) => acc + minorOf(r[k]), minorOf(opening[k]));
-    expect(`${k} ${sum}`).toBe(`${k} ${minorOf(closing[k])}`);
+    const sum = records.slice(1, -1).reduce((acc, r) => acc + minorOf(r[k], 'UGX'), minorOf(opening[k], 'UGX'));
+    expect(`${k} ${sum}`).toBe(`${k} ${minorOf(closing[k], 'UGX')}`);
   }
-  const net = records.slice(1, -1).reduce((acc, r) => acc + minorOf(r.net), minorOf(opening.balance_after));
-  expect(net).toBe(minorOf(closing.balance_after));
+  const net = records.slice(1, -1).reduce((acc, r) => acc + minorOf(r.net, 'UGX'), minorOf(opening.balance_after, 'UGX'));
+  expect(net).toBe(minorOf(closing.balance_after, 'UGX'));
   expect(records.every((r) => r.currency === 'UGX')).toBe(true);
   // the same figures as the JSON statement
   const json = await allLines(merchant, (q) => merchantUrl('UGX', q), from, to, 100);
-  expect(minorOf(closing.balance_after)).toBe(minor(json.closing.total));
+  expect(minorOf(closing.balance_after, 'UGX')).toBe(minor(json.closing.total));
   expect(records.slice(1, -1).map((r) => r.reference)).toEqual(json.lines.map((l: any) => l.reference));
 });
 

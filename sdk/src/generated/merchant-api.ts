@@ -1472,7 +1472,7 @@ export interface components {
             data: components["schemas"]["WalletStatement"];
             paging: components["schemas"]["Paging"];
         };
-        /** @description A CSV file (RFC 4180): UTF-8, CRLF line ends, a header row naming the columns, then one record per line. Times are UTC (`YYYY-MM-DDTHH:MM:SSZ`, the header's `_utc` columns), amounts exact decimal text with two decimals (`-29.10`), empty cells for no value. Free text starting with `=`, `+`, `-`, `@`, a tab or a carriage return has a leading apostrophe, so that a spreadsheet does not run it as a formula. */
+        /** @description A CSV file (RFC 4180): UTF-8, CRLF line ends, a header row naming the columns, then one record per line. Times are UTC (`YYYY-MM-DDTHH:MM:SSZ`, the header's `_utc` columns), amounts exact decimal text in the currency's own minor unit (UGX `25000`, USD `25.00`; an amount finer than that unit, which the API accepts, in full: UGX `1000.07`), empty cells for no value. Free text starting with `=`, `+`, `-`, `@`, a tab or a carriage return has a leading apostrophe, so that a spreadsheet does not run it as a formula. */
         CsvFile: string;
         /** @description A notification a sandbox scenario sends. */
         SandboxScenarioNotification: {

@@ -12,12 +12,12 @@ export const admin = typedHandlers({
     const { sessions, audit } = ctx.services;
     const { id, row, user } = await sessions.login(email, password, clientAddress(ctx));
     await audit.record({ actor: { type: 'user', user }, action: 'login', businessId: user.business_id, targetType: 'session', targetId: null, before: null, after: { state: row.state }, requestId: ctx.requestId });
-    return ok(sessions.view(row, user), 'Signed in', { 'Set-Cookie': sessions.cookie(id) });
+    return ok(await sessions.view(row, user), 'Signed in', { 'Set-Cookie': sessions.cookie(id) });
   },
 
   getSession: async (_input, ctx) => {
     const actor = sessionActorOf(ctx);
-    return ok(ctx.services.sessions.view(actor.session, actor.user), 'Session retrieved');
+    return ok(await ctx.services.sessions.view(actor.session, actor.user), 'Session retrieved');
   },
 
   logout: async (_input, ctx) => {
@@ -29,7 +29,7 @@ export const admin = typedHandlers({
     const actor = sessionActorOf(ctx);
     const { id, row } = await ctx.services.totp.verify(actor, body);
     const user = await ctx.services.users.get(actor.user.id);
-    return ok(ctx.services.sessions.view(row, user), 'Second factor accepted', { 'Set-Cookie': ctx.services.sessions.cookie(id) });
+    return ok(await ctx.services.sessions.view(row, user), 'Second factor accepted', { 'Set-Cookie': ctx.services.sessions.cookie(id) });
   },
 
   startTotpEnrolment: async ({ body }, ctx) =>
@@ -40,7 +40,7 @@ export const admin = typedHandlers({
     const { codes, rotated } = await ctx.services.totp.confirm(actor, body.code);
     const user = await ctx.services.users.get(actor.user.id);
     return ok(
-      { recovery_codes: codes, session: ctx.services.sessions.view(rotated.row, user) },
+      { recovery_codes: codes, session: await ctx.services.sessions.view(rotated.row, user) },
       'Two-factor authentication is on; store the recovery codes now, they are not shown again',
       { 'Set-Cookie': ctx.services.sessions.cookie(rotated.id) },
     );
@@ -50,7 +50,7 @@ export const admin = typedHandlers({
     const actor = sessionActorOf(ctx);
     const { id, row } = await ctx.services.sessions.changePassword(actor, current_password, new_password);
     const user = await ctx.services.users.get(actor.user.id);
-    return ok(ctx.services.sessions.view(row, user), 'Password changed; your other sessions have ended', { 'Set-Cookie': ctx.services.sessions.cookie(id) });
+    return ok(await ctx.services.sessions.view(row, user), 'Password changed; your other sessions have ended', { 'Set-Cookie': ctx.services.sessions.cookie(id) });
   },
 
   requestPasswordReset: async ({ body }, ctx) => {

@@ -2,6 +2,7 @@
 // with when each held amount is released.
 import { useQuery } from '@tanstack/react-query';
 import { admin, unwrap } from '../../api';
+import { StatementDownload } from '../../ui/downloads';
 import { LoadError, Loading, Money, Section, Time } from '../../ui/parts';
 
 export function Balances({ businessId }: { businessId: number }) {
@@ -63,6 +64,7 @@ export function Balances({ businessId }: { businessId: number }) {
               </table>
             </div>
           )}
+          <StatementDownload businessId={businessId} currency={w.currency} />
         </Section>
       ))}
     </>

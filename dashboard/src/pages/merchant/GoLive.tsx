@@ -1,5 +1,5 @@
-// The merchant's road to live: the sandbox test cases (which passed, which are left) and the go-live
-// request the operator reviews.
+// The merchant's road to live, told to the merchant: the sandbox test cases it still has to pass, then its
+// go-live request, which an operator reviews.
 import { useState } from 'react';
 import type { FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
@@ -27,28 +27,30 @@ export function MerchantGoLive({ businessId }: { businessId: number }) {
   return (
     <>
       <h1>Go live</h1>
+      <p>To take real payments, you pass each sandbox test case below with your sandbox API token, then ask to go live. An operator reviews your test cases and tells you when you are live.</p>
       <Section title="Sandbox test cases">
-        <p>Run each case in the sandbox with the designated test numbers and cards (GET /v1/sandbox/scenarios lists them); they tick themselves off.</p>
         {report.isPending && <Loading what="your test cases" />}
         {report.error && <LoadError error={report.error} retry={() => report.refetch()} />}
-        {report.data && <Certification report={report.data.data} linkBase="/payments" />}
+        {report.data && <Certification report={report.data.data} merchant />}
       </Section>
       <Section title="Go-live request">
         {business.error && <LoadError error={business.error} retry={() => business.refetch()} />}
         {b?.verified ? (
           <Notice>
-            Verified for live by {b.verified_by} on <Time at={b.verified_at} />.
+            You are live: your business was verified by {b.verified_by} on <Time at={b.verified_at} />. Use your live API tokens to take real payments.
           </Notice>
         ) : ask.isSuccess ? (
-          <Notice>Request sent on <Time at={ask.data.data.requested_at} />. The operator reviews your test cases and tells you when you are live.</Notice>
+          <Notice>
+            You asked to go live on <Time at={ask.data.data.requested_at} />. An operator now reviews your test cases and tells you when you are live; there is nothing more for you to do until then.
+          </Notice>
         ) : (
           <Guard need="requestGoLive">
-            <form onSubmit={submit} aria-label="Request go-live" className="form-grid">
-              <TextField label="Note for the operator" name="note" error={ask.error} value={note} onValue={setNote} hint="Optional: launch date, anything to know." />
+            <form onSubmit={submit} aria-label="Ask to go live" className="form-grid">
+              <TextField label="Your note for the operator" name="note" error={ask.error} value={note} onValue={setNote} hint="Optional: your launch date, or anything the reviewer should know." />
               <div className="wide">
                 <FormError error={ask.error} shown={['note']} />
                 <button type="submit" disabled={ask.isPending}>
-                  Request go-live
+                  Ask to go live
                 </button>
               </div>
             </form>

@@ -10,10 +10,22 @@ import { Guard } from '../../ui/guard';
 import { useSession } from '../../session';
 import { LoadError, Loading, Section, Time } from '../../ui/parts';
 
-export function Certification({ report, linkBase = '/collections' }: { report: Admin['Certification']; linkBase?: string }) {
+/**
+ * The sandbox test cases, passed and open. `merchant`: the words speak to the merchant ("you"), who runs
+ * the cases, and its payments are at /payments; otherwise to the operator, about the merchant.
+ */
+export function Certification({ report, merchant = false }: { report: Admin['Certification']; merchant?: boolean }) {
+  const left = report.scenarios.filter((s) => !s.passed).length;
+  const summary = merchant
+    ? report.complete
+      ? 'You have passed every sandbox test case. Next, ask to go live below.'
+      : `You have ${left} test case${left === 1 ? '' : 's'} left. Run each in the sandbox with the designated test numbers and cards (GET /v1/sandbox/scenarios lists them); each ticks itself off when your payment gives the expected result.`
+    : report.complete
+      ? 'Every sandbox test case passed.'
+      : 'Some sandbox test cases have not passed yet: the merchant runs them with the designated test numbers and cards.';
   return (
     <>
-      <p>{report.complete ? 'Every sandbox test case passed.' : 'Some sandbox test cases have not passed yet: the merchant runs them with the designated test numbers and cards.'}</p>
+      <p>{summary}</p>
       <ul className="checklist">
         {report.scenarios.map((s) => (
           <li key={s.scenario} className={s.passed ? 'passed' : 'open'}>
@@ -21,7 +33,7 @@ export function Certification({ report, linkBase = '/collections' }: { report: A
             {s.gateway_reference && (
               <>
                 {' '}
-                by <Link to={`${linkBase}/${s.gateway_reference}`}>{s.gateway_reference}</Link> at <Time at={s.at} />
+                by {merchant ? 'your payment ' : ''}<Link to={`${merchant ? '/payments' : '/collections'}/${s.gateway_reference}`}>{s.gateway_reference}</Link> at <Time at={s.at} />
               </>
             )}
           </li>

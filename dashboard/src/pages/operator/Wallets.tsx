@@ -5,6 +5,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { admin, unwrap, unwrapPage } from '../../api';
 import type { Admin } from '../../api';
 import { CheckField, FormError, TextField } from '../../ui/forms';
+import { StatementDownload } from '../../ui/downloads';
 import { Guard } from '../../ui/guard';
 import { LoadError, Loading, Section, Time } from '../../ui/parts';
 
@@ -39,6 +40,7 @@ export function Wallets({ business }: { business: Admin['Business'] }) {
           {wallets.data.items.map((w) => (
             <li key={w.currency}>
               <strong>{w.currency}</strong> {w.is_default && <span className="tag">default</span>} <span className="muted">since <Time at={w.created_at} /></span>
+              <StatementDownload businessId={business.id} currency={w.currency} />
             </li>
           ))}
         </ul>

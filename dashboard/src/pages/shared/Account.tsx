@@ -9,7 +9,7 @@ import { Notice, Section, Time } from '../../ui/parts';
 import { EnrolTotp } from '../auth/EnrolTotp';
 
 export function Account() {
-  const { user, idle_expires_at, absolute_expires_at } = useSession();
+  const { user, idle_expires_at, absolute_expires_at, recovery_codes_left: left } = useSession();
   const [enrolling, setEnrolling] = useState(false);
   if (enrolling) return <EnrolTotp required={false} replacing={user.totp_enabled} onDone={() => setEnrolling(false)} />;
   return (
@@ -32,6 +32,12 @@ export function Account() {
         {user.totp_enabled ? (
           <>
             <Notice>On: you sign in with a code from your authenticator app.</Notice>
+            <p className={left !== null && left <= 3 ? 'error' : undefined}>
+              {left === 0
+                ? 'You have no recovery codes left: replace the authenticator now to get new ones, or a lost phone locks you out.'
+                : `You have ${left} recovery code${left === 1 ? '' : 's'} left, each good for one sign-in without your phone.`}
+              {left !== null && left > 0 && left <= 3 && ' Replace the authenticator soon to get new ones.'}
+            </p>
             <p>New phone, or lost your recovery codes? Replace the authenticator: you get a new secret and new recovery codes.</p>
             <button type="button" onClick={() => setEnrolling(true)}>
               Replace authenticator

@@ -7,6 +7,7 @@ import { useQuery } from '@tanstack/react-query';
 import { admin, unwrapPage } from '../../api';
 import type { Admin } from '../../api';
 import { navigate, useLocation } from '../../router';
+import { ROLE_NAMES } from '../../session';
 import { Field, TextField } from '../../ui/forms';
 import { Pager, useCursorList } from '../../ui/paging';
 import { LoadError, Loading, Time } from '../../ui/parts';
@@ -141,9 +142,13 @@ function FilterForm({ filters, people, error }: { filters: Filters; people: Admi
   );
 }
 
-/** A recorded value as a person reads it: text as typed, `none` for null, JSON for a list or an object. */
-function shown(v: unknown): string {
+/**
+ * A recorded value as a person reads it: a role in words ("Viewer", from the shared role-names table), text
+ * as typed, `none` for null, JSON for a list or an object.
+ */
+function shown(v: unknown, field?: string): string {
   if (v === undefined || v === null) return 'none';
+  if (field === 'role' && typeof v === 'string' && Object.hasOwn(ROLE_NAMES, v)) return ROLE_NAMES[v as keyof typeof ROLE_NAMES];
   if (typeof v === 'string') return v === '' ? '""' : v;
   if (typeof v === 'boolean') return v ? 'yes' : 'no';
   if (typeof v === 'number') return String(v);
@@ -164,7 +169,7 @@ function Change({ entry }: { entry: Admin['AuditEntry'] }) {
         <ul className="plain">
           {keys.map((k) => (
             <li key={k}>
-              <code>{k}</code>: {shown(record[k])}
+              <code>{k}</code>: {shown(record[k], k)}
             </li>
           ))}
         </ul>
@@ -177,7 +182,7 @@ function Change({ entry }: { entry: Admin['AuditEntry'] }) {
     <ul className="plain small">
       {keys.map((k) => (
         <li key={k}>
-          <code>{k}</code>: {shown(before[k])} → {shown(after[k])}
+          <code>{k}</code>: {shown(before[k], k)} → {shown(after[k], k)}
         </li>
       ))}
     </ul>

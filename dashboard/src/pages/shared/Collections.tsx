@@ -11,6 +11,7 @@ import type { BusinessChoice } from '../../ui/collections';
 import { Pager, useCursorList } from '../../ui/paging';
 import { LoadError, Loading, Money, Section, Time } from '../../ui/parts';
 import { DataTable } from '../../ui/table';
+import { CollectionsCsvLink } from '../../ui/downloads';
 import { ProcessorRequest } from '../operator/ProcessorRequest';
 import { Deliveries } from './Deliveries';
 import { Refunds } from './Refund';
@@ -39,6 +40,7 @@ export function CollectionsPage({ title, base, businessId }: { title: string; ba
         businesses={operator ? (businesses.data ?? []) : undefined}
       />
       <WindowLine search={search} total={list.data?.total} />
+      <CollectionsCsvLink search={search} businessId={businessId} />
       {list.isPending && <Loading what={title.toLowerCase()} />}
       {list.error && <LoadError error={list.error} retry={() => list.refetch()} />}
       {list.data && list.data.items.length > 0 && <CollectionTable base={base} rows={list.data.items} business={operator} label={`${title} found`} />}
