@@ -3,7 +3,6 @@
 // back). Pure: no database, no clock, no randomness.
 import type { AccountKey, PostingDraft, RefundJournalKind } from './ledger';
 import { UnbalancedPostingsError } from './ledger';
-import { roundDiv } from './money';
 
 export const REFUND_STATUSES = ['PENDING', 'PROCESSING', 'COMPLETED', 'FAILED', 'CANCELLED'] as const;
 export type RefundStatus = (typeof REFUND_STATUSES)[number];
@@ -36,7 +35,7 @@ export function countsAgainstPaid(s: RefundStatus): boolean {
 
 export class RefundRefused extends Error {
   constructor(
-    readonly why: 'nothing_left' | 'over_refund' | 'not_positive',
+    readonly why: 'nothing_left' | 'over_refund' | 'not_positive' | 'too_small',
     message: string,
   ) {
     super(message);
@@ -50,6 +49,8 @@ export interface PaidCollection {
   accountAmountMinor: bigint;
   /** what its refunds that count against it add up to already */
   refundedMinor: bigint;
+  /** what those same refunds take from the wallet, in its currency */
+  refundedAccountMinor: bigint;
 }
 
 export interface RefundAmounts {
@@ -60,8 +61,11 @@ export interface RefundAmounts {
 
 /**
  * The refund of `requested` (null: the whole rest) of `c`, or RefundRefused. The wallet debit is the
- * difference of the collection's conversion applied to the refunded total after and before this refund,
- * each rounded once: the debits of refunds that add up to the whole add up to account_amount exactly.
+ * collection's conversion of the refunded total after this refund, rounded down, less what the refunds
+ * that still count took already: whatever failed or was cancelled in between, the refunds that add up to
+ * the whole take account_amount exactly. Rounding down, the total never reaches account_amount before the
+ * whole is refunded, so the refund that completes it always moves at least one minor unit; a partial
+ * refund too small to move one is refused ('too_small').
  */
 export function refundAmounts(c: PaidCollection, requested: bigint | null): RefundAmounts {
   const rest = c.requestAmountMinor - c.refundedMinor;
@@ -69,8 +73,10 @@ export function refundAmounts(c: PaidCollection, requested: bigint | null): Refu
   const amountMinor = requested ?? rest;
   if (amountMinor <= 0n) throw new RefundRefused('not_positive', 'must be greater than 0');
   if (amountMinor > rest) throw new RefundRefused('over_refund', `at most ${rest} minor units are still refundable`);
-  const converted = (refunded: bigint) => roundDiv(c.accountAmountMinor * refunded, c.requestAmountMinor);
-  const accountAmountMinor = converted(c.refundedMinor + amountMinor) - converted(c.refundedMinor);
+  // both factors are positive, so bigint division rounds down
+  const converted = (refunded: bigint) => (c.accountAmountMinor * refunded) / c.requestAmountMinor;
+  const accountAmountMinor = converted(c.refundedMinor + amountMinor) - c.refundedAccountMinor;
+  if (accountAmountMinor <= 0n) throw new RefundRefused('too_small', `is too small to move anything in the wallet's currency; refund more, or the whole rest`);
   return { amountMinor, accountAmountMinor };
 }
 

@@ -70,6 +70,7 @@ export interface RefundParts {
 const sql = (name: string): QueryFile => sqlFile(__dirname, name);
 const SQL = {
   lockCollection: sql('lock-collection.sql'),
+  refundedAccount: sql('refunded-account.sql'),
   lockWallet: sql('lock-wallet.sql'),
   walletAvailable: sql('wallet-available.sql'),
   insertRefund: sql('insert-refund.sql'),
@@ -200,7 +201,8 @@ export class RefundService {
     if (!c.service_type || !this.p.refundsOf(c.service_type)) {
       throw new AppError('INVALID_STATE', `The processor that took this payment (${c.service_type ?? 'none'}) offers no refunds through this service`);
     }
-    const amounts = refundAmountsOrRefuse(c, requested);
+    const { refunded_account_minor: refundedAccount } = await t.one<{ refunded_account_minor: bigint }>(SQL.refundedAccount, { collectionId: c.id });
+    const amounts = refundAmountsOrRefuse(c, refundedAccount, requested);
     const wallet = await t.oneOrNone<{ id: number }>(SQL.lockWallet, { businessId: c.business_id, currency: c.account_currency });
     if (!wallet) throw new Error(`collection ${c.id} has no ${c.account_currency} wallet`);
     const { available_minor: available } = await t.one<{ available_minor: bigint }>(SQL.walletAvailable, { walletId: wallet.id });
@@ -617,9 +619,9 @@ function minorOf(amount: number): bigint {
   }
 }
 
-function refundAmountsOrRefuse(c: LockedCollection, requested: bigint | null) {
+function refundAmountsOrRefuse(c: LockedCollection, refundedAccountMinor: bigint, requested: bigint | null) {
   try {
-    return refundAmounts({ requestAmountMinor: c.request_amount_minor, accountAmountMinor: c.account_amount_minor, refundedMinor: c.refunded_minor }, requested);
+    return refundAmounts({ requestAmountMinor: c.request_amount_minor, accountAmountMinor: c.account_amount_minor, refundedMinor: c.refunded_minor, refundedAccountMinor }, requested);
   } catch (e) {
     if (!(e instanceof RefundRefused)) throw e;
     const rest = c.request_amount_minor - c.refunded_minor;

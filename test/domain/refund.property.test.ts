@@ -20,6 +20,7 @@ interface Paid {
   requestAmountMinor: bigint;
   accountAmountMinor: bigint;
   refundedMinor: bigint;
+  refundedAccountMinor: bigint;
 }
 
 interface Refund {
@@ -64,7 +65,7 @@ class Book {
     });
     this.post(plan.postings);
     this.available += credit;
-    this.paid.push({ requestAmountMinor: e.request, accountAmountMinor: account, refundedMinor: 0n });
+    this.paid.push({ requestAmountMinor: e.request, accountAmountMinor: account, refundedMinor: 0n, refundedAccountMinor: 0n });
   }
 
   refund(e: Extract<Event, { kind: 'refund' }>) {
@@ -75,6 +76,12 @@ class Book {
       amounts = refundAmounts(c, e.amount);
     } catch (err) {
       expect(err).toBeInstanceOf(RefundRefused);
+      if ((err as RefundRefused).why === 'too_small') {
+        // only a partial refund converts to nothing: the one that completes the whole takes what was rounded down
+        expect(e.amount !== null && e.amount < c.requestAmountMinor - c.refundedMinor).toBe(true);
+        expect((c.accountAmountMinor * (c.refundedMinor + e.amount!)) / c.requestAmountMinor <= c.refundedAccountMinor).toBe(true);
+        return;
+      }
       expect(e.amount === null ? c.refundedMinor >= c.requestAmountMinor : e.amount <= 0n || e.amount > c.requestAmountMinor - c.refundedMinor).toBe(true);
       return;
     }
@@ -84,6 +91,7 @@ class Book {
     }
     this.post(refundHoldPlan({ ...WALLET, accountAmountMinor: amounts.accountAmountMinor }).postings);
     c.refundedMinor += amounts.amountMinor;
+    c.refundedAccountMinor += amounts.accountAmountMinor;
     this.available -= amounts.accountAmountMinor;
     this.held += amounts.accountAmountMinor;
     this.refunds.push({ collection: this.paid.indexOf(c), status: 'PENDING', ...amounts, outcomes: 0 });
@@ -103,6 +111,7 @@ class Book {
     if (e.to !== 'COMPLETED') {
       this.available += r.accountAmountMinor;
       this.paid[r.collection].refundedMinor -= r.amountMinor;
+      this.paid[r.collection].refundedAccountMinor -= r.accountAmountMinor;
     }
   }
 
@@ -155,15 +164,24 @@ test('refund postings keep every invariant over any sequence of collections, ref
 test('partial refunds that add up to the whole debit exactly the account amount, whatever the rounding', () => {
   fc.assert(
     fc.property(fc.bigInt({ min: 1n, max: 1_000_000n }), fc.bigInt({ min: 1n, max: 9_999_999n }), fc.array(fc.bigInt({ min: 1n, max: 400_000n }), { maxLength: 12 }), (request, account, parts) => {
-      const c = { requestAmountMinor: request, accountAmountMinor: account, refundedMinor: 0n };
-      let debited = 0n;
+      const c = { requestAmountMinor: request, accountAmountMinor: account, refundedMinor: 0n, refundedAccountMinor: 0n };
       for (const part of parts) {
         if (c.refundedMinor + part >= request) break;
-        debited += refundAmounts(c, part).accountAmountMinor;
+        let debit: bigint;
+        try {
+          debit = refundAmounts(c, part).accountAmountMinor;
+        } catch (err) {
+          // a part too small to move a minor unit of the wallet's currency is refused and changes nothing
+          expect(err).toEqual(expect.objectContaining({ why: 'too_small' }));
+          continue;
+        }
+        expect(debit).toBeGreaterThan(0n);
         c.refundedMinor += part;
+        c.refundedAccountMinor += debit;
       }
-      debited += refundAmounts(c, null).accountAmountMinor;
-      expect(debited).toBe(account);
+      const last = refundAmounts(c, null).accountAmountMinor;
+      expect(last).toBeGreaterThan(0n);
+      expect(c.refundedAccountMinor + last).toBe(account);
     }),
   );
 });
@@ -178,9 +196,11 @@ test('the state machine: PENDING moves anywhere else, PROCESSING only to a final
 });
 
 test('bad refund amounts are refused with the reason', () => {
-  const c = { requestAmountMinor: 5000n, accountAmountMinor: 5000n, refundedMinor: 3000n };
+  const c = { requestAmountMinor: 5000n, accountAmountMinor: 5000n, refundedMinor: 3000n, refundedAccountMinor: 3000n };
   expect(() => refundAmounts(c, 2001n)).toThrow(expect.objectContaining({ why: 'over_refund' }));
   expect(() => refundAmounts(c, 0n)).toThrow(expect.objectContaining({ why: 'not_positive' }));
-  expect(() => refundAmounts({ ...c, refundedMinor: 5000n }, null)).toThrow(expect.objectContaining({ why: 'nothing_left' }));
+  expect(() => refundAmounts({ ...c, refundedMinor: 5000n, refundedAccountMinor: 5000n }, null)).toThrow(expect.objectContaining({ why: 'nothing_left' }));
+  // 1 UGX of a 3700 UGX collection that credited 1.00 USD moves no cent
+  expect(() => refundAmounts({ requestAmountMinor: 370000n, accountAmountMinor: 100n, refundedMinor: 0n, refundedAccountMinor: 0n }, 100n)).toThrow(expect.objectContaining({ why: 'too_small' }));
   expect(refundAmounts(c, null)).toEqual({ amountMinor: 2000n, accountAmountMinor: 2000n });
 });

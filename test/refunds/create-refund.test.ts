@@ -140,10 +140,10 @@ describe('refunds on the simulator', () => {
     const collection = usd.body.data.gateway_reference;
     await m.client.post(`/v1/sandbox/collections/${collection}/simulate`, { outcome: 'COMPLETED' });
     const third = await m.client.post(`/v1/collections/${collection}/refunds`, { amount: 3.33, merchant_reference: ref('RFD') });
-    expect(third.body.data).toMatchObject({ amount: 3.33, currency: 'USD', account_amount: 12322.67, account_currency: 'UGX' });
+    expect(third.body.data).toMatchObject({ amount: 3.33, currency: 'USD', account_amount: 12322.66, account_currency: 'UGX' });
     const rest = await m.client.post(`/v1/collections/${collection}/refunds`, { merchant_reference: ref('RFD') });
-    // 37005.00 in all: the second takes the rounding's other side
-    expect(rest.body.data).toMatchObject({ amount: 6.67, account_amount: 24682.33 });
+    // 37005.00 in all: the first is rounded down (12322.665), the last takes what that left
+    expect(rest.body.data).toMatchObject({ amount: 6.67, account_amount: 24682.34 });
   });
 
   it('refuses a collection that is not COMPLETED, and changes nothing', async () => {
