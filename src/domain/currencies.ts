@@ -1,7 +1,8 @@
 // Each currency's own minor unit (ISO 4217 exponent), the one table of it: vendors are sent amounts at
 // this precision (processors/amounts.ts), and the dashboard and the hosted payment pages show money at it
 // ("25,000 UGX", "12.50 USD"). The API itself keeps 2 decimals in every currency (domain/money.ts). Pure,
-// with no imports, so the dashboard's bundle takes it as it is.
+// importing only money.ts (pure too), so the dashboard's bundle takes it as it is.
+import { formatMinor, SCALE } from './money';
 
 /** ISO 4217 currencies whose minor unit is 0 (the mobile-money ones first). */
 export const ZERO_DECIMAL_CURRENCIES: ReadonlySet<string> = new Set([
@@ -23,10 +24,9 @@ export function shownDecimals(hundredths: bigint | number, currency: string): nu
   return own === 0 && BigInt(hundredths) % 100n !== 0n ? 2 : own;
 }
 
-/** 2500000n hundredths -> "25000" in UGX, 1250n -> "12.50" in USD: plain text for the hosted pages. */
+/** 2500000n hundredths -> "25000" in UGX, 1250n -> "12.50" in USD: plain text for the hosted pages and files. */
 export function formatIn(hundredths: bigint, currency: string): string {
-  const negative = hundredths < 0n;
-  const abs = negative ? -hundredths : hundredths;
-  const whole = `${negative ? '-' : ''}${abs / 100n}`;
-  return shownDecimals(abs, currency) === 0 ? whole : `${whole}.${(abs % 100n).toString().padStart(2, '0')}`;
+  const text = formatMinor(hundredths);
+  // the currency's own unit only when the fraction is zero (shownDecimals): drop the ".00"
+  return shownDecimals(hundredths, currency) === 0 ? text.slice(0, -(SCALE + 1)) : text;
 }
