@@ -2,9 +2,8 @@
 // read from running balances that the database keeps with every posting (migration 0030: a few rows
 // per account, one per session slot, so concurrent completions of one wallet do not wait for each
 // other); drift() recomputes them from the postings.
-import type { IBaseProtocol } from 'pg-promise';
 import { pgp, sqlFile } from '../db';
-import type { Tx } from '../db';
+import type { Queryable, Tx } from '../db';
 import { BY_ID, listPage } from '../db/keyset';
 import type { ListPage, PageRequest } from '../db/keyset';
 import type { CollectionRow } from '../domain/collection';
@@ -38,9 +37,6 @@ export interface CreditContext {
   card_settlement_days: number;
   accounts: { id: number; wallet_id: number | null; currency: string; kind: AccountKey['kind'] }[] | null;
 }
-
-/** A connection to query with: a transaction, or the database itself (each statement on its own). */
-type Queryable = IBaseProtocol<object>;
 
 /**
  * The credit's values of a move's write (collections/sql/move.sql): the journal's time, its postings and
