@@ -25,9 +25,9 @@ function attachment(filename: string): Record<string, string> {
   return { 'Content-Disposition': `attachment; filename="${filename}"` };
 }
 
-/** A CSV file written as it is read. */
-function csvStream(filename: string, write: (sink: Sink) => Promise<void>) {
-  return { body: '', contentType: CSV, headers: attachment(filename), stream: write };
+/** A CSV file written by `write` as the client takes it (what write answers, a row count, is not sent). */
+function csvStream(filename: string, write: (sink: Sink) => Promise<unknown>) {
+  return { body: '', contentType: CSV, headers: attachment(filename), stream: async (sink: Sink) => void (await write(sink)) };
 }
 
 const dayText = (d: Date) => apiTime(d).slice(0, 10);
@@ -106,17 +106,11 @@ async function statementReply(ctx: RequestContext, businessId: number, currency:
 }
 
 function exportReply(ctx: RequestContext, filters: CollectionFilters) {
-  const exports = ctx.services.reports.exports;
-  return csvStream(`collections-${dayText(ctx.services.now())}.csv`, async (sink) => {
-    await exports.writeCsv(filters, sink);
-  });
+  return csvStream(`collections-${dayText(ctx.services.now())}.csv`, (sink) => ctx.services.reports.exports.writeCsv(filters, sink));
 }
 
 function refundExportReply(ctx: RequestContext, filters: RefundFilters) {
-  const exports = ctx.services.reports.refundExports;
-  return csvStream(`refunds-${dayText(ctx.services.now())}.csv`, async (sink) => {
-    await exports.writeCsv(filters, sink);
-  });
+  return csvStream(`refunds-${dayText(ctx.services.now())}.csv`, (sink) => ctx.services.reports.refundExports.writeCsv(filters, sink));
 }
 
 function settlementRecord(r: SettlementReport) {
