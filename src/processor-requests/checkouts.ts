@@ -28,11 +28,6 @@ interface Route {
   currency: string;
 }
 
-interface CheckoutRow {
-  vendor_reference: string | null;
-  url: string | null;
-}
-
 /** What opening payment_url leads to. */
 export type Opened =
   | { kind: 'redirect'; url: string }
@@ -73,13 +68,9 @@ export class CheckoutService {
     };
   }
 
-  /** The collection's checkout as the operator sees it; null when the customer never opened one. */
+  /** The collection's checkout (as the operator sees it too); null when the customer never opened one. */
   viewOf(collectionId: bigint): Promise<CheckoutView | null> {
     return this.s.db.oneOrNone<CheckoutView>('SELECT vendor_reference, url, attempts FROM checkouts WHERE collection_id = $1', [collectionId]);
-  }
-
-  private checkout(collectionId: bigint): Promise<CheckoutRow | null> {
-    return this.s.db.oneOrNone<CheckoutRow>('SELECT vendor_reference, url FROM checkouts WHERE collection_id = $1', [collectionId]);
   }
 
   /**
@@ -134,13 +125,13 @@ export class CheckoutService {
 
   /** payment_url opened for a PENDING collection of a hosted processor. */
   async open(row: CollectionRow, route: Route): Promise<Opened> {
-    const existing = await this.checkout(row.id);
+    const existing = await this.viewOf(row.id);
     if (existing?.url) return { kind: 'redirect', url: existing.url };
     if (existing?.vendor_reference || row.card_masked) return { kind: 'confirm' };
     // Each claim is a new attempt: an attempt whose answer was lost is never asked for again.
     const attempt = await this.claim(row.id);
     if (attempt === null) {
-      const now = await this.checkout(row.id);
+      const now = await this.viewOf(row.id);
       return now?.url ? { kind: 'redirect', url: now.url } : { kind: 'busy' };
     }
     const r = await route.processor.checkout.start(route.ctx, this.order(row, route, attempt));
