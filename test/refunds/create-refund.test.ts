@@ -146,6 +146,27 @@ describe('refunds on the simulator', () => {
     expect(rest.body.data).toMatchObject({ amount: 6.67, account_amount: 24682.34 });
   });
 
+  it('refuses a partial refund too small to move a cent of the wallet, changing nothing; the whole rest still takes the credit exactly', async () => {
+    const m = await setupMerchant(svc, { defaultCurrency: 'USD', wallets: ['USD'], mids: [{ payment_method: 'MOBILE_MONEY', currency: 'UGX' }] });
+    expect((await svc.admin.put('/v1/admin/fx-rates', { base: 'USD', quote: 'UGX', rate: 3700.5 })).status).toBe(200);
+    const created = await m.client.post('/v1/collections/request-to-pay', mobileMoney({ currency: 'UGX', amount: 10000, account_number: '256700000009' }));
+    expect(created.status).toBe(200);
+    const collection = created.body.data.gateway_reference;
+    await m.client.post(`/v1/sandbox/collections/${collection}/simulate`, { outcome: 'COMPLETED' });
+    const paid = await m.client.get(`/v1/collections/${collection}`);
+    expect(paid.body.data).toMatchObject({ account_amount: 2.7, account_currency: 'USD' });
+    const before = await balance(m.client, 'USD');
+    // 1 UGX of 10000 is 0.027 US cents
+    const tiny = await m.client.post(`/v1/collections/${collection}/refunds`, { amount: 1, merchant_reference: ref('RFD') });
+    expect(tiny.status).toBe(400);
+    expect(tiny.body).toMatchObject({ code: 'VALIDATION_ERROR', data: [{ field: 'amount', message: "is too small to move anything in the wallet's currency; refund more, or the whole rest" }] });
+    expect(await balance(m.client, 'USD')).toEqual(before);
+    expect((await m.client.get(`/v1/collections/${collection}`)).body.data).toMatchObject({ refunded_amount: 0, refunds: [] });
+    const rest = await m.client.post(`/v1/collections/${collection}/refunds`, { merchant_reference: ref('RFD') });
+    expect(rest.status).toBe(200);
+    expect(rest.body.data).toMatchObject({ amount: 10000, account_amount: 2.7, account_currency: 'USD' });
+  });
+
   it('refuses a collection that is not COMPLETED, and changes nothing', async () => {
     const m = await setupMerchant(svc);
     const funded = await completed(m);
