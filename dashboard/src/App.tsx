@@ -9,7 +9,7 @@ import { Link, useLocation } from './router';
 import { adopt, forget, isOperator, roleName, SESSION_KEY, whenCsrfRefused, whenSessionEnds } from './session';
 import type { Session, User } from './session';
 import { EnrolTotp } from './pages/auth/EnrolTotp';
-import { Login, SecondFactor, SignOutLink } from './pages/auth/SignIn';
+import { AuthPage, Login, SecondFactor, SignOutLink } from './pages/auth/SignIn';
 import { AcceptInvitation, ResetPassword } from './pages/auth/Tokens';
 import { operatorNav, operatorPage } from './pages/operator/routes';
 import { merchantNav, merchantPage } from './pages/merchant/routes';
@@ -50,6 +50,8 @@ export function App() {
     if (path === '/reset-password') return <ResetPassword />;
     return <Login />;
   }
+  // An emailed link (an invitation, a password reset) is for someone signed out; say whose session is open.
+  if (path === '/accept-invitation' || path === '/reset-password') return <SignedInElsewhere email={s.user.email} />;
   if (s.state === 'totp_required') return <SecondFactor />;
   if (s.state === 'totp_enrolment_required') return <EnrolTotp required />;
   const operator = isOperator(s.user);
@@ -94,6 +96,18 @@ function Shell({ nav, path, user, title, children }: { nav: { to: string; label:
         {children}
       </main>
     </>
+  );
+}
+
+function SignedInElsewhere({ email }: { email: string }) {
+  return (
+    <AuthPage title="You are signed in">
+      <p>
+        This link is for someone who is not signed in, and this browser is signed in as {email}. Sign out, and the
+        link's page opens here.
+      </p>
+      <SignOutLink />
+    </AuthPage>
   );
 }
 

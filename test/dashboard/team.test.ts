@@ -42,10 +42,14 @@ describeBrowser('a merchant team in Chromium', () => {
     await invite.getByRole('button', { name: 'Send invitation' }).click();
     await page.getByText('Invitation sent to dev@kampalabooks.example').waitFor();
     await page.getByText('dev@kampalabooks.example as Developer').waitFor();
-    await page.getByRole('button', { name: 'Sign out' }).click();
 
+    // The owner's browser opens the emailed link while still signed in: the page says whose session is open,
+    // and signing out there opens the invitation.
     const token = await tokenFromOutbox(svc, 'dev@kampalabooks.example', 'accept-invitation');
     await page.goto(`${svc.url}/dashboard/accept-invitation?token=${token}`);
+    await page.getByRole('heading', { name: 'You are signed in' }).waitFor();
+    expect(await page.getByText(`signed in as ${owner.email}`).count()).toBe(1);
+    await page.getByRole('button', { name: 'Sign out' }).click();
     const accept = page.getByRole('form', { name: 'Accept invitation' });
     await accept.getByLabel('Your name').fill('Dev Eloper');
     await accept.getByLabel('Choose a password').fill('short');
