@@ -162,6 +162,7 @@ const BATCH = 100;
 /** provider reports applied per transaction by the report worker */
 const REPORT_BATCH = 200;
 const EXPIRY_DUE_SQL = sqlFile(__dirname, 'expiry-due.sql');
+const POSTINGS_OF_SQL = sqlFile(__dirname, 'postings-of.sql');
 /** The report worker's claim (sql/claim-reports.sql): a constant text, prepared on a real server. */
 const CLAIM_REPORTS_SQL = hotSqlFile(__dirname, 'claim-reports.sql');
 
@@ -453,14 +454,13 @@ export class CollectionService {
   }
 
   /** Ledger postings of one collection, oldest first; the account is the ledger account's kind. */
-  async postingsOf(collectionId: bigint): Promise<PostingRow[]> {
-    return this.s.db.any<PostingRow>(
-      `SELECT p.id, p.journal_id, c.gateway_reference, a.kind AS account, p.amount_minor, p.currency, p.kind, p.created_at
-       FROM postings p JOIN journals j ON j.id = p.journal_id JOIN collections c ON c.id = j.collection_id
-       JOIN ledger_accounts a ON a.id = p.account_id
-       WHERE j.collection_id = $1 ORDER BY p.id`,
-      [collectionId],
-    );
+  /** The postings of these collections, each one's in the order written (one read for a whole page). */
+  async postingsOf(collectionIds: bigint[]): Promise<Map<bigint, PostingRow[]>> {
+    const found = new Map<bigint, PostingRow[]>(collectionIds.map((id) => [id, []]));
+    if (collectionIds.length === 0) return found;
+    const rows = await this.s.db.any<PostingRow & { collection_id: bigint }>(POSTINGS_OF_SQL, { ids: collectionIds });
+    for (const { collection_id, ...posting } of rows) found.get(collection_id)?.push(posting);
+    return found;
   }
 
   /** Sandbox only: drive a PENDING collection as its provider would. */

@@ -20,6 +20,9 @@ import type { CollectionService } from '../collections/collections';
 import type { Processors } from '../processors';
 import type { ProcessorRequestService } from './processor-requests';
 import { openCredentials } from '../processors/credentials';
+import { sqlFile } from '../db';
+
+const CHECKOUT_VIEWS_OF_SQL = sqlFile(__dirname, 'checkout-views-of.sql');
 
 interface Route {
   processor: CheckoutProcessor;
@@ -69,8 +72,15 @@ export class CheckoutService {
   }
 
   /** The collection's checkout (as the operator sees it too); null when the customer never opened one. */
-  viewOf(collectionId: bigint): Promise<CheckoutView | null> {
-    return this.s.db.oneOrNone<CheckoutView>('SELECT vendor_reference, url, attempts FROM checkouts WHERE collection_id = $1', [collectionId]);
+  /** The checkouts of these collections (one read for a whole page of the operator's list). */
+  async viewsOf(collectionIds: bigint[]): Promise<Map<bigint, CheckoutView>> {
+    if (collectionIds.length === 0) return new Map();
+    const rows = await this.s.db.any<CheckoutView & { collection_id: bigint }>(CHECKOUT_VIEWS_OF_SQL, { ids: collectionIds });
+    return new Map(rows.map(({ collection_id, ...view }) => [collection_id, view]));
+  }
+
+  async viewOf(collectionId: bigint): Promise<CheckoutView | null> {
+    return (await this.viewsOf([collectionId])).get(collectionId) ?? null;
   }
 
   /**

@@ -16,6 +16,7 @@ import { decide, lateSuccessReason } from './reconcile';
 import type { CheckAction } from './reconcile';
 import type { CallContext, CredentialCheck, Processor, QueryResult, SendResult } from '../processors/types';
 import { afterCommit } from '../db/change';
+import { sqlFile } from '../db';
 import { inSpan } from '../telemetry';
 import type { ProcessorOperation } from '../telemetry/figures';
 import type { WorkerSpec } from '../workers/loops';
@@ -28,6 +29,8 @@ import type { CollectionService } from '../collections/collections';
 import type { Processors } from '../processors';
 import { masterKeys } from '../crypto/secretbox';
 import { openCredentials } from '../processors/credentials';
+
+const VIEWS_OF_SQL = sqlFile(__dirname, 'views-of.sql');
 
 const BATCH = 20;
 /** a call's outcomes that are not a usable answer: counted as the processor's errors */
@@ -377,13 +380,11 @@ export class ProcessorRequestService {
   // ---- operator -------------------------------------------------------------------------------
 
   /** A collection's processor request for the operator's view; null for the simulator's collections. */
-  async viewOf(collectionId: bigint): Promise<ProcessorRequestView | null> {
-    const row = await this.s.db.oneOrNone<ProcessorRequestRow>(
-      `SELECT service_type, reference, vendor_reference, state, send_attempts, checks, last_error, held_reason, resolved_outcome, resolution_note, resolved_by, resolved_at
-         FROM processor_requests WHERE collection_id = $1`,
-      [collectionId],
-    );
-    return row && toProcessorRequestView(row);
+  /** What the operator sees of these collections' processor requests (one read for a whole page). */
+  async viewsOf(collectionIds: bigint[]): Promise<Map<bigint, ProcessorRequestView>> {
+    if (collectionIds.length === 0) return new Map();
+    const rows = await this.s.db.any<ProcessorRequestRow & { collection_id: bigint }>(VIEWS_OF_SQL, { ids: collectionIds });
+    return new Map(rows.map(({ collection_id, ...r }) => [collection_id, toProcessorRequestView(r)]));
   }
 
   /**

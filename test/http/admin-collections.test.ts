@@ -43,6 +43,27 @@ describe('operator collections', () => {
     expect((await svc.anon.get('/v1/admin/collections')).status).toBe(401);
   });
 
+  it('lists each collection with its own postings, processor request and checkout, the same as its single read', async () => {
+    const shop = await setupMerchant(svc, { fees: [{ payment_method: 'MOBILE_MONEY', percent: 3, fixed: 0 }] });
+    const refs: string[] = [];
+    for (const [amount, phone] of [[1000, '256777000001'], [2500, '256777000003'], [4000, '256777000001']] as const) {
+      const r = await shop.client.post('/v1/collections/request-to-pay', mobileMoney({ amount, account_number: phone }));
+      refs.push(r.body.data.gateway_reference);
+    }
+    for (const r of refs) await finished(r);
+    const list = await svc.admin.get(`/v1/admin/collections?business_id=${shop.businessId}&per_page=10`);
+    expect(list.body.data.map((c: { gateway_reference: string }) => c.gateway_reference).sort()).toEqual([...refs].sort());
+    for (const row of list.body.data) {
+      const { refunds, ...single } = (await svc.admin.get(`/v1/admin/collections/${row.gateway_reference}`)).body.data;
+      expect(refunds).toEqual([]);
+      expect(row).toEqual(single);
+    }
+    // the credited ones carry their own amounts: 970 of 1000 and 3880 of 4000; the failed one posts nothing
+    const credit = (c: { postings: { account: string; amount: number }[] }) => c.postings.find((p) => p.account === 'available')?.amount ?? null;
+    const byReference = new Map(list.body.data.map((c: { gateway_reference: string; postings: { account: string; amount: number }[] }) => [c.gateway_reference, credit(c)]));
+    expect(byReference).toEqual(new Map([[refs[0], 970], [refs[1], null], [refs[2], 3880]]));
+  });
+
   it('certifies a business once it has run every designated scenario', async () => {
     const c = await setupMerchant(svc);
     const first = await svc.admin.get(`/v1/admin/businesses/${c.businessId}/certification`);
