@@ -5,6 +5,7 @@
 // the change's transaction at once, alone: a batch never mixes a change's request with others.
 import { bound, hotSqlFile } from '../db';
 import type { Db, Queryable } from '../db';
+import type { Logger } from '../log';
 import { Batcher } from '../db/batcher';
 import { inOpenChange } from '../db/change';
 import { countedApart, takeOver } from '../db/outcome';
@@ -79,10 +80,12 @@ export class CreateBatches {
    * written at once at most, each on a connection of the pool.
    */
   constructor(
-    private readonly base: { readonly db: Db },
+    private readonly base: { readonly db: Db; log: Logger },
     lanes: number,
   ) {
-    this.batcher = new Batcher((jobs) => this.written(jobs), { maxBatch: MAX_BATCH, maxRunning: lanes });
+    this.batcher = new Batcher((jobs) => this.written(jobs), { maxBatch: MAX_BATCH, maxRunning: lanes }, (err, size) =>
+      base.log.warn('request-to-pay batch refused, written again one by one', { size, error: (err as Error).message }),
+    );
   }
 
   /** Writes one request's collection with whatever else is waiting; its own answer once committed. */

@@ -13,6 +13,9 @@ export interface BatcherLimits {
   maxRunning: number;
 }
 
+/** Told when a batch of `size` writes was refused with `err` and is about to be written again one by one. */
+export type OnRefused = (err: unknown, size: number) => void;
+
 interface Waiting<In, Out> {
   item: In;
   resolve: (out: Out) => void;
@@ -31,6 +34,7 @@ export class Batcher<In, Out> {
   constructor(
     private readonly write: (items: In[]) => Promise<Out[]>,
     private readonly limits: BatcherLimits,
+    private readonly onRefused: OnRefused = () => undefined,
   ) {
     if (!(limits.maxBatch >= 1 && limits.maxRunning >= 1)) throw new Error(`a batcher needs limits of at least 1, got ${JSON.stringify(limits)}`);
   }
@@ -69,6 +73,7 @@ export class Batcher<In, Out> {
         return;
       }
       // one write of the batch may be what the database refused: each alone, so it fails only its caller
+      this.onRefused(err, batch.length);
       for (const w of batch) {
         try {
           w.resolve((await this.written([w.item]))[0]);

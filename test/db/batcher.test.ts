@@ -67,7 +67,8 @@ it('gathers what arrives while every slot is busy into the next batch, in order,
 
 it('writes a refused batch again one by one, so only the write the database refuses fails', async () => {
   const w = heldWrite();
-  const b = new Batcher(w.write, { maxBatch: 10, maxRunning: 1 });
+  const refused: [string, number][] = [];
+  const b = new Batcher(w.write, { maxBatch: 10, maxRunning: 1 }, (err, size) => refused.push([(err as Error).message, size]));
   const first = b.add('first');
   const outs = ['good', 'bad', 'also-good'].map((x) => b.add(x).then((v) => ({ v }), (e: Error) => ({ e: e.message })));
   w.release();
@@ -83,11 +84,14 @@ it('writes a refused batch again one by one, so only the write the database refu
   await expect(first).resolves.toBe('ok:first');
   await expect(Promise.all(outs)).resolves.toEqual([{ v: 'ok:good' }, { e: 'value too long' }, { v: 'ok:also-good' }]);
   expect(w.batches).toHaveLength(5);
+  // told once, for the batch; a write refused alone is its caller's answer, not a batch refused
+  expect(refused).toEqual([['value too long', 3]]);
 });
 
 it('fails every caller of a batch lost with the database at once, without writing any again', async () => {
   const w = heldWrite();
-  const b = new Batcher(w.write, { maxBatch: 10, maxRunning: 1 });
+  const refused: number[] = [];
+  const b = new Batcher(w.write, { maxBatch: 10, maxRunning: 1 }, (_err, size) => refused.push(size));
   const first = b.add('first');
   const outs = ['x', 'y'].map((x) => b.add(x).then(() => 'written', (e: Error) => e.message));
   w.release();
@@ -97,6 +101,7 @@ it('fails every caller of a batch lost with the database at once, without writin
   await expect(first).resolves.toBe('ok:first');
   expect(w.batches).toEqual([['first'], ['x', 'y']]);
   expect(w.held).toBe(0);
+  expect(refused).toEqual([]);
 });
 
 it('refuses a write that answers a different number of results than items, and limits below one', async () => {
