@@ -13,10 +13,14 @@
 //   npm run bench -- --export          a 1-million-row collections export: rows/s and the service's peak memory (DATABASE_URL)
 //   npm run bench -- --refunds         the refund case only: refunds per second on one hot wallet, balance exact
 //   npm run bench -- --webhooks        the webhook case only: latency from state change to receiver at BENCH_WEBHOOK_RATE
+//   npm run bench -- --sweep           request-to-pay only: 50 connections, the fixed rate, then the fixed-rate sweep
+//   npm run bench -- --no-sweep        all figures but the fixed-rate sweep
 // Settings: BENCH_CONNECTIONS (50), BENCH_DURATION seconds (10), BENCH_WARMUP seconds (2), BENCH_FIXED_RATE
 // req/s (500: request-to-pay again at that fixed offered load, for its p99),
 // BENCH_COMPLETIONS (2000), BENCH_REFUNDS (1000), BENCH_REFUND_CONCURRENCY (20), BENCH_WEBHOOK_RATE events/s (200), BENCH_WEBHOOK_EVENTS (1000),
 // BENCH_REPORT_RATE provider reports/s (the request-to-pay rate just measured), BENCH_REPORTS (2000);
+// the fixed-rate sweep (scripts/bench/sweep.ts): BENCH_SWEEP_FROM req/s (500), BENCH_SWEEP_STEP (250), BENCH_SWEEP_MAX (5000),
+// BENCH_SWEEP_SECONDS a step (3): the open-loop sender at each rate until p99 reaches 25 ms or a request fails;
 // --scale: BENCH_SCALE_LEVELS (0,1000000,10000000), BENCH_SCALE_MAX_COLLECTIONS (1000000), BENCH_SCALE_COMPLETIONS (500),
 // BENCH_SCALE_HISTORY_MONTHS (24).
 // --soak: BENCH_SOAK_SECONDS (600), BENCH_SOAK_WINDOW seconds (60), BENCH_SOAK_RATE requests/s (50).
@@ -33,6 +37,9 @@ import type { RefundFigures } from './bench/refunds';
 import { measureRoundRobin } from './bench/round-robin';
 import { runScale, scaleLevels } from './bench/scale';
 import { runSoak, soakSettings } from './bench/soak';
+import { openLoopPost } from './bench/open-loop';
+import { sweep } from './bench/sweep';
+import type { SweepFigures } from './bench/sweep';
 import { freshServerDatabase, machine, rtpBody, setupMerchant } from './bench/setup';
 import type { HotWalletFigures } from './bench/hot-wallet';
 import { execFileSync } from 'node:child_process';
@@ -51,6 +58,8 @@ const TARGETS = {
   vs_floor: 0.5,
   p99_ms: 50,
   fixed_rate_p99_ms: 25,
+  /** the sweep's highest rate must at least hold the fixed rate's target load */
+  fixed_rate_sweep_per_s: 500,
   hot_wallet_per_s: 2000,
   webhook_p99_ms: 250,
   peak_rss_mb: 250,
@@ -72,6 +81,8 @@ async function measureHttp(name: string, tag: string, child: Child, port: number
 }
 
 const fmt = (n: number | null | undefined, digits = 0) => (n === null || n === undefined || Number.isNaN(n) ? '-' : n.toFixed(digits));
+const sweepResult = (s: SweepFigures) =>
+  `${s.highest_held_per_s === null ? 'none' : `${s.highest_held_per_s} req/s`} (${s.steps.map((t) => `${t.offered_per_s}: p99 ${fmt(t.p99_ms)} ms${t.errors > 0 ? `, ${t.errors} errors` : ''}`).join('; ')}${s.stopped === 'max' ? '; stopped at BENCH_SWEEP_MAX' : ''})`;
 const webhookRow = (w: WebhookFigures): [string, string, string] => [
   'webhook latency',
   `p50 ${fmt(w.p50_ms)} ms, p99 ${fmt(w.p99_ms)} ms at ${w.rate_per_s}/s (${w.delivered}/${w.events} delivered)`,
@@ -84,6 +95,7 @@ function table(r: Report): string {
     ['request-to-pay, metrics on (METRICS_PORT)', r.metrics_on ? `${fmt(r.metrics_on.req_per_s)} req/s, p50 ${fmt(r.metrics_on.p50_ms)} ms, p99 ${fmt(r.metrics_on.p99_ms)} ms, ${r.metrics_on.errors} errors` : '-', ''],
     ['start to /healthz and RSS then: build / tsx', r.start_up ? `${r.start_up.compiled_ms} ms, ${fmt(r.start_up.compiled_rss_mb)} MB / ${r.start_up.tsx_ms} ms, ${fmt(r.start_up.tsx_rss_mb)} MB` : '-', ''],
     ['request-to-pay at a fixed offered load', r.fixed_rate ? `${fmt(r.fixed_rate.req_per_s)} of ${r.fixed_rate.offered_per_s} req/s answered, p50 ${fmt(r.fixed_rate.p50_ms)} ms, p99 ${fmt(r.fixed_rate.p99_ms)} ms, ${r.fixed_rate.errors} errors` : '-', `p99 <= ${TARGETS.fixed_rate_p99_ms} ms at ${r.fixed_rate?.offered_per_s ?? '-'} req/s`],
+    ['highest fixed rate with p99 under 25 ms (sweep)', r.sweep ? sweepResult(r.sweep) : '-', `>= ${TARGETS.fixed_rate_sweep_per_s} req/s`],
     ['request-to-pay, Prism mock', r.prism ? `${fmt(r.prism.req_per_s)} req/s, p50 ${fmt(r.prism.p50_ms)} ms, p99 ${fmt(r.prism.p99_ms)} ms, ${r.prism.errors} errors` : '-', ''],
     ['request-to-pay, 2 API processes + worker (round-robin)', r.round_robin ? `${fmt(r.round_robin.req_per_s)} req/s, p50 ${fmt(r.round_robin.p50_ms)} ms, p99 ${fmt(r.round_robin.p99_ms)} ms, ${r.round_robin.errors} errors` : '-', ''],
     ['request-to-pay, node:http floor', r.floor ? `${fmt(r.floor.req_per_s)} req/s, p50 ${fmt(r.floor.p50_ms)} ms, p99 ${fmt(r.floor.p99_ms)} ms, ${r.floor.errors} errors` : '-', ''],
@@ -117,6 +129,8 @@ interface Report {
   start_up: { compiled_ms: number; compiled_rss_mb: number | null; tsx_ms: number; tsx_rss_mb: number | null } | null;
   /** request-to-pay at BENCH_FIXED_RATE requests a second, whatever the answers' pace */
   fixed_rate: (HttpFigures & { offered_per_s: number }) | null;
+  /** the open-loop sender at rising fixed rates: the highest with p99 under the limit */
+  sweep: SweepFigures | null;
   prism: HttpFigures | null;
   floor: HttpFigures | null;
   /** 2 ROLE=api processes behind a round-robin, with a ROLE=worker process (real PostgreSQL only) */
@@ -148,6 +162,8 @@ async function main() {
   const profileOnly = process.argv.includes('--profile');
   const refundsOnly = process.argv.includes('--refunds');
   const webhooksOnly = process.argv.includes('--webhooks');
+  const sweepOnly = process.argv.includes('--sweep');
+  const sweeping = !process.argv.includes('--no-sweep') && !profileOnly;
   const settings: LoadSettings = {
     connections: setting(process.env, 'BENCH_CONNECTIONS', 50),
     durationSeconds: setting(process.env, 'BENCH_DURATION', 10),
@@ -241,7 +257,7 @@ async function main() {
       return;
     }
     let tsxStart: { ms: number; rss: number | null } | null = null;
-    if (!profileOnly) {
+    if (!profileOnly && !sweepOnly) {
       const viaTsx = startChild('service', process.execPath, ['--import', 'tsx', 'src/main.ts'], env, path.join(work, 'service-tsx.log'));
       children.push(viaTsx);
       tsxStart = { ms: Math.round(await waitForHttp(`${base}/healthz`, viaTsx)), rss: rssMb(viaTsx.pid) };
@@ -257,6 +273,28 @@ async function main() {
       const offered = setting(process.env, 'BENCH_FIXED_RATE', 500);
       const fixed = await measureHttp('service', 'X', svc, port, { ...settings, ratePerSecond: offered }, { authorization: m.authorization }, server !== null);
       fixedRate = { ...fixed, offered_per_s: offered };
+    }
+    let swept: SweepFigures | null = null;
+    if (sweeping) {
+      const sweepSettings = {
+        from: setting(process.env, 'BENCH_SWEEP_FROM', 500),
+        step: setting(process.env, 'BENCH_SWEEP_STEP', 250),
+        max: setting(process.env, 'BENCH_SWEEP_MAX', 5000),
+        p99LimitMs: TARGETS.fixed_rate_p99_ms,
+      };
+      const seconds = setting(process.env, 'BENCH_SWEEP_SECONDS', 3);
+      process.stdout.write(`  service: the fixed-rate sweep, ${seconds} s a step from ${sweepSettings.from} req/s by ${sweepSettings.step}, until p99 reaches ${sweepSettings.p99LimitMs} ms\n`);
+      swept = await sweep(sweepSettings, async (rate) => {
+        const r = await openLoopPost({
+          url: `${base}/v1/collections/request-to-pay`,
+          headers: { 'content-type': 'application/json', accept: 'application/json', authorization: m.authorization },
+          makeBody: (n) => JSON.stringify(rtpBody(`Y${rate}_${n}`)),
+          rate,
+          seconds,
+        });
+        process.stdout.write(`    ${rate} req/s: ${r.answered_2xx} of ${r.sent} answered, p99 ${r.p99_ms} ms, ${r.errors} errors\n`);
+        return { offered_per_s: rate, sent: r.sent, answered_2xx: r.answered_2xx, errors: r.errors, p99_ms: r.p99_ms };
+      });
     }
     const hwm = highWaterMb(svc.pid);
 
@@ -278,7 +316,7 @@ async function main() {
     }
 
     let metricsOn: HttpFigures | null = null;
-    if (!profileOnly) {
+    if (!profileOnly && !sweepOnly) {
       const metricsPort = await freePort();
       const observed = startChild('service', process.execPath, compiled, { ...env, METRICS_PORT: String(metricsPort) }, path.join(work, 'service-metrics.log'));
       children.push(observed);
@@ -293,7 +331,7 @@ async function main() {
     let floor: HttpFigures | null = null;
     let prism: HttpFigures | null = null;
     let roundRobin: (HttpFigures & { processes: number }) | null = null;
-    if (!profileOnly) {
+    if (!profileOnly && !sweepOnly) {
       webhooks = await measureWebhooks();
       // by default at the rate request-to-pay was just accepted: the worker must keep up with that
       const reportRate = setting(process.env, 'BENCH_REPORT_RATE', Math.max(1, Math.round(rtp.req_per_s)));
@@ -344,6 +382,7 @@ async function main() {
       metrics_on: metricsOn,
       start_up: tsxStart ? { compiled_ms: startMs, compiled_rss_mb: startRss, tsx_ms: tsxStart.ms, tsx_rss_mb: tsxStart.rss } : null,
       fixed_rate: fixedRate,
+      sweep: swept,
       prism,
       floor,
       round_robin: roundRobin,
@@ -362,6 +401,7 @@ async function main() {
       vs_prism: atLeast(report.ratios.service_to_prism, TARGETS.vs_prism),
       vs_floor: atLeast(report.ratios.service_to_floor, TARGETS.vs_floor),
       p99_ms: atMost(rtp.p99_ms, TARGETS.p99_ms),
+      fixed_rate_sweep_per_s: swept ? swept.highest_held_per_s !== null && swept.highest_held_per_s >= TARGETS.fixed_rate_sweep_per_s : null,
       fixed_rate_p99_ms: fixedRate ? fixedRate.errors === 0 && fixedRate.p99_ms <= TARGETS.fixed_rate_p99_ms : null,
       zero_errors: rtp.errors === 0,
       hot_wallet_per_s: hot ? hot.exact_balance && hot.per_s >= TARGETS.hot_wallet_per_s : null,

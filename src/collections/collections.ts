@@ -25,6 +25,7 @@ import type { ConfigCache, RequestConfig } from '../merchants/config-cache';
 import type { PricingService } from '../merchants/pricing';
 import type { Processors } from '../processors';
 import { countCollections, filterWhere, foldPastCounts } from './counts';
+import { CreateBatches } from './create-batch';
 import type { RoutingTurns } from './routing-turns';
 import type { PostingRow } from '../api-records/collection';
 import { NO_CREDIT } from '../ledger/ledger';
@@ -93,9 +94,6 @@ interface Charge {
   /** a hosted checkout: started when the customer opens payment_url, never queued to send */
   onPage: boolean;
 }
-
-/** The request-to-pay write (sql/create.sql): one constant text, prepared on a real server. */
-const CREATE_SQL = hotSqlFile(__dirname, 'create.sql');
 
 /** create.sql's values of the new collection (JSON columns as text, for the driver). */
 function collectionValues(c: NewCollection): Record<string, unknown> {
@@ -212,7 +210,12 @@ export interface CollectionParts {
 }
 
 export class CollectionService {
-  constructor(readonly s: Base & CollectionParts) {}
+  /** the request-to-pay write, with group commit (create-batch.ts) */
+  private readonly creates: CreateBatches;
+
+  constructor(readonly s: Base & CollectionParts) {
+    this.creates = new CreateBatches(s, Math.max(1, Math.floor(poolSize(s.db) / 2)));
+  }
 
   /**
    * One database round trip when the configuration cache holds the merchant's token state, pricing inputs
@@ -325,7 +328,8 @@ export class CollectionService {
   }
 
   /**
-   * One statement, so atomic without a transaction: the collection, its card's first sighting, its
+   * One statement, so atomic without a transaction, shared with the requests written at the same moment
+   * (create-batch.ts) and answered once it committed: the collection, its card's first sighting, its
    * scheduled provider report or its request to a real processor, and its start notice; none of them
    * when the reference is taken (then the row holding it, when this statement sees it: a replay) or when
    * the configuration is no longer at `version` (ConfigChanged).
@@ -338,19 +342,16 @@ export class CollectionService {
     version: bigint,
   ): Promise<{ row: CollectionRow } | { existing: CollectionRow }> {
     const emails = this.s.notifications.startEmails(draft, who);
-    const r = await this.s.db.one<CollectionRow & { current_: boolean; created_: boolean | null }>(
-      bound(this.s.db, CREATE_SQL, {
+    const r = await this.creates.write({
+      row: {
         config_version: version,
         ...collectionValues(draft),
         report_outcome: report?.outcome ?? null,
         report_at: report?.at ?? null,
         ...chargeValues(charge, draft.created_at),
-        email_kinds: emails.map((e) => e.kind),
-        email_recipients: emails.map((e) => e.recipient),
-        email_subjects: emails.map((e) => e.subject),
-        email_texts: emails.map((e) => e.text),
-      }),
-    );
+      },
+      emails,
+    });
     const { current_, created_, ...row } = r;
     if (!current_) throw new ConfigChanged();
     if (created_ === null) throw new ReferenceTaken();

@@ -21,6 +21,11 @@ export function dbOf(root: Db): Db {
   return change?.open ? (change.t as unknown as Db) : root;
 }
 
+/** Whether code running now is inside an open change (its statements go to the change's transaction). */
+export function inOpenChange(): boolean {
+  return current.getStore()?.open === true;
+}
+
 /** Runs `fn` as one transaction on `root`; inside an open change it just runs (one transaction still). */
 export async function inOneChange<T>(root: Db, fn: () => Promise<T>): Promise<T> {
   if (current.getStore()?.open) return fn();

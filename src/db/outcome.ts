@@ -39,6 +39,29 @@ export function countingWrites<T>(fn: () => Promise<T>): Promise<T> {
   return current.run({ count: 0, last: null }, fn);
 }
 
+/** Writes counted apart from any request's (countedApart), for each request they were made for to take over. */
+export interface WritesApart {
+  readonly sent: WritesSent;
+}
+
+/**
+ * Runs `fn`, work done for several requests at once (a group commit's batch), counting its writes apart
+ * from the request whose context started it; each request it was done for then adds them to its own
+ * count with `takeOver`, so each may be answered OUTCOME_UNKNOWN when the batch's write was sent and lost.
+ */
+export function countedApart<T>(fn: () => Promise<T>): { done: Promise<T> } & WritesApart {
+  const sent: WritesSent = { count: 0, last: null };
+  return { done: current.run(sent, fn), sent };
+}
+
+/** Counts, for the request running now, the writes `apart` sent on its behalf. */
+export function takeOver(apart: WritesApart): void {
+  const own = current.getStore();
+  if (!own || apart.sent.count === 0) return;
+  own.count += apart.sent.count;
+  own.last = apart.sent.last;
+}
+
 /** pg-promise's `query` event: a statement is about to be sent, in the caller's async context. */
 export function noteStatement(e: { client?: object; query?: unknown; ctx?: { inTransaction?: boolean } }): void {
   // outside a request (the workers, start-up) nothing is counted: skip reading the statement at all

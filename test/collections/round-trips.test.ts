@@ -109,7 +109,8 @@ it('sends the request-to-pay write as one constant text with its values apart: p
     await counted(() => s().collections.requestToPay(p, b));
     expect(sent).toHaveLength(1);
     writes.push(sent[0]);
-    expect(sent[0].values).toContain(b.merchant_reference);
+    // a batch of one: each value is the one element of its parameter's array
+    expect(sent[0].values.flat()).toContain(b.merchant_reference);
     expect(sent[0].text).not.toContain(b.merchant_reference);
   }
   expect(writes[1].text).toBe(writes[0].text);

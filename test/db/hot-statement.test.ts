@@ -5,16 +5,18 @@ import type { Db } from '../../src/db';
 
 // read once: a second QueryFile of the same file is a pg-promise warning
 const s = hotSqlFile(path.join(__dirname, '../../src/collections'), 'create.sql');
+const config = hotSqlFile(path.join(__dirname, '../../src/merchants'), 'request-config.sql');
 
 it('turns named parameters into $n, one number per name, in the order they first appear', () => {
   expect(s.name).toBe('collections/create.sql');
   expect(s.text).not.toMatch(/\$\{/);
   expect(new Set(s.params).size).toBe(s.params.length);
   expect(s.params[0]).toBe('config_version');
-  expect(s.text).toContain('version = $1::bigint');
-  // merchant_reference is used twice (the insert and the replay's read): one parameter
-  const n = s.params.indexOf('merchant_reference') + 1;
-  expect(s.text.split(`$${n}::text`).length - 1).toBe(2);
+  expect(s.text).toContain('unnest($1::bigint[], $2::int[]');
+  // request_currency is used five times by the configuration read: one parameter
+  const n = config.params.indexOf('request_currency') + 1;
+  expect(config.params.filter((p) => p === 'request_currency')).toHaveLength(1);
+  expect(config.text.split(`$${n}::text`).length - 1).toBe(5);
 });
 
 it('refuses values with a name missing or unknown, naming them', () => {
