@@ -1,5 +1,5 @@
 // Proves, in Chromium against a real service and database (issue 27): the date filters of the payments list and
-// the audit log are in the viewer's time zone (a browser in Africa/Nairobi, UTC+3): each says its zone, the API
+// the audit log, and a statement's days, are in the viewer's time zone (a browser in Africa/Nairobi, UTC+3): each says its zone, the API
 // is asked for the UTC instant of the wall time typed (the download link too), the address keeps UTC and the
 // filter shows the same wall time again after a reload; and each date input shows its whole value, on a desktop
 // and on a 390 px phone (nothing scrolled out of the box).
@@ -91,4 +91,15 @@ describeBrowser("date filters in the viewer's time zone", () => {
       await page.context().close();
     }
   }, 180_000);
+
+  it("downloads a statement for whole days of the viewer's time zone", async () => {
+    const { page } = await nairobiPage('/balances', 'none', PHONE);
+    const wallet = page.getByRole('group', { name: 'UGX statement' });
+    await wallet.getByLabel('Statement from (GMT+3)').fill('2026-11-20');
+    await wallet.getByLabel('to (included)').fill('2026-11-21');
+    expect(await wallet.locator('input[type="date"]').evaluateAll((inputs) => inputs.every((i) => i.scrollWidth <= i.clientWidth))).toBe(true);
+    const link = new URL((await wallet.getByRole('link', { name: 'Download UGX statement (CSV)' }).getAttribute('href')) as string, svc.url);
+    expect([link.searchParams.get('from'), link.searchParams.get('to')]).toEqual(['2026-11-19T21:00:00Z', '2026-11-21T21:00:00Z']);
+    await page.context().close();
+  }, 120_000);
 });

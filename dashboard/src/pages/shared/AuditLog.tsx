@@ -65,7 +65,7 @@ export function AuditLog({ businessId }: { businessId?: number }) {
     <>
       <h1>Audit log</h1>
       <p>Every change made by a person or a key, and every refused sign-in or code, newest first.</p>
-      <FilterForm key={`${query.toString()} ${people.data ? 'named' : ''}`} filters={filters} people={people.data ?? []} error={list.error} />
+      <FilterForm key={query.toString()} filters={filters} people={people.data ?? []} error={list.error} />
       {list.isPending && <Loading what="the audit log" />}
       {list.error && <LoadError error={list.error} retry={() => list.refetch()} />}
       {list.data && list.data.items.length === 0 && <p>{filtered ? 'No entry matches these filters.' : 'Nothing changed yet.'}</p>}

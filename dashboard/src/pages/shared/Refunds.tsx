@@ -40,7 +40,7 @@ export function RefundsPage({ base, businessId }: { base: string; businessId?: n
     <>
       <h1>Refunds</h1>
       <p>Each payment's page lists its refunds. Download every refund these filters find as one file for your books.</p>
-      <FilterForm key={`${query.toString()} ${businesses.data ? 'named' : ''}`} base={base} filters={filters} businesses={operator ? (businesses.data ?? []) : undefined} />
+      <FilterForm key={query.toString()} base={base} filters={filters} businesses={operator ? (businesses.data ?? []) : undefined} />
       <p className="window" role="status">
         Refunds created {filters.from ? <>from <Time at={filters.from} /></> : 'from the first'} {filters.to ? <>to <Time at={filters.to} /></> : 'to now'}
       </p>
