@@ -1,5 +1,5 @@
 // Each currency's own minor unit, as the dashboard and the hosted pages show money.
-import { formatIn, isoDecimals, moneyText, shownDecimals } from '../../src/domain/currencies';
+import { formatIn, groupedIn, isoDecimals, moneyText, shownDecimals } from '../../src/domain/currencies';
 
 describe('currency minor units', () => {
   it('knows zero-decimal currencies by ISO 4217 and gives the rest two', () => {
@@ -29,5 +29,6 @@ describe('currency minor units', () => {
     expect(moneyText(99_900n, 'KES')).toBe('999.00 KES');
     expect(moneyText(5n, 'KES')).toBe('0.05 KES');
     expect(moneyText(-123_456_700n, 'UGX')).toBe('-1,234,567 UGX');
+    expect(groupedIn(2_500_000n, 'UGX')).toBe('25,000');
   });
 });
