@@ -1,7 +1,7 @@
 // Proves, in Chromium against a real service and database, that axe-core (the accessibility engine
 // browsers' own audits use) finds no serious or critical violation on any dashboard page: the sign-in
 // page, every page of the operator console signed in as an operator admin, and every page of the
-// merchant portal signed in as a merchant's owner, with data on them (a business, MIDs, payments), and a
+// merchant portal signed in as a merchant's owner, with data on them (a business, MIDs, a payment and its refund), and a
 // phone's header with its menu open.
 import { readFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
@@ -63,6 +63,8 @@ beforeAll(async () => {
   expect(r.status).toBe(200);
   paid = r.body.data.gateway_reference;
   expect((await shop.client.post(`/v1/sandbox/collections/${paid}/simulate`, { outcome: 'COMPLETED' })).status).toBe(200);
+  // a refund, so the refunds lists and the payment's refunds have a row to scan
+  expect((await shop.client.post(`/v1/collections/${paid}/refunds`, { amount: 1000, merchant_reference: 'RFD-AXE-1' })).status).toBe(200);
   browser = (await launchBrowser()) as Browser;
 }, 180_000);
 afterAll(() => closeAll(browser, svc));

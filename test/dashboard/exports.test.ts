@@ -2,7 +2,7 @@
 // link downloads the export with the list's current filters (the file has the header and exactly the rows
 // the filters find), and a wallet's statement downloads as CSV for the chosen days, from the merchant's
 // balances and from the operator's wallets of the business, opening balance, the payment's line and closing
-// balance included; and the refunds page's "Download CSV" gives a merchant its own refunds and an operator every
+// balance included; and the refunds page lists them and its "Download CSV" gives a merchant its own refunds and an operator every
 // business's (or one business's), with the page's filters. The dashboard's session cookie goes along with the plain link.
 import { readFile } from 'node:fs/promises';
 import type { Browser, Page } from 'playwright-core';
@@ -140,6 +140,11 @@ describeBrowser('downloads from the dashboard', () => {
     const merchant = await dashboardPage(browser, svc, '/refunds');
     await signIn(merchant, owner.email, owner.password);
     await merchant.getByRole('heading', { name: 'Refunds', level: 1 }).waitFor();
+    // the list shows the business's own refunds, newest first, each linked to its payment
+    const found = merchant.getByRole('region', { name: 'Refunds found' });
+    await found.getByText(booksTwo).waitFor();
+    expect(await found.locator('tbody tr').evaluateAll((trs) => trs.map((tr) => tr.textContent ?? ''))).toEqual([expect.stringContaining(booksTwo), expect.stringContaining(booksOne)]);
+    expect(await found.getByRole('row', { name: /RFD-BOOKS-2/ }).getByRole('link', { name: refs.booksPaid }).getAttribute('href')).toBe(`/dashboard/payments/${refs.booksPaid}`);
     const own = await download(merchant, 'Download CSV');
     expect(own.file).toMatch(/^refunds-.*\.csv$/);
     expect(headerOf(own.text)).toEqual(expect.arrayContaining(['created_at_utc', 'gateway_reference', 'collection_gateway_reference', 'amount', 'currency']));
@@ -148,11 +153,15 @@ describeBrowser('downloads from the dashboard', () => {
     await form.getByLabel('Merchant reference').fill('RFD-BOOKS-2');
     await form.getByRole('button', { name: 'Apply' }).click();
     await merchant.waitForURL(/merchant_reference=RFD-BOOKS-2/);
+    await found.getByText(booksOne).waitFor({ state: 'detached' });
+    expect(await found.locator('tbody tr').count()).toBe(1);
     expect(references((await download(merchant, 'Download CSV')).text)).toEqual([booksTwo]);
     await merchant.context().close();
 
     const page = await operatorPage('/refunds');
     await page.getByRole('heading', { name: 'Refunds', level: 1 }).waitFor();
+    await page.getByRole('region', { name: 'Refunds found' }).getByText(toolsOne).waitFor();
+    expect(await page.getByRole('region', { name: 'Refunds found' }).locator('tbody tr').count()).toBe(3);
     expect(references((await download(page, 'Download CSV')).text)).toEqual([booksOne, booksTwo, toolsOne].sort());
     const filter = page.getByRole('form', { name: 'Filter refunds' });
     await filter.getByLabel('Business').selectOption({ label: `Nairobi Tools (#${tools.businessId})` });

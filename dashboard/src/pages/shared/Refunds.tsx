@@ -1,14 +1,16 @@
 // Refunds of every payment (a merchant's own, an operator's of every business or one): filters kept in the
-// address, as the collection search keeps its own, and the refunds export (exportAdminRefunds) with them as a
-// CSV download. Each payment's page lists its refunds one by one; the admin API has no list of all refunds yet,
-// so this page hands over the file rather than a table.
+// address, as the collection search keeps its own, the list (listAdminRefunds) paged by cursor, and the refunds
+// export (exportAdminRefunds) with the same filters as a CSV download.
 import { useState } from 'react';
 import type { FormEvent } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { admin, unwrapPage } from '../../api';
-import { navigate, useLocation } from '../../router';
+import type { Admin } from '../../api';
+import { Link, navigate, useLocation } from '../../router';
 import { Field, SelectField, TextField } from '../../ui/forms';
-import { Time } from '../../ui/parts';
+import { Pager, useCursorList } from '../../ui/paging';
+import { LoadError, Loading, Money, Status, Time } from '../../ui/parts';
+import { DataTable } from '../../ui/table';
 import { localInputOf, utcOf, zoneName } from '../../ui/values';
 
 const STATES = ['PENDING', 'PROCESSING', 'COMPLETED', 'FAILED', 'CANCELLED'] as const;
@@ -35,11 +37,29 @@ export function RefundsPage({ base, businessId }: { base: string; businessId?: n
     enabled: operator,
     queryFn: async () => (await unwrapPage(admin.GET('/v1/admin/businesses', { params: { query: { per_page: 100 } } }))).items,
   });
+  const { list, pages } = useCursorList(['all-refunds', businessId ?? 'all', filters], (cursor) =>
+    unwrapPage(
+      admin.GET('/v1/admin/refunds', {
+        params: {
+          query: {
+            business_id: operator ? (filters.business_id as unknown as number | undefined) : businessId,
+            status: filters.status as Admin['RefundStatus'] | undefined,
+            currency: filters.currency,
+            merchant_reference: filters.merchant_reference,
+            collection_gateway_reference: filters.collection_gateway_reference,
+            from: filters.from,
+            to: filters.to,
+            cursor,
+            per_page: 20,
+          },
+        },
+      }),
+    ),
+  );
   const file = queryText({ ...filters, business_id: operator ? filters.business_id : String(businessId) });
   return (
     <>
       <h1>Refunds</h1>
-      <p>Each payment's page lists its refunds. Download every refund these filters find as one file for your books.</p>
       <FilterForm key={query.toString()} base={base} filters={filters} businesses={operator ? (businesses.data ?? []) : undefined} />
       <p className="window" role="status">
         Refunds created {filters.from ? <>from <Time at={filters.from} /></> : 'from the first'} {filters.to ? <>to <Time at={filters.to} /></> : 'to now'}
@@ -50,6 +70,11 @@ export function RefundsPage({ base, businessId }: { base: string; businessId?: n
         </a>{' '}
         <span className="muted">of every refund these filters find (times in UTC).</span>
       </p>
+      {list.isPending && <Loading what="refunds" />}
+      {list.error && <LoadError error={list.error} retry={() => list.refetch()} />}
+      {list.data && list.data.items.length === 0 && <p>No refund matches these filters.</p>}
+      {list.data && list.data.items.length > 0 && <RefundTable rows={list.data.items} paymentBase={operator ? '/collections' : '/payments'} />}
+      <Pager pages={pages} total={list.data?.total} />
     </>
   );
 }
@@ -94,5 +119,34 @@ function FilterForm({ base, filters, businesses }: { base: string; filters: Filt
       <TextField label={`To (${zoneName()})`} name="to" type="datetime-local" className="when" error={null} value={f.to} onValue={set('to')} />
       <button type="submit">Apply</button>
     </form>
+  );
+}
+
+/** One card per refund on a phone, its amount and state first; the payment it gives back links to its page. */
+function RefundTable({ rows, paymentBase }: { rows: Admin['RefundRecord'][]; paymentBase: string }) {
+  return (
+    <DataTable
+      label="Refunds found"
+      cards
+      rows={rows}
+      rowKey={(r) => r.gateway_reference}
+      columns={[
+        {
+          head: 'Reference',
+          lead: true,
+          cell: (r) => (
+            <>
+              {r.merchant_reference}
+              <br />
+              <span className="muted small">{r.gateway_reference}</span>
+            </>
+          ),
+        },
+        { head: 'State', lead: true, cell: (r) => <Status status={r.transaction_status} /> },
+        { head: 'Payment', cell: (r) => <Link to={`${paymentBase}/${r.collection_gateway_reference}`}>{r.collection_gateway_reference}</Link> },
+        { head: 'Amount', num: true, lead: true, cell: (r) => <Money amount={r.amount} currency={r.currency} /> },
+        { head: 'Created', cell: (r) => <Time at={r.created_at} /> },
+      ]}
+    />
   );
 }
