@@ -185,6 +185,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/refunds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List refunds of all businesses
+         * @description Returns the refunds of every business (or of `business_id`; a merchant user always gets its own
+         *     business's), newest first, a page at a time, with the same filters as `GET /v1/refunds` and the
+         *     refunds export. Take `per_page` items (default 10, at most 100), then pass the answer's
+         *     `paging.next_cursor` as `cursor` (with the same filters) for the next page until it is `null`.
+         *     Unknown query parameters are refused (`VALIDATION_ERROR`).
+         */
+        get: operations["listAdminRefunds"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/admin/reports/settlement": {
         parameters: {
             query?: never;
@@ -1490,6 +1514,80 @@ export interface components {
          * @enum {string}
          */
         RefundStatus: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "CANCELLED";
+        /** @description A refund: money given back to the customer of a `COMPLETED` collection, through the processor that took it. Every field is always present; a blank field is `null`, never omitted. */
+        RefundRecord: {
+            /**
+             * @description Record id, a numeric string. Use `gateway_reference`, not this, to query the refund.
+             * @example 311
+             */
+            id: string;
+            /**
+             * @description This service's unique id of the refund; `GET /v1/refunds/{gateway_reference}` uses it.
+             * @example RFH7KQ2M9XW4TB3NCVE5PA
+             */
+            gateway_reference: string;
+            /**
+             * @description The `gateway_reference` of the collection refunded.
+             * @example PCD4Q38UJREMYY4NQVTDQA
+             */
+            collection_gateway_reference: string;
+            /**
+             * @description Your reference of the refund, as sent.
+             * @example RFD-20251125-0001
+             */
+            merchant_reference: string;
+            /** @description Amount given back to the customer, in `currency` (the collection's `request_currency`). */
+            amount: components["schemas"]["Money"];
+            /** @description The collection's `request_currency`. */
+            currency: components["schemas"]["Currency"];
+            /** @description What the refund takes from the wallet, in `account_currency`: `amount` at the collection's own conversion (its `account_amount` per `request_amount`), so that refunds of the whole collection take exactly its `account_amount`, rounding included. The collection's fee is not given back. */
+            account_amount: components["schemas"]["Money"];
+            /** @description Currency of the wallet the collection credited, which the refund is taken from. */
+            account_currency: components["schemas"]["Currency"];
+            transaction_status: components["schemas"]["RefundStatus"];
+            /**
+             * @description Always `refund`.
+             * @constant
+             */
+            transaction_type: "refund";
+            /**
+             * @description While `PENDING`: `awaiting_processor` (queued to be sent to the processor, or being sent again after it could not be reached) or `outcome_unknown` (the processor's answer was lost; a status query is settling it, and the refund is never sent twice). `null` in every other state.
+             * @enum {string|null}
+             */
+            pending_reason: "awaiting_processor" | "outcome_unknown" | null;
+            /** @description For `FAILED` and `CANCELLED`, why, in words fit to show; otherwise `null`. */
+            failure_reason: string | null;
+            /** @description Your reason, as sent; `null` when none. */
+            reason: string | null;
+            /**
+             * @description Status message, in English, fit to show to the merchant's staff.
+             * @example Refund completed
+             */
+            message: string;
+            /** @description For a refund the customer must claim (crypto through BTCPay Server: a pull payment), the link to give the customer; otherwise `null`. */
+            claim_url: string | null;
+            /** @description When the refund was accepted (UTC). */
+            created_at: components["schemas"]["Timestamp"];
+            /** @description When the record last changed (UTC). */
+            updated_at: components["schemas"]["Timestamp"];
+        };
+        /** @description Envelope of a page of refunds, newest first. */
+        RefundListResponse: {
+            /**
+             * @description Always `200` on success.
+             * @constant
+             */
+            code: 200;
+            /**
+             * @description Always `success` for this operation.
+             * @constant
+             */
+            status: "success";
+            /** @description Human-readable outcome. */
+            message: string;
+            data: components["schemas"]["RefundRecord"][];
+            paging: components["schemas"]["Paging"];
+        };
         /** @description One processor, MID and currency on the report's day. Amounts asked of the processor are in its currency (`currency`); what we credited and the fees are in the wallet's (`account_currency`). */
         SettlementTotals: {
             /** @description The processor. */
@@ -2444,63 +2542,6 @@ export interface components {
             /** @description Human-readable outcome. */
             message: string;
             data: components["schemas"]["NotificationLogEntry"];
-        };
-        /** @description A refund: money given back to the customer of a `COMPLETED` collection, through the processor that took it. Every field is always present; a blank field is `null`, never omitted. */
-        RefundRecord: {
-            /**
-             * @description Record id, a numeric string. Use `gateway_reference`, not this, to query the refund.
-             * @example 311
-             */
-            id: string;
-            /**
-             * @description This service's unique id of the refund; `GET /v1/refunds/{gateway_reference}` uses it.
-             * @example RFH7KQ2M9XW4TB3NCVE5PA
-             */
-            gateway_reference: string;
-            /**
-             * @description The `gateway_reference` of the collection refunded.
-             * @example PCD4Q38UJREMYY4NQVTDQA
-             */
-            collection_gateway_reference: string;
-            /**
-             * @description Your reference of the refund, as sent.
-             * @example RFD-20251125-0001
-             */
-            merchant_reference: string;
-            /** @description Amount given back to the customer, in `currency` (the collection's `request_currency`). */
-            amount: components["schemas"]["Money"];
-            /** @description The collection's `request_currency`. */
-            currency: components["schemas"]["Currency"];
-            /** @description What the refund takes from the wallet, in `account_currency`: `amount` at the collection's own conversion (its `account_amount` per `request_amount`), so that refunds of the whole collection take exactly its `account_amount`, rounding included. The collection's fee is not given back. */
-            account_amount: components["schemas"]["Money"];
-            /** @description Currency of the wallet the collection credited, which the refund is taken from. */
-            account_currency: components["schemas"]["Currency"];
-            transaction_status: components["schemas"]["RefundStatus"];
-            /**
-             * @description Always `refund`.
-             * @constant
-             */
-            transaction_type: "refund";
-            /**
-             * @description While `PENDING`: `awaiting_processor` (queued to be sent to the processor, or being sent again after it could not be reached) or `outcome_unknown` (the processor's answer was lost; a status query is settling it, and the refund is never sent twice). `null` in every other state.
-             * @enum {string|null}
-             */
-            pending_reason: "awaiting_processor" | "outcome_unknown" | null;
-            /** @description For `FAILED` and `CANCELLED`, why, in words fit to show; otherwise `null`. */
-            failure_reason: string | null;
-            /** @description Your reason, as sent; `null` when none. */
-            reason: string | null;
-            /**
-             * @description Status message, in English, fit to show to the merchant's staff.
-             * @example Refund completed
-             */
-            message: string;
-            /** @description For a refund the customer must claim (crypto through BTCPay Server: a pull payment), the link to give the customer; otherwise `null`. */
-            claim_url: string | null;
-            /** @description When the refund was accepted (UTC). */
-            created_at: components["schemas"]["Timestamp"];
-            /** @description When the record last changed (UTC). */
-            updated_at: components["schemas"]["Timestamp"];
         };
         /** @description Envelope of every refund of one collection, newest first. */
         CollectionRefundListResponse: {
@@ -3806,6 +3847,95 @@ export interface operations {
                 };
             };
             /** @description `VALIDATION_ERROR`: a filter is malformed or out of range, or the query has an unknown parameter. */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description `NOT_FOUND`: a merchant user asked for another business (`business_id`). */
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listAdminRefunds: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only collections of this business.
+                 * @example 7
+                 */
+                business_id?: components["parameters"]["FilterBusinessId"];
+                /**
+                 * @description Only refunds with this `transaction_status`.
+                 * @example COMPLETED
+                 */
+                status?: components["parameters"]["FilterRefundStatus"];
+                /**
+                 * @description Only refunds in this currency (the collection's `request_currency`).
+                 * @example UGX
+                 */
+                currency?: components["parameters"]["FilterRefundCurrency"];
+                /**
+                 * @description Only the refund with this `merchant_reference` (exact match).
+                 * @example RFD-20251125-0001
+                 */
+                merchant_reference?: components["parameters"]["FilterRefundMerchantReference"];
+                /**
+                 * @description Only the refunds of the collection with this `gateway_reference`.
+                 * @example PCD4Q38UJREMYY4NQVTDQA
+                 */
+                collection_gateway_reference?: components["parameters"]["FilterCollectionGatewayReference"];
+                /**
+                 * @description Only collections created at or after this time (UTC, `YYYY-MM-DDTHH:MM:SSZ`; the `Z` may be left out).
+                 * @example 2025-11-01T00:00:00Z
+                 */
+                from?: components["parameters"]["FilterFrom"];
+                /**
+                 * @description Only collections created at or before this time (UTC, `YYYY-MM-DDTHH:MM:SSZ`; the `Z` may be left out).
+                 * @example 2025-11-30T23:59:59Z
+                 */
+                to?: components["parameters"]["FilterTo"];
+                /**
+                 * @description Items per page.
+                 * @example 10
+                 */
+                per_page?: components["parameters"]["PerPage"];
+                /**
+                 * @description Where to go on: the `paging.next_cursor` of the previous page (send the same filters). Keyset paging: no item is repeated or skipped while new ones are being created. Not with `page` or `offset`.
+                 * @example WyIyMDI1LTExLTI1VDEwOjE1OjAyKzAwOjAwIiwxMDQ4XQ
+                 */
+                cursor?: components["parameters"]["Cursor"];
+                /**
+                 * @description Page number, 1-based, at most 21474837 (so that the items it skips fit the `offset` bound). Ignored when `offset` is given.
+                 * @example 2
+                 */
+                page?: components["parameters"]["Page"];
+                /**
+                 * @description Number of items to skip from the first, at most 2147483647. When given it wins over `page`.
+                 * @example 20
+                 */
+                offset?: components["parameters"]["Offset"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of refunds, newest first; an empty array past the last page. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-PH-Total": components["headers"]["XPHTotal"];
+                    "X-PH-TotalPages": components["headers"]["XPHTotalPages"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RefundListResponse"];
+                };
+            };
+            /** @description `VALIDATION_ERROR`: a filter or paging parameter is malformed or out of range, or the query has an unknown parameter. */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];

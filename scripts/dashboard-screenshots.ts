@@ -102,11 +102,17 @@ async function main() {
     await shoot(phone, '07-merchant-payments-phone', () => phone.getByText(/4 collections created/).waitFor());
     await phone.getByRole('link', { name: 'ORD-2026-11-001' }).click();
     await shoot(phone, '08-merchant-payment-phone', () => phone.getByRole('region', { name: 'Webhook deliveries' }).getByRole('table').waitFor());
-    await phone.getByRole('link', { name: 'Balances' }).click();
+    // the phone's header folds its navigation behind the Menu button: a shot of it open, then through it
+    const menu = phone.getByRole('button', { name: 'Menu' });
+    await menu.click();
+    await shoot(phone, '16-merchant-menu-phone', () => phone.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Balances' }).waitFor());
+    await phone.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Balances' }).click();
     await shoot(phone, '09-merchant-balances-phone', () => phone.getByRole('region', { name: 'UGX wallet' }).waitFor());
-    await phone.getByRole('link', { name: 'API tokens and webhooks' }).click();
+    await menu.click();
+    await phone.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'API tokens and webhooks' }).click();
     await shoot(phone, '10-merchant-tokens-phone', () => phone.getByRole('form', { name: 'New API token' }).waitFor());
-    await phone.getByRole('link', { name: 'Webhook deliveries' }).click();
+    await menu.click();
+    await phone.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Webhook deliveries' }).click();
     await shoot(phone, '15-merchant-deliveries-phone', () => phone.getByRole('button', { name: /^Re-send webhook of/ }).first().waitFor());
     await desk.getByRole('link', { name: 'Audit log' }).click();
     await shoot(desk, '11-audit-log', () => desk.getByRole('navigation', { name: 'Pages' }).waitFor());

@@ -1,8 +1,8 @@
 // The shell: the session decides the page. Nobody signed in: sign-in (or an emailed link's page);
 // a second factor or its set-up pending: that step; signed in: the navigation of the user's role and
 // the page the address names.
-import { useEffect, useRef } from 'react';
-import type { ReactNode } from 'react';
+import { useEffect, useRef, useState } from 'react';
+import type { KeyboardEvent, ReactNode } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { admin, ApiError, unwrap } from './api';
 import { Link, useLocation } from './router';
@@ -63,34 +63,55 @@ export function App() {
   );
 }
 
+/**
+ * The header: on a desktop the navigation, the person and Sign out on one or two lines; on a phone (40rem
+ * and narrower, styles.css) they fold behind a "Menu" button, a disclosure that opens below the header and
+ * closes when a page is chosen or on Escape, so the header keeps to one line of the screen.
+ */
 function Shell({ nav, path, user, title, children }: { nav: { to: string; label: string }[]; path: string; user: User; title: string; children: ReactNode }) {
   const main = useRef<HTMLElement>(null);
+  const toggle = useRef<HTMLButtonElement>(null);
+  const [open, setOpen] = useState(false);
   // After a navigation, focus moves to the page so keyboard and screen-reader users start there.
   useEffect(() => {
+    setOpen(false);
     main.current?.focus();
   }, [path]);
+  const onKeyDown = (e: KeyboardEvent) => {
+    if (e.key !== 'Escape' || !open) return;
+    setOpen(false);
+    toggle.current?.focus();
+  };
   return (
     <>
       <a className="skip" href="#main">
         Skip to content
       </a>
-      <header className="top">
+      <header className="top" onKeyDown={onKeyDown}>
         <span className="brand">PayCollect · {title}</span>
-        <nav aria-label="Main">
-          <ul>
-            {nav.map((n) => (
-              <li key={n.to}>
-                <Link to={n.to} aria-current={path === n.to || path.startsWith(n.to + '/') ? 'page' : undefined}>
-                  {n.label}
-                </Link>
-              </li>
-            ))}
-          </ul>
-        </nav>
-        <span className="who">
-          <Link to="/account">{user.email}</Link> <span className="tag">{roleName(user.role)}</span>
-        </span>
-        <SignOutLink />
+        <button ref={toggle} type="button" className="menu-toggle" aria-expanded={open} aria-controls="top-menu" onClick={() => setOpen(!open)}>
+          Menu
+        </button>
+        <div id="top-menu" className={open ? 'menu open' : 'menu'}>
+          <nav aria-label="Main">
+            <ul>
+              {nav.map((n) => (
+                <li key={n.to}>
+                  <Link to={n.to} aria-current={path === n.to || path.startsWith(n.to + '/') ? 'page' : undefined} onClick={() => setOpen(false)}>
+                    {n.label}
+                  </Link>
+                </li>
+              ))}
+            </ul>
+          </nav>
+          <span className="who">
+            <Link to="/account" onClick={() => setOpen(false)}>
+              {user.email}
+            </Link>{' '}
+            <span className="tag">{roleName(user.role)}</span>
+          </span>
+          <SignOutLink />
+        </div>
       </header>
       <main id="main" ref={main} tabIndex={-1}>
         {children}

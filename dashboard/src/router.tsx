@@ -48,8 +48,10 @@ export function match(pattern: string, path: string): Record<string, string> | n
   return params;
 }
 
-export function Link({ to, ...rest }: { to: string } & AnchorHTMLAttributes<HTMLAnchorElement>) {
+/** `onClick`: called first on every click (the menu closes on it); the navigation follows. */
+export function Link({ to, onClick: then, ...rest }: { to: string } & AnchorHTMLAttributes<HTMLAnchorElement>) {
   const onClick = (e: MouseEvent<HTMLAnchorElement>) => {
+    then?.(e);
     if (e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
     e.preventDefault();
     navigate(to);

@@ -10,8 +10,9 @@ import { maskPan } from '../domain/card';
 import type { CardDetails } from '../domain/card';
 import { STATUS_MESSAGES, isFinal } from '../domain/collection';
 import type { CollectionRow, FinalStatus, PaymentMethod, Status } from '../domain/collection';
+import { groupedIn } from '../domain/currencies';
 import { customerPaysMinor } from '../domain/fees';
-import { formatMinor, MoneyFormatError, toMinor } from '../domain/money';
+import { MoneyFormatError, toMinor } from '../domain/money';
 import { choose, phoneCountry, shortlist } from '../domain/routing';
 import { AppError, validationError } from '../errors';
 import type { AccessTokenService, Principal } from '../merchants/access-tokens';
@@ -296,7 +297,8 @@ export class CollectionService {
     const initiated = processor.plan({
       paymentMethod: method,
       accountNumber: body.account_number ?? null,
-      amountText: charge?.text ?? formatMinor(customerPaysMinor(price.accountAmountMinor, price.feeMinor, price.customerCharged)),
+      // a processor's own text when it takes the amount; the sandbox's prompt reads as people read money
+      amountText: charge?.text ?? groupedIn(customerPaysMinor(price.accountAmountMinor, price.feeMinor, price.customerCharged), price.accountCurrency),
       currency: charge?.currency ?? price.accountCurrency,
       gatewayReference,
       cardMasked: card?.masked ?? null,

@@ -30,3 +30,20 @@ export function formatIn(hundredths: bigint, currency: string): string {
   // the currency's own unit only when the fraction is zero (shownDecimals): drop the ".00"
   return shownDecimals(hundredths, currency) === 0 ? text.slice(0, -(SCALE + 1)) : text;
 }
+
+/** 2500000n hundredths -> "25,000" in UGX, 125050n -> "1,250.50" in USD: formatIn with thousands grouped, for people. */
+export function groupedIn(hundredths: bigint, currency: string): string {
+  const [whole, fraction] = formatIn(hundredths, currency).split('.');
+  const sign = whole.startsWith('-') ? '-' : '';
+  const grouped = whole.slice(sign.length).replace(/\B(?=(\d{3})+$)/g, ',');
+  return `${sign}${grouped}${fraction === undefined ? '' : `.${fraction}`}`;
+}
+
+/**
+ * Money as people read it, in e-mails, the hosted pages and the dashboard: the currency's own decimals
+ * (formatIn), thousands grouped, the currency after: 2500000n in UGX -> "25,000 UGX", 125050n in USD ->
+ * "1,250.50 USD". Files and the API keep plain decimal text; this is for reading only.
+ */
+export function moneyText(hundredths: bigint, currency: string): string {
+  return `${groupedIn(hundredths, currency)} ${currency}`;
+}

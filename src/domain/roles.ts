@@ -78,6 +78,7 @@ export const RULES: Record<string, Rule> = {
   getAdminWalletStatement: read('merchant_viewer'),
   exportAdminCollections: read('merchant_viewer'),
   exportAdminRefunds: read('merchant_viewer'),
+  listAdminRefunds: read('merchant_viewer'),
   getSettlementReport: read(null),
   getOverview: read('merchant_viewer'),
   listBusinessBalances: read('merchant_viewer'),

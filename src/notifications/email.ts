@@ -6,7 +6,7 @@ import path from 'node:path';
 import nodemailer from 'nodemailer';
 import type { Transporter } from 'nodemailer';
 import type { CollectionRow } from '../domain/collection';
-import { formatMinor } from '../domain/money';
+import { moneyText } from '../domain/currencies';
 import { apiTime } from '../domain/time';
 
 export type EmailKind = 'start' | 'summary' | 'receipt';
@@ -19,7 +19,8 @@ export interface EmailDraft {
 }
 
 const when = (d: Date) => `${apiTime(d).replace('T', ' ')} UTC`;
-const money = (currency: string, minor: bigint) => `${currency} ${formatMinor(minor)}`;
+/** In the currency's own decimals, grouped: "25,000 UGX", not "UGX 25000.00". */
+const money = (currency: string, minor: bigint) => moneyText(minor, currency);
 
 function merchantLines(row: CollectionRow, time: Date): string[] {
   return [

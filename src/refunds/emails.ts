@@ -2,7 +2,7 @@
 // a summary for the merchant at the end (email_merchant), and a notice for the customer when the money
 // is on its way back (email_user, when the collection had the customer's email). Plain text.
 import type { EmailDraft } from '../notifications/email';
-import { formatMinor } from '../domain/money';
+import { moneyText } from '../domain/currencies';
 import { apiTime } from '../domain/time';
 import type { RefundRow } from './record';
 
@@ -13,7 +13,8 @@ export interface RefundRecipients {
   business_name: string;
 }
 
-const money = (currency: string, minor: bigint) => `${currency} ${formatMinor(minor)}`;
+/** In the currency's own decimals, grouped: "25,000 UGX", not "UGX 25000.00". */
+const money = (currency: string, minor: bigint) => moneyText(minor, currency);
 
 function merchantSummary(r: RefundRow, who: RefundRecipients): EmailDraft {
   const lines = [

@@ -245,9 +245,9 @@ export class RefundService {
     return this.db.any<RefundRow>(SQL.ofCollection, { collectionId });
   }
 
-  /** The business's refunds, newest first, filtered. */
-  list(businessId: number, f: RefundFilters, page: PageRequest): Promise<ListPage<RefundRow>> {
-    const where = refundFilterWhere({ ...f, business_id: businessId });
+  /** Refunds, newest first, filtered: one business's (`f.business_id`, always set for a merchant) or every business's. */
+  list(f: RefundFilters, page: PageRequest): Promise<ListPage<RefundRow>> {
+    const where = refundFilterWhere(f);
     const text = `SELECT r.*, c.gateway_reference AS collection_gateway_reference FROM refunds r JOIN collections c ON c.id = r.collection_id WHERE ${where}`;
     return listPage<RefundRow>(this.db, { sql: text, values: [], key: NEWEST_FIRST, direction: 'DESC' }, page);
   }

@@ -1,11 +1,12 @@
 // Proves, in Chromium against a real service and database, that axe-core (the accessibility engine
 // browsers' own audits use) finds no serious or critical violation on any dashboard page: the sign-in
 // page, every page of the operator console signed in as an operator admin, and every page of the
-// merchant portal signed in as a merchant's owner, with data on them (a business, MIDs, payments).
+// merchant portal signed in as a merchant's owner, with data on them (a business, MIDs, a payment and its refund), and a
+// phone's header with its menu open.
 import { readFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { launchBrowser } from '../helpers/browser';
-import { closeAll, dashboardPage, describeBrowser, signIn } from '../helpers/dashboard';
+import { closeAll, dashboardPage, describeBrowser, PHONE, signIn } from '../helpers/dashboard';
 import { mobileMoney, setupMerchant } from '../helpers/fixtures';
 import type { MerchantSetup } from '../helpers/fixtures';
 import { startTestService } from '../helpers/service';
@@ -62,6 +63,8 @@ beforeAll(async () => {
   expect(r.status).toBe(200);
   paid = r.body.data.gateway_reference;
   expect((await shop.client.post(`/v1/sandbox/collections/${paid}/simulate`, { outcome: 'COMPLETED' })).status).toBe(200);
+  // a refund, so the refunds lists and the payment's refunds have a row to scan
+  expect((await shop.client.post(`/v1/collections/${paid}/refunds`, { amount: 1000, merchant_reference: 'RFD-AXE-1' })).status).toBe(200);
   browser = (await launchBrowser()) as Browser;
 }, 180_000);
 afterAll(() => closeAll(browser, svc));
@@ -83,7 +86,7 @@ describeBrowser('an accessibility scan (axe-core) of every dashboard page', () =
     clock.advance(30_000);
     await signIn(page, operator.email, operator.password, totpCode(svc));
     await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
-    const paths = ['/overview', '/businesses', '/businesses/new', ...['', '/wallets', '/mids', '/tokens', '/go-live'].map((s) => `/businesses/${shop.businessId}${s}`), '/collections', `/collections/${paid}`, '/go-live-requests', '/webhooks', '/rates', '/card-keys', '/users', '/audit', '/account'];
+    const paths = ['/overview', '/businesses', '/businesses/new', ...['', '/wallets', '/mids', '/tokens', '/go-live'].map((s) => `/businesses/${shop.businessId}${s}`), '/collections', `/collections/${paid}`, '/refunds', '/go-live-requests', '/webhooks', '/rates', '/card-keys', '/users', '/audit', '/account'];
     expect(await scan(page, paths)).toEqual({});
     await page.context().close();
   }, 300_000);
@@ -93,8 +96,21 @@ describeBrowser('an accessibility scan (axe-core) of every dashboard page', () =
     const page = await dashboardPage(browser, svc, '/overview');
     await signIn(page, owner.email, owner.password);
     await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
-    const paths = ['/overview', '/payments', `/payments/${paid}`, '/balances', '/developers', '/deliveries', '/go-live', '/team', '/audit', '/account'];
+    const paths = ['/overview', '/payments', `/payments/${paid}`, '/refunds', '/balances', '/developers', '/deliveries', '/go-live', '/team', '/audit', '/account'];
     expect(await scan(page, paths)).toEqual({});
     await page.context().close();
   }, 300_000);
+
+  it("finds none on a phone with the header's menu open", async () => {
+    const owner = await createUser(svc, { role: 'merchant_owner', business_id: shop.businessId });
+    const page = await dashboardPage(browser, svc, '/payments', PHONE);
+    await signIn(page, owner.email, owner.password);
+    await page.getByRole('heading', { name: 'Payments', level: 1 }).waitFor();
+    const toggle = page.getByRole('button', { name: 'Menu' });
+    await toggle.click();
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Balances' }).waitFor();
+    expect(await toggle.getAttribute('aria-expanded')).toBe('true');
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.context().close();
+  }, 120_000);
 });

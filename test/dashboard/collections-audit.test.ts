@@ -6,7 +6,7 @@
 // by keyboard; at phone width each payment and webhook delivery is a card with its amount, status and action on screen.
 import type { Browser, Page } from 'playwright-core';
 import { launchBrowser } from '../helpers/browser';
-import { closeAll, dashboardPage, describeBrowser, fieldError, fitsWidth, PHONE, signIn } from '../helpers/dashboard';
+import { closeAll, dashboardPage, describeBrowser, fieldError, fitsWidth, navTo, PHONE, signIn } from '../helpers/dashboard';
 import { mobileMoney, setupMerchant } from '../helpers/fixtures';
 import type { MerchantSetup } from '../helpers/fixtures';
 import { startTestService } from '../helpers/service';
@@ -236,7 +236,7 @@ describeBrowser('payments and webhook deliveries on a phone', () => {
     expect(cells.slice(0, 3).sort()).toEqual(['Amount', 'Reference', 'Status']);
     expect(await fitsWidth(page)).toBe(true);
 
-    await page.getByRole('link', { name: 'Webhook deliveries' }).click();
+    await navTo(page, 'Webhook deliveries');
     const delivery = page.getByRole('region', { name: 'Deliveries' }).getByRole('row', { name: new RegExp(refs.books) });
     const resend = delivery.getByRole('button', { name: `Re-send webhook of ${refs.books}` });
     await resend.waitFor();

@@ -2,7 +2,8 @@
 // link downloads the export with the list's current filters (the file has the header and exactly the rows
 // the filters find), and a wallet's statement downloads as CSV for the chosen days, from the merchant's
 // balances and from the operator's wallets of the business, opening balance, the payment's line and closing
-// balance included. The dashboard's session cookie goes along with the plain link.
+// balance included; and the refunds page lists them and its "Download CSV" gives a merchant its own refunds and an operator every
+// business's (or one business's), with the page's filters. The dashboard's session cookie goes along with the plain link.
 import { readFile } from 'node:fs/promises';
 import type { Browser, Page } from 'playwright-core';
 import { launchBrowser } from '../helpers/browser';
@@ -121,6 +122,52 @@ describeBrowser('downloads from the dashboard', () => {
     await group.getByLabel('Statement from (UTC)').fill(today());
     await group.getByLabel('to (included)').fill(today());
     check((await download(page, 'Download UGX statement (CSV)')).text);
+    await page.context().close();
+  }, 120_000);
+
+  // last: its refunds would add lines to the statements above
+  it("downloads refunds with the page's filters: a merchant's own, an operator's of every business or of one", async () => {
+    const refund = async (m: MerchantSetup, collection: string, amount: number, merchantReference: string) => {
+      const r = await m.client.post(`/v1/collections/${collection}/refunds`, { amount, merchant_reference: merchantReference });
+      expect(r.status).toBeLessThan(300);
+      return r.body.data.gateway_reference as string;
+    };
+    const booksOne = await refund(books, refs.booksPaid, 5000, 'RFD-BOOKS-1');
+    const booksTwo = await refund(books, refs.booksPaid, 3000, 'RFD-BOOKS-2');
+    const toolsOne = await refund(tools, refs.tools, 1000, 'RFD-TOOLS-1');
+    const references = (text: string) => parseCsv(text).map((r) => r.gateway_reference).sort();
+
+    const merchant = await dashboardPage(browser, svc, '/refunds');
+    await signIn(merchant, owner.email, owner.password);
+    await merchant.getByRole('heading', { name: 'Refunds', level: 1 }).waitFor();
+    // the list shows the business's own refunds, newest first, each linked to its payment
+    const found = merchant.getByRole('region', { name: 'Refunds found' });
+    await found.getByText(booksTwo).waitFor();
+    expect(await found.locator('tbody tr').evaluateAll((trs) => trs.map((tr) => tr.textContent ?? ''))).toEqual([expect.stringContaining(booksTwo), expect.stringContaining(booksOne)]);
+    expect(await found.getByRole('row', { name: /RFD-BOOKS-2/ }).getByRole('link', { name: refs.booksPaid }).getAttribute('href')).toBe(`/dashboard/payments/${refs.booksPaid}`);
+    const own = await download(merchant, 'Download CSV');
+    expect(own.file).toMatch(/^refunds-.*\.csv$/);
+    expect(headerOf(own.text)).toEqual(expect.arrayContaining(['created_at_utc', 'gateway_reference', 'collection_gateway_reference', 'amount', 'currency']));
+    expect(references(own.text)).toEqual([booksOne, booksTwo].sort());
+    const form = merchant.getByRole('form', { name: 'Filter refunds' });
+    await form.getByLabel('Merchant reference').fill('RFD-BOOKS-2');
+    await form.getByRole('button', { name: 'Apply' }).click();
+    await merchant.waitForURL(/merchant_reference=RFD-BOOKS-2/);
+    await found.getByText(booksOne).waitFor({ state: 'detached' });
+    expect(await found.locator('tbody tr').count()).toBe(1);
+    expect(references((await download(merchant, 'Download CSV')).text)).toEqual([booksTwo]);
+    await merchant.context().close();
+
+    const page = await operatorPage('/refunds');
+    await page.getByRole('heading', { name: 'Refunds', level: 1 }).waitFor();
+    await page.getByRole('region', { name: 'Refunds found' }).getByText(toolsOne).waitFor();
+    expect(await page.getByRole('region', { name: 'Refunds found' }).locator('tbody tr').count()).toBe(3);
+    expect(references((await download(page, 'Download CSV')).text)).toEqual([booksOne, booksTwo, toolsOne].sort());
+    const filter = page.getByRole('form', { name: 'Filter refunds' });
+    await filter.getByLabel('Business').selectOption({ label: `Nairobi Tools (#${tools.businessId})` });
+    await filter.getByRole('button', { name: 'Apply' }).click();
+    await page.waitForURL(new RegExp(`business_id=${tools.businessId}`));
+    expect(references((await download(page, 'Download CSV')).text)).toEqual([toolsOne]);
     await page.context().close();
   }, 120_000);
 });

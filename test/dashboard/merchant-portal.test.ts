@@ -3,7 +3,7 @@
 // same webhook-id again), sees its balances, and cannot open another business's payment.
 import type { Browser } from 'playwright-core';
 import { launchBrowser } from '../helpers/browser';
-import { closeAll, dashboardPage, describeBrowser, fitsWidth, PHONE, signIn } from '../helpers/dashboard';
+import { closeAll, dashboardPage, describeBrowser, fitsWidth, navTo, PHONE, signIn } from '../helpers/dashboard';
 import { mobileMoney, setupMerchant } from '../helpers/fixtures';
 import type { MerchantSetup } from '../helpers/fixtures';
 import { eventually, startReceiver } from '../helpers/notify-fixtures';
@@ -77,11 +77,11 @@ describeBrowser('merchant view in Chromium at phone width', () => {
     await deliveries.getByText(/delivered .* UTC/).waitFor();
 
     // Balances, then another business's payment: not found, with what to do.
-    await page.getByRole('link', { name: 'Balances' }).click();
+    await navTo(page, 'Balances');
     await page.getByRole('region', { name: 'UGX wallet' }).getByText('Available').waitFor();
     expect(await fitsWidth(page)).toBe(true);
     // the business-wide delivery log: its table scrolls inside the page, the page does not widen
-    await page.getByRole('link', { name: 'Webhook deliveries' }).click();
+    await navTo(page, 'Webhook deliveries');
     await page.getByRole('button', { name: /^Re-send webhook of/ }).first().waitFor();
     expect(await fitsWidth(page)).toBe(true);
     await page.goto(`${svc.url}/dashboard/payments/${foreign}`);

@@ -1,5 +1,5 @@
 // Each currency's own minor unit, as the dashboard and the hosted pages show money.
-import { formatIn, isoDecimals, shownDecimals } from '../../src/domain/currencies';
+import { formatIn, groupedIn, isoDecimals, moneyText, shownDecimals } from '../../src/domain/currencies';
 
 describe('currency minor units', () => {
   it('knows zero-decimal currencies by ISO 4217 and gives the rest two', () => {
@@ -19,5 +19,16 @@ describe('currency minor units', () => {
     expect(formatIn(1250n, 'USD')).toBe('12.50');
     expect(formatIn(5n, 'KES')).toBe('0.05');
     expect(formatIn(-1250n, 'USD')).toBe('-12.50');
+  });
+
+  it('writes money for people with thousands grouped and the currency after, in its own decimals', () => {
+    expect(moneyText(2_500_000n, 'UGX')).toBe('25,000 UGX');
+    expect(moneyText(2_500_050n, 'UGX')).toBe('25,000.50 UGX');
+    expect(moneyText(125_050n, 'USD')).toBe('1,250.50 USD');
+    expect(moneyText(100_000_000_000n, 'UGX')).toBe('1,000,000,000 UGX');
+    expect(moneyText(99_900n, 'KES')).toBe('999.00 KES');
+    expect(moneyText(5n, 'KES')).toBe('0.05 KES');
+    expect(moneyText(-123_456_700n, 'UGX')).toBe('-1,234,567 UGX');
+    expect(groupedIn(2_500_000n, 'UGX')).toBe('25,000');
   });
 });

@@ -40,6 +40,13 @@ export function fieldError(page: Page, scope: string, field: string) {
   return page.getByRole('form', { name: scope }).locator(`.field-error[data-field="${field}"]`);
 }
 
+/** Follows a link of the main navigation, through the header's Menu button where it is folded (a phone). */
+export async function navTo(page: Page, label: string): Promise<void> {
+  const toggle = page.getByRole('button', { name: 'Menu' });
+  if ((await toggle.isVisible()) && (await toggle.getAttribute('aria-expanded')) !== 'true') await toggle.click();
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: label, exact: true }).click();
+}
+
 /** True when nothing on the page is wider than the window (no sideways scrolling of the page itself). */
 export async function fitsWidth(page: Page): Promise<boolean> {
   return page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth);

@@ -55,6 +55,13 @@ describe('request-to-pay: accepted', () => {
     expect(row.api_token_id).toBe(m.apiTokenId);
   });
 
+  it("tells the customer the amount in the currency's own decimals (the sandbox's prompt)", async () => {
+    const whole = await rtp(mobileMoney({ amount: 25000 }));
+    expect(whole.body.data.instructions[0].description).toContain('A payment prompt for 25,000 UGX has been sent');
+    const cents = await rtp(mobileMoney({ amount: 25000.5 }));
+    expect(cents.body.data.instructions[0].description).toContain('A payment prompt for 25,000.50 UGX has been sent');
+  });
+
   it('converts a currency without a wallet to the default wallet at the market rate', async () => {
     const res = await rtp(mobileMoney({ currency: 'EUR', amount: 10.25 }));
     // no EUR MID exists for this merchant: routing needs a MID in the request currency

@@ -49,7 +49,7 @@ describe('email over SMTP', () => {
     });
     const start = await eventually(() => smtp.mails.find((x) => /X-PayCollect-Kind: start/i.test(x.text)), 10_000, 'start notice');
     expect(start.to).toEqual(['owner@kampalabooks.example']);
-    expect(start.text).toContain(`Subject: Collection ${pending.gateway_reference} started: UGX 50000.50`);
+    expect(start.text).toContain(`Subject: Collection ${pending.gateway_reference} started: 50,000.50 UGX`);
     expect(start.text).toContain(`Merchant reference: ${pending.merchant_reference}`);
     expect(start.text).toContain('Status:             PENDING');
 
@@ -57,12 +57,12 @@ describe('email over SMTP', () => {
     const summary = await eventually(() => smtp.mails.find((x) => /X-PayCollect-Kind: summary/i.test(x.text)), 10_000, 'summary');
     const receipt = await eventually(() => smtp.mails.find((x) => /X-PayCollect-Kind: receipt/i.test(x.text)), 10_000, 'receipt');
     expect(summary.to).toEqual(['owner@kampalabooks.example']);
-    expect(summary.text).toContain(`Subject: Collection ${pending.gateway_reference} COMPLETED: UGX 50000.50`);
-    expect(summary.text).toContain('Fee:                UGX 1500.01');
-    expect(summary.text).toContain('Total credit:       UGX 48500.49');
+    expect(summary.text).toContain(`Subject: Collection ${pending.gateway_reference} COMPLETED: 50,000.50 UGX`);
+    expect(summary.text).toContain('Fee:                1,500.01 UGX');
+    expect(summary.text).toContain('Total credit:       48,500.49 UGX');
     expect(receipt.to).toEqual(['customer@example.org']);
     expect(receipt.text).toContain('Subject: Your payment to Kampala Books: COMPLETED');
-    expect(receipt.text).toContain('Amount:     UGX 50000.50');
+    expect(receipt.text).toContain('Amount:     50,000.50 UGX');
     expect(receipt.text).toContain(pending.merchant_reference);
     for (const mail of [start, summary, receipt]) {
       expect(mail.from).toMatch(/^notifications@/);

@@ -8,7 +8,7 @@ import { Link, navigate } from '../router';
 import { Field, SelectField, TextField } from './forms';
 import { Money, Status, Time } from './parts';
 import { DataTable } from './table';
-import { asTimestamp, localMinute, PAYMENT_METHODS, STATUSES } from './values';
+import { localInputOf, PAYMENT_METHODS, STATUSES, utcOf, zoneName } from './values';
 
 const WINDOW_DAYS = 30;
 const DAY_MS = 86_400_000;
@@ -27,10 +27,11 @@ export interface Search {
   to: string;
 }
 
-/** The search the address holds; without dates, the last 30 days up to the end of today (UTC). */
+/** The search the address holds (times in UTC); without dates, the last 30 days up to the end of the viewer's today. */
 export function searchOf(query: URLSearchParams, now = new Date()): Search {
-  const endOfToday = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate(), 23, 59, 59));
+  const endOfToday = new Date(now.getFullYear(), now.getMonth(), now.getDate(), 23, 59, 59);
   const start = new Date(endOfToday.getTime() + 1000 - WINDOW_DAYS * DAY_MS);
+  const api = (d: Date) => `${d.toISOString().slice(0, 19)}Z`;
   const opt = (k: string) => query.get(k) || undefined;
   return {
     merchant_reference: opt('reference'),
@@ -40,8 +41,8 @@ export function searchOf(query: URLSearchParams, now = new Date()): Search {
     status: opt('status') as Search['status'],
     payment_method: opt('method') as Search['payment_method'],
     currency: opt('currency'),
-    from: query.get('from') || asTimestamp(localMinute(start), false),
-    to: query.get('to') || asTimestamp(localMinute(endOfToday), true),
+    from: query.get('from') || api(start),
+    to: query.get('to') || api(endOfToday),
   };
 }
 
@@ -86,8 +87,8 @@ export function SearchForm({ base, search, error, businesses }: { base: string; 
     status: search.status ?? '',
     method: search.payment_method ?? '',
     currency: search.currency ?? '',
-    from: search.from.slice(0, 16),
-    to: search.to.slice(0, 16),
+    from: localInputOf(search.from) || search.from,
+    to: localInputOf(search.to) || search.to,
   });
   const set = (k: keyof typeof f) => (v: string) => setF({ ...f, [k]: v });
   const submit = (e: FormEvent) => {
@@ -101,8 +102,8 @@ export function SearchForm({ base, search, error, businesses }: { base: string; 
         status: (f.status || undefined) as Search['status'],
         payment_method: (f.method || undefined) as Search['payment_method'],
         currency: f.currency.trim().toUpperCase() || undefined,
-        from: asTimestamp(f.from, false),
-        to: asTimestamp(f.to, true),
+        from: utcOf(f.from, false),
+        to: utcOf(f.to, true),
       }),
     );
   };
@@ -129,8 +130,8 @@ export function SearchForm({ base, search, error, businesses }: { base: string; 
       <SelectField label="Status" name="status" error={error} options={['', ...STATUSES]} value={f.status} onValue={set('status')} />
       <SelectField label="Method" name="payment_method" error={error} options={['', ...PAYMENT_METHODS]} value={f.method} onValue={set('method')} />
       <TextField label="Currency" name="currency" maxLength={3} error={error} value={f.currency} onValue={set('currency')} />
-      <TextField label="From (UTC)" name="from" type="datetime-local" error={error} value={f.from} onValue={set('from')} />
-      <TextField label="To (UTC)" name="to" type="datetime-local" error={error} value={f.to} onValue={set('to')} />
+      <TextField label={`From (${zoneName()})`} name="from" type="datetime-local" className="when" error={error} value={f.from} onValue={set('from')} />
+      <TextField label={`To (${zoneName()})`} name="to" type="datetime-local" className="when" error={error} value={f.to} onValue={set('to')} />
       <button type="submit">Search</button>
     </form>
   );

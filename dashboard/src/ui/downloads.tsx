@@ -1,8 +1,10 @@
-// File downloads from the admin API: the collections export and a wallet's statement, as CSV. The dashboard
+// File downloads from the admin API: the collections export and a wallet's statement (whole days of the
+// viewer's time zone), as CSV. The dashboard
 // signs in with a session cookie, which a plain link carries by itself, so each is a link the browser saves
 // (the API answers `Content-Disposition: attachment`); no file is built in the page.
 import { useState } from 'react';
 import type { Search } from './collections';
+import { localMinute, zoneName } from './values';
 
 /** The collections export with the list's filters that the export takes (all but the reference searches). */
 export function CollectionsCsvLink({ search, businessId }: { search: Search; businessId?: number }) {
@@ -29,21 +31,28 @@ export function CollectionsCsvLink({ search, businessId }: { search: Search; bus
   );
 }
 
-const day = (d: Date) => d.toISOString().slice(0, 10);
+/** A Date's day in the viewer's time zone, as a date input's `YYYY-MM-DD`. */
+const day = (d: Date) => localMinute(d).slice(0, 10);
 
-/** A wallet's statement for a period of whole UTC days, from the first day to the last, both included. */
+/** The UTC instant at which the viewer's day `YYYY-MM-DD` begins, `after` days later (a day is not always 24 hours). */
+function startOf(date: string, after = 0): string {
+  const d = new Date(`${date}T00:00:00`); // no zone: the viewer's own
+  d.setDate(d.getDate() + after);
+  return `${d.toISOString().slice(0, 19)}Z`;
+}
+
+/** A wallet's statement for whole days of the viewer's time zone, from the first day to the last, both included. */
 export function StatementDownload({ businessId, currency }: { businessId: number; currency: string }) {
   const today = new Date();
-  const [from, setFrom] = useState(day(new Date(Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), 1))));
+  const [from, setFrom] = useState(day(new Date(today.getFullYear(), today.getMonth(), 1)));
   const [to, setTo] = useState(day(today));
-  const end = to ? day(new Date(Date.parse(`${to}T00:00:00Z`) + 86_400_000)) : '';
-  const valid = Boolean(from && to && from <= to);
-  const href = `/v1/admin/businesses/${businessId}/wallets/${currency}/statement?${new URLSearchParams({ from: `${from}T00:00:00Z`, to: `${end}T00:00:00Z`, format: 'csv' })}`;
+  const valid = Boolean(/^\d{4}-\d\d-\d\d$/.test(from) && /^\d{4}-\d\d-\d\d$/.test(to) && from <= to);
+  const href = valid ? `/v1/admin/businesses/${businessId}/wallets/${currency}/statement?${new URLSearchParams({ from: startOf(from), to: startOf(to, 1), format: 'csv' })}` : '';
   const id = `statement-${currency}`;
   return (
     <div className="inline-form" role="group" aria-label={`${currency} statement`}>
       <label htmlFor={`${id}-from`}>
-        Statement from (UTC)
+        Statement from ({zoneName()})
         <input id={`${id}-from`} type="date" value={from} onChange={(e) => setFrom(e.target.value)} />
       </label>
       <label htmlFor={`${id}-to`}>

@@ -1,6 +1,6 @@
 // Small display pieces shared by the pages: loading and error states, money, times (from time.tsx) and statuses.
 import type { ReactNode } from 'react';
-import { shownDecimals } from '../../../src/domain/currencies';
+import { moneyText } from '../../../src/domain/currencies';
 import { ApiError } from '../api';
 
 export function Loading({ what }: { what: string }) {
@@ -37,15 +37,9 @@ export function Notice({ children }: { children: ReactNode }) {
   );
 }
 
-/** A JSON amount with its currency, grouped for reading, in the currency's own minor unit ("25,000 UGX", "12.50 USD"); no arithmetic is done on it. */
+/** A JSON amount with its currency as the e-mails and the hosted pages write it (moneyText): grouped, in the currency's own minor unit ("25,000 UGX", "12.50 USD"). */
 export function Money({ amount, currency }: { amount: number; currency: string }) {
-  const decimals = shownDecimals(Math.round(amount * 100), currency);
-  const text = amount.toLocaleString('en-US', { minimumFractionDigits: decimals, maximumFractionDigits: decimals });
-  return (
-    <span className="money">
-      {text} {currency}
-    </span>
-  );
+  return <span className="money">{moneyText(BigInt(Math.round(amount * 100)), currency)}</span>;
 }
 
 /** Every page's times: in the viewer's time zone, UTC on hover (ui/time.tsx). */

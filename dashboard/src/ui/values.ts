@@ -8,12 +8,31 @@ export function asNumber(text: string): number {
   return (t !== '' && Number.isFinite(Number(t)) ? Number(t) : t) as number;
 }
 
-/** `YYYY-MM-DDTHH:MM` from a datetime-local input, as the API's `YYYY-MM-DDTHH:MM:SS`. */
-export function asTimestamp(local: string, end: boolean): string {
-  return local.length === 16 ? `${local}:${end ? '59' : '00'}` : local;
+const pad = (n: number) => String(n).padStart(2, '0');
+
+/** A Date as a datetime-local value (`YYYY-MM-DDTHH:MM`) in the viewer's time zone. */
+export function localMinute(d: Date): string {
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}`;
 }
 
-/** The UTC minute of a Date, as a datetime-local value. */
-export function localMinute(d: Date): string {
-  return d.toISOString().slice(0, 16);
+/** The API's UTC timestamp (`YYYY-MM-DDTHH:MM:SS`, `Z` optional) as a datetime-local value in the viewer's zone; '' when unreadable. */
+export function localInputOf(utc: string | undefined): string {
+  if (!utc) return '';
+  const d = new Date(/(Z|[+-]\d\d:\d\d)$/.test(utc) ? utc : `${utc}Z`);
+  return Number.isNaN(d.getTime()) ? '' : localMinute(d);
+}
+
+/**
+ * A datetime-local value (the viewer's wall time) as the API's UTC `YYYY-MM-DDTHH:MM:SSZ`: the minute's first
+ * second for a window's start, its last for its end. Text that is no time goes as typed, for the API to judge.
+ */
+export function utcOf(local: string, end: boolean): string {
+  if (!/^\d{4}-\d\d-\d\dT\d\d:\d\d$/.test(local)) return local;
+  const d = new Date(`${local}:${end ? '59' : '00'}`); // no zone: the browser reads it in the viewer's own
+  return Number.isNaN(d.getTime()) ? local : `${d.toISOString().slice(0, 19)}Z`;
+}
+
+/** The viewer's time zone as the filters name it, e.g. `GMT+3`, `UTC`. */
+export function zoneName(at = new Date()): string {
+  return new Intl.DateTimeFormat('en-US', { timeZoneName: 'short' }).formatToParts(at).find((p) => p.type === 'timeZoneName')?.value ?? 'local time';
 }

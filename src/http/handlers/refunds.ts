@@ -39,7 +39,7 @@ export const merchant = typedHandlers({
 
   listRefunds: async ({ query }, ctx) => {
     const page = pageOf(query);
-    const found = await ctx.services.refunds.list(principalOf(ctx).businessId, refundFiltersOf(query), page);
+    const found = await ctx.services.refunds.list({ ...refundFiltersOf(query), business_id: principalOf(ctx).businessId }, page);
     return pageReply(ctx, query, page, { ...found, rows: found.rows.map(toRefundRecord) }, 'Refunds retrieved');
   },
 });
@@ -53,6 +53,13 @@ export const admin = typedHandlers({
     if (!owner) throw new AppError('NOT_FOUND', 'No collection has this gateway_reference');
     const who = { businessId: owner.business_id, apiTokenId: owner.api_token_id, byToken: false };
     return refundAccepted(await ctx.services.refunds.create(who, path.gateway_reference, body, ctx.requestId));
+  },
+
+  /** The dashboard's refunds list: every business's or `business_id`'s (the access layer set a merchant user's own). */
+  listAdminRefunds: async ({ query }, ctx) => {
+    const page = pageOf(query);
+    const found = await ctx.services.refunds.list(refundFiltersOf(query), page);
+    return pageReply(ctx, query, page, { ...found, rows: found.rows.map(toRefundRecord) }, 'Refunds retrieved');
   },
 
   /** A payment page's list of refunds: the access layer confined a merchant to its own collections. */

@@ -1,11 +1,11 @@
 // Server-rendered hosted pages: plain HTML and a little CSS, no framework, readable on a phone.
 import type { CollectionRow } from '../../domain/collection';
 import { customerPaysMinor } from '../../domain/fees';
-import { formatIn } from '../../domain/currencies';
+import { moneyText } from '../../domain/currencies';
 
-/** What the customer pays in the currency's own minor unit, e.g. "25000 UGX", "12.50 USD": the fee on top when the customer bears it. */
+/** What the customer pays in the currency's own minor unit, e.g. "25,000 UGX", "12.50 USD": the fee on top when the customer bears it. */
 export function amountDue(row: CollectionRow): string {
-  return `${formatIn(customerPaysMinor(row.account_amount_minor, row.fee_minor, row.customer_charged), row.account_currency)} ${row.account_currency}`;
+  return moneyText(customerPaysMinor(row.account_amount_minor, row.fee_minor, row.customer_charged), row.account_currency);
 }
 
 export function escapeHtml(s: string): string {

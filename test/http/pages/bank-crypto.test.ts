@@ -45,7 +45,7 @@ needsChromium().describe('hosted bank and crypto pages in Chromium', () => {
     const c = await create(method);
     const { page, landed } = await phonePage(browser, SHOP);
     await page.goto(c.payment_url);
-    await page.getByText('25000 UGX').waitFor();
+    await page.getByText('25,000 UGX').waitFor();
     await page.getByRole('button', { name: button }).click();
     await page.waitForURL(`${SHOP}/**`);
     const back = new URL(landed[0]);

@@ -42,7 +42,7 @@ describe('the card entry page', () => {
     expect(html).toMatch(/<button class="secondary" name="action" value="cancel" formnovalidate>Cancel<\/button>/);
     expect(html).toContain('name="viewport"');
     expect(html).not.toContain('<script');
-    expect(html).toContain('25000 UGX');
+    expect(html).toContain('25,000 UGX');
     expect(html).toContain('4000 0000 0000 3006 passes');
   });
 

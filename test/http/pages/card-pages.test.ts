@@ -83,7 +83,7 @@ needsChromium().describe('hosted card entry and 3-D Secure in Chromium', () => {
     const c = await createCard(m);
     const { page, landed } = await phonePage(browser, SHOP);
     await page.goto(c.payment_url);
-    await page.getByText('25000 UGX').waitFor();
+    await page.getByText('25,000 UGX').waitFor();
     await fillCard(page, card({ card_number: pan, cvv: '9371' }));
     await page.getByRole('button', { name: 'Pay', exact: true }).click();
     await page.getByRole('heading', { name: 'Verify your payment' }).waitFor();

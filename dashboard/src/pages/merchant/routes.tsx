@@ -8,6 +8,7 @@ import { AuditLog } from '../shared/AuditLog';
 import { CollectionPage, CollectionsPage } from '../shared/Collections';
 import { Overview } from '../shared/Overview';
 import { People } from '../shared/People';
+import { RefundsPage } from '../shared/Refunds';
 import { ApiTokens } from '../shared/ApiTokens';
 import { Balances } from './Balances';
 import { MerchantGoLive } from './GoLive';
@@ -17,6 +18,7 @@ export function merchantNav(user: User): { to: string; label: string }[] {
   return [
     { to: '/overview', label: 'Overview' },
     { to: '/payments', label: 'Payments' },
+    { to: '/refunds', label: 'Refunds' },
     { to: '/balances', label: 'Balances' },
     { to: '/developers', label: 'API tokens and webhooks' },
     { to: '/deliveries', label: 'Webhook deliveries' },
@@ -31,6 +33,7 @@ export function merchantPage(path: string, user: User): ReactNode | null {
   if (path === '/' || path === '/payments') return <CollectionsPage title="Payments" base="/payments" businessId={businessId} />;
   const payment = match('/payments/:reference', path);
   if (payment) return <CollectionPage key={payment.reference} reference={payment.reference} operator={false} />;
+  if (path === '/refunds') return <RefundsPage base="/refunds" businessId={businessId} />;
   if (path === '/overview') return <Overview businessId={businessId} />;
   if (path === '/balances') return <Balances businessId={businessId} />;
   if (path === '/developers') return <ApiTokens businessId={businessId} page />;

@@ -8,6 +8,7 @@ import { AuditLog } from '../shared/AuditLog';
 import { CollectionPage, CollectionsPage } from '../shared/Collections';
 import { Overview } from '../shared/Overview';
 import { People } from '../shared/People';
+import { RefundsPage } from '../shared/Refunds';
 import { Business, isBusinessSection } from './Business';
 import { Businesses, NewBusiness } from './Businesses';
 import { GoLiveRequests } from './GoLiveRequests';
@@ -18,6 +19,7 @@ export function operatorNav(user: User): { to: string; label: string }[] {
     { to: '/overview', label: 'Overview' },
     { to: '/businesses', label: 'Businesses' },
     { to: '/collections', label: 'Collections' },
+    { to: '/refunds', label: 'Refunds' },
     { to: '/go-live-requests', label: 'Go-live requests' },
     { to: '/webhooks', label: 'Failing webhooks' },
     { to: '/rates', label: 'Market rates' },
@@ -37,6 +39,7 @@ export function operatorPage(path: string, user: User): ReactNode | null {
   if (path === '/collections') return <CollectionsPage title="Collections" base="/collections" />;
   const collection = match('/collections/:reference', path);
   if (collection) return <CollectionPage key={collection.reference} reference={collection.reference} operator />;
+  if (path === '/refunds') return <RefundsPage base="/refunds" />;
   if (path === '/overview') return <Overview />;
   if (path === '/go-live-requests') return <GoLiveRequests />;
   if (path === '/webhooks') return <FailingWebhooks />;

@@ -12,7 +12,7 @@ import { Field, TextField } from '../../ui/forms';
 import { Pager, useCursorList } from '../../ui/paging';
 import { LoadError, Loading, Time } from '../../ui/parts';
 import { DataTable } from '../../ui/table';
-import { asTimestamp } from '../../ui/values';
+import { localInputOf, utcOf, zoneName } from '../../ui/values';
 
 const BASE = '/audit';
 
@@ -65,7 +65,7 @@ export function AuditLog({ businessId }: { businessId?: number }) {
     <>
       <h1>Audit log</h1>
       <p>Every change made by a person or a key, and every refused sign-in or code, newest first.</p>
-      <FilterForm key={`${query.toString()} ${people.data ? 'named' : ''}`} filters={filters} people={people.data ?? []} error={list.error} />
+      <FilterForm key={query.toString()} filters={filters} people={people.data ?? []} error={list.error} />
       {list.isPending && <Loading what="the audit log" />}
       {list.error && <LoadError error={list.error} retry={() => list.refetch()} />}
       {list.data && list.data.items.length === 0 && <p>{filtered ? 'No entry matches these filters.' : 'Nothing changed yet.'}</p>}
@@ -99,8 +99,8 @@ function FilterForm({ filters, people, error }: { filters: Filters; people: Admi
   const [f, setF] = useState({
     action: filters.action ?? '',
     person: filters.person ?? '',
-    from: filters.from?.slice(0, 16) ?? '',
-    to: filters.to?.slice(0, 16) ?? '',
+    from: localInputOf(filters.from) || (filters.from ?? ''),
+    to: localInputOf(filters.to) || (filters.to ?? ''),
   });
   const set = (k: keyof typeof f) => (v: string) => setF({ ...f, [k]: v });
   const submit = (e: FormEvent) => {
@@ -109,8 +109,8 @@ function FilterForm({ filters, people, error }: { filters: Filters; people: Admi
       addressOf({
         action: f.action.trim() || undefined,
         person: f.person || undefined,
-        from: f.from ? asTimestamp(f.from, false) : undefined,
-        to: f.to ? asTimestamp(f.to, true) : undefined,
+        from: f.from ? utcOf(f.from, false) : undefined,
+        to: f.to ? utcOf(f.to, true) : undefined,
       }),
     );
   };
@@ -130,8 +130,8 @@ function FilterForm({ filters, people, error }: { filters: Filters; people: Admi
           </select>
         )}
       </Field>
-      <TextField label="From (UTC)" name="from" type="datetime-local" error={error} value={f.from} onValue={set('from')} />
-      <TextField label="To (UTC)" name="to" type="datetime-local" error={error} value={f.to} onValue={set('to')} />
+      <TextField label={`From (${zoneName()})`} name="from" type="datetime-local" className="when" error={error} value={f.from} onValue={set('from')} />
+      <TextField label={`To (${zoneName()})`} name="to" type="datetime-local" className="when" error={error} value={f.to} onValue={set('to')} />
       <button type="submit">Filter</button>
       {Object.values(filters).some(Boolean) && (
         <button type="button" className="secondary" onClick={() => navigate(BASE)}>

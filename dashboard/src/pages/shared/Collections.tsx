@@ -33,7 +33,7 @@ export function CollectionsPage({ title, base, businessId }: { title: string; ba
     <>
       <h1>{title}</h1>
       <SearchForm
-        key={`${query.toString()} ${businesses.data ? 'named' : ''}`}
+        key={query.toString()}
         base={base}
         search={operator ? search : { ...search, business_id: undefined }}
         error={list.error}
