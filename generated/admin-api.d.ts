@@ -3939,7 +3939,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            /** @description `NOT_FOUND`: a merchant user asked for another business (`business_id`). */
+            /** @description `NOT_FOUND`: no business has this `business_id`, or a merchant user asked for another business. */
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];

@@ -53,6 +53,10 @@ describe('listAdminRefunds', () => {
     expect(refsOf(await svc.admin.get(`/v1/admin/refunds?business_id=${shop.businessId}`))).toEqual([made.shopSecond, made.shopFirst]);
     expect(refsOf(await svc.admin.get(`/v1/admin/refunds?merchant_reference=${shopSecondReference}`))).toEqual([made.shopSecond]);
     expect(refsOf(await svc.admin.get('/v1/admin/refunds?from=2001-01-01T00:00:00Z&to=2001-01-02T00:00:00Z'))).toEqual([]);
+    // a business that does not exist is said, as on the collections list, not answered with an empty page
+    const nobody = await svc.admin.get('/v1/admin/refunds?business_id=999999');
+    expect(nobody.status).toBe(404);
+    expect(nobody.body.code).toBe('NOT_FOUND');
   });
 
   it('pages by cursor without a refund twice or lost', async () => {

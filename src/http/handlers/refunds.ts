@@ -6,7 +6,7 @@ import { AppError } from '../../errors';
 import type { RefundFilters } from '../../refunds/filters';
 import { toRefundRecord } from '../../refunds/record';
 import type { RefundRow } from '../../refunds/record';
-import { principalOf } from '../context';
+import { merchantUser, principalOf } from '../context';
 import { accepted, ok } from '../envelope';
 import { pageOf, pageReply } from '../paging';
 import { typedHandlers } from '../typed';
@@ -58,7 +58,10 @@ export const admin = typedHandlers({
   /** The dashboard's refunds list: every business's or `business_id`'s (the access layer set a merchant user's own). */
   listAdminRefunds: async ({ query }, ctx) => {
     const page = pageOf(query);
-    const found = await ctx.services.refunds.list(refundFiltersOf(query), page);
+    const filters = refundFiltersOf(query);
+    // as on the collections list: an operator's filter on a business that does not exist is a mistake to say
+    if (filters.business_id !== undefined && !merchantUser(ctx)) await ctx.services.businesses.getBusiness(filters.business_id);
+    const found = await ctx.services.refunds.list(filters, page);
     return pageReply(ctx, query, page, { ...found, rows: found.rows.map(toRefundRecord) }, 'Refunds retrieved');
   },
 
