@@ -61,6 +61,9 @@ async function main() {
     const bank = await api(base, 'POST', '/v1/collections/request-to-pay', jwt, { currency: 'USD', amount: 120, payment_method: 'BANK', account_number: 'acct-42', redirect_url: 'https://shop.example/done', merchant_reference: 'ORD-2026-11-004', narration: 'Course fee' });
     await api(base, 'POST', `/v1/sandbox/collections/${bank.gateway_reference}/simulate`, jwt, { outcome: 'COMPLETED' });
     await until(async () => (await api(base, 'GET', `/v1/collections/${refs[0]}/notifications`, jwt)).some((n: { attempts: unknown[] }) => n.attempts.length > 0), 'a delivery attempt');
+    // a refund of the first order, for the Refunds page's shot
+    await until(async () => (await api(base, 'GET', `/v1/collections/${refs[0]}`, jwt)).transaction_status === 'COMPLETED', 'the first order completed');
+    await api(base, 'POST', `/v1/collections/${refs[0]}/refunds`, jwt, { amount: 20000, merchant_reference: 'RF-2026-11-001', reason: 'Two books out of stock' });
     mkdirSync(OUT, { recursive: true });
 
     const operator = service.firstOperator as NonNullable<typeof service.firstOperator>;
@@ -114,6 +117,8 @@ async function main() {
     await menu.click();
     await phone.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Webhook deliveries' }).click();
     await shoot(phone, '15-merchant-deliveries-phone', () => phone.getByRole('button', { name: /^Re-send webhook of/ }).first().waitFor());
+    await desk.getByRole('link', { name: 'Refunds' }).click();
+    await shoot(desk, '17-refunds', () => desk.getByText('RF-2026-11-001').first().waitFor());
     await desk.getByRole('link', { name: 'Audit log' }).click();
     await shoot(desk, '11-audit-log', () => desk.getByRole('navigation', { name: 'Pages' }).waitFor());
     await desk.getByRole('link', { name: operator.email }).click();
