@@ -1179,9 +1179,12 @@ export interface components {
          *     | 400 | `CARD_DECRYPTION_FAILED` | `encrypted_card` cannot be decrypted or parsed |
          *     | 400 | `API_TOKEN_LIMIT` | a third API token for one business account |
          *     | 400 | `INVALID_STATE` | not allowed in the record's current state |
-         *     | 400 | `INSUFFICIENT_FUNDS` | the wallet's available balance cannot cover a refund |
+         *     | 400 | `INSUFFICIENT_FUNDS` | the wallet's available balance cannot cover a refund, or a disbursement with its fee |
+         *     | 400 | `LIMIT_EXCEEDED` | a disbursement above the wallet's per-disbursement limit, or past its daily limit |
          *     | 401 | `UNAUTHORIZED` | missing, malformed, expired or revoked credentials |
          *     | 403 | `FORBIDDEN` | operator API: the dashboard user's role may not do this |
+         *     | 403 | `IP_NOT_ALLOWED` | a disbursement call from an address the API token does not allow (in live: a token without an allowlist) |
+         *     | 403 | `DISBURSEMENTS_FROZEN` | an operator froze the business's disbursements |
          *     | 403 | `CSRF_FAILED` | operator API: a change made with the session cookie lacks the session's `X-CSRF-Token` |
          *     | 404 | `NOT_FOUND` | unknown path or resource |
          *     | 413 | `PAYLOAD_TOO_LARGE` | body over 64 KiB |
@@ -1191,7 +1194,7 @@ export interface components {
          *     | 503 | `OUTCOME_UNKNOWN` | the database connection was lost after the change was sent (a failover, a crash): it may have taken effect; after `Retry-After` seconds send the same request again (same `merchant_reference` and body: idempotent), never as a new one |
          * @enum {string}
          */
-        PlainErrorCode: "INVALID_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "METHOD_NOT_ALLOWED" | "DUPLICATE_MERCHANT_REFERENCE" | "UNSUPPORTED_CURRENCY" | "NO_ROUTE" | "CARD_DECRYPTION_FAILED" | "API_TOKEN_LIMIT" | "INVALID_STATE" | "INSUFFICIENT_FUNDS" | "UNAUTHORIZED" | "FORBIDDEN" | "CSRF_FAILED" | "NOT_FOUND" | "PAYLOAD_TOO_LARGE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "OUTCOME_UNKNOWN";
+        PlainErrorCode: "INVALID_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "METHOD_NOT_ALLOWED" | "DUPLICATE_MERCHANT_REFERENCE" | "UNSUPPORTED_CURRENCY" | "NO_ROUTE" | "CARD_DECRYPTION_FAILED" | "API_TOKEN_LIMIT" | "INVALID_STATE" | "INSUFFICIENT_FUNDS" | "LIMIT_EXCEEDED" | "UNAUTHORIZED" | "FORBIDDEN" | "IP_NOT_ALLOWED" | "DISBURSEMENTS_FROZEN" | "CSRF_FAILED" | "NOT_FOUND" | "PAYLOAD_TOO_LARGE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "OUTCOME_UNKNOWN";
         /** @description Any error other than `VALIDATION_ERROR`; `code` says why. */
         PlainError: {
             code: components["schemas"]["PlainErrorCode"];
@@ -2566,11 +2569,11 @@ export interface components {
              */
             note: string & components["schemas"]["Text"];
         };
-        /** @description Balance of one wallet. `balance` is `available_balance + pending_balance + reserved_balance + refund_held_balance`; every amount is the sum of the wallet's ledger postings. */
+        /** @description Balance of one wallet. `balance` is `available_balance + pending_balance + reserved_balance + refund_held_balance + disbursement_held_balance`; every amount is the sum of the wallet's ledger postings. */
         WalletBalance: {
             /** @description Wallet currency. */
             currency: components["schemas"]["Currency"];
-            /** @description Total amount in the wallet; the four parts below added. */
+            /** @description Total amount in the wallet; the five parts below added. */
             balance: components["schemas"]["Money"];
             /** @description Part that is settled and free to use. */
             available_balance: components["schemas"]["Money"];
@@ -2580,6 +2583,8 @@ export interface components {
             reserved_balance: components["schemas"]["Money"];
             /** @description Held for refunds under way: taken from `available_balance` when a refund is accepted, it leaves the wallet when the refund completes and returns to `available_balance` when it fails or is cancelled. */
             refund_held_balance: components["schemas"]["Money"];
+            /** @description Held for disbursements under way, amount and fee: taken from `available_balance` when a disbursement is accepted, it leaves the wallet when the disbursement completes and returns to `available_balance` when it fails or is cancelled. */
+            disbursement_held_balance: components["schemas"]["Money"];
         };
         /** @description An amount held in `pending` (card settlement) or `reserved` (rolling reserve) and when it becomes available. */
         BalanceRelease: {

@@ -110,6 +110,7 @@ export function toBalanceRecord(b: WalletBalance) {
     pending_balance: toApi(b.pendingMinor),
     reserved_balance: toApi(b.reservedMinor),
     refund_held_balance: toApi(b.refundHeldMinor),
+    disbursement_held_balance: toApi(b.disbursementHeldMinor),
   };
 }
 
