@@ -84,6 +84,17 @@ describe('disbursements on the simulator', () => {
       { kind: 'fee_revenue', amount_minor: 35000n },
       { kind: 'processor_clearing', amount_minor: 2000000n },
     ]);
+    // the wallet statement shows both journals under the disbursement's own reference, and reconciles
+    const from = new Date(Date.now() - 3_600_000).toISOString().slice(0, 19) + 'Z';
+    const to = new Date(Date.now() + 3_600_000).toISOString().slice(0, 19) + 'Z';
+    const st = await m.client.get(`/v1/data/wallets/UGX/statement?from=${from}&to=${to}`);
+    expect(st.status).toBe(200);
+    const lines = st.body.data.lines as { kind: string; reference_type: string; reference: string; change: { available: number; total: number } }[];
+    expect(lines.filter((l) => l.reference_type === 'disbursement')).toEqual([
+      expect.objectContaining({ kind: 'disbursement_hold', reference, change: expect.objectContaining({ available: -20350, total: 0 }) }),
+      expect.objectContaining({ kind: 'disbursement_out', reference, change: expect.objectContaining({ available: 0, total: -20350 }) }),
+    ]);
+    expect(st.body.data.closing_balance.total).toBe(29650);
     const audit = await db().one("SELECT actor_type, actor_email, target_type, target_id FROM audit_log WHERE action = 'createDisbursement' AND business_id = $1", [m.businessId]);
     expect(audit).toEqual({ actor_type: 'api_token', actor_email: m.apiKey, target_type: 'disbursement', target_id: reference });
 
