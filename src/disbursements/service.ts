@@ -33,7 +33,7 @@ import { AppError, validationError } from '../errors';
 import type { FieldError } from '../errors';
 import type { Logger } from '../log';
 import { secretMatches } from '../merchants/access-tokens';
-import type { CallContext, PayoutConnector, PayoutObservedStatus, PayoutOrder, QueryResult, SendResult } from '../processors/types';
+import type { CallContext, Observed, PayoutConnector, PayoutObservedStatus, PayoutOrder, QueryResult, SendResult } from '../processors/types';
 import { currentTraceParent } from '../telemetry';
 import type { WorkerSpec } from '../workers/loops';
 import { toDisbursementRecord } from './record';
@@ -463,27 +463,17 @@ export class DisbursementService {
 
   private async afterCheck(d: Claimed, result: QueryResult<PayoutObservedStatus>): Promise<void> {
     const again = this.after(this.p.config.processors.checkScheduleMs, d.checks);
-    if (d.status === 'COMPLETED') {
-      // asked after a callback: only a reversal changes a completed payout
-      if (result.kind === 'observed' && result.observed.status === 'REVERSED') await this.move(d.id, { to: 'REVERSED', failureReason: result.observed.message ?? 'The processor reversed the payment' });
-      else await this.record(d, { sendState: d.send_state, nextSendAt: null, nextCheckAt: null, lastError: d.last_error, pendingReason: null });
-      return;
-    }
     if (result.kind === 'observed') {
       const o = result.observed;
       if (o.unmapped) this.p.log.error('unknown payout status read as PENDING', { service_type: d.service_type, gateway_reference: d.gateway_reference, vendor_status: o.vendorStatus });
-      const found = o.vendorReference ?? null;
-      if (o.status === 'COMPLETED' || o.status === 'FAILED' || o.status === 'CANCELLED') {
-        await this.move(d.id, { to: o.status, failureReason: o.status === 'COMPLETED' ? null : (o.message ?? DISBURSEMENT_MESSAGES[o.status]), vendorReference: found });
-        return;
-      }
-      if (o.status === 'REVERSED') {
-        // paid and taken back before we saw it paid: the money never left for good; settled as FAILED
-        await this.move(d.id, { to: 'FAILED', failureReason: o.message ?? 'The processor reversed the payment', vendorReference: found });
-        return;
-      }
-      if (d.status === 'PENDING') await this.move(d.id, { to: 'PROCESSING', nextCheckAt: again, vendorReference: found });
-      else await this.record(d, { sendState: 'sent', nextSendAt: null, nextCheckAt: again, lastError: null, pendingReason: null, vendorReference: found });
+      if (await this.settle(d.id, d.status, o, again)) return;
+      if (d.status === 'COMPLETED') await this.record(d, { sendState: d.send_state, nextSendAt: null, nextCheckAt: null, lastError: d.last_error, pendingReason: null });
+      else await this.record(d, { sendState: 'sent', nextSendAt: null, nextCheckAt: again, lastError: null, pendingReason: null, vendorReference: o.vendorReference ?? null });
+      return;
+    }
+    if (d.status === 'COMPLETED') {
+      // asked after a callback about a completed payout: no answer leaves it as it is
+      await this.record(d, { sendState: d.send_state, nextSendAt: null, nextCheckAt: null, lastError: d.last_error, pendingReason: null });
       return;
     }
     if (result.kind === 'not_found' && d.send_state === 'unknown') {
@@ -497,6 +487,37 @@ export class DisbursementService {
     await this.record(d, { sendState: d.send_state, nextSendAt: null, nextCheckAt: again, lastError: note, pendingReason: d.pending_reason });
   }
 
+  /**
+   * What the processor's word (a status query's answer, or a result on the payout's own callback URL)
+   * does to a disbursement in `status`: true when it moved it (or the move found it moved already), false
+   * when the word changes nothing (PENDING at the processor for one already PROCESSING; anything but a
+   * reversal for a COMPLETED one).
+   */
+  private async settle(id: bigint, status: DisbursementStatus, o: Observed<PayoutObservedStatus>, again: Date): Promise<boolean> {
+    const found = o.vendorReference ?? null;
+    if (status === 'COMPLETED') {
+      if (o.status !== 'REVERSED') return false;
+      await this.move(id, { to: 'REVERSED', failureReason: o.message ?? 'The processor reversed the payment' });
+      return true;
+    }
+    switch (o.status) {
+      case 'COMPLETED':
+      case 'FAILED':
+      case 'CANCELLED':
+        await this.move(id, { to: o.status, failureReason: o.status === 'COMPLETED' ? null : (o.message ?? DISBURSEMENT_MESSAGES[o.status]), vendorReference: found });
+        return true;
+      case 'REVERSED':
+        // paid and taken back before we saw it paid: the money never left for good; settled as FAILED
+        await this.move(id, { to: 'FAILED', failureReason: o.message ?? 'The processor reversed the payment', vendorReference: found });
+        return true;
+      case 'PENDING':
+        // the processor has it: an unknown send was taken after all
+        if (status !== 'PENDING') return false;
+        await this.move(id, { to: 'PROCESSING', nextCheckAt: again, vendorReference: found });
+        return true;
+    }
+  }
+
   private async record(
     d: Claimed,
     s: { sendState: DisbursementRow['send_state']; nextSendAt: Date | null; nextCheckAt: Date | null; lastError: string | null; pendingReason: DisbursementPendingReason | null; vendorReference?: string | null },
@@ -506,14 +527,23 @@ export class DisbursementService {
 
   /**
    * A processor's callback about a payout, found by the unguessable token of its URL: a prompt to ask the
-   * processor now, never proof. False when no disbursement of this service type has the token.
+   * processor now, never proof by itself (but see `observed` below). False when no disbursement of this
+   * service type has the token.
    */
   async prompt(serviceType: string, callbackToken: string, body: unknown): Promise<boolean> {
     const connector = this.p.payoutsOf(serviceType);
     if (!connector) return false;
     const note = connector.parsePayoutCallback(body);
-    const hit = await this.db.oneOrNone(SQL.prompt, { now: this.p.now(), vendorReference: note.vendorReference, callbackToken, serviceType });
+    const hit = await this.db.oneOrNone<{ id: bigint; status: DisbursementStatus; known_vendor_reference: string | null }>(SQL.prompt, {
+      now: this.p.now(), vendorReference: note.vendorReference, callbackToken, serviceType,
+    });
     if (!hit) return false;
+    // a vendor whose only account is an asynchronous result (M-Pesa's B2C and Transaction Status results):
+    // taken as the answer only on the payout's own URL and naming the id its send was given
+    const o = note.observed;
+    if (o && !o.unmapped && note.vendorReference !== null && note.vendorReference === hit.known_vendor_reference) {
+      if (await this.settle(hit.id, hit.status, o, this.after(this.p.config.processors.checkScheduleMs, 0))) return true;
+    }
     this.p.kick('disbursement-checks');
     return true;
   }
