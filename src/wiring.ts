@@ -142,7 +142,7 @@ export function buildServices(input: BaseInput): Services {
     kick: base.kick,
   });
   const processorRequests = new ProcessorRequestService(using(base, { collections, processors, refunds, disbursements }));
-  checkouts = new CheckoutService(using(base, { collections, processorRequests, processors, refunds }));
+  checkouts = new CheckoutService(using(base, { collections, processorRequests, processors, refunds, disbursements }));
   const reports = new ReportService(() => base.db, input.now);
 
   const services: Services = {

@@ -94,6 +94,7 @@ const SQL = {
   claim: sql('claim.sql'),
   requestState: sql('request-state.sql'),
   prompt: sql('prompt.sql'),
+  promptByReference: sql('prompt-by-reference.sql'),
 };
 
 /** Disbursements sent or checked per worker run. */
@@ -546,6 +547,20 @@ export class DisbursementService {
     }
     this.p.kick('disbursement-checks');
     return true;
+  }
+
+  /**
+   * A processor's signed webhook (checked by the caller) that may name a payout by our reference: a prompt
+   * to ask about it now. Returns how many disbursements it prompted.
+   */
+  async promptByReference(serviceType: string, body: unknown): Promise<number> {
+    const connector = this.p.payoutsOf(serviceType);
+    if (!connector) return 0;
+    const note = connector.parsePayoutCallback(body);
+    if (!note.vendorReference) return 0;
+    const hits = await this.db.any(SQL.promptByReference, { now: this.p.now(), serviceType, reference: note.vendorReference });
+    if (hits.length > 0) this.p.kick('disbursement-checks');
+    return hits.length;
   }
 
   workers(): WorkerSpec[] {
