@@ -95,6 +95,7 @@ const SQL = {
   requestState: sql('request-state.sql'),
   prompt: sql('prompt.sql'),
   promptByReference: sql('prompt-by-reference.sql'),
+  approvalsDue: sql('approvals-due.sql'),
 };
 
 /** Disbursements sent or checked per worker run. */
@@ -139,6 +140,17 @@ export interface DisbursementMove {
   vendorReference?: string | null;
   /** when PROCESSING: the first status query */
   nextCheckAt?: Date | null;
+  /** leaving PENDING_APPROVAL: the owner who decided (none for the timeout) */
+  decidedBy?: number | null;
+  /** only from these states (a decision or the timeout: PENDING_APPROVAL); else every state `to` may come from */
+  from?: DisbursementStatus[];
+}
+
+/** An owner's decision on a disbursement waiting for approval: who (a person of `businessId`), and which way. */
+export interface ApprovalDecision {
+  businessId: number;
+  userId: number;
+  approve: boolean;
 }
 
 /** Thrown inside the create transaction when a concurrent request took the merchant_reference first. */
@@ -312,10 +324,10 @@ export class DisbursementService {
       const settled = isDisbursementSettled(m.to);
       const queued = m.to === 'PENDING';
       const row = await t.oneOrNone<DisbursementRow>(SQL.move, {
-        disbursementId, to: m.to, from: disbursementMovesFrom(m.to), pendingReason: queued ? 'awaiting_processor' : null,
+        disbursementId, to: m.to, from: m.from ?? disbursementMovesFrom(m.to), pendingReason: queued ? 'awaiting_processor' : null,
         failureReason: m.failureReason ?? null, message: DISBURSEMENT_MESSAGES[m.to], now, vendorReference: m.vendorReference ?? null,
         sendState: settled ? 'settled' : queued ? 'queued' : 'sent', nextSendAt: queued ? now : null,
-        nextCheckAt: settled || queued ? null : (m.nextCheckAt ?? null),
+        nextCheckAt: settled || queued ? null : (m.nextCheckAt ?? null), decidedBy: m.decidedBy ?? null,
       });
       if (!row) return null;
       const plan = disbursementOutcomePlan(m.to, moneyOf(row));
@@ -363,6 +375,32 @@ export class DisbursementService {
       status: row.status, body: JSON.stringify({ ...toDisbursementRecord(row), sequence: row.notification_seq }), now, traceParent: currentTraceParent(),
       firstAttemptAt: new Date(now.getTime() + this.p.config.webhookRetryScheduleMs[0]),
     });
+  }
+
+  // ---- four eyes ------------------------------------------------------------------------------------
+
+  /**
+   * An owner approves (to PENDING: sent next) or rejects (to CANCELLED: the hold returns) a disbursement
+   * waiting for approval. Never the person who asked for it; INVALID_STATE once decided.
+   */
+  async decide(gatewayReference: string, d: ApprovalDecision): Promise<DisbursementRow> {
+    const row = await this.db.oneOrNone<DisbursementRow>(SQL.byGatewayReference, { businessId: d.businessId, gatewayReference });
+    if (!row) throw new AppError('NOT_FOUND', 'No disbursement of your business has this reference');
+    if (row.requested_by_user_id === d.userId) throw new AppError('FORBIDDEN', 'Another owner must decide on a disbursement you asked for');
+    const undecided = () => new AppError('INVALID_STATE', `The disbursement is ${row.status}; only one waiting for approval can be approved or rejected`);
+    if (row.status !== 'PENDING_APPROVAL') throw undecided();
+    // the move's guard decides between two owners deciding at once: the second finds it decided
+    const from: DisbursementStatus[] = ['PENDING_APPROVAL'];
+    const moved = await this.move(row.id, d.approve ? { to: 'PENDING', decidedBy: d.userId, from } : { to: 'CANCELLED', failureReason: 'Rejected by an owner of the business', decidedBy: d.userId, from });
+    if (!moved) throw new AppError('INVALID_STATE', 'The disbursement was decided meanwhile');
+    return moved;
+  }
+
+  /** Cancels the disbursements nobody approved in time (their hold returns). */
+  async expireApprovals(): Promise<number> {
+    const due = await this.db.any<{ id: bigint }>(SQL.approvalsDue, { now: this.p.now(), limit: BATCH });
+    for (const d of due) await this.move(d.id, { to: 'CANCELLED', failureReason: 'Not approved in time', from: ['PENDING_APPROVAL'] });
+    return due.length;
   }
 
   // ---- the workers: sends and status queries ---------------------------------------------------------
@@ -567,6 +605,7 @@ export class DisbursementService {
     return [
       { name: 'disbursement-sends', intervalMs: 500, run: () => this.sendDue() },
       { name: 'disbursement-checks', intervalMs: 500, run: () => this.checkDue() },
+      { name: 'disbursement-approvals', intervalMs: 60_000, run: () => this.expireApprovals() },
     ];
   }
 }

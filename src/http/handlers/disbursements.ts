@@ -5,6 +5,7 @@ import { parseApiTime } from '../../domain/time';
 import type { DisbursementStatus } from '../../domain/disbursement';
 import type { DisbursementCaller } from '../../disbursements/service';
 import { toDisbursementRecord } from '../../disbursements/record';
+import { AppError } from '../../errors';
 import { principalOf } from '../context';
 import type { RequestContext } from '../context';
 import { accepted, ok } from '../envelope';
@@ -32,4 +33,17 @@ export const merchant = typedHandlers({
     return pageReply(ctx, query, page, { ...found, rows: found.rows.map(toDisbursementRecord) }, 'Disbursements retrieved');
   },
 });
-export const admin = typedHandlers({});
+/** Four eyes: only a signed-in owner of the disbursement's business decides (the access layer confined a merchant user to its own business). */
+async function decision(ctx: RequestContext, reference: string, approve: boolean) {
+  const actor = ctx.actor;
+  if (actor?.type !== 'user' || actor.user.business_id === null) {
+    throw new AppError('FORBIDDEN', 'Only an owner of the business approves or rejects its disbursements');
+  }
+  const row = await ctx.services.disbursements.decide(reference, { businessId: actor.user.business_id, userId: actor.user.id, approve });
+  return ok(toDisbursementRecord(row), approve ? 'Disbursement approved' : 'Disbursement rejected');
+}
+
+export const admin = typedHandlers({
+  approveDisbursement: async ({ path }, ctx) => decision(ctx, path.disbursement_reference, true),
+  rejectDisbursement: async ({ path }, ctx) => decision(ctx, path.disbursement_reference, false),
+});
