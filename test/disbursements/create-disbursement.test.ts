@@ -4,6 +4,7 @@ import { eventually, mobileMoney, ref, setupMerchant } from '../helpers/fixtures
 import type { MerchantSetup } from '../helpers/fixtures';
 import { startReceiver } from '../helpers/notify-fixtures';
 import type { Receiver } from '../helpers/notify-fixtures';
+import { ledgerDrift } from '../../src/ledger/ledger';
 import { startTestService } from '../helpers/service';
 import type { Client, TestService } from '../helpers/service';
 
@@ -139,6 +140,8 @@ describe('disbursements on the simulator', () => {
     expect(await svc.services.disbursements.move(BigInt(res.body.data.id), { to: 'REVERSED' })).toBeNull();
     expect(await balance(m.client)).toMatchObject({ balance: 50000, available_balance: 50000, disbursement_held_balance: 0 });
     expect(await journalsOf(res.body.data.id)).toEqual(['disbursement_hold', 'disbursement_out', 'disbursement_reversal']);
+    // what npm run ledger:check reports: nothing, with every disbursement journal kind in the ledger
+    expect(await ledgerDrift(db())).toEqual([]);
     const got = await m.client.get(`/v1/disbursements/${res.body.data.gateway_reference}`, secret(m));
     expect(got.body.data).toMatchObject({ transaction_status: 'REVERSED', failure_reason: 'The processor reversed the payment' });
   });
