@@ -625,6 +625,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/disbursements/{disbursement_reference}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve a disbursement
+         * @description Approves a disbursement waiting in `PENDING_APPROVAL`: it becomes `PENDING` and is sent to the processor. Only an owner of the disbursement's business (dashboard role `merchant_owner`) decides, and never the person who asked for it; a disbursement asked for with an API token may be decided by any owner. The disbursement must be `PENDING_APPROVAL` (otherwise `INVALID_STATE`). Its webhook is notified of the change. No request body (or `{}`).
+         */
+        post: operations["approveDisbursement"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/disbursements/{disbursement_reference}/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reject a disbursement
+         * @description Rejects a disbursement waiting in `PENDING_APPROVAL`: it becomes `CANCELLED` and its amount and fee return to the available balance. Only an owner of the disbursement's business (dashboard role `merchant_owner`) decides, and never the person who asked for it; a disbursement asked for with an API token may be decided by any owner. The disbursement must be `PENDING_APPROVAL` (otherwise `INVALID_STATE`). Its webhook is notified of the change. No request body (or `{}`).
+         */
+        post: operations["rejectDisbursement"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/admin/collections/{gateway_reference}/resolve-held": {
         parameters: {
             query?: never;
@@ -1203,9 +1243,12 @@ export interface components {
          *     | 400 | `CARD_DECRYPTION_FAILED` | `encrypted_card` cannot be decrypted or parsed |
          *     | 400 | `API_TOKEN_LIMIT` | a third API token for one business account |
          *     | 400 | `INVALID_STATE` | not allowed in the record's current state |
-         *     | 400 | `INSUFFICIENT_FUNDS` | the wallet's available balance cannot cover a refund |
+         *     | 400 | `INSUFFICIENT_FUNDS` | the wallet's available balance cannot cover a refund, or a disbursement with its fee |
+         *     | 400 | `LIMIT_EXCEEDED` | a disbursement above the wallet's per-disbursement limit, or past its daily limit |
          *     | 401 | `UNAUTHORIZED` | missing, malformed, expired or revoked credentials |
          *     | 403 | `FORBIDDEN` | operator API: the dashboard user's role may not do this |
+         *     | 403 | `IP_NOT_ALLOWED` | a disbursement call from an address the API token does not allow (in live: a token without an allowlist) |
+         *     | 403 | `DISBURSEMENTS_FROZEN` | an operator froze the business's disbursements |
          *     | 403 | `CSRF_FAILED` | operator API: a change made with the session cookie lacks the session's `X-CSRF-Token` |
          *     | 404 | `NOT_FOUND` | unknown path or resource |
          *     | 413 | `PAYLOAD_TOO_LARGE` | body over 64 KiB |
@@ -1215,7 +1258,7 @@ export interface components {
          *     | 503 | `OUTCOME_UNKNOWN` | the database connection was lost after the change was sent (a failover, a crash): it may have taken effect; after `Retry-After` seconds send the same request again (same `merchant_reference` and body: idempotent), never as a new one |
          * @enum {string}
          */
-        PlainErrorCode: "INVALID_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "METHOD_NOT_ALLOWED" | "DUPLICATE_MERCHANT_REFERENCE" | "UNSUPPORTED_CURRENCY" | "NO_ROUTE" | "CARD_DECRYPTION_FAILED" | "API_TOKEN_LIMIT" | "INVALID_STATE" | "INSUFFICIENT_FUNDS" | "UNAUTHORIZED" | "FORBIDDEN" | "CSRF_FAILED" | "NOT_FOUND" | "PAYLOAD_TOO_LARGE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "OUTCOME_UNKNOWN";
+        PlainErrorCode: "INVALID_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "METHOD_NOT_ALLOWED" | "DUPLICATE_MERCHANT_REFERENCE" | "UNSUPPORTED_CURRENCY" | "NO_ROUTE" | "CARD_DECRYPTION_FAILED" | "API_TOKEN_LIMIT" | "INVALID_STATE" | "INSUFFICIENT_FUNDS" | "LIMIT_EXCEEDED" | "UNAUTHORIZED" | "FORBIDDEN" | "IP_NOT_ALLOWED" | "DISBURSEMENTS_FROZEN" | "CSRF_FAILED" | "NOT_FOUND" | "PAYLOAD_TOO_LARGE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "OUTCOME_UNKNOWN";
         /** @description Any error other than `VALIDATION_ERROR`; `code` says why. */
         PlainError: {
             code: components["schemas"]["PlainErrorCode"];
@@ -2594,6 +2637,110 @@ export interface components {
             message: string;
             data: components["schemas"]["RefundRecord"];
         };
+        /**
+         * @description Stage of a disbursement. It starts `PENDING` (or `PENDING_APPROVAL` above the wallet's approval
+         *     threshold) and ends in `COMPLETED`, `FAILED` or `CANCELLED`; a `COMPLETED` disbursement may later become
+         *     `REVERSED` when the processor takes the payment back. Each change after the first state is sent to your
+         *     webhook.
+         *     - `PENDING_APPROVAL`: accepted and held; waits for an owner of the business other than the requester to
+         *       approve it. It is `CANCELLED` when rejected or when nobody decides in time.
+         *     - `PENDING`: accepted, amount and fee held from the wallet's available balance; not yet taken by the
+         *       processor (`pending_reason` says what it waits for).
+         *     - `PROCESSING`: the processor has the payout.
+         *     - `COMPLETED`: the payee was paid; the amount left the wallet and the fee was charged.
+         *     - `FAILED`: the processor refused or could not pay (`failure_reason` says why); amount and fee are back
+         *       in the available balance.
+         *     - `CANCELLED`: rejected, not approved in time, or abandoned by the processor; amount and fee are back in
+         *       the available balance.
+         *     - `REVERSED`: paid, then taken back by the processor; amount and fee are credited back to the available
+         *       balance.
+         *
+         *     | from | to | when |
+         *     |---|---|---|
+         *     | (none) | `PENDING` or `PENDING_APPROVAL` | the request is accepted |
+         *     | `PENDING_APPROVAL` | `PENDING` | approved |
+         *     | `PENDING_APPROVAL` | `CANCELLED` | rejected, or the approval time ran out |
+         *     | `PENDING` | `PROCESSING` | the processor took the payout |
+         *     | `PENDING` or `PROCESSING` | `COMPLETED`, `FAILED`, `CANCELLED` | the processor's answer (a status query settles a lost one) |
+         *     | `COMPLETED` | `REVERSED` | the processor reports the payment reversed |
+         * @enum {string}
+         */
+        DisbursementStatus: "PENDING_APPROVAL" | "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "CANCELLED" | "REVERSED";
+        /** @description A disbursement: money paid out of one of your wallets to a phone or a bank account. Every field is always present; a blank field is `null`, never omitted. */
+        DisbursementRecord: {
+            /**
+             * @description Record id, a numeric string. Use `gateway_reference`, not this, to query the disbursement.
+             * @example 5012
+             */
+            id: string;
+            /**
+             * @description This service's unique id of the disbursement; `GET /v1/disbursements/{gateway_reference}` uses it.
+             * @example DBK3M8Q2WX7RT4NC9VE5PA
+             */
+            gateway_reference: string;
+            /**
+             * @description Your reference of the disbursement, as sent.
+             * @example PAY-20251125-0001
+             */
+            merchant_reference: string;
+            /** @description What the payee receives, in `currency`. */
+            amount: components["schemas"]["Money"];
+            /** @description The disbursement fee (your business's percent of `amount` plus its fixed part), taken from the wallet with the amount; charged on `COMPLETED`, given back on `FAILED`, `CANCELLED` and `REVERSED`. */
+            fee: components["schemas"]["Money"];
+            /** @description The wallet's currency. */
+            currency: components["schemas"]["Currency"];
+            /**
+             * @description As sent.
+             * @enum {string}
+             */
+            payment_method: "MOBILE_MONEY" | "BANK";
+            /** @description The payee's phone or bank account number, as sent. */
+            account_number: string;
+            /** @description The payee's bank for `BANK`; `null` for `MOBILE_MONEY`. */
+            bank_code: string | null;
+            /** @description The payee's name, as sent. */
+            account_name: string;
+            /** @description As sent; `null` when none. */
+            narration: string | null;
+            transaction_status: components["schemas"]["DisbursementStatus"];
+            /**
+             * @description Always `disbursement`.
+             * @constant
+             */
+            transaction_type: "disbursement";
+            /**
+             * @description While `PENDING_APPROVAL`: `awaiting_approval`. While `PENDING`: `awaiting_processor` (queued to be sent, or being sent again after the processor could not be reached) or `outcome_unknown` (the processor's answer was lost; a status query is settling it, and the payout is never sent twice). `null` in every other state.
+             * @enum {string|null}
+             */
+            pending_reason: "awaiting_approval" | "awaiting_processor" | "outcome_unknown" | null;
+            /** @description For `FAILED`, `CANCELLED` and `REVERSED`, why, in words fit to show; otherwise `null`. */
+            failure_reason: string | null;
+            /**
+             * @description Status message, in English, fit to show to the merchant's staff.
+             * @example Disbursement completed
+             */
+            message: string;
+            /** @description When the disbursement was accepted (UTC). */
+            created_at: components["schemas"]["Timestamp"];
+            /** @description When the record last changed (UTC). */
+            updated_at: components["schemas"]["Timestamp"];
+        };
+        /** @description Envelope of one disbursement. */
+        DisbursementResponse: {
+            /**
+             * @description Always `200` on success.
+             * @constant
+             */
+            code: 200;
+            /**
+             * @description Always `success` for this operation.
+             * @constant
+             */
+            status: "success";
+            /** @description Human-readable outcome. */
+            message: string;
+            data: components["schemas"]["DisbursementRecord"];
+        };
         /** @description The operator's decision on a held payment, taken after checking with the processor what the customer really paid. */
         ResolveHeld: {
             /**
@@ -2607,11 +2754,11 @@ export interface components {
              */
             note: string & components["schemas"]["Text"];
         };
-        /** @description Balance of one wallet. `balance` is `available_balance + pending_balance + reserved_balance + refund_held_balance`; every amount is the sum of the wallet's ledger postings. */
+        /** @description Balance of one wallet. `balance` is `available_balance + pending_balance + reserved_balance + refund_held_balance + disbursement_held_balance`; every amount is the sum of the wallet's ledger postings. */
         WalletBalance: {
             /** @description Wallet currency. */
             currency: components["schemas"]["Currency"];
-            /** @description Total amount in the wallet; the four parts below added. */
+            /** @description Total amount in the wallet; the five parts below added. */
             balance: components["schemas"]["Money"];
             /** @description Part that is settled and free to use. */
             available_balance: components["schemas"]["Money"];
@@ -2621,6 +2768,8 @@ export interface components {
             reserved_balance: components["schemas"]["Money"];
             /** @description Held for refunds under way: taken from `available_balance` when a refund is accepted, it leaves the wallet when the refund completes and returns to `available_balance` when it fails or is cancelled. */
             refund_held_balance: components["schemas"]["Money"];
+            /** @description Held for disbursements under way, amount and fee: taken from `available_balance` when a disbursement is accepted, it leaves the wallet when the disbursement completes and returns to `available_balance` when it fails or is cancelled. */
+            disbursement_held_balance: components["schemas"]["Money"];
         };
         /** @description An amount held in `pending` (card settlement) or `reserved` (rolling reserve) and when it becomes available. */
         BalanceRelease: {
@@ -3248,6 +3397,11 @@ export interface components {
          * @example PCD4Q38UJREMYY4NQVTDQA
          */
         GatewayReference: string & components["schemas"]["Text"];
+        /**
+         * @description The disbursement's `gateway_reference`.
+         * @example DBK3M8Q2WX7RT4NC9VE5PA
+         */
+        DisbursementReference: string & components["schemas"]["Text"];
         /**
          * @description Only records of this business. A merchant user always sees its own business only: leave it out or give its own id (another id is `NOT_FOUND`).
          * @example 7
@@ -5016,6 +5170,92 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+        };
+    };
+    approveDisbursement: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The disbursement's `gateway_reference`.
+                 * @example DBK3M8Q2WX7RT4NC9VE5PA
+                 */
+                disbursement_reference: components["parameters"]["DisbursementReference"];
+            };
+            cookie?: never;
+        };
+        /** @description No input; send no body or `{}`. */
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["EmptyBody"];
+            };
+        };
+        responses: {
+            /** @description The disbursement after the decision. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DisbursementResponse"];
+                };
+            };
+            /** @description `INVALID_STATE`: the disbursement is not waiting for approval (decided already, or never needed it). */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description `FORBIDDEN`: the caller is not an owner of the business, or is the person who asked for the disbursement (four eyes). `CSRF_FAILED`: the session's `X-CSRF-Token` is missing. */
+            403: components["responses"]["Forbidden"];
+            /** @description `NOT_FOUND`: no disbursement of your business has this reference. */
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    rejectDisbursement: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The disbursement's `gateway_reference`.
+                 * @example DBK3M8Q2WX7RT4NC9VE5PA
+                 */
+                disbursement_reference: components["parameters"]["DisbursementReference"];
+            };
+            cookie?: never;
+        };
+        /** @description No input; send no body or `{}`. */
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["EmptyBody"];
+            };
+        };
+        responses: {
+            /** @description The disbursement after the decision. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DisbursementResponse"];
+                };
+            };
+            /** @description `INVALID_STATE`: the disbursement is not waiting for approval (decided already, or never needed it). */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description `FORBIDDEN`: the caller is not an owner of the business, or is the person who asked for the disbursement (four eyes). `CSRF_FAILED`: the session's `X-CSRF-Token` is missing. */
+            403: components["responses"]["Forbidden"];
+            /** @description `NOT_FOUND`: no disbursement of your business has this reference. */
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     resolveHeldCollection: {

@@ -300,6 +300,86 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/disbursements": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List disbursements
+         * @description Returns your disbursements, newest first, a page at a time, optionally filtered (filters combine). Take
+         *     `per_page` items (default 10, at most 100), then pass the answer's `paging.next_cursor` as `cursor`
+         *     (with the same filters) for the next page until it is `null`. For compatibility, `page` or `offset` and
+         *     the `Link` header work too. Unknown query parameters are refused (`VALIDATION_ERROR`). Send `Secret-Key`
+         *     as for every disbursement operation.
+         */
+        get: operations["listDisbursements"];
+        put?: never;
+        /**
+         * Pay out of a wallet
+         * @description Pays `amount` in `currency` out of your wallet in that currency to a phone (`MOBILE_MONEY`) or a bank
+         *     account (`BANK`, with `bank_code`), through a MID of yours that disburses. The answer is `status`
+         *     `accepted` with the disbursement record, `PENDING` (or `PENDING_APPROVAL` above the wallet's approval
+         *     threshold); the processor is asked by the service in the background, and each later change is sent to
+         *     your webhook URL (see the `disbursementStatusChanged` webhook) and can be read with
+         *     `GET /v1/disbursements/{gateway_reference}`.
+         *
+         *     **The API secret is required.** Besides the access token, send your API token's secret in the
+         *     `Secret-Key` header, as for `POST /v1/auth/token`. A missing or wrong secret is `UNAUTHORIZED` and changes
+         *     nothing. When the API token has an IP allowlist, a request from any other address is `IP_NOT_ALLOWED`
+         *     and is recorded in your audit log; in live, disbursements are refused (`IP_NOT_ALLOWED`) until the API
+         *     token has an allowlist.
+         *
+         *     Money: the fee (your business's disbursement percent of `amount` plus its fixed part) is taken on top
+         *     of the amount. Amount and fee are taken from the **available** balance at once and held (shown as
+         *     `disbursement_held_balance`): on `COMPLETED` they leave the wallet, on `FAILED` or `CANCELLED` they come
+         *     back to the available balance, and a `REVERSED` disbursement credits both back.
+         *
+         *     Refused, changing nothing:
+         *     - the available balance is less than amount plus fee (`INSUFFICIENT_FUNDS`);
+         *     - the amount is above the wallet's per-disbursement limit, or would take the UTC day's disbursements
+         *       from the wallet (those not `FAILED`, `CANCELLED` or `REVERSED`) above its daily limit (`LIMIT_EXCEEDED`);
+         *     - an operator froze the business's disbursements (`DISBURSEMENTS_FROZEN`);
+         *     - you have no wallet in `currency` (`UNSUPPORTED_CURRENCY`), or no active MID of yours disburses by
+         *       `payment_method` in `currency` (`NO_ROUTE`).
+         *     No balance goes below zero and no limit is passed, however many disbursements arrive at once.
+         *
+         *     Retrying is safe: the same `merchant_reference` with the same body answers the original disbursement
+         *     with `Idempotent-Replayed: true`; the same reference with anything different is
+         *     `DUPLICATE_MERCHANT_REFERENCE`.
+         *
+         *     In the sandbox, disbursements go through the simulator, which decides by `account_number` (see
+         *     `GET /v1/sandbox/scenarios`).
+         */
+        post: operations["createDisbursement"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/disbursements/{gateway_reference}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a disbursement
+         * @description Returns one of your disbursements by its `gateway_reference`, as it is now. Send `Secret-Key` as for every disbursement operation. The notification remains the primary signal, so poll sparingly. (On the Prism mock the answer is the `processing` example; send `Prefer: example=completed`, `failed` or `reversed` for the others.)
+         */
+        get: operations["getDisbursement"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/public-key": {
         parameters: {
             query?: never;
@@ -609,6 +689,34 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    disbursementStatusChanged: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Disbursement status changed
+         * @description Sent to the `webhook_url` of the API token that requested the disbursement each time the disbursement
+         *     changes state after it was accepted (to `PENDING` once approved, `PROCESSING`, `COMPLETED`, `FAILED`,
+         *     `CANCELLED` or `REVERSED`), as an HTTP `POST` with a JSON body: the disbursement record as it is after
+         *     the change (`transaction_type` `disbursement`), plus `sequence` (1, 2, ... per disbursement). Signed,
+         *     retried and delivered in order exactly like the collection notifications (see
+         *     `collectionStatusChanged`): verify the `webhook-signature` with your `webhook_hash`, acknowledge with any
+         *     2xx within 10 seconds, and deduplicate on `webhook-id`. Notifications of one disbursement are delivered
+         *     in order; those of different disbursements are independent. Branch on `transaction_type` when one
+         *     endpoint receives several kinds.
+         */
+        post: operations["disbursementStatusChanged"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -705,9 +813,12 @@ export interface components {
          *     | 400 | `CARD_DECRYPTION_FAILED` | `encrypted_card` cannot be decrypted or parsed |
          *     | 400 | `API_TOKEN_LIMIT` | a third API token for one business account |
          *     | 400 | `INVALID_STATE` | not allowed in the record's current state |
-         *     | 400 | `INSUFFICIENT_FUNDS` | the wallet's available balance cannot cover a refund |
+         *     | 400 | `INSUFFICIENT_FUNDS` | the wallet's available balance cannot cover a refund, or a disbursement with its fee |
+         *     | 400 | `LIMIT_EXCEEDED` | a disbursement above the wallet's per-disbursement limit, or past its daily limit |
          *     | 401 | `UNAUTHORIZED` | missing, malformed, expired or revoked credentials |
          *     | 403 | `FORBIDDEN` | operator API: the dashboard user's role may not do this |
+         *     | 403 | `IP_NOT_ALLOWED` | a disbursement call from an address the API token does not allow (in live: a token without an allowlist) |
+         *     | 403 | `DISBURSEMENTS_FROZEN` | an operator froze the business's disbursements |
          *     | 403 | `CSRF_FAILED` | operator API: a change made with the session cookie lacks the session's `X-CSRF-Token` |
          *     | 404 | `NOT_FOUND` | unknown path or resource |
          *     | 413 | `PAYLOAD_TOO_LARGE` | body over 64 KiB |
@@ -717,7 +828,7 @@ export interface components {
          *     | 503 | `OUTCOME_UNKNOWN` | the database connection was lost after the change was sent (a failover, a crash): it may have taken effect; after `Retry-After` seconds send the same request again (same `merchant_reference` and body: idempotent), never as a new one |
          * @enum {string}
          */
-        PlainErrorCode: "INVALID_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "METHOD_NOT_ALLOWED" | "DUPLICATE_MERCHANT_REFERENCE" | "UNSUPPORTED_CURRENCY" | "NO_ROUTE" | "CARD_DECRYPTION_FAILED" | "API_TOKEN_LIMIT" | "INVALID_STATE" | "INSUFFICIENT_FUNDS" | "UNAUTHORIZED" | "FORBIDDEN" | "CSRF_FAILED" | "NOT_FOUND" | "PAYLOAD_TOO_LARGE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "OUTCOME_UNKNOWN";
+        PlainErrorCode: "INVALID_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "METHOD_NOT_ALLOWED" | "DUPLICATE_MERCHANT_REFERENCE" | "UNSUPPORTED_CURRENCY" | "NO_ROUTE" | "CARD_DECRYPTION_FAILED" | "API_TOKEN_LIMIT" | "INVALID_STATE" | "INSUFFICIENT_FUNDS" | "LIMIT_EXCEEDED" | "UNAUTHORIZED" | "FORBIDDEN" | "IP_NOT_ALLOWED" | "DISBURSEMENTS_FROZEN" | "CSRF_FAILED" | "NOT_FOUND" | "PAYLOAD_TOO_LARGE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "OUTCOME_UNKNOWN";
         /** @description Any error other than `VALIDATION_ERROR`; `code` says why. */
         PlainError: {
             code: components["schemas"]["PlainErrorCode"];
@@ -1337,6 +1448,183 @@ export interface components {
             message: string;
             data: components["schemas"]["RefundRecord"];
         };
+        /**
+         * @description Stage of a disbursement. It starts `PENDING` (or `PENDING_APPROVAL` above the wallet's approval
+         *     threshold) and ends in `COMPLETED`, `FAILED` or `CANCELLED`; a `COMPLETED` disbursement may later become
+         *     `REVERSED` when the processor takes the payment back. Each change after the first state is sent to your
+         *     webhook.
+         *     - `PENDING_APPROVAL`: accepted and held; waits for an owner of the business other than the requester to
+         *       approve it. It is `CANCELLED` when rejected or when nobody decides in time.
+         *     - `PENDING`: accepted, amount and fee held from the wallet's available balance; not yet taken by the
+         *       processor (`pending_reason` says what it waits for).
+         *     - `PROCESSING`: the processor has the payout.
+         *     - `COMPLETED`: the payee was paid; the amount left the wallet and the fee was charged.
+         *     - `FAILED`: the processor refused or could not pay (`failure_reason` says why); amount and fee are back
+         *       in the available balance.
+         *     - `CANCELLED`: rejected, not approved in time, or abandoned by the processor; amount and fee are back in
+         *       the available balance.
+         *     - `REVERSED`: paid, then taken back by the processor; amount and fee are credited back to the available
+         *       balance.
+         *
+         *     | from | to | when |
+         *     |---|---|---|
+         *     | (none) | `PENDING` or `PENDING_APPROVAL` | the request is accepted |
+         *     | `PENDING_APPROVAL` | `PENDING` | approved |
+         *     | `PENDING_APPROVAL` | `CANCELLED` | rejected, or the approval time ran out |
+         *     | `PENDING` | `PROCESSING` | the processor took the payout |
+         *     | `PENDING` or `PROCESSING` | `COMPLETED`, `FAILED`, `CANCELLED` | the processor's answer (a status query settles a lost one) |
+         *     | `COMPLETED` | `REVERSED` | the processor reports the payment reversed |
+         * @enum {string}
+         */
+        DisbursementStatus: "PENDING_APPROVAL" | "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "CANCELLED" | "REVERSED";
+        /** @description A disbursement: money paid out of one of your wallets to a phone or a bank account. Every field is always present; a blank field is `null`, never omitted. */
+        DisbursementRecord: {
+            /**
+             * @description Record id, a numeric string. Use `gateway_reference`, not this, to query the disbursement.
+             * @example 5012
+             */
+            id: string;
+            /**
+             * @description This service's unique id of the disbursement; `GET /v1/disbursements/{gateway_reference}` uses it.
+             * @example DBK3M8Q2WX7RT4NC9VE5PA
+             */
+            gateway_reference: string;
+            /**
+             * @description Your reference of the disbursement, as sent.
+             * @example PAY-20251125-0001
+             */
+            merchant_reference: string;
+            /** @description What the payee receives, in `currency`. */
+            amount: components["schemas"]["Money"];
+            /** @description The disbursement fee (your business's percent of `amount` plus its fixed part), taken from the wallet with the amount; charged on `COMPLETED`, given back on `FAILED`, `CANCELLED` and `REVERSED`. */
+            fee: components["schemas"]["Money"];
+            /** @description The wallet's currency. */
+            currency: components["schemas"]["Currency"];
+            /**
+             * @description As sent.
+             * @enum {string}
+             */
+            payment_method: "MOBILE_MONEY" | "BANK";
+            /** @description The payee's phone or bank account number, as sent. */
+            account_number: string;
+            /** @description The payee's bank for `BANK`; `null` for `MOBILE_MONEY`. */
+            bank_code: string | null;
+            /** @description The payee's name, as sent. */
+            account_name: string;
+            /** @description As sent; `null` when none. */
+            narration: string | null;
+            transaction_status: components["schemas"]["DisbursementStatus"];
+            /**
+             * @description Always `disbursement`.
+             * @constant
+             */
+            transaction_type: "disbursement";
+            /**
+             * @description While `PENDING_APPROVAL`: `awaiting_approval`. While `PENDING`: `awaiting_processor` (queued to be sent, or being sent again after the processor could not be reached) or `outcome_unknown` (the processor's answer was lost; a status query is settling it, and the payout is never sent twice). `null` in every other state.
+             * @enum {string|null}
+             */
+            pending_reason: "awaiting_approval" | "awaiting_processor" | "outcome_unknown" | null;
+            /** @description For `FAILED`, `CANCELLED` and `REVERSED`, why, in words fit to show; otherwise `null`. */
+            failure_reason: string | null;
+            /**
+             * @description Status message, in English, fit to show to the merchant's staff.
+             * @example Disbursement completed
+             */
+            message: string;
+            /** @description When the disbursement was accepted (UTC). */
+            created_at: components["schemas"]["Timestamp"];
+            /** @description When the record last changed (UTC). */
+            updated_at: components["schemas"]["Timestamp"];
+        };
+        /** @description Envelope of a page of disbursements, newest first. */
+        DisbursementListResponse: {
+            /**
+             * @description Always `200` on success.
+             * @constant
+             */
+            code: 200;
+            /**
+             * @description Always `success` for this operation.
+             * @constant
+             */
+            status: "success";
+            /** @description Human-readable outcome. */
+            message: string;
+            data: components["schemas"]["DisbursementRecord"][];
+            paging: components["schemas"]["Paging"];
+        };
+        /** @description A payout from one of your wallets to a phone (`MOBILE_MONEY`) or a bank account (`BANK`). `bank_code` is required for `BANK` and refused for `MOBILE_MONEY`; for `MOBILE_MONEY`, `account_number` is the phone number, 10 to 15 digits, country code first, no `+`. */
+        DisbursementCreate: {
+            /**
+             * @description Amount the payee receives, in `currency`, greater than 0, at most two decimal places (a third decimal is refused with `VALIDATION_ERROR`). The fee is taken from the wallet on top of it.
+             * @example 150000
+             */
+            amount: number;
+            /** @description The currency of one of your wallets; the disbursement is paid from that wallet. */
+            currency: components["schemas"]["Currency"];
+            /**
+             * @description `MOBILE_MONEY` (to a phone) or `BANK` (to a bank account, with `bank_code`).
+             * @enum {string}
+             */
+            payment_method: "MOBILE_MONEY" | "BANK";
+            /**
+             * @description The payee's phone number (`MOBILE_MONEY`) or bank account number (`BANK`).
+             * @example 256772123456
+             */
+            account_number: string;
+            /**
+             * @description The payee's bank, by the code its processor uses (`BANK` only).
+             * @example 058
+             */
+            bank_code?: string;
+            /**
+             * @description The payee's name as the account holds it.
+             * @example Okello Transport Ltd
+             */
+            account_name: string & components["schemas"]["Text"];
+            /**
+             * @description Your unique reference for this disbursement, 9 to 36 characters of letters, digits, `_` and `-`. Unique per business among disbursements: the same reference with the same body again answers the original disbursement (header `Idempotent-Replayed: true`), so a retry never pays twice; with a different body it is `DUPLICATE_MERCHANT_REFERENCE`.
+             * @example PAY-20251125-0001
+             */
+            merchant_reference: string;
+            /**
+             * @description What the payment is for, passed to the processor where it takes one (at most 100 characters).
+             * @example Driver payout week 47
+             */
+            narration?: string & components["schemas"]["Text"];
+        };
+        /** @description Envelope of one disbursement: `status` is `accepted`; the record is `PENDING` or `PENDING_APPROVAL` (or, on an idempotent replay, as it is now). */
+        DisbursementAcceptedResponse: {
+            /**
+             * @description Always `200` on success.
+             * @constant
+             */
+            code: 200;
+            /**
+             * @description Always `accepted` for this operation.
+             * @constant
+             */
+            status: "accepted";
+            /** @description Human-readable outcome. */
+            message: string;
+            data: components["schemas"]["DisbursementRecord"];
+        };
+        /** @description Envelope of one disbursement. */
+        DisbursementResponse: {
+            /**
+             * @description Always `200` on success.
+             * @constant
+             */
+            code: 200;
+            /**
+             * @description Always `success` for this operation.
+             * @constant
+             */
+            status: "success";
+            /** @description Human-readable outcome. */
+            message: string;
+            data: components["schemas"]["DisbursementRecord"];
+        };
         /** @description The card encryption public key now in use. */
         PublicKey: {
             /**
@@ -1363,11 +1651,11 @@ export interface components {
             message: string;
             data: components["schemas"]["PublicKey"];
         };
-        /** @description Balance of one wallet. `balance` is `available_balance + pending_balance + reserved_balance + refund_held_balance`; every amount is the sum of the wallet's ledger postings. */
+        /** @description Balance of one wallet. `balance` is `available_balance + pending_balance + reserved_balance + refund_held_balance + disbursement_held_balance`; every amount is the sum of the wallet's ledger postings. */
         WalletBalance: {
             /** @description Wallet currency. */
             currency: components["schemas"]["Currency"];
-            /** @description Total amount in the wallet; the four parts below added. */
+            /** @description Total amount in the wallet; the five parts below added. */
             balance: components["schemas"]["Money"];
             /** @description Part that is settled and free to use. */
             available_balance: components["schemas"]["Money"];
@@ -1377,6 +1665,8 @@ export interface components {
             reserved_balance: components["schemas"]["Money"];
             /** @description Held for refunds under way: taken from `available_balance` when a refund is accepted, it leaves the wallet when the refund completes and returns to `available_balance` when it fails or is cancelled. */
             refund_held_balance: components["schemas"]["Money"];
+            /** @description Held for disbursements under way, amount and fee: taken from `available_balance` when a disbursement is accepted, it leaves the wallet when the disbursement completes and returns to `available_balance` when it fails or is cancelled. */
+            disbursement_held_balance: components["schemas"]["Money"];
         };
         /** @description Envelope of every wallet balance of the business, one per wallet. */
         WalletBalanceListResponse: {
@@ -1481,7 +1771,7 @@ export interface components {
              * @example 1
              */
             sequence: number;
-            transaction_status: components["schemas"]["TransactionStatus"] | components["schemas"]["RefundStatus"];
+            transaction_status: components["schemas"]["TransactionStatus"] | components["schemas"]["RefundStatus"] | components["schemas"]["DisbursementStatus"];
         };
         /** @description A designated sandbox test value and what it does. */
         SandboxScenario: {
@@ -1491,23 +1781,23 @@ export interface components {
              */
             name: string;
             /**
-             * @description What the value drives: a `collection` (request-to-pay) or a `refund` (the `amount` of a refund of a `COMPLETED` collection made with any method).
+             * @description What the value drives: a `collection` (request-to-pay), a `refund` (the `amount` of a refund of a `COMPLETED` collection made with any method) or a `disbursement` (the payee's `account_number`, by either method).
              * @enum {string}
              */
-            transaction_type: "collection" | "refund";
-            /** @description The collection's payment method; `null` for a refund scenario (any method). */
+            transaction_type: "collection" | "refund" | "disbursement";
+            /** @description The collection's payment method; `null` for a refund or disbursement scenario (any method). */
             payment_method: components["schemas"]["PaymentMethod"] | null;
             /**
-             * @description The value to use: the phone number to send as `account_number`, the card number to enter on the card page or put in `encrypted_card`, or a refund's `amount`.
+             * @description The value to use: the phone number to send as `account_number`, the card number to enter on the card page or put in `encrypted_card`, a refund's `amount`, or a disbursement's `account_number`.
              * @example 256777000001
              */
             value: string;
-            /** @description The final status the collection (or refund) reaches. */
-            outcome: components["schemas"]["TransactionStatus"] | components["schemas"]["RefundStatus"];
+            /** @description The final status the collection (or refund, or disbursement) reaches. */
+            outcome: components["schemas"]["TransactionStatus"] | components["schemas"]["RefundStatus"] | components["schemas"]["DisbursementStatus"];
             /** @description What happens, and when. */
             description: string;
-            /** @description The statuses the collection (or refund) goes through, in order, starting with `PENDING`. */
-            states: (components["schemas"]["TransactionStatus"] | components["schemas"]["RefundStatus"])[];
+            /** @description The statuses the collection (or refund, or disbursement) goes through, in order, starting with `PENDING`. */
+            states: (components["schemas"]["TransactionStatus"] | components["schemas"]["RefundStatus"] | components["schemas"]["DisbursementStatus"])[];
             /** @description The notifications sent to the webhook URL, in order (`PENDING` sends none). */
             notifications: components["schemas"]["SandboxScenarioNotification"][];
         };
@@ -1563,6 +1853,14 @@ export interface components {
         RefundNotification: components["schemas"]["RefundRecord"] & {
             /**
              * @description Position of this notification among the refund's notifications: 1, 2, ... (`PENDING` sends none, so the first is 1). Ignore a notification whose `sequence` is not higher than the last one you processed for the same refund `gateway_reference`.
+             * @example 1
+             */
+            sequence: number;
+        };
+        /** @description Body of a disbursement status notification: the disbursement record as it is after the change, plus `sequence`. */
+        DisbursementNotification: components["schemas"]["DisbursementRecord"] & {
+            /**
+             * @description Position of this notification among the disbursement's notifications: 1, 2, ... (the first state sends none, so the first is 1). Ignore a notification whose `sequence` is not higher than the last one you processed for the same disbursement `gateway_reference`.
              * @example 1
              */
             sequence: number;
@@ -1728,6 +2026,31 @@ export interface components {
          * @example RFH7KQ2M9XW4TB3NCVE5PA
          */
         RefundGatewayReference: string & components["schemas"]["Text"];
+        /**
+         * @description The API token's secret (`api_secret`), shown once when the token was generated or regenerated. Every disbursement call needs it besides the access token: without it, or with a wrong one, the answer is `UNAUTHORIZED` (401) and nothing changes. (Declared optional so that a missing secret is answered as a credential problem, 401, rather than as malformed input, 400.)
+         * @example sk_sandbox_Vb3Qm9Xk2Lr7Tz5Nw8Pc4Hd6Jf1Gs0Ye
+         */
+        DisbursementSecretKey: string & components["schemas"]["Text"];
+        /**
+         * @description Only disbursements with this `transaction_status`.
+         * @example COMPLETED
+         */
+        FilterDisbursementStatus: components["schemas"]["DisbursementStatus"];
+        /**
+         * @description Only disbursements from the wallet in this currency.
+         * @example UGX
+         */
+        FilterDisbursementCurrency: components["schemas"]["Currency"];
+        /**
+         * @description Only the disbursement with this `merchant_reference` (exact match).
+         * @example PAY-20251125-0001
+         */
+        FilterDisbursementMerchantReference: string;
+        /**
+         * @description The disbursement's `gateway_reference`, as returned when it was requested.
+         * @example DBK3M8Q2WX7RT4NC9VE5PA
+         */
+        DisbursementGatewayReference: string & components["schemas"]["Text"];
         /**
          * @description Wallet currency.
          * @example UGX
@@ -2232,6 +2555,219 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    listDisbursements: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only disbursements with this `transaction_status`.
+                 * @example COMPLETED
+                 */
+                status?: components["parameters"]["FilterDisbursementStatus"];
+                /**
+                 * @description Only disbursements from the wallet in this currency.
+                 * @example UGX
+                 */
+                currency?: components["parameters"]["FilterDisbursementCurrency"];
+                /**
+                 * @description Only the disbursement with this `merchant_reference` (exact match).
+                 * @example PAY-20251125-0001
+                 */
+                merchant_reference?: components["parameters"]["FilterDisbursementMerchantReference"];
+                /**
+                 * @description Only collections created at or after this time (UTC, `YYYY-MM-DDTHH:MM:SSZ`; the `Z` may be left out).
+                 * @example 2025-11-01T00:00:00Z
+                 */
+                from?: components["parameters"]["FilterFrom"];
+                /**
+                 * @description Only collections created at or before this time (UTC, `YYYY-MM-DDTHH:MM:SSZ`; the `Z` may be left out).
+                 * @example 2025-11-30T23:59:59Z
+                 */
+                to?: components["parameters"]["FilterTo"];
+                /**
+                 * @description Items per page.
+                 * @example 10
+                 */
+                per_page?: components["parameters"]["PerPage"];
+                /**
+                 * @description Where to go on: the `paging.next_cursor` of the previous page (send the same filters). Keyset paging: no item is repeated or skipped while new ones are being created. Not with `page` or `offset`.
+                 * @example WyIyMDI1LTExLTI1VDEwOjE1OjAyKzAwOjAwIiwxMDQ4XQ
+                 */
+                cursor?: components["parameters"]["Cursor"];
+                /**
+                 * @description Page number, 1-based, at most 21474837 (so that the items it skips fit the `offset` bound). Ignored when `offset` is given.
+                 * @example 2
+                 */
+                page?: components["parameters"]["Page"];
+                /**
+                 * @description Number of items to skip from the first, at most 2147483647. When given it wins over `page`.
+                 * @example 20
+                 */
+                offset?: components["parameters"]["Offset"];
+            };
+            header?: {
+                /**
+                 * @description The API token's secret (`api_secret`), shown once when the token was generated or regenerated. Every disbursement call needs it besides the access token: without it, or with a wrong one, the answer is `UNAUTHORIZED` (401) and nothing changes. (Declared optional so that a missing secret is answered as a credential problem, 401, rather than as malformed input, 400.)
+                 * @example sk_sandbox_Vb3Qm9Xk2Lr7Tz5Nw8Pc4Hd6Jf1Gs0Ye
+                 */
+                "Secret-Key"?: components["parameters"]["DisbursementSecretKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of disbursements, newest first; an empty array past the last page. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-PH-Total": components["headers"]["XPHTotal"];
+                    "X-PH-TotalPages": components["headers"]["XPHTotalPages"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DisbursementListResponse"];
+                };
+            };
+            /** @description `VALIDATION_ERROR`: a filter or paging parameter is malformed or out of range, or the query has an unknown parameter. */
+            400: components["responses"]["BadRequest"];
+            /** @description `UNAUTHORIZED`: the access token is missing or invalid, or `Secret-Key` is missing or wrong. */
+            401: components["responses"]["Unauthorized"];
+            /** @description `IP_NOT_ALLOWED`: the request came from an address the API token does not allow. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createDisbursement: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The API token's secret (`api_secret`), shown once when the token was generated or regenerated. Every disbursement call needs it besides the access token: without it, or with a wrong one, the answer is `UNAUTHORIZED` (401) and nothing changes. (Declared optional so that a missing secret is answered as a credential problem, 401, rather than as malformed input, 400.)
+                 * @example sk_sandbox_Vb3Qm9Xk2Lr7Tz5Nw8Pc4Hd6Jf1Gs0Ye
+                 */
+                "Secret-Key"?: components["parameters"]["DisbursementSecretKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DisbursementCreate"];
+            };
+        };
+        responses: {
+            /** @description Disbursement accepted (`PENDING` or `PENDING_APPROVAL`), or (with `Idempotent-Replayed: true`) the disbursement accepted earlier for the same `merchant_reference` and body, as it is now. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DisbursementAcceptedResponse"];
+                };
+            };
+            /**
+             * @description One of (nothing was changed):
+             *     - `VALIDATION_ERROR`: a field breaks a rule (`bank_code` missing for `BANK` or sent for `MOBILE_MONEY`,
+             *       a phone number that is not 10 to 15 digits, a third decimal in `amount`, ...).
+             *     - `INVALID_JSON`, `UNSUPPORTED_MEDIA_TYPE`: the body is not a JSON object sent as `application/json`.
+             *     - `DUPLICATE_MERCHANT_REFERENCE`: the reference was used for a different disbursement.
+             *     - `INSUFFICIENT_FUNDS`: the wallet's available balance cannot cover amount and fee.
+             *     - `LIMIT_EXCEEDED`: the per-disbursement or the daily limit of the wallet.
+             *     - `UNSUPPORTED_CURRENCY`: you have no wallet in `currency`.
+             *     - `NO_ROUTE`: no active MID of yours disburses by this method in this currency.
+             */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `UNAUTHORIZED`: the access token is missing or invalid, or `Secret-Key` is missing or wrong. */
+            401: components["responses"]["Unauthorized"];
+            /** @description `IP_NOT_ALLOWED`: the request came from an address not on the API token's IP allowlist (or, in live, the token has none); recorded in the audit log. `DISBURSEMENTS_FROZEN`: an operator froze the business's disbursements. Nothing was changed. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getDisbursement: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The API token's secret (`api_secret`), shown once when the token was generated or regenerated. Every disbursement call needs it besides the access token: without it, or with a wrong one, the answer is `UNAUTHORIZED` (401) and nothing changes. (Declared optional so that a missing secret is answered as a credential problem, 401, rather than as malformed input, 400.)
+                 * @example sk_sandbox_Vb3Qm9Xk2Lr7Tz5Nw8Pc4Hd6Jf1Gs0Ye
+                 */
+                "Secret-Key"?: components["parameters"]["DisbursementSecretKey"];
+            };
+            path: {
+                /**
+                 * @description The disbursement's `gateway_reference`, as returned when it was requested.
+                 * @example DBK3M8Q2WX7RT4NC9VE5PA
+                 */
+                gateway_reference: components["parameters"]["DisbursementGatewayReference"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The disbursement. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DisbursementResponse"];
+                };
+            };
+            /** @description `VALIDATION_ERROR`: `gateway_reference` is malformed. */
+            400: components["responses"]["BadRequest"];
+            /** @description `UNAUTHORIZED`: the access token is missing or invalid, or `Secret-Key` is missing or wrong. */
+            401: components["responses"]["Unauthorized"];
+            /** @description `IP_NOT_ALLOWED`: the request came from an address the API token does not allow. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `NOT_FOUND`: no disbursement of yours has this `gateway_reference`. */
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     getPublicKey: {
         parameters: {
             query?: never;
@@ -2682,6 +3218,58 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["RefundNotification"];
+            };
+        };
+        responses: {
+            /** @description Acknowledged. Any 2xx status acknowledges the notification; anything else, a timeout (10 s) or a refused connection is retried per `WEBHOOK_RETRY_SCHEDULE`. The response body is ignored (its first 1 KiB is kept in the delivery log). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not acknowledged; the notification is retried per `WEBHOOK_RETRY_SCHEDULE`. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not acknowledged; the notification is retried per `WEBHOOK_RETRY_SCHEDULE`. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    disbursementStatusChanged: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Id of the notification (event), the same on every retry and re-send. Deduplicate on it.
+                 * @example evt_2f6c1b9a7d4e4c0f9a3e8b5d1c7f2a64
+                 */
+                "webhook-id": string;
+                /**
+                 * @description When this attempt was signed, in seconds since the Unix epoch.
+                 * @example 1764065705
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description `v1,` followed by `base64(HMAC-SHA256(UTF-8 bytes of webhook_hash, "<webhook-id>.<webhook-timestamp>.<body>"))`. Standard Webhooks allows several space-separated signatures; accept the message if any `v1` one matches.
+                 * @example v1,uQw0Mr8MxPRGPTsrS8mAKVnN45cS1fhlzzxbMH5Tegs=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DisbursementNotification"];
             };
         };
         responses: {

@@ -34,6 +34,8 @@ import { RetentionService } from './workers/retention';
 import { RoutingTurns } from './collections/routing-turns';
 import { masterKeys } from './crypto/secretbox';
 import { openCredentials } from './processors/credentials';
+import { DisbursementService } from './disbursements/service';
+import { payoutConnectorOf } from './disbursements/sandbox';
 import { RefundService } from './refunds/service';
 import { refundConnectorOf } from './refunds/sandbox';
 import { ReportService } from './reports';
@@ -77,6 +79,8 @@ export interface Services extends Base {
   rateLimit: SharedRateLimit;
   /** refunds of completed collections (src/refunds/) */
   refunds: RefundService;
+  /** money paid out of wallets to phones and bank accounts (src/disbursements/) */
+  disbursements: DisbursementService;
   /** statements, exports and the settlement report (src/reports/) */
   reports: ReportService;
   /** set once the workers run (server.ts); until then Base.kick wakes nothing */
@@ -126,8 +130,19 @@ export function buildServices(input: BaseInput): Services {
     openCredentials: (sealed) => openCredentials(masterKeys(input.config), sealed),
     kick: base.kick,
   });
-  const processorRequests = new ProcessorRequestService(using(base, { collections, processors, refunds }));
-  checkouts = new CheckoutService(using(base, { collections, processorRequests, processors, refunds }));
+  const disbursements = new DisbursementService({
+    db: () => base.db,
+    config: input.config,
+    log: input.log,
+    now: input.now,
+    payoutsOf: (serviceType) => payoutConnectorOf(processors, serviceType),
+    openCredentials: (sealed) => openCredentials(masterKeys(input.config), sealed),
+    // the rotation is shared with collections of the same method, currency and rank: it only shifts the turns
+    takeTurn: (businessId, method, currency, rank) => routingTurns.take(businessId, method, currency, rank),
+    kick: base.kick,
+  });
+  const processorRequests = new ProcessorRequestService(using(base, { collections, processors, refunds, disbursements }));
+  checkouts = new CheckoutService(using(base, { collections, processorRequests, processors, refunds, disbursements }));
   const reports = new ReportService(() => base.db, input.now);
 
   const services: Services = {
@@ -153,6 +168,7 @@ export function buildServices(input: BaseInput): Services {
     retention,
     rateLimit,
     refunds,
+    disbursements,
     reports,
     get workers() {
       return workers;
@@ -167,5 +183,5 @@ export function buildServices(input: BaseInput): Services {
 
 export function workerSpecs(s: Services): WorkerSpec[] {
   const rateLeases: WorkerSpec = { name: 'rate-leases', intervalMs: 60_000, run: () => s.rateLimit.forgetPast() };
-  return [rateLeases, ...s.collections.workers(), ...s.ledger.workers(), ...s.notifications.workers(), ...s.liveness.workers(), ...s.processorRequests.workers(), ...s.retention.workers(), ...s.refunds.workers()];
+  return [rateLeases, ...s.collections.workers(), ...s.ledger.workers(), ...s.notifications.workers(), ...s.liveness.workers(), ...s.processorRequests.workers(), ...s.retention.workers(), ...s.refunds.workers(), ...s.disbursements.workers()];
 }

@@ -1,6 +1,6 @@
 // Proves `npm run mock` (Prism on the merchant document) answers every merchant operation with a response that
 // validates against the spec, accepts valid requests the old multipleOf refused and `{}` on body-less actions, and
-// tells the story through `Prefer: example=` (a collection's and a refund's): the zero-logic sandbox never contradicts the contract.
+// tells the story through `Prefer: example=` (a collection's, a refund's and a disbursement's): the zero-logic sandbox never contradicts the contract.
 import { startPrism } from './helpers/prism';
 import type { Prism } from './helpers/prism';
 import { checkResponse, specApis } from './helpers/spec';
@@ -22,6 +22,7 @@ const bodies: Record<string, unknown> = {
   requestToPay: { currency: 'UGX', amount: 50000, payment_method: 'MOBILE_MONEY', account_number: '256777000001', merchant_reference: 'ORD-20251125-0001', narration: 'Order 20251125-0001' },
   simulateCollection: { outcome: 'COMPLETED' },
   createRefund: { amount: 20000, merchant_reference: 'RFD-20251125-0001', reason: 'Order cancelled by the customer' },
+  createDisbursement: { amount: 150000, currency: 'UGX', payment_method: 'MOBILE_MONEY', account_number: '256772123456', account_name: 'Okello Transport Ltd', merchant_reference: 'PAY-20251125-0001', narration: 'Driver payout week 47' },
 };
 /** Required query parameters, and media types other than JSON. */
 const queries: Record<string, string> = { getWalletStatement: '?from=2025-11-01T00:00:00Z&to=2025-12-01T00:00:00Z' };
@@ -94,6 +95,20 @@ it.each(['processing', 'completed', 'failed'])('answers the %s refund with Prefe
   const body = await res.json();
   expect(body.data.transaction_status).toBe(example.toUpperCase());
   await checkResponse('GET', '/v1/refunds/RFH7KQ2M9XW4TB3NCVE5PA', res.status, body);
+});
+
+it.each(['processing', 'completed', 'failed', 'reversed'])('answers the %s disbursement with Prefer: example=', async (example) => {
+  const res = await fetch(`${base}/v1/disbursements/DBK3M8Q2WX7RT4NC9VE5PA`, { headers: { ...mockHeaders, prefer: `example=${example}` } });
+  const body = await res.json();
+  expect(body.data.transaction_status).toBe(example.toUpperCase());
+  await checkResponse('GET', '/v1/disbursements/DBK3M8Q2WX7RT4NC9VE5PA', res.status, body);
+});
+
+it('shows one disbursement through its story: accepted PENDING, then PROCESSING, COMPLETED; the notification is the completed record', async () => {
+  const accepted = await (await fetch(`${base}/v1/disbursements`, { method: 'POST', headers: { ...mockHeaders, 'content-type': 'application/json' }, body: JSON.stringify(bodies.createDisbursement) })).json();
+  const completed = await (await fetch(`${base}/v1/disbursements/DBK3M8Q2WX7RT4NC9VE5PA`, { headers: { ...mockHeaders, prefer: 'example=completed' } })).json();
+  expect(accepted.data).toMatchObject({ transaction_status: 'PENDING', gateway_reference: completed.data.gateway_reference, merchant_reference: completed.data.merchant_reference, amount: completed.data.amount, fee: completed.data.fee });
+  expect(accepted.data.created_at).toBe(completed.data.created_at);
 });
 
 it('shows the completed collection with its refunds in short, counted in refunded_amount unless FAILED or CANCELLED, one of them the refund example', async () => {

@@ -5,15 +5,17 @@ import type { PaymentMethod } from './collection';
 import { customerPaysMinor } from './fees';
 import { percentOf } from './money';
 
-export const WALLET_ACCOUNT_KINDS = ['available', 'pending', 'reserved', 'refund_hold'] as const;
+export const WALLET_ACCOUNT_KINDS = ['available', 'pending', 'reserved', 'refund_hold', 'disbursement_hold'] as const;
 export type WalletAccountKind = (typeof WALLET_ACCOUNT_KINDS)[number];
 /** fee_revenue and processor_clearing are the service's own accounts, one per currency. */
 export type AccountKind = WalletAccountKind | 'fee_revenue' | 'processor_clearing';
 export type HoldBucket = 'pending' | 'reserved';
-export type JournalKind = 'collection_credit' | 'reserve_release' | 'settlement' | RefundJournalKind;
-export type PostingKind = 'collection_credit' | 'fee' | 'reserve_hold' | 'reserve_release' | 'settlement' | RefundJournalKind;
+export type JournalKind = 'collection_credit' | 'reserve_release' | 'settlement' | RefundJournalKind | DisbursementJournalKind;
+export type PostingKind = 'collection_credit' | 'fee' | 'reserve_hold' | 'reserve_release' | 'settlement' | RefundJournalKind | DisbursementJournalKind;
 /** A refund's journals (src/domain/refund.ts): the hold when it is written, then out or back. */
 export type RefundJournalKind = 'refund_hold' | 'refund_out' | 'refund_return';
+/** A disbursement's journals (src/domain/disbursement.ts): the hold, then out or back, and a reversal after out. */
+export type DisbursementJournalKind = 'disbursement_hold' | 'disbursement_out' | 'disbursement_return' | 'disbursement_reversal';
 
 export interface AccountKey {
   kind: AccountKind;
@@ -149,11 +151,13 @@ export interface WalletParts {
   reservedMinor: bigint;
   /** held for refunds under way (docs/contract/refunds.md) */
   refundHeldMinor: bigint;
+  /** held for disbursements under way, amount and fee (docs/contract/disbursements.md) */
+  disbursementHeldMinor: bigint;
 }
 
-/** balance = available + pending + reserved + held for refunds (docs/contract/money.md). */
+/** balance = available + pending + reserved + held for refunds and disbursements (docs/contract/money.md). */
 export function walletTotal(w: WalletParts): bigint {
-  return w.availableMinor + w.pendingMinor + w.reservedMinor + w.refundHeldMinor;
+  return w.availableMinor + w.pendingMinor + w.reservedMinor + w.refundHeldMinor + w.disbursementHeldMinor;
 }
 
 /** Sum of postings per account: the balance of every account is exactly this. */

@@ -33,7 +33,10 @@ const OWNER_OF: [string, string | null][] = [
   ['user_id', 'SELECT business_id FROM users WHERE id = $1'],
   ['invitation_id', 'SELECT business_id FROM invitations WHERE id = $1'],
   ['gateway_reference', 'SELECT business_id FROM collections WHERE gateway_reference = $1'],
+  ['disbursement_reference', 'SELECT business_id FROM disbursements WHERE gateway_reference = $1'],
 ];
+/** Path parameters that are references (text), not numeric ids. */
+const REFERENCES = new Set(['gateway_reference', 'disbursement_reference']);
 
 const isId = (v: string) => /^\d{1,10}$/.test(v) && Number(v) >= 1 && Number(v) <= MAX_ID;
 const notYours = () => new AppError('NOT_FOUND', 'No record of yours has this id');
@@ -44,9 +47,9 @@ async function ownerOf(c: Context, services: Services): Promise<number | null | 
   for (const [name, sql] of OWNER_OF) {
     const value = params[name];
     if (value === undefined) continue;
-    if (name !== 'gateway_reference' && !isId(value)) return undefined;
+    if (!REFERENCES.has(name) && !isId(value)) return undefined;
     if (sql === null) return Number(value);
-    const row = await services.db.oneOrNone<{ business_id: number | null }>(sql, [name === 'gateway_reference' ? value : Number(value)]);
+    const row = await services.db.oneOrNone<{ business_id: number | null }>(sql, [REFERENCES.has(name) ? value : Number(value)]);
     return row ? row.business_id : null;
   }
   return undefined;
@@ -135,6 +138,8 @@ const TARGETS: Record<string, Target> = {
   rotateCardKey: { type: 'card_key' },
   resendAdminNotification: { type: 'collection', param: 'gateway_reference' },
   resolveHeldCollection: { type: 'collection', param: 'gateway_reference' },
+  approveDisbursement: { type: 'disbursement', param: 'disbursement_reference' },
+  rejectDisbursement: { type: 'disbursement', param: 'disbursement_reference' },
   requestGoLive: { type: 'go_live_request' },
   updateUser: { type: 'user', param: 'user_id' },
   createInvitation: { type: 'invitation' },

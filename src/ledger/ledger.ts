@@ -110,6 +110,7 @@ export function toBalanceRecord(b: WalletBalance) {
     pending_balance: toApi(b.pendingMinor),
     reserved_balance: toApi(b.reservedMinor),
     refund_held_balance: toApi(b.refundHeldMinor),
+    disbursement_held_balance: toApi(b.disbursementHeldMinor),
   };
 }
 
@@ -187,18 +188,19 @@ export class LedgerService {
    * the running balances: at most 16 rows per account, however long the wallet's history.
    */
   async walletBalances(businessId: number, currency?: string): Promise<WalletBalance[]> {
-    const rows = await this.s.db.any<{ currency: string; available: bigint; pending: bigint; reserved: bigint; refund_held: bigint }>(
+    const rows = await this.s.db.any<{ currency: string; available: bigint; pending: bigint; reserved: bigint; refund_held: bigint; disbursement_held: bigint }>(
       `SELECT w.currency,
          COALESCE(SUM(b.balance_minor) FILTER (WHERE a.kind = 'available'), 0)::bigint AS available,
          COALESCE(SUM(b.balance_minor) FILTER (WHERE a.kind = 'pending'), 0)::bigint AS pending,
          COALESCE(SUM(b.balance_minor) FILTER (WHERE a.kind = 'reserved'), 0)::bigint AS reserved,
-         COALESCE(SUM(b.balance_minor) FILTER (WHERE a.kind = 'refund_hold'), 0)::bigint AS refund_held
+         COALESCE(SUM(b.balance_minor) FILTER (WHERE a.kind = 'refund_hold'), 0)::bigint AS refund_held,
+         COALESCE(SUM(b.balance_minor) FILTER (WHERE a.kind = 'disbursement_hold'), 0)::bigint AS disbursement_held
        FROM wallets w LEFT JOIN ledger_accounts a ON a.wallet_id = w.id LEFT JOIN account_balances b ON b.account_id = a.id
        WHERE w.business_id = $1 AND ($2::text IS NULL OR w.currency = $2)
        GROUP BY w.id, w.currency, w.is_default ORDER BY w.is_default DESC, w.currency LIMIT $3`,
       [businessId, currency ?? null, MAX_WALLETS],
     );
-    return rows.map((r) => ({ currency: r.currency, availableMinor: r.available, pendingMinor: r.pending, reservedMinor: r.reserved, refundHeldMinor: r.refund_held }));
+    return rows.map((r) => ({ currency: r.currency, availableMinor: r.available, pendingMinor: r.pending, reservedMinor: r.reserved, refundHeldMinor: r.refund_held, disbursementHeldMinor: r.disbursement_held }));
   }
 
   /** One wallet's balance; NOT_FOUND when the business has no wallet in the currency. */

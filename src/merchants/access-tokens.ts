@@ -35,6 +35,19 @@ export function newCredentials(appEnv: string): { apiKey: string; apiSecret: str
   };
 }
 
+/**
+ * Whether `secret` is the one whose hash is `secretHash` (a disbursement call's Secret-Key,
+ * docs/contract/disbursements.md); a missing secret never is. A malformed hash is no match.
+ */
+export async function secretMatches(secretHash: string, secret: string | undefined): Promise<boolean> {
+  if (!secret) return false;
+  try {
+    return await verify(secretHash, secret);
+  } catch {
+    return false;
+  }
+}
+
 // Verifying against this keeps an unknown api_key as slow as a wrong secret.
 let decoyHash: Promise<string> | null = null;
 

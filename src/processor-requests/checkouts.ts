@@ -15,6 +15,7 @@ import { hasOwnCheckout } from '../processors/checkout';
 import type { CheckoutOrder, CheckoutStart, CheckoutProcessor } from '../processors/checkout';
 import type { CallContext } from '../processors/types';
 import type { Base } from '../base';
+import type { DisbursementService } from '../disbursements/service';
 import type { RefundService } from '../refunds/service';
 import type { CollectionService } from '../collections/collections';
 import type { Processors } from '../processors';
@@ -44,7 +45,7 @@ export type Opened =
   | { kind: 'confirm' };
 
 export class CheckoutService {
-  constructor(private readonly s: Base & { collections: CollectionService; processorRequests: ProcessorRequestService; processors: Processors; refunds: Pick<RefundService, 'promptByPayment'> }) {}
+  constructor(private readonly s: Base & { collections: CollectionService; processorRequests: ProcessorRequestService; processors: Processors; refunds: Pick<RefundService, 'promptByPayment'>; disbursements: Pick<DisbursementService, 'promptByReference'> }) {}
 
   /** The hosted processor a collection's MID uses, with what to charge; null for every other processor. */
   async route(row: CollectionRow): Promise<Route | null> {
@@ -217,7 +218,7 @@ export class CheckoutService {
       [serviceType, note.vendorReference, note.gatewayReference],
     );
     if (target) await this.s.processorRequests.prompt(serviceType, target.callback_token, null);
-    // the same signed route carries refund events (src/refunds/): a prompt to ask about them
-    else await this.s.refunds.promptByPayment(serviceType, rawBody);
+    // the same signed route carries refund and transfer events (src/refunds/, src/disbursements/): prompts to ask about them
+    else if ((await this.s.refunds.promptByPayment(serviceType, rawBody)) === 0) await this.s.disbursements.promptByReference(serviceType, rawBody);
   }
 }

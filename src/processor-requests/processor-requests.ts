@@ -24,6 +24,7 @@ import { toProcessorRequestView } from '../api-records/collection';
 import type { ProcessorRequestRow, ProcessorRequestView } from '../api-records/collection';
 import type { MoveFrom } from '../collections/collections';
 import type { Base } from '../base';
+import type { DisbursementService } from '../disbursements/service';
 import type { RefundService } from '../refunds/service';
 import type { CollectionService } from '../collections/collections';
 import type { Processors } from '../processors';
@@ -101,7 +102,7 @@ const CLAIM_ONE = claim(
 );
 
 export class ProcessorRequestService {
-  constructor(private readonly s: Base & { collections: CollectionService; processors: Processors; refunds: Pick<RefundService, 'prompt'> }) {}
+  constructor(private readonly s: Base & { collections: CollectionService; processors: Processors; refunds: Pick<RefundService, 'prompt'>; disbursements: Pick<DisbursementService, 'prompt'> }) {}
 
   private get settings() {
     return this.s.config.processors;
@@ -370,8 +371,9 @@ export class ProcessorRequestService {
       [callbackToken, serviceType, now, note.vendorReference, note.reported?.amountMinor ?? null, note.reported?.currency ?? null, LATE_SUCCESS_FROM, note.receipt ?? null],
     );
     if (!hit) {
-      // not a collection's: a refund's callback (src/refunds/), or nobody's
+      // not a collection's: a refund's or a disbursement's callback (src/refunds/, src/disbursements/), or nobody's
       if (await this.s.refunds.prompt(serviceType, callbackToken, body)) return;
+      if (await this.s.disbursements.prompt(serviceType, callbackToken, body)) return;
       throw notFound();
     }
     this.s.kick('processor-checks');

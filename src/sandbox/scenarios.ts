@@ -1,13 +1,14 @@
 // The designated sandbox test values as data, each with the states and notifications it produces.
 import type { components } from '../../generated/merchant-api';
 import type { Config } from '../config';
+import { disbursementScenarios } from '../disbursements/sandbox';
 import { refundScenarios } from '../refunds/sandbox';
 
 type Scenario = Omit<components['schemas']['SandboxScenario'], 'transaction_type'>;
 
-/** The collections' designated values, then the refunds' (src/refunds/sandbox.ts). */
+/** The collections' designated values, then the refunds' and the disbursements' (src/refunds/sandbox.ts, src/disbursements/sandbox.ts). */
 export function sandboxScenarios(c: Config): components['schemas']['SandboxScenario'][] {
-  return [...collectionScenarios(c).map((s) => ({ ...s, transaction_type: 'collection' as const })), ...refundScenarios()];
+  return [...collectionScenarios(c).map((s) => ({ ...s, transaction_type: 'collection' as const })), ...refundScenarios(), ...disbursementScenarios()];
 }
 
 function collectionScenarios(c: Config): Scenario[] {

@@ -1,4 +1,4 @@
-// Proves with random sequences of collections, refunds and refund outcomes that the refund functions keep the ledger's invariants: every journal balances, no wallet part goes below zero, refunds never exceed what was paid, refunds of a whole collection debit exactly its account_amount, and a refund has one hold and at most one outcome.
+// Proves with random sequences of collections, refunds, disbursements and their outcomes that the refund and disbursement functions keep the ledger's invariants: every journal balances, no wallet part goes below zero (a refund and a disbursement compete for one available balance), what disbursements hold is exactly what the model holds, refunds never exceed what was paid, refunds of a whole collection debit exactly its account_amount, and a refund has one hold and at most one outcome.
 import fc from 'fast-check';
 import { accountName, assertBalanced, completionPlan, sumByAccount } from '../../src/domain/ledger';
 import type { PostingDraft } from '../../src/domain/ledger';
@@ -13,6 +13,8 @@ import {
   RefundRefused,
 } from '../../src/domain/refund';
 import type { RefundFinal, RefundStatus } from '../../src/domain/refund';
+import { canDisbursementMove, DISBURSEMENT_STATUSES, disbursementHoldPlan, disbursementOutcomePlan, isDisbursementSettled } from '../../src/domain/disbursement';
+import type { DisbursementStatus } from '../../src/domain/disbursement';
 
 const WALLET = { walletId: 1, currency: 'UGX' };
 
@@ -34,7 +36,15 @@ interface Refund {
 type Event =
   | { kind: 'collect'; request: bigint; ratePercent: number; feeMinor: bigint; customerBears: boolean }
   | { kind: 'refund'; collection: number; amount: bigint | null }
-  | { kind: 'outcome'; refund: number; to: RefundStatus };
+  | { kind: 'outcome'; refund: number; to: RefundStatus }
+  | { kind: 'disburse'; amount: bigint; fee: bigint }
+  | { kind: 'payout'; disbursement: number; to: DisbursementStatus };
+
+interface Payout {
+  status: DisbursementStatus;
+  amountMinor: bigint;
+  feeMinor: bigint;
+}
 
 class Book {
   paid: Paid[] = [];
@@ -43,6 +53,9 @@ class Book {
   /** the model, kept without the production functions: available and held per wallet */
   available = 0n;
   held = 0n;
+  payouts: Payout[] = [];
+  /** the model of what disbursements hold */
+  payoutHeld = 0n;
 
   post(postings: PostingDraft[]) {
     assertBalanced(postings);
@@ -115,7 +128,34 @@ class Book {
     }
   }
 
+  /** A disbursement from the same wallet: amount + fee held from available when it covers them, else refused. */
+  disburse(e: Extract<Event, { kind: 'disburse' }>) {
+    if (this.available < e.amount + e.fee) return; // refused: INSUFFICIENT_FUNDS, nothing written
+    this.post(disbursementHoldPlan({ ...WALLET, amountMinor: e.amount, feeMinor: e.fee }).postings);
+    this.available -= e.amount + e.fee;
+    this.payoutHeld += e.amount + e.fee;
+    this.payouts.push({ status: 'PENDING', amountMinor: e.amount, feeMinor: e.fee });
+  }
+
+  payout(e: Extract<Event, { kind: 'payout' }>) {
+    const d = this.payouts[e.disbursement % Math.max(1, this.payouts.length)];
+    if (!d || !canDisbursementMove(d.status, e.to)) return;
+    const plan = disbursementOutcomePlan(e.to, { ...WALLET, ...d });
+    const was = d.status;
+    d.status = e.to;
+    if (!plan) return;
+    this.post(plan.postings);
+    const total = d.amountMinor + d.feeMinor;
+    if (e.to === 'REVERSED') this.available += total;
+    else if (!isDisbursementSettled(was)) {
+      this.payoutHeld -= total;
+      if (e.to !== 'COMPLETED') this.available += total;
+    }
+  }
+
   check() {
+    expect(this.balance('disbursement_hold')).toBe(this.payoutHeld);
+    expect(this.payoutHeld >= 0n).toBe(true);
     expect(this.balance('available')).toBe(this.available);
     expect(this.balance('refund_hold')).toBe(this.held);
     expect(this.available >= 0n && this.held >= 0n).toBe(true);
@@ -144,15 +184,19 @@ const event: fc.Arbitrary<Event> = fc.oneof(
     amount: fc.option(fc.bigInt({ min: -5n, max: 6_000_000n }), { nil: null }),
   }),
   fc.record({ kind: fc.constant('outcome' as const), refund: fc.nat(40), to: fc.constantFrom<RefundStatus>('PENDING', 'PROCESSING', 'COMPLETED', 'FAILED', 'CANCELLED') }),
+  fc.record({ kind: fc.constant('disburse' as const), amount: fc.bigInt({ min: 1n, max: 4_000_000n }), fee: fc.bigInt({ min: 0n, max: 20_000n }) }),
+  fc.record({ kind: fc.constant('payout' as const), disbursement: fc.nat(40), to: fc.constantFrom(...DISBURSEMENT_STATUSES) }),
 );
 
-test('refund postings keep every invariant over any sequence of collections, refunds and outcomes', () => {
+test('refund and disbursement postings keep every invariant over any sequence of collections, refunds, disbursements and outcomes', () => {
   fc.assert(
     fc.property(fc.array(event, { maxLength: 80 }), (events) => {
       const book = new Book();
       for (const e of events) {
         if (e.kind === 'collect') book.collect(e);
         else if (e.kind === 'refund') book.refund(e);
+        else if (e.kind === 'disburse') book.disburse(e);
+        else if (e.kind === 'payout') book.payout(e);
         else book.outcome(e);
         book.check();
       }

@@ -8,6 +8,9 @@ export interface LiveMerchant {
   businessId: number;
   midId: number;
   client: Client;
+  apiTokenId: number;
+  /** the API token's secret (disbursements send it on every call) */
+  apiSecret: string;
 }
 
 export interface LiveMerchantOptions {
@@ -50,7 +53,7 @@ export async function liveMerchant(svc: TestService, o: LiveMerchantOptions): Pr
     await svc.anon.post('/v1/auth/token', { api_key: token.api_key, expires_in: 3600 }, { headers: { 'secret-key': token.api_secret } }),
     'createAccessToken',
   );
-  return { businessId: business.id, midId: mid.id, client: svc.merchant(access.token) };
+  return { businessId: business.id, midId: mid.id, client: svc.merchant(access.token), apiTokenId: token.id, apiSecret: token.api_secret };
 }
 
 /** Timings short enough for tests: every wait is for a condition, never a fixed sleep. */

@@ -133,6 +133,8 @@ const SECRETS_ONLY: Record<string, string> = {
   startTotpEnrolment: 'stores an unconfirmed secret',
   changeOwnPassword: 'replaces a password hash and ends other sessions',
   resolveHeldCollection: 'moves a held collection; its entry is checked by test/processor-requests/held-resolution.test.ts',
+  approveDisbursement: 'moves a disbursement (its record is its own history); its entry is checked by test/disbursements/approve-disbursement.test.ts',
+  rejectDisbursement: 'moves a disbursement (its record is its own history); its entry is checked by test/disbursements/approve-disbursement.test.ts',
 };
 
 it('has a case for every changing operation of admin.yaml that needs a credential', () => {

@@ -17,7 +17,7 @@ export const WING_ORDER: readonly (readonly string[])[] = [
   ['processor-requests'],
   ['collections'],
   ['sandbox'],
-  ['refunds'],
+  ['refunds', 'disbursements'],
   ['people'],
   ['merchants'],
   ['ledger'],

@@ -9,6 +9,7 @@ import * as collections from './collections';
 import * as dashboardBusiness from './dashboard-business';
 import * as dashboardSession from './dashboard-session';
 import * as dashboardUsers from './dashboard-users';
+import * as disbursements from './disbursements';
 import * as notifications from './notifications';
 import * as processors from './processors';
 import * as refunds from './refunds';
@@ -16,7 +17,7 @@ import * as reports from './reports';
 import * as sandbox from './sandbox';
 import * as wallets from './wallets';
 
-const areas = [adminCollections, adminMerchants, auth, cards, collections, dashboardBusiness, dashboardSession, dashboardUsers, notifications, processors, refunds, reports, sandbox, wallets];
+const areas = [adminCollections, adminMerchants, auth, cards, collections, dashboardBusiness, dashboardSession, dashboardUsers, disbursements, notifications, processors, refunds, reports, sandbox, wallets];
 
 interface Area {
   merchant: Record<string, Handler>;

@@ -3,7 +3,7 @@
 --  * 'balance': an account whose running balance (the sum of its account_balances slots) is not the
 --    sum of its postings;
 --  * 'journal': a journal whose postings do not sum to zero in a currency;
---  * 'negative': a wallet's account (available, pending, reserved, refund_hold) whose postings sum below
+--  * 'negative': a wallet's account (available, pending, reserved, refund_hold, disbursement_hold) whose postings sum below
 --    zero: money that left a wallet it was not in (a refund is taken from available only when it is there).
 WITH recorded AS (
   SELECT account_id, SUM(balance_minor) AS minor FROM account_balances GROUP BY account_id

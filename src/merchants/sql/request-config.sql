@@ -1,6 +1,6 @@
 -- What a request-to-pay reads of the configuration (one constant text, prepared on a real server), all at
 -- one configuration version: the version; the API token's state with the recipients of its notices; the
--- business's MIDs; and the pricing inputs (PricingInputs in pricing.ts): the wallet that takes the request
+-- business's MIDs that collect; and the pricing inputs (PricingInputs in pricing.ts): the wallet that takes the request
 -- currency (the one in that currency, else the default wallet: flagged, else the default currency's) with
 -- its business's fee bearer, the fee rule of the payment method, and the rate rows between the request
 -- currency and the wallet's (null when no conversion). A part not wanted is asked for with a NULL id and
@@ -15,7 +15,7 @@ SELECT (SELECT version FROM config_version) AS version,
   (SELECT coalesce(json_agg(json_build_object('id', m.id, 'payment_method', m.payment_method, 'currency', m.currency,
       'allowed_traffic', m.allowed_traffic, 'processing_rank', m.processing_rank,
       'reject_first_time_depositors', m.reject_first_time_depositors, 'active', m.active, 'service_type', m.service_type) ORDER BY m.id), '[]')
-    FROM mids m WHERE m.business_id = ${mids_business_id}::int) AS mids,
+    FROM mids m WHERE m.business_id = ${mids_business_id}::int AND m.collects) AS mids,
   (SELECT json_build_object('currency', w.currency, 'fee_bearer', w.fee_bearer,
       'fee', (SELECT json_build_object('percent', f.percent::text, 'fixed_minor', f.fixed_minor::text)
               FROM business_fees f WHERE f.business_id = w.business_id AND f.payment_method = ${payment_method}::text),

@@ -1,16 +1,16 @@
 -- A page of a wallet's statement: one line per journal that moved the wallet in [${from}, ${to}), oldest
 -- first (time, then journal id), after the line (${after}, ${after_journal}) when a cursor gave one. The
 -- change to each kind of the wallet's accounts, the fee the journal took (its fee_revenue postings) and
--- its reference: a refund's gateway_reference for a refund's journals, the journal's own `reference` when
--- its table has one (to_jsonb reads a column that may not exist without naming it), else its collection's
--- gateway_reference.
+-- its reference: a refund's or a disbursement's gateway_reference for their journals, the journal's own
+-- `reference` when its table has one (to_jsonb reads a column that may not exist without naming it), else
+-- its collection's gateway_reference.
 SELECT p.created_at, p.journal_id, j.kind,
   CASE
     WHEN j.kind LIKE 'refund%' THEN 'refund'
     WHEN j.kind LIKE 'disbursement%' THEN 'disbursement'
     WHEN j.collection_id IS NOT NULL THEN 'collection'
   END AS reference_type,
-  COALESCE(r.gateway_reference, to_jsonb(j) ->> 'reference', c.gateway_reference) AS reference,
+  COALESCE(r.gateway_reference, d.gateway_reference, to_jsonb(j) ->> 'reference', c.gateway_reference) AS reference,
   c.gateway_reference AS collection_reference,
   COALESCE(SUM(p.amount_minor) FILTER (WHERE a.kind = 'available'), 0)::bigint AS available_minor,
   COALESCE(SUM(p.amount_minor) FILTER (WHERE a.kind = 'pending'), 0)::bigint AS pending_minor,
@@ -25,8 +25,9 @@ JOIN ledger_accounts a ON a.id = p.account_id AND a.wallet_id = ${wallet_id}
 JOIN journals j ON j.id = p.journal_id
 LEFT JOIN collections c ON c.id = j.collection_id
 LEFT JOIN refunds r ON r.id = j.refund_id
+LEFT JOIN disbursements d ON d.id = j.disbursement_id
 WHERE p.created_at >= ${from} AND p.created_at < ${to}
   AND (p.created_at, p.journal_id) > (${after}::timestamptz, ${after_journal}::bigint)
-GROUP BY p.created_at, p.journal_id, j.id, c.gateway_reference, r.gateway_reference
+GROUP BY p.created_at, p.journal_id, j.id, c.gateway_reference, r.gateway_reference, d.gateway_reference
 ORDER BY p.created_at, p.journal_id
 LIMIT ${limit}

@@ -1,0 +1,49 @@
+// Disbursements (docs/contract/disbursements.md): pay out of a wallet, read one, list them. Every call
+// hands the service the Secret-Key header and the TCP peer's address (no proxy header is trusted: the
+// app sets `trust proxy` off) for its guard; the disbursement service does the work.
+import { parseApiTime } from '../../domain/time';
+import type { DisbursementStatus } from '../../domain/disbursement';
+import type { DisbursementCaller } from '../../disbursements/service';
+import { toDisbursementRecord } from '../../disbursements/record';
+import { AppError } from '../../errors';
+import { principalOf } from '../context';
+import type { RequestContext } from '../context';
+import { accepted, ok } from '../envelope';
+import { pageOf, pageReply } from '../paging';
+import { typedHandlers } from '../typed';
+
+function callerOf(ctx: RequestContext): DisbursementCaller {
+  const p = principalOf(ctx);
+  return { businessId: p.businessId, apiTokenId: p.apiTokenId, secret: ctx.req.header('secret-key'), address: ctx.req.socket.remoteAddress, requestId: ctx.requestId };
+}
+
+export const merchant = typedHandlers({
+  createDisbursement: async ({ body }, ctx) => {
+    const { row, replayed } = await ctx.services.disbursements.create(callerOf(ctx), body);
+    return accepted(toDisbursementRecord(row), replayed ? 'Disbursement already accepted' : 'Disbursement accepted', replayed ? { 'Idempotent-Replayed': 'true' } : undefined);
+  },
+
+  getDisbursement: async ({ path }, ctx) => ok(toDisbursementRecord(await ctx.services.disbursements.get(callerOf(ctx), path.gateway_reference)), 'Disbursement retrieved'),
+
+  listDisbursements: async ({ query }, ctx) => {
+    const page = pageOf(query);
+    const date = (v: string | undefined) => (v === undefined ? undefined : parseApiTime(v));
+    const filters = { status: query.status as DisbursementStatus | undefined, currency: query.currency, merchant_reference: query.merchant_reference, from: date(query.from), to: date(query.to) };
+    const found = await ctx.services.disbursements.list(callerOf(ctx), filters, page);
+    return pageReply(ctx, query, page, { ...found, rows: found.rows.map(toDisbursementRecord) }, 'Disbursements retrieved');
+  },
+});
+/** Four eyes: only a signed-in owner of the disbursement's business decides (the access layer confined a merchant user to its own business). */
+async function decision(ctx: RequestContext, reference: string, approve: boolean) {
+  const actor = ctx.actor;
+  if (actor?.type !== 'user' || actor.user.business_id === null) {
+    throw new AppError('FORBIDDEN', 'Only an owner of the business approves or rejects its disbursements');
+  }
+  const row = await ctx.services.disbursements.decide(reference, { businessId: actor.user.business_id, userId: actor.user.id, approve });
+  return ok(toDisbursementRecord(row), approve ? 'Disbursement approved' : 'Disbursement rejected');
+}
+
+export const admin = typedHandlers({
+  approveDisbursement: async ({ path }, ctx) => decision(ctx, path.disbursement_reference, true),
+  rejectDisbursement: async ({ path }, ctx) => decision(ctx, path.disbursement_reference, false),
+});
