@@ -41,12 +41,32 @@ export function newCredentials(appEnv: string): { apiKey: string; apiSecret: str
  */
 export async function secretMatches(secretHash: string, secret: string | undefined): Promise<boolean> {
   if (!secret) return false;
+  const key = `${secretHash}\0${createHash('sha256').update(secret).digest('base64url')}`;
+  const until = verifiedSecrets.get(key);
+  if (until !== undefined && until > Date.now()) return true;
+  let matches: boolean;
   try {
-    return await verify(secretHash, secret);
+    matches = await verify(secretHash, secret);
   } catch {
-    return false;
+    matches = false;
   }
+  if (matches) {
+    verifiedSecrets.delete(key);
+    if (verifiedSecrets.size >= VERIFIED_SECRETS_MAX) verifiedSecrets.delete(verifiedSecrets.keys().next().value as string);
+    verifiedSecrets.set(key, Date.now() + VERIFIED_SECRET_MS);
+  }
+  return matches;
 }
+
+/**
+ * Secrets verified lately, by their hash and a SHA-256 of the secret: an argon2id check costs tens of
+ * milliseconds of CPU and 19 MiB, which every disbursement call (a poll included) would pay again. Only
+ * matches are kept, for a few minutes, oldest dropped first; a regenerated secret has a new hash, so its
+ * old value stops matching at once. A wrong secret always pays the whole check.
+ */
+const verifiedSecrets = new Map<string, number>();
+const VERIFIED_SECRETS_MAX = 10_000;
+const VERIFIED_SECRET_MS = 5 * 60_000;
 
 // Verifying against this keeps an unknown api_key as slow as a wrong secret.
 let decoyHash: Promise<string> | null = null;
