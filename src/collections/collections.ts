@@ -27,7 +27,6 @@ import type { PricingService } from '../merchants/pricing';
 import type { Processors } from '../processors';
 import { countCollections, filterWhere, foldPastCounts } from './counts';
 import { CreateBatches } from './create-batch';
-import { MoveBatches } from './move-batch';
 import type { RoutingTurns } from './routing-turns';
 import type { PostingRow } from '../api-records/collection';
 import { NO_CREDIT } from '../ledger/ledger';
@@ -214,13 +213,9 @@ export interface CollectionParts {
 export class CollectionService {
   /** the request-to-pay write, with group commit (create-batch.ts) */
   private readonly creates: CreateBatches;
-  /** a provider's answer's state change, with group commit (move-batch.ts) */
-  private readonly moves: MoveBatches;
 
   constructor(readonly s: Base & CollectionParts) {
-    const lanes = Math.max(1, Math.floor(poolSize(s.db) / 2));
-    this.creates = new CreateBatches(s, lanes);
-    this.moves = new MoveBatches(s, (q, a) => this.move(q, a.id, a.outcome, a.message, a.from), lanes);
+    this.creates = new CreateBatches(s, Math.max(1, Math.floor(poolSize(s.db) / 2)));
   }
 
   /**
@@ -367,11 +362,11 @@ export class CollectionService {
 
   /**
    * A provider's report (or the customer's answer on a hosted page): PENDING -> final, with its ledger
-   * postings and notification rows, all or nothing (move), together with the moves that arrive meanwhile
-   * (move-batch.ts): answered once committed. A repeat or a late report changes nothing and returns null.
+   * postings and notification rows, all or nothing (move). A repeat or a late report changes nothing and
+   * returns null.
    */
   async applyOutcome(collectionId: bigint, outcome: FinalStatus, message?: string, from: MoveFrom = 'PENDING'): Promise<CollectionRow | null> {
-    const row = await this.moves.move({ id: collectionId, outcome, message, from });
+    const row = await this.move(this.s.db, collectionId, outcome, message, from);
     if (row) {
       this.finished([row]);
       this.s.kick('webhooks');
