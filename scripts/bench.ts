@@ -13,6 +13,7 @@
 //   npm run bench -- --export          a 1-million-row collections export: rows/s and the service's peak memory (DATABASE_URL)
 //   npm run bench -- --refunds         the refund case only: refunds per second on one hot wallet, balance exact
 //   npm run bench -- --webhooks        the webhook case only: latency from state change to receiver at BENCH_WEBHOOK_RATE
+//   npm run bench -- --hot-wallet      the hot-wallet case only: BENCH_COMPLETIONS completions on one wallet, 50 at once, balance exact
 //   npm run bench -- --sweep           request-to-pay only: 50 connections, the fixed rate, then the fixed-rate sweep
 //   npm run bench -- --no-sweep        all figures but the fixed-rate sweep
 // Settings: BENCH_CONNECTIONS (50), BENCH_DURATION seconds (10), BENCH_WARMUP seconds (2), BENCH_FIXED_RATE
@@ -162,6 +163,7 @@ async function main() {
   const profileOnly = process.argv.includes('--profile');
   const refundsOnly = process.argv.includes('--refunds');
   const webhooksOnly = process.argv.includes('--webhooks');
+  const hotWalletOnly = process.argv.includes('--hot-wallet');
   const sweepOnly = process.argv.includes('--sweep');
   const sweeping = !process.argv.includes('--no-sweep') && !profileOnly;
   const settings: LoadSettings = {
@@ -256,6 +258,21 @@ async function main() {
       process.stdout.write(`\n${rows.map((r) => '| ' + r.join(' | ') + ' |').join('\n')}\n\nFigures written to ${out}\n`);
       return;
     }
+    const measureHotWallet = (): Promise<HotWalletFigures> => {
+      process.stdout.write(`  hot wallet: ${completions} completions, 50 at once\n`);
+      return hotWallet({ config: loadConfig(env), principal, currency: 'UGX', completions, concurrency: 50, body: (n) => rtpBody(`H${n}`) });
+    };
+    if (hotWalletOnly) {
+      const hot = await measureHotWallet();
+      writeFileSync(out, JSON.stringify({ date: new Date().toISOString(), database: server ? 'postgres' : 'embedded', hot_wallet: hot }, null, 2) + '\n');
+      const rows: [string, string, string][] = [
+        ['what', 'result', 'target'],
+        ['hot wallet completions', `${fmt(hot.per_s)}/s (${hot.completions} by ${hot.concurrency}), balance ${hot.exact_balance ? 'exact' : 'WRONG'}`, `>= ${TARGETS.hot_wallet_per_s}/s, exact`],
+        ['CPU ms per completion (process + PostgreSQL)', `${fmt(hot.cpu_ms_per_completion.process_ms, 2)}${hot.cpu_ms_per_completion.postgres_ms === null ? '' : ` + ${fmt(hot.cpu_ms_per_completion.postgres_ms, 2)}`}`, ''],
+      ];
+      process.stdout.write(`\n${rows.map((r) => '| ' + r.join(' | ') + ' |').join('\n')}\n\nFigures written to ${out}\n`);
+      return;
+    }
     let tsxStart: { ms: number; rss: number | null } | null = null;
     if (!profileOnly && !sweepOnly) {
       const viaTsx = startChild('service', process.execPath, ['--import', 'tsx', 'src/main.ts'], env, path.join(work, 'service-tsx.log'));
@@ -337,15 +354,7 @@ async function main() {
       const reportRate = setting(process.env, 'BENCH_REPORT_RATE', Math.max(1, Math.round(rtp.req_per_s)));
       process.stdout.write(`  provider reports: ${reports} due at once, then ${reports} at ${reportRate}/s\n`);
       providerReports = await providerReportLag({ config: loadConfig(env), principal, reports, ratePerSecond: reportRate, body: (n) => rtpBody(`R${n}`) });
-      process.stdout.write(`  hot wallet: ${completions} completions, 50 at once\n`);
-      hot = await hotWallet({
-        config: loadConfig(env),
-        principal,
-        currency: 'UGX',
-        completions,
-        concurrency: 50,
-        body: (n) => rtpBody(`H${n}`),
-      });
+      hot = await measureHotWallet();
       refunds = await measureRefunds();
 
       const floorPort = await freePort();
