@@ -5,7 +5,7 @@ import createClient from 'openapi-fetch';
 import type { Client } from 'openapi-fetch';
 import { PayCollectError } from './errors';
 import type { ApiError } from './errors';
-import type { components, paths } from './generated/merchant-api';
+import type { components, operations, paths } from './generated/merchant-api';
 import { TokenCache } from './tokens';
 import type { AccessToken } from './tokens';
 
@@ -15,6 +15,8 @@ export const LIVE_URL = 'https://api.paycollect.dev';
 const DEFAULT_REFRESH_MARGIN_SECONDS = 60;
 
 export type PublicKey = components['schemas']['PublicKey'];
+export type DisbursementCreate = components['schemas']['DisbursementCreate'];
+export type DisbursementQuery = NonNullable<operations['listDisbursements']['parameters']['query']>;
 
 export interface PayCollectOptions {
   apiKey: string;
@@ -33,13 +35,32 @@ export interface PayCollectOptions {
   now?: () => number;
 }
 
-export interface PayCollect {
+export interface PayCollect extends DisbursementCalls {
   /** the generated client: `api.POST('/v1/collections/request-to-pay', { body })`, typed by the contract */
   api: Client<paths>;
   /** the access token in use, fetched or renewed when needed */
   accessToken(): Promise<AccessToken>;
   /** the card encryption key, fetched once; pass `refresh: true` after CARD_DECRYPTION_FAILED */
   publicKey(o?: { refresh?: boolean }): Promise<PublicKey>;
+}
+
+/**
+ * The disbursement operations of the generated client, each sending the API secret in `Secret-Key` (every
+ * disbursement call needs it besides the access token). Pass the answer to `unwrap` like any call.
+ */
+export type DisbursementCalls = ReturnType<typeof disbursementCalls>;
+
+function disbursementCalls(api: Client<paths>, apiSecret: string) {
+  const header = { 'Secret-Key': apiSecret };
+  return {
+    /** Pays out of a wallet (`POST /v1/disbursements`); the same merchant_reference and body again answers the same disbursement. */
+    createDisbursement: (body: DisbursementCreate) => api.POST('/v1/disbursements', { params: { header }, body }),
+    /** One disbursement as it is now (`GET /v1/disbursements/{gateway_reference}`). */
+    getDisbursement: (gatewayReference: string) =>
+      api.GET('/v1/disbursements/{gateway_reference}', { params: { header, path: { gateway_reference: gatewayReference } } }),
+    /** A page of disbursements, newest first (`GET /v1/disbursements`); `iterate` follows the pages. */
+    listDisbursements: (query?: DisbursementQuery) => api.GET('/v1/disbursements', { params: { header, query } }),
+  };
 }
 
 interface CallResult<T> {
@@ -90,6 +111,7 @@ export function createPayCollect(o: PayCollectOptions): PayCollect {
   let key: PublicKey | null = null;
   return {
     api,
+    ...disbursementCalls(api, o.apiSecret),
     accessToken: () => tokens.get(),
     async publicKey({ refresh = false } = {}) {
       if (key && !refresh) return key;
