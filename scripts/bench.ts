@@ -1,7 +1,7 @@
 // `npm run bench`: request-to-pay on this service, on the Prism mock of its spec and on a bare node:http
 // floor, with the same load, and (real PostgreSQL) on 2 ROLE=api processes and a ROLE=worker behind a
 // round-robin; completions per second on one hot wallet; webhook latency at a steady rate; the service's
-// peak RSS; refunds per second on one hot wallet through the API; request-to-pay again with metrics on (METRICS_PORT), for the cost of telemetry; start-up time and
+// peak RSS; refunds per second on one hot wallet through the API; disbursements per second on one hot wallet through the API and the sandbox simulator; request-to-pay again with metrics on (METRICS_PORT), for the cost of telemetry; start-up time and
 // memory of the compiled server against the same sources run through tsx. Figures go to a short table and to the JSON file BENCH_OUT (default
 // ./bench-out.json). Real PostgreSQL when DATABASE_URL is set (a fresh database is made on that server and
 // dropped after), else embedded PostgreSQL in a temporary directory. It reports; it never fails on speed.
@@ -12,10 +12,11 @@
 //   npm run bench -- --soak            a steady mixed load for 10 minutes: RSS, latency and errors per minute
 //   npm run bench -- --export          a 1-million-row collections export: rows/s and the service's peak memory (DATABASE_URL)
 //   npm run bench -- --refunds         the refund case only: refunds per second on one hot wallet, balance exact
+//   npm run bench -- --disbursements   the disbursement case only: disbursements per second on one hot wallet to COMPLETED, balance exact
 //   npm run bench -- --webhooks        the webhook case only: latency from state change to receiver at BENCH_WEBHOOK_RATE
 // Settings: BENCH_CONNECTIONS (50), BENCH_DURATION seconds (10), BENCH_WARMUP seconds (2), BENCH_FIXED_RATE
 // req/s (500: request-to-pay again at that fixed offered load, for its p99),
-// BENCH_COMPLETIONS (2000), BENCH_REFUNDS (1000), BENCH_REFUND_CONCURRENCY (20), BENCH_WEBHOOK_RATE events/s (200), BENCH_WEBHOOK_EVENTS (1000),
+// BENCH_COMPLETIONS (2000), BENCH_REFUNDS (1000), BENCH_REFUND_CONCURRENCY (20), BENCH_DISBURSEMENTS (500), BENCH_DISBURSEMENT_CONCURRENCY (50), BENCH_WEBHOOK_RATE events/s (200), BENCH_WEBHOOK_EVENTS (1000),
 // BENCH_REPORT_RATE provider reports/s (the request-to-pay rate just measured), BENCH_REPORTS (2000);
 // --scale: BENCH_SCALE_LEVELS (0,1000000,10000000), BENCH_SCALE_MAX_COLLECTIONS (1000000), BENCH_SCALE_COMPLETIONS (500),
 // BENCH_SCALE_HISTORY_MONTHS (24).
@@ -30,6 +31,8 @@ import { exportSettings, runExport } from './bench/export';
 import { hotWallet } from './bench/hot-wallet';
 import { hotWalletRefunds } from './bench/refunds';
 import type { RefundFigures } from './bench/refunds';
+import { hotWalletDisbursements } from './bench/disbursements';
+import type { DisbursementFigures } from './bench/disbursements';
 import { measureRoundRobin } from './bench/round-robin';
 import { runScale, scaleLevels } from './bench/scale';
 import { runSoak, soakSettings } from './bench/soak';
@@ -78,6 +81,12 @@ const webhookRow = (w: WebhookFigures): [string, string, string] => [
   `p99 <= ${TARGETS.webhook_p99_ms} ms`,
 ];
 
+const disbursementRow = (d: DisbursementFigures | null): [string, string, string] => [
+  'hot wallet disbursements through the API to COMPLETED',
+  d ? `${fmt(d.per_s)}/s (${d.disbursements} by ${d.concurrency}, accepted at ${fmt(d.accepted_per_s)}/s, ${d.errors} errors), balance ${d.exact_balance ? 'exact' : 'WRONG'}` : '-',
+  'exact, 0 errors',
+];
+
 function table(r: Report): string {
   const rows: [string, string, string][] = [
     ['request-to-pay, this service', `${fmt(r.service.request_to_pay.req_per_s)} req/s, p50 ${fmt(r.service.request_to_pay.p50_ms)} ms, p99 ${fmt(r.service.request_to_pay.p99_ms)} ms, ${r.service.request_to_pay.errors} errors`, `p99 <= ${TARGETS.p99_ms} ms, 0 errors`],
@@ -95,6 +104,7 @@ function table(r: Report): string {
       .join(', '), ''],
     ['service peak RSS under load', `${fmt(r.service.request_to_pay.peak_rss_mb)} MB`, `<= ${TARGETS.peak_rss_mb} MB`],
     ['hot wallet completions', r.hot_wallet ? `${fmt(r.hot_wallet.per_s)}/s (${r.hot_wallet.completions} by ${r.hot_wallet.concurrency}), balance ${r.hot_wallet.exact_balance ? 'exact' : 'WRONG'}` : '-', `>= ${TARGETS.hot_wallet_per_s}/s, exact`],
+    disbursementRow(r.disbursements),
     ['hot wallet refunds through the API', r.refunds ? `${fmt(r.refunds.per_s)}/s (${r.refunds.refunds} by ${r.refunds.concurrency}, ${r.refunds.errors} errors), balance ${r.refunds.exact_balance ? 'exact' : 'WRONG'}` : '-', 'exact, 0 errors'],
     ['CPU ms per completion (process + PostgreSQL)', r.hot_wallet ? `${fmt(r.hot_wallet.cpu_ms_per_completion.process_ms, 2)}${r.hot_wallet.cpu_ms_per_completion.postgres_ms === null ? '' : ` + ${fmt(r.hot_wallet.cpu_ms_per_completion.postgres_ms, 2)}`}` : '-', ''],
     ['provider-report worker lag', r.provider_reports ? `p50 ${fmt(r.provider_reports.lag_p50_ms)} ms, p99 ${fmt(r.provider_reports.lag_p99_ms)} ms, max ${fmt(r.provider_reports.lag_max_ms)} ms at ${r.provider_reports.rate_per_s}/s; a backlog drains at ${fmt(r.provider_reports.backlog_drained_per_s)}/s` : '-', 'keeps up with the accepted rate'],
@@ -125,6 +135,8 @@ interface Report {
   hot_wallet: HotWalletFigures | null;
   /** refunds per second on one hot wallet, through the merchant API */
   refunds: RefundFigures | null;
+  /** disbursements per second on one hot wallet, through the merchant API and the simulator to COMPLETED */
+  disbursements: DisbursementFigures | null;
   webhooks: WebhookFigures | null;
   provider_reports: ProviderReportFigures | null;
   profile: ProfileSummary | null;
@@ -147,6 +159,7 @@ async function main() {
   if (process.argv.includes('--export')) return runExport(exportSettings(process.env), path.resolve(process.env.BENCH_OUT || 'bench-export-out.json'));
   const profileOnly = process.argv.includes('--profile');
   const refundsOnly = process.argv.includes('--refunds');
+  const disbursementsOnly = process.argv.includes('--disbursements');
   const webhooksOnly = process.argv.includes('--webhooks');
   const settings: LoadSettings = {
     connections: setting(process.env, 'BENCH_CONNECTIONS', 50),
@@ -156,6 +169,8 @@ async function main() {
   const completions = setting(process.env, 'BENCH_COMPLETIONS', 2000);
   const refundCount = setting(process.env, 'BENCH_REFUNDS', 1000);
   const refundConcurrency = setting(process.env, 'BENCH_REFUND_CONCURRENCY', 20);
+  const disbursementCount = setting(process.env, 'BENCH_DISBURSEMENTS', 500);
+  const disbursementConcurrency = setting(process.env, 'BENCH_DISBURSEMENT_CONCURRENCY', 50);
   const webhookRate = setting(process.env, 'BENCH_WEBHOOK_RATE', 200);
   const webhookEvents = setting(process.env, 'BENCH_WEBHOOK_EVENTS', 1000);
   const reports = setting(process.env, 'BENCH_REPORTS', 2000);
@@ -216,6 +231,35 @@ async function main() {
         stop: (c) => stopChild(c),
       });
     };
+    const measureDisbursements = (): Promise<DisbursementFigures> => {
+      process.stdout.write(`  disbursements: ${disbursementCount} from one wallet through the API and the simulator to COMPLETED, ${disbursementConcurrency} at once\n`);
+      return hotWalletDisbursements({
+        config: loadConfig(env),
+        principal,
+        currency: 'UGX',
+        disbursements: disbursementCount,
+        concurrency: disbursementConcurrency,
+        body: (n) => rtpBody(`P${n}`),
+        base,
+        authorization: m.authorization,
+        secret: m.apiSecret,
+        run: randomBytes(3).toString('hex'),
+        start: () => {
+          // the simulator's answer is read by the first status query: soon, not after the default 30 s
+          const c = startChild('service', process.execPath, compiled, { ...env, PROCESSOR_CHECK_SCHEDULE: '100ms,200ms,500ms' }, path.join(work, 'service-disbursements.log'));
+          children.push(c);
+          return c;
+        },
+        stop: (c) => stopChild(c),
+      });
+    };
+    if (disbursementsOnly) {
+      const disbursements = await measureDisbursements();
+      writeFileSync(out, JSON.stringify({ date: new Date().toISOString(), database: server ? 'postgres' : 'embedded', disbursements }, null, 2) + '\n');
+      const rows: [string, string, string][] = [['what', 'result', 'target'], disbursementRow(disbursements)];
+      process.stdout.write(`\n${rows.map((r) => '| ' + r.join(' | ') + ' |').join('\n')}\n\nFigures written to ${out}\n`);
+      return;
+    }
     if (refundsOnly) {
       const refunds = await measureRefunds();
       writeFileSync(out, JSON.stringify({ date: new Date().toISOString(), database: server ? 'postgres' : 'embedded', refunds }, null, 2) + '\n');
@@ -290,6 +334,7 @@ async function main() {
 
     let hot: HotWalletFigures | null = null;
     let refunds: RefundFigures | null = null;
+    let disbursements: DisbursementFigures | null = null;
     let floor: HttpFigures | null = null;
     let prism: HttpFigures | null = null;
     let roundRobin: (HttpFigures & { processes: number }) | null = null;
@@ -309,6 +354,7 @@ async function main() {
         body: (n) => rtpBody(`H${n}`),
       });
       refunds = await measureRefunds();
+      disbursements = await measureDisbursements();
 
       const floorPort = await freePort();
       const floorChild = startChild('floor', process.execPath, ['--import', 'tsx', 'scripts/bench/floor.ts'], {
@@ -350,6 +396,7 @@ async function main() {
       ratios: { service_to_prism: ratio(rtp.req_per_s, prism), service_to_floor: ratio(rtp.req_per_s, floor) },
       hot_wallet: hot,
       refunds,
+      disbursements,
       webhooks,
       provider_reports: providerReports,
       profile,
@@ -366,6 +413,7 @@ async function main() {
       zero_errors: rtp.errors === 0,
       hot_wallet_per_s: hot ? hot.exact_balance && hot.per_s >= TARGETS.hot_wallet_per_s : null,
       refunds_exact: refunds ? refunds.exact_balance : null,
+      disbursements_exact: disbursements ? disbursements.exact_balance : null,
       webhook_p99_ms: webhooks ? webhooks.delivered === webhooks.events && webhooks.p99_ms <= TARGETS.webhook_p99_ms : null,
       peak_rss_mb: atMost(rtp.peak_rss_mb, TARGETS.peak_rss_mb),
     };
