@@ -1,6 +1,7 @@
 // The client factory: the generated openapi-fetch client, with every call carrying a valid access
 // token (fetched with the API token's key and secret, cached, renewed before expiry, and renewed and
-// retried once when the API answers 401), and `unwrap` to turn error answers into PayCollectError.
+// retried once when the API answers 401; disbursement calls also carry the API secret, as the API
+// requires), and `unwrap` to turn error answers into PayCollectError.
 import createClient from 'openapi-fetch';
 import type { Client } from 'openapi-fetch';
 import { PayCollectError } from './errors';
@@ -13,6 +14,8 @@ import type { AccessToken } from './tokens';
 export const SANDBOX_URL = 'https://sandbox.paycollect.dev';
 export const LIVE_URL = 'https://api.paycollect.dev';
 const DEFAULT_REFRESH_MARGIN_SECONDS = 60;
+/** Money out: every call under this path needs the API secret in Secret-Key besides the access token. */
+const SECRET_PATHS = /^\/v1\/disbursements(\/|$)/;
 
 export type PublicKey = components['schemas']['PublicKey'];
 export type DisbursementCreate = components['schemas']['DisbursementCreate'];
@@ -45,21 +48,20 @@ export interface PayCollect extends DisbursementCalls {
 }
 
 /**
- * The disbursement operations of the generated client, each sending the API secret in `Secret-Key` (every
- * disbursement call needs it besides the access token). Pass the answer to `unwrap` like any call.
+ * The disbursement operations of the generated client by name, typed by it (the client itself adds the
+ * API secret in `Secret-Key` to every disbursement call: `withToken` below). Pass the answer to `unwrap`
+ * like any call.
  */
 export type DisbursementCalls = ReturnType<typeof disbursementCalls>;
 
-function disbursementCalls(api: Client<paths>, apiSecret: string) {
-  const header = { 'Secret-Key': apiSecret };
+function disbursementCalls(api: Client<paths>) {
   return {
     /** Pays out of a wallet (`POST /v1/disbursements`); the same merchant_reference and body again answers the same disbursement. */
-    createDisbursement: (body: DisbursementCreate) => api.POST('/v1/disbursements', { params: { header }, body }),
+    createDisbursement: (body: DisbursementCreate) => api.POST('/v1/disbursements', { body }),
     /** One disbursement as it is now (`GET /v1/disbursements/{gateway_reference}`). */
-    getDisbursement: (gatewayReference: string) =>
-      api.GET('/v1/disbursements/{gateway_reference}', { params: { header, path: { gateway_reference: gatewayReference } } }),
+    getDisbursement: (gatewayReference: string) => api.GET('/v1/disbursements/{gateway_reference}', { params: { path: { gateway_reference: gatewayReference } } }),
     /** A page of disbursements, newest first (`GET /v1/disbursements`); `iterate` follows the pages. */
-    listDisbursements: (query?: DisbursementQuery) => api.GET('/v1/disbursements', { params: { header, query } }),
+    listDisbursements: (query?: DisbursementQuery) => api.GET('/v1/disbursements', { params: { query } }),
   };
 }
 
@@ -97,6 +99,7 @@ export function createPayCollect(o: PayCollectOptions): PayCollect {
   );
 
   async function withToken(request: Request): Promise<Response> {
+    if (SECRET_PATHS.test(new URL(request.url).pathname)) request.headers.set('secret-key', o.apiSecret);
     const spare = request.clone();
     const token = await tokens.get();
     request.headers.set('authorization', token.token);
@@ -111,7 +114,7 @@ export function createPayCollect(o: PayCollectOptions): PayCollect {
   let key: PublicKey | null = null;
   return {
     api,
-    ...disbursementCalls(api, o.apiSecret),
+    ...disbursementCalls(api),
     accessToken: () => tokens.get(),
     async publicKey({ refresh = false } = {}) {
       if (key && !refresh) return key;

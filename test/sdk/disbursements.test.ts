@@ -1,5 +1,5 @@
-// Proves the SDK's disbursement calls against the real service on the sandbox simulator: createDisbursement
-// sends the API secret in Secret-Key and is answered PENDING, a replay of the same merchant_reference answers
+// Proves the SDK's disbursement calls against the real service on the sandbox simulator: the client sends the
+// API secret in Secret-Key on every disbursement call (not on others), createDisbursement is answered PENDING, a replay of the same merchant_reference answers
 // the same disbursement, getDisbursement reads it to COMPLETED (or FAILED for the designated number),
 // listDisbursements and iterate list it, the webhook verifies as a disbursement notification, and
 // INSUFFICIENT_FUNDS or a call without the secret is refused and changes nothing.
@@ -76,10 +76,11 @@ describe('disbursements through the SDK', () => {
     expect(completed).toMatchObject({ gateway_reference: accepted.data.gateway_reference, transaction_status: 'COMPLETED', failure_reason: null });
     expect(await db().one('SELECT status FROM disbursements WHERE gateway_reference = $1', [completed.gateway_reference])).toEqual({ status: 'COMPLETED' });
     expect(await available()).toMatchObject({ available_balance: 100000 - 20350, disbursement_held_balance: 0 });
-    // every disbursement call carried the token's secret; the other calls did not need it
+    // every disbursement call carried the token's secret; the other calls did not
     const calls = sent.filter((s) => s.path.startsWith('/v1/disbursements'));
     expect(calls.length).toBeGreaterThanOrEqual(3);
     expect(calls.every((s) => s.secret === m.apiSecret && s.status === 200)).toBe(true);
+    expect(sent.filter((s) => s.path === '/v1/data/wallets/UGX/balance').map((s) => s.secret)).toEqual([null]);
   });
 
   it('lists it by its merchant_reference and page by page', async () => {
@@ -113,11 +114,22 @@ describe('refusals through the SDK change nothing', () => {
     expect({ ...(await counts()), wallet: await available() }).toEqual(before);
   });
 
-  it('is refused 401 when a disbursement call goes without the secret', async () => {
+  it('is refused 401 when a disbursement call goes without the secret (or with another), with the access token of the SDK', async () => {
     const before = await counts();
-    const call = pay.api.POST('/v1/disbursements', { body: payout() });
-    await expect(unwrap(call)).rejects.toMatchObject({ status: 401, code: 'UNAUTHORIZED' });
-    await expect(unwrap(pay.api.GET('/v1/disbursements', {}))).rejects.toMatchObject({ status: 401, code: 'UNAUTHORIZED' });
+    const authorization = (await pay.accessToken()).token;
+    const call = (secret?: string) => fetch(`${svc.url}/v1/disbursements`, {
+      method: 'POST',
+      headers: { authorization, 'content-type': 'application/json', accept: 'application/json', ...(secret === undefined ? {} : { 'secret-key': secret }) },
+      body: JSON.stringify(payout()),
+    });
+    for (const secret of [undefined, m.apiSecret + 'x']) {
+      const res = await call(secret);
+      expect({ status: res.status, code: ((await res.json()) as { code: string }).code }).toEqual({ status: 401, code: 'UNAUTHORIZED' });
+    }
+    expect(await counts()).toEqual(before);
+    // a client that sends the wrong secret cannot even get an access token
+    const wrong = createPayCollect({ baseUrl: svc.url, apiKey: m.apiKey, apiSecret: m.apiSecret + 'x' });
+    await expect(unwrap(wrong.createDisbursement(payout()))).rejects.toMatchObject({ status: 401, code: 'UNAUTHORIZED' });
     expect(await counts()).toEqual(before);
   });
 });
