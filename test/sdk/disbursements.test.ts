@@ -9,6 +9,8 @@ import { eventually, mobileMoney, ref, setupMerchant } from '../helpers/fixtures
 import type { MerchantSetup } from '../helpers/fixtures';
 import { startReceiver } from '../helpers/notify-fixtures';
 import type { Receiver } from '../helpers/notify-fixtures';
+import { defaultAjvProblems } from '../helpers/default-ajv';
+import type { Answer } from '../helpers/default-ajv';
 import { startTestService } from '../helpers/service';
 import type { TestService } from '../helpers/service';
 
@@ -20,6 +22,8 @@ let m: MerchantSetup;
 let pay: PayCollect;
 /** Method, path and Secret-Key of every request the SDK sent. */
 const sent: { method: string; path: string; secret: string | null; status: number; replayed: string | null }[] = [];
+/** Every answer the SDK got, for the default-Ajv check at the end. */
+const answers: Answer[] = [];
 
 beforeAll(async () => {
   receiver = await startReceiver();
@@ -35,6 +39,7 @@ beforeAll(async () => {
       const secret = request.headers.get('secret-key');
       const response = await fetch(request);
       sent.push({ method: request.method, path: new URL(request.url).pathname, secret, status: response.status, replayed: response.headers.get('idempotent-replayed') });
+      answers.push({ method: request.method, url: request.url, status: response.status, contentType: response.headers.get('content-type') ?? '', text: await response.clone().text() });
       return response;
     },
   });
@@ -131,5 +136,13 @@ describe('refusals through the SDK change nothing', () => {
     const wrong = createPayCollect({ baseUrl: svc.url, apiKey: m.apiKey, apiSecret: m.apiSecret + 'x' });
     await expect(unwrap(wrong.createDisbursement(payout()))).rejects.toMatchObject({ status: 401, code: 'UNAUTHORIZED' });
     expect(await counts()).toEqual(before);
+  });
+});
+
+describe('every disbursement answer the SDK got, under a default Ajv', () => {
+  it('validates each against its schema in the contract (accepted, replayed, read, listed, refused)', async () => {
+    const disbursementAnswers = answers.filter((a) => new URL(a.url).pathname.startsWith('/v1/disbursements'));
+    expect(new Set(disbursementAnswers.map((a) => a.status))).toEqual(new Set([200, 400]));
+    expect(await defaultAjvProblems(answers)).toEqual([]);
   });
 });
