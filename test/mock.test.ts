@@ -1,6 +1,7 @@
 // Proves `npm run mock` (Prism on the merchant document) answers every merchant operation with a response that
 // validates against the spec, accepts valid requests the old multipleOf refused and `{}` on body-less actions, and
-// tells the story through `Prefer: example=` (a collection's, a refund's and a disbursement's): the zero-logic sandbox never contradicts the contract.
+// tells the story through `Prefer: example=` (a collection's, a refund's and a disbursement's, with the disbursement's refusals by
+// `Prefer: code=`): the zero-logic sandbox never contradicts the contract.
 import { startPrism } from './helpers/prism';
 import type { Prism } from './helpers/prism';
 import { checkResponse, specApis } from './helpers/spec';
@@ -109,6 +110,70 @@ it('shows one disbursement through its story: accepted PENDING, then PROCESSING,
   const completed = await (await fetch(`${base}/v1/disbursements/DBK3M8Q2WX7RT4NC9VE5PA`, { headers: { ...mockHeaders, prefer: 'example=completed' } })).json();
   expect(accepted.data).toMatchObject({ transaction_status: 'PENDING', gateway_reference: completed.data.gateway_reference, merchant_reference: completed.data.merchant_reference, amount: completed.data.amount, fee: completed.data.fee });
   expect(accepted.data.created_at).toBe(completed.data.created_at);
+});
+
+it('tells one disbursement story across its examples: accepted or awaiting approval, then processing, completed or failed, and completed then reversed', async () => {
+  const DISB = '/v1/disbursements/DBK3M8Q2WX7RT4NC9VE5PA';
+  const post = async (prefer?: string) => {
+    const res = await fetch(`${base}/v1/disbursements`, { method: 'POST', headers: { ...mockHeaders, 'secret-key': 'sk_sandbox_secret', ...(prefer ? { prefer } : {}) }, body: JSON.stringify(bodies.createDisbursement) });
+    const body = await res.json();
+    await checkResponse('POST', '/v1/disbursements', res.status, body);
+    return body.data;
+  };
+  const get = async (example: string) => {
+    const res = await fetch(base + DISB, { headers: { ...mockHeaders, 'secret-key': 'sk_sandbox_secret', prefer: `example=${example}` } });
+    const body = await res.json();
+    await checkResponse('GET', DISB, res.status, body);
+    return body.data;
+  };
+  const story = {
+    accepted: await post(),
+    awaitingApproval: await post('example=awaitingApproval'),
+    processing: await get('processing'),
+    completed: await get('completed'),
+    failed: await get('failed'),
+    reversed: await get('reversed'),
+  };
+  const states = Object.fromEntries(Object.entries(story).map(([k, d]) => [k, [d.transaction_status, d.pending_reason, d.failure_reason === null ? null : 'reason']]));
+  expect(states).toEqual({
+    accepted: ['PENDING', 'awaiting_processor', null],
+    awaitingApproval: ['PENDING_APPROVAL', 'awaiting_approval', null],
+    processing: ['PROCESSING', null, null],
+    completed: ['COMPLETED', null, null],
+    failed: ['FAILED', null, 'reason'],
+    reversed: ['REVERSED', null, 'reason'],
+  });
+  // one disbursement: what was asked for, as sent, in every example, and time only moves forward
+  const asked = bodies.createDisbursement as Record<string, unknown>;
+  for (const d of Object.values(story)) {
+    expect(d).toMatchObject({ ...asked, gateway_reference: story.accepted.gateway_reference, fee: story.accepted.fee, created_at: story.accepted.created_at, transaction_type: 'disbursement' });
+  }
+  const at = (d: { updated_at: string }) => Date.parse(d.updated_at);
+  expect(at(story.accepted)).toBeLessThanOrEqual(at(story.processing));
+  for (const end of [story.completed, story.failed]) expect(at(story.processing)).toBeLessThanOrEqual(at(end));
+  expect(at(story.completed)).toBeLessThan(at(story.reversed));
+});
+
+it('answers the disbursement refusals with Prefer: code=, each the error the service gives', async () => {
+  const payout = JSON.stringify(bodies.createDisbursement);
+  const cases = [
+    { prefer: 'code=401', secret: false, status: 401, code: 'UNAUTHORIZED' },
+    { prefer: 'code=403, example=ipNotAllowed', secret: true, status: 403, code: 'IP_NOT_ALLOWED' },
+    { prefer: 'code=403, example=frozen', secret: true, status: 403, code: 'DISBURSEMENTS_FROZEN' },
+    { prefer: 'code=400, example=insufficientFunds', secret: true, status: 400, code: 'INSUFFICIENT_FUNDS' },
+    { prefer: 'code=400, example=limitExceeded', secret: true, status: 400, code: 'LIMIT_EXCEEDED' },
+  ];
+  for (const c of cases) {
+    const res = await fetch(`${base}/v1/disbursements`, { method: 'POST', headers: { ...mockHeaders, prefer: c.prefer, ...(c.secret ? { 'secret-key': 'sk_sandbox_secret' } : {}) }, body: payout });
+    const body = await res.json();
+    expect({ prefer: c.prefer, status: res.status, code: body.code }).toEqual({ prefer: c.prefer, status: c.status, code: c.code });
+    await checkResponse('POST', '/v1/disbursements', res.status, body);
+  }
+  // the shortfall the example names is the story's own disbursement: amount plus its fee
+  const accepted = await (await fetch(`${base}/v1/disbursements`, { method: 'POST', headers: { ...mockHeaders, 'secret-key': 'sk_sandbox_secret' }, body: payout })).json();
+  const short = await (await fetch(`${base}/v1/disbursements`, { method: 'POST', headers: { ...mockHeaders, 'secret-key': 'sk_sandbox_secret', prefer: 'code=400, example=insufficientFunds' }, body: payout })).json();
+  expect(short.message).toContain((accepted.data.amount + accepted.data.fee).toFixed(2));
+  expect(short.message).toContain(accepted.data.currency);
 });
 
 it('shows the completed collection with its refunds in short, counted in refunded_amount unless FAILED or CANCELLED, one of them the refund example', async () => {

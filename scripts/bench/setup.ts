@@ -61,7 +61,7 @@ export async function setupMerchant(base: string, operatorKey: string, webhookUr
     email_user: false,
   });
   const access = await call(base, 'POST', '/v1/auth/token', { 'secret-key': token.api_secret }, { api_key: token.api_key, expires_in: 3600 });
-  return { businessId: business.id as number, apiTokenId: token.id as number, midId: mids[0], authorization: access.token as string };
+  return { businessId: business.id as number, apiTokenId: token.id as number, midId: mids[0], authorization: access.token as string, apiSecret: token.api_secret as string };
 }
 
 export function machine(databaseVersion: string) {

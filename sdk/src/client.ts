@@ -6,7 +6,7 @@ import createClient from 'openapi-fetch';
 import type { Client } from 'openapi-fetch';
 import { PayCollectError } from './errors';
 import type { ApiError } from './errors';
-import type { components, paths } from './generated/merchant-api';
+import type { components, operations, paths } from './generated/merchant-api';
 import { TokenCache } from './tokens';
 import type { AccessToken } from './tokens';
 
@@ -18,6 +18,8 @@ const DEFAULT_REFRESH_MARGIN_SECONDS = 60;
 const SECRET_PATHS = /^\/v1\/disbursements(\/|$)/;
 
 export type PublicKey = components['schemas']['PublicKey'];
+export type DisbursementCreate = components['schemas']['DisbursementCreate'];
+export type DisbursementQuery = NonNullable<operations['listDisbursements']['parameters']['query']>;
 
 export interface PayCollectOptions {
   apiKey: string;
@@ -36,13 +38,31 @@ export interface PayCollectOptions {
   now?: () => number;
 }
 
-export interface PayCollect {
+export interface PayCollect extends DisbursementCalls {
   /** the generated client: `api.POST('/v1/collections/request-to-pay', { body })`, typed by the contract */
   api: Client<paths>;
   /** the access token in use, fetched or renewed when needed */
   accessToken(): Promise<AccessToken>;
   /** the card encryption key, fetched once; pass `refresh: true` after CARD_DECRYPTION_FAILED */
   publicKey(o?: { refresh?: boolean }): Promise<PublicKey>;
+}
+
+/**
+ * The disbursement operations of the generated client by name, typed by it (the client itself adds the
+ * API secret in `Secret-Key` to every disbursement call: `withToken` below). Pass the answer to `unwrap`
+ * like any call.
+ */
+export type DisbursementCalls = ReturnType<typeof disbursementCalls>;
+
+function disbursementCalls(api: Client<paths>) {
+  return {
+    /** Pays out of a wallet (`POST /v1/disbursements`); the same merchant_reference and body again answers the same disbursement. */
+    createDisbursement: (body: DisbursementCreate) => api.POST('/v1/disbursements', { body }),
+    /** One disbursement as it is now (`GET /v1/disbursements/{gateway_reference}`). */
+    getDisbursement: (gatewayReference: string) => api.GET('/v1/disbursements/{gateway_reference}', { params: { path: { gateway_reference: gatewayReference } } }),
+    /** A page of disbursements, newest first (`GET /v1/disbursements`); `iterate` follows the pages. */
+    listDisbursements: (query?: DisbursementQuery) => api.GET('/v1/disbursements', { params: { query } }),
+  };
 }
 
 interface CallResult<T> {
@@ -94,6 +114,7 @@ export function createPayCollect(o: PayCollectOptions): PayCollect {
   let key: PublicKey | null = null;
   return {
     api,
+    ...disbursementCalls(api),
     accessToken: () => tokens.get(),
     async publicKey({ refresh = false } = {}) {
       if (key && !refresh) return key;

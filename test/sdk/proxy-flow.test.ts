@@ -1,9 +1,10 @@
-// Proves every answer of the SDK's merchant flow, errors included, passes Prism's validating proxy
+// Proves every answer of the SDK's merchant flow, errors included, and of its disbursement calls passes Prism's validating proxy
 // (`prism proxy openapi/openapi.yaml <service> --errors`) in front of the real service: any violation of the
 // contract, in the request or the response, would come back as an error with an `sl-violations` header.
 import { createPayCollect, unwrap } from '../../sdk/src';
 import type { PayCollect } from '../../sdk/src';
-import { eventually, ref, setupMerchant } from '../helpers/fixtures';
+import { eventually, mobileMoney, ref, setupMerchant } from '../helpers/fixtures';
+import type { MerchantSetup } from '../helpers/fixtures';
 import { startPrism } from '../helpers/prism';
 import type { Prism } from '../helpers/prism';
 import { startTestService } from '../helpers/service';
@@ -14,12 +15,14 @@ import type { CollectionRecord, Exchange } from './flow';
 let svc: TestService;
 let prism: Prism;
 let pay: PayCollect;
+let m: MerchantSetup;
 const exchanges: Exchange[] = [];
 
 beforeAll(async () => {
-  svc = await startTestService({ env: { SANDBOX_MM_DELAY_MS: '200' } });
+  // the short check schedule: the simulator's payout is read back at the first status query
+  svc = await startTestService({ env: { SANDBOX_MM_DELAY_MS: '200', PROCESSOR_CHECK_SCHEDULE: '100ms,200ms' } });
   prism = await startPrism(['proxy', 'openapi/openapi.yaml', svc.url, '--errors']);
-  const m = await setupMerchant(svc, { rollingReservePercent: 10, rollingReserveMonths: 6, cardSettlementDays: 2 });
+  m = await setupMerchant(svc, { rollingReservePercent: 10, rollingReserveMonths: 6, cardSettlementDays: 2 });
   pay = createPayCollect({ baseUrl: prism.url, apiKey: m.apiKey, apiSecret: m.apiSecret, fetch: recordingFetch(exchanges) });
 });
 afterAll(async () => {
@@ -54,5 +57,31 @@ it('passes the service error answers through the proxy without a violation', asy
   await expect(unwrap(pay.api.GET('/v1/data/wallets/{currency}/balance', { params: { path: { currency: 'EUR' } } }))).rejects.toMatchObject({ code: 'NOT_FOUND' });
   const stranger = createPayCollect({ baseUrl: prism.url, apiKey: 'pk_sandbox_nobody', apiSecret: 'sk_sandbox_nobody', fetch: recordingFetch(exchanges) });
   await expect(stranger.accessToken()).rejects.toMatchObject({ code: 'UNAUTHORIZED', status: 401 });
+  expect(violations()).toEqual([]);
+});
+
+it('passes disbursements through the proxy, Secret-Key and all, without a violation', async () => {
+  await svc.database.db.none("UPDATE mids SET disburses = true WHERE business_id = $1 AND payment_method = 'MOBILE_MONEY'", [m.businessId]);
+  const funds = await m.client.post('/v1/collections/request-to-pay', mobileMoney({ amount: 20000, account_number: '256700000009' }));
+  expect((await m.client.post(`/v1/sandbox/collections/${funds.body.data.gateway_reference}/simulate`, { outcome: 'COMPLETED' })).status).toBe(200);
+  const from = exchanges.length;
+  const body = { amount: 1000, currency: 'UGX', payment_method: 'MOBILE_MONEY' as const, account_number: '256772123456', account_name: 'Okello Transport Ltd', merchant_reference: ref('PRXPAY'), narration: 'Driver payout' };
+  const { data: payout } = await unwrap(pay.createDisbursement(body));
+  expect((await unwrap(pay.createDisbursement(body))).data.gateway_reference).toBe(payout.gateway_reference);
+  const done = await eventually(async () => {
+    const { data } = await unwrap(pay.getDisbursement(payout.gateway_reference));
+    return data.transaction_status === 'COMPLETED' ? data : undefined;
+  }, 15_000, 'the disbursement to complete');
+  expect(done.fee).toBe(0);
+  expect((await unwrap(pay.listDisbursements({ status: 'COMPLETED' }))).data.map((d) => d.gateway_reference)).toEqual([payout.gateway_reference]);
+  await expect(unwrap(pay.createDisbursement({ ...body, amount: 10_000_000, merchant_reference: ref('PRXPAY') }))).rejects.toMatchObject({ code: 'INSUFFICIENT_FUNDS', status: 400 });
+  await expect(unwrap(pay.getDisbursement('DBAAAAAAAAAAAAAAAAAAAA'))).rejects.toMatchObject({ code: 'NOT_FOUND', status: 404 });
+  const bare = await fetch(`${prism.url}/v1/disbursements`, { headers: { accept: 'application/json', authorization: (await pay.accessToken()).token } });
+  expect(bare.status).toBe(401);
+  expect(bare.headers.has('sl-violations')).toBe(false);
+  expect(exchanges.slice(from).map((e) => `${e.method} ${new URL(e.url).pathname.replace(payout.gateway_reference, '{ref}')} ${e.status}`)).toEqual([
+    'POST /v1/disbursements 200', 'POST /v1/disbursements 200', ...exchanges.slice(from + 2, -3).map(() => 'GET /v1/disbursements/{ref} 200'),
+    'GET /v1/disbursements 200', 'POST /v1/disbursements 400', 'GET /v1/disbursements/DBAAAAAAAAAAAAAAAAAAAA 404',
+  ]);
   expect(violations()).toEqual([]);
 });
