@@ -601,6 +601,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/disbursements": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List disbursements of all businesses
+         * @description Returns the disbursements of every business (or of `business_id`), newest first, a page at a time, with the filters of the merchant listing. Each carries its business, who asked for it and who approved or rejected it. A merchant's own people see their business only. The approval queue is `status=PENDING_APPROVAL`.
+         */
+        get: operations["listAdminDisbursements"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/disbursements/{disbursement_reference}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a disbursement with its timeline
+         * @description Returns one disbursement with its business, who asked for it, who approved or rejected it, and its timeline: when it was asked for and by whom, each decision and who made it, and each change of state with how its webhook notification was delivered. A merchant's own people see their business's only.
+         */
+        get: operations["getAdminDisbursement"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/admin/disbursements/{disbursement_reference}/approve": {
         parameters: {
             query?: never;
@@ -2684,6 +2724,102 @@ export interface components {
             /** @description When the record last changed (UTC). */
             updated_at: components["schemas"]["Timestamp"];
         };
+        /** @description A dashboard user, by id and email (the email as it was when the action was taken). */
+        AdminPerson: {
+            /**
+             * @description The user's id; `null` once the user was deleted.
+             * @example 31
+             */
+            user_id: number | null;
+            /**
+             * @description The user's email.
+             * @example grace@kampalabooks.example
+             */
+            email: string | null;
+        };
+        /** @description A disbursement as the dashboard lists it, with its business and its four-eyes decision. */
+        AdminDisbursement: components["schemas"]["DisbursementRecord"] & {
+            /** @description Business the disbursement belongs to. */
+            business_id: number;
+            /** @description That business's name. */
+            business_name: string;
+            /** @description The dashboard user who asked for the disbursement (who may not approve it); `null` when it was asked for with an API token. */
+            requested_by: components["schemas"]["AdminPerson"] | null;
+            /** @description The owner who approved or rejected it; `null` when it needed no approval, waits for one, or was cancelled because nobody decided in time. */
+            decided_by: components["schemas"]["AdminPerson"] | null;
+            /**
+             * Format: date-time
+             * @description When it left `PENDING_APPROVAL` (approved, rejected, or not approved in time); `null` otherwise.
+             */
+            decided_at: string | null;
+            /**
+             * Format: date-time
+             * @description Until when an owner may decide; nobody deciding by then cancels it. `null` for a disbursement that needed no approval.
+             */
+            approval_expires_at: string | null;
+        };
+        /** @description Envelope of a page of disbursements with their business and decision, newest first. */
+        AdminDisbursementListResponse: {
+            /**
+             * @description Always `200` on success.
+             * @constant
+             */
+            code: 200;
+            /**
+             * @description Always `success` for this operation.
+             * @constant
+             */
+            status: "success";
+            /** @description Human-readable outcome. */
+            message: string;
+            data: components["schemas"]["AdminDisbursement"][];
+            paging: components["schemas"]["Paging"];
+        };
+        /** @description One event in a disbursement's life: asked for, approved or rejected (with who did it), or a change of state notified to the merchant's webhook (with how its delivery went). */
+        DisbursementTimelineEntry: {
+            /**
+             * Format: date-time
+             * @description When it happened.
+             */
+            at: string;
+            /**
+             * @description `requested`: the disbursement was accepted (in its first state); `approved` / `rejected`: an owner decided; `state_changed`: the disbursement moved to `transaction_status` and the webhook was notified.
+             * @enum {string}
+             */
+            event: "requested" | "approved" | "rejected" | "state_changed";
+            /** @description The state the disbursement was in after the event. */
+            transaction_status: components["schemas"]["DisbursementStatus"];
+            /** @description Who did it: the dashboard user's email, or `API token <api_key>` for a request made with a token; `null` for a change made by the service or the processor. */
+            actor: string | null;
+            /** @description The notification's `sequence` for a `state_changed` event; `null` otherwise. */
+            sequence: number | null;
+            /**
+             * @description How the webhook notification of a `state_changed` event went; `null` for other events.
+             * @enum {string|null}
+             */
+            delivery: "delivered" | "retrying" | "gave_up" | null;
+        };
+        /** @description One disbursement as a single read shows it: the dashboard's disbursement plus its timeline. */
+        AdminDisbursementDetail: components["schemas"]["AdminDisbursement"] & {
+            /** @description Every event of the disbursement, oldest first. */
+            timeline: components["schemas"]["DisbursementTimelineEntry"][];
+        };
+        /** @description Envelope of one disbursement with its timeline. */
+        AdminDisbursementResponse: {
+            /**
+             * @description Always `200` on success.
+             * @constant
+             */
+            code: 200;
+            /**
+             * @description Always `success` for this operation.
+             * @constant
+             */
+            status: "success";
+            /** @description Human-readable outcome. */
+            message: string;
+            data: components["schemas"]["AdminDisbursementDetail"];
+        };
         /** @description Envelope of one disbursement. */
         DisbursementResponse: {
             /**
@@ -3356,6 +3492,26 @@ export interface components {
          * @example PCD4Q38UJREMYY4NQVTDQA
          */
         GatewayReference: string & components["schemas"]["Text"];
+        /**
+         * @description Only disbursements of this business. A merchant's own people are always confined to their business (another one is `NOT_FOUND`); an operator naming a business that does not exist gets `NOT_FOUND`.
+         * @example 7
+         */
+        FilterDisbursementBusinessId: number;
+        /**
+         * @description Only disbursements with this `transaction_status`.
+         * @example COMPLETED
+         */
+        FilterDisbursementStatus: components["schemas"]["DisbursementStatus"];
+        /**
+         * @description Only disbursements from the wallet in this currency.
+         * @example UGX
+         */
+        FilterDisbursementCurrency: components["schemas"]["Currency"];
+        /**
+         * @description Only the disbursement with this `merchant_reference` (exact match).
+         * @example PAY-20251125-0001
+         */
+        FilterDisbursementMerchantReference: string;
         /**
          * @description The disbursement's `gateway_reference`.
          * @example DBK3M8Q2WX7RT4NC9VE5PA
@@ -5040,6 +5196,126 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+        };
+    };
+    listAdminDisbursements: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only disbursements of this business. A merchant's own people are always confined to their business (another one is `NOT_FOUND`); an operator naming a business that does not exist gets `NOT_FOUND`.
+                 * @example 7
+                 */
+                business_id?: components["parameters"]["FilterDisbursementBusinessId"];
+                /**
+                 * @description Only disbursements with this `transaction_status`.
+                 * @example COMPLETED
+                 */
+                status?: components["parameters"]["FilterDisbursementStatus"];
+                /**
+                 * @description Only disbursements from the wallet in this currency.
+                 * @example UGX
+                 */
+                currency?: components["parameters"]["FilterDisbursementCurrency"];
+                /**
+                 * @description Only the disbursement with this `merchant_reference` (exact match).
+                 * @example PAY-20251125-0001
+                 */
+                merchant_reference?: components["parameters"]["FilterDisbursementMerchantReference"];
+                /**
+                 * @description Only collections created at or after this time (UTC, `YYYY-MM-DDTHH:MM:SSZ`; the `Z` may be left out).
+                 * @example 2025-11-01T00:00:00Z
+                 */
+                from?: components["parameters"]["FilterFrom"];
+                /**
+                 * @description Only collections created at or before this time (UTC, `YYYY-MM-DDTHH:MM:SSZ`; the `Z` may be left out).
+                 * @example 2025-11-30T23:59:59Z
+                 */
+                to?: components["parameters"]["FilterTo"];
+                /**
+                 * @description Items per page.
+                 * @example 10
+                 */
+                per_page?: components["parameters"]["PerPage"];
+                /**
+                 * @description Where to go on: the `paging.next_cursor` of the previous page (send the same filters). Keyset paging: no item is repeated or skipped while new ones are being created. Not with `page` or `offset`.
+                 * @example WyIyMDI1LTExLTI1VDEwOjE1OjAyKzAwOjAwIiwxMDQ4XQ
+                 */
+                cursor?: components["parameters"]["Cursor"];
+                /**
+                 * @description Page number, 1-based, at most 21474837 (so that the items it skips fit the `offset` bound). Ignored when `offset` is given.
+                 * @example 2
+                 */
+                page?: components["parameters"]["Page"];
+                /**
+                 * @description Number of items to skip from the first, at most 2147483647. When given it wins over `page`.
+                 * @example 20
+                 */
+                offset?: components["parameters"]["Offset"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of disbursements, newest first. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-PH-Total": components["headers"]["XPHTotal"];
+                    "X-PH-TotalPages": components["headers"]["XPHTotalPages"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminDisbursementListResponse"];
+                };
+            };
+            /** @description `VALIDATION_ERROR`: a filter or paging parameter is malformed or out of range, or the query has an unknown parameter. */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description `NOT_FOUND`: a merchant user asked for another business's disbursements, or `business_id` names no business. */
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getAdminDisbursement: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The disbursement's `gateway_reference`.
+                 * @example DBK3M8Q2WX7RT4NC9VE5PA
+                 */
+                disbursement_reference: components["parameters"]["DisbursementReference"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The disbursement. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminDisbursementResponse"];
+                };
+            };
+            /** @description `VALIDATION_ERROR`: `disbursement_reference` is malformed. */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description `NOT_FOUND`: no disbursement (of your business, for a merchant user) has this reference. */
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     approveDisbursement: {
