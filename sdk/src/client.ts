@@ -1,6 +1,7 @@
 // The client factory: the generated openapi-fetch client, with every call carrying a valid access
 // token (fetched with the API token's key and secret, cached, renewed before expiry, and renewed and
-// retried once when the API answers 401), and `unwrap` to turn error answers into PayCollectError.
+// retried once when the API answers 401; disbursement calls also carry the API secret, as the API
+// requires), and `unwrap` to turn error answers into PayCollectError.
 import createClient from 'openapi-fetch';
 import type { Client } from 'openapi-fetch';
 import { PayCollectError } from './errors';
@@ -13,6 +14,8 @@ import type { AccessToken } from './tokens';
 export const SANDBOX_URL = 'https://sandbox.paycollect.dev';
 export const LIVE_URL = 'https://api.paycollect.dev';
 const DEFAULT_REFRESH_MARGIN_SECONDS = 60;
+/** Money out: every call under this path needs the API secret in Secret-Key besides the access token. */
+const SECRET_PATHS = /^\/v1\/disbursements(\/|$)/;
 
 export type PublicKey = components['schemas']['PublicKey'];
 
@@ -76,6 +79,7 @@ export function createPayCollect(o: PayCollectOptions): PayCollect {
   );
 
   async function withToken(request: Request): Promise<Response> {
+    if (SECRET_PATHS.test(new URL(request.url).pathname)) request.headers.set('secret-key', o.apiSecret);
     const spare = request.clone();
     const token = await tokens.get();
     request.headers.set('authorization', token.token);

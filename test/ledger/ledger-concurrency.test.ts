@@ -81,6 +81,7 @@ needsRealServer().describe('on real PostgreSQL', () => {
       pendingMinor: want.pending,
       reservedMinor: want.reserved,
       refundHeldMinor: 0n,
+      disbursementHeldMinor: 0n,
     });
     const after = await ledgerCounts(one.services.db);
     expect(after.journals - before.journals).toBe(COMPLETIONS);
