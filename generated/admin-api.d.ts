@@ -359,7 +359,7 @@ export interface paths {
         head?: never;
         /**
          * Update an API token
-         * @description Changes the notification settings sent and leaves the others as they are. The key, the secret and the access tokens issued from them keep working. A new `webhook_url` or `webhook_hash` applies to notifications delivered from now on, including retries of earlier ones.
+         * @description Changes the notification settings sent and leaves the others as they are. The key, the secret and the access tokens issued from them keep working. A new `webhook_url` or `webhook_hash` applies to notifications delivered from now on, including retries of earlier ones. `ip_allowlist` names the addresses the token's disbursements may come from; only an owner of the business (or an operator admin) sets it, a developer sending it is `FORBIDDEN`.
          */
         patch: operations["updateApiToken"];
         trace?: never;
@@ -1928,6 +1928,13 @@ export interface components {
         };
         /** @description An API token. Neither the secret nor the webhook hash is ever returned here. */
         ApiToken: {
+            /**
+             * @description The addresses (CIDR blocks) this token's disbursements may come from; `null` when it has none (then in live its disbursements are refused, and in the sandbox accepted from anywhere).
+             * @example [
+             *       "203.0.113.0/24"
+             *     ]
+             */
+            ip_allowlist: string[] | null;
             /** @description API token id. */
             id: number;
             /** @description Owning business. */
@@ -2038,6 +2045,14 @@ export interface components {
             webhook_hash?: string & components["schemas"]["Text"];
             email_merchant?: boolean;
             email_user?: boolean;
+            /**
+             * @description The addresses this token's disbursements may come from: IPv4 or IPv6 addresses or CIDR blocks written with their first address (`203.0.113.0/24`, `2001:db8::/32`), at most 50, no repeats; `null` removes the list. Only an owner of the business (or an operator admin) sets it.
+             * @example [
+             *       "203.0.113.0/24",
+             *       "198.51.100.7"
+             *     ]
+             */
+            ip_allowlist?: string[] | null;
         };
         /** @description Envelope of one API token (without secret). */
         ApiTokenResponse: {

@@ -67,13 +67,15 @@ export interface ApiTokenRow {
   webhook_url: string;
   email_merchant: boolean;
   email_user: boolean;
+  /** CIDR blocks as PostgreSQL writes them; null when the token has no allowlist */
+  ip_allowlist: string[] | null;
   created_at: Date;
   updated_at: Date;
 }
 
 /** The api_tokens columns a record may show: never secret_hash nor webhook_hash_enc. */
 export const API_TOKEN_COLUMNS =
-  'id, business_id, api_key, notification_email, webhook_url, email_merchant, email_user, created_at, updated_at';
+  'id, business_id, api_key, notification_email, webhook_url, email_merchant, email_user, ip_allowlist::text[] AS ip_allowlist, created_at, updated_at';
 
 export interface FxRateRow {
   base: string;
@@ -135,6 +137,7 @@ export function apiTokenRecord(t: ApiTokenRow): ApiTokenRecord {
     webhook_url: t.webhook_url,
     email_merchant: t.email_merchant,
     email_user: t.email_user,
+    ip_allowlist: t.ip_allowlist,
     created_at: apiTime(t.created_at),
     updated_at: apiTime(t.updated_at),
   };

@@ -17,6 +17,7 @@ import type { Base } from '../base';
 import type { NotificationService } from '../notifications/notifications';
 import type { Processors } from '../processors';
 import type { components } from '../../generated/admin-api';
+import { allowlistErrors } from '../domain/ip-allowlist';
 import { credentialErrors, openCredentials, sealCredentials } from '../processors/credentials';
 import {
   API_TOKEN_COLUMNS,
@@ -117,8 +118,10 @@ function throwIfAny(errors: FieldError[]): void {
 }
 
 /** An UPDATE of the given columns only; JSONB columns are serialised, never sent as arrays. */
-function updateSql(table: string, patch: Record<string, unknown>, jsonColumns: string[] = []): string {
-  const columns = Object.keys(patch).map((name) => (jsonColumns.includes(name) ? { name, mod: ':json', cast: 'jsonb' } : { name }));
+function updateSql(table: string, patch: Record<string, unknown>, jsonColumns: string[] = [], cidrColumns: string[] = []): string {
+  const columns = Object.keys(patch).map((name) =>
+    jsonColumns.includes(name) ? { name, mod: ':json', cast: 'jsonb' } : cidrColumns.includes(name) ? { name, cast: 'cidr[]' } : { name },
+  );
   return pgp.helpers.update(patch, new pgp.helpers.ColumnSet(columns, { table }));
 }
 
@@ -411,11 +414,14 @@ export class BusinessService {
 
   async updateApiToken(id: number, patch: ApiTokenPatch): Promise<ApiTokenRecord> {
     checkId(id, 'API token');
+    if (patch.ip_allowlist) throwIfAny(allowlistErrors('ip_allowlist', patch.ip_allowlist));
     if (patch.webhook_url !== undefined) await this.s.notifications.assertWebhookUrlAllowed(patch.webhook_url);
-    const { webhook_hash, ...columns } = patch;
+    const { webhook_hash, ip_allowlist, ...columns } = patch;
     const values: Record<string, unknown> = { ...defined(columns), updated_at: this.s.now() };
     if (webhook_hash !== undefined) values.webhook_hash_enc = seal(this.s.config.masterKey, webhook_hash);
-    const row = await this.s.db.oneOrNone<ApiTokenRow>(updateSql('api_tokens', values) + ` WHERE id = $1 RETURNING ${API_TOKEN_COLUMNS}`, [id]);
+    // CIDR[]: sent as text[] and cast, an empty list is no list (NULL: in live, no disbursements)
+    if (ip_allowlist !== undefined) values.ip_allowlist = ip_allowlist === null || ip_allowlist.length === 0 ? null : ip_allowlist;
+    const row = await this.s.db.oneOrNone<ApiTokenRow>(updateSql('api_tokens', values, [], ['ip_allowlist']) + ` WHERE id = $1 RETURNING ${API_TOKEN_COLUMNS}`, [id]);
     if (!row) throw notFound('API token');
     return apiTokenRecord(row);
   }

@@ -23,7 +23,7 @@ const SHOWN = {
   },
   api_token: {
     table: 'api_tokens',
-    columns: ['id', 'business_id', 'api_key', 'generation', 'notification_email', 'webhook_url', 'email_merchant', 'email_user', 'created_at', 'updated_at'],
+    columns: ['id', 'business_id', 'api_key', 'generation', 'notification_email', 'webhook_url', 'email_merchant', 'email_user', 'ip_allowlist', 'created_at', 'updated_at'],
   },
   mid: {
     table: 'mids',

@@ -1,4 +1,5 @@
 // Operator API: business accounts, wallets, MIDs, API tokens, market rates, go-live verification.
+import { AppError } from '../../errors';
 import { callerName } from '../context';
 import { ok } from '../envelope';
 import { pagedReply } from '../paging';
@@ -39,7 +40,13 @@ export const admin = typedHandlers({
   listApiTokens: ({ path, query }, ctx) =>
     pagedReply(ctx, query, 'API tokens retrieved', (page) => ctx.services.businesses.listApiTokens(Number(path.business_id), page)),
 
-  updateApiToken: async ({ path, body }, ctx) => ok(await ctx.services.businesses.updateApiToken(Number(path.token_id), body), 'API token updated'),
+  updateApiToken: async ({ path, body }, ctx) => {
+    // the allowlist guards money out: a developer may change a token's notifications, only an owner its addresses
+    if (body.ip_allowlist !== undefined && ctx.actor?.type === 'user' && ctx.actor.user.role === 'merchant_developer') {
+      throw new AppError('FORBIDDEN', 'Only an owner of the business sets an API token\'s IP allowlist');
+    }
+    return ok(await ctx.services.businesses.updateApiToken(Number(path.token_id), body), 'API token updated');
+  },
 
   regenerateApiToken: async ({ path }, ctx) =>
     ok(await ctx.services.businesses.regenerateApiToken(Number(path.token_id)), `API token regenerated; ${SECRET_SHOWN_ONCE}`),
