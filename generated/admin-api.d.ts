@@ -76,6 +76,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/businesses/{business_id}/wallets/{currency}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Set a wallet's disbursement limits and approval threshold
+         * @description Changes a wallet's disbursement settings and leaves the others as they are. An operator admin sets the per-disbursement and daily limits; an owner of the business (or an operator admin) sets the approval threshold, above which a disbursement waits for a second owner. They apply to disbursements asked for afterwards. The change is audited.
+         */
+        patch: operations["updateWallet"];
+        trace?: never;
+    };
     "/v1/admin/businesses/{business_id}/wallets/{currency}/postings": {
         parameters: {
             query?: never;
@@ -1155,6 +1175,14 @@ export interface components {
             name: string;
             /** @description Currency of the default wallet. */
             default_currency: components["schemas"]["Currency"];
+            /** @description The disbursement fee's share of the amount, in percent (taken on top of the amount). */
+            disbursement_fee_percent: number;
+            /** @description The disbursement fee's fixed part, in the currency of the wallet paid from, on top of the percent. */
+            disbursement_fee_fixed: number;
+            /** @description Whether an operator froze the business's disbursements (new ones are refused with `DISBURSEMENTS_FROZEN`). */
+            disbursements_frozen: boolean;
+            /** @description How long a disbursement waits for an owner's approval before it is cancelled. */
+            disbursement_approval_hours: number;
             /** @description Share of each credit held as rolling reserve, in percent. */
             rolling_reserve_percent: number;
             /** @description Months the rolling reserve is held. */
@@ -1362,14 +1390,30 @@ export interface components {
             fee_bearer?: components["schemas"]["FeeBearer"];
             /** @description Fee rules, at most one per payment method; replaces the current list. */
             fees?: components["schemas"]["FeeRuleRequest"][];
+            /** @description The disbursement fee's share of the amount, in percent; applies to disbursements asked for afterwards. */
+            disbursement_fee_percent?: number;
+            /** @description The disbursement fee's fixed part, in the currency of the wallet paid from (two decimals at most). */
+            disbursement_fee_fixed?: number;
+            /** @description Freeze (`true`) or unfreeze the business's disbursements; those under way are not touched. */
+            disbursements_frozen?: boolean;
+            /** @description How long a disbursement waits for an owner's approval before it is cancelled. */
+            disbursement_approval_hours?: number;
         };
         /** @description A wallet of a business. */
         Wallet: {
+            /** @description Wallet id (the audit log names a wallet by it). */
+            id: number;
             /** @description Owning business. */
             business_id: number;
             currency: components["schemas"]["Currency"];
             /** @description Whether converted collections are credited to this wallet. */
             is_default: boolean;
+            /** @description At most this in one disbursement from the wallet; `null` for no limit. */
+            disbursement_limit: number | null;
+            /** @description At most this in disbursements from the wallet in one UTC day; `null` for no limit. */
+            disbursement_daily_limit: number | null;
+            /** @description A disbursement above this waits for an owner's approval; `null` for none. */
+            disbursement_approval_threshold: number | null;
             created_at: components["schemas"]["Timestamp"];
         };
         /** @description Envelope of a page of wallets. */
@@ -1414,6 +1458,15 @@ export interface components {
             /** @description Human-readable outcome. */
             message: string;
             data: components["schemas"]["Wallet"];
+        };
+        /** @description A wallet's disbursement settings; send only the fields to change, `null` to remove one. Amounts are in the wallet's currency, two decimals at most. The limits are the operator's (a merchant owner sending one is `FORBIDDEN`); the approval threshold is the business owner's or the operator's. */
+        WalletUpdate: {
+            /** @description At most this in one disbursement (operators only). */
+            disbursement_limit?: number | null;
+            /** @description At most this in disbursements in one UTC day (operators only). */
+            disbursement_daily_limit?: number | null;
+            /** @description A disbursement above this waits in `PENDING_APPROVAL` for an owner other than the requester. */
+            disbursement_approval_threshold?: number | null;
         };
         /**
          * @description Amount in major units of its currency, as a JSON number with at most two decimal places (`1500`, `33.57`, `210.35`). Amounts are kept exactly on the server; they are never the result of floating-point arithmetic. Answers only: the schema states no decimal keyword, so that a default JSON Schema validator (Ajv in strict mode refuses an unknown keyword such as `x-max-decimal-places`) compiles every response schema; JSON Schema's `multipleOf: 0.01` would misfire in floating point on valid amounts such as 19.99.
@@ -3866,6 +3919,53 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             /** @description `NOT_FOUND`: no business has this id. */
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateWallet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Business id.
+                 * @example 7
+                 */
+                business_id: components["parameters"]["BusinessId"];
+                /**
+                 * @description Wallet currency.
+                 * @example UGX
+                 */
+                currency: components["parameters"]["WalletCurrency"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WalletUpdate"];
+            };
+        };
+        responses: {
+            /** @description The wallet as changed. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WalletResponse"];
+                };
+            };
+            /** @description `VALIDATION_ERROR` (including an empty body, or an amount with more than two decimals), `INVALID_JSON` or `UNSUPPORTED_MEDIA_TYPE`. */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description `FORBIDDEN`: the caller may not change wallets, or a merchant owner sent a limit (the operator's). `CSRF_FAILED`: the session's `X-CSRF-Token` is missing. */
+            403: components["responses"]["Forbidden"];
+            /** @description `NOT_FOUND`: no business has this id, or it has no wallet in this currency. */
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];

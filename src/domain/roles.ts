@@ -73,6 +73,8 @@ export const RULES: Record<string, Rule> = {
   updateBusiness: admin(),
   verifyBusiness: admin(),
   createWallet: admin(),
+  // the approval threshold is the owner's; the handler keeps the limits the operator's
+  updateWallet: admin('merchant_owner'),
   listWallets: read('merchant_viewer'),
   listWalletPostings: read('merchant_viewer'),
   getAdminWalletStatement: read('merchant_viewer'),

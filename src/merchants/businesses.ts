@@ -73,6 +73,7 @@ export type MidInput = AdminSchemas['MidCreate'];
 export type MidPatch = AdminSchemas['MidUpdate'];
 export type ApiTokenInput = AdminSchemas['ApiTokenCreate'];
 export type ApiTokenPatch = AdminSchemas['ApiTokenUpdate'];
+export type WalletPatch = AdminSchemas['WalletUpdate'];
 
 /** The same page with its rows turned into records. */
 function mapPage<R, T>(page: ListPage<R>, toRecord: (r: R) => T): ListPage<T> {
@@ -168,10 +169,14 @@ export class BusinessService {
     throwIfAny(feeErrors(patch.fees));
     return this.s.db.tx(async (t) => {
       await this.lockBusiness(t, id);
-      const { fees, default_currency, ...columns } = patch;
+      const { fees, default_currency, disbursement_fee_fixed, disbursement_fee_percent, ...columns } = patch;
       if (default_currency !== undefined) await this.moveDefaultWallet(t, id, default_currency);
       if (fees !== undefined) await this.replaceFees(t, id, fees);
-      await t.none(updateSql('businesses', { ...defined(columns), updated_at: this.s.now() }) + ' WHERE id = $1', [id]);
+      const disbursementFee = defined({
+        disbursement_fee_percent: disbursement_fee_percent === undefined ? undefined : String(disbursement_fee_percent),
+        disbursement_fee_fixed_minor: disbursement_fee_fixed === undefined ? undefined : toMinor(disbursement_fee_fixed),
+      });
+      await t.none(updateSql('businesses', { ...defined(columns), ...disbursementFee, updated_at: this.s.now() }) + ' WHERE id = $1', [id]);
       return this.loadBusiness(t, id);
     });
   }
@@ -269,6 +274,23 @@ export class BusinessService {
       await this.insertWallet(t, businessId, currency, false);
       if (isDefault) await this.moveDefaultWallet(t, businessId, currency);
       return walletRecord(await t.one<WalletRow>('SELECT * FROM wallets WHERE business_id = $1 AND currency = $2', [businessId, currency]));
+    });
+  }
+
+  /** A wallet's disbursement limits and approval threshold (null removes one); under the business lock, like every wallet change. */
+  async updateWallet(businessId: number, currency: string, patch: WalletPatch): Promise<WalletRecord> {
+    checkId(businessId, 'business');
+    return this.s.db.tx(async (t) => {
+      await this.lockBusiness(t, businessId);
+      const minor = (v: number | null | undefined) => (v === undefined ? undefined : v === null ? null : toMinor(v));
+      const columns = defined({
+        disbursement_limit_minor: minor(patch.disbursement_limit),
+        disbursement_daily_limit_minor: minor(patch.disbursement_daily_limit),
+        disbursement_approval_threshold_minor: minor(patch.disbursement_approval_threshold),
+      });
+      const row = await t.oneOrNone<WalletRow>(updateSql('wallets', columns) + ' WHERE business_id = $1 AND currency = $2 RETURNING *', [businessId, currency]);
+      if (!row) throw new AppError('NOT_FOUND', `The business has no ${currency} wallet`);
+      return walletRecord(row);
     });
   }
 
