@@ -6,6 +6,7 @@ import type { User } from '../../session';
 import { Account } from '../shared/Account';
 import { AuditLog } from '../shared/AuditLog';
 import { CollectionPage, CollectionsPage } from '../shared/Collections';
+import { DisbursementPage, DisbursementsPage } from '../shared/Disbursements';
 import { Overview } from '../shared/Overview';
 import { People } from '../shared/People';
 import { ApiTokens } from '../shared/ApiTokens';
@@ -17,6 +18,7 @@ export function merchantNav(user: User): { to: string; label: string }[] {
   return [
     { to: '/overview', label: 'Overview' },
     { to: '/payments', label: 'Payments' },
+    { to: '/disbursements', label: 'Disbursements' },
     { to: '/balances', label: 'Balances' },
     { to: '/developers', label: 'API tokens and webhooks' },
     { to: '/deliveries', label: 'Webhook deliveries' },
@@ -31,6 +33,9 @@ export function merchantPage(path: string, user: User): ReactNode | null {
   if (path === '/' || path === '/payments') return <CollectionsPage title="Payments" base="/payments" businessId={businessId} />;
   const payment = match('/payments/:reference', path);
   if (payment) return <CollectionPage key={payment.reference} reference={payment.reference} operator={false} />;
+  if (path === '/disbursements') return <DisbursementsPage base="/disbursements" businessId={businessId} />;
+  const disbursement = match('/disbursements/:reference', path);
+  if (disbursement) return <DisbursementPage key={disbursement.reference} reference={disbursement.reference} />;
   if (path === '/overview') return <Overview businessId={businessId} />;
   if (path === '/balances') return <Balances businessId={businessId} />;
   if (path === '/developers') return <ApiTokens businessId={businessId} page />;
