@@ -1,12 +1,12 @@
-// Proves, in Chromium against a real service and database, the merchant's disbursement settings: on Balances an owner sees what is held for disbursements and sets the wallet's approval threshold (saved in the database), a bad amount shows the API's error at the field and changes nothing; on the API tokens page an owner sets a token's IP allowlist, a block with host bits set shows its error at the field and changes nothing; a developer sees no allowlist form.
+// Proves, in Chromium against a real service and database, the disbursement settings: the operator freezes a business's disbursements, sets its fee and a wallet's limits (a bad limit refused at its field, nothing changed); on Balances an owner sees what is held for disbursements and sets the wallet's approval threshold (saved in the database), a bad amount shows the API's error at the field and changes nothing; on the API tokens page an owner sets a token's IP allowlist, a block with host bits set shows its error at the field and changes nothing; a developer sees no allowlist form.
 import type { Browser } from 'playwright-core';
 import { launchBrowser } from '../helpers/browser';
-import { closeAll, dashboardPage, describeBrowser, signIn } from '../helpers/dashboard';
+import { closeAll, dashboardPage, describeBrowser, fieldError, signIn } from '../helpers/dashboard';
 import { mobileMoney, setupMerchant } from '../helpers/fixtures';
 import type { MerchantSetup } from '../helpers/fixtures';
 import { startTestService } from '../helpers/service';
 import type { TestService } from '../helpers/service';
-import { createUser } from '../helpers/users';
+import { createUser, totpCode } from '../helpers/users';
 
 let svc: TestService;
 let browser: Browser;
@@ -75,4 +75,30 @@ describeBrowser('disbursement settings in the dashboard in Chromium', () => {
     expect(await dev.getByRole('form', { name: `IP allowlist of ${shop.apiKey}` }).count()).toBe(0);
     await dev.context().close();
   }, 120_000);
+
+  it('lets the operator freeze a business\'s disbursements and set a wallet\'s limits, a bad one refused at its field', async () => {
+    const operator = await createUser(svc, { role: 'operator_admin', totp: true });
+    const page = await dashboardPage(browser, svc, `/businesses/${shop.businessId}`);
+    await signIn(page, operator.email, operator.password, totpCode(svc));
+    const terms = page.getByRole('form', { name: 'Disbursement terms' });
+    await terms.getByLabel('Freeze disbursements').check();
+    await terms.getByLabel('Disbursement fee (%)').fill('1.5');
+    await terms.getByRole('button', { name: 'Save disbursement terms' }).click();
+    await page.getByText('Disbursements are frozen: new ones are refused.').waitFor();
+    expect(await db().one('SELECT disbursements_frozen, disbursement_fee_percent::text AS p FROM businesses WHERE id = $1', [shop.businessId])).toEqual({ disbursements_frozen: true, p: '1.50' });
+
+    await page.getByRole('link', { name: 'Wallets' }).click();
+    const limits = page.getByRole('form', { name: 'UGX disbursement limits' });
+    await limits.getByLabel('Largest disbursement (UGX)').fill('0');
+    await limits.getByRole('button', { name: 'Save UGX limits' }).click();
+    await fieldError(page, 'UGX disbursement limits', 'disbursement_limit').waitFor();
+    expect((await db().one("SELECT disbursement_limit_minor FROM wallets WHERE business_id = $1 AND currency = 'UGX'", [shop.businessId])).disbursement_limit_minor).toBeNull();
+    await limits.getByLabel('Largest disbursement (UGX)').fill('20000');
+    await limits.getByLabel('Daily limit (UGX)').fill('60000');
+    await limits.getByRole('button', { name: 'Save UGX limits' }).click();
+    await limits.getByText('Limits saved.').waitFor();
+    expect(await db().one("SELECT disbursement_limit_minor::text AS per, disbursement_daily_limit_minor::text AS daily FROM wallets WHERE business_id = $1 AND currency = 'UGX'", [shop.businessId])).toEqual({ per: '2000000', daily: '6000000' });
+    await page.context().close();
+  }, 120_000);
 });
+

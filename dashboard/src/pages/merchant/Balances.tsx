@@ -11,6 +11,7 @@ import { useCan } from '../../session';
 import { StatementDownload } from '../../ui/downloads';
 import { FormError, TextField } from '../../ui/forms';
 import { LoadError, Loading, Money, Notice, Section, Time } from '../../ui/parts';
+import { asNumber } from '../../ui/values';
 
 export function Balances({ businessId }: { businessId: number }) {
   const balances = useQuery({
@@ -18,7 +19,7 @@ export function Balances({ businessId }: { businessId: number }) {
     queryFn: () => unwrap(admin.GET('/v1/admin/businesses/{business_id}/balances', { params: { path: { business_id: businessId } } })),
   });
   const wallets = useQuery({
-    queryKey: ['wallets', businessId],
+    queryKey: ['wallet-settings', businessId],
     queryFn: () => unwrap(admin.GET('/v1/admin/businesses/{business_id}/wallets', { params: { path: { business_id: businessId }, query: { per_page: 100 } } })),
   });
   return (
@@ -124,12 +125,12 @@ function ThresholdForm({ wallet }: { wallet: Admin['Wallet'] }) {
       unwrap(
         admin.PATCH('/v1/admin/businesses/{business_id}/wallets/{currency}', {
           params: { path: { business_id: wallet.business_id, currency: wallet.currency } },
-          body: { disbursement_approval_threshold: value.trim() === '' ? null : Number(value.trim()) },
+          body: { disbursement_approval_threshold: value.trim() === '' ? null : asNumber(value) },
         }),
       ),
     onSuccess: async () => {
       setSaved(true);
-      await queries.invalidateQueries({ queryKey: ['wallets', wallet.business_id] });
+      await queries.invalidateQueries({ queryKey: ['wallet-settings', wallet.business_id] });
     },
   });
   const submit = (e: FormEvent) => {
