@@ -76,6 +76,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/businesses/{business_id}/wallets/{currency}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Set a wallet's disbursement limits and approval threshold
+         * @description Changes a wallet's disbursement settings and leaves the others as they are. An operator admin sets the per-disbursement and daily limits; an owner of the business (or an operator admin) sets the approval threshold, above which a disbursement waits for a second owner. They apply to disbursements asked for afterwards. The change is audited.
+         */
+        patch: operations["updateWallet"];
+        trace?: never;
+    };
     "/v1/admin/businesses/{business_id}/wallets/{currency}/postings": {
         parameters: {
             query?: never;
@@ -383,7 +403,7 @@ export interface paths {
         head?: never;
         /**
          * Update an API token
-         * @description Changes the notification settings sent and leaves the others as they are. The key, the secret and the access tokens issued from them keep working. A new `webhook_url` or `webhook_hash` applies to notifications delivered from now on, including retries of earlier ones.
+         * @description Changes the notification settings sent and leaves the others as they are. The key, the secret and the access tokens issued from them keep working. A new `webhook_url` or `webhook_hash` applies to notifications delivered from now on, including retries of earlier ones. `ip_allowlist` names the addresses the token's disbursements may come from; only an owner of the business (or an operator admin) sets it, a developer sending it is `FORBIDDEN`.
          */
         patch: operations["updateApiToken"];
         trace?: never;
@@ -619,6 +639,46 @@ export interface paths {
          *     log under the person who asked.
          */
         post: operations["createAdminRefund"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/disbursements": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List disbursements of all businesses
+         * @description Returns the disbursements of every business (or of `business_id`), newest first, a page at a time, with the filters of the merchant listing. Each carries its business, who asked for it and who approved or rejected it. A merchant's own people see their business only. The approval queue is `status=PENDING_APPROVAL`.
+         */
+        get: operations["listAdminDisbursements"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/disbursements/{disbursement_reference}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a disbursement with its timeline
+         * @description Returns one disbursement with its business, who asked for it, who approved or rejected it, and its timeline: when it was asked for and by whom, each decision and who made it, and each change of state with how its webhook notification was delivered. A merchant's own people see their business's only.
+         */
+        get: operations["getAdminDisbursement"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1139,6 +1199,14 @@ export interface components {
             name: string;
             /** @description Currency of the default wallet. */
             default_currency: components["schemas"]["Currency"];
+            /** @description The disbursement fee's share of the amount, in percent (taken on top of the amount). */
+            disbursement_fee_percent: number;
+            /** @description The disbursement fee's fixed part, in the currency of the wallet paid from, on top of the percent. */
+            disbursement_fee_fixed: number;
+            /** @description Whether an operator froze the business's disbursements (new ones are refused with `DISBURSEMENTS_FROZEN`). */
+            disbursements_frozen: boolean;
+            /** @description How long a disbursement waits for an owner's approval before it is cancelled. */
+            disbursement_approval_hours: number;
             /** @description Share of each credit held as rolling reserve, in percent. */
             rolling_reserve_percent: number;
             /** @description Months the rolling reserve is held. */
@@ -1346,14 +1414,30 @@ export interface components {
             fee_bearer?: components["schemas"]["FeeBearer"];
             /** @description Fee rules, at most one per payment method; replaces the current list. */
             fees?: components["schemas"]["FeeRuleRequest"][];
+            /** @description The disbursement fee's share of the amount, in percent; applies to disbursements asked for afterwards. */
+            disbursement_fee_percent?: number;
+            /** @description The disbursement fee's fixed part, in the currency of the wallet paid from (two decimals at most). */
+            disbursement_fee_fixed?: number;
+            /** @description Freeze (`true`) or unfreeze the business's disbursements; those under way are not touched. */
+            disbursements_frozen?: boolean;
+            /** @description How long a disbursement waits for an owner's approval before it is cancelled. */
+            disbursement_approval_hours?: number;
         };
         /** @description A wallet of a business. */
         Wallet: {
+            /** @description Wallet id (the audit log names a wallet by it). */
+            id: number;
             /** @description Owning business. */
             business_id: number;
             currency: components["schemas"]["Currency"];
             /** @description Whether converted collections are credited to this wallet. */
             is_default: boolean;
+            /** @description At most this in one disbursement from the wallet; `null` for no limit. */
+            disbursement_limit: number | null;
+            /** @description At most this in disbursements from the wallet in one UTC day; `null` for no limit. */
+            disbursement_daily_limit: number | null;
+            /** @description A disbursement above this waits for an owner's approval; `null` for none. */
+            disbursement_approval_threshold: number | null;
             created_at: components["schemas"]["Timestamp"];
         };
         /** @description Envelope of a page of wallets. */
@@ -1398,6 +1482,15 @@ export interface components {
             /** @description Human-readable outcome. */
             message: string;
             data: components["schemas"]["Wallet"];
+        };
+        /** @description A wallet's disbursement settings; send only the fields to change, `null` to remove one. Amounts are in the wallet's currency, two decimals at most. The limits are the operator's (a merchant owner sending one is `FORBIDDEN`); the approval threshold is the business owner's or the operator's. */
+        WalletUpdate: {
+            /** @description At most this in one disbursement (operators only). */
+            disbursement_limit?: number | null;
+            /** @description At most this in disbursements in one UTC day (operators only). */
+            disbursement_daily_limit?: number | null;
+            /** @description A disbursement above this waits in `PENDING_APPROVAL` for an owner other than the requester. */
+            disbursement_approval_threshold?: number | null;
         };
         /**
          * @description Amount in major units of its currency, as a JSON number with at most two decimal places (`1500`, `33.57`, `210.35`). Amounts are kept exactly on the server; they are never the result of floating-point arithmetic. Answers only: the schema states no decimal keyword, so that a default JSON Schema validator (Ajv in strict mode refuses an unknown keyword such as `x-max-decimal-places`) compiles every response schema; JSON Schema's `multipleOf: 0.01` would misfire in floating point on valid amounts such as 19.99.
@@ -1986,6 +2079,13 @@ export interface components {
         };
         /** @description An API token. Neither the secret nor the webhook hash is ever returned here. */
         ApiToken: {
+            /**
+             * @description The addresses (CIDR blocks) this token's disbursements may come from; `null` when it has none (then in live its disbursements are refused, and in the sandbox accepted from anywhere).
+             * @example [
+             *       "203.0.113.0/24"
+             *     ]
+             */
+            ip_allowlist: string[] | null;
             /** @description API token id. */
             id: number;
             /** @description Owning business. */
@@ -2096,6 +2196,14 @@ export interface components {
             webhook_hash?: string & components["schemas"]["Text"];
             email_merchant?: boolean;
             email_user?: boolean;
+            /**
+             * @description The addresses this token's disbursements may come from: IPv4 or IPv6 addresses or CIDR blocks written with their first address (`203.0.113.0/24`, `2001:db8::/32`), at most 50, no repeats; `null` removes the list. Only an owner of the business (or an operator admin) sets it.
+             * @example [
+             *       "203.0.113.0/24",
+             *       "198.51.100.7"
+             *     ]
+             */
+            ip_allowlist?: string[] | null;
         };
         /** @description Envelope of one API token (without secret). */
         ApiTokenResponse: {
@@ -2724,6 +2832,102 @@ export interface components {
             created_at: components["schemas"]["Timestamp"];
             /** @description When the record last changed (UTC). */
             updated_at: components["schemas"]["Timestamp"];
+        };
+        /** @description A dashboard user, by id and email (the email as it was when the action was taken). */
+        AdminPerson: {
+            /**
+             * @description The user's id; `null` once the user was deleted.
+             * @example 31
+             */
+            user_id: number | null;
+            /**
+             * @description The user's email.
+             * @example grace@kampalabooks.example
+             */
+            email: string | null;
+        };
+        /** @description A disbursement as the dashboard lists it, with its business and its four-eyes decision. */
+        AdminDisbursement: components["schemas"]["DisbursementRecord"] & {
+            /** @description Business the disbursement belongs to. */
+            business_id: number;
+            /** @description That business's name. */
+            business_name: string;
+            /** @description The dashboard user who asked for the disbursement (who may not approve it); `null` when it was asked for with an API token. */
+            requested_by: components["schemas"]["AdminPerson"] | null;
+            /** @description The owner who approved or rejected it; `null` when it needed no approval, waits for one, or was cancelled because nobody decided in time. */
+            decided_by: components["schemas"]["AdminPerson"] | null;
+            /**
+             * Format: date-time
+             * @description When it left `PENDING_APPROVAL` (approved, rejected, or not approved in time); `null` otherwise.
+             */
+            decided_at: string | null;
+            /**
+             * Format: date-time
+             * @description Until when an owner may decide; nobody deciding by then cancels it. `null` for a disbursement that needed no approval.
+             */
+            approval_expires_at: string | null;
+        };
+        /** @description Envelope of a page of disbursements with their business and decision, newest first. */
+        AdminDisbursementListResponse: {
+            /**
+             * @description Always `200` on success.
+             * @constant
+             */
+            code: 200;
+            /**
+             * @description Always `success` for this operation.
+             * @constant
+             */
+            status: "success";
+            /** @description Human-readable outcome. */
+            message: string;
+            data: components["schemas"]["AdminDisbursement"][];
+            paging: components["schemas"]["Paging"];
+        };
+        /** @description One event in a disbursement's life: asked for, approved or rejected (with who did it), or a change of state notified to the merchant's webhook (with how its delivery went). */
+        DisbursementTimelineEntry: {
+            /**
+             * Format: date-time
+             * @description When it happened.
+             */
+            at: string;
+            /**
+             * @description `requested`: the disbursement was accepted (in its first state); `approved` / `rejected`: an owner decided; `state_changed`: the disbursement moved to `transaction_status` and the webhook was notified.
+             * @enum {string}
+             */
+            event: "requested" | "approved" | "rejected" | "state_changed";
+            /** @description The state the disbursement was in after the event. */
+            transaction_status: components["schemas"]["DisbursementStatus"];
+            /** @description Who did it: the dashboard user's email, or `API token <api_key>` for a request made with a token; `null` for a change made by the service or the processor. */
+            actor: string | null;
+            /** @description The notification's `sequence` for a `state_changed` event; `null` otherwise. */
+            sequence: number | null;
+            /**
+             * @description How the webhook notification of a `state_changed` event went; `null` for other events.
+             * @enum {string|null}
+             */
+            delivery: "delivered" | "retrying" | "gave_up" | null;
+        };
+        /** @description One disbursement as a single read shows it: the dashboard's disbursement plus its timeline. */
+        AdminDisbursementDetail: components["schemas"]["AdminDisbursement"] & {
+            /** @description Every event of the disbursement, oldest first. */
+            timeline: components["schemas"]["DisbursementTimelineEntry"][];
+        };
+        /** @description Envelope of one disbursement with its timeline. */
+        AdminDisbursementResponse: {
+            /**
+             * @description Always `200` on success.
+             * @constant
+             */
+            code: 200;
+            /**
+             * @description Always `success` for this operation.
+             * @constant
+             */
+            status: "success";
+            /** @description Human-readable outcome. */
+            message: string;
+            data: components["schemas"]["AdminDisbursementDetail"];
         };
         /** @description Envelope of one disbursement. */
         DisbursementResponse: {
@@ -3398,6 +3602,26 @@ export interface components {
          */
         GatewayReference: string & components["schemas"]["Text"];
         /**
+         * @description Only disbursements of this business. A merchant's own people are always confined to their business (another one is `NOT_FOUND`); an operator naming a business that does not exist gets `NOT_FOUND`.
+         * @example 7
+         */
+        FilterDisbursementBusinessId: number;
+        /**
+         * @description Only disbursements with this `transaction_status`.
+         * @example COMPLETED
+         */
+        FilterDisbursementStatus: components["schemas"]["DisbursementStatus"];
+        /**
+         * @description Only disbursements from the wallet in this currency.
+         * @example UGX
+         */
+        FilterDisbursementCurrency: components["schemas"]["Currency"];
+        /**
+         * @description Only the disbursement with this `merchant_reference` (exact match).
+         * @example PAY-20251125-0001
+         */
+        FilterDisbursementMerchantReference: string;
+        /**
          * @description The disbursement's `gateway_reference`.
          * @example DBK3M8Q2WX7RT4NC9VE5PA
          */
@@ -3736,6 +3960,53 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             /** @description `NOT_FOUND`: no business has this id. */
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateWallet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Business id.
+                 * @example 7
+                 */
+                business_id: components["parameters"]["BusinessId"];
+                /**
+                 * @description Wallet currency.
+                 * @example UGX
+                 */
+                currency: components["parameters"]["WalletCurrency"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WalletUpdate"];
+            };
+        };
+        responses: {
+            /** @description The wallet as changed. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WalletResponse"];
+                };
+            };
+            /** @description `VALIDATION_ERROR` (including an empty body, or an amount with more than two decimals), `INVALID_JSON` or `UNSUPPORTED_MEDIA_TYPE`. */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description `FORBIDDEN`: the caller may not change wallets, or a merchant owner sent a limit (the operator's). `CSRF_FAILED`: the session's `X-CSRF-Token` is missing. */
+            403: components["responses"]["Forbidden"];
+            /** @description `NOT_FOUND`: no business has this id, or it has no wallet in this currency. */
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
@@ -5170,6 +5441,126 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+        };
+    };
+    listAdminDisbursements: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only disbursements of this business. A merchant's own people are always confined to their business (another one is `NOT_FOUND`); an operator naming a business that does not exist gets `NOT_FOUND`.
+                 * @example 7
+                 */
+                business_id?: components["parameters"]["FilterDisbursementBusinessId"];
+                /**
+                 * @description Only disbursements with this `transaction_status`.
+                 * @example COMPLETED
+                 */
+                status?: components["parameters"]["FilterDisbursementStatus"];
+                /**
+                 * @description Only disbursements from the wallet in this currency.
+                 * @example UGX
+                 */
+                currency?: components["parameters"]["FilterDisbursementCurrency"];
+                /**
+                 * @description Only the disbursement with this `merchant_reference` (exact match).
+                 * @example PAY-20251125-0001
+                 */
+                merchant_reference?: components["parameters"]["FilterDisbursementMerchantReference"];
+                /**
+                 * @description Only collections created at or after this time (UTC, `YYYY-MM-DDTHH:MM:SSZ`; the `Z` may be left out).
+                 * @example 2025-11-01T00:00:00Z
+                 */
+                from?: components["parameters"]["FilterFrom"];
+                /**
+                 * @description Only collections created at or before this time (UTC, `YYYY-MM-DDTHH:MM:SSZ`; the `Z` may be left out).
+                 * @example 2025-11-30T23:59:59Z
+                 */
+                to?: components["parameters"]["FilterTo"];
+                /**
+                 * @description Items per page.
+                 * @example 10
+                 */
+                per_page?: components["parameters"]["PerPage"];
+                /**
+                 * @description Where to go on: the `paging.next_cursor` of the previous page (send the same filters). Keyset paging: no item is repeated or skipped while new ones are being created. Not with `page` or `offset`.
+                 * @example WyIyMDI1LTExLTI1VDEwOjE1OjAyKzAwOjAwIiwxMDQ4XQ
+                 */
+                cursor?: components["parameters"]["Cursor"];
+                /**
+                 * @description Page number, 1-based, at most 21474837 (so that the items it skips fit the `offset` bound). Ignored when `offset` is given.
+                 * @example 2
+                 */
+                page?: components["parameters"]["Page"];
+                /**
+                 * @description Number of items to skip from the first, at most 2147483647. When given it wins over `page`.
+                 * @example 20
+                 */
+                offset?: components["parameters"]["Offset"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of disbursements, newest first. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-PH-Total": components["headers"]["XPHTotal"];
+                    "X-PH-TotalPages": components["headers"]["XPHTotalPages"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminDisbursementListResponse"];
+                };
+            };
+            /** @description `VALIDATION_ERROR`: a filter or paging parameter is malformed or out of range, or the query has an unknown parameter. */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description `NOT_FOUND`: a merchant user asked for another business's disbursements, or `business_id` names no business. */
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getAdminDisbursement: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The disbursement's `gateway_reference`.
+                 * @example DBK3M8Q2WX7RT4NC9VE5PA
+                 */
+                disbursement_reference: components["parameters"]["DisbursementReference"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The disbursement. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminDisbursementResponse"];
+                };
+            };
+            /** @description `VALIDATION_ERROR`: `disbursement_reference` is malformed. */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description `NOT_FOUND`: no disbursement (of your business, for a merchant user) has this reference. */
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     approveDisbursement: {

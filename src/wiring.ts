@@ -34,6 +34,7 @@ import { RetentionService } from './workers/retention';
 import { RoutingTurns } from './collections/routing-turns';
 import { masterKeys } from './crypto/secretbox';
 import { openCredentials } from './processors/credentials';
+import { AdminDisbursementService } from './disbursements/admin';
 import { DisbursementService } from './disbursements/service';
 import { payoutConnectorOf } from './disbursements/sandbox';
 import { RefundService } from './refunds/service';
@@ -81,6 +82,8 @@ export interface Services extends Base {
   refunds: RefundService;
   /** money paid out of wallets to phones and bank accounts (src/disbursements/) */
   disbursements: DisbursementService;
+  /** disbursements as the dashboard reads them: every business's, with their timeline (src/disbursements/admin.ts) */
+  adminDisbursements: AdminDisbursementService;
   /** statements, exports and the settlement report (src/reports/) */
   reports: ReportService;
   /** set once the workers run (server.ts); until then Base.kick wakes nothing */
@@ -141,6 +144,7 @@ export function buildServices(input: BaseInput): Services {
     takeTurn: (businessId, method, currency, rank) => routingTurns.take(businessId, method, currency, rank),
     kick: base.kick,
   });
+  const adminDisbursements = new AdminDisbursementService({ db: () => base.db, namesOf: (ids) => businesses.namesOf(ids) });
   const processorRequests = new ProcessorRequestService(using(base, { collections, processors, refunds, disbursements }));
   checkouts = new CheckoutService(using(base, { collections, processorRequests, processors, refunds, disbursements }));
   const reports = new ReportService(() => base.db, input.now);
@@ -169,6 +173,7 @@ export function buildServices(input: BaseInput): Services {
     rateLimit,
     refunds,
     disbursements,
+    adminDisbursements,
     reports,
     get workers() {
       return workers;

@@ -18,6 +18,11 @@ export interface BusinessRow {
   rolling_reserve_months: number;
   card_settlement_days: number;
   fee_bearer: FeeBearer;
+  /** NUMERIC(5, 2) */
+  disbursement_fee_percent: string;
+  disbursement_fee_fixed_minor: bigint;
+  disbursements_frozen: boolean;
+  disbursement_approval_hours: number;
   verified_at: Date | null;
   verified_by: string | null;
   created_at: Date;
@@ -32,9 +37,13 @@ export interface FeeRow {
 }
 
 export interface WalletRow {
+  id: number;
   business_id: number;
   currency: string;
   is_default: boolean;
+  disbursement_limit_minor: bigint | null;
+  disbursement_daily_limit_minor: bigint | null;
+  disbursement_approval_threshold_minor: bigint | null;
   created_at: Date;
 }
 
@@ -67,13 +76,15 @@ export interface ApiTokenRow {
   webhook_url: string;
   email_merchant: boolean;
   email_user: boolean;
+  /** CIDR blocks as PostgreSQL writes them; null when the token has no allowlist */
+  ip_allowlist: string[] | null;
   created_at: Date;
   updated_at: Date;
 }
 
 /** The api_tokens columns a record may show: never secret_hash nor webhook_hash_enc. */
 export const API_TOKEN_COLUMNS =
-  'id, business_id, api_key, notification_email, webhook_url, email_merchant, email_user, created_at, updated_at';
+  'id, business_id, api_key, notification_email, webhook_url, email_merchant, email_user, ip_allowlist::text[] AS ip_allowlist, created_at, updated_at';
 
 export interface FxRateRow {
   base: string;
@@ -94,6 +105,10 @@ export function businessRecord(b: BusinessRow, fees: FeeRow[], wallets: WalletRo
     fees: fees.map((f) => ({ payment_method: f.payment_method, percent: Number(f.percent), fixed: toApi(f.fixed_minor) })),
     wallets: wallets.map((w) => w.currency),
     verified: b.verified_at !== null,
+    disbursement_fee_percent: Number(b.disbursement_fee_percent),
+    disbursement_fee_fixed: toApi(b.disbursement_fee_fixed_minor),
+    disbursements_frozen: b.disbursements_frozen,
+    disbursement_approval_hours: b.disbursement_approval_hours,
     verified_at: apiTimeOrNull(b.verified_at),
     verified_by: b.verified_by,
     created_at: apiTime(b.created_at),
@@ -102,7 +117,17 @@ export function businessRecord(b: BusinessRow, fees: FeeRow[], wallets: WalletRo
 }
 
 export function walletRecord(w: WalletRow): WalletRecord {
-  return { business_id: w.business_id, currency: w.currency, is_default: w.is_default, created_at: apiTime(w.created_at) };
+  const amount = (v: bigint | null) => (v === null ? null : toApi(v));
+  return {
+    id: w.id,
+    business_id: w.business_id,
+    currency: w.currency,
+    is_default: w.is_default,
+    disbursement_limit: amount(w.disbursement_limit_minor),
+    disbursement_daily_limit: amount(w.disbursement_daily_limit_minor),
+    disbursement_approval_threshold: amount(w.disbursement_approval_threshold_minor),
+    created_at: apiTime(w.created_at),
+  };
 }
 
 export function midRecord(m: MidRow): MidRecord {
@@ -135,6 +160,7 @@ export function apiTokenRecord(t: ApiTokenRow): ApiTokenRecord {
     webhook_url: t.webhook_url,
     email_merchant: t.email_merchant,
     email_user: t.email_user,
+    ip_allowlist: t.ip_allowlist,
     created_at: apiTime(t.created_at),
     updated_at: apiTime(t.updated_at),
   };

@@ -73,6 +73,8 @@ export const RULES: Record<string, Rule> = {
   updateBusiness: admin(),
   verifyBusiness: admin(),
   createWallet: admin(),
+  // the approval threshold is the owner's; the handler keeps the limits the operator's
+  updateWallet: admin('merchant_owner'),
   listWallets: read('merchant_viewer'),
   listWalletPostings: read('merchant_viewer'),
   getAdminWalletStatement: read('merchant_viewer'),
@@ -101,6 +103,9 @@ export const RULES: Record<string, Rule> = {
   // money out: operator admins, and the merchant's owners and developers (docs/contract/refunds.md); not support
   createAdminRefund: admin('merchant_developer'),
   // four eyes on money out: the business's owners (the handler refuses operators and the requester)
+  // whoever may see the business's collections may see its disbursements
+  listAdminDisbursements: read('merchant_viewer'),
+  getAdminDisbursement: read('merchant_viewer'),
   approveDisbursement: admin('merchant_owner'),
   rejectDisbursement: admin('merchant_owner'),
   // whoever may see the collection may see its refunds

@@ -16,7 +16,7 @@ import type { Handler, RequestContext } from './context';
 
 const READS = new Set(['GET', 'HEAD']);
 /** Lists whose `business_id` filter a merchant user cannot leave: it is set to its own business. */
-const BUSINESS_FILTERED = new Set(['listAdminCollections', 'exportAdminCollections', 'exportAdminRefunds', 'listAdminRefunds', 'listUsers', 'listInvitations', 'listAuditLog', 'getOverview']);
+const BUSINESS_FILTERED = new Set(['listAdminCollections', 'listAdminDisbursements', 'exportAdminCollections', 'exportAdminRefunds', 'listAdminRefunds', 'listUsers', 'listInvitations', 'listAuditLog', 'getOverview']);
 const MAX_ID = 2_147_483_647;
 /**
  * Changes that wait on a processor over the network and write nothing of ours but their audit entry:
@@ -119,6 +119,8 @@ interface Target {
   param?: string;
   /** the record is the caller's own user (signing out, two-factor set-up) */
   self?: true;
+  /** the record's id read from the path's parameters (a wallet is named by its business and currency) */
+  find?: string;
 }
 
 /** What each change touches, so its record can be read before and after. */
@@ -127,6 +129,7 @@ const TARGETS: Record<string, Target> = {
   updateBusiness: { type: 'business', param: 'business_id' },
   verifyBusiness: { type: 'business', param: 'business_id' },
   createWallet: { type: 'wallet' },
+  updateWallet: { type: 'wallet', find: 'SELECT id FROM wallets WHERE business_id = $<business_id> AND currency = $<currency>' },
   createMid: { type: 'mid' },
   updateMid: { type: 'mid', param: 'mid_id' },
   checkMidCredentials: { type: 'mid', param: 'mid_id' },
@@ -182,6 +185,7 @@ async function recorded(operationId: string, actor: Actor, handler: Handler, c: 
   const target: Target = TARGETS[operationId] ?? { type: null };
   const params = c.request.params as Record<string, string>;
   let targetId = target.param ? params[target.param] : target.self && actor.type === 'user' ? String(actor.user.id) : null;
+  if (target.find) targetId = (await ctx.services.db.oneOrNone<{ id: number }>(target.find, { ...params, business_id: Number(params.business_id) }))?.id.toString() ?? null;
   const before = target.type && targetId ? await audit.snapshot(target.type, targetId) : null;
   const reply = await handler(c, ctx);
   const data = ((reply.body as { data?: unknown }).data ?? null) as Data;

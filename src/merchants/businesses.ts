@@ -17,6 +17,7 @@ import type { Base } from '../base';
 import type { NotificationService } from '../notifications/notifications';
 import type { Processors } from '../processors';
 import type { components } from '../../generated/admin-api';
+import { allowlistErrors } from '../domain/ip-allowlist';
 import { credentialErrors, openCredentials, sealCredentials } from '../processors/credentials';
 import {
   API_TOKEN_COLUMNS,
@@ -72,6 +73,7 @@ export type MidInput = AdminSchemas['MidCreate'];
 export type MidPatch = AdminSchemas['MidUpdate'];
 export type ApiTokenInput = AdminSchemas['ApiTokenCreate'];
 export type ApiTokenPatch = AdminSchemas['ApiTokenUpdate'];
+export type WalletPatch = AdminSchemas['WalletUpdate'];
 
 /** The same page with its rows turned into records. */
 function mapPage<R, T>(page: ListPage<R>, toRecord: (r: R) => T): ListPage<T> {
@@ -117,8 +119,10 @@ function throwIfAny(errors: FieldError[]): void {
 }
 
 /** An UPDATE of the given columns only; JSONB columns are serialised, never sent as arrays. */
-function updateSql(table: string, patch: Record<string, unknown>, jsonColumns: string[] = []): string {
-  const columns = Object.keys(patch).map((name) => (jsonColumns.includes(name) ? { name, mod: ':json', cast: 'jsonb' } : { name }));
+function updateSql(table: string, patch: Record<string, unknown>, jsonColumns: string[] = [], cidrColumns: string[] = []): string {
+  const columns = Object.keys(patch).map((name) =>
+    jsonColumns.includes(name) ? { name, mod: ':json', cast: 'jsonb' } : cidrColumns.includes(name) ? { name, cast: 'cidr[]' } : { name },
+  );
   return pgp.helpers.update(patch, new pgp.helpers.ColumnSet(columns, { table }));
 }
 
@@ -165,10 +169,14 @@ export class BusinessService {
     throwIfAny(feeErrors(patch.fees));
     return this.s.db.tx(async (t) => {
       await this.lockBusiness(t, id);
-      const { fees, default_currency, ...columns } = patch;
+      const { fees, default_currency, disbursement_fee_fixed, disbursement_fee_percent, ...columns } = patch;
       if (default_currency !== undefined) await this.moveDefaultWallet(t, id, default_currency);
       if (fees !== undefined) await this.replaceFees(t, id, fees);
-      await t.none(updateSql('businesses', { ...defined(columns), updated_at: this.s.now() }) + ' WHERE id = $1', [id]);
+      const disbursementFee = defined({
+        disbursement_fee_percent: disbursement_fee_percent === undefined ? undefined : String(disbursement_fee_percent),
+        disbursement_fee_fixed_minor: disbursement_fee_fixed === undefined ? undefined : toMinor(disbursement_fee_fixed),
+      });
+      await t.none(updateSql('businesses', { ...defined(columns), ...disbursementFee, updated_at: this.s.now() }) + ' WHERE id = $1', [id]);
       return this.loadBusiness(t, id);
     });
   }
@@ -266,6 +274,23 @@ export class BusinessService {
       await this.insertWallet(t, businessId, currency, false);
       if (isDefault) await this.moveDefaultWallet(t, businessId, currency);
       return walletRecord(await t.one<WalletRow>('SELECT * FROM wallets WHERE business_id = $1 AND currency = $2', [businessId, currency]));
+    });
+  }
+
+  /** A wallet's disbursement limits and approval threshold (null removes one); under the business lock, like every wallet change. */
+  async updateWallet(businessId: number, currency: string, patch: WalletPatch): Promise<WalletRecord> {
+    checkId(businessId, 'business');
+    return this.s.db.tx(async (t) => {
+      await this.lockBusiness(t, businessId);
+      const minor = (v: number | null | undefined) => (v === undefined ? undefined : v === null ? null : toMinor(v));
+      const columns = defined({
+        disbursement_limit_minor: minor(patch.disbursement_limit),
+        disbursement_daily_limit_minor: minor(patch.disbursement_daily_limit),
+        disbursement_approval_threshold_minor: minor(patch.disbursement_approval_threshold),
+      });
+      const row = await t.oneOrNone<WalletRow>(updateSql('wallets', columns) + ' WHERE business_id = $1 AND currency = $2 RETURNING *', [businessId, currency]);
+      if (!row) throw new AppError('NOT_FOUND', `The business has no ${currency} wallet`);
+      return walletRecord(row);
     });
   }
 
@@ -411,11 +436,14 @@ export class BusinessService {
 
   async updateApiToken(id: number, patch: ApiTokenPatch): Promise<ApiTokenRecord> {
     checkId(id, 'API token');
+    if (patch.ip_allowlist) throwIfAny(allowlistErrors('ip_allowlist', patch.ip_allowlist));
     if (patch.webhook_url !== undefined) await this.s.notifications.assertWebhookUrlAllowed(patch.webhook_url);
-    const { webhook_hash, ...columns } = patch;
+    const { webhook_hash, ip_allowlist, ...columns } = patch;
     const values: Record<string, unknown> = { ...defined(columns), updated_at: this.s.now() };
     if (webhook_hash !== undefined) values.webhook_hash_enc = seal(this.s.config.masterKey, webhook_hash);
-    const row = await this.s.db.oneOrNone<ApiTokenRow>(updateSql('api_tokens', values) + ` WHERE id = $1 RETURNING ${API_TOKEN_COLUMNS}`, [id]);
+    // CIDR[]: sent as text[] and cast, an empty list is no list (NULL: in live, no disbursements)
+    if (ip_allowlist !== undefined) values.ip_allowlist = ip_allowlist === null || ip_allowlist.length === 0 ? null : ip_allowlist;
+    const row = await this.s.db.oneOrNone<ApiTokenRow>(updateSql('api_tokens', values, [], ['ip_allowlist']) + ` WHERE id = $1 RETURNING ${API_TOKEN_COLUMNS}`, [id]);
     if (!row) throw notFound('API token');
     return apiTokenRecord(row);
   }

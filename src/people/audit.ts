@@ -17,17 +17,21 @@ import type { Base } from '../base';
 const SHOWN = {
   business: {
     table: 'businesses',
-    columns: ['id', 'name', 'default_currency', 'rolling_reserve_percent', 'rolling_reserve_months', 'card_settlement_days', 'fee_bearer', 'verified_at', 'verified_by', 'verification_note', 'created_at', 'updated_at'],
+    columns: ['id', 'name', 'default_currency', 'rolling_reserve_percent', 'rolling_reserve_months', 'card_settlement_days', 'fee_bearer', 'disbursement_fee_percent', 'disbursement_fee_fixed_minor', 'disbursements_frozen', 'disbursement_approval_hours', 'verified_at', 'verified_by', 'verification_note', 'created_at', 'updated_at'],
     extra: `(SELECT coalesce(jsonb_agg(jsonb_build_object('payment_method', f.payment_method, 'percent', f.percent, 'fixed_minor', f.fixed_minor) ORDER BY f.payment_method), '[]'::jsonb)
              FROM business_fees f WHERE f.business_id = t.id) AS fees`,
   },
   api_token: {
     table: 'api_tokens',
-    columns: ['id', 'business_id', 'api_key', 'generation', 'notification_email', 'webhook_url', 'email_merchant', 'email_user', 'created_at', 'updated_at'],
+    columns: ['id', 'business_id', 'api_key', 'generation', 'notification_email', 'webhook_url', 'email_merchant', 'email_user', 'ip_allowlist', 'created_at', 'updated_at'],
   },
   mid: {
     table: 'mids',
     columns: ['id', 'business_id', 'business_name', 'service_type', 'payment_method', 'currency', 'allowed_traffic', 'merchant_operator', 'merchant_username', 'credential_names', 'processing_rank', 'reject_first_time_depositors', 'active', 'created_at', 'updated_at'],
+  },
+  wallet: {
+    table: 'wallets',
+    columns: ['id', 'business_id', 'currency', 'is_default', 'disbursement_limit_minor', 'disbursement_daily_limit_minor', 'disbursement_approval_threshold_minor', 'created_at'],
   },
   user: {
     table: 'users',
@@ -38,7 +42,7 @@ const SHOWN = {
     columns: ['id', 'email', 'role', 'business_id', 'invited_by_user_id', 'invited_by_email', 'created_at', 'expires_at', 'accepted_at', 'revoked_at'],
   },
 } satisfies Record<string, { table: string; columns: string[]; extra?: string }>;
-export type TargetType = keyof typeof SHOWN | 'collection' | 'disbursement' | 'wallet' | 'fx_rate' | 'card_key' | 'session' | 'go_live_request';
+export type TargetType = keyof typeof SHOWN | 'collection' | 'disbursement' | 'fx_rate' | 'card_key' | 'session' | 'go_live_request';
 
 /** The statement reading one record of `type` as the log shows it. */
 function snapshotSql(type: keyof typeof SHOWN): string {

@@ -21,6 +21,7 @@ let svc: TestService;
 let browser: Browser;
 let shop: MerchantSetup;
 let paid: string;
+let disbursed: string;
 
 interface Violation {
   id: string;
@@ -65,6 +66,14 @@ beforeAll(async () => {
   expect((await shop.client.post(`/v1/sandbox/collections/${paid}/simulate`, { outcome: 'COMPLETED' })).status).toBe(200);
   // a refund, so the refunds lists and the payment's refunds have a row to scan
   expect((await shop.client.post(`/v1/collections/${paid}/refunds`, { amount: 1000, merchant_reference: 'RFD-AXE-1' })).status).toBe(200);
+  // a disbursement waiting for approval, so its page shows the Approve and Reject buttons and its timeline
+  await svc.database.db.none("UPDATE mids SET disburses = true WHERE business_id = $1 AND payment_method = 'MOBILE_MONEY'", [shop.businessId]);
+  await svc.database.db.none('UPDATE wallets SET disbursement_approval_threshold_minor = 100000 WHERE business_id = $1', [shop.businessId]);
+  const d = await shop.client.post('/v1/disbursements', {
+    amount: 5000, currency: 'UGX', payment_method: 'MOBILE_MONEY', account_number: '256772123503', account_name: 'Axe Payee', merchant_reference: 'AXE-PAY-1',
+  }, { headers: { 'secret-key': shop.apiSecret } });
+  expect(d.status).toBe(200);
+  disbursed = d.body.data.gateway_reference;
   browser = (await launchBrowser()) as Browser;
 }, 180_000);
 afterAll(() => closeAll(browser, svc));
@@ -86,7 +95,7 @@ describeBrowser('an accessibility scan (axe-core) of every dashboard page', () =
     clock.advance(30_000);
     await signIn(page, operator.email, operator.password, totpCode(svc));
     await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
-    const paths = ['/overview', '/businesses', '/businesses/new', ...['', '/wallets', '/mids', '/tokens', '/go-live'].map((s) => `/businesses/${shop.businessId}${s}`), '/collections', `/collections/${paid}`, '/refunds', '/go-live-requests', '/webhooks', '/rates', '/card-keys', '/users', '/audit', '/account'];
+    const paths = ['/overview', '/businesses', '/businesses/new', ...['', '/wallets', '/mids', '/tokens', '/go-live'].map((s) => `/businesses/${shop.businessId}${s}`), '/collections', `/collections/${paid}`, '/refunds', '/disbursements', `/disbursements/${disbursed}`, '/go-live-requests', '/webhooks', '/rates', '/card-keys', '/users', '/audit', '/account'];
     expect(await scan(page, paths)).toEqual({});
     await page.context().close();
   }, 300_000);
@@ -96,7 +105,7 @@ describeBrowser('an accessibility scan (axe-core) of every dashboard page', () =
     const page = await dashboardPage(browser, svc, '/overview');
     await signIn(page, owner.email, owner.password);
     await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
-    const paths = ['/overview', '/payments', `/payments/${paid}`, '/refunds', '/balances', '/developers', '/deliveries', '/go-live', '/team', '/audit', '/account'];
+    const paths = ['/overview', '/payments', `/payments/${paid}`, '/refunds', '/disbursements', '/disbursements?status=PENDING_APPROVAL', `/disbursements/${disbursed}`, '/balances', '/developers', '/deliveries', '/go-live', '/team', '/audit', '/account'];
     expect(await scan(page, paths)).toEqual({});
     await page.context().close();
   }, 300_000);

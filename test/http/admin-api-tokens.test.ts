@@ -46,6 +46,7 @@ describe('createApiToken', () => {
       webhook_url: body.webhook_url,
       email_merchant: true,
       email_user: false,
+      ip_allowlist: null,
       created_at: expect.any(String),
       updated_at: expect.any(String),
     });

@@ -17,7 +17,10 @@ describe('createWallet', () => {
     const res = await svc.admin.post(`/v1/admin/businesses/${b.id}/wallets`, { currency: 'USD' });
     expect(res.status).toBe(200);
     expect(res.body.message).toBe('Wallet created');
-    expect(res.body.data).toEqual({ business_id: b.id, currency: 'USD', is_default: false, created_at: expect.any(String) });
+    expect(res.body.data).toEqual({
+      id: expect.any(Number), business_id: b.id, currency: 'USD', is_default: false,
+      disbursement_limit: null, disbursement_daily_limit: null, disbursement_approval_threshold: null, created_at: expect.any(String),
+    });
     const business = expectOk(await svc.admin.get(`/v1/admin/businesses/${b.id}`));
     expect(business).toMatchObject({ default_currency: 'UGX', wallets: ['UGX', 'USD'] });
   });

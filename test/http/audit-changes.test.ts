@@ -60,6 +60,13 @@ const CASES: Record<string, Case> = {
   },
   verifyBusiness: { run: () => svc.admin.post(`/v1/admin/businesses/${business}/verify`, { note: 'documents seen' }), changed: ['verified_at', 'verified_by', 'verification_note'] },
   createWallet: { run: () => svc.admin.post(`/v1/admin/businesses/${business}/wallets`, { currency: 'KES' }), changed: 'created' },
+  updateWallet: {
+    run: async () => {
+      const currency = (await svc.admin.get(`/v1/admin/businesses/${business}`)).body.data.default_currency;
+      return svc.admin.patch(`/v1/admin/businesses/${business}/wallets/${currency}`, { disbursement_limit: 500, disbursement_approval_threshold: 100 });
+    },
+    changed: ['disbursement_limit_minor', 'disbursement_approval_threshold_minor'],
+  },
   createMid: { run: sandboxMid, changed: 'created' },
   updateMid: { run: async () => svc.admin.patch(`/v1/admin/mids/${await sandboxMid()}`, { processing_rank: 7, active: false }), changed: ['processing_rank', 'active'] },
   // a check writes nothing but its entry: before and after are the same record

@@ -156,6 +156,7 @@ describe('paging beyond what can be computed', () => {
     ['listApiTokens', () => svc.admin, () => `/v1/admin/businesses/${m.businessId}/api-tokens`],
     ['listFxRates', () => svc.admin, () => '/v1/admin/fx-rates'],
     ['listAdminCollections', () => svc.admin, () => '/v1/admin/collections'],
+    ['listAdminDisbursements', () => svc.admin, () => '/v1/admin/disbursements'],
     ['listFailingWebhooks', () => svc.admin, () => '/v1/admin/webhooks/failing'],
   ];
   for (const query of ['offset=9223372036854775807', 'page=99999999999999999999', 'page=1e308', 'per_page=1e308']) {

@@ -1,5 +1,6 @@
 // Operator API: business accounts, wallets, MIDs, API tokens, market rates, go-live verification.
-import { callerName } from '../context';
+import { AppError } from '../../errors';
+import { callerName, merchantUser } from '../context';
 import { ok } from '../envelope';
 import { pagedReply } from '../paging';
 import { typedHandlers } from '../typed';
@@ -39,7 +40,20 @@ export const admin = typedHandlers({
   listApiTokens: ({ path, query }, ctx) =>
     pagedReply(ctx, query, 'API tokens retrieved', (page) => ctx.services.businesses.listApiTokens(Number(path.business_id), page)),
 
-  updateApiToken: async ({ path, body }, ctx) => ok(await ctx.services.businesses.updateApiToken(Number(path.token_id), body), 'API token updated'),
+  updateWallet: async ({ path, body }, ctx) => {
+    // the limits are the operator's; an owner sets the business's own approval threshold
+    if (merchantUser(ctx) && (body.disbursement_limit !== undefined || body.disbursement_daily_limit !== undefined)) {
+      throw new AppError('FORBIDDEN', 'Only the operator sets disbursement limits; an owner sets the approval threshold');
+    }
+    return ok(await ctx.services.businesses.updateWallet(Number(path.business_id), path.currency, body), 'Wallet updated');
+  },
+  updateApiToken: async ({ path, body }, ctx) => {
+    // the allowlist guards money out: a developer may change a token's notifications, only an owner its addresses
+    if (body.ip_allowlist !== undefined && ctx.actor?.type === 'user' && ctx.actor.user.role === 'merchant_developer') {
+      throw new AppError('FORBIDDEN', 'Only an owner of the business sets an API token\'s IP allowlist');
+    }
+    return ok(await ctx.services.businesses.updateApiToken(Number(path.token_id), body), 'API token updated');
+  },
 
   regenerateApiToken: async ({ path }, ctx) =>
     ok(await ctx.services.businesses.regenerateApiToken(Number(path.token_id)), `API token regenerated; ${SECRET_SHOWN_ONCE}`),

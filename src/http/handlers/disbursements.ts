@@ -6,7 +6,7 @@ import type { DisbursementStatus } from '../../domain/disbursement';
 import type { DisbursementCaller } from '../../disbursements/service';
 import { toDisbursementRecord } from '../../disbursements/record';
 import { AppError } from '../../errors';
-import { principalOf } from '../context';
+import { merchantUser, principalOf } from '../context';
 import type { RequestContext } from '../context';
 import { accepted, ok } from '../envelope';
 import { pageOf, pageReply } from '../paging';
@@ -44,6 +44,16 @@ async function decision(ctx: RequestContext, reference: string, approve: boolean
 }
 
 export const admin = typedHandlers({
+  listAdminDisbursements: async ({ query }, ctx) => {
+    const page = pageOf(query);
+    const date = (v: string | undefined) => (v === undefined ? undefined : parseApiTime(v));
+    const businessId = query.business_id === undefined ? undefined : Number(query.business_id);
+    // an operator's filter on a business that does not exist is a mistake to say, not an empty page
+    if (businessId !== undefined && !merchantUser(ctx)) await ctx.services.businesses.getBusiness(businessId);
+    const filters = { business_id: businessId, status: query.status as DisbursementStatus | undefined, currency: query.currency, merchant_reference: query.merchant_reference, from: date(query.from), to: date(query.to) };
+    return pageReply(ctx, query, page, await ctx.services.adminDisbursements.list(filters, page), 'Disbursements retrieved');
+  },
+  getAdminDisbursement: async ({ path }, ctx) => ok(await ctx.services.adminDisbursements.get(path.disbursement_reference), 'Disbursement retrieved'),
   approveDisbursement: async ({ path }, ctx) => decision(ctx, path.disbursement_reference, true),
   rejectDisbursement: async ({ path }, ctx) => decision(ctx, path.disbursement_reference, false),
 });

@@ -1,19 +1,34 @@
 // The merchant's wallets: available, pending (card settlement) and reserved (rolling reserve) money,
-// with when each held amount is released.
-import { useQuery } from '@tanstack/react-query';
+// with when each held amount is released; what is held for money out (refunds and disbursements under
+// way); and each wallet's disbursement limits (the operator's, shown) and approval threshold (an owner's
+// to set: above it a disbursement waits for a second owner).
+import { useState } from 'react';
+import type { FormEvent } from 'react';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { admin, unwrap } from '../../api';
+import type { Admin } from '../../api';
+import { useCan } from '../../session';
 import { StatementDownload } from '../../ui/downloads';
-import { LoadError, Loading, Money, Section, Time } from '../../ui/parts';
+import { FormError, TextField } from '../../ui/forms';
+import { LoadError, Loading, Money, Notice, Section, Time } from '../../ui/parts';
+import { asNumber } from '../../ui/values';
 
 export function Balances({ businessId }: { businessId: number }) {
   const balances = useQuery({
     queryKey: ['balances', businessId],
     queryFn: () => unwrap(admin.GET('/v1/admin/businesses/{business_id}/balances', { params: { path: { business_id: businessId } } })),
   });
+  const wallets = useQuery({
+    queryKey: ['wallet-settings', businessId],
+    queryFn: () => unwrap(admin.GET('/v1/admin/businesses/{business_id}/wallets', { params: { path: { business_id: businessId }, query: { per_page: 100 } } })),
+  });
   return (
     <>
       <h1>Balances</h1>
-      <p>Pending money is card credits waiting for card settlement; reserved money is the rolling reserve. Each becomes available on its release date.</p>
+      <p>
+        Pending money is card credits waiting for card settlement; reserved money is the rolling reserve. Each becomes available on its release date. Money held for refunds and
+        disbursements under way leaves the wallet when they complete, or returns to available if they fail.
+      </p>
       {balances.isPending && <Loading what="balances" />}
       {balances.error && <LoadError error={balances.error} retry={() => balances.refetch()} />}
       {balances.data?.data.map((w) => (
@@ -30,6 +45,14 @@ export function Balances({ businessId }: { businessId: number }) {
             <dt>Reserved</dt>
             <dd>
               <Money amount={w.reserved_balance} currency={w.currency} />
+            </dd>
+            <dt>Held for refunds</dt>
+            <dd>
+              <Money amount={w.refund_held_balance} currency={w.currency} />
+            </dd>
+            <dt>Held for disbursements</dt>
+            <dd>
+              <Money amount={w.disbursement_held_balance} currency={w.currency} />
             </dd>
             <dt>Total</dt>
             <dd>
@@ -65,8 +88,74 @@ export function Balances({ businessId }: { businessId: number }) {
             </div>
           )}
           <StatementDownload businessId={businessId} currency={w.currency} />
+          {wallets.data && <DisbursementSettings wallet={wallets.data.data.find((x) => x.currency === w.currency)} />}
         </Section>
       ))}
     </>
+  );
+}
+
+const none = (v: number | null, currency: string) => (v === null ? 'none' : <Money amount={v} currency={currency} />);
+
+function DisbursementSettings({ wallet }: { wallet: Admin['Wallet'] | undefined }) {
+  const owner = useCan('requestGoLive'); // the business's owners
+  if (!wallet) return null;
+  return (
+    <>
+      <h3>Disbursements</h3>
+      <dl className="pairs">
+        <dt>Largest disbursement</dt>
+        <dd>{none(wallet.disbursement_limit, wallet.currency)}</dd>
+        <dt>Daily limit</dt>
+        <dd>{none(wallet.disbursement_daily_limit, wallet.currency)}</dd>
+        <dt>Approval above</dt>
+        <dd>{none(wallet.disbursement_approval_threshold, wallet.currency)}</dd>
+      </dl>
+      {owner && <ThresholdForm wallet={wallet} />}
+    </>
+  );
+}
+
+function ThresholdForm({ wallet }: { wallet: Admin['Wallet'] }) {
+  const queries = useQueryClient();
+  const [value, setValue] = useState(wallet.disbursement_approval_threshold === null ? '' : String(wallet.disbursement_approval_threshold));
+  const [saved, setSaved] = useState(false);
+  const save = useMutation({
+    mutationFn: () =>
+      unwrap(
+        admin.PATCH('/v1/admin/businesses/{business_id}/wallets/{currency}', {
+          params: { path: { business_id: wallet.business_id, currency: wallet.currency } },
+          body: { disbursement_approval_threshold: value.trim() === '' ? null : asNumber(value) },
+        }),
+      ),
+    onSuccess: async () => {
+      setSaved(true);
+      await queries.invalidateQueries({ queryKey: ['wallet-settings', wallet.business_id] });
+    },
+  });
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    setSaved(false);
+    save.mutate();
+  };
+  return (
+    <form onSubmit={submit} aria-label={`${wallet.currency} approval threshold`} className="form-grid">
+      {saved && <Notice>Approval threshold saved.</Notice>}
+      <TextField
+        label="Approval threshold"
+        name="disbursement_approval_threshold"
+        inputMode="decimal"
+        error={save.error}
+        value={value}
+        onValue={setValue}
+        hint="A disbursement above this amount waits until another owner approves it. Leave empty for none."
+      />
+      <div className="wide">
+        <FormError error={save.error} shown={['disbursement_approval_threshold']} />
+        <button type="submit" disabled={save.isPending}>
+          Save threshold
+        </button>
+      </div>
+    </form>
   );
 }

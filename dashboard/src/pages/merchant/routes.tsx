@@ -6,6 +6,7 @@ import type { User } from '../../session';
 import { Account } from '../shared/Account';
 import { AuditLog } from '../shared/AuditLog';
 import { CollectionPage, CollectionsPage } from '../shared/Collections';
+import { DisbursementPage, DisbursementsPage } from '../shared/Disbursements';
 import { Overview } from '../shared/Overview';
 import { People } from '../shared/People';
 import { RefundsPage } from '../shared/Refunds';
@@ -19,6 +20,7 @@ export function merchantNav(user: User): { to: string; label: string }[] {
     { to: '/overview', label: 'Overview' },
     { to: '/payments', label: 'Payments' },
     { to: '/refunds', label: 'Refunds' },
+    { to: '/disbursements', label: 'Disbursements' },
     { to: '/balances', label: 'Balances' },
     { to: '/developers', label: 'API tokens and webhooks' },
     { to: '/deliveries', label: 'Webhook deliveries' },
@@ -34,6 +36,9 @@ export function merchantPage(path: string, user: User): ReactNode | null {
   const payment = match('/payments/:reference', path);
   if (payment) return <CollectionPage key={payment.reference} reference={payment.reference} operator={false} />;
   if (path === '/refunds') return <RefundsPage base="/refunds" businessId={businessId} />;
+  if (path === '/disbursements') return <DisbursementsPage base="/disbursements" businessId={businessId} />;
+  const disbursement = match('/disbursements/:reference', path);
+  if (disbursement) return <DisbursementPage key={disbursement.reference} reference={disbursement.reference} />;
   if (path === '/overview') return <Overview businessId={businessId} />;
   if (path === '/balances') return <Balances businessId={businessId} />;
   if (path === '/developers') return <ApiTokens businessId={businessId} page />;

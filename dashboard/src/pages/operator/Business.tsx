@@ -10,6 +10,7 @@ import { LoadError, Loading, Notice, Section } from '../../ui/parts';
 import { BusinessForm } from './BusinessForm';
 import type { Terms } from './BusinessForm';
 import { Wallets } from './Wallets';
+import { DisbursementTerms } from './DisbursementTerms';
 import { Mids } from './Mids';
 import { ApiTokens } from '../shared/ApiTokens';
 import { Guard } from '../../ui/guard';
@@ -55,6 +56,7 @@ export function Business({ id, section = '' }: { id: number; section?: BusinessS
         </ul>
       </nav>
       {section === '' && <Terms business={b} />}
+      {section === '' && <DisbursementTerms key={b.updated_at} business={b} />}
       {section === 'wallets' && <Wallets business={b} />}
       {section === 'mids' && <Mids businessId={b.id} />}
       {section === 'tokens' && <ApiTokens businessId={b.id} />}

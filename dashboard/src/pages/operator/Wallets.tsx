@@ -8,6 +8,7 @@ import { CheckField, FormError, TextField } from '../../ui/forms';
 import { StatementDownload } from '../../ui/downloads';
 import { Guard } from '../../ui/guard';
 import { LoadError, Loading, Section, Time } from '../../ui/parts';
+import { WalletLimits } from './DisbursementTerms';
 
 export function Wallets({ business }: { business: Admin['Business'] }) {
   const path = { business_id: business.id };
@@ -41,6 +42,7 @@ export function Wallets({ business }: { business: Admin['Business'] }) {
             <li key={w.currency}>
               <strong>{w.currency}</strong> {w.is_default && <span className="tag">default</span>} <span className="muted">since <Time at={w.created_at} /></span>
               <StatementDownload businessId={business.id} currency={w.currency} />
+              <WalletLimits wallet={w} />
             </li>
           ))}
         </ul>

@@ -6,6 +6,7 @@ import type { User } from '../../session';
 import { Account } from '../shared/Account';
 import { AuditLog } from '../shared/AuditLog';
 import { CollectionPage, CollectionsPage } from '../shared/Collections';
+import { DisbursementPage, DisbursementsPage } from '../shared/Disbursements';
 import { Overview } from '../shared/Overview';
 import { People } from '../shared/People';
 import { RefundsPage } from '../shared/Refunds';
@@ -20,6 +21,7 @@ export function operatorNav(user: User): { to: string; label: string }[] {
     { to: '/businesses', label: 'Businesses' },
     { to: '/collections', label: 'Collections' },
     { to: '/refunds', label: 'Refunds' },
+    { to: '/disbursements', label: 'Disbursements' },
     { to: '/go-live-requests', label: 'Go-live requests' },
     { to: '/webhooks', label: 'Failing webhooks' },
     { to: '/rates', label: 'Market rates' },
@@ -37,6 +39,9 @@ export function operatorPage(path: string, user: User): ReactNode | null {
   const part = match('/businesses/:id/:section', path);
   if (part && /^\d+$/.test(part.id) && part.section !== '' && isBusinessSection(part.section)) return <Business key={part.id} id={Number(part.id)} section={part.section} />;
   if (path === '/collections') return <CollectionsPage title="Collections" base="/collections" />;
+  if (path === '/disbursements') return <DisbursementsPage base="/disbursements" />;
+  const disbursement = match('/disbursements/:reference', path);
+  if (disbursement) return <DisbursementPage key={disbursement.reference} reference={disbursement.reference} />;
   const collection = match('/collections/:reference', path);
   if (collection) return <CollectionPage key={collection.reference} reference={collection.reference} operator />;
   if (path === '/refunds') return <RefundsPage base="/refunds" />;

@@ -5,9 +5,9 @@ import type { FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { admin, unwrap, unwrapPage } from '../../api';
 import type { Admin } from '../../api';
-import { CheckField, FormError, TextField } from '../../ui/forms';
+import { CheckField, Field, FormError, TextField } from '../../ui/forms';
 import { Guard } from '../../ui/guard';
-import { useCan } from '../../session';
+import { useCan, useSession } from '../../session';
 import { LoadError, Loading, Notice, Section, Time } from '../../ui/parts';
 
 const MAX_TOKENS = 2;
@@ -97,6 +97,8 @@ function TokenCard({ token, onSecret }: { token: Admin['ApiToken']; onSecret: (t
         <dd>
           {token.notification_email} {token.email_merchant ? '(payment notices on)' : '(payment notices off)'}; customer receipts {token.email_user ? 'on' : 'off'}
         </dd>
+        <dt>Disbursements from</dt>
+        <dd>{token.ip_allowlist ? token.ip_allowlist.join(', ') : 'no IP allowlist (in live, disbursements are refused)'}</dd>
         <dt>Created</dt>
         <dd>
           <Time at={token.created_at} />
@@ -117,6 +119,7 @@ function TokenCard({ token, onSecret }: { token: Admin['ApiToken']; onSecret: (t
       )}
       <FormError error={regenerate.error ?? remove.error} />
       {editing && <EditToken token={token} onDone={() => setEditing(false)} />}
+      {mayChange && <AllowlistForm token={token} />}
     </article>
   );
 }
@@ -204,6 +207,51 @@ function EditToken({ token, onDone }: { token: Admin['ApiToken']; onDone: () => 
         </button>{' '}
         <button type="button" className="secondary" onClick={onDone}>
           Close
+        </button>
+      </div>
+    </form>
+  );
+}
+
+/** The token's IP allowlist, one address or CIDR block a line; an owner's to set (the server refuses a developer). */
+function AllowlistForm({ token }: { token: Admin['ApiToken'] }) {
+  const queries = useQueryClient();
+  const owner = useSession().user.role !== 'merchant_developer';
+  const [text, setText] = useState((token.ip_allowlist ?? []).join('\n'));
+  const [saved, setSaved] = useState(false);
+  const save = useMutation({
+    mutationFn: () => {
+      const list = text.split(/[\s,]+/).filter((l) => l !== '');
+      return unwrap(admin.PATCH('/v1/admin/api-tokens/{token_id}', { params: { path: { token_id: token.id } }, body: { ip_allowlist: list.length ? list : null } }));
+    },
+    onSuccess: async () => {
+      setSaved(true);
+      await queries.invalidateQueries({ queryKey: ['tokens', token.business_id] });
+    },
+  });
+  if (!owner) return null;
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    setSaved(false);
+    save.mutate();
+  };
+  return (
+    <form onSubmit={submit} aria-label={`IP allowlist of ${token.api_key}`} className="form-grid edit">
+      {saved && <Notice>IP allowlist saved.</Notice>}
+      <div className="wide">
+        <Field
+          label="IP allowlist"
+          name="ip_allowlist"
+          error={save.error}
+          hint="The addresses this token's disbursements may come from, one IP address or CIDR block (203.0.113.0/24) a line. Empty removes the list."
+        >
+          {(a) => <textarea {...a} rows={3} value={text} onChange={(e) => setText(e.target.value)} />}
+        </Field>
+      </div>
+      <div className="wide">
+        <FormError error={save.error} shown={['ip_allowlist']} />
+        <button type="submit" disabled={save.isPending}>
+          Save allowlist
         </button>
       </div>
     </form>

@@ -1,0 +1,165 @@
+// Disbursements: the list (an operator's over every business, a merchant's over its own), its status
+// filter kept in the address so a link or a reload keeps it (the approval queue is
+// `?status=PENDING_APPROVAL`), cards on a phone; and one disbursement with who asked and who decided and
+// its timeline. An owner of the business sees Approve and Reject on one waiting for approval, unless
+// they asked for it themselves (the server refuses the requester too: four eyes).
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { admin, unwrap, unwrapPage } from '../../api';
+import type { Admin } from '../../api';
+import { Link, navigate, useLocation } from '../../router';
+import { useSession } from '../../session';
+import { FormError } from '../../ui/forms';
+import { Pager, useCursorList } from '../../ui/paging';
+import { LoadError, Loading, Money, Section, Status, Time } from '../../ui/parts';
+import { DataTable } from '../../ui/table';
+
+type Disbursement = Admin['AdminDisbursement'];
+type Status = Admin['DisbursementStatus'];
+const STATUSES: Status[] = ['PENDING_APPROVAL', 'PENDING', 'PROCESSING', 'COMPLETED', 'FAILED', 'CANCELLED', 'REVERSED'];
+const EVENTS: Record<Admin['DisbursementTimelineEntry']['event'], string> = {
+  requested: 'Asked for',
+  approved: 'Approved',
+  rejected: 'Rejected',
+  state_changed: 'Became',
+};
+
+/** `businessId`: a merchant's own business (the server allows no other). */
+export function DisbursementsPage({ base, businessId }: { base: string; businessId?: number }) {
+  const { query } = useLocation();
+  const raw = query.get('status');
+  const status = STATUSES.find((s) => s === raw);
+  const operator = businessId === undefined;
+  const { list, pages } = useCursorList(['disbursements', businessId ?? 'all', status ?? 'any'], (cursor) =>
+    unwrapPage(admin.GET('/v1/admin/disbursements', { params: { query: { business_id: businessId, status, cursor } } })),
+  );
+  const title = status === 'PENDING_APPROVAL' ? 'Disbursements waiting for approval' : 'Disbursements';
+  return (
+    <>
+      <h1>{title}</h1>
+      <form aria-label="Filter disbursements" className="filters" onSubmit={(e) => e.preventDefault()}>
+        <label htmlFor="disbursement-status">Status</label>
+        <select id="disbursement-status" value={status ?? ''} onChange={(e) => navigate(e.target.value ? `${base}?status=${e.target.value}` : base)}>
+          <option value="">Any</option>
+          {STATUSES.map((s) => (
+            <option key={s} value={s}>
+              {s === 'PENDING_APPROVAL' ? 'Waiting for approval' : s}
+            </option>
+          ))}
+        </select>
+      </form>
+      {list.isPending && <Loading what="disbursements" />}
+      {list.error && <LoadError error={list.error} retry={() => list.refetch()} />}
+      {list.data && list.data.items.length === 0 && <p>No disbursements{status ? ` in ${status}` : ''}.</p>}
+      {list.data && list.data.items.length > 0 && (
+        <DataTable
+          label="Disbursements found"
+          cards
+          rows={list.data.items}
+          rowKey={(d) => d.gateway_reference}
+          columns={[
+            { head: 'Reference', cell: (d) => <Link to={`${base}/${d.gateway_reference}`}>{d.merchant_reference}</Link> },
+            ...(operator ? [{ head: 'Business', cell: (d: Disbursement) => d.business_name }] : []),
+            { head: 'Amount', num: true, lead: true, cell: (d) => <Money amount={d.amount} currency={d.currency} /> },
+            { head: 'Status', lead: true, cell: (d) => <Status status={d.transaction_status} /> },
+            { head: 'Payee', cell: (d) => `${d.account_name} · ${d.account_number}` },
+            { head: 'Asked', cell: (d) => <Time at={d.created_at} /> },
+          ]}
+        />
+      )}
+      <Pager pages={pages} total={list.data?.total} />
+    </>
+  );
+}
+
+export function DisbursementPage({ reference }: { reference: string }) {
+  const one = useQuery({
+    queryKey: ['disbursement', reference],
+    queryFn: () => unwrap(admin.GET('/v1/admin/disbursements/{disbursement_reference}', { params: { path: { disbursement_reference: reference } } })),
+  });
+  if (one.isPending) return <Loading what="the disbursement" />;
+  if (one.error) return <LoadError error={one.error} retry={() => one.refetch()} />;
+  const d = one.data.data;
+  return (
+    <>
+      <h1>
+        Disbursement <code>{d.gateway_reference}</code>
+      </h1>
+      <Section title="Payout">
+        <dl className="pairs">
+          <dt>Status</dt>
+          <dd>
+            <Status status={d.transaction_status} /> {d.failure_reason ?? d.message}
+          </dd>
+          <dt>Amount</dt>
+          <dd>
+            <Money amount={d.amount} currency={d.currency} /> (fee <Money amount={d.fee} currency={d.currency} />)
+          </dd>
+          <dt>Payee</dt>
+          <dd>
+            {d.account_name} · {d.payment_method === 'BANK' ? `bank ${d.bank_code ?? ''} account ` : ''}
+            {d.account_number}
+          </dd>
+          <dt>Merchant reference</dt>
+          <dd>{d.merchant_reference}</dd>
+          <dt>Business</dt>
+          <dd>{d.business_name}</dd>
+          <dt>Asked for by</dt>
+          <dd>{d.requested_by ? d.requested_by.email : 'an API token'}</dd>
+          <dt>Decided by</dt>
+          <dd>{d.decided_by ? d.decided_by.email : d.transaction_status === 'PENDING_APPROVAL' ? 'nobody yet' : 'no decision'}</dd>
+        </dl>
+      </Section>
+      {d.transaction_status === 'PENDING_APPROVAL' && <Approval d={d} />}
+      <Section title="Timeline">
+        <DataTable
+          stacked
+          rows={d.timeline}
+          rowKey={(e) => `${e.at} ${e.event} ${e.sequence ?? ''}`}
+          columns={[
+            { head: 'At', cell: (e) => <Time at={e.at} /> },
+            { head: 'Event', cell: (e) => `${EVENTS[e.event]} ${e.transaction_status}` },
+            { head: 'By', cell: (e) => e.actor ?? 'the service' },
+            { head: 'Webhook', cell: (e) => (e.delivery ? `#${e.sequence} ${e.delivery.replace('_', ' ')}` : '') },
+          ]}
+        />
+      </Section>
+    </>
+  );
+}
+
+/** Approve / Reject for an owner of the business who did not ask for it. */
+function Approval({ d }: { d: Admin['AdminDisbursementDetail'] }) {
+  const { user } = useSession();
+  const queries = useQueryClient();
+  const decide = useMutation({
+    mutationFn: (approve: boolean) =>
+      unwrap(
+        admin.POST(approve ? '/v1/admin/disbursements/{disbursement_reference}/approve' : '/v1/admin/disbursements/{disbursement_reference}/reject', {
+          params: { path: { disbursement_reference: d.gateway_reference } },
+          body: {},
+        }),
+      ),
+    onSuccess: () => void queries.invalidateQueries({ queryKey: ['disbursement', d.gateway_reference] }),
+  });
+  const owner = user.role === 'merchant_owner' && user.business_id === d.business_id;
+  const mine = d.requested_by?.user_id === user.id;
+  return (
+    <Section title="Approval">
+      <p>
+        Waits for an owner's approval until <Time at={d.approval_expires_at ?? d.created_at} />; nobody deciding by then cancels it.
+      </p>
+      {owner && mine && <p>You asked for this disbursement: another owner must decide.</p>}
+      {owner && !mine && (
+        <p>
+          <button type="button" disabled={decide.isPending} onClick={() => decide.mutate(true)}>
+            Approve
+          </button>{' '}
+          <button type="button" className="secondary" disabled={decide.isPending} onClick={() => decide.mutate(false)}>
+            Reject
+          </button>
+        </p>
+      )}
+      <FormError error={decide.error} />
+    </Section>
+  );
+}

@@ -1,0 +1,138 @@
+// Disbursements as the dashboard shows them (docs/contract/disbursements-dashboard.md): every
+// business's for operators, a merchant's own for its people (the access layer confines them), each with
+// who asked for it and who decided; one with its timeline, read from the audit log (asked for, approved,
+// rejected, and by whom) and the webhook notifications (each change of state and its delivery). Reads
+// only: every change of a disbursement goes through DisbursementService.
+import type { QueryFile } from 'pg-promise';
+import type { components } from '../../generated/admin-api';
+import { pgp, sqlFile } from '../db';
+import type { Db } from '../db';
+import { listPage } from '../db/keyset';
+import type { KeyColumn, ListPage, PageRequest } from '../db/keyset';
+import type { DisbursementStatus } from '../domain/disbursement';
+import { apiTime } from '../domain/time';
+import { AppError } from '../errors';
+import { toDisbursementRecord } from './record';
+import type { DisbursementRow } from './record';
+
+const sql = (name: string): QueryFile => sqlFile(__dirname, name);
+const SQL = {
+  people: sql('admin-people.sql'),
+  auditTrail: sql('admin-audit-trail.sql'),
+  notifications: sql('admin-notifications.sql'),
+  byGatewayReference: sql('admin-by-gateway-reference.sql'),
+};
+
+const NEWEST_FIRST: KeyColumn[] = [
+  { column: 'created_at', type: 'timestamptz' },
+  { column: 'id', type: 'bigint' },
+];
+
+export type AdminDisbursement = components['schemas']['AdminDisbursement'];
+export type AdminDisbursementDetail = components['schemas']['AdminDisbursementDetail'];
+type TimelineEntry = components['schemas']['DisbursementTimelineEntry'];
+
+export interface AdminDisbursementFilters {
+  business_id?: number;
+  status?: DisbursementStatus;
+  currency?: string;
+  merchant_reference?: string;
+  from?: Date;
+  to?: Date;
+}
+
+interface Parts {
+  db: () => Db;
+  /** business id -> name (BusinessService.namesOf) */
+  namesOf: (ids: number[]) => Promise<Map<number, string>>;
+}
+
+const EVENTS: Record<string, TimelineEntry['event']> = {
+  createDisbursement: 'requested',
+  approveDisbursement: 'approved',
+  rejectDisbursement: 'rejected',
+};
+
+export class AdminDisbursementService {
+  constructor(private readonly p: Parts) {}
+
+  private get db(): Db {
+    return this.p.db();
+  }
+
+  /** Disbursements of every business (or of `business_id`), newest first, filtered. */
+  async list(f: AdminDisbursementFilters, page: PageRequest): Promise<ListPage<AdminDisbursement>> {
+    const where: string[] = ['true'];
+    const add = (clause: string, v: unknown) => v !== undefined && where.push(pgp.as.format(clause, [v]));
+    add('d.business_id = $1', f.business_id);
+    add('d.status = $1', f.status);
+    add('d.currency = $1', f.currency);
+    add('d.merchant_reference = $1', f.merchant_reference);
+    add('d.created_at >= $1', f.from);
+    add('d.created_at <= $1', f.to);
+    const text = `SELECT d.* FROM disbursements d WHERE ${where.join(' AND ')}`;
+    const found = await listPage<DisbursementRow>(this.db, { sql: text, values: [], key: NEWEST_FIRST, direction: 'DESC' }, page);
+    return { ...found, rows: await this.recordsOf(found.rows) };
+  }
+
+  /** One disbursement of any business with its timeline, oldest event first. */
+  async get(gatewayReference: string): Promise<AdminDisbursementDetail> {
+    const row = await this.db.oneOrNone<DisbursementRow>(SQL.byGatewayReference, { gatewayReference });
+    if (!row) throw new AppError('NOT_FOUND', 'No disbursement has this reference');
+    const [record] = await this.recordsOf([row]);
+    return { ...record, timeline: await this.timelineOf(row) };
+  }
+
+  private async recordsOf(rows: DisbursementRow[]): Promise<AdminDisbursement[]> {
+    const names = await this.p.namesOf(rows.map((r) => r.business_id));
+    const ids = [...new Set(rows.flatMap((r) => [r.requested_by_user_id, r.decided_by_user_id]).filter((id): id is number => id !== null))];
+    const people = new Map((ids.length ? await this.db.any<{ id: number; email: string }>(SQL.people, { ids }) : []).map((u) => [u.id, u.email]));
+    const person = (id: number | null) => (id === null ? null : { user_id: id, email: people.get(id) ?? null });
+    return rows.map((r) => ({
+      ...toDisbursementRecord(r),
+      business_id: r.business_id,
+      business_name: names.get(r.business_id) ?? '',
+      requested_by: person(r.requested_by_user_id),
+      decided_by: person(r.decided_by_user_id),
+      decided_at: r.decided_at ? apiTime(r.decided_at) : null,
+      approval_expires_at: r.approval_expires_at ? apiTime(r.approval_expires_at) : null,
+    }));
+  }
+
+  private async timelineOf(row: DisbursementRow): Promise<TimelineEntry[]> {
+    const trail = await this.db.any<{ at: Date; action: string; actor_type: string; actor_email: string | null; transaction_status: string | null }>(SQL.auditTrail, {
+      gatewayReference: row.gateway_reference,
+      businessId: row.business_id,
+    });
+    const sent = await this.db.any<{ created_at: Date; sequence: number; transaction_status: string; delivered_at: Date | null; gave_up_at: Date | null }>(SQL.notifications, { disbursementId: row.id });
+    const entries: { at: Date; order: number; entry: TimelineEntry }[] = [
+      ...trail.map((a, i) => ({
+        // a decision is dated by the move it made (its audit entry is written just after, in the same transaction)
+        at: a.action !== 'createDisbursement' && row.decided_at ? row.decided_at : a.at,
+        order: i,
+        entry: {
+          at: apiTime(a.action !== 'createDisbursement' && row.decided_at ? row.decided_at : a.at),
+          event: EVENTS[a.action],
+          transaction_status: (a.transaction_status ?? row.status) as DisbursementStatus,
+          actor: a.actor_type === 'api_token' ? `API token ${a.actor_email ?? ''}`.trim() : a.actor_email,
+          sequence: null,
+          delivery: null,
+        },
+      })),
+      ...sent.map((n) => ({
+        at: n.created_at,
+        order: trail.length + n.sequence,
+        entry: {
+          at: apiTime(n.created_at),
+          event: 'state_changed' as const,
+          transaction_status: n.transaction_status as DisbursementStatus,
+          actor: null,
+          sequence: n.sequence,
+          delivery: n.delivered_at ? ('delivered' as const) : n.gave_up_at ? ('gave_up' as const) : ('retrying' as const),
+        },
+      })),
+    ];
+    // same instant: the owner's decision before the change it made
+    return entries.sort((a, b) => a.at.getTime() - b.at.getTime() || a.order - b.order).map((e) => e.entry);
+  }
+}

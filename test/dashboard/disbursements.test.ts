@@ -1,0 +1,109 @@
+// Proves, in Chromium against a real service and database, the Disbursements pages: an owner opens the approval queue (the filter kept in the address), opens one waiting for approval and approves it, and the database and the page show it decided by them; the owner who asked for one sees no buttons; a viewer at phone width sees the list as cards that fit the screen; the operator sees every business's.
+import type { Browser } from 'playwright-core';
+import { launchBrowser } from '../helpers/browser';
+import { closeAll, dashboardPage, describeBrowser, fitsWidth, PHONE, signIn } from '../helpers/dashboard';
+import { mobileMoney, setupMerchant } from '../helpers/fixtures';
+import type { MerchantSetup } from '../helpers/fixtures';
+import { startTestService } from '../helpers/service';
+import type { TestService } from '../helpers/service';
+import { createUser, totpCode } from '../helpers/users';
+import type { TestUser } from '../helpers/users';
+
+let svc: TestService;
+let browser: Browser;
+let shop: MerchantSetup;
+let waiting: string;
+let asked: string;
+let asker: TestUser;
+
+const db = () => svc.database.db;
+
+async function disburse(amount: number, reference: string) {
+  const res = await shop.client.post('/v1/disbursements', {
+    amount, currency: 'UGX', payment_method: 'MOBILE_MONEY', account_number: '256772123503', account_name: 'Okello Transport', merchant_reference: reference,
+  }, { headers: { 'secret-key': shop.apiSecret } });
+  expect(res.status).toBe(200);
+  return res.body.data.gateway_reference as string;
+}
+
+beforeAll(async () => {
+  svc = await startTestService({ env: { SANDBOX_MM_DELAY_MS: '3600000' } });
+  shop = await setupMerchant(svc);
+  await db().none("UPDATE mids SET disburses = true WHERE business_id = $1 AND payment_method = 'MOBILE_MONEY'", [shop.businessId]);
+  await db().none("UPDATE wallets SET disbursement_approval_threshold_minor = 100000 WHERE business_id = $1", [shop.businessId]);
+  const created = await shop.client.post('/v1/collections/request-to-pay', mobileMoney({ amount: 50000, account_number: '256700000009' }));
+  expect((await shop.client.post(`/v1/sandbox/collections/${created.body.data.gateway_reference}/simulate`, { outcome: 'COMPLETED' })).status).toBe(200);
+  await disburse(500, 'PAY-UI-SMALL');
+  waiting = await disburse(5000, 'PAY-UI-BIG');
+  asked = await disburse(6000, 'PAY-UI-MINE');
+  asker = await createUser(svc, { role: 'merchant_owner', business_id: shop.businessId });
+  // as if asked for in the dashboard by this owner
+  await db().none('UPDATE disbursements SET requested_by_user_id = $2 WHERE gateway_reference = $1', [asked, asker.id]);
+  browser = (await launchBrowser()) as Browser;
+}, 180_000);
+afterAll(() => closeAll(browser, svc));
+
+async function opened(user: TestUser, path: string, viewport?: typeof PHONE) {
+  const page = await dashboardPage(browser, svc, path, viewport);
+  await signIn(page, user.email, user.password, user.business_id === null ? totpCode(svc) : undefined);
+  return page;
+}
+
+describeBrowser('disbursements in the dashboard in Chromium', () => {
+  it('lets an owner approve one from the approval queue, kept in the address', async () => {
+    const owner = await createUser(svc, { role: 'merchant_owner', business_id: shop.businessId });
+    const page = await opened(owner, '/disbursements');
+    await page.getByRole('heading', { name: 'Disbursements', exact: true }).waitFor();
+    await page.getByLabel('Status').selectOption('PENDING_APPROVAL');
+    await page.getByRole('heading', { name: 'Disbursements waiting for approval' }).waitFor();
+    expect(page.url()).toContain('/disbursements?status=PENDING_APPROVAL');
+    const table = page.getByRole('region', { name: 'Disbursements found' });
+    await table.getByRole('row', { name: /PAY-UI-BIG/ }).waitFor();
+    expect(await table.getByRole('row', { name: /PAY-UI-SMALL/ }).count()).toBe(0);
+    // a reload keeps the filter
+    await page.reload();
+    await page.getByRole('heading', { name: 'Disbursements waiting for approval' }).waitFor();
+    await page.getByRole('link', { name: 'PAY-UI-BIG' }).click();
+    await page.getByRole('heading', { name: `Disbursement ${waiting}` }).waitFor();
+    await page.getByRole('button', { name: 'Approve' }).click();
+    const payout = page.getByRole('region', { name: 'Payout' });
+    await payout.getByText(owner.email).waitFor();
+    expect(await db().one('SELECT status, decided_by_user_id FROM disbursements WHERE gateway_reference = $1', [waiting])).toMatchObject({ decided_by_user_id: owner.id });
+    expect((await db().one('SELECT status FROM disbursements WHERE gateway_reference = $1', [waiting])).status).not.toBe('PENDING_APPROVAL');
+    const timeline = page.getByRole('region', { name: 'Timeline' });
+    await timeline.getByText('Approved PENDING').waitFor();
+    expect(await page.getByRole('button', { name: 'Approve' }).count()).toBe(0);
+    await page.context().close();
+  }, 120_000);
+
+  it('shows the owner who asked no buttons on their own, and changes nothing', async () => {
+    const page = await opened(asker, `/disbursements/${asked}`);
+    await page.getByText('You asked for this disbursement: another owner must decide.').waitFor();
+    expect(await page.getByRole('button', { name: 'Approve' }).count()).toBe(0);
+    expect(await page.getByRole('button', { name: 'Reject' }).count()).toBe(0);
+    expect((await db().one('SELECT status FROM disbursements WHERE gateway_reference = $1', [asked])).status).toBe('PENDING_APPROVAL');
+    await page.context().close();
+  }, 120_000);
+
+  it('shows a viewer the list as cards fitting a phone, without decision buttons', async () => {
+    const viewer = await createUser(svc, { role: 'merchant_viewer', business_id: shop.businessId });
+    const page = await opened(viewer, '/disbursements', PHONE);
+    await page.getByRole('row', { name: /PAY-UI-MINE/ }).waitFor();
+    expect(await fitsWidth(page)).toBe(true);
+    await page.goto(page.url().replace(/\/disbursements.*$/, `/disbursements/${asked}`));
+    await page.getByRole('heading', { name: `Disbursement ${asked}` }).waitFor();
+    await page.getByRole('region', { name: 'Approval' }).waitFor();
+    expect(await page.getByRole('button', { name: 'Approve' }).count()).toBe(0);
+    await page.context().close();
+  }, 120_000);
+
+  it('shows the operator every business\'s disbursements with the business', async () => {
+    const operator = await createUser(svc, { role: 'operator_support', totp: true });
+    const page = await opened(operator, '/disbursements');
+    const row = page.getByRole('row', { name: /PAY-UI-SMALL/ });
+    await row.waitFor();
+    const name = (await db().one('SELECT name FROM businesses WHERE id = $1', [shop.businessId])).name;
+    expect(await row.textContent()).toContain(name);
+    await page.context().close();
+  }, 120_000);
+});
