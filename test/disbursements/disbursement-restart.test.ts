@@ -2,7 +2,9 @@
 // MTN MoMo's fake over real HTTP: a payout whose send was in flight when the service stopped (MTN got it,
 // its answer never came back) is settled by the next service under the same reference (asked again, MTN
 // answers 409 for a reference it has, then a status query), with one transfer at MTN, the hold posted out exactly and one notification per state change;
-// a payout still queued when the service stopped is sent once by the next one.
+// a payout still queued when the service stopped is sent once by the next one; a payout claimed by a
+// service that died before its call is sent by the next one only after the claim's lease, once, under
+// its reference.
 import { randomBytes } from 'node:crypto';
 import type { Database } from '../../src/db';
 import { FakeMtnMomo } from '../fakes/mtn-momo';
@@ -28,6 +30,8 @@ let hooks: Receiver;
 let database: Database;
 let first: TestService | null = null;
 let second: TestService | null = null;
+let third: TestService | null = null;
+let merchant: LiveMerchant | null = null;
 
 beforeAll(async () => {
   fake = new FakeMtnMomo({ answerAfterMs: 10 });
@@ -37,6 +41,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  await third?.close();
   await second?.close();
   await first?.close();
   await database?.close();
@@ -54,7 +59,7 @@ it('settles a send in flight at the stop under its reference (MTN answers 409, t
   // the first service's workers are driven by hand, so that a payout can be left in the queue at the stop
   first = await startTestService({ database, workers: false, env: { ...env, MTN_MOMO_BASE_URL: fake.url } });
   const s = first.services;
-  const m: LiveMerchant = await liveMerchant(first, { serviceType: 'mtn_momo', currency: 'UGX', credentials: fake.refundCredentials(), webhookUrl: hooks.url });
+  const m: LiveMerchant = (merchant = await liveMerchant(first, { serviceType: 'mtn_momo', currency: 'UGX', credentials: fake.refundCredentials(), webhookUrl: hooks.url }));
   await database.db.none('UPDATE mids SET disburses = true WHERE id = $1', [m.midId]);
   await database.db.none('UPDATE businesses SET disbursement_fee_fixed_minor = 50000 WHERE id = $1', [m.businessId]);
   await database.db.none("UPDATE api_tokens SET ip_allowlist = '{127.0.0.1/32, ::1/128}' WHERE id = $1", [m.apiTokenId]);
@@ -124,3 +129,37 @@ it('settles a send in flight at the stop under its reference (MTN answers 409, t
     expect(notified.map((n) => [n.sequence, n.transaction_status])).toEqual([[1, 'PROCESSING'], [2, 'COMPLETED']]);
   }
 }, 600_000); // two service starts, each over a minute on a loaded machine
+
+/** the lease of a claim: four calls of PROCESSOR_TIMEOUT_MS (1.5 s here) and a 10 s margin */
+const LEASE_MS = 16_000;
+
+it('sends once, under its reference and only after the lease, a payout claimed by a service that died before its call', async () => {
+  await second?.close();
+  second = null;
+  let offsetMs = 0;
+  third = await startTestService({ database, workers: false, now: () => new Date(Date.now() + offsetMs), env: { ...env, MTN_MOMO_BASE_URL: fake.url } });
+  const m = merchant!;
+  const client = new Client(third.url, m.client.auth);
+  const secret = { headers: { 'secret-key': m.apiSecret } };
+  const before = expectOk(await client.get('/v1/data/wallets/UGX/balance')) as Wallet;
+  const d = expectOk(await client.post('/v1/disbursements', payout(3, 10000), secret));
+  // what a service that claimed the send and died before calling MTN leaves behind: the claim (its lease) and nothing else
+  const claimed = await database.db.one<{ reference: string }>(
+    'UPDATE disbursements SET next_send_at = $2, send_attempts = send_attempts + 1 WHERE gateway_reference = $1 RETURNING reference',
+    [d.gateway_reference, new Date(Date.now() + LEASE_MS)],
+  );
+  expect(await third.services.disbursements.sendDue()).toBe(0); // the lease holds it
+  expect(fake.transfers.has(claimed.reference)).toBe(false);
+  offsetMs += LEASE_MS + 1000;
+  expect(await third.services.disbursements.sendDue()).toBe(1);
+  expect([...fake.transfers.values()].filter((t) => t.externalId === d.gateway_reference).map((t) => t.reference)).toEqual([claimed.reference]);
+  await eventually(async () => {
+    await third!.services.disbursements.checkDue();
+    const got = expectOk(await client.get(`/v1/disbursements/${d.gateway_reference}`, secret));
+    return got.transaction_status === 'COMPLETED' ? true : undefined;
+  }, 15_000, 'COMPLETED');
+  expect(await database.db.one('SELECT reference, send_attempts FROM disbursements WHERE gateway_reference = $1', [d.gateway_reference])).toEqual({ reference: claimed.reference, send_attempts: 2 });
+  expect(expectOk(await client.get('/v1/data/wallets/UGX/balance'))).toMatchObject({ balance: before.balance - 10500, disbursement_held_balance: 0 });
+  const n = await database.db.any('SELECT n.transaction_status FROM notifications n JOIN disbursements d ON d.id = n.disbursement_id WHERE d.gateway_reference = $1 ORDER BY n.sequence', [d.gateway_reference]);
+  expect(n.map((x) => x.transaction_status)).toEqual(['PROCESSING', 'COMPLETED']);
+}, 600_000);
