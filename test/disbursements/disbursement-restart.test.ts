@@ -163,3 +163,25 @@ it('sends once, under its reference and only after the lease, a payout claimed b
   const n = await database.db.any('SELECT n.transaction_status FROM notifications n JOIN disbursements d ON d.id = n.disbursement_id WHERE d.gateway_reference = $1 ORDER BY n.sequence', [d.gateway_reference]);
   expect(n.map((x) => x.transaction_status)).toEqual(['PROCESSING', 'COMPLETED']);
 }, 600_000);
+
+it("lists each disbursement's notifications in the business's delivery log, under the disbursement's own reference", async () => {
+  const svc = third!;
+  const m = merchant!;
+  const ours = await database.db.any<{ gateway_reference: string; sequence: number; transaction_status: string }>(
+    'SELECT d.gateway_reference, n.sequence, n.transaction_status FROM notifications n JOIN disbursements d ON d.id = n.disbursement_id WHERE d.business_id = $1 ORDER BY n.id DESC',
+    [m.businessId],
+  );
+  expect(ours).toHaveLength(6); // three payouts, PROCESSING and COMPLETED each
+  const res = await svc.admin.get(`/v1/admin/businesses/${m.businessId}/deliveries?per_page=100`);
+  expect(res.status).toBe(200);
+  const listed = res.body.data as { subject: string; gateway_reference: string; sequence: number; transaction_status: string }[];
+  expect(listed.filter((x) => x.subject === 'disbursement').map((x) => ({ gateway_reference: x.gateway_reference, sequence: x.sequence, transaction_status: x.transaction_status }))).toEqual(ours);
+  // the funding collection's notification is there too, as a collection's
+  expect(listed.filter((x) => x.subject === 'collection')).toHaveLength(1);
+  expect(listed).toHaveLength(7);
+  // another business's log does not hold them
+  const other = expectOk(await svc.admin.post('/v1/admin/businesses', { name: 'Other Shop', default_currency: 'UGX', fee_bearer: 'merchant', fees: [] }));
+  const theirs = await svc.admin.get(`/v1/admin/businesses/${other.id}/deliveries`);
+  expect(theirs.status).toBe(200);
+  expect(theirs.body.data).toEqual([]);
+});
