@@ -4,7 +4,8 @@
 // answers 409 for a reference it has, then a status query), with one transfer at MTN, the hold posted out exactly and one notification per state change;
 // a payout still queued when the service stopped is sent once by the next one; a payout claimed by a
 // service that died before its call is sent by the next one only after the claim's lease, once, under
-// its reference.
+// its reference. The business's delivery log then lists every disbursement notification under the
+// disbursement's own reference, as a disbursement's.
 import { randomBytes } from 'node:crypto';
 import type { Database } from '../../src/db';
 import { FakeMtnMomo } from '../fakes/mtn-momo';
