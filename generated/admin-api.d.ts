@@ -285,7 +285,7 @@ export interface paths {
         };
         /**
          * List a business's webhook deliveries
-         * @description Every webhook notification of the business's collections, newest first, with where its delivery stands: delivered, retrying (with the next attempt) or given up, the number of attempts and the latest HTTP status and error. Filter by `state=gave_up` to find what to re-send (`POST /v1/admin/collections/{gateway_reference}/notify`) once the endpoint is fixed; each collection's full attempt log is at `GET /v1/admin/collections/{gateway_reference}/notifications`. Operators read any business; a merchant user reads its own.
+         * @description Every webhook notification of the business's collections, refunds and disbursements (`subject` says which, `gateway_reference` names it), newest first, with where its delivery stands: delivered, retrying (with the next attempt) or given up, the number of attempts and the latest HTTP status and error. Filter by `state=gave_up` to find what to re-send (`POST /v1/admin/collections/{gateway_reference}/notify`) once the endpoint is fixed; each collection's full attempt log is at `GET /v1/admin/collections/{gateway_reference}/notifications`. Operators read any business; a merchant user reads its own.
          */
         get: operations["listBusinessDeliveries"];
         put?: never;
@@ -1869,18 +1869,53 @@ export interface components {
          * @enum {string}
          */
         DeliveryState: "delivered" | "retrying" | "gave_up";
-        /** @description One webhook notification of a business's collection and where its delivery stands. */
+        /**
+         * @description Stage of a disbursement. It starts `PENDING` (or `PENDING_APPROVAL` above the wallet's approval
+         *     threshold) and ends in `COMPLETED`, `FAILED` or `CANCELLED`; a `COMPLETED` disbursement may later become
+         *     `REVERSED` when the processor takes the payment back. Each change after the first state is sent to your
+         *     webhook.
+         *     - `PENDING_APPROVAL`: accepted and held; waits for an owner of the business other than the requester to
+         *       approve it. It is `CANCELLED` when rejected or when nobody decides in time.
+         *     - `PENDING`: accepted, amount and fee held from the wallet's available balance; not yet taken by the
+         *       processor (`pending_reason` says what it waits for).
+         *     - `PROCESSING`: the processor has the payout.
+         *     - `COMPLETED`: the payee was paid; the amount left the wallet and the fee was charged.
+         *     - `FAILED`: the processor refused or could not pay (`failure_reason` says why); amount and fee are back
+         *       in the available balance.
+         *     - `CANCELLED`: rejected, not approved in time, or abandoned by the processor; amount and fee are back in
+         *       the available balance.
+         *     - `REVERSED`: paid, then taken back by the processor; amount and fee are credited back to the available
+         *       balance.
+         *
+         *     | from | to | when |
+         *     |---|---|---|
+         *     | (none) | `PENDING` or `PENDING_APPROVAL` | the request is accepted |
+         *     | `PENDING_APPROVAL` | `PENDING` | approved |
+         *     | `PENDING_APPROVAL` | `CANCELLED` | rejected, or the approval time ran out |
+         *     | `PENDING` | `PROCESSING` | the processor took the payout |
+         *     | `PENDING` or `PROCESSING` | `COMPLETED`, `FAILED`, `CANCELLED` | the processor's answer (a status query settles a lost one) |
+         *     | `COMPLETED` | `REVERSED` | the processor reports the payment reversed |
+         * @enum {string}
+         */
+        DisbursementStatus: "PENDING_APPROVAL" | "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "CANCELLED" | "REVERSED";
+        /** @description One webhook notification of a business's collection, refund or disbursement, and where its delivery stands. */
         Delivery: {
             /** @description The notification's id, increasing with creation. */
             id: number;
             /** @description The `webhook-id` the merchant receives; the same on every attempt and re-send. */
             event_id: string;
-            /** @description The collection, or for a refund's notification the refund, the notification is about. */
+            /**
+             * @description What the notification is about; `gateway_reference` names it.
+             * @example disbursement
+             * @enum {string}
+             */
+            subject: "collection" | "refund" | "disbursement";
+            /** @description The collection, refund or disbursement the notification is about (see `subject`). */
             gateway_reference: string;
-            /** @description Order of the notification among the collection's (or the refund's) notifications. */
+            /** @description Order of the notification among its subject's notifications. */
             sequence: number;
-            /** @description The status it announces, a collection's or a refund's. */
-            transaction_status: components["schemas"]["TransactionStatus"] | components["schemas"]["RefundStatus"];
+            /** @description The status it announces, a collection's, a refund's or a disbursement's. */
+            transaction_status: components["schemas"]["TransactionStatus"] | components["schemas"]["RefundStatus"] | components["schemas"]["DisbursementStatus"];
             /** @description When the notification was written (UTC). */
             created_at: components["schemas"]["Timestamp"];
             state: components["schemas"]["DeliveryState"];
@@ -2745,35 +2780,6 @@ export interface components {
             message: string;
             data: components["schemas"]["RefundRecord"];
         };
-        /**
-         * @description Stage of a disbursement. It starts `PENDING` (or `PENDING_APPROVAL` above the wallet's approval
-         *     threshold) and ends in `COMPLETED`, `FAILED` or `CANCELLED`; a `COMPLETED` disbursement may later become
-         *     `REVERSED` when the processor takes the payment back. Each change after the first state is sent to your
-         *     webhook.
-         *     - `PENDING_APPROVAL`: accepted and held; waits for an owner of the business other than the requester to
-         *       approve it. It is `CANCELLED` when rejected or when nobody decides in time.
-         *     - `PENDING`: accepted, amount and fee held from the wallet's available balance; not yet taken by the
-         *       processor (`pending_reason` says what it waits for).
-         *     - `PROCESSING`: the processor has the payout.
-         *     - `COMPLETED`: the payee was paid; the amount left the wallet and the fee was charged.
-         *     - `FAILED`: the processor refused or could not pay (`failure_reason` says why); amount and fee are back
-         *       in the available balance.
-         *     - `CANCELLED`: rejected, not approved in time, or abandoned by the processor; amount and fee are back in
-         *       the available balance.
-         *     - `REVERSED`: paid, then taken back by the processor; amount and fee are credited back to the available
-         *       balance.
-         *
-         *     | from | to | when |
-         *     |---|---|---|
-         *     | (none) | `PENDING` or `PENDING_APPROVAL` | the request is accepted |
-         *     | `PENDING_APPROVAL` | `PENDING` | approved |
-         *     | `PENDING_APPROVAL` | `CANCELLED` | rejected, or the approval time ran out |
-         *     | `PENDING` | `PROCESSING` | the processor took the payout |
-         *     | `PENDING` or `PROCESSING` | `COMPLETED`, `FAILED`, `CANCELLED` | the processor's answer (a status query settles a lost one) |
-         *     | `COMPLETED` | `REVERSED` | the processor reports the payment reversed |
-         * @enum {string}
-         */
-        DisbursementStatus: "PENDING_APPROVAL" | "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "CANCELLED" | "REVERSED";
         /** @description A disbursement: money paid out of one of your wallets to a phone or a bank account. Every field is always present; a blank field is `null`, never omitted. */
         DisbursementRecord: {
             /**

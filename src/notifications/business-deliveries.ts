@@ -1,23 +1,29 @@
 // The merchant's delivery log (listBusinessDeliveries): every notification of a business's
-// collections and refunds, newest first, with where its delivery stands and its latest attempt.
+// collections, refunds and disbursements, newest first, each named by its subject's kind and reference,
+// with where its delivery stands and its latest attempt.
 import type { Db } from '../db';
 import { BY_ID, listPage } from '../db/keyset';
 import type { PageRequest } from '../db/keyset';
 import type { Status } from '../domain/collection';
+import type { DisbursementStatus } from '../domain/disbursement';
 import type { RefundStatus } from '../domain/refund';
 import { apiTime, apiTimeOrNull } from '../domain/time';
 
 export const DELIVERY_STATES = ['delivered', 'retrying', 'gave_up'] as const;
 export type DeliveryState = (typeof DELIVERY_STATES)[number];
+/** what a notification is about: a refund's notification names its collection too, so the refund is read first */
+export type DeliverySubject = 'collection' | 'refund' | 'disbursement';
 
+const SUBJECT_SQL = `CASE WHEN n.disbursement_id IS NOT NULL THEN 'disbursement' WHEN n.refund_id IS NOT NULL THEN 'refund' ELSE 'collection' END`;
 const STATE_SQL = `CASE WHEN n.delivered_at IS NOT NULL THEN 'delivered' WHEN n.gave_up_at IS NOT NULL THEN 'gave_up' ELSE 'retrying' END`;
 
 interface DeliveryRow {
   id: string;
   event_id: string;
+  subject: DeliverySubject;
   gateway_reference: string;
   sequence: number;
-  transaction_status: Status | RefundStatus;
+  transaction_status: Status | RefundStatus | DisbursementStatus;
   created_at: Date;
   state: DeliveryState;
   attempts: number;
@@ -32,6 +38,7 @@ function deliveryOf(r: DeliveryRow) {
   return {
     id: Number(r.id),
     event_id: r.event_id,
+    subject: r.subject,
     gateway_reference: r.gateway_reference,
     sequence: r.sequence,
     transaction_status: r.transaction_status,
@@ -48,14 +55,15 @@ function deliveryOf(r: DeliveryRow) {
 
 export type Delivery = ReturnType<typeof deliveryOf>;
 
-const FROM = 'FROM notifications n JOIN collections c ON c.id = n.collection_id';
+// a notification is a collection's (a refund's names its collection) or a disbursement's, never both
+const FROM = 'FROM notifications n LEFT JOIN collections c ON c.id = n.collection_id LEFT JOIN disbursements d ON d.id = n.disbursement_id';
 /** The business's notifications, optionally in one delivery state only ($1 business, $2 state or null). */
-const WHERE = `WHERE c.business_id = $1 AND ($2::text IS NULL OR ${STATE_SQL} = $2)`;
+const WHERE = `WHERE (c.business_id = $1 OR d.business_id = $1) AND ($2::text IS NULL OR ${STATE_SQL} = $2)`;
 
 /** A page of the business's notifications, newest first; the latest attempt is read for listed rows, not to count. */
 export async function businessDeliveries(db: Db, businessId: number, state: DeliveryState | null, page: PageRequest) {
   const values = [businessId, state];
-  const sql = `SELECT n.id, n.event_id, COALESCE(r.gateway_reference, c.gateway_reference) AS gateway_reference, n.sequence, n.transaction_status, n.created_at, ${STATE_SQL} AS state,
+  const sql = `SELECT n.id, n.event_id, ${SUBJECT_SQL} AS subject, COALESCE(r.gateway_reference, d.gateway_reference, c.gateway_reference) AS gateway_reference, n.sequence, n.transaction_status, n.created_at, ${STATE_SQL} AS state,
       n.attempts, l.at AS last_attempt_at, l.http_status AS last_http_status, l.error AS last_error, n.delivered_at, n.next_attempt_at
     ${FROM}
     LEFT JOIN refunds r ON r.id = n.refund_id
