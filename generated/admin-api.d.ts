@@ -1984,6 +1984,10 @@ export interface components {
             processing_rank: number;
             reject_first_time_depositors: boolean;
             active: boolean;
+            /** @description The MID takes collections. */
+            collects: boolean;
+            /** @description The MID pays disbursements out. */
+            disburses: boolean;
             created_at: components["schemas"]["Timestamp"];
             updated_at: components["schemas"]["Timestamp"];
         };
@@ -2055,6 +2059,16 @@ export interface components {
              * @default true
              */
             active?: boolean;
+            /**
+             * @description The MID takes collections (routing of request-to-pay considers it).
+             * @default true
+             */
+            collects?: boolean;
+            /**
+             * @description The MID pays disbursements out (routing of disbursements considers it): only `MOBILE_MONEY` or `BANK` MIDs of a processor that pays out (`sandbox`, `mtn_momo`, `mpesa`, `paystack`). A MID collects, disburses or both.
+             * @default false
+             */
+            disburses?: boolean;
         };
         /** @description Envelope of one MID. */
         MidResponse: {
@@ -2088,6 +2102,10 @@ export interface components {
             processing_rank?: number;
             reject_first_time_depositors?: boolean;
             active?: boolean;
+            /** @description The MID takes collections. A MID collects, disburses or both. */
+            collects?: boolean;
+            /** @description The MID pays disbursements out (`MOBILE_MONEY` or `BANK`, a processor that pays out). */
+            disburses?: boolean;
         };
         /** @description Envelope of a MID credential check. */
         MidCredentialCheckResponse: {

@@ -64,6 +64,9 @@ export interface MidRow {
   processing_rank: number;
   reject_first_time_depositors: boolean;
   active: boolean;
+  /** what the MID is for: collections, disbursements, or both */
+  collects: boolean;
+  disburses: boolean;
   created_at: Date;
   updated_at: Date;
 }
@@ -146,6 +149,8 @@ export function midRecord(m: MidRow): MidRecord {
     processing_rank: m.processing_rank,
     reject_first_time_depositors: m.reject_first_time_depositors,
     active: m.active,
+    collects: m.collects,
+    disburses: m.disburses,
     created_at: apiTime(m.created_at),
     updated_at: apiTime(m.updated_at),
   };

@@ -19,6 +19,7 @@ import type { Processors } from '../processors';
 import type { components } from '../../generated/admin-api';
 import { allowlistErrors } from '../domain/ip-allowlist';
 import { credentialErrors, openCredentials, sealCredentials } from '../processors/credentials';
+import { payoutConnectorOf } from '../disbursements/sandbox';
 import {
   API_TOKEN_COLUMNS,
   apiTokenRecord,
@@ -326,7 +327,10 @@ export class BusinessService {
   async createMid(businessId: number, input: MidInput): Promise<MidRecord> {
     checkId(businessId, 'business');
     throwIfAny(serviceTypeErrors(input.service_type, this.s.processors.serviceTypes()));
-    throwIfAny(this.processorErrors(input.service_type, input.payment_method, input.currency, input.credentials ?? {}));
+    throwIfAny([
+      ...this.processorErrors(input.service_type, input.payment_method, input.currency, input.credentials ?? {}),
+      ...this.roleErrors(input.service_type, input.payment_method, input.collects ?? true, input.disburses ?? false),
+    ]);
     return this.s.db.tx(async (t) => {
       await this.lockBusiness(t, businessId);
       return midRecord(await this.insertMid(t, businessId, input));
@@ -351,6 +355,11 @@ export class BusinessService {
     if (credentials !== undefined || patch.service_type !== undefined || patch.currency !== undefined || patch.payment_method !== undefined) {
       Object.assign(values, await this.checkedCredentials(id, patch));
     }
+    if (patch.collects !== undefined || patch.disburses !== undefined || patch.service_type !== undefined || patch.payment_method !== undefined) {
+      const mid = await this.s.db.oneOrNone<MidRow>('SELECT * FROM mids WHERE id = $1', [id]);
+      if (!mid) throw notFound('MID');
+      throwIfAny(this.roleErrors(patch.service_type ?? mid.service_type, patch.payment_method ?? mid.payment_method, patch.collects ?? mid.collects, patch.disburses ?? mid.disburses));
+    }
     const row = await this.s.db.oneOrNone<MidRow>(updateSql('mids', values, ['allowed_traffic']) + ' WHERE id = $1 RETURNING *', [id]);
     if (!row) throw notFound('MID');
     return midRecord(row);
@@ -365,6 +374,18 @@ export class BusinessService {
     }
     if (processor.amountDecimals(currency) === null) errors.push({ field: 'currency', message: `${serviceType} does not take ${currency}` });
     return [...errors, ...credentialErrors(processor, credentials)];
+  }
+
+  /**
+   * What a MID is for (docs/contract/processors.md): it collects, disburses or both; it disburses only
+   * through a processor that pays out, to a phone or a bank account.
+   */
+  private roleErrors(serviceType: string, method: PaymentMethod, collects: boolean, disburses: boolean): FieldError[] {
+    if (!collects && !disburses) return [{ field: 'disburses', message: 'A MID collects, disburses or both: set collects or disburses to true' }];
+    if (!disburses) return [];
+    if (method !== 'MOBILE_MONEY' && method !== 'BANK') return [{ field: 'disburses', message: `Disbursements go to a phone or a bank account: a ${method} MID cannot disburse` }];
+    if (payoutConnectorOf(this.s.processors, serviceType) === null) return [{ field: 'disburses', message: `${serviceType} pays nothing out: its MIDs cannot disburse` }];
+    return [];
   }
 
   /**
@@ -388,8 +409,8 @@ export class BusinessService {
     return t.one<MidRow>(
       `INSERT INTO mids (business_id, business_name, service_type, payment_method, currency, allowed_traffic,
          merchant_operator, merchant_username, merchant_password_enc, processing_rank,
-         reject_first_time_depositors, active, created_at, updated_at, credentials_enc, credential_names)
-       VALUES ($1, $2, $3, $4, $5, $6:json::jsonb, $7, $8, $9, $10, $11, $12, $13, $13, $14, $15) RETURNING *`,
+         reject_first_time_depositors, active, created_at, updated_at, credentials_enc, credential_names, collects, disburses)
+       VALUES ($1, $2, $3, $4, $5, $6:json::jsonb, $7, $8, $9, $10, $11, $12, $13, $13, $14, $15, $16, $17) RETURNING *`,
       [
         businessId,
         m.business_name,
@@ -406,6 +427,8 @@ export class BusinessService {
         now,
         sealed.credentials_enc,
         sealed.credential_names,
+        m.collects ?? true,
+        m.disburses ?? false,
       ],
     );
   }

@@ -26,6 +26,8 @@ const FULL_MID = {
   processing_rank: 2,
   reject_first_time_depositors: true,
   active: false,
+  collects: true,
+  disburses: true,
 };
 
 describe('createMid', () => {
@@ -64,6 +66,8 @@ describe('createMid', () => {
       processing_rank: 1,
       reject_first_time_depositors: false,
       active: true,
+      collects: true,
+      disburses: false,
     });
     const row = await svc.services.db.one('SELECT allowed_traffic, merchant_password_enc FROM mids WHERE id = $1', [mid.id]);
     expect(row).toEqual({ allowed_traffic: 'ALL', merchant_password_enc: null });
@@ -80,6 +84,9 @@ describe('createMid', () => {
     ['a lower-case country', { ...base, allowed_traffic: ['ug'] }, ['allowed_traffic.0']],
     ['an empty country list', { ...base, allowed_traffic: [] }, ['allowed_traffic']],
     ['an unknown field', { ...base, secret: 'x' }, ['secret']],
+    ['a CARD MID that disburses', { ...base, disburses: true }, ['disburses']],
+    ['a MID that neither collects nor disburses', { ...base, collects: false }, ['disburses']],
+    ['a BTCPay MID that disburses (BTCPay pays nothing out)', { business_name: 'Shop', service_type: 'btcpay', payment_method: 'CRYPTO', currency: 'USD', disburses: true }, ['disburses']],
   ])('refuses %s with 400 naming the field, changing nothing', async (_what, body, fields) => {
     const b = await createBusiness(svc);
     const before = await snapshot(svc);
@@ -156,5 +163,21 @@ describe('updateMid', () => {
 
   it('answers 404 for an unknown MID', async () => {
     expect((await svc.admin.patch('/v1/admin/mids/999999', { active: false })).status).toBe(404);
+  });
+
+  it('sets what a MID is for: a mobile money MID may disburse too, a card MID may not, and none may do nothing', async () => {
+    const b = await createBusiness(svc);
+    const phone = expectOk(await svc.admin.post(`/v1/admin/businesses/${b.id}/mids`, { business_name: 'Shop', service_type: 'sandbox', payment_method: 'MOBILE_MONEY', currency: 'UGX' }));
+    const card = expectOk(await svc.admin.post(`/v1/admin/businesses/${b.id}/mids`, { business_name: 'Shop', service_type: 'sandbox', payment_method: 'CARD', currency: 'USD' }));
+    expect(expectOk(await svc.admin.patch(`/v1/admin/mids/${phone.id}`, { disburses: true }))).toMatchObject({ collects: true, disburses: true });
+    expect(expectOk(await svc.admin.patch(`/v1/admin/mids/${phone.id}`, { collects: false }))).toMatchObject({ collects: false, disburses: true });
+    const before = await snapshot(svc);
+    expect(errorFields(await svc.admin.patch(`/v1/admin/mids/${phone.id}`, { disburses: false }))).toEqual(['disburses']);
+    expect(errorFields(await svc.admin.patch(`/v1/admin/mids/${card.id}`, { disburses: true }))).toEqual(['disburses']);
+    // a disbursing MID moved to a method that cannot disburse is refused too
+    expect(errorFields(await svc.admin.patch(`/v1/admin/mids/${phone.id}`, { payment_method: 'CARD', currency: 'USD' }))).toEqual(['disburses']);
+    expect(await snapshot(svc)).toEqual(before);
+    const rows = await svc.services.db.any('SELECT id, collects, disburses FROM mids WHERE business_id = $1 ORDER BY id', [b.id]);
+    expect(rows).toEqual([{ id: phone.id, collects: false, disburses: true }, { id: card.id, collects: true, disburses: false }]);
   });
 });
