@@ -122,9 +122,17 @@ describeBrowser('operator console in Chromium', () => {
     await mids.getByRole('button', { name: `Edit MID #${midRow.id}` }).click();
     const edit = page.getByRole('form', { name: `Edit MID #${midRow.id}` });
     await edit.getByLabel('Processing rank').fill('2');
+    await edit.getByLabel('Disburses (pays out to phones or bank accounts)').check();
     await edit.getByRole('button', { name: 'Save MID' }).click();
     await edit.getByText(`MID #${midRow.id} saved.`).waitFor();
-    expect((await svc.database.db.one('SELECT processing_rank FROM mids')).processing_rank).toBe(2);
+    expect(await svc.database.db.one('SELECT processing_rank, collects, disburses FROM mids')).toEqual({ processing_rank: 2, collects: true, disburses: true });
+    await mids.getByRole('cell', { name: 'collections and disbursements' }).waitFor();
+    // a MID for nothing is refused with the API's words, and nothing changes
+    await edit.getByLabel('Collects (takes payments)').uncheck();
+    await edit.getByLabel('Disburses (pays out to phones or bank accounts)').uncheck();
+    await edit.getByRole('button', { name: 'Save MID' }).click();
+    await edit.getByText('A MID collects, disburses or both').waitFor();
+    expect(await svc.database.db.one('SELECT collects, disburses FROM mids')).toEqual({ collects: true, disburses: true });
     for (const method of ['BANK', 'CRYPTO']) {
       await svc.admin.post(`/v1/admin/businesses/${business.id}/mids`, { business_name: 'Kampala Books Ltd', service_type: 'sandbox', payment_method: method, currency: 'UGX' });
     }

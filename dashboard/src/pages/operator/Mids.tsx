@@ -43,6 +43,7 @@ export function Mids({ businessId }: { businessId: number }) {
             { head: 'Traffic', cell: (m) => traffic(m.allowed_traffic) },
             { head: 'Rank', cell: (m) => m.processing_rank },
             { head: 'Active', cell: (m) => (m.active ? 'yes' : 'no') },
+            { head: 'Used for', cell: (m) => usedFor(m) },
             { head: 'Password', cell: (m) => (m.has_password ? 'stored' : 'none') },
             {
               head: 'Actions',
@@ -73,6 +74,8 @@ function NewMid({ businessId }: { businessId: number }) {
   const blank = { business_name: '', service_type: 'sandbox', payment_method: 'MOBILE_MONEY', currency: '', traffic: 'ALL', operator: '', username: '', password: '', rank: '1' };
   const [f, setF] = useState(blank);
   const [rejectNew, setRejectNew] = useState(false);
+  const [collects, setCollects] = useState(true);
+  const [disburses, setDisburses] = useState(false);
   const set = (k: keyof typeof blank) => (v: string) => setF({ ...f, [k]: v });
   const create = useMutation({
     mutationFn: () =>
@@ -91,6 +94,8 @@ function NewMid({ businessId }: { businessId: number }) {
             processing_rank: asNumber(f.rank),
             reject_first_time_depositors: rejectNew,
             active: true,
+            collects,
+            disburses,
           },
         }),
       ),
@@ -117,6 +122,8 @@ function NewMid({ businessId }: { businessId: number }) {
       <TextField label="Username at the processor" name="merchant_username" autoComplete="off" error={e} value={f.username} onValue={set('username')} />
       <TextField label="Password at the processor" name="merchant_password" type="password" autoComplete="new-password" error={e} value={f.password} onValue={set('password')} hint="Write-only: stored encrypted, never shown again." />
       <CheckField label="Reject first-time depositors (cards)" name="reject_first_time_depositors" checked={rejectNew} onValue={setRejectNew} />
+      <CheckField label="Collects (takes payments)" name="collects" checked={collects} onValue={setCollects} />
+      <CheckField label="Disburses (pays out to phones or bank accounts)" name="disburses" checked={disburses} onValue={setDisburses} />
       <div className="wide">
         <FormError error={e} shown={['business_name', 'service_type', 'payment_method', 'currency', 'allowed_traffic', 'processing_rank', 'merchant_operator', 'merchant_username', 'merchant_password']} />
         <button type="submit" disabled={create.isPending}>
@@ -131,6 +138,8 @@ function EditMid({ mid, onDone }: { mid: Admin['Mid']; onDone: () => void }) {
   const queries = useQueryClient();
   const [rank, setRank] = useState(String(mid.processing_rank));
   const [active, setActive] = useState(mid.active);
+  const [collects, setCollects] = useState(mid.collects);
+  const [disburses, setDisburses] = useState(mid.disburses);
   const [password, setPassword] = useState('');
   const [saved, setSaved] = useState(false);
   const update = useMutation({
@@ -138,7 +147,7 @@ function EditMid({ mid, onDone }: { mid: Admin['Mid']; onDone: () => void }) {
       unwrap(
         admin.PATCH('/v1/admin/mids/{mid_id}', {
           params: { path: { mid_id: mid.id } },
-          body: { processing_rank: asNumber(rank), active, ...(password ? { merchant_password: password } : {}) },
+          body: { processing_rank: asNumber(rank), active, collects, disburses, ...(password ? { merchant_password: password } : {}) },
         }),
       ),
     onSuccess: async () => {
@@ -158,6 +167,8 @@ function EditMid({ mid, onDone }: { mid: Admin['Mid']; onDone: () => void }) {
       {saved && <Notice>MID #{mid.id} saved.</Notice>}
       <TextField label="Processing rank" name="processing_rank" inputMode="numeric" error={update.error} value={rank} onValue={setRank} />
       <CheckField label="Active (can take payments)" name="active" checked={active} onValue={setActive} />
+      <CheckField label="Collects (takes payments)" name="collects" checked={collects} onValue={setCollects} />
+      <CheckField label="Disburses (pays out to phones or bank accounts)" name="disburses" checked={disburses} onValue={setDisburses} />
       <TextField label="New password at the processor" name="merchant_password" type="password" autoComplete="new-password" error={update.error} value={password} onValue={setPassword} hint={mid.has_password ? 'A password is stored; leave blank to keep it.' : 'No password is stored.'} />
       <div className="wide">
         <FormError error={update.error} shown={['processing_rank', 'active', 'merchant_password']} />
@@ -190,4 +201,9 @@ function CheckCredentials({ mid }: { mid: Admin['Mid'] }) {
       <FormError error={check.error} />
     </>
   );
+}
+
+/** What a MID is for, in words: collections, disbursements, or both. */
+function usedFor(m: Admin['Mid']): string {
+  return [m.collects ? 'collections' : null, m.disburses ? 'disbursements' : null].filter(Boolean).join(' and ');
 }
