@@ -46,13 +46,13 @@ export function WebhookDeliveries({ businessId }: { businessId: number }) {
           rowKey={(d) => d.id}
           columns={[
             { head: 'Created', cell: (d) => <Time at={d.created_at} /> },
-            { head: 'Payment', lead: true, cell: (d) => <Link to={`/payments/${d.gateway_reference}`}>{d.gateway_reference}</Link> },
+            { head: 'About', lead: true, cell: (d) => <Subject d={d} /> },
             { head: 'Status', lead: true, cell: (d) => d.transaction_status },
             { head: 'Delivery', lead: true, cell: (d) => <DeliveryState d={d} /> },
             { head: 'Attempts', num: true, cell: (d) => d.attempts },
             { head: 'Last answer', cell: (d) => d.last_error ?? (d.last_http_status === null ? '—' : `HTTP ${d.last_http_status}`) },
             ...(mayResend
-              ? [{ head: 'Re-send', hidden: true, lead: true, cell: (d: Delivery) => <ResendButton d={d} busy={resend.isPending} onResend={() => resend.mutate(d.gateway_reference)} /> }]
+              ? [{ head: 'Re-send', hidden: true, lead: true, cell: (d: Delivery) => (d.subject === 'collection' ? <ResendButton d={d} busy={resend.isPending} onResend={() => resend.mutate(d.gateway_reference)} /> : null) }]
               : []),
           ]}
         />
@@ -60,6 +60,13 @@ export function WebhookDeliveries({ businessId }: { businessId: number }) {
       <Pager pages={pages} total={list.data?.total} />
     </>
   );
+}
+
+/** The payment, refund or disbursement a notification is about, linked to its page where it has one. */
+function Subject({ d }: { d: Delivery }) {
+  if (d.subject === 'collection') return <Link to={`/payments/${d.gateway_reference}`}>{d.gateway_reference}</Link>;
+  if (d.subject === 'disbursement') return <>disbursement <Link to={`/disbursements/${d.gateway_reference}`}>{d.gateway_reference}</Link></>;
+  return <>refund {d.gateway_reference}</>;
 }
 
 function DeliveryState({ d }: { d: Delivery }) {
