@@ -2256,7 +2256,7 @@ export interface components {
              *       "198.51.100.7"
              *     ]
              */
-            ip_allowlist?: string[] | null;
+            ip_allowlist?: (string & components["schemas"]["Text"])[] | null;
         };
         /** @description Envelope of one API token (without secret). */
         ApiTokenResponse: {
