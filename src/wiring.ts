@@ -114,7 +114,7 @@ export function buildServices(input: BaseInput): Services {
   const ledger = new LedgerService(base);
   const pricing = new PricingService();
   const accessTokens = new AccessTokenService(using(base, { configCache, rateLimit }));
-  const businesses = new BusinessService(using(base, { processors, notifications }));
+  const businesses = new BusinessService(using(base, { processors, notifications, paysOut: (serviceType: string) => payoutConnectorOf(processors, serviceType) !== null }));
   const goLive = new GoLiveService(using(base, { ledger }));
   const audit = new AuditService(base);
   const sessions = new SessionService(using(base, { audit }));

@@ -19,7 +19,6 @@ import type { Processors } from '../processors';
 import type { components } from '../../generated/admin-api';
 import { allowlistErrors } from '../domain/ip-allowlist';
 import { credentialErrors, openCredentials, sealCredentials } from '../processors/credentials';
-import { payoutConnectorOf } from '../disbursements/sandbox';
 import {
   API_TOKEN_COLUMNS,
   apiTokenRecord,
@@ -132,7 +131,8 @@ function defined<T extends object>(o: T): Partial<T> {
 }
 
 export class BusinessService {
-  constructor(readonly s: Base & { processors: Processors; notifications: NotificationService }) {}
+  /** `paysOut`: whether a service type's processor pays out (the simulator's payouts included), for MIDs that disburse */
+  constructor(readonly s: Base & { processors: Processors; notifications: NotificationService; paysOut: (serviceType: string) => boolean }) {}
 
   // ---- business accounts -------------------------------------------------------------------
 
@@ -384,7 +384,7 @@ export class BusinessService {
     if (!collects && !disburses) return [{ field: 'disburses', message: 'A MID collects, disburses or both: set collects or disburses to true' }];
     if (!disburses) return [];
     if (method !== 'MOBILE_MONEY' && method !== 'BANK') return [{ field: 'disburses', message: `Disbursements go to a phone or a bank account: a ${method} MID cannot disburse` }];
-    if (payoutConnectorOf(this.s.processors, serviceType) === null) return [{ field: 'disburses', message: `${serviceType} pays nothing out: its MIDs cannot disburse` }];
+    if (!this.s.paysOut(serviceType)) return [{ field: 'disburses', message: `${serviceType} pays nothing out: its MIDs cannot disburse` }];
     return [];
   }
 
