@@ -170,6 +170,8 @@ describeBrowser('the audit log', () => {
     await form.getByLabel('Action').fill('createBusiness');
     await form.getByRole('button', { name: 'Filter', exact: true }).click();
     await page.waitForURL(/action=createBusiness/);
+    // the list shows the earlier page until the filtered one arrives: wait for the rows of other actions to go
+    await entries.locator('tbody tr', { hasNotText: 'createBusiness' }).first().waitFor({ state: 'detached' });
     const created = entries.locator('tbody tr', { hasText: 'name: Kampala Books' });
     await created.getByText('Created').waitFor();
     expect(await entries.locator('tbody tr').count()).toBe(2);
@@ -177,6 +179,7 @@ describeBrowser('the audit log', () => {
     await form.getByLabel('Action').fill('updateApiToken');
     await form.getByRole('button', { name: 'Filter', exact: true }).click();
     await page.waitForURL(/action=updateApiToken/);
+    await entries.locator('tbody tr', { hasNotText: 'updateApiToken' }).first().waitFor({ state: 'detached' });
     await entries.locator('tbody tr').first().waitFor();
     expect(new Set(await entries.locator('tbody tr td:nth-child(3)').allTextContents())).toEqual(new Set(['updateApiToken']));
 
@@ -184,6 +187,7 @@ describeBrowser('the audit log', () => {
     await form.getByLabel('Person').selectOption({ label: owner.email });
     await form.getByRole('button', { name: 'Filter', exact: true }).click();
     await page.waitForURL(new RegExp(`person=${owner.id}`));
+    await entries.locator('tbody tr', { hasNotText: owner.email }).first().waitFor({ state: 'detached' });
     await entries.locator('tbody tr', { hasText: 'login' }).first().waitFor();
     expect(new Set(await entries.locator('tbody tr td:nth-child(2)').allTextContents())).toEqual(new Set([owner.email]));
 
