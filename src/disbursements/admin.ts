@@ -5,7 +5,9 @@
 // only: every change of a disbursement goes through DisbursementService.
 import type { QueryFile } from 'pg-promise';
 import type { components } from '../../generated/admin-api';
-import { pgp, sqlFile } from '../db';
+import { sqlFile } from '../db';
+import { disbursementFilterWhere } from './filters';
+import type { DisbursementFilters } from './filters';
 import type { Db } from '../db';
 import { listPage } from '../db/keyset';
 import type { KeyColumn, ListPage, PageRequest } from '../db/keyset';
@@ -32,14 +34,8 @@ export type AdminDisbursement = components['schemas']['AdminDisbursement'];
 export type AdminDisbursementDetail = components['schemas']['AdminDisbursementDetail'];
 type TimelineEntry = components['schemas']['DisbursementTimelineEntry'];
 
-export interface AdminDisbursementFilters {
-  business_id?: number;
-  status?: DisbursementStatus;
-  currency?: string;
-  merchant_reference?: string;
-  from?: Date;
-  to?: Date;
-}
+/** An operator's filters: every business's, or `business_id`'s. */
+export type AdminDisbursementFilters = DisbursementFilters;
 
 interface Parts {
   db: () => Db;
@@ -62,15 +58,7 @@ export class AdminDisbursementService {
 
   /** Disbursements of every business (or of `business_id`), newest first, filtered. */
   async list(f: AdminDisbursementFilters, page: PageRequest): Promise<ListPage<AdminDisbursement>> {
-    const where: string[] = ['true'];
-    const add = (clause: string, v: unknown) => v !== undefined && where.push(pgp.as.format(clause, [v]));
-    add('d.business_id = $1', f.business_id);
-    add('d.status = $1', f.status);
-    add('d.currency = $1', f.currency);
-    add('d.merchant_reference = $1', f.merchant_reference);
-    add('d.created_at >= $1', f.from);
-    add('d.created_at <= $1', f.to);
-    const text = `SELECT d.* FROM disbursements d WHERE ${where.join(' AND ')}`;
+    const text = `SELECT d.* FROM disbursements d WHERE ${disbursementFilterWhere(f)}`;
     const found = await listPage<DisbursementRow>(this.db, { sql: text, values: [], key: NEWEST_FIRST, direction: 'DESC' }, page);
     return { ...found, rows: await this.recordsOf(found.rows) };
   }

@@ -10,7 +10,9 @@ import { isIP } from 'node:net';
 import type { QueryFile } from 'pg-promise';
 import type { components } from '../../generated/merchant-api';
 import type { Config } from '../config';
-import { pgp, sqlFile } from '../db';
+import { sqlFile } from '../db';
+import { disbursementFilterWhere } from './filters';
+import type { DisbursementFilters } from './filters';
 import type { Db, Tx } from '../db';
 import { listPage } from '../db/keyset';
 import type { KeyColumn, ListPage, PageRequest } from '../db/keyset';
@@ -51,13 +53,7 @@ export interface DisbursementCaller {
   requestId: string | null;
 }
 
-export interface DisbursementFilters {
-  status?: DisbursementStatus;
-  currency?: string;
-  merchant_reference?: string;
-  from?: Date;
-  to?: Date;
-}
+export type { DisbursementFilters } from './filters';
 
 /** What the disbursement service is built from: the narrow parts it uses, nothing more. */
 export interface DisbursementParts {
@@ -295,15 +291,7 @@ export class DisbursementService {
   /** The caller's disbursements, newest first, filtered. */
   async list(c: DisbursementCaller, f: DisbursementFilters, page: PageRequest): Promise<ListPage<DisbursementRow>> {
     await this.guard(c, 'listDisbursements');
-    const where: string[] = [];
-    const add = (clause: string, v: unknown) => v !== undefined && where.push(pgp.as.format(clause, [v]));
-    add('d.business_id = $1', c.businessId);
-    add('d.status = $1', f.status);
-    add('d.currency = $1', f.currency);
-    add('d.merchant_reference = $1', f.merchant_reference);
-    add('d.created_at >= $1', f.from);
-    add('d.created_at <= $1', f.to);
-    const text = `SELECT d.* FROM disbursements d WHERE ${where.join(' AND ')}`;
+    const text = `SELECT d.* FROM disbursements d WHERE ${disbursementFilterWhere({ ...f, business_id: c.businessId })}`;
     return listPage<DisbursementRow>(this.db, { sql: text, values: [], key: NEWEST_FIRST, direction: 'DESC' }, page);
   }
 
