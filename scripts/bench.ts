@@ -13,18 +13,19 @@
 //   npm run bench -- --export          a 1-million-row collections export: rows/s and the service's peak memory (DATABASE_URL)
 //   npm run bench -- --refunds         the refund case only: refunds per second on one hot wallet, balance exact
 //   npm run bench -- --disbursements   the disbursement case (not in the default run): disbursements per second on one hot wallet to COMPLETED, balance exact
-//   npm run bench -- --webhooks        the webhook case only: latency from state change to receiver at BENCH_WEBHOOK_RATE
+//   npm run bench -- --webhooks        the webhook case only: latency from state change to receiver at BENCH_WEBHOOK_RATE, delivered by a
+//                                      ROLE=worker process (real server only; the target) and by the changing process itself
 //   npm run bench -- --hot-wallet      the hot-wallet case only: BENCH_COMPLETIONS completions on one wallet, 50 at once, balance exact
 //   npm run bench -- --sweep           request-to-pay only: 50 connections, the fixed rate, then the fixed-rate sweep
 //   npm run bench -- --no-sweep        all figures but the fixed-rate sweep
 // Settings: BENCH_CONNECTIONS (50), BENCH_DURATION seconds (10), BENCH_WARMUP seconds (2), BENCH_FIXED_RATE
 // req/s (500: request-to-pay again at that fixed offered load, for its p99),
-// BENCH_COMPLETIONS (2000), BENCH_REFUNDS (1000), BENCH_REFUND_CONCURRENCY (20), BENCH_DISBURSEMENTS (500), BENCH_DISBURSEMENT_CONCURRENCY (50), BENCH_WEBHOOK_RATE events/s (200), BENCH_WEBHOOK_EVENTS (1000),
+// BENCH_COMPLETIONS (2000), BENCH_REFUNDS (1000), BENCH_REFUND_CONCURRENCY (20), BENCH_DISBURSEMENTS (500), BENCH_DISBURSEMENT_CONCURRENCY (50), BENCH_WEBHOOK_RATE events/s (500, the target's rate), BENCH_WEBHOOK_EVENTS (1000),
 // BENCH_REPORT_RATE provider reports/s (the request-to-pay rate just measured), BENCH_REPORTS (2000);
 // the fixed-rate sweep (scripts/bench/sweep.ts): BENCH_SWEEP_FROM req/s (500), BENCH_SWEEP_STEP (250), BENCH_SWEEP_MAX (5000),
 // BENCH_SWEEP_SECONDS a step (3): the open-loop sender at each rate until p99 reaches 25 ms or a request fails;
 // --scale: BENCH_SCALE_LEVELS (0,1000000,10000000), BENCH_SCALE_MAX_COLLECTIONS (1000000), BENCH_SCALE_COMPLETIONS (500),
-// BENCH_SCALE_HISTORY_MONTHS (24).
+// BENCH_SCALE_HISTORY_MONTHS (24). BENCH_KEEP=1 keeps the work directory (the children's logs) and prints where it is.
 // --soak: BENCH_SOAK_SECONDS (600), BENCH_SOAK_WINDOW seconds (60), BENCH_SOAK_RATE requests/s (50).
 // --export: BENCH_EXPORT_ROWS (1000000), BENCH_EXPORT_SLOW_ROWS (100000).
 import { randomBytes } from 'node:crypto';
@@ -87,11 +88,13 @@ async function measureHttp(name: string, tag: string, child: Child, port: number
 const fmt = (n: number | null | undefined, digits = 0) => (n === null || n === undefined || Number.isNaN(n) ? '-' : n.toFixed(digits));
 const sweepResult = (s: SweepFigures) =>
   `${s.highest_held_per_s === null ? 'none' : `${s.highest_held_per_s} req/s`} (${s.steps.map((t) => `${t.offered_per_s}: p99 ${fmt(t.p99_ms)} ms${t.errors > 0 ? `, ${t.errors} errors` : ''}`).join('; ')}${s.stopped === 'max' ? '; stopped at BENCH_SWEEP_MAX' : ''})`;
-const webhookRow = (w: WebhookFigures): [string, string, string] => [
-  'webhook latency',
-  `p50 ${fmt(w.p50_ms)} ms, p99 ${fmt(w.p99_ms)} ms at ${w.rate_per_s}/s (${w.delivered}/${w.events} delivered)`,
-  `p99 <= ${TARGETS.webhook_p99_ms} ms`,
-];
+/** The first figure is the one held to the target: the deliveries in a worker process where there is a real server */
+const webhookRows = (ws: WebhookFigures[]): [string, string, string][] =>
+  ws.map((w, i) => [
+    `webhook latency, ${w.processes === 'one' ? 'deliveries in the changing process' : 'API process + worker process'}`,
+    `p50 ${fmt(w.p50_ms)} ms, p99 ${fmt(w.p99_ms)} ms at ${w.rate_per_s}/s (${w.delivered}/${w.events} delivered)`,
+    i === 0 ? `p99 <= ${TARGETS.webhook_p99_ms} ms` : '',
+  ]);
 
 const disbursementRow = (d: DisbursementFigures): [string, string, string] => [
   'hot wallet disbursements through the API to COMPLETED',
@@ -120,7 +123,7 @@ function table(r: Report): string {
     ['hot wallet refunds through the API', r.refunds ? `${fmt(r.refunds.per_s)}/s (${r.refunds.refunds} by ${r.refunds.concurrency}, ${r.refunds.errors} errors), balance ${r.refunds.exact_balance ? 'exact' : 'WRONG'}` : '-', 'exact, 0 errors'],
     ['CPU ms per completion (process + PostgreSQL)', r.hot_wallet ? `${fmt(r.hot_wallet.cpu_ms_per_completion.process_ms, 2)}${r.hot_wallet.cpu_ms_per_completion.postgres_ms === null ? '' : ` + ${fmt(r.hot_wallet.cpu_ms_per_completion.postgres_ms, 2)}`}` : '-', ''],
     ['provider-report worker lag', r.provider_reports ? `p50 ${fmt(r.provider_reports.lag_p50_ms)} ms, p99 ${fmt(r.provider_reports.lag_p99_ms)} ms, max ${fmt(r.provider_reports.lag_max_ms)} ms at ${r.provider_reports.rate_per_s}/s; a backlog drains at ${fmt(r.provider_reports.backlog_drained_per_s)}/s` : '-', 'keeps up with the accepted rate'],
-    r.webhooks ? webhookRow(r.webhooks) : ['webhook latency', '-', `p99 <= ${TARGETS.webhook_p99_ms} ms`],
+    ...(r.webhooks ? webhookRows(r.webhooks) : [['webhook latency', '-', `p99 <= ${TARGETS.webhook_p99_ms} ms`] as [string, string, string]]),
   ];
   const w = [0, 1, 2].map((i) => Math.max(...rows.map((row) => row[i].length), ['what', 'result', 'target'][i].length));
   const line = (c: string[]) => '| ' + c.map((v, i) => v.padEnd(w[i])).join(' | ') + ' |';
@@ -149,7 +152,8 @@ interface Report {
   hot_wallet: HotWalletFigures | null;
   /** refunds per second on one hot wallet, through the merchant API */
   refunds: RefundFigures | null;
-  webhooks: WebhookFigures | null;
+  /** the deliveries in a ROLE=worker process (real server only), then in the changing process */
+  webhooks: WebhookFigures[] | null;
   provider_reports: ProviderReportFigures | null;
   profile: ProfileSummary | null;
   targets: typeof TARGETS;
@@ -186,7 +190,7 @@ async function main() {
   const refundConcurrency = setting(process.env, 'BENCH_REFUND_CONCURRENCY', 20);
   const disbursementCount = setting(process.env, 'BENCH_DISBURSEMENTS', 500);
   const disbursementConcurrency = setting(process.env, 'BENCH_DISBURSEMENT_CONCURRENCY', 50);
-  const webhookRate = setting(process.env, 'BENCH_WEBHOOK_RATE', 200);
+  const webhookRate = setting(process.env, 'BENCH_WEBHOOK_RATE', 500);
   const webhookEvents = setting(process.env, 'BENCH_WEBHOOK_EVENTS', 1000);
   const reports = setting(process.env, 'BENCH_REPORTS', 2000);
   const out = path.resolve(process.env.BENCH_OUT || 'bench-out.json');
@@ -285,16 +289,31 @@ async function main() {
       process.stdout.write(`\n${rows.map((r) => '| ' + r.join(' | ') + ' |').join('\n')}\n\nFigures written to ${out}\n`);
       return;
     }
-    const measureWebhooks = (): Promise<WebhookFigures> => {
-      process.stdout.write(`  webhooks: ${webhookEvents} state changes at ${webhookRate}/s\n`);
-      return webhookLatency({ config: loadConfig(env), principal, currency: 'UGX', events: webhookEvents, ratePerSecond: webhookRate, receiver, body: (n) => rtpBody(`W${n}`) });
+    /** The deliveries run in a ROLE=worker process of their own on a real server (as a deployment runs them), and also in the changing process itself */
+    const measureWebhooks = async (): Promise<WebhookFigures[]> => {
+      const figures: WebhookFigures[] = [];
+      const measure = (worker?: () => Promise<{ stop(): Promise<unknown> }>) =>
+        webhookLatency({ config: loadConfig(env), principal, currency: 'UGX', events: webhookEvents, ratePerSecond: webhookRate, receiver, body: (n) => rtpBody(`W${figures.length}-${n}`), worker });
+      process.stdout.write(`  webhooks: ${webhookEvents} state changes at ${webhookRate}/s, delivered by the same process\n`);
+      figures.push(await measure());
+      if (server) {
+        process.stdout.write(`  webhooks: ${webhookEvents} state changes at ${webhookRate}/s, delivered by a ROLE=worker process\n`);
+        figures.unshift(await measure(async () => {
+          const workerPort = await freePort();
+          const c = startChild('worker', process.execPath, compiled, { ...env, ROLE: 'worker', PORT: String(workerPort) }, path.join(work, 'service-webhook-worker.log'));
+          children.push(c);
+          await waitForHttp(`http://127.0.0.1:${workerPort}/healthz`, c);
+          return { stop: () => stopChild(c) };
+        }));
+      }
+      return figures;
     };
     if (webhooksOnly) {
       const webhooks = await measureWebhooks();
       writeFileSync(out, JSON.stringify({ date: new Date().toISOString(), database: server ? 'postgres' : 'embedded', webhooks }, null, 2) + '\n');
       const rows: [string, string, string][] = [
         ['what', 'result', 'target'],
-        webhookRow(webhooks),
+        ...webhookRows(webhooks),
       ];
       process.stdout.write(`\n${rows.map((r) => '| ' + r.join(' | ') + ' |').join('\n')}\n\nFigures written to ${out}\n`);
       return;
@@ -356,7 +375,7 @@ async function main() {
     }
     const hwm = highWaterMb(svc.pid);
 
-    let webhooks: WebhookFigures | null = null;
+    let webhooks: WebhookFigures[] | null = null;
     let providerReports: ProviderReportFigures | null = null;
     let profile: ProfileSummary | null = null;
     let profileCopy: string | null = null;
@@ -458,7 +477,7 @@ async function main() {
       zero_errors: rtp.errors === 0,
       hot_wallet_per_s: hot ? hot.exact_balance && hot.per_s >= TARGETS.hot_wallet_per_s : null,
       refunds_exact: refunds ? refunds.exact_balance : null,
-      webhook_p99_ms: webhooks ? webhooks.delivered === webhooks.events && webhooks.p99_ms <= TARGETS.webhook_p99_ms : null,
+      webhook_p99_ms: webhooks ? webhooks[0].delivered === webhooks[0].events && webhooks[0].p99_ms <= TARGETS.webhook_p99_ms : null,
       peak_rss_mb: atMost(rtp.peak_rss_mb, TARGETS.peak_rss_mb),
     };
     writeFileSync(out, JSON.stringify(report, null, 2) + '\n');
@@ -482,7 +501,8 @@ async function main() {
     for (const c of children) await stopChild(c, 5000);
     await receiver.close();
     await server?.drop();
-    rmSync(work, { recursive: true, force: true });
+    if (!process.env.BENCH_KEEP) rmSync(work, { recursive: true, force: true });
+    else process.stdout.write(`Work directory kept (BENCH_KEEP): ${work}\n`);
   }
 }
 

@@ -1,7 +1,10 @@
-// Webhook delivery latency: the service runs in this process (its workers on, its HTTP port unused) and
-// PENDING collections are moved to COMPLETED at a steady rate through its own applyOutcome, as provider
-// reports would move them; a local receiver answers 200 at once. Latency is from the state change (the
-// moment applyOutcome resolves: its transaction has committed) to the webhook's arrival, per event.
+// Webhook delivery latency: PENDING collections are moved to COMPLETED at a steady rate through the
+// service's own applyOutcome in this process, as provider reports would move them; a local receiver
+// answers 200 at once. Latency is from the state change (the moment applyOutcome resolves: its transaction
+// has committed) to the webhook's arrival, per event. Two ways to run: the service's workers in this
+// process too (ROLE=both, one Node process doing the changes, the deliveries and the receiving), or, on a
+// real PostgreSQL server, as a production deployment runs: this process as ROLE=api, whose commits kick
+// (NOTIFY) a separate ROLE=worker process that delivers.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Config } from '../../src/config';
@@ -12,6 +15,8 @@ import { pendingCollections } from './hot-wallet';
 import { percentile, round1, sleep } from './lib';
 
 export interface WebhookFigures {
+  /** where the deliveries ran: the process making the changes, or a ROLE=worker process of their own */
+  processes: 'one' | 'api + worker';
   rate_per_s: number;
   events: number;
   delivered: number;
@@ -60,8 +65,15 @@ export async function webhookLatency(o: {
   ratePerSecond: number;
   receiver: Receiver;
   body: (n: number) => Record<string, unknown>;
+  /** starts a ROLE=worker process on the same database (once it answers): the deliveries run there */
+  worker?: () => Promise<{ stop(): Promise<unknown> }>;
 }): Promise<WebhookFigures> {
-  const service = await startService({ config: { ...o.config, port: 0 }, log: createLogger(() => undefined, 'error') });
+  const worker = o.worker ? await o.worker() : null;
+  const role = worker ? 'api' : 'both';
+  const service = await startService({ config: { ...o.config, port: 0, role }, log: createLogger(() => undefined, 'error') }).catch(async (err: unknown) => {
+    await worker?.stop();
+    throw err;
+  });
   try {
     const s = service.services;
     const pending = await pendingCollections(s, o.principal, o.currency, o.events, o.body);
@@ -81,10 +93,13 @@ export async function webhookLatency(o: {
     }
     await Promise.all(changes);
     const deadline = performance.now() + 30_000;
-    while (o.receiver.arrivals.size < changedAt.size && performance.now() < deadline) await sleep(50);
+    // the receiver may hold an earlier run's arrivals too: this run's are counted by reference
+    const arrived = () => [...changedAt.keys()].filter((ref) => o.receiver.arrivals.has(ref)).length;
+    while (arrived() < changedAt.size && performance.now() < deadline) await sleep(50);
     const latencies = [...changedAt].filter(([ref]) => o.receiver.arrivals.has(ref)).map(([ref, at]) => Math.max(0, o.receiver.arrivals.get(ref)! - at));
     latencies.sort((a, b) => a - b);
     return {
+      processes: worker ? 'api + worker' : 'one',
       rate_per_s: o.ratePerSecond,
       events: changedAt.size,
       delivered: latencies.length,
@@ -94,5 +109,6 @@ export async function webhookLatency(o: {
     };
   } finally {
     await service.close();
+    await worker?.stop();
   }
 }
