@@ -107,6 +107,8 @@ export const RULES: Record<string, Rule> = {
   listAdminDisbursements: read('merchant_viewer'),
   getAdminDisbursement: read('merchant_viewer'),
   approveDisbursement: admin('merchant_owner'),
+  // money out from the dashboard: the business's owners only, with a fresh code (the handler refuses operators)
+  createAdminDisbursement: admin('merchant_owner'),
   rejectDisbursement: admin('merchant_owner'),
   // whoever may see the collection may see its refunds
   listAdminCollectionRefunds: read('merchant_viewer'),
