@@ -658,7 +658,22 @@ export interface paths {
          */
         get: operations["listAdminDisbursements"];
         put?: never;
-        post?: never;
+        /**
+         * Ask for a disbursement from the dashboard
+         * @description The dashboard's New disbursement form: pays out of one of the business's wallets exactly as the merchant
+         *     API's `createDisbursement` does (the same body, rules, limits, freeze, approval threshold, money, states
+         *     and errors; see docs/contract/disbursements.md), plus `code`. Only an owner of the business
+         *     (`merchant_owner`), signed in, may ask; developers, viewers, operator support and operators are
+         *     `FORBIDDEN` (operators do not move merchants' money). The API token's secret has no place here: the
+         *     owner's authenticator app stands in for it, so the owner must have one set up (`FORBIDDEN` otherwise) and
+         *     `code` is its current code, accepted once as at sign-in (a wrong or used code is `UNAUTHORIZED`, counts
+         *     towards the sign-in limit and is in the audit log as `disbursementCodeRefused`; nothing else changes).
+         *     An API token's IP allowlist guards that token's calls and does not apply to a session. The owner is the
+         *     disbursement's `requested_by`, so another owner must approve one above the wallet's approval threshold.
+         *     No API token asked, so no webhook is notified of its changes. The same `merchant_reference` with the
+         *     same body (and a fresh code) answers the disbursement accepted first, with `Idempotent-Replayed: true`.
+         */
+        post: operations["createAdminDisbursement"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2908,6 +2923,72 @@ export interface components {
             data: components["schemas"]["AdminDisbursement"][];
             paging: components["schemas"]["Paging"];
         };
+        /**
+         * @description Amount the payee receives, in `currency`, greater than 0, at most two decimal places (a third decimal is refused with `VALIDATION_ERROR`). The fee is taken from the wallet on top of it.
+         * @example 150000
+         */
+        amount: number;
+        /** @description The currency of one of your wallets; the disbursement is paid from that wallet. */
+        currency: components["schemas"]["Currency"];
+        /**
+         * @description `MOBILE_MONEY` (to a phone) or `BANK` (to a bank account, with `bank_code`).
+         * @enum {string}
+         */
+        payment_method: "MOBILE_MONEY" | "BANK";
+        /**
+         * @description The payee's phone number (`MOBILE_MONEY`) or bank account number (`BANK`).
+         * @example 256772123456
+         */
+        account_number: string;
+        /**
+         * @description The payee's bank, by the code its processor uses (`BANK` only).
+         * @example 058
+         */
+        bank_code: string;
+        /**
+         * @description The payee's name as the account holds it.
+         * @example Okello Transport Ltd
+         */
+        account_name: string & components["schemas"]["Text"];
+        /**
+         * @description Your unique reference for this disbursement, 9 to 36 characters of letters, digits, `_` and `-`. Unique per business among disbursements: the same reference with the same body again answers the original disbursement (header `Idempotent-Replayed: true`), so a retry never pays twice; with a different body it is `DUPLICATE_MERCHANT_REFERENCE`.
+         * @example PAY-20251125-0001
+         */
+        merchant_reference: string;
+        /**
+         * @description What the payment is for, passed to the processor where it takes one (at most 100 characters).
+         * @example Driver payout week 47
+         */
+        narration: string & components["schemas"]["Text"];
+        /** @description A disbursement asked for in the dashboard: the body of the merchant API's `createDisbursement`, each field with the same rules, plus `code`, the current code of the owner's authenticator app, which stands in for the API token's secret. */
+        AdminDisbursementCreate: {
+            amount: components["schemas"]["amount"];
+            currency: components["schemas"]["currency"];
+            payment_method: components["schemas"]["payment_method"];
+            account_number: components["schemas"]["account_number"];
+            bank_code?: components["schemas"]["bank_code"];
+            account_name: components["schemas"]["account_name"];
+            merchant_reference: components["schemas"]["merchant_reference"];
+            narration?: components["schemas"]["narration"];
+            /** @description The 6-digit code the owner's authenticator app shows now. Each code works once, as at sign-in; a disbursement refused for another reason leaves the code unused. */
+            code: string;
+        };
+        /** @description Envelope of a disbursement asked for in the dashboard: `status` is `accepted`; the record is `PENDING` or `PENDING_APPROVAL` (or, on an idempotent replay, as it is now). */
+        AdminDisbursementAcceptedResponse: {
+            /**
+             * @description Always `200` on success.
+             * @constant
+             */
+            code: 200;
+            /**
+             * @description Always `accepted` for this operation.
+             * @constant
+             */
+            status: "accepted";
+            /** @description Human-readable outcome. */
+            message: string;
+            data: components["schemas"]["AdminDisbursement"];
+        };
         /** @description One event in a disbursement's life: asked for, approved or rejected (with who did it), or a change of state notified to the merchant's webhook (with how its delivery went). */
         DisbursementTimelineEntry: {
             /**
@@ -3368,7 +3449,7 @@ export interface components {
                 /** @description The user's email at the time; `null` for the operator key and for `anonymous`. */
                 email: string | null;
             };
-            /** @description The operation, e.g. `updateApiToken`, `createInvitation`, `login`. Refused attempts on an account have actions of their own: `loginFailed` (wrong email or password, or a disabled user), `verifyTotpFailed` (a wrong or used second-factor or recovery code), `startTotpEnrolmentFailed` and `confirmTotpEnrolmentFailed` (a wrong password or code while setting up an authenticator), `changeOwnPasswordFailed`; a password-reset request is `requestPasswordReset`. Their `after` says what was tried, never with what: `email` (as typed), `reason`, `client_address`, and for a reset whether a link was `sent`. The target is the person whose email it is; an email that belongs to nobody has no target and no business, so only operator admins see it. Attempts refused by the sign-in limit (429) are not recorded one by one. */
+            /** @description The operation, e.g. `updateApiToken`, `createInvitation`, `login`. Refused attempts on an account have actions of their own: `loginFailed` (wrong email or password, or a disabled user), `verifyTotpFailed` (a wrong or used second-factor or recovery code), `startTotpEnrolmentFailed` and `confirmTotpEnrolmentFailed` (a wrong password or code while setting up an authenticator), `changeOwnPasswordFailed`, and `disbursementCodeRefused` (a wrong or used authenticator code with a disbursement asked for in the dashboard; `after` names the operation, `merchant_reference`, `amount` and `currency`); a password-reset request is `requestPasswordReset`. Their `after` says what was tried, never with what: `email` (as typed), `reason`, `client_address`, and for a reset whether a link was `sent`. The target is the person whose email it is; an email that belongs to nobody has no target and no business, so only operator admins see it. Attempts refused by the sign-in limit (429) are not recorded one by one. */
             action: string;
             /** @description The business concerned; `null` for deployment-wide changes. */
             business_id: number | null;
@@ -5546,6 +5627,76 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             /** @description `NOT_FOUND`: a merchant user asked for another business's disbursements, or `business_id` names no business. */
             404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createAdminDisbursement: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AdminDisbursementCreate"];
+            };
+        };
+        responses: {
+            /** @description Disbursement accepted (`PENDING` or `PENDING_APPROVAL`), or (with `Idempotent-Replayed: true`) the disbursement accepted earlier for the same `merchant_reference` and body, as it is now. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminDisbursementAcceptedResponse"];
+                };
+            };
+            /**
+             * @description One of (nothing was changed):
+             *     - `VALIDATION_ERROR`: a field breaks a rule, listed at its field (as for `createDisbursement`; `code`
+             *       missing or not 6 digits is one too).
+             *     - `INVALID_JSON`, `UNSUPPORTED_MEDIA_TYPE`: the body is not a JSON object sent as `application/json`.
+             *     - `DUPLICATE_MERCHANT_REFERENCE`: the reference was used for a different disbursement.
+             *     - `INSUFFICIENT_FUNDS`: the wallet's available balance cannot cover amount and fee.
+             *     - `LIMIT_EXCEEDED`: the per-disbursement or the daily limit of the wallet.
+             *     - `UNSUPPORTED_CURRENCY`: the business has no wallet in `currency`.
+             *     - `NO_ROUTE`: no active MID of the business disburses by this method in this currency.
+             */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `UNAUTHORIZED`: no session, or `code` is wrong or was already used (recorded in the audit log). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `FORBIDDEN`: the caller is not an owner of a business (developers, viewers, operators, the operator key), or has no authenticator app set up. `DISBURSEMENTS_FROZEN`: an operator froze the business's disbursements. `CSRF_FAILED`: the session's `X-CSRF-Token` is missing. Nothing was changed. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

@@ -22,8 +22,8 @@ export class ApiError extends Error {
 }
 
 const UNREACHABLE = 'PayCollect did not answer. Check that the service is running and your network is up, then try again.';
-/** Where a 401 means "wrong password or code", not "your session ended". */
-const SIGN_IN_STEPS = new Set(['/v1/admin/session', '/v1/admin/session/totp', '/v1/admin/me/totp/confirm']);
+/** Where a 401 means "wrong password or code", not "your session ended" (a disbursement asks for a fresh code). */
+const SIGN_IN_STEPS = new Set(['/v1/admin/session', '/v1/admin/session/totp', '/v1/admin/me/totp/confirm', '/v1/admin/disbursements']);
 
 const session: Middleware = {
   onRequest({ request }) {

@@ -95,6 +95,8 @@ const ABILITIES = {
   audit: ['operator_admin', 'merchant_owner'],
   requestGoLive: ['merchant_owner'],
   refund: ['operator_admin', 'merchant_owner', 'merchant_developer'],
+  /** ask for a disbursement: a business's owners only (operators do not move merchants' money) */
+  disburse: ['merchant_owner'],
 } satisfies Record<string, Role[]>;
 
 export type Ability = keyof typeof ABILITIES;

@@ -45,6 +45,7 @@ interface Parts {
 
 const EVENTS: Record<string, TimelineEntry['event']> = {
   createDisbursement: 'requested',
+  createAdminDisbursement: 'requested',
   approveDisbursement: 'approved',
   rejectDisbursement: 'rejected',
 };
@@ -67,8 +68,13 @@ export class AdminDisbursementService {
   async get(gatewayReference: string): Promise<AdminDisbursementDetail> {
     const row = await this.db.oneOrNone<DisbursementRow>(SQL.byGatewayReference, { gatewayReference });
     if (!row) throw new AppError('NOT_FOUND', 'No disbursement has this reference');
+    return { ...(await this.recordOf(row)), timeline: await this.timelineOf(row) };
+  }
+
+  /** One disbursement as the dashboard lists it (the answer to an owner's request). */
+  async recordOf(row: DisbursementRow): Promise<AdminDisbursement> {
     const [record] = await this.recordsOf([row]);
-    return { ...record, timeline: await this.timelineOf(row) };
+    return record;
   }
 
   private async recordsOf(rows: DisbursementRow[]): Promise<AdminDisbursement[]> {
@@ -93,20 +99,26 @@ export class AdminDisbursementService {
       businessId: row.business_id,
     });
     const sent = await this.db.any<{ created_at: Date; sequence: number; transaction_status: string; delivered_at: Date | null; gave_up_at: Date | null }>(SQL.notifications, { disbursementId: row.id });
+    // a replay in the dashboard is audited too: the disbursement was asked for once, by the first
+    const asked = trail.findIndex((a) => EVENTS[a.action] === 'requested');
+    const kept = trail.filter((a, i) => EVENTS[a.action] !== 'requested' || i === asked);
     const entries: { at: Date; order: number; entry: TimelineEntry }[] = [
-      ...trail.map((a, i) => ({
+      ...kept.map((a, i) => {
         // a decision is dated by the move it made (its audit entry is written just after, in the same transaction)
-        at: a.action !== 'createDisbursement' && row.decided_at ? row.decided_at : a.at,
-        order: i,
-        entry: {
-          at: apiTime(a.action !== 'createDisbursement' && row.decided_at ? row.decided_at : a.at),
-          event: EVENTS[a.action],
-          transaction_status: (a.transaction_status ?? row.status) as DisbursementStatus,
-          actor: a.actor_type === 'api_token' ? `API token ${a.actor_email ?? ''}`.trim() : a.actor_email,
-          sequence: null,
-          delivery: null,
-        },
-      })),
+        const at = EVENTS[a.action] !== 'requested' && row.decided_at ? row.decided_at : a.at;
+        return {
+          at,
+          order: i,
+          entry: {
+            at: apiTime(at),
+            event: EVENTS[a.action],
+            transaction_status: (a.transaction_status ?? row.status) as DisbursementStatus,
+            actor: a.actor_type === 'api_token' ? `API token ${a.actor_email ?? ''}`.trim() : a.actor_email,
+            sequence: null,
+            delivery: null,
+          },
+        };
+      }),
       ...sent.map((n) => ({
         at: n.created_at,
         order: trail.length + n.sequence,

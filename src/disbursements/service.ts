@@ -1,6 +1,7 @@
 // Disbursements (docs/contract/disbursements.md): paying money out of a merchant's wallet to a phone or a
-// bank account. Every call is guarded first (the API token's secret, its IP allowlist); a new
-// disbursement is written with the hold of amount + fee under the wallet's lock, after the business's
+// bank account. Every API call is guarded first (the API token's secret, its IP allowlist); an owner
+// asking in the dashboard is guarded by the caller (a fresh authenticator code) and then takes the same
+// path. A new disbursement is written with the hold of amount + fee under the wallet's lock, after the business's
 // freeze, the wallet's limits and its available balance are checked in the same transaction. A worker
 // sends it to the MID's processor with our reference, which never changes; an unknown outcome is settled
 // by a status query; a callback is only a prompt. Every state change goes through move(), with its
@@ -50,6 +51,20 @@ export interface DisbursementCaller {
   secret: string | undefined;
   /** the TCP peer's address as the socket gives it (no proxy header is trusted) */
   address: string | undefined;
+  requestId: string | null;
+}
+
+/**
+ * Who asks for a disbursement once the caller is checked: an API token of the business (the merchant API:
+ * its webhook is notified and the audit entry names it), or an owner in the dashboard (who may not
+ * approve it; audited by the operator API's own entry, and no webhook, since no token asked).
+ */
+type Requester = { businessId: number; requestId: string | null } & ({ apiTokenId: number; requestedBy: null } | { apiTokenId: null; requestedBy: number });
+
+/** An owner asking in the dashboard, their second factor already checked by the caller. */
+export interface DashboardRequester {
+  businessId: number;
+  userId: number;
   requestId: string | null;
 }
 
@@ -211,18 +226,30 @@ export class DisbursementService {
    */
   async create(c: DisbursementCaller, body: DisbursementCreateBody): Promise<{ row: DisbursementRow; replayed: boolean }> {
     await this.guard(c, 'createDisbursement');
+    return this.accept({ businessId: c.businessId, apiTokenId: c.apiTokenId, requestedBy: null, requestId: c.requestId }, body);
+  }
+
+  /**
+   * A disbursement an owner asks for in the dashboard: the same path as the API's from here on (rules,
+   * limits, freeze, funds, idempotency, threshold), with the owner as its requester.
+   */
+  requestFromDashboard(who: DashboardRequester, body: DisbursementCreateBody): Promise<{ row: DisbursementRow; replayed: boolean }> {
+    return this.accept({ businessId: who.businessId, apiTokenId: null, requestedBy: who.userId, requestId: who.requestId }, body);
+  }
+
+  private async accept(who: Requester, body: DisbursementCreateBody): Promise<{ row: DisbursementRow; replayed: boolean }> {
     const amountMinor = checkBody(body);
     const hash = disbursementRequestHash(body);
-    const earlier = await this.byMerchantReference(c.businessId, body.merchant_reference);
+    const earlier = await this.byMerchantReference(who.businessId, body.merchant_reference);
     if (earlier) return replay(earlier, hash);
-    const route = await this.route(c.businessId, body.payment_method, body.currency);
+    const route = await this.route(who.businessId, body.payment_method, body.currency);
     try {
-      const row = await this.db.tx('disbursement-create', (t) => this.createIn(t, c, body, amountMinor, hash, route));
+      const row = await this.db.tx('disbursement-create', (t) => this.createIn(t, who, body, amountMinor, hash, route));
       if (row.status === 'PENDING') this.p.kick('disbursement-sends');
       return { row, replayed: false };
     } catch (e) {
       if (!(e instanceof ReferenceTaken)) throw e;
-      const winner = await this.byMerchantReference(c.businessId, body.merchant_reference);
+      const winner = await this.byMerchantReference(who.businessId, body.merchant_reference);
       if (!winner) throw new Error('disbursement merchant_reference conflict without a row');
       return replay(winner, hash);
     }
@@ -245,7 +272,7 @@ export class DisbursementService {
     return { midId: mid.id, serviceType: mid.service_type };
   }
 
-  private async createIn(t: Tx, c: DisbursementCaller, body: DisbursementCreateBody, amountMinor: bigint, hash: string, route: Route): Promise<DisbursementRow> {
+  private async createIn(t: Tx, c: Requester, body: DisbursementCreateBody, amountMinor: bigint, hash: string, route: Route): Promise<DisbursementRow> {
     const w = await t.oneOrNone<LockedWallet>(SQL.lockWallet, { businessId: c.businessId, currency: body.currency });
     if (!w) throw noWallet(body.currency);
     if (w.disbursements_frozen) throw new AppError('DISBURSEMENTS_FROZEN', 'Disbursements of this business are frozen; contact support');
@@ -266,7 +293,7 @@ export class DisbursementService {
     const waits = needsApproval(amountMinor, w.disbursement_approval_threshold_minor);
     const status: DisbursementStatus = waits ? 'PENDING_APPROVAL' : 'PENDING';
     const row = await t.oneOrNone<DisbursementRow>(SQL.insert, {
-      businessId: c.businessId, apiTokenId: c.apiTokenId, walletId: w.id, gatewayReference: newGatewayReference(), merchantReference: body.merchant_reference,
+      businessId: c.businessId, apiTokenId: c.apiTokenId, requestedBy: c.requestedBy, walletId: w.id, gatewayReference: newGatewayReference(), merchantReference: body.merchant_reference,
       requestHash: hash, amountMinor, feeMinor, currency: w.currency, paymentMethod: body.payment_method, accountNumber: body.account_number,
       bankCode: body.bank_code ?? null, accountName: body.account_name, narration: body.narration ?? null, status,
       pendingReason: waits ? 'awaiting_approval' : 'awaiting_processor', message: DISBURSEMENT_MESSAGES[status],
@@ -276,7 +303,9 @@ export class DisbursementService {
     });
     if (!row) throw new ReferenceTaken();
     await this.post(t, row, disbursementHoldPlan(moneyOf(row)), now);
-    await t.none(SQL.audit, { now, businessId: c.businessId, gatewayReference: row.gateway_reference, after: JSON.stringify(toDisbursementRecord(row)), requestId: c.requestId, apiTokenId: c.apiTokenId });
+    if (c.apiTokenId !== null) {
+      await t.none(SQL.audit, { now, businessId: c.businessId, gatewayReference: row.gateway_reference, after: JSON.stringify(toDisbursementRecord(row)), requestId: c.requestId, apiTokenId: c.apiTokenId });
+    }
     return row;
   }
 

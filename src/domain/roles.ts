@@ -102,6 +102,8 @@ export const RULES: Record<string, Rule> = {
   resendAdminNotification: { support: true, merchant: 'merchant_developer' },
   // money out: operator admins, and the merchant's owners and developers (docs/contract/refunds.md); not support
   createAdminRefund: admin('merchant_developer'),
+  // money out from the dashboard: the business's owners only, with a fresh code (the handler refuses operators)
+  createAdminDisbursement: admin('merchant_owner'),
   // four eyes on money out: the business's owners (the handler refuses operators and the requester)
   // whoever may see the business's collections may see its disbursements
   listAdminDisbursements: read('merchant_viewer'),

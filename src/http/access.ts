@@ -121,6 +121,8 @@ interface Target {
   self?: true;
   /** the record's id read from the path's parameters (a wallet is named by its business and currency) */
   find?: string;
+  /** the answer's field naming the created record, where it is not its `id` */
+  answer?: string;
 }
 
 /** What each change touches, so its record can be read before and after. */
@@ -141,6 +143,8 @@ const TARGETS: Record<string, Target> = {
   rotateCardKey: { type: 'card_key' },
   resendAdminNotification: { type: 'collection', param: 'gateway_reference' },
   resolveHeldCollection: { type: 'collection', param: 'gateway_reference' },
+  // named by its gateway_reference, as the API's own entry and the decisions name it (its timeline reads them)
+  createAdminDisbursement: { type: 'disbursement', answer: 'gateway_reference' },
   approveDisbursement: { type: 'disbursement', param: 'disbursement_reference' },
   rejectDisbursement: { type: 'disbursement', param: 'disbursement_reference' },
   requestGoLive: { type: 'go_live_request' },
@@ -189,7 +193,7 @@ async function recorded(operationId: string, actor: Actor, handler: Handler, c: 
   const before = target.type && targetId ? await audit.snapshot(target.type, targetId) : null;
   const reply = await handler(c, ctx);
   const data = ((reply.body as { data?: unknown }).data ?? null) as Data;
-  targetId ??= idOf(data);
+  targetId ??= target.answer ? String(data?.[target.answer] ?? '') || null : idOf(data);
   const after = target.type && targetId ? await audit.snapshot(target.type, targetId) : null;
   const afterOrAnswer = after ?? (target.param && before ? null : data);
   const businessOf = (r: unknown) => ((r as Data)?.business_id as number | undefined) ?? null;

@@ -84,7 +84,7 @@ export type AuditActor = { type: 'operator_key' } | { type: 'anonymous' } | { ty
  * `attempt` says what was tried, never with what: the email given, why it was refused, the client address.
  */
 export interface AccountAttempt {
-  action: 'loginFailed' | 'verifyTotpFailed' | 'startTotpEnrolmentFailed' | 'confirmTotpEnrolmentFailed' | 'changeOwnPasswordFailed' | 'requestPasswordReset';
+  action: 'loginFailed' | 'verifyTotpFailed' | 'startTotpEnrolmentFailed' | 'confirmTotpEnrolmentFailed' | 'changeOwnPasswordFailed' | 'requestPasswordReset' | 'disbursementCodeRefused';
   /** the person tried, when the email is theirs; whoever tried, when signed in */
   user: { id: number; email: string; business_id: number | null } | null;
   /** a session's own person made it (a wrong code while signed in), or nobody signed in */

@@ -92,14 +92,29 @@ export class TotpService {
     return this.s.sessions.rotate(actor, 'active');
   }
 
+  /**
+   * A fresh second factor for one change that moves money (a disbursement asked for in the dashboard,
+   * where it stands in for the API token's secret): the signed-in person's current code, accepted once as
+   * at sign-in (a step already used is refused), under the same throttle, and a wrong one recorded as
+   * `action` with `what` was asked. Without an authenticator set up: FORBIDDEN. Inside a change that later
+   * fails, the code's step is given back with everything else.
+   */
+  async confirmFresh(actor: SessionActor, code: string, action: 'disbursementCodeRefused', what: Record<string, string | null>): Promise<void> {
+    const { id, email, totp_secret_enc: sealed, totp_enabled_at: enabled } = actor.user;
+    if (!enabled || !sealed) {
+      throw new AppError('FORBIDDEN', 'Set up an authenticator app in Account first; a disbursement from the dashboard needs its code');
+    }
+    await this.checked(actor, action, 'wrong_code', () => this.acceptCode(id, sealed, email, code), what);
+  }
+
   /** A code checked under the person's throttle; a wrong one is recorded in the audit log (the code is not). */
-  private async checked(actor: SessionActor, action: AccountAttempt['action'], reason: string, check: () => Promise<void>): Promise<void> {
+  private async checked(actor: SessionActor, action: AccountAttempt['action'], reason: string, check: () => Promise<void>, what: Record<string, string | null> = {}): Promise<void> {
     await this.throttle.attempt([`totp:${actor.user.id}`], async () => {
       try {
         await check();
       } catch (e) {
         if (e instanceof AppError && e.code === 'UNAUTHORIZED') {
-          await this.s.audit.attempted({ action, user: actor.user, bySessionOf: true, attempt: { reason, session_state: actor.session.state } });
+          await this.s.audit.attempted({ action, user: actor.user, bySessionOf: true, attempt: { ...what, reason, session_state: actor.session.state } });
         }
         throw e;
       }

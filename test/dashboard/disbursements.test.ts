@@ -1,13 +1,14 @@
-// Proves, in Chromium against a real service and database, the Disbursements pages: an owner opens the approval queue (the filter kept in the address), opens one waiting for approval and approves it, and the database and the page show it decided by them; the owner who asked for one sees no buttons; a viewer at phone width sees the list as cards that fit the screen; the operator sees every business's.
+// Proves, in Chromium against a real service and database, the Disbursements pages: an owner opens the approval queue (the filter kept in the address), opens one waiting for approval and approves it, and the database and the page show it decided by them; the owner who asked for one sees no buttons; an owner sets up an authenticator, asks for a new disbursement (a field error shown at its field first) and lands on its page, waiting for approval, while a developer sees no New disbursement; a viewer at phone width sees the list as cards that fit the screen; the operator sees every business's.
 import type { Browser } from 'playwright-core';
 import { launchBrowser } from '../helpers/browser';
-import { closeAll, dashboardPage, describeBrowser, fitsWidth, PHONE, signIn } from '../helpers/dashboard';
+import { closeAll, dashboardPage, describeBrowser, fieldError, fitsWidth, navTo, PHONE, signIn } from '../helpers/dashboard';
 import { mobileMoney, setupMerchant } from '../helpers/fixtures';
 import type { MerchantSetup } from '../helpers/fixtures';
 import { startTestService } from '../helpers/service';
 import type { TestService } from '../helpers/service';
 import { createUser, totpCode } from '../helpers/users';
 import type { TestUser } from '../helpers/users';
+import { currentCode } from '../../src/people/totp';
 
 let svc: TestService;
 let browser: Browser;
@@ -83,6 +84,49 @@ describeBrowser('disbursements in the dashboard in Chromium', () => {
     expect(await page.getByRole('button', { name: 'Reject' }).count()).toBe(0);
     expect((await db().one('SELECT status FROM disbursements WHERE gateway_reference = $1', [asked])).status).toBe('PENDING_APPROVAL');
     await page.context().close();
+  }, 120_000);
+
+  it('lets an owner set up an authenticator and ask for a disbursement, shown waiting for approval; a developer sees no New disbursement', async () => {
+    const owner = await createUser(svc, { role: 'merchant_owner', business_id: shop.businessId });
+    const page = await opened(owner, '/account');
+    await page.getByRole('button', { name: 'Set up two-factor authentication' }).click();
+    await page.getByRole('button', { name: 'Show my secret' }).click();
+    const secret = (await page.getByTestId('totp-secret').textContent()) ?? '';
+    await page.getByLabel('Code from the app').fill(currentCode(secret, svc.services.now()));
+    await page.getByRole('button', { name: 'Confirm' }).click();
+    await page.getByRole('button', { name: 'I have stored the codes' }).click();
+    await navTo(page, 'Disbursements');
+    await page.getByRole('link', { name: 'New disbursement' }).click();
+    const form = page.getByRole('form', { name: 'New disbursement' });
+    expect(await form.getByLabel('Wallet currency').inputValue()).toBe('UGX');
+    const reference = await form.getByLabel('Merchant reference').inputValue();
+    expect(reference).toMatch(/^DASH-\d{8}-[A-Z2-9]{6}$/);
+    await form.getByLabel('Amount').fill('2000');
+    await form.getByLabel('Phone number').fill('25677212');
+    await form.getByLabel('Account name').fill('Okello Transport');
+    // the code of the next 30-second step: the one just given at set-up is used
+    const code = currentCode(secret, new Date(svc.services.now().getTime() + 30_000));
+    await form.getByLabel('Authenticator code').fill(code);
+    await form.getByRole('button', { name: 'Pay out' }).click();
+    await fieldError(page, 'New disbursement', 'account_number').getByText(/10 to 15 digits/).waitFor();
+    expect(await db().one('SELECT count(*)::int AS n FROM disbursements WHERE merchant_reference = $1', [reference])).toEqual({ n: 0 });
+    await form.getByLabel('Phone number').fill('256772123456');
+    // refused for a field, the request used nothing up, the code included
+    await form.getByLabel('Authenticator code').fill(code);
+    await form.getByRole('button', { name: 'Pay out' }).click();
+    await page.getByRole('heading', { name: /^Disbursement DB/ }).waitFor();
+    await page.getByText('You asked for this disbursement: another owner must decide.').waitFor();
+    await page.getByRole('region', { name: 'Timeline' }).getByText('Asked for PENDING_APPROVAL').waitFor();
+    const row = await db().one('SELECT status, requested_by_user_id, gateway_reference FROM disbursements WHERE merchant_reference = $1', [reference]);
+    expect(row).toMatchObject({ status: 'PENDING_APPROVAL', requested_by_user_id: owner.id });
+    expect(page.url()).toContain(`/disbursements/${row.gateway_reference}`);
+    await page.context().close();
+
+    const developer = await createUser(svc, { role: 'merchant_developer', business_id: shop.businessId });
+    const other = await opened(developer, '/disbursements');
+    await other.getByRole('row', { name: /PAY-UI-SMALL/ }).waitFor();
+    expect(await other.getByRole('link', { name: 'New disbursement' }).count()).toBe(0);
+    await other.context().close();
   }, 120_000);
 
   it('shows a viewer the list as cards fitting a phone, without decision buttons', async () => {

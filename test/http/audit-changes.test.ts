@@ -6,7 +6,7 @@ import { mobileMoney, ref, setupMerchant } from '../helpers/fixtures';
 import { specApis } from '../helpers/spec';
 import { startTestService } from '../helpers/service';
 import type { TestService } from '../helpers/service';
-import { Clock, createUser, signedIn } from '../helpers/users';
+import { Clock, createUser, signedIn, totpCode } from '../helpers/users';
 import type { SessionClient } from '../helpers/users';
 import { currentCode } from '../../src/people/totp';
 
@@ -94,6 +94,19 @@ const CASES: Record<string, Case> = {
       const reference = created.body.data.gateway_reference as string;
       ok(await m.client.post(`/v1/sandbox/collections/${reference}/simulate`, { outcome: 'COMPLETED' }), 'simulateCollection');
       return svc.admin.post(`/v1/admin/collections/${reference}/refunds`, { amount: 1000, merchant_reference: ref('AUDIT-RFD'), reason: 'audited' });
+    },
+    changed: 'created',
+  },
+  createAdminDisbursement: {
+    run: async () => {
+      const m = await setupMerchant(svc);
+      await svc.services.db.none("UPDATE mids SET disburses = true WHERE business_id = $1 AND payment_method = 'MOBILE_MONEY'", [m.businessId]);
+      const created = ok(await m.client.post('/v1/collections/request-to-pay', mobileMoney({ amount: 50000, account_number: '256700000009' })), 'requestToPay');
+      ok(await m.client.post(`/v1/sandbox/collections/${created.body.data.gateway_reference}/simulate`, { outcome: 'COMPLETED' }), 'simulateCollection');
+      const owner = await signedIn(svc, await createUser(svc, { role: 'merchant_owner', business_id: m.businessId, totp: true }), clock);
+      clock.advance(30_000);
+      const body = { amount: 1000, currency: 'UGX', payment_method: 'MOBILE_MONEY', account_number: '256772123456', account_name: 'Audited Payee', merchant_reference: ref('AUDIT-DSB') };
+      return owner.post('/v1/admin/disbursements', { ...body, code: totpCode(svc) });
     },
     changed: 'created',
   },

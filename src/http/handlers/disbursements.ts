@@ -1,6 +1,7 @@
-// Disbursements (docs/contract/disbursements.md): pay out of a wallet, read one, list them. Every call
-// hands the service the Secret-Key header and the TCP peer's address (no proxy header is trusted: the
-// app sets `trust proxy` off) for its guard; the disbursement service does the work.
+// Disbursements (docs/contract/disbursements.md): pay out of a wallet, read one, list them. Every
+// merchant API call hands the service the Secret-Key header and the TCP peer's address (no proxy header
+// is trusted: the app sets `trust proxy` off) for its guard; in the dashboard an owner asks with a fresh
+// authenticator code instead (docs/contract/disbursements-dashboard.md). The disbursement service does the work.
 import { parseApiTime } from '../../domain/time';
 import type { DisbursementStatus } from '../../domain/disbursement';
 import type { DisbursementCaller } from '../../disbursements/service';
@@ -44,6 +45,21 @@ async function decision(ctx: RequestContext, reference: string, approve: boolean
 }
 
 export const admin = typedHandlers({
+  /** The dashboard's New disbursement: a signed-in owner of the business, whose current authenticator code stands in for the API token's secret. */
+  createAdminDisbursement: async ({ body }, ctx) => {
+    const actor = ctx.actor;
+    if (actor?.type !== 'user' || actor.user.business_id === null || actor.user.role !== 'merchant_owner') {
+      throw new AppError('FORBIDDEN', "Only an owner of the business asks for its disbursements; operators do not move merchants' money");
+    }
+    const { code, ...asked } = body;
+    await ctx.services.totp.confirmFresh(actor, code, 'disbursementCodeRefused', {
+      operation: 'createAdminDisbursement', merchant_reference: asked.merchant_reference, amount: String(asked.amount), currency: asked.currency,
+    });
+    const who = { businessId: actor.user.business_id, userId: actor.user.id, requestId: ctx.requestId };
+    const { row, replayed } = await ctx.services.disbursements.requestFromDashboard(who, asked);
+    const record = await ctx.services.adminDisbursements.recordOf(row);
+    return accepted(record, replayed ? 'Disbursement already accepted' : 'Disbursement accepted', replayed ? { 'Idempotent-Replayed': 'true' } : undefined);
+  },
   listAdminDisbursements: async ({ query }, ctx) => {
     const page = pageOf(query);
     const date = (v: string | undefined) => (v === undefined ? undefined : parseApiTime(v));

@@ -13,6 +13,7 @@ import { RefundsPage } from '../shared/Refunds';
 import { ApiTokens } from '../shared/ApiTokens';
 import { Balances } from './Balances';
 import { MerchantGoLive } from './GoLive';
+import { NewDisbursement } from './NewDisbursement';
 import { WebhookDeliveries } from './WebhookDeliveries';
 
 export function merchantNav(user: User): { to: string; label: string }[] {
@@ -37,6 +38,7 @@ export function merchantPage(path: string, user: User): ReactNode | null {
   if (payment) return <CollectionPage key={payment.reference} reference={payment.reference} operator={false} />;
   if (path === '/refunds') return <RefundsPage base="/refunds" businessId={businessId} />;
   if (path === '/disbursements') return <DisbursementsPage base="/disbursements" businessId={businessId} />;
+  if (path === '/disbursements/new' && can(user, 'disburse')) return <NewDisbursement businessId={businessId} />;
   const disbursement = match('/disbursements/:reference', path);
   if (disbursement) return <DisbursementPage key={disbursement.reference} reference={disbursement.reference} />;
   if (path === '/overview') return <Overview businessId={businessId} />;

@@ -2,12 +2,13 @@
 // filter kept in the address so a link or a reload keeps it (the approval queue is
 // `?status=PENDING_APPROVAL`), cards on a phone; and one disbursement with who asked and who decided and
 // its timeline. An owner of the business sees Approve and Reject on one waiting for approval, unless
-// they asked for it themselves (the server refuses the requester too: four eyes).
+// they asked for it themselves (the server refuses the requester too: four eyes). A merchant's owners
+// also see New disbursement (merchant/NewDisbursement.tsx).
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { admin, unwrap, unwrapPage } from '../../api';
 import type { Admin } from '../../api';
 import { Link, navigate, useLocation } from '../../router';
-import { useSession } from '../../session';
+import { useCan, useSession } from '../../session';
 import { FormError } from '../../ui/forms';
 import { Pager, useCursorList } from '../../ui/paging';
 import { LoadError, Loading, Money, Section, Status, Time } from '../../ui/parts';
@@ -29,6 +30,7 @@ export function DisbursementsPage({ base, businessId }: { base: string; business
   const raw = query.get('status');
   const status = STATUSES.find((s) => s === raw);
   const operator = businessId === undefined;
+  const mayDisburse = useCan('disburse') && !operator;
   const { list, pages } = useCursorList(['disbursements', businessId ?? 'all', status ?? 'any'], (cursor) =>
     unwrapPage(admin.GET('/v1/admin/disbursements', { params: { query: { business_id: businessId, status, cursor } } })),
   );
@@ -36,6 +38,13 @@ export function DisbursementsPage({ base, businessId }: { base: string; business
   return (
     <>
       <h1>{title}</h1>
+      {mayDisburse && (
+        <p>
+          <Link to={`${base}/new`} className="button">
+            New disbursement
+          </Link>
+        </p>
+      )}
       <form aria-label="Filter disbursements" className="filters" onSubmit={(e) => e.preventDefault()}>
         <label htmlFor="disbursement-status">Status</label>
         <select id="disbursement-status" value={status ?? ''} onChange={(e) => navigate(e.target.value ? `${base}?status=${e.target.value}` : base)}>
