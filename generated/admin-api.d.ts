@@ -375,7 +375,7 @@ export interface paths {
         put?: never;
         /**
          * Create an API token
-         * @description Generates an API token (`api_key` and `api_secret`) for the business, with the webhook and email settings its collections use. The answer is the only time the secret is shown: it is stored only as a one-way hash, so hand it to the merchant now; a lost secret is replaced with `POST /v1/admin/api-tokens/{token_id}/regenerate`. A business holds at most 2 API tokens (`API_TOKEN_LIMIT`), so a merchant can rotate without downtime. `webhook_hash` (at least 16 characters) signs the notifications and is never returned. In live, a `webhook_url` resolving to a loopback, private or link-local address is refused.
+         * @description Generates an API token (`api_key` and `api_secret`) for the business, with the webhook and email settings its collections use. The answer is the only time the secret is shown: it is stored only as a one-way hash, so hand it to the merchant now; a lost secret is replaced with `POST /v1/admin/api-tokens/{token_id}/regenerate`. A business holds at most 2 API tokens (`API_TOKEN_LIMIT`), so a merchant can rotate without downtime. `webhook_hash` (at least 16 characters) signs the notifications and is never returned. In live, a `webhook_url` resolving to a loopback, private or link-local address is refused. `ip_allowlist` names the addresses the token's disbursements may come from, with the same rules as in `updateApiToken`; only an owner of the business (or an operator admin) sends it, a developer sending it is `FORBIDDEN` and no token is created.
          */
         post: operations["createApiToken"];
         delete?: never;
@@ -2174,6 +2174,14 @@ export interface components {
             data: components["schemas"]["ApiToken"][];
             paging: components["schemas"]["Paging"];
         };
+        /**
+         * @description The addresses this token's disbursements may come from: IPv4 or IPv6 addresses or CIDR blocks written with their first address (`203.0.113.0/24`, `2001:db8::/32`), at most 50, no repeats; `null` (or an empty list) is no list. Only an owner of the business (or an operator admin) sends it: a merchant developer sending it is `FORBIDDEN`.
+         * @example [
+         *       "203.0.113.0/24",
+         *       "198.51.100.7"
+         *     ]
+         */
+        IpAllowlistInput: (string & components["schemas"]["Text"])[] | null;
         /** @description A new API token and its notification settings. */
         ApiTokenCreate: {
             /**
@@ -2200,6 +2208,7 @@ export interface components {
              * @default false
              */
             email_user?: boolean;
+            ip_allowlist?: components["schemas"]["IpAllowlistInput"];
         };
         /** @description An API token with its secret. This is the only time the secret is shown: it is stored only as a one-way hash, so a lost secret must be regenerated. */
         ApiTokenWithSecret: components["schemas"]["ApiToken"] & {
@@ -2249,14 +2258,7 @@ export interface components {
             webhook_hash?: string & components["schemas"]["Text"];
             email_merchant?: boolean;
             email_user?: boolean;
-            /**
-             * @description The addresses this token's disbursements may come from: IPv4 or IPv6 addresses or CIDR blocks written with their first address (`203.0.113.0/24`, `2001:db8::/32`), at most 50, no repeats; `null` removes the list. Only an owner of the business (or an operator admin) sets it.
-             * @example [
-             *       "203.0.113.0/24",
-             *       "198.51.100.7"
-             *     ]
-             */
-            ip_allowlist?: (string & components["schemas"]["Text"])[] | null;
+            ip_allowlist?: components["schemas"]["IpAllowlistInput"];
         };
         /** @description Envelope of one API token (without secret). */
         ApiTokenResponse: {
@@ -4804,9 +4806,10 @@ export interface operations {
                     "application/json": components["schemas"]["ApiTokenWithSecretResponse"];
                 };
             };
-            /** @description `API_TOKEN_LIMIT`: the business already holds 2 API tokens; `VALIDATION_ERROR` (every broken rule listed), `INVALID_JSON` or `UNSUPPORTED_MEDIA_TYPE`. */
+            /** @description `API_TOKEN_LIMIT`: the business already holds 2 API tokens; `VALIDATION_ERROR` (every broken rule listed, a bad `ip_allowlist` entry at `ip_allowlist.<i>`), `INVALID_JSON` or `UNSUPPORTED_MEDIA_TYPE`. */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            /** @description `FORBIDDEN`: the caller may not create tokens for this business, or is a merchant developer sending `ip_allowlist`; `CSRF_FAILED`: a change made with the session cookie without the session's `X-CSRF-Token` header. Nothing was created. */
             403: components["responses"]["Forbidden"];
             /** @description `NOT_FOUND`: no business has this id. */
             404: components["responses"]["NotFound"];
