@@ -1,4 +1,4 @@
-// File downloads from the admin API: the collections export and a wallet's statement (whole days of the
+// File downloads from the admin API: the collections and disbursements exports and a wallet's statement (whole days of the
 // viewer's time zone), as CSV. The dashboard
 // signs in with a session cookie, which a plain link carries by itself, so each is a link the browser saves
 // (the API answers `Content-Disposition: attachment`); no file is built in the page.
@@ -27,6 +27,22 @@ export function CollectionsCsvLink({ search, businessId }: { search: Search; bus
       <span className="muted">
         of every collection these filters find (times in UTC){unapplied && '; the gateway reference and customer searches are not applied to the file'}.
       </span>
+    </p>
+  );
+}
+
+/** The disbursements export with the list's filters: a merchant's own business (the server allows no other), or an operator's choice. */
+export function DisbursementsCsvLink({ businessId, status }: { businessId?: number; status?: string }) {
+  const q = new URLSearchParams();
+  if (businessId !== undefined) q.set('business_id', String(businessId));
+  if (status) q.set('status', status);
+  const query = q.toString();
+  return (
+    <p className="downloads">
+      <a href={`/v1/admin/exports/disbursements${query ? `?${query}` : ''}`} download>
+        Download CSV
+      </a>{' '}
+      <span className="muted">of every disbursement {status ? `in ${status} ` : ''}(times in UTC).</span>
     </p>
   );
 }
