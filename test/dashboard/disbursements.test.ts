@@ -3,7 +3,7 @@ import type { Browser } from 'playwright-core';
 import { launchBrowser } from '../helpers/browser';
 import { closeAll, dashboardPage, describeBrowser, download, fitsWidth, PHONE, signIn } from '../helpers/dashboard';
 import { parseCsv } from '../reports/csv';
-import { mobileMoney, setupMerchant } from '../helpers/fixtures';
+import { disbursingMerchant } from '../helpers/fixtures';
 import type { MerchantSetup } from '../helpers/fixtures';
 import { startTestService } from '../helpers/service';
 import type { TestService } from '../helpers/service';
@@ -28,19 +28,10 @@ async function disburse(amount: number, reference: string, m = shop) {
   return res.body.data.gateway_reference as string;
 }
 
-/** A merchant whose mobile money MID disburses, with 50000 UGX collected. */
-async function funded(): Promise<MerchantSetup> {
-  const m = await setupMerchant(svc);
-  await db().none("UPDATE mids SET disburses = true WHERE business_id = $1 AND payment_method = 'MOBILE_MONEY'", [m.businessId]);
-  const created = await m.client.post('/v1/collections/request-to-pay', mobileMoney({ amount: 50000, account_number: '256700000009' }));
-  expect((await m.client.post(`/v1/sandbox/collections/${created.body.data.gateway_reference}/simulate`, { outcome: 'COMPLETED' })).status).toBe(200);
-  return m;
-}
-
 beforeAll(async () => {
   svc = await startTestService({ env: { SANDBOX_MM_DELAY_MS: '3600000' } });
-  shop = await funded();
-  other = await funded();
+  shop = await disbursingMerchant(svc, 50000);
+  other = await disbursingMerchant(svc, 50000);
   await db().none("UPDATE wallets SET disbursement_approval_threshold_minor = 100000 WHERE business_id = $1", [shop.businessId]);
   await disburse(700, 'PAY-UI-OTHER', other);
   await disburse(500, 'PAY-UI-SMALL');

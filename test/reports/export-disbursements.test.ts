@@ -1,5 +1,5 @@
 // Proves the disbursements export (exportDisbursements, exportAdminDisbursements) over disbursements made through the public API on the simulator: a completed, a failed and a processing one stream as CSV whose rows equal the list's records for the same filters (exact amounts and fees, states, reasons, payee), newest first; free text stays inert in a spreadsheet; the list's filters apply; batches join without a row twice or lost; the merchant export needs the Secret-Key like every disbursement call; a merchant gets only its own, a merchant user its own business's; bad filters are refused and change nothing.
-import { eventually, mobileMoney, ref, setupMerchant } from '../helpers/fixtures';
+import { disbursingMerchant, eventually, ref } from '../helpers/fixtures';
 import type { MerchantSetup } from '../helpers/fixtures';
 import { startTestService } from '../helpers/service';
 import type { Client, TestService } from '../helpers/service';
@@ -14,14 +14,7 @@ const made: Record<'completed' | 'failed' | 'processing' | 'theirs', string> = {
 
 const secret = (m: MerchantSetup) => ({ headers: { 'secret-key': m.apiSecret } });
 
-/** A merchant whose UGX mobile money and bank MIDs also disburse, with 100000 UGX collected. */
-async function funded(): Promise<MerchantSetup> {
-  const m = await setupMerchant(svc);
-  await svc.database.db.none("UPDATE mids SET disburses = true WHERE business_id = $1 AND payment_method IN ('MOBILE_MONEY', 'BANK')", [m.businessId]);
-  const created = await m.client.post('/v1/collections/request-to-pay', mobileMoney({ amount: 100000, account_number: '256700000009' }));
-  expect((await m.client.post(`/v1/sandbox/collections/${created.body.data.gateway_reference}/simulate`, { outcome: 'COMPLETED' })).status).toBe(200);
-  return m;
-}
+const funded = () => disbursingMerchant(svc, 100000);
 
 /** A disbursement through the merchant API, waited for until it reaches `status`. */
 async function disburse(m: MerchantSetup, body: Record<string, unknown>, status: string): Promise<string> {

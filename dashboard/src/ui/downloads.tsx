@@ -3,6 +3,7 @@
 // signs in with a session cookie, which a plain link carries by itself, so each is a link the browser saves
 // (the API answers `Content-Disposition: attachment`); no file is built in the page.
 import { useState } from 'react';
+import type { ReactNode } from 'react';
 import type { Search } from './collections';
 import { localMinute, zoneName } from './values';
 
@@ -18,15 +19,22 @@ export function CollectionsCsvLink({ search, businessId }: { search: Search; bus
   put('from', search.from);
   put('to', search.to);
   const unapplied = Boolean(search.gateway_reference || search.account_number);
-  const query = q.toString();
+  return (
+    <ExportLink path="/v1/admin/exports/collections" query={q}>
+      of every collection these filters find (times in UTC){unapplied && '; the gateway reference and customer searches are not applied to the file'}.
+    </ExportLink>
+  );
+}
+
+/** "Download CSV" of an export with the list's filters, and what the file holds. */
+function ExportLink({ path, query, children }: { path: string; query: URLSearchParams; children: ReactNode }) {
+  const text = query.toString();
   return (
     <p className="downloads">
-      <a href={`/v1/admin/exports/collections${query ? `?${query}` : ''}`} download>
+      <a href={`${path}${text ? `?${text}` : ''}`} download>
         Download CSV
       </a>{' '}
-      <span className="muted">
-        of every collection these filters find (times in UTC){unapplied && '; the gateway reference and customer searches are not applied to the file'}.
-      </span>
+      <span className="muted">{children}</span>
     </p>
   );
 }
@@ -36,14 +44,10 @@ export function DisbursementsCsvLink({ businessId, status }: { businessId?: numb
   const q = new URLSearchParams();
   if (businessId !== undefined) q.set('business_id', String(businessId));
   if (status) q.set('status', status);
-  const query = q.toString();
   return (
-    <p className="downloads">
-      <a href={`/v1/admin/exports/disbursements${query ? `?${query}` : ''}`} download>
-        Download CSV
-      </a>{' '}
-      <span className="muted">of every disbursement {status ? `in ${status} ` : ''}(times in UTC).</span>
-    </p>
+    <ExportLink path="/v1/admin/exports/disbursements" query={q}>
+      of every disbursement {status ? `in ${status} ` : ''}(times in UTC).
+    </ExportLink>
   );
 }
 
