@@ -205,6 +205,36 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/exports/disbursements": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export disbursements of all businesses as CSV
+         * @description Returns every disbursement of every business (or of `business_id`; a merchant user always gets its own
+         *     business's) that matches the filters (the same as `GET /v1/admin/disbursements`)
+         *     as one CSV file, newest first, written as it is read: a million rows download without the service
+         *     holding them. One record per disbursement with the fields of its record: times in UTC
+         *     (`created_at_utc`, `updated_at_utc`), its `id`, references, the business, the state (`status`) with
+         *     why it waits (`pending_reason`) or failed (`failure_reason`), the payment method, the amount paid out,
+         *     the fee and their currency, the payee (`account_number`, `bank_code`, `account_name`), the narration,
+         *     the message and the processor. Amounts are exact decimal text in the currency's own decimals. A
+         *     disbursement created while the file is being written is not in it (it would be above the first row).
+         *     Free text starting with `=`, `+`, `-` or `@` gets a leading apostrophe so that a spreadsheet does not
+         *     run it. Unknown query parameters are refused (`VALIDATION_ERROR`).
+         */
+        get: operations["exportAdminDisbursements"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/admin/refunds": {
         parameters: {
             query?: never;
@@ -375,7 +405,7 @@ export interface paths {
         put?: never;
         /**
          * Create an API token
-         * @description Generates an API token (`api_key` and `api_secret`) for the business, with the webhook and email settings its collections use. The answer is the only time the secret is shown: it is stored only as a one-way hash, so hand it to the merchant now; a lost secret is replaced with `POST /v1/admin/api-tokens/{token_id}/regenerate`. A business holds at most 2 API tokens (`API_TOKEN_LIMIT`), so a merchant can rotate without downtime. `webhook_hash` (at least 16 characters) signs the notifications and is never returned. In live, a `webhook_url` resolving to a loopback, private or link-local address is refused.
+         * @description Generates an API token (`api_key` and `api_secret`) for the business, with the webhook and email settings its collections use. The answer is the only time the secret is shown: it is stored only as a one-way hash, so hand it to the merchant now; a lost secret is replaced with `POST /v1/admin/api-tokens/{token_id}/regenerate`. A business holds at most 2 API tokens (`API_TOKEN_LIMIT`), so a merchant can rotate without downtime. `webhook_hash` (at least 16 characters) signs the notifications and is never returned. In live, a `webhook_url` resolving to a loopback, private or link-local address is refused. `ip_allowlist` names the addresses the token's disbursements may come from, with the same rules as in `updateApiToken`; only an owner of the business (or an operator admin) sends it, a developer sending it is `FORBIDDEN` and no token is created.
          */
         post: operations["createApiToken"];
         delete?: never;
@@ -1665,6 +1695,35 @@ export interface components {
          * @enum {string}
          */
         RefundStatus: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "CANCELLED";
+        /**
+         * @description Stage of a disbursement. It starts `PENDING` (or `PENDING_APPROVAL` above the wallet's approval
+         *     threshold) and ends in `COMPLETED`, `FAILED` or `CANCELLED`; a `COMPLETED` disbursement may later become
+         *     `REVERSED` when the processor takes the payment back. Each change after the first state is sent to your
+         *     webhook.
+         *     - `PENDING_APPROVAL`: accepted and held; waits for an owner of the business other than the requester to
+         *       approve it. It is `CANCELLED` when rejected or when nobody decides in time.
+         *     - `PENDING`: accepted, amount and fee held from the wallet's available balance; not yet taken by the
+         *       processor (`pending_reason` says what it waits for).
+         *     - `PROCESSING`: the processor has the payout.
+         *     - `COMPLETED`: the payee was paid; the amount left the wallet and the fee was charged.
+         *     - `FAILED`: the processor refused or could not pay (`failure_reason` says why); amount and fee are back
+         *       in the available balance.
+         *     - `CANCELLED`: rejected, not approved in time, or abandoned by the processor; amount and fee are back in
+         *       the available balance.
+         *     - `REVERSED`: paid, then taken back by the processor; amount and fee are credited back to the available
+         *       balance.
+         *
+         *     | from | to | when |
+         *     |---|---|---|
+         *     | (none) | `PENDING` or `PENDING_APPROVAL` | the request is accepted |
+         *     | `PENDING_APPROVAL` | `PENDING` | approved |
+         *     | `PENDING_APPROVAL` | `CANCELLED` | rejected, or the approval time ran out |
+         *     | `PENDING` | `PROCESSING` | the processor took the payout |
+         *     | `PENDING` or `PROCESSING` | `COMPLETED`, `FAILED`, `CANCELLED` | the processor's answer (a status query settles a lost one) |
+         *     | `COMPLETED` | `REVERSED` | the processor reports the payment reversed |
+         * @enum {string}
+         */
+        DisbursementStatus: "PENDING_APPROVAL" | "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "CANCELLED" | "REVERSED";
         /** @description A refund: money given back to the customer of a `COMPLETED` collection, through the processor that took it. Every field is always present; a blank field is `null`, never omitted. */
         RefundRecord: {
             /**
@@ -1884,35 +1943,6 @@ export interface components {
          * @enum {string}
          */
         DeliveryState: "delivered" | "retrying" | "gave_up";
-        /**
-         * @description Stage of a disbursement. It starts `PENDING` (or `PENDING_APPROVAL` above the wallet's approval
-         *     threshold) and ends in `COMPLETED`, `FAILED` or `CANCELLED`; a `COMPLETED` disbursement may later become
-         *     `REVERSED` when the processor takes the payment back. Each change after the first state is sent to your
-         *     webhook.
-         *     - `PENDING_APPROVAL`: accepted and held; waits for an owner of the business other than the requester to
-         *       approve it. It is `CANCELLED` when rejected or when nobody decides in time.
-         *     - `PENDING`: accepted, amount and fee held from the wallet's available balance; not yet taken by the
-         *       processor (`pending_reason` says what it waits for).
-         *     - `PROCESSING`: the processor has the payout.
-         *     - `COMPLETED`: the payee was paid; the amount left the wallet and the fee was charged.
-         *     - `FAILED`: the processor refused or could not pay (`failure_reason` says why); amount and fee are back
-         *       in the available balance.
-         *     - `CANCELLED`: rejected, not approved in time, or abandoned by the processor; amount and fee are back in
-         *       the available balance.
-         *     - `REVERSED`: paid, then taken back by the processor; amount and fee are credited back to the available
-         *       balance.
-         *
-         *     | from | to | when |
-         *     |---|---|---|
-         *     | (none) | `PENDING` or `PENDING_APPROVAL` | the request is accepted |
-         *     | `PENDING_APPROVAL` | `PENDING` | approved |
-         *     | `PENDING_APPROVAL` | `CANCELLED` | rejected, or the approval time ran out |
-         *     | `PENDING` | `PROCESSING` | the processor took the payout |
-         *     | `PENDING` or `PROCESSING` | `COMPLETED`, `FAILED`, `CANCELLED` | the processor's answer (a status query settles a lost one) |
-         *     | `COMPLETED` | `REVERSED` | the processor reports the payment reversed |
-         * @enum {string}
-         */
-        DisbursementStatus: "PENDING_APPROVAL" | "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "CANCELLED" | "REVERSED";
         /** @description One webhook notification of a business's collection, refund or disbursement, and where its delivery stands. */
         Delivery: {
             /** @description The notification's id, increasing with creation. */
@@ -2189,6 +2219,14 @@ export interface components {
             data: components["schemas"]["ApiToken"][];
             paging: components["schemas"]["Paging"];
         };
+        /**
+         * @description The addresses this token's disbursements may come from: IPv4 or IPv6 addresses or CIDR blocks written with their first address (`203.0.113.0/24`, `2001:db8::/32`), at most 50, no repeats; `null` (or an empty list) is no list. Only an owner of the business (or an operator admin) sends it: a merchant developer sending it is `FORBIDDEN`.
+         * @example [
+         *       "203.0.113.0/24",
+         *       "198.51.100.7"
+         *     ]
+         */
+        IpAllowlistInput: (string & components["schemas"]["Text"])[] | null;
         /** @description A new API token and its notification settings. */
         ApiTokenCreate: {
             /**
@@ -2215,6 +2253,7 @@ export interface components {
              * @default false
              */
             email_user?: boolean;
+            ip_allowlist?: components["schemas"]["IpAllowlistInput"];
         };
         /** @description An API token with its secret. This is the only time the secret is shown: it is stored only as a one-way hash, so a lost secret must be regenerated. */
         ApiTokenWithSecret: components["schemas"]["ApiToken"] & {
@@ -2264,14 +2303,7 @@ export interface components {
             webhook_hash?: string & components["schemas"]["Text"];
             email_merchant?: boolean;
             email_user?: boolean;
-            /**
-             * @description The addresses this token's disbursements may come from: IPv4 or IPv6 addresses or CIDR blocks written with their first address (`203.0.113.0/24`, `2001:db8::/32`), at most 50, no repeats; `null` removes the list. Only an owner of the business (or an operator admin) sets it.
-             * @example [
-             *       "203.0.113.0/24",
-             *       "198.51.100.7"
-             *     ]
-             */
-            ip_allowlist?: (string & components["schemas"]["Text"])[] | null;
+            ip_allowlist?: components["schemas"]["IpAllowlistInput"];
         };
         /** @description Envelope of one API token (without secret). */
         ApiTokenResponse: {
@@ -3672,6 +3704,26 @@ export interface components {
          */
         FilterCollectionGatewayReference: string;
         /**
+         * @description Only disbursements of this business. A merchant's own people are always confined to their business (another one is `NOT_FOUND`); an operator naming a business that does not exist gets `NOT_FOUND`.
+         * @example 7
+         */
+        FilterDisbursementBusinessId: number;
+        /**
+         * @description Only disbursements with this `transaction_status`.
+         * @example COMPLETED
+         */
+        FilterDisbursementStatus: components["schemas"]["DisbursementStatus"];
+        /**
+         * @description Only disbursements from the wallet in this currency.
+         * @example UGX
+         */
+        FilterDisbursementCurrency: components["schemas"]["Currency"];
+        /**
+         * @description Only the disbursement with this `merchant_reference` (exact match).
+         * @example PAY-20251125-0001
+         */
+        FilterDisbursementMerchantReference: string;
+        /**
          * @description The UTC calendar day (`YYYY-MM-DD`, not in the future): the report covers the collections created that day, whenever they were confirmed or completed.
          * @example 2025-11-25
          */
@@ -3706,26 +3758,6 @@ export interface components {
          * @example PCD4Q38UJREMYY4NQVTDQA
          */
         GatewayReference: string & components["schemas"]["Text"];
-        /**
-         * @description Only disbursements of this business. A merchant's own people are always confined to their business (another one is `NOT_FOUND`); an operator naming a business that does not exist gets `NOT_FOUND`.
-         * @example 7
-         */
-        FilterDisbursementBusinessId: number;
-        /**
-         * @description Only disbursements with this `transaction_status`.
-         * @example COMPLETED
-         */
-        FilterDisbursementStatus: components["schemas"]["DisbursementStatus"];
-        /**
-         * @description Only disbursements from the wallet in this currency.
-         * @example UGX
-         */
-        FilterDisbursementCurrency: components["schemas"]["Currency"];
-        /**
-         * @description Only the disbursement with this `merchant_reference` (exact match).
-         * @example PAY-20251125-0001
-         */
-        FilterDisbursementMerchantReference: string;
         /**
          * @description The disbursement's `gateway_reference`.
          * @example DBK3M8Q2WX7RT4NC9VE5PA
@@ -4387,6 +4419,68 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    exportAdminDisbursements: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only disbursements of this business. A merchant's own people are always confined to their business (another one is `NOT_FOUND`); an operator naming a business that does not exist gets `NOT_FOUND`.
+                 * @example 7
+                 */
+                business_id?: components["parameters"]["FilterDisbursementBusinessId"];
+                /**
+                 * @description Only disbursements with this `transaction_status`.
+                 * @example COMPLETED
+                 */
+                status?: components["parameters"]["FilterDisbursementStatus"];
+                /**
+                 * @description Only disbursements from the wallet in this currency.
+                 * @example UGX
+                 */
+                currency?: components["parameters"]["FilterDisbursementCurrency"];
+                /**
+                 * @description Only the disbursement with this `merchant_reference` (exact match).
+                 * @example PAY-20251125-0001
+                 */
+                merchant_reference?: components["parameters"]["FilterDisbursementMerchantReference"];
+                /**
+                 * @description Only collections created at or after this time (UTC, `YYYY-MM-DDTHH:MM:SSZ`; the `Z` may be left out).
+                 * @example 2025-11-01T00:00:00Z
+                 */
+                from?: components["parameters"]["FilterFrom"];
+                /**
+                 * @description Only collections created at or before this time (UTC, `YYYY-MM-DDTHH:MM:SSZ`; the `Z` may be left out).
+                 * @example 2025-11-30T23:59:59Z
+                 */
+                to?: components["parameters"]["FilterTo"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The CSV file, a header row then one record per disbursement. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Content-Disposition": components["headers"]["ContentDisposition"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": components["schemas"]["CsvFile"];
+                };
+            };
+            /** @description `VALIDATION_ERROR`: a filter is malformed or out of range, or the query has an unknown parameter. */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description `NOT_FOUND`: a merchant user asked for another business, or an operator for a business that does not exist (`business_id`). */
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     listAdminRefunds: {
         parameters: {
             query?: {
@@ -4885,9 +4979,10 @@ export interface operations {
                     "application/json": components["schemas"]["ApiTokenWithSecretResponse"];
                 };
             };
-            /** @description `API_TOKEN_LIMIT`: the business already holds 2 API tokens; `VALIDATION_ERROR` (every broken rule listed), `INVALID_JSON` or `UNSUPPORTED_MEDIA_TYPE`. */
+            /** @description `API_TOKEN_LIMIT`: the business already holds 2 API tokens; `VALIDATION_ERROR` (every broken rule listed, a bad `ip_allowlist` entry at `ip_allowlist.<i>`), `INVALID_JSON` or `UNSUPPORTED_MEDIA_TYPE`. */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            /** @description `FORBIDDEN`: the caller may not create tokens for this business, or is a merchant developer sending `ip_allowlist`; `CSRF_FAILED`: a change made with the session cookie without the session's `X-CSRF-Token` header. Nothing was created. */
             403: components["responses"]["Forbidden"];
             /** @description `NOT_FOUND`: no business has this id. */
             404: components["responses"]["NotFound"];

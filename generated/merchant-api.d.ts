@@ -576,6 +576,36 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/exports/disbursements": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export disbursements as CSV
+         * @description Returns every one of your disbursements that matches the filters (the same as `GET /v1/disbursements`)
+         *     as one CSV file, newest first, written as it is read: a million rows download without the service
+         *     holding them. One record per disbursement with the fields of its record: times in UTC
+         *     (`created_at_utc`, `updated_at_utc`), its `id`, references, the business, the state (`status`) with
+         *     why it waits (`pending_reason`) or failed (`failure_reason`), the payment method, the amount paid out,
+         *     the fee and their currency, the payee (`account_number`, `bank_code`, `account_name`), the narration,
+         *     the message and the processor. Amounts are exact decimal text in the currency's own decimals. A
+         *     disbursement created while the file is being written is not in it (it would be above the first row).
+         *     Free text starting with `=`, `+`, `-` or `@` gets a leading apostrophe so that a spreadsheet does not
+         *     run it. Unknown query parameters are refused (`VALIDATION_ERROR`).
+         *     Send `Secret-Key` as for every disbursement operation; the API token's IP allowlist applies too.
+         */
+        get: operations["exportDisbursements"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/sandbox/scenarios": {
         parameters: {
             query?: never;
@@ -3066,6 +3096,77 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: a filter is malformed or out of range, or the query has an unknown parameter. */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    exportDisbursements: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only disbursements with this `transaction_status`.
+                 * @example COMPLETED
+                 */
+                status?: components["parameters"]["FilterDisbursementStatus"];
+                /**
+                 * @description Only disbursements from the wallet in this currency.
+                 * @example UGX
+                 */
+                currency?: components["parameters"]["FilterDisbursementCurrency"];
+                /**
+                 * @description Only the disbursement with this `merchant_reference` (exact match).
+                 * @example PAY-20251125-0001
+                 */
+                merchant_reference?: components["parameters"]["FilterDisbursementMerchantReference"];
+                /**
+                 * @description Only collections created at or after this time (UTC, `YYYY-MM-DDTHH:MM:SSZ`; the `Z` may be left out).
+                 * @example 2025-11-01T00:00:00Z
+                 */
+                from?: components["parameters"]["FilterFrom"];
+                /**
+                 * @description Only collections created at or before this time (UTC, `YYYY-MM-DDTHH:MM:SSZ`; the `Z` may be left out).
+                 * @example 2025-11-30T23:59:59Z
+                 */
+                to?: components["parameters"]["FilterTo"];
+            };
+            header?: {
+                /**
+                 * @description The API token's secret (`api_secret`), shown once when the token was generated or regenerated. Every disbursement call needs it besides the access token: without it, or with a wrong one, the answer is `UNAUTHORIZED` (401) and nothing changes. (Declared optional so that a missing secret is answered as a credential problem, 401, rather than as malformed input, 400.)
+                 * @example sk_sandbox_Vb3Qm9Xk2Lr7Tz5Nw8Pc4Hd6Jf1Gs0Ye
+                 */
+                "Secret-Key"?: components["parameters"]["DisbursementSecretKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The CSV file, a header row then one record per disbursement. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Content-Disposition": components["headers"]["ContentDisposition"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": components["schemas"]["CsvFile"];
+                };
+            };
+            /** @description `VALIDATION_ERROR`: a filter is malformed or out of range, or the query has an unknown parameter. */
+            400: components["responses"]["BadRequest"];
+            /** @description `UNAUTHORIZED`: the access token is missing or invalid, or `Secret-Key` is missing or wrong. */
+            401: components["responses"]["Unauthorized"];
+            /** @description `IP_NOT_ALLOWED`: the request came from an address the API token does not allow. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

@@ -27,7 +27,7 @@ const bodies: Record<string, unknown> = {
 };
 /** Required query parameters, and media types other than JSON. */
 const queries: Record<string, string> = { getWalletStatement: '?from=2025-11-01T00:00:00Z&to=2025-12-01T00:00:00Z' };
-const accepts: Record<string, string> = { getPublicKey: 'application/x-pem-file', exportCollections: 'text/csv', exportRefunds: 'text/csv' };
+const accepts: Record<string, string> = { getPublicKey: 'application/x-pem-file', exportCollections: 'text/csv', exportRefunds: 'text/csv', exportDisbursements: 'text/csv' };
 
 it('answers every merchant operation with a response that validates', async () => {
   const { merchant } = await specApis();

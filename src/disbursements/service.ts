@@ -12,6 +12,7 @@ import type { QueryFile } from 'pg-promise';
 import type { components } from '../../generated/merchant-api';
 import type { Config } from '../config';
 import { sqlFile } from '../db';
+import { disbursementEmails } from './emails';
 import { disbursementFilterWhere } from './filters';
 import type { DisbursementFilters } from './filters';
 import type { Db, Tx } from '../db';
@@ -107,6 +108,7 @@ const SQL = {
   prompt: sql('prompt.sql'),
   promptByReference: sql('prompt-by-reference.sql'),
   approvalsDue: sql('approvals-due.sql'),
+  ownersEmail: sql('owners-email.sql'),
 };
 
 /** Disbursements sent or checked per worker run. */
@@ -246,6 +248,7 @@ export class DisbursementService {
     try {
       const row = await this.db.tx('disbursement-create', (t) => this.createIn(t, who, body, amountMinor, hash, route));
       if (row.status === 'PENDING') this.p.kick('disbursement-sends');
+      else this.p.kick('emails');
       return { row, replayed: false };
     } catch (e) {
       if (!(e instanceof ReferenceTaken)) throw e;
@@ -306,6 +309,7 @@ export class DisbursementService {
     if (c.apiTokenId !== null) {
       await t.none(SQL.audit, { now, businessId: c.businessId, gatewayReference: row.gateway_reference, after: JSON.stringify(toDisbursementRecord(row)), requestId: c.requestId, apiTokenId: c.apiTokenId });
     }
+    await this.emailOwners(t, row, now);
     return row;
   }
 
@@ -350,11 +354,13 @@ export class DisbursementService {
       const plan = disbursementOutcomePlan(m.to, moneyOf(row));
       if (plan) await this.post(t, row, plan, now);
       await this.outbox(t, row, now);
+      await this.emailOwners(t, row, now);
       return row;
     });
     if (moved) {
       this.p.log.info('disbursement moved', { gateway_reference: moved.gateway_reference, status: moved.status });
       this.p.kick('webhooks');
+      if (moved.status === 'FAILED' || moved.status === 'REVERSED') this.p.kick('emails');
       if (moved.status === 'PENDING') this.p.kick('disbursement-sends');
     }
     return moved;
@@ -392,6 +398,16 @@ export class DisbursementService {
       status: row.status, body: JSON.stringify({ ...toDisbursementRecord(row), sequence: row.notification_seq }), now, traceParent: currentTraceParent(),
       firstAttemptAt: new Date(now.getTime() + this.p.config.webhookRetryScheduleMs[0]),
     });
+  }
+
+  /** The owners' emails of the state the disbursement is now in (waiting for approval, or its money returned). */
+  private async emailOwners(t: Tx, row: DisbursementRow, now: Date): Promise<void> {
+    if (row.status !== 'PENDING_APPROVAL' && row.status !== 'FAILED' && row.status !== 'REVERSED') return;
+    const { name } = await t.one<{ name: string }>('SELECT name FROM businesses WHERE id = $1', [row.business_id]);
+    const page = `${this.p.config.publicBaseUrl}/dashboard/disbursements/${row.gateway_reference}`;
+    for (const e of disbursementEmails(row, name, page)) {
+      await t.any(SQL.ownersEmail, { kind: e.kind, subject: e.subject, text: e.text, now, businessId: row.business_id, exceptUserId: e.exceptUserId });
+    }
   }
 
   // ---- four eyes ------------------------------------------------------------------------------------

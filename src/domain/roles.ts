@@ -107,6 +107,7 @@ export const RULES: Record<string, Rule> = {
   // four eyes on money out: the business's owners (the handler refuses operators and the requester)
   // whoever may see the business's collections may see its disbursements
   listAdminDisbursements: read('merchant_viewer'),
+  exportAdminDisbursements: read('merchant_viewer'),
   getAdminDisbursement: read('merchant_viewer'),
   approveDisbursement: admin('merchant_owner'),
   rejectDisbursement: admin('merchant_owner'),

@@ -16,7 +16,7 @@ import type { Handler, RequestContext } from './context';
 
 const READS = new Set(['GET', 'HEAD']);
 /** Lists whose `business_id` filter a merchant user cannot leave: it is set to its own business. */
-const BUSINESS_FILTERED = new Set(['listAdminCollections', 'listAdminDisbursements', 'exportAdminCollections', 'exportAdminRefunds', 'listAdminRefunds', 'listUsers', 'listInvitations', 'listAuditLog', 'getOverview']);
+const BUSINESS_FILTERED = new Set(['listAdminCollections', 'listAdminDisbursements', 'exportAdminCollections', 'exportAdminRefunds', 'exportAdminDisbursements', 'listAdminRefunds', 'listUsers', 'listInvitations', 'listAuditLog', 'getOverview']);
 const MAX_ID = 2_147_483_647;
 /**
  * Changes that wait on a processor over the network and write nothing of ours but their audit entry:

@@ -126,6 +126,11 @@ function updateSql(table: string, patch: Record<string, unknown>, jsonColumns: s
   return pgp.helpers.update(patch, new pgp.helpers.ColumnSet(columns, { table }));
 }
 
+/** CIDR[] is sent as text[] and cast; an empty list is no list (NULL: in live, no disbursements). */
+function storedAllowlist(list: string[] | null | undefined): string[] | null {
+  return list === null || list === undefined || list.length === 0 ? null : list;
+}
+
 function defined<T extends object>(o: T): Partial<T> {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
@@ -438,6 +443,7 @@ export class BusinessService {
   /** The secret is in this answer only; the database keeps its argon2id hash. */
   async createApiToken(businessId: number, input: ApiTokenInput): Promise<ApiTokenRecord & { api_secret: string }> {
     checkId(businessId, 'business');
+    if (input.ip_allowlist) throwIfAny(allowlistErrors('ip_allowlist', input.ip_allowlist));
     await this.s.notifications.assertWebhookUrlAllowed(input.webhook_url);
     const creds = newCredentials(this.s.config.appEnv);
     const secretHash = await hashSecret(creds.apiSecret);
@@ -464,8 +470,7 @@ export class BusinessService {
     const { webhook_hash, ip_allowlist, ...columns } = patch;
     const values: Record<string, unknown> = { ...defined(columns), updated_at: this.s.now() };
     if (webhook_hash !== undefined) values.webhook_hash_enc = seal(this.s.config.masterKey, webhook_hash);
-    // CIDR[]: sent as text[] and cast, an empty list is no list (NULL: in live, no disbursements)
-    if (ip_allowlist !== undefined) values.ip_allowlist = ip_allowlist === null || ip_allowlist.length === 0 ? null : ip_allowlist;
+    if (ip_allowlist !== undefined) values.ip_allowlist = storedAllowlist(ip_allowlist);
     const row = await this.s.db.oneOrNone<ApiTokenRow>(updateSql('api_tokens', values, [], ['ip_allowlist']) + ` WHERE id = $1 RETURNING ${API_TOKEN_COLUMNS}`, [id]);
     if (!row) throw notFound('API token');
     return apiTokenRecord(row);
@@ -499,8 +504,8 @@ export class BusinessService {
     const now = this.s.now();
     return t.one<ApiTokenRow>(
       `INSERT INTO api_tokens (business_id, api_key, secret_hash, notification_email, webhook_url, webhook_hash_enc,
-         email_merchant, email_user, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9) RETURNING ${API_TOKEN_COLUMNS}`,
+         email_merchant, email_user, created_at, updated_at, ip_allowlist)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9, $10::cidr[]) RETURNING ${API_TOKEN_COLUMNS}`,
       [
         businessId,
         apiKey,
@@ -511,6 +516,7 @@ export class BusinessService {
         input.email_merchant ?? false,
         input.email_user ?? false,
         now,
+        storedAllowlist(input.ip_allowlist),
       ],
     );
   }

@@ -1,4 +1,4 @@
-// The collections and refunds exports (docs/reports.md): every row matching the list's filters as one CSV
+// The collections, refunds and disbursements exports (docs/reports.md): every row matching the list's filters as one CSV
 // file, newest first, read a batch at a time by keyset and written as the client takes it, so a million
 // rows never sit in memory. Each batch is its own statement (no transaction held open for the whole file):
 // a row created while the file is written is above the first batch, and never half in it.
@@ -6,6 +6,9 @@ import type { QueryFile } from 'pg-promise';
 import type { CollectionRow } from '../domain/collection';
 import { filterWhere } from '../collections/counts';
 import type { CollectionFilters } from '../collections/collections';
+import { disbursementFilterWhere } from '../disbursements/filters';
+import type { DisbursementFilters } from '../disbursements/filters';
+import type { DisbursementRow } from '../disbursements/record';
 import { refundFilterWhere } from '../refunds/filters';
 import type { RefundFilters } from '../refunds/filters';
 import type { RefundRow } from '../refunds/record';
@@ -18,6 +21,7 @@ import type { DbOf } from './sql';
 export const EXPORT_BATCH = 2000;
 const collectionsSql = reportSql('export-collections.sql');
 const refundsSql = reportSql('export-refunds.sql');
+const disbursementsSql = reportSql('export-disbursements.sql');
 
 /**
  * Writes the header, then every row the statement finds under `where`, newest first, a batch at a time:
@@ -104,5 +108,38 @@ export class RefundExports {
   /** Writes the header and every matching refund; returns how many rows it wrote. */
   writeCsv(filters: RefundFilters, sink: Sink, batch = EXPORT_BATCH): Promise<number> {
     return writeKeyset(this.db, refundsSql, refundFilterWhere(filters), REFUNDS_CSV_HEADER, refundRecord, sink, batch);
+  }
+}
+
+export const DISBURSEMENTS_CSV_HEADER = [
+  'created_at_utc', 'updated_at_utc', 'id', 'gateway_reference', 'merchant_reference', 'business_id', 'status', 'pending_reason',
+  'failure_reason', 'payment_method', 'amount', 'fee', 'currency', 'account_number', 'bank_code', 'account_name', 'narration',
+  'message', 'processor',
+];
+
+/** The columns export-disbursements.sql reads, as the disbursements table has them, and its own page key. */
+type DisbursementExportRow = Pick<
+  DisbursementRow,
+  | 'id' | 'created_at' | 'updated_at' | 'gateway_reference' | 'merchant_reference' | 'business_id' | 'status' | 'pending_reason'
+  | 'failure_reason' | 'payment_method' | 'amount_minor' | 'fee_minor' | 'currency' | 'account_number' | 'bank_code'
+  | 'account_name' | 'narration' | 'message' | 'service_type'
+> & { page_key: string };
+
+/** The disbursement record's fields (docs/contract/disbursements.md), the fee in the disbursement's currency. */
+function disbursementRecord(d: DisbursementExportRow): Cell[] {
+  return [
+    timeCell(d.created_at), timeCell(d.updated_at), d.id.toString(), d.gateway_reference, textCell(d.merchant_reference),
+    String(d.business_id), d.status, d.pending_reason, textCell(d.failure_reason), d.payment_method,
+    amountCell(d.amount_minor, d.currency), amountCell(d.fee_minor, d.currency), d.currency, textCell(d.account_number),
+    d.bank_code, textCell(d.account_name), textCell(d.narration), textCell(d.message), d.service_type,
+  ];
+}
+
+export class DisbursementExports {
+  constructor(private readonly db: DbOf) {}
+
+  /** Writes the header and every matching disbursement; returns how many rows it wrote. */
+  writeCsv(filters: DisbursementFilters, sink: Sink, batch = EXPORT_BATCH): Promise<number> {
+    return writeKeyset(this.db, disbursementsSql, disbursementFilterWhere(filters), DISBURSEMENTS_CSV_HEADER, disbursementRecord, sink, batch);
   }
 }

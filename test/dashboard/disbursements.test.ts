@@ -1,8 +1,9 @@
-// Proves, in Chromium against a real service and database, the Disbursements pages: an owner opens the approval queue (the filter kept in the address), opens one waiting for approval and approves it, and the database and the page show it decided by them; the owner who asked for one sees no buttons; an owner sets up an authenticator, asks for a new disbursement (a field error shown at its field first) and lands on its page, waiting for approval, while a developer sees no New disbursement; a viewer at phone width sees the list as cards that fit the screen; the operator sees every business's.
+// Proves, in Chromium against a real service and database, the Disbursements pages: an owner opens the approval queue (the filter kept in the address), opens one waiting for approval and approves it, and the database
 import type { Browser } from 'playwright-core';
 import { launchBrowser } from '../helpers/browser';
-import { closeAll, dashboardPage, describeBrowser, fieldError, fitsWidth, navTo, PHONE, signIn } from '../helpers/dashboard';
-import { mobileMoney, setupMerchant } from '../helpers/fixtures';
+import { closeAll, dashboardPage, describeBrowser, download, fieldError, fitsWidth, navTo, PHONE, signIn } from '../helpers/dashboard';
+import { parseCsv } from '../reports/csv';
+import { disbursingMerchant } from '../helpers/fixtures';
 import type { MerchantSetup } from '../helpers/fixtures';
 import { startTestService } from '../helpers/service';
 import type { TestService } from '../helpers/service';
@@ -13,27 +14,27 @@ import { currentCode } from '../../src/people/totp';
 let svc: TestService;
 let browser: Browser;
 let shop: MerchantSetup;
+let other: MerchantSetup;
 let waiting: string;
 let asked: string;
 let asker: TestUser;
 
 const db = () => svc.database.db;
 
-async function disburse(amount: number, reference: string) {
-  const res = await shop.client.post('/v1/disbursements', {
+async function disburse(amount: number, reference: string, m = shop) {
+  const res = await m.client.post('/v1/disbursements', {
     amount, currency: 'UGX', payment_method: 'MOBILE_MONEY', account_number: '256772123503', account_name: 'Okello Transport', merchant_reference: reference,
-  }, { headers: { 'secret-key': shop.apiSecret } });
+  }, { headers: { 'secret-key': m.apiSecret } });
   expect(res.status).toBe(200);
   return res.body.data.gateway_reference as string;
 }
 
 beforeAll(async () => {
   svc = await startTestService({ env: { SANDBOX_MM_DELAY_MS: '3600000' } });
-  shop = await setupMerchant(svc);
-  await db().none("UPDATE mids SET disburses = true WHERE business_id = $1 AND payment_method = 'MOBILE_MONEY'", [shop.businessId]);
+  shop = await disbursingMerchant(svc, 50000);
+  other = await disbursingMerchant(svc, 50000);
   await db().none("UPDATE wallets SET disbursement_approval_threshold_minor = 100000 WHERE business_id = $1", [shop.businessId]);
-  const created = await shop.client.post('/v1/collections/request-to-pay', mobileMoney({ amount: 50000, account_number: '256700000009' }));
-  expect((await shop.client.post(`/v1/sandbox/collections/${created.body.data.gateway_reference}/simulate`, { outcome: 'COMPLETED' })).status).toBe(200);
+  await disburse(700, 'PAY-UI-OTHER', other);
   await disburse(500, 'PAY-UI-SMALL');
   waiting = await disburse(5000, 'PAY-UI-BIG');
   asked = await disburse(6000, 'PAY-UI-MINE');
@@ -59,6 +60,8 @@ describeBrowser('disbursements in the dashboard in Chromium', () => {
     await page.getByRole('heading', { name: 'Disbursements waiting for approval' }).waitFor();
     expect(page.url()).toContain('/disbursements?status=PENDING_APPROVAL');
     const table = page.getByRole('region', { name: 'Disbursements found' });
+    // the unfiltered list stays on screen until the filtered one replaces it: wait for the small one to go
+    await table.getByRole('row', { name: /PAY-UI-SMALL/ }).waitFor({ state: 'detached' });
     await table.getByRole('row', { name: /PAY-UI-BIG/ }).waitFor();
     expect(await table.getByRole('row', { name: /PAY-UI-SMALL/ }).count()).toBe(0);
     // a reload keeps the filter
@@ -138,6 +141,41 @@ describeBrowser('disbursements in the dashboard in Chromium', () => {
     await page.getByRole('heading', { name: `Disbursement ${asked}` }).waitFor();
     await page.getByRole('region', { name: 'Approval' }).waitFor();
     expect(await page.getByRole('button', { name: 'Approve' }).count()).toBe(0);
+    await page.context().close();
+  }, 120_000);
+
+  it("downloads what each Disbursements page lists: a merchant's own business, an operator's every business, with the status filter", async () => {
+    /** the disbursements the file should hold, newest first, as the database has them */
+    const expected = async (businessId: number | null, status: string | null) =>
+      (await db().any(
+        'SELECT gateway_reference FROM disbursements WHERE ($1::int IS NULL OR business_id = $1) AND ($2::text IS NULL OR status = $2) ORDER BY created_at DESC, id DESC',
+        [businessId, status],
+      )).map((r: { gateway_reference: string }) => r.gateway_reference);
+    const references = (text: string) => parseCsv(text).map((r) => r.gateway_reference);
+
+    const viewer = await createUser(svc, { role: 'merchant_viewer', business_id: shop.businessId });
+    const merchant = await opened(viewer, '/disbursements');
+    await merchant.getByRole('row', { name: /PAY-UI-MINE/ }).waitFor();
+    const own = await download(merchant, 'Download CSV');
+    expect(own.file).toMatch(/^disbursements-\d{4}-\d\d-\d\d\.csv$/);
+    expect(references(own.text)).toEqual(await expected(shop.businessId, null));
+    expect(references(own.text)).toHaveLength(3);
+    await merchant.getByLabel('Status').selectOption('PENDING_APPROVAL');
+    await merchant.getByRole('heading', { name: 'Disbursements waiting for approval' }).waitFor();
+    const waitingOnes = references((await download(merchant, 'Download CSV')).text);
+    expect(waitingOnes).toEqual(await expected(shop.businessId, 'PENDING_APPROVAL'));
+    expect(waitingOnes).toContain(asked);
+    await merchant.context().close();
+
+    const operator = await createUser(svc, { role: 'operator_support', totp: true });
+    const page = await opened(operator, '/disbursements');
+    await page.getByRole('row', { name: /PAY-UI-OTHER/ }).waitFor();
+    const all = references((await download(page, 'Download CSV')).text);
+    expect(all).toEqual(await expected(null, null));
+    expect(all).toHaveLength(4);
+    await page.getByLabel('Status').selectOption('PENDING_APPROVAL');
+    await page.getByRole('heading', { name: 'Disbursements waiting for approval' }).waitFor();
+    expect(references((await download(page, 'Download CSV')).text)).toEqual(await expected(null, 'PENDING_APPROVAL'));
     await page.context().close();
   }, 120_000);
 

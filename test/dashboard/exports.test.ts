@@ -4,10 +4,9 @@
 // balances and from the operator's wallets of the business, opening balance, the payment's line and closing
 // balance included; and the refunds page lists them and its "Download CSV" gives a merchant its own refunds and an operator every
 // business's (or one business's), with the page's filters. The dashboard's session cookie goes along with the plain link.
-import { readFile } from 'node:fs/promises';
 import type { Browser, Page } from 'playwright-core';
 import { launchBrowser } from '../helpers/browser';
-import { closeAll, dashboardPage, describeBrowser, signIn } from '../helpers/dashboard';
+import { closeAll, dashboardPage, describeBrowser, download, signIn } from '../helpers/dashboard';
 import { mobileMoney, setupMerchant } from '../helpers/fixtures';
 import type { MerchantSetup } from '../helpers/fixtures';
 import { startTestService } from '../helpers/service';
@@ -52,15 +51,6 @@ async function operatorPage(path: string): Promise<Page> {
   clock.advance(30_000); // one code per 30-second step
   await signIn(page, operator.email, operator.password, totpCode(svc));
   return page;
-}
-
-/** Clicks the link and reads the file the browser saved, with the name the service gave it. */
-async function download(page: Page, name: string | RegExp): Promise<{ file: string; text: string }> {
-  const link = page.getByRole('link', { name });
-  await link.waitFor();
-  const [saved] = await Promise.all([page.waitForEvent('download'), link.click()]);
-  const path = await saved.path();
-  return { file: saved.suggestedFilename(), text: await readFile(path, 'utf8') };
 }
 
 const today = () => clock.now().toISOString().slice(0, 10);

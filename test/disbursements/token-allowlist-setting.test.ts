@@ -1,5 +1,6 @@
-// Proves the IP allowlist setting of an API token (updateApiToken's ip_allowlist): an owner sets it, the record shows it, the change is audited, and disbursements then come only from its addresses (403 IP_NOT_ALLOWED from elsewhere); null removes it; a developer is FORBIDDEN and a bad block is a VALIDATION_ERROR at its entry, each changing nothing.
+// Proves the IP allowlist setting of an API token (updateApiToken's and createApiToken's ip_allowlist): an owner sets it, the record shows it, the change is audited, and disbursements then come only from its addresses (403 IP_NOT_ALLOWED from elsewhere); null removes it; a developer is FORBIDDEN and a bad block is a VALIDATION_ERROR at its entry, each changing nothing.
 import { mobileMoney, ref, setupMerchant } from '../helpers/fixtures';
+import { tokenBody } from '../helpers/merchants';
 import type { MerchantSetup } from '../helpers/fixtures';
 import { startTestService } from '../helpers/service';
 import type { TestService } from '../helpers/service';
@@ -61,4 +62,46 @@ it('refuses a developer and a bad block, changing nothing', async () => {
   expect(JSON.stringify(bad.body)).toContain('has bits set after the first 24');
   expect(await stored()).toEqual(['198.51.100.7/32']);
   expect((await db().one('SELECT email_merchant FROM api_tokens WHERE id = $1', [m.apiTokenId])).email_merchant).toBe(false);
+});
+
+describe('createApiToken with ip_allowlist', () => {
+  const tokenCount = async () => (await db().one('SELECT count(*)::int AS n FROM api_tokens WHERE business_id = $1', [m.businessId])).n;
+
+  it('refuses a developer and a bad block, creating nothing; a developer still creates a token without a list', async () => {
+    const before = await tokenCount();
+    const owner = await signedIn(svc, await createUser(svc, { role: 'merchant_owner', business_id: m.businessId }));
+    const developer = await signedIn(svc, await createUser(svc, { role: 'merchant_developer', business_id: m.businessId }));
+    const forbidden = await developer.post(`/v1/admin/businesses/${m.businessId}/api-tokens`, tokenBody({ ip_allowlist: ['0.0.0.0/0'] }));
+    expect(forbidden.status).toBe(403);
+    expect(forbidden.body.code).toBe('FORBIDDEN');
+    // a null list is still the field: the developer is refused for sending it at all
+    expect((await developer.post(`/v1/admin/businesses/${m.businessId}/api-tokens`, tokenBody({ ip_allowlist: null }))).status).toBe(403);
+    const bad = await owner.post(`/v1/admin/businesses/${m.businessId}/api-tokens`, tokenBody({ ip_allowlist: ['203.0.113.0/24', '203.0.113.7/24'] }));
+    expect(bad.status).toBe(400);
+    expect(bad.body.code).toBe('VALIDATION_ERROR');
+    expect(JSON.stringify(bad.body)).toContain('ip_allowlist.1');
+    expect(JSON.stringify(bad.body)).toContain('has bits set after the first 24');
+    expect(await tokenCount()).toBe(before);
+    const plain = await developer.post(`/v1/admin/businesses/${m.businessId}/api-tokens`, tokenBody());
+    expect(plain.status).toBe(200);
+    expect(plain.body.data.ip_allowlist).toBeNull();
+    expect((await owner.delete(`/v1/admin/api-tokens/${plain.body.data.id}`)).status).toBe(200);
+  });
+
+  it('an owner creates a token with a list: shown as stored, in the creation audit entry, and an empty list is no list', async () => {
+    const owner = await signedIn(svc, await createUser(svc, { role: 'merchant_owner', business_id: m.businessId }));
+    const created = await owner.post(`/v1/admin/businesses/${m.businessId}/api-tokens`, tokenBody({ ip_allowlist: ['203.0.113.0/24', '198.51.100.7'] }));
+    expect(created.status).toBe(200);
+    expect(created.body.data.ip_allowlist).toEqual(['203.0.113.0/24', '198.51.100.7/32']);
+    const id = created.body.data.id;
+    expect((await db().one('SELECT ip_allowlist::text[] AS a FROM api_tokens WHERE id = $1', [id])).a).toEqual(['203.0.113.0/24', '198.51.100.7/32']);
+    const audit = await db().one("SELECT before, after FROM audit_log WHERE action = 'createApiToken' AND target_id = $1", [String(id)]);
+    expect(audit.before).toBeNull();
+    expect(audit.after.ip_allowlist).toEqual(['203.0.113.0/24', '198.51.100.7/32']);
+    expect((await owner.delete(`/v1/admin/api-tokens/${id}`)).status).toBe(200);
+    const empty = await owner.post(`/v1/admin/businesses/${m.businessId}/api-tokens`, tokenBody({ ip_allowlist: [] }));
+    expect(empty.status).toBe(200);
+    expect(empty.body.data.ip_allowlist).toBeNull();
+    expect((await db().one('SELECT ip_allowlist FROM api_tokens WHERE id = $1', [empty.body.data.id])).ip_allowlist).toBeNull();
+  });
 });

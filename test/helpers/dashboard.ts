@@ -1,6 +1,7 @@
 // Drives the dashboard in Debian's Chromium against a real service: a describe that skips (outside
 // CI only) when Chromium is absent, pages at desktop or phone width, and sign-in helpers.
 import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import type { Browser, Page } from 'playwright-core';
 import { CHROMIUM } from './browser';
 import type { TestService } from './service';
@@ -55,4 +56,13 @@ export async function fitsWidth(page: Page): Promise<boolean> {
 /** Closes what a browser test opened, in order (the browser before the service it talks to); a missing one is skipped. */
 export async function closeAll(...opened: ({ close(): Promise<unknown> } | undefined)[]): Promise<void> {
   for (const o of opened) await o?.close();
+}
+
+/** Clicks the link and reads the file the browser saved, with the name the service gave it. */
+export async function download(page: Page, name: string | RegExp): Promise<{ file: string; text: string }> {
+  const link = page.getByRole('link', { name });
+  await link.waitFor();
+  const [saved] = await Promise.all([page.waitForEvent('download'), link.click()]);
+  const path = await saved.path();
+  return { file: saved.suggestedFilename(), text: await readFile(path, 'utf8') };
 }

@@ -128,3 +128,12 @@ export async function eventually<T>(check: () => Promise<T | undefined>, timeout
     await new Promise((r) => setTimeout(r, 50));
   }
 }
+
+/** A merchant whose UGX mobile money and bank MIDs also disburse, with `amount` UGX collected into its wallet. */
+export async function disbursingMerchant(svc: TestService, amount: number, o: MerchantOptions = {}): Promise<MerchantSetup> {
+  const m = await setupMerchant(svc, o);
+  await svc.database.db.none("UPDATE mids SET disburses = true WHERE business_id = $1 AND payment_method IN ('MOBILE_MONEY', 'BANK')", [m.businessId]);
+  const created = await m.client.post('/v1/collections/request-to-pay', mobileMoney({ amount, account_number: '256700000009' }));
+  expect((await m.client.post(`/v1/sandbox/collections/${created.body.data.gateway_reference}/simulate`, { outcome: 'COMPLETED' })).status).toBe(200);
+  return m;
+}

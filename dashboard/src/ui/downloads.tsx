@@ -1,8 +1,9 @@
-// File downloads from the admin API: the collections export and a wallet's statement (whole days of the
+// File downloads from the admin API: the collections and disbursements exports and a wallet's statement (whole days of the
 // viewer's time zone), as CSV. The dashboard
 // signs in with a session cookie, which a plain link carries by itself, so each is a link the browser saves
 // (the API answers `Content-Disposition: attachment`); no file is built in the page.
 import { useState } from 'react';
+import type { ReactNode } from 'react';
 import type { Search } from './collections';
 import { localMinute, zoneName } from './values';
 
@@ -18,16 +19,35 @@ export function CollectionsCsvLink({ search, businessId }: { search: Search; bus
   put('from', search.from);
   put('to', search.to);
   const unapplied = Boolean(search.gateway_reference || search.account_number);
-  const query = q.toString();
+  return (
+    <ExportLink path="/v1/admin/exports/collections" query={q}>
+      of every collection these filters find (times in UTC){unapplied && '; the gateway reference and customer searches are not applied to the file'}.
+    </ExportLink>
+  );
+}
+
+/** "Download CSV" of an export with the list's filters, and what the file holds. */
+function ExportLink({ path, query, children }: { path: string; query: URLSearchParams; children: ReactNode }) {
+  const text = query.toString();
   return (
     <p className="downloads">
-      <a href={`/v1/admin/exports/collections${query ? `?${query}` : ''}`} download>
+      <a href={`${path}${text ? `?${text}` : ''}`} download>
         Download CSV
       </a>{' '}
-      <span className="muted">
-        of every collection these filters find (times in UTC){unapplied && '; the gateway reference and customer searches are not applied to the file'}.
-      </span>
+      <span className="muted">{children}</span>
     </p>
+  );
+}
+
+/** The disbursements export with the list's filters: a merchant's own business (the server allows no other), or an operator's choice. */
+export function DisbursementsCsvLink({ businessId, status }: { businessId?: number; status?: string }) {
+  const q = new URLSearchParams();
+  if (businessId !== undefined) q.set('business_id', String(businessId));
+  if (status) q.set('status', status);
+  return (
+    <ExportLink path="/v1/admin/exports/disbursements" query={q}>
+      of every disbursement {status ? `in ${status} ` : ''}(times in UTC).
+    </ExportLink>
   );
 }
 

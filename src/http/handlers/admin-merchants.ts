@@ -1,11 +1,19 @@
 // Operator API: business accounts, wallets, MIDs, API tokens, market rates, go-live verification.
 import { AppError } from '../../errors';
 import { callerName, merchantUser } from '../context';
+import type { RequestContext } from '../context';
 import { ok } from '../envelope';
 import { pagedReply } from '../paging';
 import { typedHandlers } from '../typed';
 
 const SECRET_SHOWN_ONCE = 'store the secret now, it is not shown again';
+
+/** The allowlist guards money out: a developer may set a token's notifications, only an owner its addresses. */
+function refuseDeveloperAllowlist(body: { ip_allowlist?: unknown }, ctx: RequestContext): void {
+  if (body.ip_allowlist !== undefined && ctx.actor?.type === 'user' && ctx.actor.user.role === 'merchant_developer') {
+    throw new AppError('FORBIDDEN', 'Only an owner of the business sets an API token\'s IP allowlist');
+  }
+}
 
 export const merchant = {};
 export const admin = typedHandlers({
@@ -34,8 +42,10 @@ export const admin = typedHandlers({
 
   updateMid: async ({ path, body }, ctx) => ok(await ctx.services.businesses.updateMid(Number(path.mid_id), body), 'MID updated'),
 
-  createApiToken: async ({ path, body }, ctx) =>
-    ok(await ctx.services.businesses.createApiToken(Number(path.business_id), body), `API token created; ${SECRET_SHOWN_ONCE}`),
+  createApiToken: async ({ path, body }, ctx) => {
+    refuseDeveloperAllowlist(body, ctx);
+    return ok(await ctx.services.businesses.createApiToken(Number(path.business_id), body), `API token created; ${SECRET_SHOWN_ONCE}`);
+  },
 
   listApiTokens: ({ path, query }, ctx) =>
     pagedReply(ctx, query, 'API tokens retrieved', (page) => ctx.services.businesses.listApiTokens(Number(path.business_id), page)),
@@ -48,10 +58,7 @@ export const admin = typedHandlers({
     return ok(await ctx.services.businesses.updateWallet(Number(path.business_id), path.currency, body), 'Wallet updated');
   },
   updateApiToken: async ({ path, body }, ctx) => {
-    // the allowlist guards money out: a developer may change a token's notifications, only an owner its addresses
-    if (body.ip_allowlist !== undefined && ctx.actor?.type === 'user' && ctx.actor.user.role === 'merchant_developer') {
-      throw new AppError('FORBIDDEN', 'Only an owner of the business sets an API token\'s IP allowlist');
-    }
+    refuseDeveloperAllowlist(body, ctx);
     return ok(await ctx.services.businesses.updateApiToken(Number(path.token_id), body), 'API token updated');
   },
 

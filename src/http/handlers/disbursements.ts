@@ -4,6 +4,7 @@
 // authenticator code instead (docs/contract/disbursements-dashboard.md). The disbursement service does the work.
 import { parseApiTime } from '../../domain/time';
 import type { DisbursementStatus } from '../../domain/disbursement';
+import type { DisbursementFilters } from '../../disbursements/filters';
 import type { DisbursementCaller } from '../../disbursements/service';
 import { toDisbursementRecord } from '../../disbursements/record';
 import { AppError } from '../../errors';
@@ -12,8 +13,29 @@ import type { RequestContext } from '../context';
 import { accepted, ok } from '../envelope';
 import { pageOf, pageReply } from '../paging';
 import { typedHandlers } from '../typed';
+import type { Operations, QueryOf } from '../typed';
 
-function callerOf(ctx: RequestContext): DisbursementCaller {
+type DisbursementQuery = Pick<QueryOf<Operations['listDisbursements']>, 'status' | 'currency' | 'merchant_reference' | 'from' | 'to'>;
+
+/** The disbursement list's filters (validated by the contract), as the lists and the disbursements exports apply them. */
+export function disbursementFiltersOf(q: DisbursementQuery & { business_id?: string | number }): DisbursementFilters {
+  const date = (v: string | undefined) => (v === undefined ? undefined : parseApiTime(v));
+  return {
+    status: q.status as DisbursementStatus | undefined,
+    currency: q.currency,
+    merchant_reference: q.merchant_reference,
+    from: date(q.from),
+    to: date(q.to),
+    business_id: q.business_id === undefined ? undefined : Number(q.business_id),
+  };
+}
+
+/** An operator's filter on a business that does not exist is a mistake to say, not an empty answer. */
+export async function checkBusinessFilter(ctx: RequestContext, businessId: number | undefined): Promise<void> {
+  if (businessId !== undefined && !merchantUser(ctx)) await ctx.services.businesses.getBusiness(businessId);
+}
+
+export function callerOf(ctx: RequestContext): DisbursementCaller {
   const p = principalOf(ctx);
   return { businessId: p.businessId, apiTokenId: p.apiTokenId, secret: ctx.req.header('secret-key'), address: ctx.req.socket.remoteAddress, requestId: ctx.requestId };
 }
@@ -28,9 +50,7 @@ export const merchant = typedHandlers({
 
   listDisbursements: async ({ query }, ctx) => {
     const page = pageOf(query);
-    const date = (v: string | undefined) => (v === undefined ? undefined : parseApiTime(v));
-    const filters = { status: query.status as DisbursementStatus | undefined, currency: query.currency, merchant_reference: query.merchant_reference, from: date(query.from), to: date(query.to) };
-    const found = await ctx.services.disbursements.list(callerOf(ctx), filters, page);
+    const found = await ctx.services.disbursements.list(callerOf(ctx), disbursementFiltersOf(query), page);
     return pageReply(ctx, query, page, { ...found, rows: found.rows.map(toDisbursementRecord) }, 'Disbursements retrieved');
   },
 });
@@ -62,11 +82,8 @@ export const admin = typedHandlers({
   },
   listAdminDisbursements: async ({ query }, ctx) => {
     const page = pageOf(query);
-    const date = (v: string | undefined) => (v === undefined ? undefined : parseApiTime(v));
-    const businessId = query.business_id === undefined ? undefined : Number(query.business_id);
-    // an operator's filter on a business that does not exist is a mistake to say, not an empty page
-    if (businessId !== undefined && !merchantUser(ctx)) await ctx.services.businesses.getBusiness(businessId);
-    const filters = { business_id: businessId, status: query.status as DisbursementStatus | undefined, currency: query.currency, merchant_reference: query.merchant_reference, from: date(query.from), to: date(query.to) };
+    const filters = disbursementFiltersOf(query);
+    await checkBusinessFilter(ctx, filters.business_id);
     return pageReply(ctx, query, page, await ctx.services.adminDisbursements.list(filters, page), 'Disbursements retrieved');
   },
   getAdminDisbursement: async ({ path }, ctx) => ok(await ctx.services.adminDisbursements.get(path.disbursement_reference), 'Disbursement retrieved'),

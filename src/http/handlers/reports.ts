@@ -1,4 +1,4 @@
-// Reports (docs/reports.md): wallet statements (merchant and operator), collection and refund exports
+// Reports (docs/reports.md): wallet statements (merchant and operator), collection, refund and disbursement exports
 // (merchant and operator) and the daily settlement report (operator), as JSON or as CSV files; the
 // dashboard's overview (operator and merchant).
 import { toApi } from '../../domain/money';
@@ -10,6 +10,7 @@ import type { SettlementReport } from '../../reports/settlement';
 import type { Buckets, StatementPage, StatementQuery } from '../../reports/statement';
 import type { CollectionFilters } from '../../collections/collections';
 import type { PaymentMethod } from '../../domain/collection';
+import type { DisbursementFilters } from '../../disbursements/filters';
 import type { RefundFilters } from '../../refunds/filters';
 import { merchantUser, principalOf } from '../context';
 import type { RequestContext } from '../context';
@@ -17,6 +18,7 @@ import { ok } from '../envelope';
 import { pageOf } from '../paging';
 import { typedHandlers } from '../typed';
 import { filtersOf } from './collections';
+import { callerOf, checkBusinessFilter, disbursementFiltersOf } from './disbursements';
 import { refundFiltersOf } from './refunds';
 
 const CSV = 'text/csv; charset=utf-8';
@@ -113,6 +115,10 @@ function refundExportReply(ctx: RequestContext, filters: RefundFilters) {
   return csvStream(`refunds-${dayText(ctx.services.now())}.csv`, (sink) => ctx.services.reports.refundExports.writeCsv(filters, sink));
 }
 
+function disbursementExportReply(ctx: RequestContext, filters: DisbursementFilters) {
+  return csvStream(`disbursements-${dayText(ctx.services.now())}.csv`, (sink) => ctx.services.reports.disbursementExports.writeCsv(filters, sink));
+}
+
 function settlementRecord(r: SettlementReport) {
   return {
     date: r.date,
@@ -155,6 +161,12 @@ export const merchant = typedHandlers({
   exportCollections: async ({ query }, ctx) => exportReply(ctx, { ...filtersOf(query), business_id: principalOf(ctx).businessId }),
 
   exportRefunds: async ({ query }, ctx) => refundExportReply(ctx, { ...refundFiltersOf(query), business_id: principalOf(ctx).businessId }),
+
+  /** The Secret-Key and IP allowlist guard of every disbursement call, before the file starts. */
+  exportDisbursements: async ({ query }, ctx) => {
+    await ctx.services.disbursements.guard(callerOf(ctx), 'exportDisbursements');
+    return disbursementExportReply(ctx, { ...disbursementFiltersOf(query), business_id: principalOf(ctx).businessId });
+  },
 });
 
 export const admin = typedHandlers({
@@ -164,6 +176,13 @@ export const admin = typedHandlers({
 
   /** A merchant user's business_id was set to its own by the access layer. */
   exportAdminRefunds: async ({ query }, ctx) => refundExportReply(ctx, refundFiltersOf(query)),
+
+  /** As the disbursement list: a merchant user's business_id was set by the access layer, an operator's must exist. */
+  exportAdminDisbursements: async ({ query }, ctx) => {
+    const filters = disbursementFiltersOf(query);
+    await checkBusinessFilter(ctx, filters.business_id);
+    return disbursementExportReply(ctx, filters);
+  },
 
   getOverview: async ({ query }, ctx) => {
     const businessId = query.business_id === undefined ? null : Number(query.business_id);

@@ -1,9 +1,10 @@
 // Disbursements: the list (an operator's over every business, a merchant's over its own), its status
 // filter kept in the address so a link or a reload keeps it (the approval queue is
-// `?status=PENDING_APPROVAL`), cards on a phone; and one disbursement with who asked and who decided and
-// its timeline. An owner of the business sees Approve and Reject on one waiting for approval, unless
-// they asked for it themselves (the server refuses the requester too: four eyes). A merchant's owners
-// also see New disbursement (merchant/NewDisbursement.tsx).
+// `?status=PENDING_APPROVAL`), cards on a phone, and its "Download CSV" (exportAdminDisbursements, with the
+// same filter); and one disbursement with who asked and who decided and its timeline. An owner of the
+// business sees Approve and Reject on one waiting for approval, unless they asked for it themselves (the
+// server refuses the requester too: four eyes). A merchant's owners also see New disbursement
+// (merchant/NewDisbursement.tsx).
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { admin, unwrap, unwrapPage } from '../../api';
 import type { Admin } from '../../api';
@@ -12,6 +13,7 @@ import { useCan, useSession } from '../../session';
 import { FormError } from '../../ui/forms';
 import { Pager, useCursorList } from '../../ui/paging';
 import { LoadError, Loading, Money, Section, Status, Time } from '../../ui/parts';
+import { DisbursementsCsvLink } from '../../ui/downloads';
 import { DataTable } from '../../ui/table';
 
 type Disbursement = Admin['AdminDisbursement'];
@@ -56,6 +58,7 @@ export function DisbursementsPage({ base, businessId }: { base: string; business
           ))}
         </select>
       </form>
+      <DisbursementsCsvLink businessId={businessId} status={status} />
       {list.isPending && <Loading what="disbursements" />}
       {list.error && <LoadError error={list.error} retry={() => list.refetch()} />}
       {list.data && list.data.items.length === 0 && <p>No disbursements{status ? ` in ${status}` : ''}.</p>}
