@@ -159,7 +159,7 @@ describeBrowser('disbursements in the dashboard in Chromium', () => {
     const own = await download(merchant, 'Download CSV');
     expect(own.file).toMatch(/^disbursements-\d{4}-\d\d-\d\d\.csv$/);
     expect(references(own.text)).toEqual(await expected(shop.businessId, null));
-    expect(references(own.text)).toHaveLength(3);
+    expect(references(own.text).length).toBeGreaterThanOrEqual(3);
     await merchant.getByLabel('Status').selectOption('PENDING_APPROVAL');
     await merchant.getByRole('heading', { name: 'Disbursements waiting for approval' }).waitFor();
     const waitingOnes = references((await download(merchant, 'Download CSV')).text);
@@ -172,7 +172,7 @@ describeBrowser('disbursements in the dashboard in Chromium', () => {
     await page.getByRole('row', { name: /PAY-UI-OTHER/ }).waitFor();
     const all = references((await download(page, 'Download CSV')).text);
     expect(all).toEqual(await expected(null, null));
-    expect(all).toHaveLength(4);
+    expect(all.length).toBeGreaterThanOrEqual(4);
     await page.getByLabel('Status').selectOption('PENDING_APPROVAL');
     await page.getByRole('heading', { name: 'Disbursements waiting for approval' }).waitFor();
     expect(references((await download(page, 'Download CSV')).text)).toEqual(await expected(null, 'PENDING_APPROVAL'));
