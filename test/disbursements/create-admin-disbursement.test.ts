@@ -1,4 +1,4 @@
-// Proves a disbursement asked for in the dashboard (createAdminDisbursement): an owner with a current authenticator code gets one through the same path as the API's (it completes through the sandbox simulator, held and paid like any, no webhook since no token asked, audited under the owner and shown in its timeline); above the threshold it waits and the asking owner may not approve it, another may; a replay answers the same one; and an owner without an authenticator, a wrong or used code, a developer, a viewer, an operator, a short balance and bad fields are refused and change nothing (a wrong code is audited).
+// Proves a disbursement asked for in the dashboard (createAdminDisbursement): an owner with a current authenticator code gets one through the same path as the API's (it completes through the sandbox simulator, held and paid like any, no webhook since no token asked, audited under the owner and shown in its timeline); above the threshold it waits, the other owners (not the asking one) are asked by e-mail, and the asking owner may not approve it, another may; a replay answers the same one; and an owner without an authenticator, a wrong or used code, a developer, a viewer, an operator, a short balance and bad fields are refused and change nothing (a wrong code is audited).
 import { eventually, mobileMoney, ref, setupMerchant } from '../helpers/fixtures';
 import type { MerchantSetup } from '../helpers/fixtures';
 import { startTestService } from '../helpers/service';
@@ -82,15 +82,18 @@ it('an owner with a current code pays out through the same path as the API: held
   expect(timeline).toEqual([expect.objectContaining({ event: 'requested', transaction_status: 'PENDING', actor: o.email })]);
 }, 60_000);
 
-it('above the threshold it waits: the owner who asked may not approve it, another owner may', async () => {
+it('above the threshold it waits, and asks the other owners (not the one who asked) by e-mail: the owner who asked may not approve it, another owner may', async () => {
   const m = await merchant(1000_00);
   const asker = await owner(m);
+  const otherOwner = await createUser(svc, { role: 'merchant_owner', business_id: m.businessId });
   const res = await disburse(asker.client, { amount: 5000 });
   expect(res.body.data).toMatchObject({ transaction_status: 'PENDING_APPROVAL', requested_by: { user_id: asker.id } });
   const reference = res.body.data.gateway_reference as string;
+  const asked = await db().any("SELECT recipient FROM emails WHERE kind = 'disbursement_approval' AND text_body LIKE '%' || $1 || '%'", [reference]);
+  expect(asked.map((e: { recipient: string }) => e.recipient)).toEqual([otherOwner.email]);
   const own = await asker.client.post(`/v1/admin/disbursements/${reference}/approve`, {});
   expect([own.status, own.body.message]).toEqual([403, 'Another owner must decide on a disbursement you asked for']);
-  const other = await signedIn(svc, await createUser(svc, { role: 'merchant_owner', business_id: m.businessId }));
+  const other = await signedIn(svc, otherOwner);
   const approved = await other.post(`/v1/admin/disbursements/${reference}/approve`, {});
   expect(approved.status).toBe(200);
   expect(approved.body.data.transaction_status).toBe('PENDING');
