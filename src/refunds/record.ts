@@ -33,7 +33,7 @@ export interface RefundRow {
   reference: string;
   callback_token: string;
   vendor_reference: string | null;
-  send_state: 'queued' | 'sent' | 'unknown' | 'settled';
+  send_state: 'queued' | 'sending' | 'sent' | 'unknown' | 'settled';
   send_attempts: number;
   next_send_at: Date | null;
   checks: number;
