@@ -27,7 +27,7 @@ import type { RefundFinal, RefundJournal, RefundStatus } from '../domain/refund'
 import { formatMinor } from '../domain/money';
 import { AppError, validationError } from '../errors';
 import type { Logger } from '../log';
-import type { CallContext, ConfirmationSent, OriginalCheck, QueryResult, RefundConnector, RefundOrder, RefundSendResult } from '../processors/types';
+import type { CallContext, ConfirmationSent, Observed, OriginalCheck, QueryResult, RefundConnector, RefundOrder, RefundSendResult } from '../processors/types';
 import { currentTraceParent } from '../telemetry';
 import type { WorkerSpec } from '../workers/loops';
 import { refundEmails } from './emails';
@@ -92,6 +92,7 @@ const SQL = {
   originalAsked: sql('original-asked.sql'),
   originalConfirmed: sql('original-confirmed.sql'),
   originalWaiting: sql('original-waiting.sql'),
+  hold: sql('hold.sql'),
 };
 
 /** Refunds sent or checked per worker run. */
@@ -482,7 +483,7 @@ export class RefundService {
   }
 
   private async checkOne(r: Claimed): Promise<void> {
-    if (isRefundFinal(r.status) || r.send_state === 'queued' || r.send_state === 'sending') {
+    if (isRefundFinal(r.status) || r.send_state === 'queued' || r.send_state === 'sending' || r.send_state === 'held') {
       await this.record(r, { sendState: r.send_state, nextSendAt: r.next_send_at, nextCheckAt: null, lastError: r.last_error, pendingReason: r.pending_reason });
       return;
     }
@@ -503,6 +504,10 @@ export class RefundService {
     if (result.kind === 'observed') {
       const o = result.observed;
       if (o.unmapped) this.p.log.error('unknown refund status read as PENDING', { service_type: r.service_type, gateway_reference: r.gateway_reference, vendor_status: o.vendorStatus });
+      if (o.held) {
+        await this.holdForOperator(r.id, o);
+        return;
+      }
       // a refund found by our reference keeps what its send's lost answer would have given: the processor's id, the claim link
       const found = { vendorReference: o.vendorReference ?? null, claimUrl: o.claimUrl ?? null };
       if (o.status !== 'PENDING') {
@@ -523,6 +528,18 @@ export class RefundService {
     }
     const note = result.kind === 'not_found' ? 'not found at the processor' : result.detail;
     await this.record(r, { sendState: r.send_state, nextSendAt: null, nextCheckAt: again, lastError: note, pendingReason: r.pending_reason });
+  }
+
+  /**
+   * Holds a refund for an operator: the processor's answer (M-Pesa's "already reversed") settles nothing
+   * by itself, since the customer may have the money back already. Neither FAILED (returning the hold
+   * would credit the merchant twice) nor COMPLETED; not sent or asked about again; an error line tells the
+   * operator. A repeated answer changes nothing.
+   */
+  private async holdForOperator(refundId: bigint, o: Observed): Promise<void> {
+    const reason = o.message ?? o.vendorStatus;
+    const held = await this.db.oneOrNone<{ gateway_reference: string }>(SQL.hold, { refundId, reason });
+    if (held) this.p.log.error('refund held for the operator, its money still held: check with the processor', { gateway_reference: held.gateway_reference, vendor_status: o.vendorStatus, reason });
   }
 
   private async record(
@@ -555,7 +572,8 @@ export class RefundService {
     if (!hit) return false;
     const o = note.observed;
     if (o && !o.unmapped && note.vendorReference !== null && note.vendorReference === hit.known_vendor_reference) {
-      if (o.status !== 'PENDING') await this.move(hit.id, { to: o.status, failureReason: o.status === 'COMPLETED' ? null : (o.message ?? REFUND_MESSAGES[o.status]) });
+      if (o.held) await this.holdForOperator(hit.id, o);
+      else if (o.status !== 'PENDING') await this.move(hit.id, { to: o.status, failureReason: o.status === 'COMPLETED' ? null : (o.message ?? REFUND_MESSAGES[o.status]) });
       else if (hit.status === 'PENDING') await this.move(hit.id, { to: 'PROCESSING', nextCheckAt: this.after(this.p.config.processors.checkScheduleMs, 0) });
       return true;
     }
