@@ -2,9 +2,9 @@
 // bank account. Every call is guarded first (the API token's secret, its IP allowlist); a new
 // disbursement is written with the hold of amount + fee under the wallet's lock, after the business's
 // freeze, the wallet's limits and its available balance are checked in the same transaction. A worker
-// sends it to the MID's processor with our reference, which never changes; an unknown outcome is settled
-// by a status query; a callback is only a prompt. Every state change goes through move(), with its
-// journal and notification.
+// sends it to the MID's processor with our reference, which never changes; an unknown outcome (a send
+// whose worker died mid-call included: never sent again blind) is settled by a status query; a callback
+// is only a prompt. Every state change goes through move(), with its journal and notification.
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { isIP } from 'node:net';
 import type { QueryFile } from 'pg-promise';

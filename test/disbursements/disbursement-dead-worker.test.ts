@@ -2,7 +2,7 @@
 import { mpesaProcessor } from '../../src/processors/mpesa';
 import type { PayoutConnector } from '../../src/processors/types';
 import { FakeMpesa } from '../fakes/mpesa';
-import { FAST_PROCESSORS, liveMerchant } from '../helpers/live';
+import { FAST_PROCESSORS, liveMerchant, secretOf, walletOf } from '../helpers/live';
 import type { LiveMerchant } from '../helpers/live';
 import { expectOk } from '../helpers/merchants';
 import { eventually, startReceiver } from '../helpers/notify-fixtures';
@@ -45,14 +45,11 @@ afterAll(async () => {
   await fake?.stop();
 });
 
-const secret = () => ({ headers: { 'secret-key': m.apiSecret } });
-const wallet = async () => expectOk(await m.client.get('/v1/data/wallets/KES/balance')) as { balance: number; available_balance: number; disbursement_held_balance: number };
-
 it('asks M-Pesa about a payout whose worker died after its B2C request, never sends it again, and settles it from the status query', async () => {
-  const before = await wallet();
+  const before = await walletOf(m, 'KES');
   const d = expectOk(await m.client.post('/v1/disbursements', {
     amount: 500, currency: 'KES', payment_method: 'MOBILE_MONEY', account_number: '254708374149', account_name: 'Jane Driver', merchant_reference: `PAY-DEAD-${process.pid}`, narration: 'Weekly earnings',
-  }, secret()));
+  }, secretOf(m)));
   // a worker claims it (marked 'sending' before its call) ...
   const claimed = await svc.services.disbursements.claimSends();
   expect(claimed.map((c) => [c.gateway_reference, c.send_state, c.was_sending])).toEqual([[d.gateway_reference, 'sending', false]]);
@@ -74,11 +71,11 @@ it('asks M-Pesa about a payout whose worker died after its B2C request, never se
   // the next worker claims it after the lease and finds it still 'sending': an unknown outcome, not a send
   expect(await svc.services.disbursements.sendDue()).toBe(1);
   expect(b2cRequests()).toHaveLength(1);
-  expect(expectOk(await m.client.get(`/v1/disbursements/${d.gateway_reference}`, secret()))).toMatchObject({ transaction_status: 'PENDING', pending_reason: 'outcome_unknown' });
+  expect(expectOk(await m.client.get(`/v1/disbursements/${d.gateway_reference}`, secretOf(m)))).toMatchObject({ transaction_status: 'PENDING', pending_reason: 'outcome_unknown' });
   offsetMs += 1000; // the send schedule's delay before the status query
   const settled = await eventually(async () => {
     await svc.services.disbursements.checkDue();
-    const got = expectOk(await m.client.get(`/v1/disbursements/${d.gateway_reference}`, secret()));
+    const got = expectOk(await m.client.get(`/v1/disbursements/${d.gateway_reference}`, secretOf(m)));
     return got.transaction_status === 'COMPLETED' ? got : undefined;
   }, 15_000, 'COMPLETED from the status query');
   expect(settled.failure_reason).toBeNull();
@@ -88,7 +85,7 @@ it('asks M-Pesa about a payout whose worker died after its B2C request, never se
   expect([...fake.payments.values()].filter((p) => p.occasion === d.gateway_reference).map((p) => p.originatorConversationId)).toEqual([c.reference]);
   expect(fake.statusQueries.filter((q) => q.originalConversationId === c.reference).length).toBeGreaterThanOrEqual(1);
   expect(await svc.services.db.one('SELECT reference, send_state FROM disbursements WHERE id = $1', [c.id])).toEqual({ reference: c.reference, send_state: 'settled' });
-  expect(await wallet()).toMatchObject({ balance: before.balance - 510, available_balance: before.available_balance - 510, disbursement_held_balance: 0 });
+  expect(await walletOf(m, 'KES')).toMatchObject({ balance: before.balance - 510, available_balance: before.available_balance - 510, disbursement_held_balance: 0 });
   const kinds = (await svc.services.db.any('SELECT kind FROM journals WHERE disbursement_id = $1 ORDER BY id', [c.id])).map((j: { kind: string }) => j.kind);
   expect(kinds).toEqual(['disbursement_hold', 'disbursement_out']);
 });
