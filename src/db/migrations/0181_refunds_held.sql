@@ -6,4 +6,3 @@ ALTER TABLE refunds DROP CONSTRAINT refunds_send_state_check;
 ALTER TABLE refunds ADD CONSTRAINT refunds_send_state_check
   CHECK (send_state IN ('queued', 'sending', 'sent', 'unknown', 'held', 'settled'));
 ALTER TABLE refunds ADD COLUMN held_reason TEXT;
-CREATE INDEX refunds_held ON refunds (id) WHERE send_state = 'held';
