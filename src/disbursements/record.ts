@@ -36,7 +36,7 @@ export interface DisbursementRow {
   reference: string;
   callback_token: string;
   vendor_reference: string | null;
-  send_state: 'held' | 'queued' | 'sent' | 'unknown' | 'settled';
+  send_state: 'held' | 'queued' | 'sending' | 'sent' | 'unknown' | 'settled';
   send_attempts: number;
   next_send_at: Date | null;
   checks: number;

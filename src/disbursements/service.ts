@@ -3,9 +3,9 @@
 // asking in the dashboard is guarded by the caller (a fresh authenticator code) and then takes the same
 // path. A new disbursement is written with the hold of amount + fee under the wallet's lock, after the business's
 // freeze, the wallet's limits and its available balance are checked in the same transaction. A worker
-// sends it to the MID's processor with our reference, which never changes; an unknown outcome is settled
-// by a status query; a callback is only a prompt. Every state change goes through move(), with its
-// journal and notification.
+// sends it to the MID's processor with our reference, which never changes; an unknown outcome (a send
+// whose worker died mid-call included: never sent again blind) is settled by a status query; a callback
+// is only a prompt. Every state change goes through move(), with its journal and notification.
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { isIP } from 'node:net';
 import type { QueryFile } from 'pg-promise';
@@ -142,8 +142,10 @@ interface Route {
 }
 
 /** A disbursement claimed for a send or a query, with its MID's sealed credentials. */
-interface Claimed extends DisbursementRow {
+export interface Claimed extends DisbursementRow {
   credentials_enc: string | null;
+  /** a send's claim found it 'sending': its last worker died mid-call, with no outcome written */
+  was_sending: boolean;
 }
 
 /** A move of a disbursement: to which state, and what its request to the processor becomes. */
@@ -461,15 +463,26 @@ export class DisbursementService {
     return `${this.p.config.publicBaseUrl}/callbacks/${d.service_type}/${d.callback_token}`;
   }
 
-  /** Sends the disbursements that are due (new ones, retries, and those whose worker died after its lease). */
+  /** Sends the disbursements that are due (new ones, retries), and asks about those whose worker died mid-send. */
   async sendDue(): Promise<number> {
-    const claimed = await this.db.any<Claimed>(SQL.claim, { clock: 'next_send_at', counter: 'send_attempts', now: this.p.now(), limit: BATCH, leaseEnd: this.leaseEnd() });
+    const claimed = await this.claimSends();
     await Promise.all(claimed.map((d) => this.sendOne(d)));
     return claimed.length;
   }
 
+  /** The disbursements due a send, claimed for a lease and marked 'sending': a worker that dies now leaves them to the next after it. */
+  claimSends(): Promise<Claimed[]> {
+    return this.db.any<Claimed>(SQL.claim, { clock: 'next_send_at', counter: 'send_attempts', send: true, now: this.p.now(), limit: BATCH, leaseEnd: this.leaseEnd() });
+  }
+
   private async sendOne(d: Claimed): Promise<void> {
-    if (d.status !== 'PENDING' || d.send_state !== 'queued') {
+    if (d.was_sending) {
+      // its last worker died after the call may have reached the processor: an unknown outcome, settled by
+      // a status query (and sent again, same reference, only when the processor never received it)
+      await this.afterSend(d, { kind: 'unknown', detail: 'the worker sending it stopped before writing the outcome' });
+      return;
+    }
+    if (d.status !== 'PENDING' || d.send_state !== 'sending') {
       await this.record(d, { sendState: d.send_state, nextSendAt: null, nextCheckAt: d.next_check_at, lastError: d.last_error, pendingReason: d.pending_reason });
       return;
     }
@@ -512,14 +525,14 @@ export class DisbursementService {
 
   /** Asks the processor about the disbursements due a status query. */
   async checkDue(): Promise<number> {
-    const claimed = await this.db.any<Claimed>(SQL.claim, { clock: 'next_check_at', counter: 'checks', now: this.p.now(), limit: BATCH, leaseEnd: this.leaseEnd() });
+    const claimed = await this.db.any<Claimed>(SQL.claim, { clock: 'next_check_at', counter: 'checks', send: false, now: this.p.now(), limit: BATCH, leaseEnd: this.leaseEnd() });
     await Promise.all(claimed.map((d) => this.checkOne(d)));
     return claimed.length;
   }
 
   private async checkOne(d: Claimed): Promise<void> {
     const reversible = d.status === 'COMPLETED';
-    if ((isDisbursementSettled(d.status) && !reversible) || d.send_state === 'queued' || d.send_state === 'held') {
+    if ((isDisbursementSettled(d.status) && !reversible) || d.send_state === 'queued' || d.send_state === 'sending' || d.send_state === 'held') {
       await this.record(d, { sendState: d.send_state, nextSendAt: d.next_send_at, nextCheckAt: null, lastError: d.last_error, pendingReason: d.pending_reason });
       return;
     }

@@ -116,6 +116,11 @@ export interface Observed<S extends string = ObservedStatus> {
    */
   vendorReference?: string | null;
   claimUrl?: string | null;
+  /**
+   * the answer settles nothing by itself and an operator must decide (M-Pesa's reversal "already
+   * reversed"): status is PENDING, message the reason the request is held with
+   */
+  held?: boolean;
 }
 
 /**

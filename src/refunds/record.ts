@@ -33,7 +33,9 @@ export interface RefundRow {
   reference: string;
   callback_token: string;
   vendor_reference: string | null;
-  send_state: 'queued' | 'sent' | 'unknown' | 'settled';
+  send_state: 'queued' | 'sending' | 'sent' | 'unknown' | 'held' | 'settled';
+  /** why an operator must decide (send_state 'held') */
+  held_reason: string | null;
   send_attempts: number;
   next_send_at: Date | null;
   checks: number;

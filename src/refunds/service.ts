@@ -3,7 +3,7 @@
 // worker, settling unknown outcomes with status queries, and every state change with its ledger
 // journal, notification and emails. The rules of processor requests hold (docs/contract/processors.md):
 // the refund row is its request, written first; it is sent with our reference, which never changes;
-// a send whose worker died is claimed again after its lease under the same reference.
+// a send whose worker died mid-call is never sent again blind: after its lease it is an unknown outcome.
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { QueryFile } from 'pg-promise';
 import type { Config } from '../config';
@@ -27,7 +27,7 @@ import type { RefundFinal, RefundJournal, RefundStatus } from '../domain/refund'
 import { formatMinor } from '../domain/money';
 import { AppError, validationError } from '../errors';
 import type { Logger } from '../log';
-import type { CallContext, ConfirmationSent, OriginalCheck, QueryResult, RefundConnector, RefundOrder, RefundSendResult } from '../processors/types';
+import type { CallContext, ConfirmationSent, Observed, OriginalCheck, QueryResult, RefundConnector, RefundOrder, RefundSendResult } from '../processors/types';
 import { currentTraceParent } from '../telemetry';
 import type { WorkerSpec } from '../workers/loops';
 import { refundEmails } from './emails';
@@ -92,6 +92,7 @@ const SQL = {
   originalAsked: sql('original-asked.sql'),
   originalConfirmed: sql('original-confirmed.sql'),
   originalWaiting: sql('original-waiting.sql'),
+  hold: sql('hold.sql'),
 };
 
 /** Refunds sent or checked per worker run. */
@@ -128,6 +129,8 @@ export interface Claimed extends RefundRow {
   /** the processor's receipt of the payment as its callback gave it (M-Pesa's MpesaReceiptNumber) */
   original_receipt: string | null;
   credentials_enc: string | null;
+  /** a send's claim found it 'sending': its last worker died mid-call, with no outcome written */
+  was_sending: boolean;
 }
 
 interface Moved extends RefundRow {
@@ -366,20 +369,29 @@ export class RefundService {
     return `${this.p.config.publicBaseUrl}/callbacks/${r.service_type}/${r.callback_token}`;
   }
 
-  /** Sends the refunds that are due (new ones, retries, and those whose worker died after its lease). */
+  /** Sends the refunds that are due (new ones, retries), and asks about those whose worker died mid-send. */
   async sendDue(): Promise<number> {
     const claimed = await this.claimSends();
     await Promise.all(claimed.map((r) => this.sendOne(r)));
     return claimed.length;
   }
 
-  /** The refunds due a send, claimed for a lease: a worker that dies now leaves them to the next after it. */
+  /** The refunds due a send, claimed for a lease and marked 'sending': a worker that dies now leaves them to the next after it. */
   claimSends(): Promise<Claimed[]> {
-    return this.db.any<Claimed>(SQL.claim, { clock: 'next_send_at', counter: 'send_attempts', now: this.p.now(), limit: BATCH, leaseEnd: this.leaseEnd() });
+    return this.db.any<Claimed>(SQL.claim, { clock: 'next_send_at', counter: 'send_attempts', send: true, now: this.p.now(), limit: BATCH, leaseEnd: this.leaseEnd() });
   }
 
   private async sendOne(r: Claimed): Promise<void> {
-    if (r.status !== 'PENDING' || r.send_state !== 'queued') {
+    const check = this.p.refundsOf(r.service_type)?.originalCheck;
+    const asking = check !== undefined && r.original_confirmed_at === null;
+    if (r.was_sending && !asking) {
+      // its last worker died after the call may have reached the processor: an unknown outcome, settled by
+      // a status query (and sent again, same reference, only when the processor never received it). A
+      // worker that died asking about the refunded payment only read: that is asked again below.
+      await this.afterSend(r, { kind: 'unknown', detail: 'the worker sending it stopped before writing the outcome' });
+      return;
+    }
+    if (r.status !== 'PENDING' || r.send_state !== 'sending') {
       await this.record(r, { sendState: r.send_state, nextSendAt: null, nextCheckAt: r.next_check_at, lastError: r.last_error, pendingReason: r.pending_reason });
       return;
     }
@@ -392,8 +404,7 @@ export class RefundService {
       reason: r.reason,
       callbackUrl: this.callbackUrl(r),
     };
-    const check = this.connectorOf(r).originalCheck;
-    if (check && r.original_confirmed_at === null) {
+    if (check && asking) {
       await this.askOriginal(r, check, order);
       return;
     }
@@ -466,13 +477,13 @@ export class RefundService {
 
   /** Asks the processor about the refunds due a status query. */
   async checkDue(): Promise<number> {
-    const claimed = await this.db.any<Claimed>(SQL.claim, { clock: 'next_check_at', counter: 'checks', now: this.p.now(), limit: BATCH, leaseEnd: this.leaseEnd() });
+    const claimed = await this.db.any<Claimed>(SQL.claim, { clock: 'next_check_at', counter: 'checks', send: false, now: this.p.now(), limit: BATCH, leaseEnd: this.leaseEnd() });
     await Promise.all(claimed.map((r) => this.checkOne(r)));
     return claimed.length;
   }
 
   private async checkOne(r: Claimed): Promise<void> {
-    if (isRefundFinal(r.status) || r.send_state === 'queued') {
+    if (isRefundFinal(r.status) || r.send_state === 'queued' || r.send_state === 'sending' || r.send_state === 'held') {
       await this.record(r, { sendState: r.send_state, nextSendAt: r.next_send_at, nextCheckAt: null, lastError: r.last_error, pendingReason: r.pending_reason });
       return;
     }
@@ -493,6 +504,10 @@ export class RefundService {
     if (result.kind === 'observed') {
       const o = result.observed;
       if (o.unmapped) this.p.log.error('unknown refund status read as PENDING', { service_type: r.service_type, gateway_reference: r.gateway_reference, vendor_status: o.vendorStatus });
+      if (o.held) {
+        await this.holdForOperator(r.id, o);
+        return;
+      }
       // a refund found by our reference keeps what its send's lost answer would have given: the processor's id, the claim link
       const found = { vendorReference: o.vendorReference ?? null, claimUrl: o.claimUrl ?? null };
       if (o.status !== 'PENDING') {
@@ -513,6 +528,18 @@ export class RefundService {
     }
     const note = result.kind === 'not_found' ? 'not found at the processor' : result.detail;
     await this.record(r, { sendState: r.send_state, nextSendAt: null, nextCheckAt: again, lastError: note, pendingReason: r.pending_reason });
+  }
+
+  /**
+   * Holds a refund for an operator: the processor's answer (M-Pesa's "already reversed") settles nothing
+   * by itself, since the customer may have the money back already. Neither FAILED (returning the hold
+   * would credit the merchant twice) nor COMPLETED; not sent or asked about again; an error line tells the
+   * operator. A repeated answer changes nothing.
+   */
+  private async holdForOperator(refundId: bigint, o: Observed): Promise<void> {
+    const reason = o.message ?? o.vendorStatus;
+    const held = await this.db.oneOrNone<{ gateway_reference: string }>(SQL.hold, { refundId, reason });
+    if (held) this.p.log.error('refund held for the operator, its money still held: check with the processor', { gateway_reference: held.gateway_reference, vendor_status: o.vendorStatus, reason });
   }
 
   private async record(
@@ -545,7 +572,8 @@ export class RefundService {
     if (!hit) return false;
     const o = note.observed;
     if (o && !o.unmapped && note.vendorReference !== null && note.vendorReference === hit.known_vendor_reference) {
-      if (o.status !== 'PENDING') await this.move(hit.id, { to: o.status, failureReason: o.status === 'COMPLETED' ? null : (o.message ?? REFUND_MESSAGES[o.status]) });
+      if (o.held) await this.holdForOperator(hit.id, o);
+      else if (o.status !== 'PENDING') await this.move(hit.id, { to: o.status, failureReason: o.status === 'COMPLETED' ? null : (o.message ?? REFUND_MESSAGES[o.status]) });
       else if (hit.status === 'PENDING') await this.move(hit.id, { to: 'PROCESSING', nextCheckAt: this.after(this.p.config.processors.checkScheduleMs, 0) });
       return true;
     }
@@ -565,7 +593,8 @@ export class RefundService {
     if (queryReference === null) return null;
     const r = await this.db.oneOrNone<Claimed>(SQL.originalByToken, { callbackToken, serviceType });
     if (!r) return false;
-    const waiting = r.status === 'PENDING' && r.send_state === 'queued' && r.original_confirmed_at === null;
+    // 'sending': asked again meanwhile (the answer to an earlier query still counts)
+    const waiting = r.status === 'PENDING' && (r.send_state === 'queued' || r.send_state === 'sending') && r.original_confirmed_at === null;
     if (!waiting) return null;
     const fields = { service_type: r.service_type, gateway_reference: r.gateway_reference };
     if (!r.original_query_references.includes(queryReference)) {

@@ -3,8 +3,8 @@
 // its answer never came back) is settled by the next service under the same reference (asked again, MTN
 // answers 409 for a reference it has, then a status query), with one transfer at MTN, the hold posted out exactly and one notification per state change;
 // a payout still queued when the service stopped is sent once by the next one; a payout claimed by a
-// service that died before its call is sent by the next one only after the claim's lease, once, under
-// its reference. The business's delivery log then lists every disbursement notification under the
+// service that died (its call may have reached MTN) is never sent blind: after the claim's lease the next
+// one asks MTN first, and sends it once, under its reference, only because MTN does not know it. The business's delivery log then lists every disbursement notification under the
 // disbursement's own reference, as a disbursement's.
 import { randomBytes } from 'node:crypto';
 import type { Database } from '../../src/db';
@@ -134,7 +134,7 @@ it('settles a send in flight at the stop under its reference (MTN answers 409, t
 /** the lease of a claim: four calls of PROCESSOR_TIMEOUT_MS (1.5 s here) and a 10 s margin */
 const LEASE_MS = 16_000;
 
-it('sends once, under its reference and only after the lease, a payout claimed by a service that died before its call', async () => {
+it('never sends blind a payout claimed by a service that died: after the lease a status query asks, and MTN not knowing it sends it once under its reference', async () => {
   await second?.close();
   second = null;
   let offsetMs = 0;
@@ -144,22 +144,34 @@ it('sends once, under its reference and only after the lease, a payout claimed b
   const secret = { headers: { 'secret-key': m.apiSecret } };
   const before = expectOk(await client.get('/v1/data/wallets/UGX/balance')) as Wallet;
   const d = expectOk(await client.post('/v1/disbursements', payout(3, 10000), secret));
-  // what a service that claimed the send and died before calling MTN leaves behind: the claim (its lease) and nothing else
-  const claimed = await database.db.one<{ reference: string }>(
-    'UPDATE disbursements SET next_send_at = $2, send_attempts = send_attempts + 1 WHERE gateway_reference = $1 RETURNING reference',
-    [d.gateway_reference, new Date(Date.now() + LEASE_MS)],
-  );
+  // what a service that claimed the send and died before its call left behind: the claim (its lease, the 'sending' mark) and nothing else
+  const claimed = await third.services.disbursements.claimSends();
+  expect(claimed.map((c) => [c.gateway_reference, c.send_state, c.was_sending])).toEqual([[d.gateway_reference, 'sending', false]]);
+  const { reference } = claimed[0];
+  const callsFor = (method: string, path: string) => fake.calls.filter((c) => c.method === method && c.path === path);
+  const posts = () => fake.calls.filter((c) => c.method === 'POST' && c.path === '/disbursement/v1_0/transfer');
+  const postsBefore = posts().length;
   expect(await third.services.disbursements.sendDue()).toBe(0); // the lease holds it
-  expect(fake.transfers.has(claimed.reference)).toBe(false);
   offsetMs += LEASE_MS + 1000;
+  // after the lease its call may have reached MTN: an unknown outcome, asked about before anything is sent
   expect(await third.services.disbursements.sendDue()).toBe(1);
-  expect([...fake.transfers.values()].filter((t) => t.externalId === d.gateway_reference).map((t) => t.reference)).toEqual([claimed.reference]);
+  expect(posts().length).toBe(postsBefore);
+  expect(await database.db.one('SELECT status, pending_reason, send_state FROM disbursements WHERE gateway_reference = $1', [d.gateway_reference]))
+    .toEqual({ status: 'PENDING', pending_reason: 'outcome_unknown', send_state: 'unknown' });
+  offsetMs += 1000; // the send schedule's delay before the status query
+  expect(await third.services.disbursements.checkDue()).toBe(1);
+  // MTN has no transfer under the reference (404): queued again, the same reference
+  expect(callsFor('GET', `/disbursement/v1_0/transfer/${reference}`).map((c) => c.status)).toEqual([404]);
+  expect(await database.db.one('SELECT pending_reason, send_state FROM disbursements WHERE gateway_reference = $1', [d.gateway_reference])).toEqual({ pending_reason: 'awaiting_processor', send_state: 'queued' });
+  expect(await third.services.disbursements.sendDue()).toBe(1);
+  expect(posts().slice(postsBefore).map((c) => c.status)).toEqual([202]);
+  expect([...fake.transfers.values()].filter((t) => t.externalId === d.gateway_reference).map((t) => t.reference)).toEqual([reference]);
   await eventually(async () => {
     await third!.services.disbursements.checkDue();
     const got = expectOk(await client.get(`/v1/disbursements/${d.gateway_reference}`, secret));
     return got.transaction_status === 'COMPLETED' ? true : undefined;
   }, 15_000, 'COMPLETED');
-  expect(await database.db.one('SELECT reference, send_attempts FROM disbursements WHERE gateway_reference = $1', [d.gateway_reference])).toEqual({ reference: claimed.reference, send_attempts: 2 });
+  expect(await database.db.one('SELECT reference, send_attempts FROM disbursements WHERE gateway_reference = $1', [d.gateway_reference])).toEqual({ reference, send_attempts: 3 });
   expect(expectOk(await client.get('/v1/data/wallets/UGX/balance'))).toMatchObject({ balance: before.balance - 10500, disbursement_held_balance: 0 });
   const n = await database.db.any('SELECT n.transaction_status FROM notifications n JOIN disbursements d ON d.id = n.disbursement_id WHERE d.gateway_reference = $1 ORDER BY n.sequence', [d.gateway_reference]);
   expect(n.map((x) => x.transaction_status)).toEqual(['PROCESSING', 'COMPLETED']);

@@ -1,6 +1,6 @@
 // Proves disbursements through the public API in live against M-Pesa's B2C (the project's fake Daraja over real HTTP): our reference as the OriginatorConversationID and COMPLETED by the asynchronous Result on the disbursement's own callback URL; a failure Result returns amount and fee; a lost Result is settled by the Transaction Status query; a callback to a COMPLETED payout prompts the query that finds it reversed, which credits amount and fee back with its own journal.
 import { FakeMpesa } from '../fakes/mpesa';
-import { FAST_PROCESSORS, liveMerchant } from '../helpers/live';
+import { FAST_PROCESSORS, liveMerchant, secretOf, walletOf } from '../helpers/live';
 import type { LiveMerchant } from '../helpers/live';
 import { expectOk } from '../helpers/merchants';
 import { eventually, startReceiver } from '../helpers/notify-fixtures';
@@ -38,8 +38,8 @@ afterAll(async () => {
   await fake?.stop();
 });
 
-const secret = () => ({ headers: { 'secret-key': m.apiSecret } });
-const wallet = async () => expectOk(await m.client.get('/v1/data/wallets/KES/balance')) as { balance: number; available_balance: number; disbursement_held_balance: number };
+const secret = () => secretOf(m);
+const wallet = () => walletOf(m, 'KES');
 
 function payout(amount: number) {
   seq += 1;

@@ -1,6 +1,6 @@
 // Proves disbursements through the public API in live against a real connector, MTN MoMo's (the project's fake MTN over real HTTP): refused until the API token has an IP allowlist, then paid as a Transfer under our own reference and COMPLETED with amount out and fee to revenue; a failure MTN reports returns amount and fee; a lost answer is settled by the status query with one transfer at MTN, never a second under a new reference.
 import { FakeMtnMomo } from '../fakes/mtn-momo';
-import { FAST_PROCESSORS, liveMerchant } from '../helpers/live';
+import { FAST_PROCESSORS, liveMerchant, secretOf, walletOf } from '../helpers/live';
 import type { LiveMerchant } from '../helpers/live';
 import { expectOk } from '../helpers/merchants';
 import { eventually, startReceiver } from '../helpers/notify-fixtures';
@@ -36,8 +36,8 @@ afterAll(async () => {
   await fake?.stop();
 });
 
-const secret = () => ({ headers: { 'secret-key': m.apiSecret } });
-const wallet = async () => expectOk(await m.client.get('/v1/data/wallets/UGX/balance')) as { balance: number; available_balance: number; disbursement_held_balance: number };
+const secret = () => secretOf(m);
+const wallet = () => walletOf(m, 'UGX');
 
 function payout(amount: number) {
   seq += 1;

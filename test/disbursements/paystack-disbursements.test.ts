@@ -5,7 +5,7 @@ import type { MerchantSetup } from '../helpers/fixtures';
 import { expectOk } from '../helpers/merchants';
 import { startTestService } from '../helpers/service';
 import type { TestService } from '../helpers/service';
-import { FAST_PROCESSORS } from '../helpers/live';
+import { FAST_PROCESSORS, secretOf, walletOf } from '../helpers/live';
 
 let fake: FakePaystack;
 let svc: TestService;
@@ -34,8 +34,8 @@ afterAll(async () => {
   await fake?.stop();
 });
 
-const secret = () => ({ headers: { 'secret-key': m.apiSecret } });
-const wallet = async () => expectOk(await m.client.get('/v1/data/wallets/NGN/balance')) as { balance: number; available_balance: number; disbursement_held_balance: number };
+const secret = () => secretOf(m);
+const wallet = () => walletOf(m, 'NGN');
 const payout = (amount: number) => ({ amount, currency: 'NGN', payment_method: 'BANK', account_number: '0123456789', bank_code: '058', account_name: 'Adaeze Okafor', merchant_reference: ref('PAY') });
 
 async function ended(reference: string, status: string) {

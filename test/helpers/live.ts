@@ -97,3 +97,13 @@ export async function journalsOf(svc: TestService, gatewayReference: string): Pr
 export function hooksFor(received: { body: string }[], gatewayReference: string): { transaction_status: string; sequence: number }[] {
   return received.map((r) => JSON.parse(r.body)).filter((b) => b.gateway_reference === gatewayReference);
 }
+
+/** The Secret-Key header every disbursement call of the merchant carries. */
+export function secretOf(m: Pick<LiveMerchant, 'apiSecret'>): { headers: Record<string, string> } {
+  return { headers: { 'secret-key': m.apiSecret } };
+}
+
+/** The merchant's wallet balance in `currency`, read through the merchant API. */
+export async function walletOf(m: Pick<LiveMerchant, 'client'>, currency: string): Promise<{ balance: number; available_balance: number; disbursement_held_balance: number }> {
+  return expectOk(await m.client.get(`/v1/data/wallets/${currency}/balance`));
+}

@@ -1,5 +1,7 @@
-// Proves M-Pesa refunds through the public API against the project's fake Daraja over real HTTP: the receipt the STK callback gave is kept with the collection and confirmed with the Transaction Status query (short code, amount, customer) before the Reversal names it; a forged callback naming another customer's receipt, or a receipt M-Pesa never issued, fails the refund with its reason and returns the money, and no reversal is sent; a payment whose callback was lost (completed by STK Push Query, so no receipt) fails its refund as "M-Pesa receipt unknown" without asking M-Pesa anything.
+// Proves M-Pesa refunds through the public API against the project's fake Daraja over real HTTP: the receipt the STK callback gave is kept with the collection and confirmed with the Transaction Status query (short code, amount, customer) before the Reversal names it; a forged callback naming another customer's receipt, or a receipt M-Pesa never issued, fails the refund with its reason and returns the money, and no reversal is sent; a payment whose callback was lost (completed by STK Push Query, so no receipt) fails its refund as "M-Pesa receipt unknown" without asking M-Pesa anything; a reversal M-Pesa answers "already reversed" (R000001: the payment was reversed outside this refund) is held for an operator with its reason, its money still held, never failed back to the wallet.
+import { mpesaProcessor } from '../../src/processors/mpesa';
 import { RECEIPT_UNKNOWN } from '../../src/processors/mpesa/transformers';
+import type { RefundConnector } from '../../src/processors/types';
 import { FakeMpesa } from '../fakes/mpesa';
 import { FAST_PROCESSORS, liveMerchant, requestOf } from '../helpers/live';
 import type { LiveMerchant } from '../helpers/live';
@@ -129,4 +131,45 @@ it('a payment completed without its callback has no receipt: the refund fails "M
   expect(fake.statusQueries.filter((q) => q.resultUrl === url)).toEqual([]);
   expect([...fake.reversals.values()].filter((x) => x.resultUrl === url)).toEqual([]);
   expect(await balance()).toMatchObject({ available_balance: before.available_balance, refund_held_balance: 0 });
+});
+
+it('holds for an operator a refund M-Pesa answers "already reversed" (R000001): the hold stays, nothing returns to the wallet', async () => {
+  const collection = await collected();
+  const receipt = (await receiptOf(collection))!;
+  // the payment is reversed outside this refund (the merchant's M-Pesa portal, M-Pesa support, another client): the customer has the money back
+  const elsewhere = mpesaProcessor({ baseUrl: fake.url!, timeoutMs: 1500, tokenMarginMs: 60_000 }).connector?.refunds as RefundConnector;
+  const outside = await elsewhere.initiateRefund({ midId: m.midId, credentials: fake.refundCredentials() }, {
+    reference: `outside-${seq}`, gatewayReference: `OUTSIDE-${seq}`, original: { reference: collection, vendorReference: null, receipt, amountMinor: 150_000n, accountNumber: '254708374149' },
+    amountMinor: 150_000n, currency: 'KES', reason: 'Reversed from the org portal', callbackUrl: hooks.url,
+  });
+  if (outside.kind !== 'accepted') throw new Error(`expected accepted, got ${outside.kind}`);
+  await eventually(() => fake.reversals.get(outside.vendorReference!)?.resultCode === '0', 10_000, 'reversed outside');
+  const before = await balance();
+  const r = await refund(collection);
+  const url = await refundUrl(r.gateway_reference);
+  // M-Pesa takes our reversal, then its Result says R000001
+  await eventually(() => [...fake.reversals.values()].find((x) => x.resultUrl === url && x.resultCode === 'R000001'), 10_000, 'the R000001 Result');
+  const held = await eventually(async () => {
+    const row = await svc.services.db.one<{ status: string; send_state: string; held_reason: string | null; next_check_at: Date | null }>(
+      'SELECT status, send_state, held_reason, next_check_at FROM refunds WHERE gateway_reference = $1', [r.gateway_reference]);
+    return row.send_state === 'held' ? row : undefined;
+  }, 15_000, 'refund held');
+  expect(held).toEqual({ status: 'PROCESSING', send_state: 'held', held_reason: expect.stringMatching(/^M-Pesa says this payment was already reversed .*held for an operator/), next_check_at: null });
+  expect(svc.logs.some((l) => l.includes('refund held for the operator') && l.includes(r.gateway_reference))).toBe(true);
+  // the merchant sees it still in flight; its money stays in the refund's hold: not back in available, not out
+  expect(expectOk(await m.client.get(`/v1/refunds/${r.gateway_reference}`))).toMatchObject({ transaction_status: 'PROCESSING', failure_reason: null });
+  const after = await balance();
+  expect(after).toMatchObject({ balance: before.balance, available_balance: before.available_balance - 1500, refund_held_balance: before.refund_held_balance + 1500 });
+  expect(expectOk(await m.client.get(`/v1/collections/${collection}`)).refunded_amount).toBe(1500);
+  const kinds = (await svc.services.db.any<{ kind: string }>('SELECT j.kind FROM journals j JOIN refunds r ON r.id = j.refund_id WHERE r.gateway_reference = $1', [r.gateway_reference])).map((j) => j.kind);
+  expect(kinds).toEqual(['refund_hold']);
+  // the Result again (M-Pesa repeating it) changes nothing, and nothing asks M-Pesa about it again
+  const queries = fake.statusQueries.filter((q) => q.resultUrl === url).length;
+  const repeat = fake.resultsSent.find((x) => x.url === url && JSON.stringify(x.body).includes('R000001'))!;
+  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(repeat.body) });
+  expect(res.status).toBe(200);
+  await new Promise((done) => setTimeout(done, 1000));
+  expect(await balance()).toEqual(after);
+  expect((await svc.services.db.one('SELECT status, send_state FROM refunds WHERE gateway_reference = $1', [r.gateway_reference]))).toEqual({ status: 'PROCESSING', send_state: 'held' });
+  expect(fake.statusQueries.filter((q) => q.resultUrl === url)).toHaveLength(queries);
 });

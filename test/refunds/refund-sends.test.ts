@@ -1,4 +1,4 @@
-// Proves the refund's request to its processor, driven by hand on a controlled clock: a refund whose worker died after claiming it is sent again after the lease under the same reference (and never while the lease runs); an unknown outcome is settled by a status query, and one the processor never received is sent again under the same reference, never a new one; a callback only brings the status query forward.
+// Proves the refund's request to its processor, driven by hand on a controlled clock: a refund whose worker died after claiming it is never sent blind (nothing while the lease runs; after it, a status query, and a send under the same reference only once the processor does not know it); an unknown outcome is settled by a status query, and one the processor never received is sent again under the same reference, never a new one; a callback only brings the status query forward.
 import { mobileMoney, ref, setupMerchant } from '../helpers/fixtures';
 import type { MerchantSetup } from '../helpers/fixtures';
 import { startTestService } from '../helpers/service';
@@ -28,16 +28,24 @@ async function pendingRefund(): Promise<{ id: string; gateway_reference: string 
 const stateOf = (id: string) =>
   svc.database.db.one('SELECT status, pending_reason, reference, vendor_reference, send_state, send_attempts FROM refunds WHERE id = $1', [id]);
 
-it('sends again, under the same reference, a refund whose worker died after claiming it, once the lease is over', async () => {
+it('never sends blind a refund whose worker died after claiming it: after the lease a status query asks, and one the processor never received is sent again under the same reference', async () => {
   const r = await pendingRefund();
   const { reference } = await stateOf(r.id);
-  // a worker claims it and dies before its call comes back
+  // a worker claims it (marked 'sending' before any call) and dies before the outcome is written
   const claimed = await svc.services.refunds.claimSends();
-  expect(claimed.map((c) => c.id.toString())).toEqual([r.id]);
+  expect(claimed.map((c) => [c.id.toString(), c.send_state, c.was_sending])).toEqual([[r.id, 'sending', false]]);
   expect(await svc.services.refunds.sendDue()).toBe(0); // the lease holds it
   offsetMs += LEASE_MS + 1000;
+  // claimed again after the lease: its call may have reached the processor, so it is an unknown outcome, not a send
   expect(await svc.services.refunds.sendDue()).toBe(1);
-  expect(await stateOf(r.id)).toMatchObject({ status: 'PROCESSING', pending_reason: null, reference, vendor_reference: `SBXR-R-${reference}`, send_state: 'sent', send_attempts: 2 });
+  expect(await stateOf(r.id)).toMatchObject({ status: 'PENDING', pending_reason: 'outcome_unknown', reference, vendor_reference: null, send_state: 'unknown', send_attempts: 2 });
+  expect((await m.client.get(`/v1/refunds/${r.gateway_reference}`)).body.data).toMatchObject({ transaction_status: 'PENDING', pending_reason: 'outcome_unknown' });
+  offsetMs += 1000; // the send schedule's delay before the status query
+  expect(await svc.services.refunds.checkDue()).toBe(1);
+  // the simulator never received it (it has no refund under this reference): queued again, same reference
+  expect(await stateOf(r.id)).toMatchObject({ status: 'PENDING', pending_reason: 'awaiting_processor', reference, send_state: 'queued', send_attempts: 2 });
+  expect(await svc.services.refunds.sendDue()).toBe(1);
+  expect(await stateOf(r.id)).toMatchObject({ status: 'PROCESSING', pending_reason: null, reference, vendor_reference: `SBXR-R-${reference}`, send_state: 'sent', send_attempts: 3 });
   offsetMs += 31_000;
   expect(await svc.services.refunds.checkDue()).toBe(1);
   expect((await m.client.get(`/v1/refunds/${r.gateway_reference}`)).body.data.transaction_status).toBe('COMPLETED');

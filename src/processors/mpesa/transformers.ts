@@ -295,10 +295,19 @@ export function statusQuerySent(a: VendorAnswer): QueryResult {
   return { kind: 'unavailable', detail: errorText(a) };
 }
 
-/** ResultCode of a reversal's Result (the Reversals page's result code table). */
-const REVERSAL_RESULTS: Record<string, { status: ObservedStatus; message: string | null }> = {
+/**
+ * ResultCode of a reversal's Result (the Reversals page's result code table). R000001 "already reversed"
+ * is held for an operator, neither failed nor completed: the customer may have the money back already
+ * (another reversal, M-Pesa support, the merchant's own org portal), so returning the refund's hold would
+ * credit the merchant twice, and completing it would book a reversal that this request did not make.
+ */
+const REVERSAL_RESULTS: Verdicts<ObservedStatus> = {
   '0': { status: 'COMPLETED', message: null },
-  R000001: { status: 'FAILED', message: 'M-Pesa says this payment was already reversed' },
+  R000001: {
+    status: 'PENDING',
+    message: 'M-Pesa says this payment was already reversed (by another request, by M-Pesa support or from the merchant\'s M-Pesa portal): held for an operator to check whether the customer has the money back',
+    held: true,
+  },
   R000002: { status: 'FAILED', message: 'M-Pesa has no payment with this receipt number to reverse' },
   '1': { status: 'FAILED', message: "The merchant's M-Pesa account has too little money for the reversal" },
   '11': { status: 'FAILED', message: "The merchant's M-Pesa short code is not active" },
@@ -340,13 +349,14 @@ function parameters(r: DarajaResult): Map<string, unknown> {
 const ID = /^[\w-]{1,64}$/;
 const idOf = (v: unknown): string | null => (typeof v === 'string' && ID.test(v) ? v : null);
 
-type Verdicts<S extends string> = Record<string, { status: S; message: string | null }>;
+/** a vendor word's verdict; `held`: the answer settles nothing, an operator decides (message says why) */
+type Verdicts<S extends string> = Record<string, { status: S; message: string | null; held?: true }>;
 
 function verdict<S extends string>(table: Verdicts<S>, word: string, vendorStatus: string, amountMinor: bigint | null): Observed<S | 'PENDING'> {
   const r = table[word];
   if (!r) return { status: 'PENDING', vendorStatus, message: null, amountMinor: null, currency: null, unmapped: true };
   const amount = r.status === 'COMPLETED' ? amountMinor : null;
-  return { status: r.status, vendorStatus, message: r.message, amountMinor: amount, currency: amount === null ? null : 'KES', unmapped: false };
+  return { status: r.status, vendorStatus, message: r.message, amountMinor: amount, currency: amount === null ? null : 'KES', unmapped: false, ...(r.held ? { held: true } : {}) };
 }
 
 /**

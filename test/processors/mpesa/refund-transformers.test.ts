@@ -77,7 +77,12 @@ describe('refundCallbackNote', () => {
     });
   });
 
-  it.each([['R000001'], ['R000002'], ['1'], ['11'], ['21'], ['2001'], ['2006'], ['2028'], ['8006']])('reads result code %s as FAILED with a message', (code) => {
+  it('reads result code R000001 (already reversed) as held for an operator: PENDING, with the reason, settling nothing', () => {
+    const note = refundCallbackNote({ Result: { ResultType: 0, ResultCode: 'R000001', ResultDesc: 'The transaction has already been reversed.', OriginatorConversationID: '3124-481d', TransactionID: 'SKE0000000' } });
+    expect(note).toMatchObject({ vendorReference: '3124-481d', reported: null, observed: { status: 'PENDING', held: true, message: expect.stringMatching(/^M-Pesa says this payment was already reversed .*held for an operator/), unmapped: false } });
+  });
+
+  it.each([['R000002'], ['1'], ['11'], ['21'], ['2001'], ['2006'], ['2028'], ['8006']])('reads result code %s as FAILED with a message', (code) => {
     const note = refundCallbackNote({ Result: { ResultType: 0, ResultCode: code, ResultDesc: 'x', OriginatorConversationID: '3124-481d', TransactionID: 'SKE0000000' } });
     expect(note).toMatchObject({ vendorReference: '3124-481d', reported: null, observed: { status: 'FAILED', message: expect.any(String), unmapped: false } });
   });
