@@ -3021,7 +3021,7 @@ export interface components {
             message: string;
             data: components["schemas"]["AdminDisbursement"];
         };
-        /** @description One event in a disbursement's life: asked for, approved or rejected (with who did it), or a change of state notified to the merchant's webhook (with how its delivery went). */
+        /** @description One event in a disbursement's life: asked for, approved or rejected (with who did it), or a change of state (with how its webhook notification's delivery went, when an API token asked for it). */
         DisbursementTimelineEntry: {
             /**
              * Format: date-time
@@ -3029,7 +3029,7 @@ export interface components {
              */
             at: string;
             /**
-             * @description `requested`: the disbursement was accepted (in its first state); `approved` / `rejected`: an owner decided; `state_changed`: the disbursement moved to `transaction_status` and the webhook was notified.
+             * @description `requested`: the disbursement was accepted (in its first state); `approved` / `rejected`: an owner decided; `state_changed`: the disbursement moved to `transaction_status` (whoever asked for it; the merchant's webhook was notified when an API token asked).
              * @enum {string}
              */
             event: "requested" | "approved" | "rejected" | "state_changed";
@@ -3037,10 +3037,10 @@ export interface components {
             transaction_status: components["schemas"]["DisbursementStatus"];
             /** @description Who did it: the dashboard user's email, or `API token <api_key>` for a request made with a token; `null` for a change made by the service or the processor. */
             actor: string | null;
-            /** @description The notification's `sequence` for a `state_changed` event; `null` otherwise. */
+            /** @description The webhook notification's `sequence` for a `state_changed` event of a disbursement asked for with an API token; `null` otherwise (no notification). */
             sequence: number | null;
             /**
-             * @description How the webhook notification of a `state_changed` event went; `null` for other events.
+             * @description How the webhook notification of a `state_changed` event went; `null` for other events and for a disbursement asked for in the dashboard (no notification).
              * @enum {string|null}
              */
             delivery: "delivered" | "retrying" | "gave_up" | null;

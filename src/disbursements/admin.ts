@@ -1,8 +1,9 @@
 // Disbursements as the dashboard shows them (docs/contract/disbursements-dashboard.md): every
 // business's for operators, a merchant's own for its people (the access layer confines them), each with
 // who asked for it and who decided; one with its timeline, read from the audit log (asked for, approved,
-// rejected, and by whom) and the webhook notifications (each change of state and its delivery). Reads
-// only: every change of a disbursement goes through DisbursementService.
+// rejected, and by whom) and the changes of state its one move keeps (with, when an API token asked for
+// it, the delivery of each change's webhook notification). Reads only: every change of a disbursement
+// goes through DisbursementService.
 import type { QueryFile } from 'pg-promise';
 import type { components } from '../../generated/admin-api';
 import { sqlFile } from '../db';
@@ -21,7 +22,7 @@ const sql = (name: string): QueryFile => sqlFile(__dirname, name);
 const SQL = {
   people: sql('admin-people.sql'),
   auditTrail: sql('admin-audit-trail.sql'),
-  notifications: sql('admin-notifications.sql'),
+  stateChanges: sql('admin-state-changes.sql'),
   byGatewayReference: sql('admin-by-gateway-reference.sql'),
 };
 
@@ -98,7 +99,9 @@ export class AdminDisbursementService {
       gatewayReference: row.gateway_reference,
       businessId: row.business_id,
     });
-    const sent = await this.db.any<{ created_at: Date; sequence: number; transaction_status: string; delivered_at: Date | null; gave_up_at: Date | null }>(SQL.notifications, { disbursementId: row.id });
+    const changes = await this.db.any<{ at: Date; transaction_status: string; sequence: number | null; delivered_at: Date | null; gave_up_at: Date | null }>(SQL.stateChanges, {
+      disbursementId: row.id,
+    });
     // a replay in the dashboard is audited too: the disbursement was asked for once, by the first
     const asked = trail.findIndex((a) => EVENTS[a.action] === 'requested');
     const kept = trail.filter((a, i) => EVENTS[a.action] !== 'requested' || i === asked);
@@ -119,20 +122,26 @@ export class AdminDisbursementService {
           },
         };
       }),
-      ...sent.map((n) => ({
-        at: n.created_at,
-        order: trail.length + n.sequence,
+      ...changes.map((c, i) => ({
+        at: c.at,
+        order: trail.length + i,
         entry: {
-          at: apiTime(n.created_at),
+          at: apiTime(c.at),
           event: 'state_changed' as const,
-          transaction_status: n.transaction_status as DisbursementStatus,
+          transaction_status: c.transaction_status as DisbursementStatus,
           actor: null,
-          sequence: n.sequence,
-          delivery: n.delivered_at ? ('delivered' as const) : n.gave_up_at ? ('gave_up' as const) : ('retrying' as const),
+          sequence: c.sequence,
+          delivery: deliveryOf(c),
         },
       })),
     ];
     // same instant: the owner's decision before the change it made
     return entries.sort((a, b) => a.at.getTime() - b.at.getTime() || a.order - b.order).map((e) => e.entry);
   }
+}
+
+/** How a change's webhook notification went; null when no API token asked for the disbursement (no notification). */
+function deliveryOf(c: { sequence: number | null; delivered_at: Date | null; gave_up_at: Date | null }): TimelineEntry['delivery'] {
+  if (c.sequence === null) return null;
+  return c.delivered_at ? 'delivered' : c.gave_up_at ? 'gave_up' : 'retrying';
 }

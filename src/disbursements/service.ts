@@ -338,7 +338,8 @@ export class DisbursementService {
 
   /**
    * The one path by which a disbursement changes state, in one transaction: the move (guarded on the
-   * states it may come from), the journal the move calls for, and the notification. Null when the
+   * states it may come from, and kept for the timeline in the same statement), the journal the move calls
+   * for, and the notification. Null when the
    * disbursement was not in a state it may move from (a repeat or a late report changes nothing).
    */
   async move(disbursementId: bigint, m: DisbursementMove): Promise<DisbursementRow | null> {

@@ -1,4 +1,4 @@
-// Proves, in Chromium against a real service and database, the disbursement settings: the operator freezes a business's disbursements, sets its fee and a wallet's limits (a bad limit refused at its field, nothing changed); on Balances an owner sees what is held for disbursements and sets the wallet's approval threshold (saved in the database), a bad amount shows the API's error at the field and changes nothing; on the API tokens page an owner sets a token's IP allowlist, a block with host bits set shows its error at the field and changes nothing; a developer sees no allowlist form.
+// Proves, in Chromium against a real service and database, the disbursement settings: the operator freezes a business's disbursements, sets its fee and a wallet's limits (a bad limit refused at its field, nothing changed); on Balances an owner sees what is held for disbursements and sets the wallet's approval threshold (saved in the database), a bad amount shows the API's error at the field and changes nothing; on the API tokens page an owner sets a token's IP allowlist, a block with host bits set shows its error at the field and changes nothing; a developer sees no allowlist form; an owner gives a new token its allowlist in the New API token form, a bad block refused at the field with no token made, and a developer's form has no such field.
 import type { Browser } from 'playwright-core';
 import { launchBrowser } from '../helpers/browser';
 import { closeAll, dashboardPage, describeBrowser, fieldError, signIn } from '../helpers/dashboard';
@@ -73,6 +73,35 @@ describeBrowser('disbursement settings in the dashboard in Chromium', () => {
     await signIn(dev, developer.email, developer.password);
     await dev.getByText('203.0.113.0/24, 198.51.100.7/32').waitFor();
     expect(await dev.getByRole('form', { name: `IP allowlist of ${shop.apiKey}` }).count()).toBe(0);
+    await dev.context().close();
+  }, 120_000);
+
+  it('lets an owner give a new token its IP allowlist, refusing a bad block at the field with no token made; a developer\'s new token form has no such field', async () => {
+    const tokens = () => db().any('SELECT ip_allowlist::text[] AS a FROM api_tokens WHERE business_id = $1 AND id <> $2', [shop.businessId, shop.apiTokenId]);
+    const owner = await createUser(svc, { role: 'merchant_owner', business_id: shop.businessId });
+    const page = await dashboardPage(browser, svc, '/developers');
+    await signIn(page, owner.email, owner.password);
+    const form = page.getByRole('form', { name: 'New API token' });
+    await form.getByLabel('Webhook URL').fill('https://shop.example/hooks/paycollect');
+    await form.getByLabel('Webhook hash (signing secret)').fill('a-long-enough-signing-secret');
+    await form.getByLabel('Notification email').fill('payments@shop.example');
+    await form.getByLabel('IP allowlist').fill('198.51.100.9\n203.0.113.7/24');
+    await form.getByRole('button', { name: 'Create token' }).click();
+    await fieldError(page, 'New API token', 'ip_allowlist').getByText(/has bits set after the first 24/).waitFor();
+    expect(await tokens()).toEqual([]);
+    await form.getByLabel('IP allowlist').fill('198.51.100.9\n203.0.113.0/24');
+    await form.getByRole('button', { name: 'Create token' }).click();
+    await page.getByRole('region', { name: 'New API secret' }).waitFor();
+    expect(await tokens()).toEqual([{ a: ['198.51.100.9/32', '203.0.113.0/24'] }]);
+    await page.getByText('198.51.100.9/32, 203.0.113.0/24').waitFor();
+    await page.context().close();
+
+    const developer = await createUser(svc, { role: 'merchant_developer', business_id: shop.businessId });
+    const dev = await dashboardPage(browser, svc, '/developers');
+    await signIn(dev, developer.email, developer.password);
+    const devForm = dev.getByRole('form', { name: 'New API token' });
+    await devForm.getByLabel('Webhook URL').waitFor();
+    expect(await devForm.getByLabel('IP allowlist').count()).toBe(0);
     await dev.context().close();
   }, 120_000);
 

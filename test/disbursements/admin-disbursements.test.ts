@@ -1,4 +1,5 @@
-// Proves the dashboard's reads of disbursements (listAdminDisbursements, getAdminDisbursement): the operator sees every business's, newest first, filtered, with who asked and who decided; a merchant's people see their own business only (another business_id or reference is NOT_FOUND); an operator's filter on an unknown business is NOT_FOUND; one disbursement carries its timeline (asked for by the API token, approved by the owner, each notified change with its delivery); bad input is a clear error.
+// Proves the dashboard's reads of disbursements (listAdminDisbursements, getAdminDisbursement): the operator sees every business's, newest first, filtered, with who asked and who decided; a merchant's people see their own business only (another business_id or reference is NOT_FOUND); an operator's filter on an unknown business is NOT_FOUND; one disbursement carries its timeline (asked for by the API token, approved by the owner, each notified change with its delivery, also for changes made before the service kept them); bad input is a clear error.
+import { migrate } from '../../src/db/migrate';
 import { eventually, mobileMoney, ref, setupMerchant } from '../helpers/fixtures';
 import type { MerchantSetup } from '../helpers/fixtures';
 import { startReceiver } from '../helpers/notify-fixtures';
@@ -19,6 +20,7 @@ afterAll(async () => {
 });
 
 const db = () => svc.database.db;
+const KEEPS_CHANGES = '0176_disbursement_state_changes.sql';
 
 /** A merchant with 50,000 UGX, a fee of 10.00 and an approval threshold of 1,000.00. */
 async function merchant(): Promise<MerchantSetup> {
@@ -124,6 +126,16 @@ describe('getAdminDisbursement', () => {
       ['state_changed', 'PROCESSING', null, 2, 'delivered'],
       ['state_changed', 'COMPLETED', null, 3, 'delivered'],
     ]);
+  });
+
+  it('keeps a token\'s changes made before its changes were kept: the migration that keeps them takes them from the notifications', async () => {
+    const before = (await svc.admin.get(`/v1/admin/disbursements/${big.gateway_reference}`)).body.data.timeline;
+    // as a database migrated before this table: no table, the migration not applied
+    await db().none(`DROP TABLE disbursement_state_changes; DELETE FROM schema_migrations WHERE version = '${KEEPS_CHANGES}'`);
+    expect(await migrate(db())).toEqual([KEEPS_CHANGES]);
+    const after = (await svc.admin.get(`/v1/admin/disbursements/${big.gateway_reference}`)).body.data.timeline;
+    expect(after).toEqual(before);
+    expect(after.filter((e: { event: string }) => e.event === 'state_changed')).toHaveLength(3);
   });
 
   it('shows a merchant\'s people their own; another business\'s or an unknown reference is NOT_FOUND', async () => {

@@ -1,4 +1,4 @@
-// Proves a disbursement asked for in the dashboard (createAdminDisbursement): an owner with a current authenticator code gets one through the same path as the API's (it completes through the sandbox simulator, held and paid like any, no webhook since no token asked, audited under the owner and shown in its timeline); above the threshold it waits, the other owners (not the asking one) are asked by e-mail, and the asking owner may not approve it, another may; a replay answers the same one; and an owner without an authenticator, a wrong or used code, a developer, a viewer, an operator, a short balance and bad fields are refused and change nothing (a wrong code is audited).
+// Proves a disbursement asked for in the dashboard (createAdminDisbursement): an owner with a current authenticator code gets one through the same path as the API's (it completes through the sandbox simulator, held and paid like any, no webhook since no token asked, audited under the owner and shown in its timeline with each change of state in order); above the threshold it waits, the other owners (not the asking one) are asked by e-mail, and the asking owner may not approve it, another may, and its timeline shows the request, the approval and each change to COMPLETED in order (a late decision adds nothing); a replay answers the same one; and an owner without an authenticator, a wrong or used code, a developer, a viewer, an operator, a short balance and bad fields are refused and change nothing (a wrong code is audited).
 import { eventually, mobileMoney, ref, setupMerchant } from '../helpers/fixtures';
 import type { MerchantSetup } from '../helpers/fixtures';
 import { startTestService } from '../helpers/service';
@@ -55,6 +55,9 @@ async function written(m: MerchantSetup) {
 }
 const nothing = { disbursements: 0, journals: 0, entries: 0 };
 const refusedCodes = (userId: number) => db().any("SELECT actor_user_id, target_id, after FROM audit_log WHERE action = 'disbursementCodeRefused' AND actor_user_id = $1 ORDER BY id", [userId]);
+type Entry = { event: string; transaction_status: string; actor: string | null; sequence: number | null; delivery: string | null; at: string };
+/** Oldest first: every entry at or after the one before it. */
+const inOrder = (timeline: Entry[]) => timeline.every((e, i) => i === 0 || Date.parse(timeline[i - 1].at) <= Date.parse(e.at));
 const wallet = async (m: MerchantSetup) => (await m.client.get('/v1/data/wallets/UGX/balance')).body.data;
 
 it('an owner with a current code pays out through the same path as the API: held, sent, completed, audited under the owner, no webhook', async () => {
@@ -78,8 +81,14 @@ it('an owner with a current code pays out through the same path as the API: held
   expect(JSON.stringify(entry.after)).not.toContain('"code"');
   // the merchant API sees it as its own
   expect((await m.client.get(`/v1/disbursements/${reference}`, { headers: { 'secret-key': m.apiSecret } })).body.data.transaction_status).toBe('COMPLETED');
+  // no webhook, yet every change of state is on its timeline, in order, without a notification's fields
   const timeline = (await o.client.get(`/v1/admin/disbursements/${reference}`)).body.data.timeline;
-  expect(timeline).toEqual([expect.objectContaining({ event: 'requested', transaction_status: 'PENDING', actor: o.email })]);
+  expect(timeline.map((e: Entry) => [e.event, e.transaction_status, e.actor, e.sequence, e.delivery])).toEqual([
+    ['requested', 'PENDING', o.email, null, null],
+    ['state_changed', 'PROCESSING', null, null, null],
+    ['state_changed', 'COMPLETED', null, null, null],
+  ]);
+  expect(inOrder(timeline)).toBe(true);
 }, 60_000);
 
 it('above the threshold it waits, and asks the other owners (not the one who asked) by e-mail: the owner who asked may not approve it, another owner may', async () => {
@@ -97,9 +106,23 @@ it('above the threshold it waits, and asks the other owners (not the one who ask
   const approved = await other.post(`/v1/admin/disbursements/${reference}/approve`, {});
   expect(approved.status).toBe(200);
   expect(approved.body.data.transaction_status).toBe('PENDING');
-  const timeline = (await other.get(`/v1/admin/disbursements/${reference}`)).body.data.timeline;
-  expect(timeline.map((e: { event: string; actor: string }) => [e.event, e.actor])).toEqual([['requested', asker.email], ['approved', expect.stringContaining('@')]]);
-});
+  const row = () => db().one('SELECT status FROM disbursements WHERE gateway_reference = $1', [reference]);
+  await eventually(async () => ((await row()).status === 'COMPLETED' ? true : undefined), 15_000, 'completed by the simulator');
+  const timelineOf = async () => (await other.get(`/v1/admin/disbursements/${reference}`)).body.data.timeline;
+  const timeline = await timelineOf();
+  expect(timeline.map((e: Entry) => [e.event, e.transaction_status, e.actor, e.sequence, e.delivery])).toEqual([
+    ['requested', 'PENDING_APPROVAL', asker.email, null, null],
+    ['approved', 'PENDING', otherOwner.email, null, null],
+    ['state_changed', 'PENDING', null, null, null],
+    ['state_changed', 'PROCESSING', null, null, null],
+    ['state_changed', 'COMPLETED', null, null, null],
+  ]);
+  expect(inOrder(timeline)).toBe(true);
+  // a decision too late is refused and adds nothing to the timeline
+  const late = await other.post(`/v1/admin/disbursements/${reference}/reject`, {});
+  expect([late.status, late.body.code]).toEqual([400, 'INVALID_STATE']);
+  expect(await timelineOf()).toEqual(timeline);
+}, 60_000);
 
 it('a replay with the same body (and a fresh code) answers the same disbursement; a different body is DUPLICATE_MERCHANT_REFERENCE', async () => {
   const m = await merchant();

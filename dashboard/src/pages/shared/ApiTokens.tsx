@@ -1,5 +1,6 @@
 // A business's API tokens (at most two). The secret is shown once, right after it is made, then
-// only masked; a lost secret is regenerated. Webhook URL, webhook hash and email flags are edited here.
+// only masked; a lost secret is regenerated. Webhook URL, webhook hash and email flags are edited here;
+// an owner also gives a token's IP allowlist, at creation or later.
 import { useState } from 'react';
 import type { FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
@@ -150,10 +151,17 @@ function NewToken({ businessId, full, onSecret }: { businessId: number; full: bo
   const queries = useQueryClient();
   const blank: Settings = { notification_email: '', webhook_url: '', webhook_hash: '', email_merchant: false, email_user: false };
   const [s, set] = useState(blank);
+  const owner = useSession().user.role !== 'merchant_developer';
+  const [allowlist, setAllowlist] = useState('');
   const create = useMutation({
-    mutationFn: () => unwrap(admin.POST('/v1/admin/businesses/{business_id}/api-tokens', { params: { path: { business_id: businessId } }, body: s })),
+    mutationFn: () => {
+      const list = allowlistOf(allowlist);
+      const body = owner && list ? { ...s, ip_allowlist: list } : s;
+      return unwrap(admin.POST('/v1/admin/businesses/{business_id}/api-tokens', { params: { path: { business_id: businessId } }, body }));
+    },
     onSuccess: async (body) => {
       set(blank);
+      setAllowlist('');
       onSecret(body.data);
       await queries.invalidateQueries({ queryKey: ['tokens', businessId] });
     },
@@ -167,8 +175,9 @@ function NewToken({ businessId, full, onSecret }: { businessId: number; full: bo
       <h3 className="wide">New API token</h3>
       {full && <p className="wide muted">This business already has two tokens, the most allowed: delete one, or regenerate one to replace its secret.</p>}
       <SettingsFields s={s} set={set} error={create.error} hashHint="At least 16 characters; the merchant verifies webhook signatures with it." />
+      {owner && <AllowlistField text={allowlist} setText={setAllowlist} error={create.error} emptyMeans="Empty: no list (set one later)." />}
       <div className="wide">
-        <FormError error={create.error} shown={SETTINGS_FIELDS} />
+        <FormError error={create.error} shown={[...SETTINGS_FIELDS, 'ip_allowlist']} />
         <button type="submit" disabled={create.isPending}>
           Create token
         </button>
@@ -220,10 +229,7 @@ function AllowlistForm({ token }: { token: Admin['ApiToken'] }) {
   const [text, setText] = useState((token.ip_allowlist ?? []).join('\n'));
   const [saved, setSaved] = useState(false);
   const save = useMutation({
-    mutationFn: () => {
-      const list = text.split(/[\s,]+/).filter((l) => l !== '');
-      return unwrap(admin.PATCH('/v1/admin/api-tokens/{token_id}', { params: { path: { token_id: token.id } }, body: { ip_allowlist: list.length ? list : null } }));
-    },
+    mutationFn: () => unwrap(admin.PATCH('/v1/admin/api-tokens/{token_id}', { params: { path: { token_id: token.id } }, body: { ip_allowlist: allowlistOf(text) } })),
     onSuccess: async () => {
       setSaved(true);
       await queries.invalidateQueries({ queryKey: ['tokens', token.business_id] });
@@ -238,16 +244,7 @@ function AllowlistForm({ token }: { token: Admin['ApiToken'] }) {
   return (
     <form onSubmit={submit} aria-label={`IP allowlist of ${token.api_key}`} className="form-grid edit">
       {saved && <Notice>IP allowlist saved.</Notice>}
-      <div className="wide">
-        <Field
-          label="IP allowlist"
-          name="ip_allowlist"
-          error={save.error}
-          hint="The addresses this token's disbursements may come from, one IP address or CIDR block (203.0.113.0/24) a line. Empty removes the list."
-        >
-          {(a) => <textarea {...a} rows={3} value={text} onChange={(e) => setText(e.target.value)} />}
-        </Field>
-      </div>
+      <AllowlistField text={text} setText={setText} error={save.error} emptyMeans="Empty removes the list." />
       <div className="wide">
         <FormError error={save.error} shown={['ip_allowlist']} />
         <button type="submit" disabled={save.isPending}>
@@ -255,5 +252,27 @@ function AllowlistForm({ token }: { token: Admin['ApiToken'] }) {
         </button>
       </div>
     </form>
+  );
+}
+
+/** The allowlist as typed (one entry a line, or separated by commas or spaces): null when empty. */
+function allowlistOf(text: string): string[] | null {
+  const list = text.split(/[\s,]+/).filter((l) => l !== '');
+  return list.length ? list : null;
+}
+
+/** The IP allowlist's field, in the new token's form and in a token's own; the API's errors for an entry (`ip_allowlist.<i>`) show here. */
+function AllowlistField({ text, setText, error, emptyMeans }: { text: string; setText: (t: string) => void; error: unknown; emptyMeans: string }) {
+  return (
+    <div className="wide">
+      <Field
+        label="IP allowlist"
+        name="ip_allowlist"
+        error={error}
+        hint={`The addresses this token's disbursements may come from, one IP address or CIDR block (203.0.113.0/24) a line. ${emptyMeans}`}
+      >
+        {(a) => <textarea {...a} rows={3} value={text} onChange={(e) => setText(e.target.value)} />}
+      </Field>
+    </div>
   );
 }
