@@ -1,13 +1,15 @@
 // The webhook outbox worker. Each batch picks due notifications (pick-webhooks.sql: order per record, fair
 // share), claims them with FOR UPDATE SKIP LOCKED and a lease (next_attempt_at pushed past the attempt's
 // timeout) in one short statement (claim-webhooks.sql), sends them outside any transaction, then records
-// each outcome. So several processes never send one attempt twice, a crash mid-send retries once the dead
+// each outcome (the delivered ones that finish together by one statement, record-delivered.sql, through the
+// group-commit batcher). So several processes never send one attempt twice, a crash mid-send retries once the dead
 // process's heartbeat is stale (or at the end of the lease), and all state lives in the database. A batch
 // does not wait for its sends: each recorded outcome kicks the worker, so the room it frees (and the next
 // notification of its record) is claimed at once, and the sends stay a steady pipeline rather than
 // batches that each wait for their slowest.
 import { masterKeys, openWithAny } from '../crypto/secretbox';
-import { bound, hotSqlFile } from '../db';
+import { bound, hotSqlFile, sqlFile } from '../db';
+import { Batcher } from '../db/batcher';
 import { inSpan } from '../telemetry';
 import type { Base } from '../base';
 import type { LivenessService } from '../workers/liveness';
@@ -17,9 +19,13 @@ import { webhookHeaders } from './signing';
 
 export const WEBHOOK_BATCH = 50;
 /** sends under way in this process at once (a batch's stragglers included) */
-export const MAX_IN_FLIGHT = 200;
-/** sends under way in this process to one endpoint (API token) at once: its fair share */
-export const MAX_IN_FLIGHT_PER_ENDPOINT = 10;
+export const MAX_IN_FLIGHT = 500;
+/**
+ * sends under way in this process to one endpoint (API token) at once: its fair share. One merchant's
+ * changes at 500/s to an endpoint answering in 20 ms need about ten at once; 50 leaves room for a slower
+ * endpoint, and ten hanging endpoints are what it takes to fill MAX_IN_FLIGHT.
+ */
+export const MAX_IN_FLIGHT_PER_ENDPOINT = 50;
 /** time left after the attempt's own timeout for recording its outcome before another process may retry */
 const LEASE_MARGIN_MS = 20_000;
 
@@ -35,6 +41,15 @@ interface Claimed {
 
 const PICK_SQL = hotSqlFile(__dirname, 'pick-webhooks.sql');
 const CLAIM_SQL = hotSqlFile(__dirname, 'claim-webhooks.sql');
+const RECORD_DELIVERED_SQL = sqlFile(__dirname, 'record-delivered.sql');
+/** delivered attempts recorded by one statement at most, and such statements under way at once */
+const RECORD_LIMITS = { maxBatch: 100, maxRunning: 2 };
+
+interface Delivered {
+  id: bigint;
+  at: Date;
+  outcome: AttemptOutcome;
+}
 /** picked per claim: room to spare for rows another process claims between the pick and the claim */
 const PICK_SPARE = 2;
 
@@ -42,11 +57,16 @@ export class WebhookWorker {
   private readonly inFlight = new Set<Promise<void>>();
   /** sends under way per endpoint (API token id; 0 for a deleted token) */
   private readonly perEndpoint = new Map<number, number>();
+  /** delivered attempts finishing at once are recorded together (group commit), each answered with its attempt number */
+  private readonly delivered: Batcher<Delivered, number | null>;
 
   constructor(
     private readonly s: Base & { liveness: LivenessService },
     private readonly timeoutMs: () => number,
-  ) {}
+  ) {
+    this.delivered = new Batcher((batch) => this.recordDelivered(batch), RECORD_LIMITS, (err, size) =>
+      this.s.log.warn('a batch of delivered webhooks was refused: recorded one by one', { size, err }));
+  }
 
   /**
    * One batch: claim, then send in parallel (at most one per collection) and record, in the background
@@ -140,7 +160,7 @@ export class WebhookWorker {
     const schedule = this.s.config.webhookRetryScheduleMs;
     const now = this.s.now();
     let gaveUp = false;
-    const attempt = o.ok ? await this.recordDelivered(c, at, o, now) : await this.s.db.tx(async (t) => {
+    const attempt = o.ok ? await this.delivered.add({ id: c.id, at, outcome: o }) : await this.s.db.tx(async (t) => {
       const n = await t.one<{ attempts: number; schedule_start: number; next_attempt_at: Date | null }>(
         'UPDATE notifications SET attempts = attempts + 1 WHERE id = $1 RETURNING attempts, schedule_start, next_attempt_at',
         [c.id],
@@ -169,22 +189,19 @@ export class WebhookWorker {
   }
 
   /**
-   * A delivery, the common case, in one statement: the attempt counted, logged and the row closed at once.
-   * Its commit does not wait for the WAL flush: a crash that loses it leaves the row claimed, so it is sent
-   * again once the claim is freed, as after a crash between the send and this record (at least once).
+   * Delivered attempts, the common case, in one statement (record-delivered.sql): each attempt counted and
+   * logged and its row closed at once; the attempt number of each, in their order (null for a row gone).
    */
-  private async recordDelivered(c: Claimed, at: Date, o: AttemptOutcome, now: Date): Promise<number> {
-    const { attempt } = await this.s.db.one<{ attempt: number }>(
-      `SET LOCAL synchronous_commit TO OFF;
-       WITH n AS (
-         UPDATE notifications SET attempts = attempts + 1, delivered_at = COALESCE(delivered_at, $2), next_attempt_at = NULL,
-           gave_up_at = NULL, last_error = NULL, claimed_by = NULL
-         WHERE id = $1 RETURNING attempts
-       )
-       INSERT INTO notification_attempts (notification_id, attempt, at, http_status, error, duration_ms, response_body)
-       SELECT $1, n.attempts, $3, $4, $5, $6, $7 FROM n RETURNING attempt`,
-      [c.id, now, at, o.httpStatus, o.error, o.durationMs, o.responseBody],
-    );
-    return attempt;
+  private async recordDelivered(batch: Delivered[]): Promise<(number | null)[]> {
+    const rows = await this.s.db.any<{ notification_id: bigint; attempt: number }>(RECORD_DELIVERED_SQL, {
+      ids: batch.map((d) => d.id),
+      ats: batch.map((d) => d.at),
+      statuses: batch.map((d) => d.outcome.httpStatus),
+      durations: batch.map((d) => d.outcome.durationMs),
+      bodies: batch.map((d) => d.outcome.responseBody),
+      now: this.s.now(),
+    });
+    const attempts = new Map(rows.map((r) => [String(r.notification_id), r.attempt]));
+    return batch.map((d) => attempts.get(String(d.id)) ?? null);
   }
 }
