@@ -248,7 +248,9 @@ export interface paths {
          *     business's), newest first, a page at a time, with the same filters as `GET /v1/refunds` and the
          *     refunds export. Take `per_page` items (default 10, at most 100), then pass the answer's
          *     `paging.next_cursor` as `cursor` (with the same filters) for the next page until it is `null`.
-         *     Unknown query parameters are refused (`VALIDATION_ERROR`).
+         *     Unknown query parameters are refused (`VALIDATION_ERROR`). An operator sees on each refund why it is
+         *     held for them (`held_reason`, settled with `POST /v1/admin/refunds/{refund_reference}/resolve-held`)
+         *     and their decision once made (`resolution`).
          */
         get: operations["listAdminRefunds"];
         put?: never;
@@ -785,6 +787,26 @@ export interface paths {
          *     A success the processor confirms after the collection was already `FAILED` or `CANCELLED` (found by a status query, or prompted by the processor's callback) is held the same way, with an error line in the service's log: the collection keeps its state and nothing is credited until an operator decides. `COMPLETED` then credits it as a late completion (`FAILED`/`CANCELLED` -> `COMPLETED`, notified with the next `sequence`, `late_completed_at` set); `FAILED` leaves the collection as the merchant knows it and credits nothing (return the money to the customer at the processor).
          */
         post: operations["resolveHeldCollection"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/refunds/{refund_reference}/resolve-held": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resolve a held refund
+         * @description A refund whose processor answered something that settles nothing by itself is held for an operator: M-Pesa's reversal Result `R000001` ("already reversed") means the payment was reversed outside this refund, so the customer may have the money back already. The refund stays `PENDING` or `PROCESSING` for the merchant, its money stays in `refund_held_balance`, it is neither sent nor asked about again, and `held_reason` (in `GET /v1/admin/refunds`) says why. After checking with the processor, an operator admin settles it here, once, as the processor's own answer would have: `COMPLETED` pays the hold out (the customer has the money back) and `FAILED` returns the hold to the wallet; the merchant is notified (webhook and e-mails) as for any refund reaching that state. The refund is then no longer held (`held_reason` is `null`); the decision, its author and note are kept on it (`resolution`) and in the audit log.
+         */
+        post: operations["resolveHeldRefund"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1781,8 +1803,25 @@ export interface components {
             /** @description When the record last changed (UTC). */
             updated_at: components["schemas"]["Timestamp"];
         };
-        /** @description Envelope of a page of refunds, newest first. */
-        RefundListResponse: {
+        /** @description A refund as the operator API shows it: the refund record, with what an operator needs of a refund held for them. A merchant's own people get `held_reason` and `resolution` as `null`. */
+        AdminRefundRecord: components["schemas"]["RefundRecord"] & {
+            /**
+             * @description Why the refund is held for an operator (the processor's answer settled nothing by itself, such as M-Pesa's "already reversed"); `null` when it is not held. Settle it with `POST /v1/admin/refunds/{refund_reference}/resolve-held`.
+             * @example M-Pesa says this payment was already reversed (R000001): held for an operator
+             */
+            held_reason: string | null;
+            /** @description An operator's decision on this refund once it was held; `null` otherwise. */
+            resolution: null | {
+                /** @enum {string} */
+                outcome: "COMPLETED" | "FAILED";
+                note: string;
+                /** @description The operator's email, or `operator key` for the bearer key. */
+                resolved_by: string;
+                resolved_at: components["schemas"]["Timestamp"];
+            };
+        };
+        /** @description Envelope of a page of refunds as the operator API shows them, newest first. */
+        AdminRefundListResponse: {
             /**
              * @description Always `200` on success.
              * @constant
@@ -1795,7 +1834,7 @@ export interface components {
             status: "success";
             /** @description Human-readable outcome. */
             message: string;
-            data: components["schemas"]["RefundRecord"][];
+            data: components["schemas"]["AdminRefundRecord"][];
             paging: components["schemas"]["Paging"];
         };
         /** @description One processor, MID and currency on the report's day. Amounts asked of the processor are in its currency (`currency`); what we credited and the fees are in the wallet's (`account_currency`). */
@@ -3095,6 +3134,35 @@ export interface components {
              */
             note: string & components["schemas"]["Text"];
         };
+        /** @description The operator's decision on a held refund, taken after checking with the processor whether the customer has the money back. */
+        ResolveHeldRefund: {
+            /**
+             * @description `COMPLETED`: the customer has the money back; the refund completes and its hold is paid out, exactly as a refund the processor confirmed. `FAILED`: the customer did not get the money through this refund; it fails and its hold returns to the wallet, as a refund the processor refused.
+             * @enum {string}
+             */
+            outcome: "COMPLETED" | "FAILED";
+            /**
+             * @description Why; kept on the refund (`resolution`) and in the audit log.
+             * @example M-Pesa support confirmed the customer's reversal of 2025-11-25 (ticket 88310).
+             */
+            note: string & components["schemas"]["Text"];
+        };
+        /** @description Envelope of one refund as the operator API shows it. */
+        AdminRefundResponse: {
+            /**
+             * @description Always `200` on success.
+             * @constant
+             */
+            code: 200;
+            /**
+             * @description Always `success` for this operation.
+             * @constant
+             */
+            status: "success";
+            /** @description Human-readable outcome. */
+            message: string;
+            data: components["schemas"]["AdminRefundRecord"];
+        };
         /** @description Balance of one wallet. `balance` is `available_balance + pending_balance + reserved_balance + refund_held_balance + disbursement_held_balance`; every amount is the sum of the wallet's ledger postings. */
         WalletBalance: {
             /** @description Wallet currency. */
@@ -3763,6 +3831,8 @@ export interface components {
          * @example DBK3M8Q2WX7RT4NC9VE5PA
          */
         DisbursementReference: string & components["schemas"]["Text"];
+        /** @description The refund's `gateway_reference`. */
+        RefundReference: string & components["schemas"]["Text"];
         /**
          * @description Only records of this business. A merchant user always sees its own business only: leave it out or give its own id (another id is `NOT_FOUND`).
          * @example 7
@@ -4556,7 +4626,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RefundListResponse"];
+                    "application/json": components["schemas"]["AdminRefundListResponse"];
                 };
             };
             /** @description `VALIDATION_ERROR`: a filter or paging parameter is malformed or out of range, or the query has an unknown parameter. */
@@ -5953,6 +6023,43 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             /** @description `NOT_FOUND`: no collection has this gateway reference. */
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    resolveHeldRefund: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The refund's `gateway_reference`. */
+                refund_reference: components["parameters"]["RefundReference"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ResolveHeldRefund"];
+            };
+        };
+        responses: {
+            /** @description The refund after the decision. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminRefundResponse"];
+                };
+            };
+            /** @description `VALIDATION_ERROR` (an outcome other than `COMPLETED` or `FAILED`, a missing or empty note, an unknown field), `INVALID_JSON`, or `INVALID_STATE`: the refund is not held (it was never held, or it was already settled). Nothing is changed. */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description `NOT_FOUND`: no refund has this gateway reference. */
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];

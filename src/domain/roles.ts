@@ -98,6 +98,7 @@ export const RULES: Record<string, Rule> = {
   listAdminCollections: read('merchant_viewer'),
   getAdminCollection: read('merchant_viewer'),
   resolveHeldCollection: admin(),
+  resolveHeldRefund: admin(),
   listAdminCollectionNotifications: read('merchant_viewer'),
   resendAdminNotification: { support: true, merchant: 'merchant_developer' },
   // money out: operator admins, and the merchant's owners and developers (docs/contract/refunds.md); not support

@@ -34,9 +34,10 @@ const OWNER_OF: [string, string | null][] = [
   ['invitation_id', 'SELECT business_id FROM invitations WHERE id = $1'],
   ['gateway_reference', 'SELECT business_id FROM collections WHERE gateway_reference = $1'],
   ['disbursement_reference', 'SELECT business_id FROM disbursements WHERE gateway_reference = $1'],
+  ['refund_reference', 'SELECT business_id FROM refunds WHERE gateway_reference = $1'],
 ];
 /** Path parameters that are references (text), not numeric ids. */
-const REFERENCES = new Set(['gateway_reference', 'disbursement_reference']);
+const REFERENCES = new Set(['gateway_reference', 'disbursement_reference', 'refund_reference']);
 
 const isId = (v: string) => /^\d{1,10}$/.test(v) && Number(v) >= 1 && Number(v) <= MAX_ID;
 const notYours = () => new AppError('NOT_FOUND', 'No record of yours has this id');
@@ -143,6 +144,7 @@ const TARGETS: Record<string, Target> = {
   rotateCardKey: { type: 'card_key' },
   resendAdminNotification: { type: 'collection', param: 'gateway_reference' },
   resolveHeldCollection: { type: 'collection', param: 'gateway_reference' },
+  resolveHeldRefund: { type: 'refund', param: 'refund_reference' },
   // named by its gateway_reference, as the API's own entry and the decisions name it (its timeline reads them)
   createAdminDisbursement: { type: 'disbursement', answer: 'gateway_reference' },
   approveDisbursement: { type: 'disbursement', param: 'disbursement_reference' },

@@ -42,7 +42,7 @@ const SHOWN = {
     columns: ['id', 'email', 'role', 'business_id', 'invited_by_user_id', 'invited_by_email', 'created_at', 'expires_at', 'accepted_at', 'revoked_at'],
   },
 } satisfies Record<string, { table: string; columns: string[]; extra?: string }>;
-export type TargetType = keyof typeof SHOWN | 'collection' | 'disbursement' | 'fx_rate' | 'card_key' | 'session' | 'go_live_request';
+export type TargetType = keyof typeof SHOWN | 'collection' | 'refund' | 'disbursement' | 'fx_rate' | 'card_key' | 'session' | 'go_live_request';
 
 /** The statement reading one record of `type` as the log shows it. */
 function snapshotSql(type: keyof typeof SHOWN): string {

@@ -1,6 +1,7 @@
 // The refund record of the API (docs/contract/refunds.md), made from a row; notifications use the same
 // record plus `sequence`, and a single collection read shows each of its refunds in short. Rows meet
 // contract types here only.
+import type { components as AdminComponents } from '../../generated/admin-api';
 import type { components } from '../../generated/merchant-api';
 import { toApi } from '../domain/money';
 import type { PendingReason, RefundStatus } from '../domain/refund';
@@ -36,6 +37,10 @@ export interface RefundRow {
   send_state: 'queued' | 'sending' | 'sent' | 'unknown' | 'held' | 'settled';
   /** why an operator must decide (send_state 'held') */
   held_reason: string | null;
+  /** an operator's decision on it once held: why, who, when (its outcome is the refund's status) */
+  resolution_note: string | null;
+  resolved_by: string | null;
+  resolved_at: Date | null;
   send_attempts: number;
   next_send_at: Date | null;
   checks: number;
@@ -71,6 +76,21 @@ export function toRefundRecord(r: RefundRow): RefundRecord {
     claim_url: r.claim_url,
     created_at: apiTime(r.created_at),
     updated_at: apiTime(r.updated_at),
+  };
+}
+
+export type AdminRefundRecord = AdminComponents['schemas']['AdminRefundRecord'];
+
+/**
+ * A refund as the operator API shows it: the record, why it is held for an operator and their decision.
+ * `operator` false (a merchant's own people): those two are null, as the processor side of a collection is.
+ */
+export function toAdminRefundRecord(r: RefundRow, operator: boolean): AdminRefundRecord {
+  const decided = operator && r.resolved_at !== null && (r.status === 'COMPLETED' || r.status === 'FAILED');
+  return {
+    ...toRefundRecord(r),
+    held_reason: operator ? r.held_reason : null,
+    resolution: decided ? { outcome: r.status as 'COMPLETED' | 'FAILED', note: r.resolution_note ?? '', resolved_by: r.resolved_by ?? '', resolved_at: apiTime(r.resolved_at!) } : null,
   };
 }
 

@@ -8,6 +8,7 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { QueryFile } from 'pg-promise';
 import type { Config } from '../config';
 import { sqlFile } from '../db';
+import { inOneChange } from '../db/change';
 import type { Db, Tx } from '../db';
 import { listPage } from '../db/keyset';
 import type { KeyColumn, ListPage, PageRequest } from '../db/keyset';
@@ -93,7 +94,11 @@ const SQL = {
   originalConfirmed: sql('original-confirmed.sql'),
   originalWaiting: sql('original-waiting.sql'),
   hold: sql('hold.sql'),
+  lockHeld: sql('lock-held.sql'),
 };
+
+/** What the merchant reads on a held refund an operator failed: its money is back in the wallet. */
+export const RESOLVED_FAILED_REASON = 'Not refunded: the processor could not settle this refund, and an operator returned its money to your wallet';
 
 /** Refunds sent or checked per worker run. */
 const BATCH = 20;
@@ -146,6 +151,8 @@ interface Move {
   claimUrl?: string | null;
   /** when PROCESSING: the first status query */
   nextCheckAt?: Date | null;
+  /** an operator's decision on a held refund: why, and who */
+  resolution?: { note: string; by: string };
 }
 
 /** Thrown inside the create transaction when a concurrent request took the merchant_reference first. */
@@ -271,6 +278,7 @@ export class RefundService {
       const row = await t.oneOrNone<Moved>(SQL.move, {
         refundId, to: m.to, from, failureReason: m.failureReason ?? null, message: REFUND_MESSAGES[m.to], now,
         vendorReference: m.vendorReference ?? null, claimUrl: m.claimUrl ?? null, sendState: final ? 'settled' : 'sent', nextCheckAt: final ? null : (m.nextCheckAt ?? null),
+        resolutionNote: m.resolution?.note ?? null, resolvedBy: m.resolution?.by ?? null,
       });
       if (!row) return null;
       if (final) {
@@ -288,6 +296,25 @@ export class RefundService {
       this.p.kick('emails');
     }
     return moved;
+  }
+
+  /**
+   * An operator's decision on a refund held for them, once, through the one state change: COMPLETED posts
+   * its hold out as any completed refund (the customer has the money back), FAILED returns the hold to the
+   * wallet as any failed refund; the merchant is notified as for any such change. NOT_FOUND for no such
+   * refund; INVALID_STATE, changing nothing, for one that is not held (never held, or settled already).
+   */
+  async resolveHeld(gatewayReference: string, outcome: 'COMPLETED' | 'FAILED', note: string, by: string): Promise<RefundRow> {
+    // the lock, the move and (in the operator API) its audit entry in one transaction
+    return inOneChange(this.db, async () => {
+      const held = await this.db.oneOrNone<{ id: bigint; send_state: RefundRow['send_state'] }>(SQL.lockHeld, { gatewayReference });
+      if (!held) throw new AppError('NOT_FOUND', 'No refund has this gateway_reference');
+      if (held.send_state !== 'held') throw new AppError('INVALID_STATE', 'This refund is not held for an operator: only a held refund can be resolved, once');
+      const failureReason = outcome === 'FAILED' ? RESOLVED_FAILED_REASON : null;
+      const moved = await this.move(held.id, { to: outcome, failureReason, resolution: { note, by } });
+      if (!moved) throw new Error(`held refund ${gatewayReference} did not move`);
+      return moved;
+    });
   }
 
   /** A refund journal, checked to balance first; a second hold or outcome of one refund is a bug. */

@@ -153,6 +153,7 @@ const SECRETS_ONLY: Record<string, string> = {
   startTotpEnrolment: 'stores an unconfirmed secret',
   changeOwnPassword: 'replaces a password hash and ends other sessions',
   resolveHeldCollection: 'moves a held collection; its entry is checked by test/processor-requests/held-resolution.test.ts',
+  resolveHeldRefund: 'moves a held refund; its entry is checked by test/refunds/mpesa-refunds.test.ts',
   approveDisbursement: 'moves a disbursement (its record is its own history); its entry is checked by test/disbursements/approve-disbursement.test.ts',
   rejectDisbursement: 'moves a disbursement (its record is its own history); its entry is checked by test/disbursements/approve-disbursement.test.ts',
 };

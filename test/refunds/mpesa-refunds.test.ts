@@ -1,28 +1,35 @@
-// Proves M-Pesa refunds through the public API against the project's fake Daraja over real HTTP: the receipt the STK callback gave is kept with the collection and confirmed with the Transaction Status query (short code, amount, customer) before the Reversal names it; a forged callback naming another customer's receipt, or a receipt M-Pesa never issued, fails the refund with its reason and returns the money, and no reversal is sent; a payment whose callback was lost (completed by STK Push Query, so no receipt) fails its refund as "M-Pesa receipt unknown" without asking M-Pesa anything; a reversal M-Pesa answers "already reversed" (R000001: the payment was reversed outside this refund) is held for an operator with its reason, its money still held, never failed back to the wallet.
+// Proves M-Pesa refunds through the public API against the project's fake Daraja over real HTTP: the receipt the STK callback gave is kept with the collection and confirmed with the Transaction Status query (short code, amount, customer) before the Reversal names it; a forged callback naming another customer's receipt, or a receipt M-Pesa never issued, fails the refund with its reason and returns the money, and no reversal is sent; a payment whose callback was lost (completed by STK Push Query, so no receipt) fails its refund as "M-Pesa receipt unknown" without asking M-Pesa anything; a reversal M-Pesa answers "already reversed" (R000001: the payment was reversed outside this refund) is held for an operator with its reason, its money still held, never failed back to the wallet, until an operator admin resolves it (resolve-held): COMPLETED pays the hold out, FAILED returns it, each notified as any such refund; anything not held, bad input and any other role are refused and change nothing.
 import { mpesaProcessor } from '../../src/processors/mpesa';
 import { RECEIPT_UNKNOWN } from '../../src/processors/mpesa/transformers';
 import type { RefundConnector } from '../../src/processors/types';
+import { RESOLVED_FAILED_REASON } from '../../src/refunds/service';
 import { FakeMpesa } from '../fakes/mpesa';
-import { FAST_PROCESSORS, liveMerchant, requestOf } from '../helpers/live';
+import { FAST_PROCESSORS, hooksFor, liveMerchant, requestOf } from '../helpers/live';
 import type { LiveMerchant } from '../helpers/live';
-import { expectOk } from '../helpers/merchants';
+import { errorFields, expectOk } from '../helpers/merchants';
 import { eventually, startReceiver } from '../helpers/notify-fixtures';
 import type { Receiver } from '../helpers/notify-fixtures';
 import { startTestService } from '../helpers/service';
 import type { TestService } from '../helpers/service';
+import { databaseState } from '../helpers/state';
+import { Clock, createUser, signedIn } from '../helpers/users';
 
 let fake: FakeMpesa;
 let hooks: Receiver;
 let svc: TestService;
 let m: LiveMerchant;
 let seq = 0;
+/** the service's clock, moved by a step for each operator's two-factor code */
+const clock = new Clock();
 
 beforeAll(async () => {
   fake = new FakeMpesa({ answerAfterMs: 10 });
   await fake.start();
   hooks = await startReceiver();
-  svc = await startTestService({ env: { APP_ENV: 'live', MPESA_BASE_URL: fake.url, ...FAST_PROCESSORS } });
+  svc = await startTestService({ env: { APP_ENV: 'live', MPESA_BASE_URL: fake.url, ...FAST_PROCESSORS }, now: clock.now });
   m = await liveMerchant(svc, { serviceType: 'mpesa', currency: 'KES', credentials: fake.refundCredentials(), webhookUrl: hooks.url });
+  // the merchant's summary e-mail of a refund's end, as the webhook, follows an operator's decision too
+  expectOk(await svc.admin.patch(`/v1/admin/api-tokens/${m.apiTokenId}`, { email_merchant: true }));
 }, 180_000); // a service start is over a minute on a loaded machine
 
 afterAll(async () => {
@@ -133,10 +140,14 @@ it('a payment completed without its callback has no receipt: the refund fails "M
   expect(await balance()).toMatchObject({ available_balance: before.available_balance, refund_held_balance: 0 });
 });
 
-it('holds for an operator a refund M-Pesa answers "already reversed" (R000001): the hold stays, nothing returns to the wallet', async () => {
+/**
+ * A refund M-Pesa answers "already reversed" (R000001), held for an operator: its collection's payment is
+ * reversed outside this refund first (the merchant's M-Pesa portal, M-Pesa support, another client), so
+ * the customer has the money back. `before`: the wallet before the refund was asked.
+ */
+async function heldRefund() {
   const collection = await collected();
   const receipt = (await receiptOf(collection))!;
-  // the payment is reversed outside this refund (the merchant's M-Pesa portal, M-Pesa support, another client): the customer has the money back
   const elsewhere = mpesaProcessor({ baseUrl: fake.url!, timeoutMs: 1500, tokenMarginMs: 60_000 }).connector?.refunds as RefundConnector;
   const outside = await elsewhere.initiateRefund({ midId: m.midId, credentials: fake.refundCredentials() }, {
     reference: `outside-${seq}`, gatewayReference: `OUTSIDE-${seq}`, original: { reference: collection, vendorReference: null, receipt, amountMinor: 150_000n, accountNumber: '254708374149' },
@@ -154,15 +165,25 @@ it('holds for an operator a refund M-Pesa answers "already reversed" (R000001): 
       'SELECT status, send_state, held_reason, next_check_at FROM refunds WHERE gateway_reference = $1', [r.gateway_reference]);
     return row.send_state === 'held' ? row : undefined;
   }, 15_000, 'refund held');
+  return { collection, reference: r.gateway_reference as string, url, before, held };
+}
+
+const journalKinds = async (reference: string) =>
+  (await svc.services.db.any<{ kind: string }>('SELECT j.kind FROM journals j JOIN refunds r ON r.id = j.refund_id WHERE r.gateway_reference = $1 ORDER BY j.id', [reference])).map((j) => j.kind);
+
+it('holds for an operator a refund M-Pesa answers "already reversed" (R000001): the hold stays, nothing returns to the wallet', async () => {
+  const { collection, reference, url, before, held } = await heldRefund();
   expect(held).toEqual({ status: 'PROCESSING', send_state: 'held', held_reason: expect.stringMatching(/^M-Pesa says this payment was already reversed .*held for an operator/), next_check_at: null });
-  expect(svc.logs.some((l) => l.includes('refund held for the operator') && l.includes(r.gateway_reference))).toBe(true);
+  expect(svc.logs.some((l) => l.includes('refund held for the operator') && l.includes(reference))).toBe(true);
   // the merchant sees it still in flight; its money stays in the refund's hold: not back in available, not out
-  expect(expectOk(await m.client.get(`/v1/refunds/${r.gateway_reference}`))).toMatchObject({ transaction_status: 'PROCESSING', failure_reason: null });
+  expect(expectOk(await m.client.get(`/v1/refunds/${reference}`))).toMatchObject({ transaction_status: 'PROCESSING', failure_reason: null });
   const after = await balance();
   expect(after).toMatchObject({ balance: before.balance, available_balance: before.available_balance - 1500, refund_held_balance: before.refund_held_balance + 1500 });
   expect(expectOk(await m.client.get(`/v1/collections/${collection}`)).refunded_amount).toBe(1500);
-  const kinds = (await svc.services.db.any<{ kind: string }>('SELECT j.kind FROM journals j JOIN refunds r ON r.id = j.refund_id WHERE r.gateway_reference = $1', [r.gateway_reference])).map((j) => j.kind);
-  expect(kinds).toEqual(['refund_hold']);
+  expect(await journalKinds(reference)).toEqual(['refund_hold']);
+  // the operator finds it in the refunds list with its reason
+  const listed = expectOk(await svc.admin.get(`/v1/admin/refunds?collection_gateway_reference=${collection}`));
+  expect(listed).toEqual([expect.objectContaining({ gateway_reference: reference, held_reason: held.held_reason, resolution: null })]);
   // the Result again (M-Pesa repeating it) changes nothing, and nothing asks M-Pesa about it again
   const queries = fake.statusQueries.filter((q) => q.resultUrl === url).length;
   const repeat = fake.resultsSent.find((x) => x.url === url && JSON.stringify(x.body).includes('R000001'))!;
@@ -170,6 +191,86 @@ it('holds for an operator a refund M-Pesa answers "already reversed" (R000001): 
   expect(res.status).toBe(200);
   await new Promise((done) => setTimeout(done, 1000));
   expect(await balance()).toEqual(after);
-  expect((await svc.services.db.one('SELECT status, send_state FROM refunds WHERE gateway_reference = $1', [r.gateway_reference]))).toEqual({ status: 'PROCESSING', send_state: 'held' });
+  expect((await svc.services.db.one('SELECT status, send_state FROM refunds WHERE gateway_reference = $1', [reference]))).toEqual({ status: 'PROCESSING', send_state: 'held' });
   expect(fake.statusQueries.filter((q) => q.resultUrl === url)).toHaveLength(queries);
+});
+
+const resolve = (reference: string, body: unknown) => svc.admin.post(`/v1/admin/refunds/${reference}/resolve-held`, body);
+const emailsAbout = async (reference: string, status: string) =>
+  (await svc.services.db.one<{ n: number }>('SELECT count(*)::int AS n FROM emails WHERE subject LIKE $1', [`Refund ${reference} ${status}:%`])).n;
+
+it('resolve-held COMPLETED pays the hold out as a completed refund, notifies the merchant and keeps who decided and why, once', async () => {
+  const { collection, reference, before } = await heldRefund();
+  const note = 'M-Pesa support confirmed the customer has the money back (ticket 88310)';
+  const data = expectOk(await resolve(reference, { outcome: 'COMPLETED', note }));
+  expect(data).toMatchObject({
+    gateway_reference: reference, transaction_status: 'COMPLETED', failure_reason: null, held_reason: null,
+    resolution: { outcome: 'COMPLETED', note, resolved_by: 'operator key', resolved_at: expect.stringMatching(/Z$/) },
+  });
+  expect(await journalKinds(reference)).toEqual(['refund_hold', 'refund_out']);
+  expect(await balance()).toMatchObject({ balance: before.balance - 1500, available_balance: before.available_balance - 1500, refund_held_balance: before.refund_held_balance });
+  expect(expectOk(await m.client.get(`/v1/collections/${collection}`)).refunded_amount).toBe(1500);
+  expect(await svc.services.db.one('SELECT send_state, held_reason FROM refunds WHERE gateway_reference = $1', [reference])).toEqual({ send_state: 'settled', held_reason: null });
+  const hook = await eventually(() => hooksFor(hooks.received, reference).find((h) => h.transaction_status === 'COMPLETED'), 10_000, 'the completion webhook');
+  expect(hook.sequence).toBe(2);
+  expect(await emailsAbout(reference, 'COMPLETED')).toBe(1);
+  const audit = await svc.services.db.one("SELECT actor_type, target_type, target_id, \"after\"->'resolution'->>'note' AS note FROM audit_log WHERE action = 'resolveHeldRefund' AND target_id = $1", [reference]);
+  expect(audit).toEqual({ actor_type: 'operator_key', target_type: 'refund', target_id: reference, note });
+
+  // once only: a second decision is refused and changes nothing
+  const state = await databaseState(svc.services.db);
+  const again = await resolve(reference, { outcome: 'FAILED', note: 'changed my mind' });
+  expect([again.status, again.body.code]).toEqual([400, 'INVALID_STATE']);
+  expect(await databaseState(svc.services.db)).toEqual(state);
+});
+
+it('resolve-held FAILED returns the hold to the wallet as a failed refund; the decision is the signed-in operator admin’s', async () => {
+  const { collection, reference, before } = await heldRefund();
+  const adminUser = await createUser(svc, { role: 'operator_admin', totp: true });
+  const session = await signedIn(svc, adminUser, clock);
+  const data = expectOk(await session.post(`/v1/admin/refunds/${reference}/resolve-held`, { outcome: 'FAILED', note: 'The earlier reversal was of another payment (ticket 88311)' }));
+  expect(data).toMatchObject({ transaction_status: 'FAILED', failure_reason: RESOLVED_FAILED_REASON, held_reason: null, resolution: { outcome: 'FAILED', resolved_by: adminUser.email } });
+  expect(await journalKinds(reference)).toEqual(['refund_hold', 'refund_return']);
+  expect(await balance()).toMatchObject({ balance: before.balance, available_balance: before.available_balance, refund_held_balance: before.refund_held_balance });
+  expect(expectOk(await m.client.get(`/v1/collections/${collection}`)).refunded_amount).toBe(0);
+  expect(expectOk(await m.client.get(`/v1/refunds/${reference}`))).toMatchObject({ transaction_status: 'FAILED', failure_reason: RESOLVED_FAILED_REASON });
+  await eventually(() => hooksFor(hooks.received, reference).some((h) => h.transaction_status === 'FAILED'), 10_000, 'the failure webhook');
+  expect(await emailsAbout(reference, 'FAILED')).toBe(1);
+  // the merchant's own people see the refund without the operator's side
+  const owner = await signedIn(svc, await createUser(svc, { role: 'merchant_owner', business_id: m.businessId }));
+  expect(expectOk(await owner.get(`/v1/admin/refunds?collection_gateway_reference=${collection}`))).toEqual([expect.objectContaining({ gateway_reference: reference, held_reason: null, resolution: null })]);
+});
+
+it('resolve-held refuses a refund not held, bad input, a merchant owner and operator support, changing nothing', async () => {
+  const settled = await refund(await collected());
+  await ended(settled.gateway_reference, 'COMPLETED');
+  const { reference } = await heldRefund();
+  const support = await signedIn(svc, await createUser(svc, { role: 'operator_support', totp: true }), clock);
+  const owner = await signedIn(svc, await createUser(svc, { role: 'merchant_owner', business_id: m.businessId }));
+  // a session's last_seen_at moves with every request it makes: everything else must stay as it was
+  const stateOf = async () => {
+    const { user_sessions: _sessions, ...rest } = await databaseState(svc.services.db);
+    return rest;
+  };
+  const state = await stateOf();
+
+  const notHeld = await resolve(settled.gateway_reference, { outcome: 'FAILED', note: 'x' });
+  expect([notHeld.status, notHeld.body.code]).toEqual([400, 'INVALID_STATE']);
+  const unknown = await resolve('RFNOSUCHREFERENCE0000000', { outcome: 'COMPLETED', note: 'x' });
+  expect([unknown.status, unknown.body.code]).toEqual([404, 'NOT_FOUND']);
+  const badOutcome = await resolve(reference, { outcome: 'CANCELLED', note: 'x' });
+  expect([badOutcome.status, badOutcome.body.code]).toEqual([400, 'VALIDATION_ERROR']);
+  expect(errorFields(badOutcome)).toContain('outcome');
+  const noNote = await resolve(reference, { outcome: 'COMPLETED', note: '' });
+  expect([noNote.status, noNote.body.code]).toEqual([400, 'VALIDATION_ERROR']);
+  expect(errorFields(noNote)).toContain('note');
+  const extra = await resolve(reference, { outcome: 'COMPLETED', note: 'x', amount: 1500 });
+  expect([extra.status, extra.body.code]).toEqual([400, 'VALIDATION_ERROR']);
+  for (const who of [support, owner]) {
+    const forbidden = await who.post(`/v1/admin/refunds/${reference}/resolve-held`, { outcome: 'COMPLETED', note: 'may not' });
+    expect([forbidden.status, forbidden.body.code]).toEqual([403, 'FORBIDDEN']);
+  }
+
+  expect(await stateOf()).toEqual(state);
+  expect(await svc.services.db.one('SELECT status, send_state FROM refunds WHERE gateway_reference = $1', [reference])).toEqual({ status: 'PROCESSING', send_state: 'held' });
 });

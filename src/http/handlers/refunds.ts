@@ -4,7 +4,7 @@ import { parseApiTime } from '../../domain/time';
 import type { RefundStatus } from '../../domain/refund';
 import { AppError } from '../../errors';
 import type { RefundFilters } from '../../refunds/filters';
-import { toRefundRecord } from '../../refunds/record';
+import { toAdminRefundRecord, toRefundRecord } from '../../refunds/record';
 import type { RefundRow } from '../../refunds/record';
 import { merchantUser, principalOf } from '../context';
 import { accepted, ok } from '../envelope';
@@ -62,7 +62,15 @@ export const admin = typedHandlers({
     // as on the collections list: an operator's filter on a business that does not exist is a mistake to say
     if (filters.business_id !== undefined && !merchantUser(ctx)) await ctx.services.businesses.getBusiness(filters.business_id);
     const found = await ctx.services.refunds.list(filters, page);
-    return pageReply(ctx, query, page, { ...found, rows: found.rows.map(toRefundRecord) }, 'Refunds retrieved');
+    const operator = !merchantUser(ctx);
+    return pageReply(ctx, query, page, { ...found, rows: found.rows.map((r) => toAdminRefundRecord(r, operator)) }, 'Refunds retrieved');
+  },
+
+  /** An operator admin's decision on a refund held for them (the role rule lets no one else here). */
+  resolveHeldRefund: async ({ path, body }, ctx) => {
+    const by = ctx.actor?.type === 'user' ? ctx.actor.user.email : 'operator key';
+    const row = await ctx.services.refunds.resolveHeld(path.refund_reference, body.outcome, body.note, by);
+    return ok(toAdminRefundRecord(row, true), 'Held refund resolved');
   },
 
   /** A payment page's list of refunds: the access layer confined a merchant to its own collections. */
