@@ -318,12 +318,22 @@ const REVERSAL_RESULTS: Verdicts<ObservedStatus> = {
   '8006': { status: 'FAILED', message: "The M-Pesa API operator's password is locked" },
 };
 
-/** TransactionStatus of a Transaction Status Result, for the reversal it names. */
-const TRANSACTION_STATUS: Record<string, { status: ObservedStatus; message: string | null }> = {
+/**
+ * TransactionStatus of a Transaction Status Result, for the reversal it names. "Failed" does not say why,
+ * and a reversal M-Pesa refused as already reversed (R000001) reads "Failed" here too: when the status
+ * query answers before the reversal's own Result (lost, or slower), failing the refund would return its
+ * hold to a merchant whose customer may have the money back. So "Failed" is held for an operator, as
+ * R000001 is; the reversal's own Result, if it comes, still settles it by its code.
+ */
+const TRANSACTION_STATUS: Verdicts<ObservedStatus> = {
   Completed: { status: 'COMPLETED', message: null },
   Pending: { status: 'PENDING', message: null },
   Authorised: { status: 'PENDING', message: null },
-  Failed: { status: 'FAILED', message: 'M-Pesa reports the reversal as failed' },
+  Failed: {
+    status: 'PENDING',
+    message: 'M-Pesa reports the reversal as failed without saying why (it may have been reversed already, by another request, by M-Pesa support or from the merchant\'s M-Pesa portal): held for an operator to check whether the customer has the money back',
+    held: true,
+  },
   Declined: { status: 'FAILED', message: 'M-Pesa declined the reversal' },
   Cancelled: { status: 'FAILED', message: 'M-Pesa cancelled the reversal' },
   Expired: { status: 'FAILED', message: 'The reversal expired at M-Pesa' },

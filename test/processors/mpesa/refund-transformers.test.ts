@@ -104,7 +104,9 @@ describe('refundCallbackNote', () => {
     });
     expect(refundCallbackNote(status('Completed'))).toMatchObject({ vendorReference: '3211-416020-3', reported: { amountMinor: 30_000n }, observed: { status: 'COMPLETED' } });
     expect(refundCallbackNote(status('Pending')).observed?.status).toBe('PENDING');
-    expect(refundCallbackNote(status('Failed'))).toMatchObject({ reported: null, observed: { status: 'FAILED' } });
+    // "Failed" says not why: an already-reversed payment reads so too, so it is held for an operator
+    expect(refundCallbackNote(status('Failed'))).toMatchObject({ reported: null, observed: { status: 'PENDING', held: true } });
+    expect(refundCallbackNote(status('Declined'))).toMatchObject({ reported: null, observed: { status: 'FAILED' } });
     expect(refundCallbackNote(status('Weird')).observed).toMatchObject({ status: 'PENDING', unmapped: true });
     const single = { Result: { ResultType: 0, ResultCode: 0, OriginatorConversationID: '9-9', ResultParameters: { ResultParameter: { Key: 'TransactionStatus', Value: 'Completed' } } } };
     expect(refundCallbackNote(single)).toMatchObject({ vendorReference: '9-9', observed: { status: 'COMPLETED', amountMinor: null } });
