@@ -88,10 +88,12 @@ async function drive(o: SoakSettings, base: string, authorization: string, pid: 
   let inFlight = 0;
   let accepted = 0;
   const one = async (n: number) => {
-    const kind = MIX[n % MIX.length];
+    const reference = references[references.length - 1];
+    // Until the first payment's answer gives a reference to read, a read is sent as a payment (and counted as one).
+    const kind = reference === undefined ? 'pay' : MIX[n % MIX.length];
     const started = performance.now();
     try {
-      const res = await send(kind, n, base, headers, references[references.length - 1]);
+      const res = await send(kind, n, base, headers, reference);
       if (res.status !== 200) errors++;
       else if (kind === 'pay') {
         accepted++;
