@@ -11,6 +11,8 @@ import { AdminDisbursementService } from '../../src/disbursements/admin';
 import { createBusiness, moneyServices, realMoneyServices } from '../helpers/money-fixtures';
 import type { ServicesFixture } from '../helpers/money-fixtures';
 import { SHARED_PG_URL } from '../helpers/db';
+import { planNodes } from '../helpers/plans';
+import type { PlanNode } from '../helpers/plans';
 import { needsRealServer } from '../helpers/requires';
 
 /** A statement of the service's own, as its wing loads it (loaded a second time here: no duplicate warning). */
@@ -73,13 +75,6 @@ describe('on this run’s database', () => {
   });
 });
 
-interface PlanNode {
-  'Node Type': string;
-  'Relation Name'?: string;
-  'Index Name'?: string;
-  Plans?: PlanNode[];
-}
-
 needsRealServer().describe('EXPLAIN on a seeded table (real PostgreSQL)', () => {
   let f: ServicesFixture;
   let db: Db;
@@ -94,16 +89,7 @@ needsRealServer().describe('EXPLAIN on a seeded table (real PostgreSQL)', () => 
     await f?.close();
   });
 
-  async function nodes(sql: string, values: unknown[] = []): Promise<PlanNode[]> {
-    const [{ 'QUERY PLAN': plan }] = await db.any(`EXPLAIN (FORMAT JSON) ${sql}`, values);
-    const all: PlanNode[] = [];
-    const walk = (n: PlanNode) => {
-      all.push(n);
-      (n.Plans ?? []).forEach(walk);
-    };
-    walk(plan[0].Plan);
-    return all;
-  }
+  const nodes = (sql: string, values: unknown[] = []) => planNodes(db, sql, values);
   const onDisbursements = (ns: PlanNode[]) => ns.filter((n) => n['Relation Name'] === 'disbursements').map((n) => [n['Node Type'], n['Index Name']]);
 
   /** The page query the operator's list runs (as the service builds it), caught on its way to the database. */
