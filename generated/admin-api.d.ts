@@ -656,8 +656,11 @@ export interface paths {
          * @description Every refund of one collection, newest first, as the merchant API's `GET /v1/refunds/{gateway_reference}`
          *     shows each: its state (`pending_reason` while `PENDING`, `failure_reason` once `FAILED` or
          *     `CANCELLED`), amounts, `merchant_reference`, `reason`, the claim link of a refund the customer must
-         *     claim (crypto), and its times. Whoever may see the collection may read its refunds: merchant owners,
-         *     developers and viewers for their own business, operator admins and support.
+         *     claim (crypto), and its times. As on `GET /v1/admin/refunds`, an operator sees on each refund why it is
+         *     held for them (`held_reason`, settled with `POST /v1/admin/refunds/{refund_reference}/resolve-held`)
+         *     and their decision once made (`resolution`); the merchant's own people get both as `null`. Whoever
+         *     may see the collection may read its refunds: merchant owners, developers and viewers for their own
+         *     business, operator admins and support.
          */
         get: operations["listAdminCollectionRefunds"];
         put?: never;
@@ -2833,7 +2836,7 @@ export interface components {
             message: string;
             data: components["schemas"]["NotificationLogEntry"];
         };
-        /** @description Envelope of every refund of one collection, newest first. */
+        /** @description Envelope of every refund of one collection as the operator API shows them, newest first. */
         CollectionRefundListResponse: {
             /**
              * @description Always `200` on success.
@@ -2847,7 +2850,7 @@ export interface components {
             status: "success";
             /** @description Human-readable outcome. */
             message: string;
-            data: components["schemas"]["RefundRecord"][];
+            data: components["schemas"]["AdminRefundRecord"][];
         };
         /**
          * @description Amount to give back, in the collection's `request_currency`, greater than 0, at most two decimal places (a JSON number; the service refuses a third decimal with `VALIDATION_ERROR`). At most what is still refundable on the collection (`request_amount - refunded_amount`).

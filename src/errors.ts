@@ -1,5 +1,6 @@
 // The one error catalog (docs/contract/errors.md). The spec lists the same codes (ValidationError and PlainErrorCode);
 // test/errors.test.ts fails when the two differ.
+// Pure, importing nothing: the dashboard's bundle takes the catalog as it is (a refusal in the role table's words).
 
 export const ERROR_CATALOG = {
   VALIDATION_ERROR: { http: 400, message: 'The request breaks one or more rules' },

@@ -4,6 +4,7 @@
 import createClient from 'openapi-fetch';
 import type { Middleware } from 'openapi-fetch';
 import type { components, paths } from '../../generated/admin-api';
+import { ERROR_CATALOG } from '../../src/errors';
 import { csrfRefused, csrfToken, sessionEnded } from './session';
 
 export type Admin = components['schemas'];
@@ -46,6 +47,13 @@ const session: Middleware = {
 export const admin = createClient<paths>({ baseUrl: '', credentials: 'same-origin' });
 admin.use(session);
 
+/**
+ * The role table's refusal: FORBIDDEN with the catalog's own message, which no other refusal uses (those
+ * say what to do, e.g. set up an authenticator first, or that another owner must decide). Only this one is
+ * something an administrator of the account can change, by giving another role. (The page adds the full stop.)
+ */
+const roleRefusal = (e: Partial<Admin['Error']>) => e.code === 'FORBIDDEN' && e.message === ERROR_CATALOG.FORBIDDEN.message;
+
 function errorOf(response: Response, body: unknown): ApiError {
   const e = body as Partial<Admin['Error']> | undefined;
   if (e && typeof e.code === 'string' && typeof e.message === 'string') {
@@ -55,8 +63,8 @@ function errorOf(response: Response, body: unknown): ApiError {
         ? ` Wait ${response.headers.get('Retry-After') ?? 'a few'} seconds, then try again.`
         : e.code === 'CSRF_FAILED'
           ? ' Your page has been brought up to date: try again.'
-          : e.code === 'FORBIDDEN'
-            ? ' Ask an administrator of your account if you need this.'
+          : roleRefusal(e)
+            ? '. Ask an administrator of your account if you need this'
             : '';
     return new ApiError(response.status, e.code, e.message + hint, fields);
   }

@@ -357,13 +357,16 @@ export class BusinessService {
     const { merchant_password, credentials, ...columns } = patch;
     const values: Record<string, unknown> = { ...defined(columns), updated_at: this.s.now() };
     if (merchant_password !== undefined) values.merchant_password_enc = seal(this.s.config.masterKey, merchant_password);
-    if (credentials !== undefined || patch.service_type !== undefined || patch.currency !== undefined || patch.payment_method !== undefined) {
-      Object.assign(values, await this.checkedCredentials(id, patch));
-    }
-    if (patch.collects !== undefined || patch.disburses !== undefined || patch.service_type !== undefined || patch.payment_method !== undefined) {
+    const processorChanges = credentials !== undefined || patch.service_type !== undefined || patch.currency !== undefined || patch.payment_method !== undefined;
+    const roleChanges = patch.collects !== undefined || patch.disburses !== undefined || patch.service_type !== undefined || patch.payment_method !== undefined;
+    if (processorChanges || roleChanges) {
+      // the MID as it is, read once for both checks
       const mid = await this.s.db.oneOrNone<MidRow>('SELECT * FROM mids WHERE id = $1', [id]);
       if (!mid) throw notFound('MID');
-      throwIfAny(this.roleErrors(patch.service_type ?? mid.service_type, patch.payment_method ?? mid.payment_method, patch.collects ?? mid.collects, patch.disburses ?? mid.disburses));
+      if (processorChanges) Object.assign(values, this.checkedCredentials(mid, patch));
+      if (roleChanges) {
+        throwIfAny(this.roleErrors(patch.service_type ?? mid.service_type, patch.payment_method ?? mid.payment_method, patch.collects ?? mid.collects, patch.disburses ?? mid.disburses));
+      }
     }
     const row = await this.s.db.oneOrNone<MidRow>(updateSql('mids', values, ['allowed_traffic']) + ' WHERE id = $1 RETURNING *', [id]);
     if (!row) throw notFound('MID');
@@ -394,13 +397,11 @@ export class BusinessService {
   }
 
   /**
-   * A MID update touching its processor: the credentials after the update (the stored ones with the
+   * A MID update touching its processor: the credentials after the update (`mid`'s stored ones with the
    * new values over them; replaced outright when the service type changes) checked against the
    * processor it will have, then sealed.
    */
-  private async checkedCredentials(id: number, patch: MidPatch): Promise<{ credentials_enc: string | null; credential_names: string[] }> {
-    const mid = await this.s.db.oneOrNone<MidRow>('SELECT * FROM mids WHERE id = $1', [id]);
-    if (!mid) throw notFound('MID');
+  private checkedCredentials(mid: MidRow, patch: MidPatch): { credentials_enc: string | null; credential_names: string[] } {
     const serviceType = patch.service_type ?? mid.service_type;
     const kept = serviceType === mid.service_type ? openCredentials(masterKeys(this.s.config), mid.credentials_enc) : {};
     const merged = { ...kept, ...patch.credentials };

@@ -6,6 +6,8 @@ import { collectionCountSql, countCollections, filterWhere, foldPastCounts, spli
 import type { CollectionFilters } from '../../src/collections/collections';
 import { createBusiness, moneyServices } from '../helpers/money-fixtures';
 import type { ServicesFixture } from '../helpers/money-fixtures';
+import { planNodes } from '../helpers/plans';
+import type { PlanNode } from '../helpers/plans';
 
 const seedSql = new pgp.QueryFile(path.resolve(__dirname, '..', '..', 'scripts', 'bench', 'seed-collections.sql'), { minify: true, noWarnings: true });
 const d = (iso: string) => new Date(iso);
@@ -126,22 +128,7 @@ describe('on a database', () => {
       await db.none('ANALYZE collection_counts');
     }, 120_000);
 
-    interface PlanNode {
-      'Node Type': string;
-      'Relation Name'?: string;
-      'Index Name'?: string;
-      Plans?: PlanNode[];
-    }
-    async function nodes(sql: string): Promise<PlanNode[]> {
-      const [{ 'QUERY PLAN': plan }] = await db.any(`EXPLAIN (FORMAT JSON) ${sql}`);
-      const all: PlanNode[] = [];
-      const walk = (n: PlanNode) => {
-        all.push(n);
-        (n.Plans ?? []).forEach(walk);
-      };
-      walk(plan[0].Plan);
-      return all;
-    }
+    const nodes = (sql: string) => planNodes(db, sql);
     const onCollections = (ns: PlanNode[]) => ns.filter((n) => n['Relation Name'] === 'collections');
     const page = (f: CollectionFilters) => `SELECT * FROM collections WHERE ${filterWhere(f)} ORDER BY created_at DESC, id DESC LIMIT 20 OFFSET 0`;
 

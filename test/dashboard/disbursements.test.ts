@@ -132,6 +132,40 @@ describeBrowser('disbursements in the dashboard in Chromium', () => {
     await other.context().close();
   }, 120_000);
 
+  it('adds "ask an administrator" to a refusal of the role table only, not to one that says what to do', async () => {
+    const owner = await createUser(svc, { role: 'merchant_owner', business_id: shop.businessId, totp: true });
+    const page = await dashboardPage(browser, svc, '/disbursements');
+    await signIn(page, owner.email, owner.password, totpCode(svc));
+    await page.getByRole('link', { name: 'New disbursement' }).click();
+    const form = page.getByRole('form', { name: 'New disbursement' });
+    const reference = await form.getByLabel('Merchant reference').inputValue();
+    await form.getByLabel('Amount').fill('1500');
+    await form.getByLabel('Phone number').fill('256772123456');
+    await form.getByLabel('Account name').fill('Okello Transport');
+    const payOut = async () => {
+      // the sign-in's step is used: the next one
+      await form.getByLabel('Authenticator code').fill(totpCode(svc, undefined, 1));
+      await form.getByRole('button', { name: 'Pay out' }).click();
+    };
+    const none = async () => expect(await db().one('SELECT count(*)::int AS n FROM disbursements WHERE merchant_reference = $1', [reference])).toEqual({ n: 0 });
+
+    // the authenticator removed while the form is open (another tab): the server says what to do, and that is all
+    const { totp_secret_enc: sealed } = await db().one('SELECT totp_secret_enc FROM users WHERE id = $1', [owner.id]);
+    await db().none('UPDATE users SET totp_secret_enc = NULL, totp_enabled_at = NULL WHERE id = $1', [owner.id]);
+    await payOut();
+    const alert = form.getByRole('alert');
+    await alert.getByText('Set up an authenticator app in Account first; a disbursement from the dashboard needs its code.', { exact: true }).waitFor();
+    expect(await alert.textContent()).not.toContain('administrator');
+    await none();
+
+    // an owner made a developer meanwhile: the role table refuses, and only an administrator can change that
+    await db().none("UPDATE users SET totp_secret_enc = $2, totp_enabled_at = now(), role = 'merchant_developer' WHERE id = $1", [owner.id, sealed]);
+    await payOut();
+    await alert.getByText('Your role may not do this. Ask an administrator of your account if you need this.', { exact: true }).waitFor();
+    await none();
+    await page.context().close();
+  }, 120_000);
+
   it('shows a viewer the list as cards fitting a phone, without decision buttons', async () => {
     const viewer = await createUser(svc, { role: 'merchant_viewer', business_id: shop.businessId });
     const page = await opened(viewer, '/disbursements', PHONE);

@@ -1,4 +1,4 @@
-// Proves the refunds of one collection as the API shows them: the operator API's list (listAdminCollectionRefunds) gives every refund newest first with its state after a completed partial refund and a failed one, the same records as the merchant API's; getCollection and getAdminCollection show them in short while lists keep the plain record; whoever may see the collection may read them (viewer, support, operator) and another business's merchant user gets NOT_FOUND; a malformed or unknown reference gets a clear error and changes nothing.
+// Proves the refunds of one collection as the API shows them: the operator API's list (listAdminCollectionRefunds) gives every refund newest first with its state after a completed partial refund and a failed one, the same records as the merchant API's with `held_reason` and `resolution` (null here: nothing held); getCollection and getAdminCollection show them in short while lists keep the plain record; whoever may see the collection may read them (viewer, support, operator) and another business's merchant user gets NOT_FOUND; a malformed or unknown reference gets a clear error and changes nothing.
 import { eventually, mobileMoney, ref, setupMerchant } from '../helpers/fixtures';
 import type { MerchantSetup } from '../helpers/fixtures';
 import { startTestService } from '../helpers/service';
@@ -46,6 +46,9 @@ async function refunded(collection: string, amount: number, status: string) {
   }, 15_000, `refund ${reference} ${status}`);
 }
 
+/** A merchant API refund record as the operator API lists it: nothing held, so no reason and no decision. */
+const adminOf = (record: Record<string, unknown>) => ({ ...record, held_reason: null, resolution: null });
+
 /** What a read must leave as it was: the refunds, the collections' refunded parts, the audit log. */
 async function snapshot() {
   return svc.database.db.one(
@@ -70,7 +73,7 @@ describe('a collection with a completed partial refund and a failed one', () => 
     const res = await svc.admin.get(`/v1/admin/collections/${collection}/refunds`);
     expect(res.status).toBe(200);
     expect(res.body.message).toBe('Refunds retrieved');
-    expect(res.body.data).toEqual([failed, done]);
+    expect(res.body.data).toEqual([adminOf(failed), adminOf(done)]);
     expect(res.body.data.map((r: { transaction_status: string }) => r.transaction_status)).toEqual(['FAILED', 'COMPLETED']);
     expect(failed).toMatchObject({ amount: 100.13, pending_reason: null, failure_reason: expect.any(String), claim_url: null });
     expect(done).toMatchObject({ amount: 20000, account_amount: 20000, failure_reason: null, reason: 'refund of 20000' });
@@ -95,7 +98,7 @@ describe('a collection with a completed partial refund and a failed one', () => 
   it("lets the business's viewer and operator support read them, and gives another business's owner NOT_FOUND", async () => {
     for (const who of ['viewer', 'support']) {
       const res = await as[who].get(`/v1/admin/collections/${collection}/refunds`);
-      expect([who, res.status, res.body.data]).toEqual([who, 200, [failed, done]]);
+      expect([who, res.status, res.body.data]).toEqual([who, 200, [adminOf(failed), adminOf(done)]]);
     }
     const before = await snapshot();
     const other = await as.otherOwner.get(`/v1/admin/collections/${collection}/refunds`);

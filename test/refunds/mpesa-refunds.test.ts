@@ -1,4 +1,4 @@
-// Proves M-Pesa refunds through the public API against the project's fake Daraja over real HTTP: the receipt the STK callback gave is kept with the collection and confirmed with the Transaction Status query (short code, amount, customer) before the Reversal names it; a forged callback naming another customer's receipt, or a receipt M-Pesa never issued, fails the refund with its reason and returns the money, and no reversal is sent; a payment whose callback was lost (completed by STK Push Query, so no receipt) fails its refund as "M-Pesa receipt unknown" without asking M-Pesa anything; a reversal M-Pesa answers "already reversed" (R000001: the payment was reversed outside this refund) is held for an operator with its reason, its money still held, never failed back to the wallet, until an operator admin resolves it (resolve-held): COMPLETED pays the hold out, FAILED returns it, each notified as any such refund; anything not held, bad input and any other role are refused and change nothing.
+// Proves M-Pesa refunds through the public API against the project's fake Daraja over real HTTP: the receipt the STK callback gave is kept with the collection and confirmed with the Transaction Status query (short code, amount, customer) before the Reversal names it; a forged callback naming another customer's receipt, or a receipt M-Pesa never issued, fails the refund with its reason and returns the money, and no reversal is sent; a payment whose callback was lost (completed by STK Push Query, so no receipt) fails its refund as "M-Pesa receipt unknown" without asking M-Pesa anything; a reversal M-Pesa answers "already reversed" (R000001: the payment was reversed outside this refund) is held for an operator with its reason, its money still held, never failed back to the wallet, (the refunds list and the payment's own refunds list show operators why, the merchant's people null) until an operator admin resolves it (resolve-held): COMPLETED pays the hold out, FAILED returns it, each notified as any such refund; anything not held, bad input and any other role are refused and change nothing.
 import { mpesaProcessor } from '../../src/processors/mpesa';
 import { RECEIPT_UNKNOWN } from '../../src/processors/mpesa/transformers';
 import type { RefundConnector } from '../../src/processors/types';
@@ -184,6 +184,13 @@ it('holds for an operator a refund M-Pesa answers "already reversed" (R000001): 
   // the operator finds it in the refunds list with its reason
   const listed = expectOk(await svc.admin.get(`/v1/admin/refunds?collection_gateway_reference=${collection}`));
   expect(listed).toEqual([expect.objectContaining({ gateway_reference: reference, held_reason: held.held_reason, resolution: null })]);
+  // and on the payment's own refunds list, as the refunds list shows it; the merchant's own people read null
+  const ofCollection = expectOk(await svc.admin.get(`/v1/admin/collections/${collection}/refunds`));
+  expect(ofCollection).toEqual(listed);
+  expect(ofCollection[0].held_reason).toEqual(held.held_reason);
+  const owner = await signedIn(svc, await createUser(svc, { role: 'merchant_owner', business_id: m.businessId }));
+  const ownView = expectOk(await owner.get(`/v1/admin/collections/${collection}/refunds`));
+  expect(ownView).toEqual([expect.objectContaining({ gateway_reference: reference, transaction_status: 'PROCESSING', held_reason: null, resolution: null })]);
   // the Result again (M-Pesa repeating it) changes nothing, and nothing asks M-Pesa about it again
   const queries = fake.statusQueries.filter((q) => q.resultUrl === url).length;
   const repeat = fake.resultsSent.find((x) => x.url === url && JSON.stringify(x.body).includes('R000001'))!;
@@ -239,6 +246,8 @@ it('resolve-held FAILED returns the hold to the wallet as a failed refund; the d
   // the merchant's own people see the refund without the operator's side
   const owner = await signedIn(svc, await createUser(svc, { role: 'merchant_owner', business_id: m.businessId }));
   expect(expectOk(await owner.get(`/v1/admin/refunds?collection_gateway_reference=${collection}`))).toEqual([expect.objectContaining({ gateway_reference: reference, held_reason: null, resolution: null })]);
+  expect(expectOk(await owner.get(`/v1/admin/collections/${collection}/refunds`))).toEqual([expect.objectContaining({ gateway_reference: reference, held_reason: null, resolution: null })]);
+  expect(expectOk(await session.get(`/v1/admin/collections/${collection}/refunds`))).toEqual([expect.objectContaining({ gateway_reference: reference, resolution: expect.objectContaining({ outcome: 'FAILED', resolved_by: adminUser.email }) })]);
 });
 
 it('resolve-held refuses a refund not held, bad input, a merchant owner and operator support, changing nothing', async () => {

@@ -73,11 +73,12 @@ export const admin = typedHandlers({
     return ok(toAdminRefundRecord(row, true), 'Held refund resolved');
   },
 
-  /** A payment page's list of refunds: the access layer confined a merchant to its own collections. */
+  /** A payment page's list of refunds, as the refunds list shows each: the access layer confined a merchant to its own collections. */
   listAdminCollectionRefunds: async ({ path }, ctx) => {
     const collection = await ctx.services.collections.get(path.gateway_reference, null);
     const refunds = await ctx.services.refunds.ofCollection(collection.id);
-    return ok(refunds.map(toRefundRecord), 'Refunds retrieved');
+    const operator = !merchantUser(ctx);
+    return ok(refunds.map((r) => toAdminRefundRecord(r, operator)), 'Refunds retrieved');
   },
 });
 
