@@ -144,8 +144,9 @@ export class ProcessorRequestService {
       await this.afterSend(r, { kind: 'unknown', detail: 'the worker sending it stopped before writing the outcome' });
       return;
     }
-    if (r.collection_status !== 'PENDING' || r.state !== 'sending') {
-      // expired (or decided) before the processor took it: nothing to send any more
+    if (r.state !== 'sending') {
+      // the claim marks only a PENDING collection's queued request: this one expired (or was decided)
+      // before the processor took it, nothing to send any more
       await this.record(r, { state: 'settled', next_send_at: null });
       return;
     }
