@@ -1881,7 +1881,7 @@ export interface components {
             amount: components["schemas"]["Money"];
             currency: components["schemas"]["Currency"];
             /** @enum {string} */
-            request_state: "queued" | "sent" | "unknown" | "settled" | "held";
+            request_state: "queued" | "sending" | "sent" | "unknown" | "settled" | "held";
             /**
              * @description The processor's final answer; `null` when it gave none.
              * @enum {string|null}
@@ -2564,8 +2564,11 @@ export interface components {
                 reference: string;
                 /** @description The processor's own id of the request when it gives one (M-Pesa's CheckoutRequestID). */
                 vendor_reference: string | null;
-                /** @enum {string} */
-                state: "queued" | "sent" | "unknown" | "settled" | "held";
+                /**
+                 * @description queued (to be sent), sending (a worker's call is in flight; after the claim's lease, an unknown outcome, asked about before any resend), sent, unknown (asked about with status queries), settled, or held for the operator.
+                 * @enum {string}
+                 */
+                state: "queued" | "sending" | "sent" | "unknown" | "settled" | "held";
                 /** @description Attempts to send the request so far. */
                 send_attempts: number;
                 /** @description Status queries since the processor took the request. */

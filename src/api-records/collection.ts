@@ -66,7 +66,7 @@ export interface ProcessorRequestView {
   reference: string;
   /** the processor's own id of the request, when it gives one */
   vendor_reference: string | null;
-  state: 'queued' | 'sent' | 'unknown' | 'settled' | 'held';
+  state: 'queued' | 'sending' | 'sent' | 'unknown' | 'settled' | 'held';
   send_attempts: number;
   checks: number;
   last_error: string | null;

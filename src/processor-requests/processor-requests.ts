@@ -1,9 +1,12 @@
 // Requests to real processors (docs/contract/processors.md). request-to-pay writes a processor_requests row with the
 // collection; two workers do the talking, each claiming rows with FOR UPDATE SKIP LOCKED and a lease
 // (the claim pushes the due time past the calls' deadlines) in one short statement, calling the vendor
-// outside any transaction, then recording the result. So several processes share the work, a crash
-// mid-call retries after the lease with the same reference, and all state lives in the database.
-// - sends: queued -> sent (or unknown, settled by a status query); retried on PROCESSOR_SEND_SCHEDULE.
+// outside any transaction, then recording the result. So several processes share the work and all state
+// lives in the database.
+// - sends: queued -> sending (the claim's mark) -> sent (or unknown, settled by a status query); retried on
+//   PROCESSOR_SEND_SCHEDULE. A crash mid-call is never sent again blind: the next claim after the lease finds
+//   'sending' and reads it as an unknown outcome (a status query; a resend under the same reference only when
+//   the processor never received it), since M-Pesa's STK push does not promise to refuse a repeated request.
 // - checks (reconciliation): status queries on PROCESSOR_CHECK_SCHEDULE; the processor is asked once
 //   more at the deadline before a collection expires, and a success it confirms later completes it.
 // Callbacks only bring a check forward: they are prompts, never proof. A callback about a collection that
@@ -32,6 +35,7 @@ import { masterKeys } from '../crypto/secretbox';
 import { openCredentials } from '../processors/credentials';
 
 const VIEWS_OF_SQL = sqlFile(__dirname, 'views-of.sql');
+const CLAIM_SENDS_SQL = sqlFile(__dirname, 'claim-sends.sql');
 
 const BATCH = 20;
 /** a call's outcomes that are not a usable answer: counted as the processor's errors */
@@ -42,7 +46,7 @@ const LEASE_MARGIN_MS = 10_000;
 /** final states a processor's later success must still reach (EXPIRED completes late; the others are held) */
 const LATE_SUCCESS_FROM: readonly Status[] = ['EXPIRED', 'FAILED', 'CANCELLED'];
 
-interface Claimed {
+export interface Claimed {
   collection_id: bigint;
   mid_id: number;
   service_type: string;
@@ -51,7 +55,7 @@ interface Claimed {
   amount_minor: bigint;
   currency: string;
   vendor_reference: string | null;
-  state: 'queued' | 'sent' | 'unknown' | 'settled' | 'held';
+  state: 'queued' | 'sending' | 'sent' | 'unknown' | 'settled' | 'held';
   send_attempts: number;
   checks: number;
   reported_amount_minor: bigint | null;
@@ -64,6 +68,8 @@ interface Claimed {
   card_masked: string | null;
   credentials_enc: string | null;
   trace_parent: string | null;
+  /** a send's claim found it 'sending': its last worker died mid-call, with no outcome written */
+  was_sending?: boolean;
 }
 
 const CLAIM_COLUMNS = `p.collection_id, p.mid_id, p.service_type, p.reference, p.callback_token, p.amount_minor, p.currency,
@@ -79,12 +85,6 @@ function claim(due: string, set: string): string {
   WHERE p.collection_id = due.collection_id AND c.id = p.collection_id AND m.id = p.mid_id
   RETURNING ${CLAIM_COLUMNS}`;
 }
-
-/** $1 now, $2 batch size, $3 lease end. */
-const CLAIM_SENDS = claim(
-  'SELECT collection_id FROM processor_requests WHERE next_send_at <= $1 ORDER BY next_send_at LIMIT $2 FOR UPDATE SKIP LOCKED',
-  'next_send_at = $3, send_attempts = p.send_attempts + 1',
-);
 
 const CLAIM_CHECKS = claim(
   'SELECT collection_id FROM processor_requests WHERE next_check_at <= $1 ORDER BY next_check_at LIMIT $2 FOR UPDATE SKIP LOCKED',
@@ -124,16 +124,29 @@ export class ProcessorRequestService {
 
   // ---- sends --------------------------------------------------------------------------------
 
+  /** Sends the requests that are due (new ones, retries), and asks about those whose worker died mid-send. */
   async sendDue(): Promise<number> {
-    const claimed = await this.s.db.any<Claimed>(CLAIM_SENDS, [this.s.now(), BATCH, this.leaseEnd()]);
+    const claimed = await this.claimSends();
     await Promise.all(claimed.map((r) => this.sendOne(r)));
     if (claimed.length > 0) this.s.kick('processor-checks');
     return claimed.length;
   }
 
+  /** The requests due a send, claimed for a lease and marked 'sending': a worker that dies now leaves them to the next after it. */
+  claimSends(): Promise<Claimed[]> {
+    return this.s.db.any<Claimed>(CLAIM_SENDS_SQL, { now: this.s.now(), limit: BATCH, leaseEnd: this.leaseEnd() });
+  }
+
   private async sendOne(r: Claimed): Promise<void> {
-    if (r.collection_status !== 'PENDING' || r.state !== 'queued') {
-      // expired (or decided) before the processor took it: nothing to send any more
+    if (r.was_sending) {
+      // its last worker died after the call may have reached the processor: an unknown outcome, settled by
+      // a status query (and sent again, same reference, only when the processor never received it)
+      await this.afterSend(r, { kind: 'unknown', detail: 'the worker sending it stopped before writing the outcome' });
+      return;
+    }
+    if (r.state !== 'sending') {
+      // the claim marks only a PENDING collection's queued request: this one expired (or was decided)
+      // before the processor took it, nothing to send any more
       await this.record(r, { state: 'settled', next_send_at: null });
       return;
     }
@@ -174,7 +187,7 @@ export class ProcessorRequestService {
         return;
       case 'retry':
         this.s.log.warn('processor request to be retried', { ...fields, detail: result.detail });
-        await this.record(r, { next_send_at: this.afterSendDelay(r, now), last_error: result.detail });
+        await this.record(r, { state: 'queued', next_send_at: this.afterSendDelay(r, now), last_error: result.detail });
         return;
       case 'unknown':
         this.s.log.warn('processor request outcome unknown', { ...fields, detail: result.detail });
@@ -221,7 +234,7 @@ export class ProcessorRequestService {
   private async checkOne(r: Claimed): Promise<void> {
     // a settled request is asked again only when prompted about a collection that did not complete
     const state = r.state;
-    if (state === 'queued' || state === 'held' || (state === 'settled' && !LATE_SUCCESS_FROM.includes(r.collection_status))) {
+    if (state === 'queued' || state === 'sending' || state === 'held' || (state === 'settled' && !LATE_SUCCESS_FROM.includes(r.collection_status))) {
       await this.record(r, { next_check_at: null });
       return;
     }
@@ -363,7 +376,7 @@ export class ProcessorRequestService {
          vendor_reference = COALESCE(p.vendor_reference, $4),
          reported_amount_minor = COALESCE($5, p.reported_amount_minor),
          reported_currency = COALESCE($6, p.reported_currency),
-         receipt = CASE WHEN p.state IN ('queued', 'sent', 'unknown') OR p.receipt IS NULL THEN COALESCE($8, p.receipt) ELSE p.receipt END,
+         receipt = CASE WHEN p.state IN ('queued', 'sending', 'sent', 'unknown') OR p.receipt IS NULL THEN COALESCE($8, p.receipt) ELSE p.receipt END,
          updated_at = $3
        FROM collections c
        WHERE p.callback_token = $1 AND p.service_type = $2 AND c.id = p.collection_id

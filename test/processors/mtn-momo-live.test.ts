@@ -166,8 +166,12 @@ describe('processor faults', () => {
   it('retries while MTN is down (503) and sends one prompt once it is up', async () => {
     fake.mode = 'error';
     const c = expectOk(await pay('256772000333'));
-    await eventually(async () => ((await requestOf(svc, c.gateway_reference))?.send_attempts ?? 0) >= 2, 10_000, 'two attempts');
-    expect(await requestOf(svc, c.gateway_reference)).toMatchObject({ state: 'queued', last_error: expect.stringContaining('503') });
+    // between its sends the request is queued again (while a send is in flight it is 'sending')
+    const queued = await eventually(async () => {
+      const r = await requestOf(svc, c.gateway_reference);
+      return r && r.send_attempts >= 2 && r.state === 'queued' ? r : undefined;
+    }, 10_000, 'two attempts');
+    expect(queued).toMatchObject({ state: 'queued', last_error: expect.stringContaining('503') });
     fake.mode = 'up';
     await settledAs(c.gateway_reference, 'COMPLETED');
     expect([...fake.requests.values()].filter((r) => r.externalId === c.gateway_reference)).toHaveLength(1);

@@ -146,7 +146,7 @@ function settlementRecord(r: SettlementReport) {
       processor_reference: m.processor_reference,
       amount: toApi(m.amount_minor),
       currency: m.currency,
-      request_state: m.request_state as 'queued' | 'sent' | 'unknown' | 'settled' | 'held',
+      request_state: m.request_state as 'queued' | 'sending' | 'sent' | 'unknown' | 'settled' | 'held',
       confirmed_outcome: m.confirmed_outcome as 'COMPLETED' | 'FAILED' | 'CANCELLED' | null,
       confirmed_at: apiTimeOrNull(m.confirmed_at),
       status: m.status,
