@@ -22,10 +22,17 @@ export const BUSINESS_NAME_SLOT = '\u0000';
 const when = (d: Date) => `${apiTime(d).replace('T', ' ').replace('Z', '')} UTC`;
 const FOOTER = ['', 'This notice was sent by PayCollect to the owners of the business.'];
 
+/**
+ * The recipient's phone or account number as the emails show it: only its last four characters, the rest
+ * masked with '*' as card numbers are ("******6789"; the contract's numbers have at least six). An email is
+ * read in more places than the dashboard, whose page (the email's link) shows the whole number.
+ */
+const maskedAccount = (accountNumber: string) => `******${accountNumber.slice(-4)}`;
+
 function payoutLines(d: DisbursementRow): string[] {
   return [
     `Amount:             ${moneyText(d.amount_minor, d.currency)} (fee ${moneyText(d.fee_minor, d.currency)})`,
-    `Recipient:          ${d.account_name} (${d.payment_method === 'BANK' ? `bank ${d.bank_code ?? ''} account ` : ''}${d.account_number})`,
+    `Recipient:          ${d.account_name} (${d.payment_method === 'BANK' ? `bank ${d.bank_code ?? ''} account ` : ''}${maskedAccount(d.account_number)})`,
     `Merchant reference: ${d.merchant_reference}`,
     `Gateway reference:  ${d.gateway_reference}`,
   ];
