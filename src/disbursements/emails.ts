@@ -2,7 +2,7 @@
 // asking them to decide when it waits for approval (never to the person who asked for it), and one when it
 // ends FAILED or REVERSED, its money back in the wallet. Plain text; one text for every owner.
 import { moneyText } from '../domain/currencies';
-import { apiTime } from '../domain/time';
+import { emailTime } from '../domain/time';
 import type { DisbursementRow } from './record';
 
 /** An email for every active owner of the business but `exceptUserId`. */
@@ -19,7 +19,6 @@ export interface OwnersEmail {
  */
 export const BUSINESS_NAME_SLOT = '\u0000';
 
-const when = (d: Date) => `${apiTime(d).replace('T', ' ').replace('Z', '')} UTC`;
 const FOOTER = ['', 'This notice was sent by PayCollect to the owners of the business.'];
 
 /**
@@ -46,7 +45,7 @@ export function disbursementEmails(d: DisbursementRow, business: string, pageUrl
       `A disbursement of ${amount} from ${business} to ${d.account_name} waits for an owner's approval.`,
       '',
       ...payoutLines(d),
-      `Decide before:      ${when(d.approval_expires_at)} (it is cancelled if nobody decides by then)`,
+      `Decide before:      ${emailTime(d.approval_expires_at)} (it is cancelled if nobody decides by then)`,
       '',
       `Approve or reject it here: ${pageUrl}`,
       ...FOOTER,
@@ -61,7 +60,7 @@ export function disbursementEmails(d: DisbursementRow, business: string, pageUrl
       '',
       ...payoutLines(d),
       `Status:             ${d.status} (${d.failure_reason ?? d.message})`,
-      `Time:               ${when(d.updated_at)}`,
+      `Time:               ${emailTime(d.updated_at)}`,
       '',
       `Details: ${pageUrl}`,
       ...FOOTER,
