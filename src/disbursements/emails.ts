@@ -2,7 +2,7 @@
 // asking them to decide when it waits for approval (never to the person who asked for it), and one when it
 // ends FAILED or REVERSED, its money back in the wallet. Plain text; one text for every owner.
 import { moneyText } from '../domain/currencies';
-import { apiTime } from '../domain/time';
+import { emailTime } from '../domain/time';
 import type { DisbursementRow } from './record';
 
 /** An email for every active owner of the business but `exceptUserId`. */
@@ -13,13 +13,25 @@ export interface OwnersEmail {
   exceptUserId: number | null;
 }
 
-const when = (d: Date) => `${apiTime(d).replace('T', ' ').replace('Z', '')} UTC`;
+/**
+ * Where the business's name goes when the emails are built for the outbox: owners-email.sql joins the name
+ * in, so the text is split here. A NUL, which no text read from the database (and no setting) can hold.
+ */
+export const BUSINESS_NAME_SLOT = '\u0000';
+
 const FOOTER = ['', 'This notice was sent by PayCollect to the owners of the business.'];
+
+/**
+ * The recipient's phone or account number as the emails show it: only its last four characters, the rest
+ * masked with '*' as card numbers are ("******6789"; the contract's numbers have at least six). An email is
+ * read in more places than the dashboard, whose page (the email's link) shows the whole number.
+ */
+const maskedAccount = (accountNumber: string) => `******${accountNumber.slice(-4)}`;
 
 function payoutLines(d: DisbursementRow): string[] {
   return [
     `Amount:             ${moneyText(d.amount_minor, d.currency)} (fee ${moneyText(d.fee_minor, d.currency)})`,
-    `Recipient:          ${d.account_name} (${d.payment_method === 'BANK' ? `bank ${d.bank_code ?? ''} account ` : ''}${d.account_number})`,
+    `Recipient:          ${d.account_name} (${d.payment_method === 'BANK' ? `bank ${d.bank_code ?? ''} account ` : ''}${maskedAccount(d.account_number)})`,
     `Merchant reference: ${d.merchant_reference}`,
     `Gateway reference:  ${d.gateway_reference}`,
   ];
@@ -33,7 +45,7 @@ export function disbursementEmails(d: DisbursementRow, business: string, pageUrl
       `A disbursement of ${amount} from ${business} to ${d.account_name} waits for an owner's approval.`,
       '',
       ...payoutLines(d),
-      `Decide before:      ${when(d.approval_expires_at)} (it is cancelled if nobody decides by then)`,
+      `Decide before:      ${emailTime(d.approval_expires_at)} (it is cancelled if nobody decides by then)`,
       '',
       `Approve or reject it here: ${pageUrl}`,
       ...FOOTER,
@@ -48,7 +60,7 @@ export function disbursementEmails(d: DisbursementRow, business: string, pageUrl
       '',
       ...payoutLines(d),
       `Status:             ${d.status} (${d.failure_reason ?? d.message})`,
-      `Time:               ${when(d.updated_at)}`,
+      `Time:               ${emailTime(d.updated_at)}`,
       '',
       `Details: ${pageUrl}`,
       ...FOOTER,

@@ -12,7 +12,7 @@ import type { QueryFile } from 'pg-promise';
 import type { components } from '../../generated/merchant-api';
 import type { Config } from '../config';
 import { sqlFile } from '../db';
-import { disbursementEmails } from './emails';
+import { BUSINESS_NAME_SLOT, disbursementEmails } from './emails';
 import { disbursementFilterWhere } from './filters';
 import type { DisbursementFilters } from './filters';
 import type { Db, Tx } from '../db';
@@ -406,10 +406,12 @@ export class DisbursementService {
   /** The owners' emails of the state the disbursement is now in (waiting for approval, or its money returned). */
   private async emailOwners(t: Tx, row: DisbursementRow, now: Date): Promise<void> {
     if (row.status !== 'PENDING_APPROVAL' && row.status !== 'FAILED' && row.status !== 'REVERSED') return;
-    const { name } = await t.one<{ name: string }>('SELECT name FROM businesses WHERE id = $1', [row.business_id]);
     const page = `${this.p.config.publicBaseUrl}/dashboard/disbursements/${row.gateway_reference}`;
-    for (const e of disbursementEmails(row, name, page)) {
-      await t.any(SQL.ownersEmail, { kind: e.kind, subject: e.subject, text: e.text, now, businessId: row.business_id, exceptUserId: e.exceptUserId });
+    // the business's name is joined in by the statement that writes the emails (its slot: BUSINESS_NAME_SLOT)
+    for (const e of disbursementEmails(row, BUSINESS_NAME_SLOT, page)) {
+      await t.any(SQL.ownersEmail, {
+        kind: e.kind, subject: e.subject, textAroundName: e.text.split(BUSINESS_NAME_SLOT), now, businessId: row.business_id, exceptUserId: e.exceptUserId,
+      });
     }
   }
 

@@ -7,7 +7,7 @@ import nodemailer from 'nodemailer';
 import type { Transporter } from 'nodemailer';
 import type { CollectionRow } from '../domain/collection';
 import { moneyText } from '../domain/currencies';
-import { apiTime } from '../domain/time';
+import { emailTime } from '../domain/time';
 
 export type EmailKind = 'start' | 'summary' | 'receipt';
 
@@ -18,7 +18,6 @@ export interface EmailDraft {
   text: string;
 }
 
-const when = (d: Date) => `${apiTime(d).replace('T', ' ')} UTC`;
 /** In the currency's own decimals, grouped: "25,000 UGX", not "UGX 25000.00". */
 const money = (currency: string, minor: bigint) => moneyText(minor, currency);
 
@@ -32,7 +31,7 @@ function merchantLines(row: CollectionRow, time: Date): string[] {
     `Amount to wallet:   ${money(row.account_currency, row.account_amount_minor)}`,
     `Fee:                ${money(row.account_currency, row.fee_minor)}${row.customer_charged ? ' (paid by the customer)' : ''}`,
     `Total credit:       ${money(row.account_currency, row.total_credit_minor)}`,
-    `Time:               ${when(time)}`,
+    `Time:               ${emailTime(time)}`,
   ];
 }
 
@@ -72,7 +71,7 @@ export function receipt(row: CollectionRow, recipient: string, business: string)
     `Amount:     ${money(row.request_currency, row.request_amount_minor)}`,
     ...(row.customer_charged ? [`Fee:        ${money(row.account_currency, row.fee_minor)}`] : []),
     `Status:     ${row.status}`,
-    `Time:       ${when(row.updated_at)}`,
+    `Time:       ${emailTime(row.updated_at)}`,
     '',
     'Keep this email as your receipt. Questions about the purchase go to the merchant.',
   ];

@@ -2,8 +2,9 @@
 // share), claims them with FOR UPDATE SKIP LOCKED and a lease (next_attempt_at pushed past the attempt's
 // timeout) in one short statement (claim-webhooks.sql), sends them outside any transaction, then records
 // each outcome (the delivered ones that finish together by one statement, record-delivered.sql, through the
-// group-commit batcher). So several processes never send one attempt twice, a crash mid-send retries once the dead
-// process's heartbeat is stale (or at the end of the lease), and all state lives in the database. A batch
+// group-commit batcher; a failed one by the record-failed-*.sql statements, in a transaction of its own).
+// So several processes never send one attempt twice, a crash mid-send retries once the dead process's
+// heartbeat is stale (or at the end of the lease), and all state lives in the database. A batch
 // does not wait for its sends: each recorded outcome kicks the worker, so the room it frees (and the next
 // notification of its record) is claimed at once, and the sends stay a steady pipeline rather than
 // batches that each wait for their slowest.
@@ -42,6 +43,11 @@ interface Claimed {
 const PICK_SQL = hotSqlFile(__dirname, 'pick-webhooks.sql');
 const CLAIM_SQL = hotSqlFile(__dirname, 'claim-webhooks.sql');
 const RECORD_DELIVERED_SQL = sqlFile(__dirname, 'record-delivered.sql');
+const RECORD_FAILED_SQL = {
+  count: sqlFile(__dirname, 'record-failed-count.sql'),
+  attempt: sqlFile(__dirname, 'record-failed-attempt.sql'),
+  next: sqlFile(__dirname, 'record-failed-next.sql'),
+};
 /** delivered attempts recorded by one statement at most, and such statements under way at once */
 const RECORD_LIMITS = { maxBatch: 100, maxRunning: 2 };
 
@@ -161,25 +167,16 @@ export class WebhookWorker {
     const now = this.s.now();
     let gaveUp = false;
     const attempt = o.ok ? await this.delivered.add({ id: c.id, at, outcome: o }) : await this.s.db.tx(async (t) => {
-      const n = await t.one<{ attempts: number; schedule_start: number; next_attempt_at: Date | null }>(
-        'UPDATE notifications SET attempts = attempts + 1 WHERE id = $1 RETURNING attempts, schedule_start, next_attempt_at',
-        [c.id],
-      );
-      await t.none(
-        `INSERT INTO notification_attempts (notification_id, attempt, at, http_status, error, duration_ms, response_body)
-         VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-        [c.id, n.attempts, at, o.httpStatus, o.error, o.durationMs, o.responseBody],
-      );
+      const n = await t.one<{ attempts: number; schedule_start: number; next_attempt_at: Date | null }>(RECORD_FAILED_SQL.count, { id: c.id });
+      await t.none(RECORD_FAILED_SQL.attempt, {
+        id: c.id, attempt: n.attempts, at, httpStatus: o.httpStatus, error: o.error, durationMs: o.durationMs, responseBody: o.responseBody,
+      });
       // a re-send or another process took the notification over meanwhile: it owns the schedule now
       const ours = n.next_attempt_at?.getTime() === leaseUntil.getTime();
       const delay = permanent ? undefined : schedule[n.attempts - n.schedule_start];
-      if (!ours) await t.none('UPDATE notifications SET last_error = $2 WHERE id = $1', [c.id, o.error]);
-      else if (delay === undefined) {
-        gaveUp = true;
-        await t.none('UPDATE notifications SET gave_up_at = $2, next_attempt_at = NULL, last_error = $3, claimed_by = NULL WHERE id = $1', [c.id, now, o.error]);
-      } else {
-        await t.none('UPDATE notifications SET next_attempt_at = $2, last_error = $3, claimed_by = NULL WHERE id = $1', [c.id, new Date(now.getTime() + delay), o.error]);
-      }
+      gaveUp = ours && delay === undefined;
+      const nextAttemptAt = delay === undefined ? null : new Date(now.getTime() + delay);
+      await t.none(RECORD_FAILED_SQL.next, { id: c.id, error: o.error, ours, nextAttemptAt, now });
       return n.attempts;
     });
     const fields = { event_id: c.event_id, attempt, http_status: o.httpStatus, duration_ms: o.durationMs };

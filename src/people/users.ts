@@ -9,7 +9,7 @@ import { BY_ID, listPage } from '../db/keyset';
 import type { ListPage, PageRequest } from '../db/keyset';
 import { canGrant, isOperator } from '../domain/roles';
 import type { Role } from '../domain/roles';
-import { apiTime, apiTimeOrNull } from '../domain/time';
+import { apiTime, apiTimeOrNull, emailTime } from '../domain/time';
 import { hashSecret } from '../merchants/access-tokens';
 import type { AuditService } from './audit';
 import type { Base } from '../base';
@@ -252,7 +252,7 @@ export class UserService {
       await this.enqueueEmail(t, 'invitation', email, 'You are invited to the PayCollect dashboard', [
         `You are invited to the PayCollect dashboard as ${input.role.replace('_', ' ')}${where}.`,
         '',
-        `Choose your password here before ${apiTime(created.expires_at).replace('T', ' ')} UTC:`,
+        `Choose your password here before ${emailTime(created.expires_at)}:`,
         link,
         '',
         'If you did not expect this, ignore this email.',

@@ -3,7 +3,7 @@
 // is on its way back (email_user, when the collection had the customer's email). Plain text.
 import type { EmailDraft } from '../notifications/email';
 import { moneyText } from '../domain/currencies';
-import { apiTime } from '../domain/time';
+import { emailTime } from '../domain/time';
 import type { RefundRow } from './record';
 
 export interface RefundRecipients {
@@ -26,7 +26,7 @@ function merchantSummary(r: RefundRow, who: RefundRecipients): EmailDraft {
     `Status:               ${r.status} (${r.failure_reason ?? r.message})`,
     `Amount refunded:      ${money(r.currency, r.amount_minor)}`,
     `Taken from wallet:    ${money(r.account_currency, r.account_amount_minor)}${r.status === 'COMPLETED' ? '' : ' (returned to available)'}`,
-    `Time:                 ${apiTime(r.updated_at).replace('T', ' ')} UTC`,
+    `Time:                 ${emailTime(r.updated_at)}`,
     '',
     'This notice was sent by PayCollect. Query the refund with its gateway reference for details.',
   ];

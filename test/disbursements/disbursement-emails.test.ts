@@ -1,4 +1,4 @@
-// Proves the owners' disbursement emails, as a real SMTP server receives them: one waiting for approval asks every active owner of the business (not a developer, a disabled owner or another business's owner) with the amount, the recipient, the reference, the deadline and the link to its dashboard page; one ending FAILED or REVERSED tells the owners its money is back in the wallet; the emails are written with the state change (none for other states, none for a repeated move); the requester of one waiting is left out (checked on the builder: today every disbursement is asked for by an API token, so every owner is asked).
+// Proves the owners' disbursement emails, as a real SMTP server receives them: one waiting for approval asks every active owner of the business (not a developer, a disabled owner or another business's owner) with the amount, the recipient (its number masked but for the last four characters), the reference, the deadline and the link to its dashboard page; one ending FAILED or REVERSED tells the owners its money is back in the wallet; the emails are written with the state change (none for other states, none for a repeated move); the requester of one waiting is left out (checked on the builder: today every disbursement is asked for by an API token, so every owner is asked).
 import { disbursementEmails } from '../../src/disbursements/emails';
 import type { DisbursementRow } from '../../src/disbursements/record';
 import { disbursingMerchant, eventually, ref } from '../helpers/fixtures';
@@ -75,7 +75,9 @@ it('asks every active owner to decide on one waiting for approval, with what, to
     expect(mail.text).toContain(`Subject: Approve disbursement ${d.merchant_reference}: 75,000.50 UGX to Nakato Grace`);
     expect(mail.text).toContain('A disbursement of 75,000.50 UGX from Kampala Books to Nakato Grace waits for an owner\'s approval.');
     expect(mail.text).toContain('Amount:             75,000.50 UGX (fee 1,500.50 UGX)');
-    expect(mail.text).toContain('Recipient:          Nakato Grace (256772123456)');
+    // the recipient's number masked but for its last four, in the subject and the text alike
+    expect(mail.text).toContain('Recipient:          Nakato Grace (******3456)');
+    expect(mail.text).not.toContain('256772123456');
     expect(mail.text).toContain(`Merchant reference: ${d.merchant_reference}`);
     expect(mail.text).toContain(`Gateway reference:  ${d.gateway_reference}`);
     expect(mail.text).toContain(`Decide before:      ${deadline.toISOString().slice(0, 19).replace('T', ' ')} UTC`);
@@ -94,6 +96,8 @@ it('tells the owners when one fails that its money is back in the wallet, and wr
   expect(mails[0].text).toContain('A disbursement of 20,000 UGX from Kampala Books to Okello Transport Ltd failed.');
   expect(mails[0].text).toContain("The amount and its fee, 21,500.50 UGX, are back in the UGX wallet's available balance.");
   expect(mails[0].text).toContain('Status:             FAILED (The simulated processor could not pay this account)');
+  expect(mails[0].text).toContain('Recipient:          Okello Transport Ltd (******3502)');
+  expect(mails[0].text).not.toContain('256772123502');
   expect(mails[0].text).toContain(`Details: https://pay.example.com/dashboard/disbursements/${d.gateway_reference}`);
   // PENDING and PROCESSING wrote none: only the two of FAILED are in the outbox
   expect(await outboxOf(d.gateway_reference)).toBe(2);
@@ -113,6 +117,8 @@ it('tells the owners when a paid one is reversed, once, and nothing when it comp
   expect(mails[0].text).toContain('was reversed by the processor after it was paid.');
   expect(mails[0].text).toContain('Status:             REVERSED (The processor reversed the payment)');
   expect(mails[0].text).toMatch(/Time: {15}\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC/);
+  expect(mails[0].text).toContain('Recipient:          Okello Transport Ltd (******3456)');
+  expect(mails[0].text).not.toContain('256772123456');
   expect(await outboxOf(d.gateway_reference)).toBe(2);
 });
 
@@ -123,15 +129,25 @@ it('sends nothing when an owner rejects one (CANCELLED), beyond the approval req
   expect(await outboxOf(d.gateway_reference)).toBe(2);
 });
 
+it('keeps no whole recipient number in the outbox: not in a subject, not in a text', async () => {
+  const written = await db().one(
+    `SELECT count(*)::int AS emails, count(*) FILTER (WHERE e.subject || e.text_body LIKE '%' || d.account_number || '%')::int AS whole
+     FROM emails e JOIN disbursements d ON e.text_body LIKE '%' || d.gateway_reference || '%'
+     WHERE e.kind LIKE 'disbursement_%'`,
+  );
+  expect(written.emails).toBeGreaterThanOrEqual(8);
+  expect(written.whole).toBe(0);
+});
+
 describe('disbursementEmails', () => {
   const row = (o: Partial<DisbursementRow>) => ({
     gateway_reference: 'DB1', merchant_reference: 'PAY-1', amount_minor: 100n, fee_minor: 0n, currency: 'UGX', payment_method: 'BANK', bank_code: '010',
-    account_number: '0123', account_name: 'Okello', failure_reason: null, message: 'm', updated_at: new Date(0), approval_expires_at: new Date(0), requested_by_user_id: null, ...o,
+    account_number: '0123456789', account_name: 'Okello', failure_reason: null, message: 'm', updated_at: new Date(0), approval_expires_at: new Date(0), requested_by_user_id: null, ...o,
   }) as DisbursementRow;
 
   it('leaves the requester of one waiting out, and no one when an API token asked', () => {
     expect(disbursementEmails(row({ status: 'PENDING_APPROVAL', requested_by_user_id: 7 }), 'B', 'u').map((e) => e.exceptUserId)).toEqual([7]);
-    expect(disbursementEmails(row({ status: 'PENDING_APPROVAL' }), 'B', 'u')[0].text).toContain('Recipient:          Okello (bank 010 account 0123)');
+    expect(disbursementEmails(row({ status: 'PENDING_APPROVAL' }), 'B', 'u')[0].text).toContain('Recipient:          Okello (bank 010 account ******6789)');
     expect(disbursementEmails(row({ status: 'FAILED', requested_by_user_id: 7 }), 'B', 'u').map((e) => e.exceptUserId)).toEqual([null]);
   });
 

@@ -61,6 +61,8 @@ it('keeps no usable token in the outbox once the email is sent: the stored body 
   }, 20_000, 'the invitation email sent');
   expect(body).not.toContain(token);
   expect(body).toContain('/dashboard/accept-invitation?token=(removed once sent)');
+  // its deadline printed as every email prints a time: `2026-11-27 07:07:52 UTC`, no `T`, no `Z`
+  expect(body).toContain(`Choose your password here before ${invitation.expires_at.replace('T', ' ').replace(/Z$/, '')} UTC:`);
   expect(JSON.stringify(await svc.services.db.any('SELECT * FROM invitations WHERE id = $1', [invitation.id]))).not.toContain(token);
   expect((await accept(token)).status).toBe(200);
 });

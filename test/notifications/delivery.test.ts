@@ -1,6 +1,7 @@
 // Proves webhook delivery to a real HTTP receiver: Standard Webhooks signatures over the exact bytes,
 // retries with one webhook-id and every attempt logged, in-order delivery per record, no redirects,
-// timeouts, refused connections and a truncated response log.
+// timeouts, refused connections, a failure after a re-send took the notification over (it keeps only
+// its error) and a truncated response log.
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -37,7 +38,7 @@ function notificationSchema() {
 beforeAll(async () => {
   svc = await startTestService({ env: { WEBHOOK_RETRY_SCHEDULE: '0s,200ms,200ms' } });
   receiver = await startReceiver();
-});
+}, 180_000); // a service start is over a minute on a loaded machine
 afterAll(async () => {
   await svc?.close();
   await receiver?.close();
@@ -195,6 +196,30 @@ describe('webhook delivery', () => {
     ]);
     expect(attempts[0].duration_ms).toBeGreaterThanOrEqual(250);
     expect(attempts[0].duration_ms).toBeLessThan(5000);
+  });
+
+  it('keeps only the error of an attempt that fails after a re-send took the notification over: the re-send owns the schedule', async () => {
+    svc.services.notifications.webhookTimeoutMs = 1500;
+    receiver.respond = (_r, i) => (i === 0 ? 'hang' : { status: 200 });
+    const { m, row } = await completedCollection();
+    await eventually(() => receiver.received.length === 1, 5000, 'the first attempt to hang');
+    // re-sent while the first attempt hangs: claimed again and delivered; the first then times out
+    const resent = await svc.merchant(m.jwt).post(`/v1/collections/${row.gateway_reference}/notify`);
+    expect(resent.status).toBe(200);
+    const n = await eventually(async () => {
+      const [x] = await notificationsOf(svc.services, row.id);
+      return x.attempts === 2 ? x : null;
+    }, 10_000, 'both attempts recorded');
+    expect(n).toMatchObject({ last_error: 'timeout after 1500 ms', next_attempt_at: null, gave_up_at: null });
+    expect(n.delivered_at).not.toBeNull();
+    expect((await attemptsOf(svc.services, n.id)).map((a) => [a.attempt, a.http_status, a.error])).toEqual([
+      [1, 200, null],
+      [2, null, 'timeout after 1500 ms'],
+    ]);
+    // the failure scheduled nothing: no third send (the retry schedule's next step is 200 ms)
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(receiver.received).toHaveLength(2);
+    expect((await notificationsOf(svc.services, row.id))[0]).toMatchObject({ attempts: 2, next_attempt_at: null, gave_up_at: null });
   });
 
   it("does not hold up other collections' notifications while an endpoint hangs", async () => {

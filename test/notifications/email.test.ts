@@ -13,6 +13,8 @@ import type { TestService } from '../helpers/service';
 
 const CARD_NUMBER = '4000000000003006';
 const CARD_MASKED = '400000******3006';
+/** A time as every email prints it: `2026-11-27 07:07:52 UTC`, no `T`, no `Z`. */
+const printed = (d: Date) => `${d.toISOString().slice(0, 19).replace('T', ' ')} UTC`;
 
 describe('email over SMTP', () => {
   let svc: TestService;
@@ -52,24 +54,28 @@ describe('email over SMTP', () => {
     expect(start.text).toContain(`Subject: Collection ${pending.gateway_reference} started: 50,000.50 UGX`);
     expect(start.text).toContain(`Merchant reference: ${pending.merchant_reference}`);
     expect(start.text).toContain('Status:             PENDING');
+    expect(start.text).toContain(`Time:               ${printed(pending.created_at)}`);
 
-    await finishCollection(svc.services, pending.id);
+    const finished = await finishCollection(svc.services, pending.id);
     const summary = await eventually(() => smtp.mails.find((x) => /X-PayCollect-Kind: summary/i.test(x.text)), 10_000, 'summary');
     const receipt = await eventually(() => smtp.mails.find((x) => /X-PayCollect-Kind: receipt/i.test(x.text)), 10_000, 'receipt');
     expect(summary.to).toEqual(['owner@kampalabooks.example']);
     expect(summary.text).toContain(`Subject: Collection ${pending.gateway_reference} COMPLETED: 50,000.50 UGX`);
     expect(summary.text).toContain('Fee:                1,500.01 UGX');
     expect(summary.text).toContain('Total credit:       48,500.49 UGX');
+    expect(summary.text).toContain(`Time:               ${printed(finished.updated_at)}`);
     expect(receipt.to).toEqual(['customer@example.org']);
     expect(receipt.text).toContain('Subject: Your payment to Kampala Books: COMPLETED');
     expect(receipt.text).toContain('Amount:     50,000.50 UGX');
     expect(receipt.text).toContain(pending.merchant_reference);
+    expect(receipt.text).toContain(`Time:       ${printed(finished.updated_at)}`);
     for (const mail of [start, summary, receipt]) {
       expect(mail.from).toMatch(/^notifications@/);
       expect(mail.text).not.toContain(CARD_NUMBER);
       expect(mail.text).not.toContain(CARD_MASKED);
       expect(mail.text).not.toMatch(/\b\d{6}\*+\d{4}\b/);
       expect(mail.text).not.toMatch(/cvv|expiry/i);
+      expect(mail.text).not.toContain('Z UTC');
     }
     // the SMTP server has the message a moment before the worker records it as sent
     const sent = () => svc.services.db.any('SELECT kind, attempts, sent_at FROM emails WHERE collection_id = $1 ORDER BY id', [pending.id]);

@@ -308,6 +308,10 @@ describe('refunds on the simulator', () => {
       expect.objectContaining({ kind: 'summary', recipient: 'owner@shop.example', subject: `Refund ${failed.body.data.gateway_reference} FAILED: 200.13 UGX` }),
     ]));
     expect(emails).toHaveLength(3);
+    // the merchant's summaries print their time as every email does: `2026-11-27 07:07:52 UTC`, no `Z`
+    const summaries = emails.filter((e: { kind: string }) => e.kind === 'summary');
+    expect(summaries).toHaveLength(2);
+    for (const e of summaries) expect(e.body).toMatch(/\nTime: {17}\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC\n/);
   });
 
   it('lists refunds newest first, filtered by collection and status', async () => {
