@@ -1,4 +1,4 @@
-// Proves M-Pesa refunds through the public API against the project's fake Daraja over real HTTP: the receipt the STK callback gave is kept with the collection and confirmed with the Transaction Status query (short code, amount, customer) before the Reversal names it; a forged callback naming another customer's receipt, or a receipt M-Pesa never issued, fails the refund with its reason and returns the money, and no reversal is sent; a payment whose callback was lost (completed by STK Push Query, so no receipt) fails its refund as "M-Pesa receipt unknown" without asking M-Pesa anything; a reversal M-Pesa answers "already reversed" (R000001: the payment was reversed outside this refund) is held for an operator with its reason, its money still held, never failed back to the wallet, until an operator admin resolves it (resolve-held): COMPLETED pays the hold out, FAILED returns it, each notified as any such refund; anything not held, bad input and any other role are refused and change nothing.
+// Proves M-Pesa refunds through the public API against the project's fake Daraja over real HTTP: the receipt the STK callback gave is kept with the collection and confirmed with the Transaction Status query (short code, amount, customer) before the Reversal names it; a forged callback naming another customer's receipt, or a receipt M-Pesa never issued, fails the refund with its reason and returns the money, and no reversal is sent; a payment whose callback was lost (completed by STK Push Query, so no receipt) fails its refund as "M-Pesa receipt unknown" without asking M-Pesa anything; a reversal M-Pesa answers "already reversed" (R000001: the payment was reversed outside this refund) is held for an operator with its reason, its money still held, never failed back to the wallet, until an operator admin resolves it (resolve-held): COMPLETED pays the hold out, FAILED returns it, each notified as any such refund; anything not held, bad input and any other role are refused and change nothing; the operator's refunds list and export with held=true find exactly the held refunds (a merchant user its own business's only) and the overview counts them.
 import { mpesaProcessor } from '../../src/processors/mpesa';
 import { RECEIPT_UNKNOWN } from '../../src/processors/mpesa/transformers';
 import type { RefundConnector } from '../../src/processors/types';
@@ -6,13 +6,14 @@ import { RESOLVED_FAILED_REASON } from '../../src/refunds/service';
 import { FakeMpesa } from '../fakes/mpesa';
 import { FAST_PROCESSORS, hooksFor, liveMerchant, requestOf } from '../helpers/live';
 import type { LiveMerchant } from '../helpers/live';
-import { errorFields, expectOk } from '../helpers/merchants';
+import { createBusiness, errorFields, expectOk } from '../helpers/merchants';
 import { eventually, startReceiver } from '../helpers/notify-fixtures';
 import type { Receiver } from '../helpers/notify-fixtures';
 import { startTestService } from '../helpers/service';
 import type { TestService } from '../helpers/service';
 import { databaseState } from '../helpers/state';
 import { Clock, createUser, signedIn } from '../helpers/users';
+import { parseCsv } from '../reports/csv';
 
 let fake: FakeMpesa;
 let hooks: Receiver;
@@ -273,4 +274,59 @@ it('resolve-held refuses a refund not held, bad input, a merchant owner and oper
 
   expect(await stateOf()).toEqual(state);
   expect(await svc.services.db.one('SELECT status, send_state FROM refunds WHERE gateway_reference = $1', [reference])).toEqual({ status: 'PROCESSING', send_state: 'held' });
+});
+
+it('held=true lists and exports exactly the refunds held for an operator, counted on the overview; a merchant user gets its own only; a bad value is refused', async () => {
+  const { reference } = await heldRefund();
+  const settled = await refund(await collected());
+  await ended(settled.gateway_reference, 'COMPLETED');
+  const heldInDb = async () => (await svc.services.db.any<{ gateway_reference: string }>(
+    "SELECT gateway_reference FROM refunds WHERE send_state = 'held' ORDER BY created_at DESC, id DESC")).map((r) => r.gateway_reference);
+  const expected = await heldInDb();
+  expect(expected).toContain(reference);
+  const refs = (rows: { gateway_reference: string }[]) => rows.map((r) => r.gateway_reference);
+
+  const listed = expectOk(await svc.admin.get('/v1/admin/refunds?held=true&per_page=100'));
+  expect(refs(listed)).toEqual(expected);
+  expect(listed.every((r: { held_reason: string | null; transaction_status: string }) => r.held_reason !== null && r.transaction_status === 'PROCESSING')).toBe(true);
+  // a page at a time by cursor, with the filter kept
+  const first = await svc.admin.get('/v1/admin/refunds?held=true&per_page=1');
+  expect([first.status, first.headers.get('x-ph-total')]).toEqual([200, String(expected.length)]);
+  expect(refs(first.body.data)).toEqual(expected.slice(0, 1));
+  // false or absent: every refund, the settled one too
+  const all = refs(expectOk(await svc.admin.get('/v1/admin/refunds?per_page=100')));
+  expect(refs(expectOk(await svc.admin.get('/v1/admin/refunds?held=false&per_page=100')))).toEqual(all);
+  expect(all).toEqual(expect.arrayContaining([reference, settled.gateway_reference]));
+  expect(all.length).toBeGreaterThan(expected.length);
+  // the export, by the same filters
+  const csv = await svc.admin.get('/v1/admin/exports/refunds?held=true', { headers: { accept: 'text/csv' } });
+  expect(csv.status).toBe(200);
+  expect(parseCsv(csv.text).map((r) => r.gateway_reference)).toEqual(expected);
+  // the overview's count of what waits on an operator
+  expect(expectOk(await svc.admin.get('/v1/admin/overview')).attention.held_refunds).toBe(expected.length);
+  expect(expectOk(await svc.admin.get(`/v1/admin/overview?business_id=${m.businessId}`)).attention.held_refunds).toBe(expected.length);
+
+  // a merchant user: its own business's held refunds, without the operator's side; another business's user: none
+  const owner = await signedIn(svc, await createUser(svc, { role: 'merchant_owner', business_id: m.businessId }));
+  const own = expectOk(await owner.get('/v1/admin/refunds?held=true&per_page=100'));
+  expect(refs(own)).toEqual(expected);
+  expect(own.every((r: { held_reason: string | null }) => r.held_reason === null)).toBe(true);
+  const elsewhere = await createBusiness(svc);
+  const stranger = await signedIn(svc, await createUser(svc, { role: 'merchant_owner', business_id: elsewhere.id }));
+  expect(expectOk(await stranger.get('/v1/admin/refunds?held=true'))).toEqual([]);
+  expect(expectOk(await svc.admin.get(`/v1/admin/refunds?held=true&business_id=${elsewhere.id}`))).toEqual([]);
+
+  // a bad value: refused at the parameter, nothing changes
+  const stateOf = async () => {
+    const { user_sessions: _sessions, ...rest } = await databaseState(svc.services.db);
+    return rest;
+  };
+  const state = await stateOf();
+  for (const url of ['/v1/admin/refunds?held=yes', '/v1/admin/refunds?held=1', '/v1/admin/refunds?held=', '/v1/admin/exports/refunds?held=maybe']) {
+    const bad = await svc.admin.get(url);
+    expect(`${url} ${bad.status} ${bad.body.code}`).toBe(`${url} 400 VALIDATION_ERROR`);
+    expect(errorFields(bad)).toContain('held');
+  }
+  expect(await stateOf()).toEqual(state);
+  expect(await heldInDb()).toEqual(expected);
 });
