@@ -1,7 +1,8 @@
-// Proves M-Pesa refunds through the public API against the project's fake Daraja over real HTTP: the receipt the STK callback gave is kept with the collection and confirmed with the Transaction Status query (short code, amount, customer) before the Reversal names it; a forged callback naming another customer's receipt, or a receipt M-Pesa never issued, fails the refund with its reason and returns the money, and no reversal is sent; a payment whose callback was lost (completed by STK Push Query, so no receipt) fails its refund as "M-Pesa receipt unknown" without asking M-Pesa anything; a reversal M-Pesa answers "already reversed" (R000001: the payment was reversed outside this refund) is held for an operator with its reason, its money still held, never failed back to the wallet, until an operator admin resolves it (resolve-held): COMPLETED pays the hold out, FAILED returns it, each notified as any such refund; anything not held, bad input and any other role are refused and change nothing; the operator's refunds list and export with held=true find exactly the held refunds (a merchant user its own business's only) and the overview counts them.
+// Proves M-Pesa refunds through the public API against the project's fake Daraja over real HTTP: the receipt the STK callback gave is kept with the collection and confirmed with the Transaction Status query (short code, amount, customer) before the Reversal names it; a forged callback naming another customer's receipt, or a receipt M-Pesa never issued, fails the refund with its reason and returns the money, and no reversal is sent; a payment whose callback was lost (completed by STK Push Query, so no receipt) fails its refund as "M-Pesa receipt unknown" without asking M-Pesa anything; a reversal M-Pesa answers "already reversed" (R000001: the payment was reversed outside this refund) is held for an operator with its reason, its money still held, never failed back to the wallet, until an operator admin resolves it (resolve-held): COMPLETED pays the hold out, FAILED returns it, each notified as any such refund; anything not held, bad input and any other role are refused and change nothing; the operator's refunds list and export with held=true find exactly the held refunds (a merchant user its own business's only) and the overview counts them, reading them through a partial index and not every refund.
 import { mpesaProcessor } from '../../src/processors/mpesa';
 import { RECEIPT_UNKNOWN } from '../../src/processors/mpesa/transformers';
 import type { RefundConnector } from '../../src/processors/types';
+import { refundFilterWhere } from '../../src/refunds/filters';
 import { RESOLVED_FAILED_REASON } from '../../src/refunds/service';
 import { FakeMpesa } from '../fakes/mpesa';
 import { FAST_PROCESSORS, hooksFor, liveMerchant, requestOf } from '../helpers/live';
@@ -329,4 +330,32 @@ it('held=true lists and exports exactly the refunds held for an operator, counte
   }
   expect(await stateOf()).toEqual(state);
   expect(await heldInDb()).toEqual(expected);
+});
+
+it('reads the held refunds (a page of the list, the overview count) through refunds_held_newest, not every refund', async () => {
+  // enough settled refunds that a scan would be a choice the planner weighs: copies of one, references made unique
+  await svc.services.db.none(`INSERT INTO refunds (business_id, api_token_id, collection_id, wallet_id, gateway_reference, merchant_reference, request_hash,
+      amount_minor, currency, account_amount_minor, account_currency, status, message, service_type, mid_id, reference, callback_token, send_state, created_at, updated_at)
+    SELECT business_id, api_token_id, collection_id, wallet_id, gateway_reference || '-' || g, merchant_reference || '-' || g, request_hash,
+      amount_minor, currency, account_amount_minor, account_currency, 'COMPLETED', message, service_type, mid_id, reference || '-' || g, callback_token || '-' || g, 'settled',
+      created_at - g * interval '1 minute', updated_at
+    FROM (SELECT * FROM refunds WHERE status = 'COMPLETED' ORDER BY id LIMIT 1) one, generate_series(1, 20000) g`);
+  await svc.services.db.none('ANALYZE refunds');
+  const indexesOnRefunds = async (sql: string) => {
+    const [{ 'QUERY PLAN': plan }] = await svc.services.db.any(`EXPLAIN (FORMAT JSON) ${sql}`);
+    const found: [string, string | undefined][] = [];
+    const walk = (n: { 'Node Type': string; 'Relation Name'?: string; 'Index Name'?: string; Plans?: unknown[] }) => {
+      if (n['Relation Name'] === 'refunds') found.push([n['Node Type'], n['Index Name']]);
+      (n.Plans ?? []).forEach((p) => walk(p as typeof n));
+    };
+    walk(plan[0].Plan);
+    return found;
+  };
+  const list = `SELECT r.*, c.gateway_reference FROM refunds r JOIN collections c ON c.id = r.collection_id WHERE ${refundFilterWhere({ held: true })} ORDER BY r.created_at DESC, r.id DESC LIMIT 21`;
+  expect(await indexesOnRefunds(list)).toEqual([[expect.stringMatching(/^Index (Only )?Scan$/), 'refunds_held_newest']]);
+  const count = "SELECT count(*) FROM refunds r WHERE r.send_state = 'held' AND (NULL::int IS NULL OR r.business_id = NULL::int)";
+  expect(await indexesOnRefunds(count)).toEqual([[expect.stringMatching(/^Index (Only )?Scan$/), 'refunds_held_newest']]);
+  // and the answer is still exactly the held ones
+  const held = (await svc.services.db.any<{ gateway_reference: string }>("SELECT gateway_reference FROM refunds WHERE send_state = 'held' ORDER BY created_at DESC, id DESC")).map((r) => r.gateway_reference);
+  expect(expectOk(await svc.admin.get('/v1/admin/refunds?held=true&per_page=100')).map((r: { gateway_reference: string }) => r.gateway_reference)).toEqual(held);
 });
