@@ -6,14 +6,13 @@
 // COMPLETED pays the refund's hold out, FAILED returns it to the wallet, each audited, and the row then shows the
 // decision.
 import type { Browser, Page } from 'playwright-core';
-import { mpesaProcessor } from '../../src/processors/mpesa';
-import type { RefundConnector } from '../../src/processors/types';
 import { RESOLVED_FAILED_REASON } from '../../src/refunds/service';
 import { FakeMpesa } from '../fakes/mpesa';
 import { launchBrowser } from '../helpers/browser';
 import { closeAll, dashboardPage, describeBrowser, fieldError, signIn } from '../helpers/dashboard';
 import { FAST_PROCESSORS, liveMerchant } from '../helpers/live';
 import type { LiveMerchant } from '../helpers/live';
+import { reverseOutside } from '../helpers/mpesa-outside';
 import { expectOk } from '../helpers/merchants';
 import { eventually, startReceiver } from '../helpers/notify-fixtures';
 import type { Receiver } from '../helpers/notify-fixtures';
@@ -59,13 +58,7 @@ const refundRow = (reference: string) =>
 async function heldRefund() {
   const collection = await collected();
   const { receipt } = await svc.services.db.one<{ receipt: string }>('SELECT p.receipt FROM processor_requests p JOIN collections c ON c.id = p.collection_id WHERE c.gateway_reference = $1', [collection]);
-  const elsewhere = mpesaProcessor({ baseUrl: fake.url!, timeoutMs: 1500, tokenMarginMs: 60_000 }).connector?.refunds as RefundConnector;
-  const outside = await elsewhere.initiateRefund({ midId: m.midId, credentials: fake.refundCredentials() }, {
-    reference: `outside-${seq}`, gatewayReference: `OUTSIDE-${seq}`, original: { reference: collection, vendorReference: null, receipt, amountMinor: 150_000n, accountNumber: '254708374149' },
-    amountMinor: 150_000n, currency: 'KES', reason: 'Reversed from the org portal', callbackUrl: hooks.url,
-  });
-  if (outside.kind !== 'accepted') throw new Error(`expected accepted, got ${outside.kind}`);
-  await eventually(() => fake.reversals.get(outside.vendorReference!)?.resultCode === '0', 10_000, 'reversed outside');
+  await reverseOutside(fake, m.midId, collection, receipt, hooks.url, String(seq));
   const r = await refund(collection);
   await eventually(async () => (await refundRow(r.reference)).send_state === 'held', 15_000, 'refund held');
   return r;

@@ -1,12 +1,11 @@
 // Proves M-Pesa refunds through the public API against the project's fake Daraja over real HTTP: the receipt the STK callback gave is kept with the collection and confirmed with the Transaction Status query (short code, amount, customer) before the Reversal names it; a forged callback naming another customer's receipt, or a receipt M-Pesa never issued, fails the refund with its reason and returns the money, and no reversal is sent; a payment whose callback was lost (completed by STK Push Query, so no receipt) fails its refund as "M-Pesa receipt unknown" without asking M-Pesa anything; a reversal M-Pesa answers "already reversed" (R000001: the payment was reversed outside this refund) is held for an operator with its reason, its money still held, never failed back to the wallet, until an operator admin resolves it (resolve-held): COMPLETED pays the hold out, FAILED returns it, each notified as any such refund; anything not held, bad input and any other role are refused and change nothing; the operator's refunds list and export with held=true find exactly the held refunds (a merchant user its own business's only) and the overview counts them, reading them through a partial index and not every refund.
-import { mpesaProcessor } from '../../src/processors/mpesa';
 import { RECEIPT_UNKNOWN } from '../../src/processors/mpesa/transformers';
-import type { RefundConnector } from '../../src/processors/types';
 import { refundFilterWhere } from '../../src/refunds/filters';
 import { RESOLVED_FAILED_REASON } from '../../src/refunds/service';
 import { FakeMpesa } from '../fakes/mpesa';
 import { FAST_PROCESSORS, hooksFor, liveMerchant, requestOf } from '../helpers/live';
 import type { LiveMerchant } from '../helpers/live';
+import { reverseOutside } from '../helpers/mpesa-outside';
 import { createBusiness, errorFields, expectOk } from '../helpers/merchants';
 import { eventually, startReceiver } from '../helpers/notify-fixtures';
 import type { Receiver } from '../helpers/notify-fixtures';
@@ -150,13 +149,7 @@ it('a payment completed without its callback has no receipt: the refund fails "M
 async function heldRefund() {
   const collection = await collected();
   const receipt = (await receiptOf(collection))!;
-  const elsewhere = mpesaProcessor({ baseUrl: fake.url!, timeoutMs: 1500, tokenMarginMs: 60_000 }).connector?.refunds as RefundConnector;
-  const outside = await elsewhere.initiateRefund({ midId: m.midId, credentials: fake.refundCredentials() }, {
-    reference: `outside-${seq}`, gatewayReference: `OUTSIDE-${seq}`, original: { reference: collection, vendorReference: null, receipt, amountMinor: 150_000n, accountNumber: '254708374149' },
-    amountMinor: 150_000n, currency: 'KES', reason: 'Reversed from the org portal', callbackUrl: hooks.url,
-  });
-  if (outside.kind !== 'accepted') throw new Error(`expected accepted, got ${outside.kind}`);
-  await eventually(() => fake.reversals.get(outside.vendorReference!)?.resultCode === '0', 10_000, 'reversed outside');
+  await reverseOutside(fake, m.midId, collection, receipt, hooks.url, String(seq));
   const before = await balance();
   const r = await refund(collection);
   const url = await refundUrl(r.gateway_reference);

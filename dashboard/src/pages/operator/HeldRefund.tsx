@@ -7,11 +7,12 @@ import type { FormEvent } from 'react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { admin, unwrap } from '../../api';
 import type { Admin } from '../../api';
-import { FormError, TextField } from '../../ui/forms';
+import { FormError } from '../../ui/forms';
 import { Section, Time } from '../../ui/parts';
+import { DecisionFields } from './Decision';
+import type { Outcome } from './Decision';
 
 type Refund = Admin['AdminRefundRecord'];
-type Outcome = 'COMPLETED' | 'FAILED';
 
 /** The mark of a held refund with its reason, or the operator's decision on it; nothing for any other refund. */
 export function HeldMark({ refund }: { refund: Refund }) {
@@ -59,15 +60,7 @@ export function ResolveHeldRefund({ refund, done }: { refund: Refund; done: (res
           Refund <strong>{refund.merchant_reference}</strong> ({reference}) is held: {refund.held_reason} Check with the processor whether the
           customer has the money back, then decide once.
         </p>
-        <fieldset className="field">
-          <legend>Outcome</legend>
-          {(['COMPLETED', 'FAILED'] as const).map((o) => (
-            <label key={o} className="check">
-              <input type="radio" name="outcome" value={o} checked={outcome === o} onChange={() => setOutcome(o)} /> {o}
-            </label>
-          ))}
-        </fieldset>
-        <TextField label="Note" name="note" error={resolve.error} hint="What the processor confirmed (kept in the audit log)." value={note} onValue={setNote} />
+        <DecisionFields outcome={outcome} onOutcome={setOutcome} note={note} onNote={setNote} error={resolve.error} />
         <div className="wide">
           <FormError error={resolve.error} shown={['note', 'outcome']} />
           <button type="submit" disabled={!outcome || resolve.isPending}>
