@@ -89,7 +89,14 @@ export function RefundsPage({ base, businessId }: { base: string; businessId?: n
         <RefundTable
           rows={list.data.items}
           paymentBase={operator ? '/collections' : '/payments'}
-          decide={operator && mayResolve ? (r) => (setResolved(null), setDeciding(r)) : undefined}
+          decide={
+            operator && mayResolve
+              ? (r) => {
+                  setResolved(null);
+                  setDeciding(r);
+                }
+              : undefined
+          }
         />
       )}
       <Pager pages={pages} total={list.data?.total} />
