@@ -185,7 +185,7 @@ export interface paths {
         /**
          * Export refunds of all businesses as CSV
          * @description Returns every refund of every business (or of `business_id`; a merchant user always gets its own
-         *     business's) that matches the filters (the same as `GET /v1/refunds`, and `business_id`)
+         *     business's) that matches the filters (the same as `GET /v1/refunds`, and `business_id` and `held`)
          *     as one CSV file, newest first, written as it is read: a million rows download without the service
          *     holding them. One record per refund with the columns an accountant reconciles with: times in UTC
          *     (`created_at_utc`, `updated_at_utc`, `completed_at_utc` when the money left the wallet), the refund's
@@ -250,7 +250,7 @@ export interface paths {
          *     `paging.next_cursor` as `cursor` (with the same filters) for the next page until it is `null`.
          *     Unknown query parameters are refused (`VALIDATION_ERROR`). An operator sees on each refund why it is
          *     held for them (`held_reason`, settled with `POST /v1/admin/refunds/{refund_reference}/resolve-held`)
-         *     and their decision once made (`resolution`).
+         *     and their decision once made (`resolution`); `held=true` lists only the refunds still held.
          */
         get: operations["listAdminRefunds"];
         put?: never;
@@ -297,7 +297,7 @@ export interface paths {
         };
         /**
          * Overview of collections and what waits on an operator
-         * @description What the dashboard shows first, for one business (`business_id`; a merchant's own people always get their own) or every business: today's (from 00:00 UTC) and the last 30 days' collections (today and the 29 UTC days before it) by payment method, with how many completed, the success rate (completed among those no longer `PENDING`) and the completed amount per currency. Operators also get the same per processor and MID over the last 30 days, and what waits on them: API tokens with failing webhooks, payments held for a decision and requests of unknown outcome; a merchant's own people get `mids` empty and `attention` null.
+         * @description What the dashboard shows first, for one business (`business_id`; a merchant's own people always get their own) or every business: today's (from 00:00 UTC) and the last 30 days' collections (today and the 29 UTC days before it) by payment method, with how many completed, the success rate (completed among those no longer `PENDING`) and the completed amount per currency. Operators also get the same per processor and MID over the last 30 days, and what waits on them: API tokens with failing webhooks, payments and refunds held for a decision and requests of unknown outcome; a merchant's own people get `mids` empty and `attention` null.
          */
         get: operations["getOverview"];
         put?: never;
@@ -1960,6 +1960,8 @@ export interface components {
                 failing_webhooks: number;
                 /** @description Payments held for an operator's decision (`processor_request.state` `held`). */
                 held_payments: number;
+                /** @description Refunds held for an operator's decision (`GET /v1/admin/refunds?held=true` lists them). */
+                held_refunds: number;
                 /** @description Requests a processor may have (`processor_request.state` `unknown`) until a status query tells. */
                 unknown_outcomes: number;
             };
@@ -3763,6 +3765,11 @@ export interface components {
          */
         FilterRefundStatus: components["schemas"]["RefundStatus"];
         /**
+         * @description `true`: only refunds held for an operator's decision (settled with `POST /v1/admin/refunds/{refund_reference}/resolve-held`), newest first; `false` or absent: every refund. A merchant user gets its own business's only, as with every filter.
+         * @example true
+         */
+        FilterRefundHeld: boolean;
+        /**
          * @description Only refunds in this currency (the collection's `request_currency`).
          * @example UGX
          */
@@ -4442,6 +4449,11 @@ export interface operations {
                  */
                 status?: components["parameters"]["FilterRefundStatus"];
                 /**
+                 * @description `true`: only refunds held for an operator's decision (settled with `POST /v1/admin/refunds/{refund_reference}/resolve-held`), newest first; `false` or absent: every refund. A merchant user gets its own business's only, as with every filter.
+                 * @example true
+                 */
+                held?: components["parameters"]["FilterRefundHeld"];
+                /**
                  * @description Only refunds in this currency (the collection's `request_currency`).
                  * @example UGX
                  */
@@ -4570,6 +4582,11 @@ export interface operations {
                  * @example COMPLETED
                  */
                 status?: components["parameters"]["FilterRefundStatus"];
+                /**
+                 * @description `true`: only refunds held for an operator's decision (settled with `POST /v1/admin/refunds/{refund_reference}/resolve-held`), newest first; `false` or absent: every refund. A merchant user gets its own business's only, as with every filter.
+                 * @example true
+                 */
+                held?: components["parameters"]["FilterRefundHeld"];
                 /**
                  * @description Only refunds in this currency (the collection's `request_currency`).
                  * @example UGX

@@ -13,6 +13,8 @@ export interface RefundFilters {
   to?: Date;
   /** one business's refunds (always set for a merchant; an operator may leave it out) */
   business_id?: number;
+  /** only the refunds held for an operator's decision (refunds_held_newest); false or absent: every refund */
+  held?: boolean;
 }
 
 /**
@@ -30,5 +32,7 @@ export function refundFilterWhere(f: RefundFilters): string {
   add('c.gateway_reference = $1', f.collection_gateway_reference);
   add('r.created_at >= $1', f.from);
   add('r.created_at <= $1', f.to);
+  // the condition of refunds_held_newest word for word, so the planner may read that partial index
+  if (f.held) where.push("r.send_state = 'held'");
   return where.length ? where.join(' AND ') : 'TRUE';
 }

@@ -1,7 +1,8 @@
 // The dashboard's overview (issue 27): for one business or all, today's (UTC) and the last 30 days'
 // collections by payment method with their success rate and completed volume per currency; for
 // operators also the same per processor and MID over 30 days and what waits on them (failing webhooks,
-// held payments, unknown outcomes). Read in one snapshot; amounts stay in minor units until the record.
+// held payments and refunds, unknown outcomes). Read in one snapshot; amounts stay in minor units until
+// the record.
 import { reportSql, SNAPSHOT } from './sql';
 import type { DbOf } from './sql';
 
@@ -32,6 +33,7 @@ export interface MidRow extends CountRow {
 export interface Attention {
   failing_webhooks: number;
   held_payments: number;
+  held_refunds: number;
   unknown_outcomes: number;
 }
 

@@ -1,18 +1,19 @@
-// Proves M-Pesa refunds through the public API against the project's fake Daraja over real HTTP: the receipt the STK callback gave is kept with the collection and confirmed with the Transaction Status query (short code, amount, customer) before the Reversal names it; a forged callback naming another customer's receipt, or a receipt M-Pesa never issued, fails the refund with its reason and returns the money, and no reversal is sent; a payment whose callback was lost (completed by STK Push Query, so no receipt) fails its refund as "M-Pesa receipt unknown" without asking M-Pesa anything; a reversal M-Pesa answers "already reversed" (R000001: the payment was reversed outside this refund) is held for an operator with its reason, its money still held, never failed back to the wallet, (the refunds list and the payment's own refunds list show operators why, the merchant's people null) until an operator admin resolves it (resolve-held): COMPLETED pays the hold out, FAILED returns it, each notified as any such refund; anything not held, bad input and any other role are refused and change nothing.
-import { mpesaProcessor } from '../../src/processors/mpesa';
+// Proves M-Pesa refunds through the public API against the project's fake Daraja over real HTTP: the receipt the STK callback gave is kept with the collection and confirmed with the Transaction Status query (short code, amount, customer) before the Reversal names it; a forged callback naming another customer's receipt, or a receipt M-Pesa never issued, fails the refund with its reason and returns the money, and no reversal is sent; a payment whose callback was lost (completed by STK Push Query, so no receipt) fails its refund as "M-Pesa receipt unknown" without asking M-Pesa anything; a reversal M-Pesa answers "already reversed" (R000001: the payment was reversed outside this refund) is held for an operator with its reason, its money still held, never failed back to the wallet, (the refunds list and the payment's own refunds list show operators why, the merchant's people null) until an operator admin resolves it (resolve-held): COMPLETED pays the hold out, FAILED returns it, each notified as any such refund; anything not held, bad input and any other role are refused and change nothing; the operator's refunds list and export with held=true find exactly the held refunds (a merchant user its own business's only) and the overview counts them, reading them through a partial index and not every refund.
 import { RECEIPT_UNKNOWN } from '../../src/processors/mpesa/transformers';
-import type { RefundConnector } from '../../src/processors/types';
+import { refundFilterWhere } from '../../src/refunds/filters';
 import { RESOLVED_FAILED_REASON } from '../../src/refunds/service';
 import { FakeMpesa } from '../fakes/mpesa';
 import { FAST_PROCESSORS, hooksFor, liveMerchant, requestOf } from '../helpers/live';
 import type { LiveMerchant } from '../helpers/live';
-import { errorFields, expectOk } from '../helpers/merchants';
+import { reverseOutside } from '../helpers/mpesa-outside';
+import { createBusiness, errorFields, expectOk } from '../helpers/merchants';
 import { eventually, startReceiver } from '../helpers/notify-fixtures';
 import type { Receiver } from '../helpers/notify-fixtures';
 import { startTestService } from '../helpers/service';
 import type { TestService } from '../helpers/service';
 import { databaseState } from '../helpers/state';
 import { Clock, createUser, signedIn } from '../helpers/users';
+import { parseCsv } from '../reports/csv';
 
 let fake: FakeMpesa;
 let hooks: Receiver;
@@ -148,13 +149,7 @@ it('a payment completed without its callback has no receipt: the refund fails "M
 async function heldRefund() {
   const collection = await collected();
   const receipt = (await receiptOf(collection))!;
-  const elsewhere = mpesaProcessor({ baseUrl: fake.url!, timeoutMs: 1500, tokenMarginMs: 60_000 }).connector?.refunds as RefundConnector;
-  const outside = await elsewhere.initiateRefund({ midId: m.midId, credentials: fake.refundCredentials() }, {
-    reference: `outside-${seq}`, gatewayReference: `OUTSIDE-${seq}`, original: { reference: collection, vendorReference: null, receipt, amountMinor: 150_000n, accountNumber: '254708374149' },
-    amountMinor: 150_000n, currency: 'KES', reason: 'Reversed from the org portal', callbackUrl: hooks.url,
-  });
-  if (outside.kind !== 'accepted') throw new Error(`expected accepted, got ${outside.kind}`);
-  await eventually(() => fake.reversals.get(outside.vendorReference!)?.resultCode === '0', 10_000, 'reversed outside');
+  await reverseOutside(fake, m.midId, collection, receipt, hooks.url, String(seq));
   const before = await balance();
   const r = await refund(collection);
   const url = await refundUrl(r.gateway_reference);
@@ -282,4 +277,87 @@ it('resolve-held refuses a refund not held, bad input, a merchant owner and oper
 
   expect(await stateOf()).toEqual(state);
   expect(await svc.services.db.one('SELECT status, send_state FROM refunds WHERE gateway_reference = $1', [reference])).toEqual({ status: 'PROCESSING', send_state: 'held' });
+});
+
+it('held=true lists and exports exactly the refunds held for an operator, counted on the overview; a merchant user gets its own only; a bad value is refused', async () => {
+  const { reference } = await heldRefund();
+  const settled = await refund(await collected());
+  await ended(settled.gateway_reference, 'COMPLETED');
+  const heldInDb = async () => (await svc.services.db.any<{ gateway_reference: string }>(
+    "SELECT gateway_reference FROM refunds WHERE send_state = 'held' ORDER BY created_at DESC, id DESC")).map((r) => r.gateway_reference);
+  const expected = await heldInDb();
+  expect(expected).toContain(reference);
+  const refs = (rows: { gateway_reference: string }[]) => rows.map((r) => r.gateway_reference);
+
+  const listed = expectOk(await svc.admin.get('/v1/admin/refunds?held=true&per_page=100'));
+  expect(refs(listed)).toEqual(expected);
+  expect(listed.every((r: { held_reason: string | null; transaction_status: string }) => r.held_reason !== null && r.transaction_status === 'PROCESSING')).toBe(true);
+  // a page at a time by cursor, with the filter kept
+  const first = await svc.admin.get('/v1/admin/refunds?held=true&per_page=1');
+  expect([first.status, first.headers.get('x-ph-total')]).toEqual([200, String(expected.length)]);
+  expect(refs(first.body.data)).toEqual(expected.slice(0, 1));
+  // false or absent: every refund, the settled one too
+  const all = refs(expectOk(await svc.admin.get('/v1/admin/refunds?per_page=100')));
+  expect(refs(expectOk(await svc.admin.get('/v1/admin/refunds?held=false&per_page=100')))).toEqual(all);
+  expect(all).toEqual(expect.arrayContaining([reference, settled.gateway_reference]));
+  expect(all.length).toBeGreaterThan(expected.length);
+  // the export, by the same filters
+  const csv = await svc.admin.get('/v1/admin/exports/refunds?held=true', { headers: { accept: 'text/csv' } });
+  expect(csv.status).toBe(200);
+  expect(parseCsv(csv.text).map((r) => r.gateway_reference)).toEqual(expected);
+  // the overview's count of what waits on an operator
+  expect(expectOk(await svc.admin.get('/v1/admin/overview')).attention.held_refunds).toBe(expected.length);
+  expect(expectOk(await svc.admin.get(`/v1/admin/overview?business_id=${m.businessId}`)).attention.held_refunds).toBe(expected.length);
+
+  // a merchant user: its own business's held refunds, without the operator's side; another business's user: none
+  const owner = await signedIn(svc, await createUser(svc, { role: 'merchant_owner', business_id: m.businessId }));
+  const own = expectOk(await owner.get('/v1/admin/refunds?held=true&per_page=100'));
+  expect(refs(own)).toEqual(expected);
+  expect(own.every((r: { held_reason: string | null }) => r.held_reason === null)).toBe(true);
+  const elsewhere = await createBusiness(svc);
+  const stranger = await signedIn(svc, await createUser(svc, { role: 'merchant_owner', business_id: elsewhere.id }));
+  expect(expectOk(await stranger.get('/v1/admin/refunds?held=true'))).toEqual([]);
+  expect(expectOk(await svc.admin.get(`/v1/admin/refunds?held=true&business_id=${elsewhere.id}`))).toEqual([]);
+
+  // a bad value: refused at the parameter, nothing changes
+  const stateOf = async () => {
+    const { user_sessions: _sessions, ...rest } = await databaseState(svc.services.db);
+    return rest;
+  };
+  const state = await stateOf();
+  for (const url of ['/v1/admin/refunds?held=yes', '/v1/admin/refunds?held=1', '/v1/admin/refunds?held=', '/v1/admin/exports/refunds?held=maybe']) {
+    const bad = await svc.admin.get(url);
+    expect(`${url} ${bad.status} ${bad.body.code}`).toBe(`${url} 400 VALIDATION_ERROR`);
+    expect(errorFields(bad)).toContain('held');
+  }
+  expect(await stateOf()).toEqual(state);
+  expect(await heldInDb()).toEqual(expected);
+});
+
+it('reads the held refunds (a page of the list, the overview count) through refunds_held_newest, not every refund', async () => {
+  // enough settled refunds that a scan would be a choice the planner weighs: copies of one, references made unique
+  await svc.services.db.none(`INSERT INTO refunds (business_id, api_token_id, collection_id, wallet_id, gateway_reference, merchant_reference, request_hash,
+      amount_minor, currency, account_amount_minor, account_currency, status, message, service_type, mid_id, reference, callback_token, send_state, created_at, updated_at)
+    SELECT business_id, api_token_id, collection_id, wallet_id, gateway_reference || '-' || g, merchant_reference || '-' || g, request_hash,
+      amount_minor, currency, account_amount_minor, account_currency, 'COMPLETED', message, service_type, mid_id, reference || '-' || g, callback_token || '-' || g, 'settled',
+      created_at - g * interval '1 minute', updated_at
+    FROM (SELECT * FROM refunds WHERE status = 'COMPLETED' ORDER BY id LIMIT 1) one, generate_series(1, 20000) g`);
+  await svc.services.db.none('ANALYZE refunds');
+  const indexesOnRefunds = async (sql: string) => {
+    const [{ 'QUERY PLAN': plan }] = await svc.services.db.any(`EXPLAIN (FORMAT JSON) ${sql}`);
+    const found: [string, string | undefined][] = [];
+    const walk = (n: { 'Node Type': string; 'Relation Name'?: string; 'Index Name'?: string; Plans?: unknown[] }) => {
+      if (n['Relation Name'] === 'refunds') found.push([n['Node Type'], n['Index Name']]);
+      (n.Plans ?? []).forEach((p) => walk(p as typeof n));
+    };
+    walk(plan[0].Plan);
+    return found;
+  };
+  const list = `SELECT r.*, c.gateway_reference FROM refunds r JOIN collections c ON c.id = r.collection_id WHERE ${refundFilterWhere({ held: true })} ORDER BY r.created_at DESC, r.id DESC LIMIT 21`;
+  expect(await indexesOnRefunds(list)).toEqual([[expect.stringMatching(/^Index (Only )?Scan$/), 'refunds_held_newest']]);
+  const count = "SELECT count(*) FROM refunds r WHERE r.send_state = 'held' AND (NULL::int IS NULL OR r.business_id = NULL::int)";
+  expect(await indexesOnRefunds(count)).toEqual([[expect.stringMatching(/^Index (Only )?Scan$/), 'refunds_held_newest']]);
+  // and the answer is still exactly the held ones
+  const held = (await svc.services.db.any<{ gateway_reference: string }>("SELECT gateway_reference FROM refunds WHERE send_state = 'held' ORDER BY created_at DESC, id DESC")).map((r) => r.gateway_reference);
+  expect(expectOk(await svc.admin.get('/v1/admin/refunds?held=true&per_page=100')).map((r: { gateway_reference: string }) => r.gateway_reference)).toEqual(held);
 });

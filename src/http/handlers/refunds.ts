@@ -14,8 +14,11 @@ import type { Operations, QueryOf } from '../typed';
 
 type RefundQuery = Pick<QueryOf<Operations['listRefunds']>, 'status' | 'currency' | 'merchant_reference' | 'collection_gateway_reference' | 'from' | 'to'>;
 
-/** The refund list's filters (validated by the contract), as the list and the refunds export apply them. */
-export function refundFiltersOf(q: RefundQuery & { business_id?: string }): RefundFilters {
+/**
+ * The refund list's filters (validated by the contract), as the list and the refunds export apply them;
+ * `business_id` and `held` are the operator API's own.
+ */
+export function refundFiltersOf(q: RefundQuery & { business_id?: string; held?: string }): RefundFilters {
   const date = (v: string | undefined) => (v === undefined ? undefined : parseApiTime(v));
   return {
     status: q.status as RefundStatus | undefined,
@@ -25,6 +28,7 @@ export function refundFiltersOf(q: RefundQuery & { business_id?: string }): Refu
     from: date(q.from),
     to: date(q.to),
     business_id: q.business_id === undefined ? undefined : Number(q.business_id),
+    held: q.held === 'true',
   };
 }
 

@@ -8,11 +8,12 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { admin, unwrap } from '../../api';
 import type { Admin } from '../../api';
 import { useCan } from '../../session';
-import { FormError, TextField } from '../../ui/forms';
+import { FormError } from '../../ui/forms';
 import { Section, Time } from '../../ui/parts';
+import { DecisionFields } from './Decision';
+import type { Outcome } from './Decision';
 
 type Request = NonNullable<Admin['AdminCollection']['processor_request']>;
-type Outcome = 'COMPLETED' | 'FAILED';
 
 export function ProcessorRequest({ reference, request }: { reference: string; request: Request }) {
   const mayResolve = useCan('operate');
@@ -60,15 +61,7 @@ function ResolveHeld({ reference }: { reference: string }) {
   return (
     <form onSubmit={submit} aria-label="Resolve held payment" className="form-grid">
       <p className="wide">Check with the processor what the customer really paid, then decide once.</p>
-      <fieldset className="field">
-        <legend>Outcome</legend>
-        {(['COMPLETED', 'FAILED'] as const).map((o) => (
-          <label key={o} className="check">
-            <input type="radio" name="outcome" value={o} checked={outcome === o} onChange={() => setOutcome(o)} /> {o}
-          </label>
-        ))}
-      </fieldset>
-      <TextField label="Note" name="note" error={resolve.error} hint="What the processor confirmed (kept in the audit log)." value={note} onValue={setNote} />
+      <DecisionFields outcome={outcome} onOutcome={setOutcome} note={note} onNote={setNote} error={resolve.error} />
       <div className="wide">
         <FormError error={resolve.error} shown={['note']} />
         <button type="submit" disabled={!outcome || resolve.isPending}>

@@ -108,6 +108,10 @@ function Attention({ attention }: { attention: NonNullable<Admin['Overview']['at
           <strong>{attention.held_payments}</strong> held payment{attention.held_payments === 1 ? '' : 's'}
         </li>
         <li>
+          <strong>{attention.held_refunds}</strong>
+          <Link to="/refunds?held=true">held refund{attention.held_refunds === 1 ? '' : 's'}</Link>
+        </li>
+        <li>
           <strong>{attention.unknown_outcomes}</strong> unknown outcome{attention.unknown_outcomes === 1 ? '' : 's'}
         </li>
       </ul>

@@ -1,22 +1,25 @@
 // Refunds of every payment (a merchant's own, an operator's of every business or one): filters kept in the
 // address, as the collection search keeps its own, the list (listAdminRefunds) paged by cursor, and the refunds
-// export (exportAdminRefunds) with the same filters as a CSV download.
+// export (exportAdminRefunds) with the same filters as a CSV download. Operators see the refunds held for
+// them marked with why (and "Held only" lists just those); an operator admin decides one (resolveHeldRefund).
 import { useState } from 'react';
 import type { FormEvent } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { admin, unwrapPage } from '../../api';
 import type { Admin } from '../../api';
 import { Link, navigate, useLocation } from '../../router';
-import { Field, SelectField, TextField } from '../../ui/forms';
+import { useCan } from '../../session';
+import { CheckField, Field, SelectField, TextField } from '../../ui/forms';
 import { Pager, useCursorList } from '../../ui/paging';
 import { LoadError, Loading, Money, Status, Time } from '../../ui/parts';
 import { DataTable } from '../../ui/table';
 import { localInputOf, utcOf, zoneName } from '../../ui/values';
+import { HeldMark, ResolveHeldRefund } from '../operator/HeldRefund';
 
 const STATES = ['PENDING', 'PROCESSING', 'COMPLETED', 'FAILED', 'CANCELLED'] as const;
 
 /** The filters in the address (times in UTC), by the export's own parameter names. */
-const FILTERS = ['business_id', 'status', 'currency', 'merchant_reference', 'collection_gateway_reference', 'from', 'to'] as const;
+const FILTERS = ['business_id', 'status', 'held', 'currency', 'merchant_reference', 'collection_gateway_reference', 'from', 'to'] as const;
 type Filters = Partial<Record<(typeof FILTERS)[number], string>>;
 
 function filtersOf(query: URLSearchParams): Filters {
@@ -32,6 +35,9 @@ export function RefundsPage({ base, businessId }: { base: string; businessId?: n
   const { query } = useLocation();
   const filters = filtersOf(query);
   const operator = businessId === undefined;
+  const mayResolve = useCan('operate');
+  const [deciding, setDeciding] = useState<Admin['AdminRefundRecord'] | null>(null);
+  const [resolved, setResolved] = useState<Admin['AdminRefundRecord'] | null>(null);
   const businesses = useQuery({
     queryKey: ['business-choices'],
     enabled: operator,
@@ -44,6 +50,7 @@ export function RefundsPage({ base, businessId }: { base: string; businessId?: n
           query: {
             business_id: operator ? (filters.business_id as unknown as number | undefined) : businessId,
             status: filters.status as Admin['RefundStatus'] | undefined,
+            held: operator && filters.held === 'true' ? true : undefined,
             currency: filters.currency,
             merchant_reference: filters.merchant_reference,
             collection_gateway_reference: filters.collection_gateway_reference,
@@ -73,8 +80,36 @@ export function RefundsPage({ base, businessId }: { base: string; businessId?: n
       {list.isPending && <Loading what="refunds" />}
       {list.error && <LoadError error={list.error} retry={() => list.refetch()} />}
       {list.data && list.data.items.length === 0 && <p>No refund matches these filters.</p>}
-      {list.data && list.data.items.length > 0 && <RefundTable rows={list.data.items} paymentBase={operator ? '/collections' : '/payments'} />}
+      {resolved?.resolution && (
+        <p role="status" className="notice">
+          Refund {resolved.merchant_reference} resolved as {resolved.resolution.outcome}.
+        </p>
+      )}
+      {list.data && list.data.items.length > 0 && (
+        <RefundTable
+          rows={list.data.items}
+          paymentBase={operator ? '/collections' : '/payments'}
+          decide={
+            operator && mayResolve
+              ? (r) => {
+                  setResolved(null);
+                  setDeciding(r);
+                }
+              : undefined
+          }
+        />
+      )}
       <Pager pages={pages} total={list.data?.total} />
+      {deciding && (
+        <ResolveHeldRefund
+          key={deciding.gateway_reference}
+          refund={deciding}
+          done={(r) => {
+            setDeciding(null);
+            setResolved(r);
+          }}
+        />
+      )}
     </>
   );
 }
@@ -112,6 +147,7 @@ function FilterForm({ base, filters, businesses }: { base: string; filters: Filt
         </Field>
       )}
       <SelectField label="State" name="status" error={null} options={['', ...STATES]} value={f.status ?? ''} onValue={set('status')} />
+      {businesses && <CheckField label="Held only" name="held" checked={f.held === 'true'} onValue={(v) => set('held')(v ? 'true' : '')} />}
       <TextField label="Currency" name="currency" maxLength={3} error={null} value={f.currency ?? ''} onValue={set('currency')} />
       <TextField label="Merchant reference" name="merchant_reference" error={null} value={f.merchant_reference ?? ''} onValue={set('merchant_reference')} />
       <TextField label="Payment's gateway reference" name="collection_gateway_reference" error={null} value={f.collection_gateway_reference ?? ''} onValue={set('collection_gateway_reference')} />
@@ -122,8 +158,12 @@ function FilterForm({ base, filters, businesses }: { base: string; filters: Filt
   );
 }
 
-/** One card per refund on a phone, its amount and state first; the payment it gives back links to its page. */
-function RefundTable({ rows, paymentBase }: { rows: Admin['RefundRecord'][]; paymentBase: string }) {
+/**
+ * One card per refund on a phone, its amount and state first; the payment it gives back links to its page.
+ * A refund held for an operator is marked with why (operators only: the API gives merchants no reason),
+ * with a Resolve button when `decide` is given (operator admins).
+ */
+function RefundTable({ rows, paymentBase, decide }: { rows: Admin['AdminRefundRecord'][]; paymentBase: string; decide?: (r: Admin['AdminRefundRecord']) => void }) {
   return (
     <DataTable
       label="Refunds found"
@@ -142,7 +182,23 @@ function RefundTable({ rows, paymentBase }: { rows: Admin['RefundRecord'][]; pay
             </>
           ),
         },
-        { head: 'State', lead: true, cell: (r) => <Status status={r.transaction_status} /> },
+        {
+          head: 'State',
+          lead: true,
+          cell: (r) => (
+            <>
+              <Status status={r.transaction_status} /> <HeldMark refund={r} />
+              {decide && r.held_reason && (
+                <>
+                  {' '}
+                  <button type="button" className="secondary" aria-label={`Resolve held refund ${r.merchant_reference}`} onClick={() => decide(r)}>
+                    Resolve…
+                  </button>
+                </>
+              )}
+            </>
+          ),
+        },
         { head: 'Payment', cell: (r) => <Link to={`${paymentBase}/${r.collection_gateway_reference}`}>{r.collection_gateway_reference}</Link> },
         { head: 'Amount', num: true, lead: true, cell: (r) => <Money amount={r.amount} currency={r.currency} /> },
         { head: 'Created', cell: (r) => <Time at={r.created_at} /> },
