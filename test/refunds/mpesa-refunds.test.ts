@@ -241,6 +241,52 @@ it('resolve-held FAILED returns the hold to the wallet as a failed refund; the d
   expect(expectOk(await owner.get(`/v1/admin/refunds?collection_gateway_reference=${collection}`))).toEqual([expect.objectContaining({ gateway_reference: reference, held_reason: null, resolution: null })]);
 });
 
+it('a held refund takes no late processor answer: a late move or a queued retry leaves it held, nothing is sent again, and resolve-held still moves it once', async () => {
+  const { reference, url, before, held } = await heldRefund();
+  const refunds = svc.services.refunds;
+  const rowOf = () => svc.services.db.one<{ id: string; status: string; send_state: string; held_reason: string | null; next_send_at: Date | null; next_check_at: Date | null }>(
+    'SELECT id, status, send_state, held_reason, next_send_at, next_check_at FROM refunds WHERE gateway_reference = $1', [reference]);
+  const heldRow = await rowOf();
+  const id = BigInt(heldRow.id);
+  const state = await databaseState(svc.services.db);
+
+  // (a) late answers through the one state change, as a send's or a query's outcome arrives: no operator's
+  // decision, so none moves it (a late "accepted", a late settlement either way)
+  expect(await refunds.move(id, { to: 'PROCESSING', nextCheckAt: new Date() })).toBeNull();
+  expect(await refunds.move(id, { to: 'COMPLETED' })).toBeNull();
+  expect(await refunds.move(id, { to: 'FAILED', failureReason: 'M-Pesa reports the reversal as failed' })).toBeNull();
+  expect(await databaseState(svc.services.db)).toEqual(state);
+
+  // (b) a send that was under way when the hold came ends in 'retry': the refund stays held, never queued again
+  const reversals = () => [...fake.reversals.values()].filter((x) => x.resultUrl === url).length;
+  const sent = reversals();
+  const queries = fake.statusQueries.filter((q) => q.resultUrl === url).length;
+  await refunds['record']({ id, gateway_reference: reference } as never, {
+    sendState: 'queued', nextSendAt: new Date(), nextCheckAt: null, lastError: 'M-Pesa answered 503', pendingReason: 'awaiting_processor',
+  });
+  expect(svc.logs.some((l) => l.includes('late processor answer for a refund held for the operator: ignored') && l.includes(reference))).toBe(true);
+  // the send worker runs every 500 ms and the retry was due at once: several runs pass
+  await new Promise((done) => setTimeout(done, 2000));
+  await refunds.sendDue();
+  await refunds.checkDue();
+  expect(reversals()).toBe(sent);
+  expect(fake.statusQueries.filter((q) => q.resultUrl === url)).toHaveLength(queries);
+  expect(await rowOf()).toEqual(heldRow);
+  expect(heldRow).toMatchObject({ status: held.status, send_state: 'held', held_reason: held.held_reason, next_send_at: null, next_check_at: null });
+  expect(await balance()).toMatchObject({ available_balance: before.available_balance - 1500, refund_held_balance: before.refund_held_balance + 1500 });
+  expect(await databaseState(svc.services.db)).toEqual(state);
+
+  // (c) the operator's decision still moves it, exactly once
+  const data = expectOk(await resolve(reference, { outcome: 'FAILED', note: 'M-Pesa support: the earlier reversal was of another payment' }));
+  expect(data).toMatchObject({ transaction_status: 'FAILED', failure_reason: RESOLVED_FAILED_REASON, held_reason: null });
+  expect(await journalKinds(reference)).toEqual(['refund_hold', 'refund_return']);
+  expect(await balance()).toMatchObject({ available_balance: before.available_balance, refund_held_balance: before.refund_held_balance });
+  const again = await resolve(reference, { outcome: 'COMPLETED', note: 'again' });
+  expect([again.status, again.body.code]).toEqual([400, 'INVALID_STATE']);
+  await eventually(() => hooksFor(hooks.received, reference).some((h) => h.transaction_status === 'FAILED'), 10_000, 'the failure webhook');
+  expect(hooksFor(hooks.received, reference).filter((h) => h.transaction_status !== 'PROCESSING').map((h) => h.transaction_status)).toEqual(['FAILED']);
+});
+
 it('resolve-held refuses a refund not held, bad input, a merchant owner and operator support, changing nothing', async () => {
   const settled = await refund(await collected());
   await ended(settled.gateway_reference, 'COMPLETED');
