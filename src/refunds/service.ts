@@ -576,7 +576,9 @@ export class RefundService {
       vendorReference?: string | null; claimUrl?: string | null;
     },
   ): Promise<void> {
-    await this.db.none(SQL.requestState, { refundId: r.id, vendorReference: null, claimUrl: null, ...s });
+    const written = await this.db.result(SQL.requestState, { refundId: r.id, vendorReference: null, claimUrl: null, ...s });
+    // held meanwhile (a send or query under way when the hold came): it waits for the operator
+    if (written.rowCount === 0) this.p.log.warn('late processor answer for a refund held for the operator: ignored', { gateway_reference: r.gateway_reference, send_state: s.sendState });
   }
 
   /**

@@ -147,21 +147,29 @@ it('a payment completed without its callback has no receipt: the refund fails "M
  * the customer has the money back. `before`: the wallet before the refund was asked.
  */
 async function heldRefund() {
-  const collection = await collected();
-  const receipt = (await receiptOf(collection))!;
-  await reverseOutside(fake, m.midId, collection, receipt, hooks.url, String(seq));
+  const collection = await reversedOutside();
   const before = await balance();
   const r = await refund(collection);
   const url = await refundUrl(r.gateway_reference);
   // M-Pesa takes our reversal, then its Result says R000001
   await eventually(() => [...fake.reversals.values()].find((x) => x.resultUrl === url && x.resultCode === 'R000001'), 10_000, 'the R000001 Result');
-  const held = await eventually(async () => {
-    const row = await svc.services.db.one<{ status: string; send_state: string; held_reason: string | null; next_check_at: Date | null }>(
-      'SELECT status, send_state, held_reason, next_check_at FROM refunds WHERE gateway_reference = $1', [r.gateway_reference]);
-    return row.send_state === 'held' ? row : undefined;
-  }, 15_000, 'refund held');
+  const held = await heldRow(r.gateway_reference);
   return { collection, reference: r.gateway_reference as string, url, before, held };
 }
+
+/** A COMPLETED collection whose payment was reversed outside the refund (its refund's reversal is R000001). */
+async function reversedOutside(): Promise<string> {
+  const collection = await collected();
+  const receipt = (await receiptOf(collection))!;
+  await reverseOutside(fake, m.midId, collection, receipt, hooks.url, String(seq));
+  return collection;
+}
+
+const heldRow = (reference: string) => eventually(async () => {
+  const row = await svc.services.db.one<{ status: string; send_state: string; held_reason: string | null; next_check_at: Date | null }>(
+    'SELECT status, send_state, held_reason, next_check_at FROM refunds WHERE gateway_reference = $1', [reference]);
+  return row.send_state === 'held' ? row : undefined;
+}, 15_000, 'refund held');
 
 const journalKinds = async (reference: string) =>
   (await svc.services.db.any<{ kind: string }>('SELECT j.kind FROM journals j JOIN refunds r ON r.id = j.refund_id WHERE r.gateway_reference = $1 ORDER BY j.id', [reference])).map((j) => j.kind);
@@ -243,6 +251,85 @@ it('resolve-held FAILED returns the hold to the wallet as a failed refund; the d
   expect(expectOk(await owner.get(`/v1/admin/refunds?collection_gateway_reference=${collection}`))).toEqual([expect.objectContaining({ gateway_reference: reference, held_reason: null, resolution: null })]);
   expect(expectOk(await owner.get(`/v1/admin/collections/${collection}/refunds`))).toEqual([expect.objectContaining({ gateway_reference: reference, held_reason: null, resolution: null })]);
   expect(expectOk(await session.get(`/v1/admin/collections/${collection}/refunds`))).toEqual([expect.objectContaining({ gateway_reference: reference, resolution: expect.objectContaining({ outcome: 'FAILED', resolved_by: adminUser.email }) })]);
+});
+
+it('a held refund takes no late processor answer: a late move or a queued retry leaves it held, nothing is sent again, and resolve-held still moves it once', async () => {
+  const { reference, url, before, held } = await heldRefund();
+  const refunds = svc.services.refunds;
+  const rowOf = () => svc.services.db.one<{ id: string; status: string; send_state: string; held_reason: string | null; next_send_at: Date | null; next_check_at: Date | null }>(
+    'SELECT id, status, send_state, held_reason, next_send_at, next_check_at FROM refunds WHERE gateway_reference = $1', [reference]);
+  const heldRow = await rowOf();
+  const id = BigInt(heldRow.id);
+  const state = await databaseState(svc.services.db);
+
+  // (a) late answers through the one state change, as a send's or a query's outcome arrives: no operator's
+  // decision, so none moves it (a late "accepted", a late settlement either way)
+  expect(await refunds.move(id, { to: 'PROCESSING', nextCheckAt: new Date() })).toBeNull();
+  expect(await refunds.move(id, { to: 'COMPLETED' })).toBeNull();
+  expect(await refunds.move(id, { to: 'FAILED', failureReason: 'M-Pesa reports the reversal as failed' })).toBeNull();
+  expect(await databaseState(svc.services.db)).toEqual(state);
+
+  // (b) a send that was under way when the hold came ends in 'retry': the refund stays held, never queued again
+  const reversals = () => [...fake.reversals.values()].filter((x) => x.resultUrl === url).length;
+  const sent = reversals();
+  const queries = fake.statusQueries.filter((q) => q.resultUrl === url).length;
+  await refunds['record']({ id, gateway_reference: reference } as never, {
+    sendState: 'queued', nextSendAt: new Date(), nextCheckAt: null, lastError: 'M-Pesa answered 503', pendingReason: 'awaiting_processor',
+  });
+  expect(svc.logs.some((l) => l.includes('late processor answer for a refund held for the operator: ignored') && l.includes(reference))).toBe(true);
+  // the send worker runs every 500 ms and the retry was due at once: several runs pass
+  await new Promise((done) => setTimeout(done, 2000));
+  await refunds.sendDue();
+  await refunds.checkDue();
+  expect(reversals()).toBe(sent);
+  expect(fake.statusQueries.filter((q) => q.resultUrl === url)).toHaveLength(queries);
+  expect(await rowOf()).toEqual(heldRow);
+  expect(heldRow).toMatchObject({ status: held.status, send_state: 'held', held_reason: held.held_reason, next_send_at: null, next_check_at: null });
+  expect(await balance()).toMatchObject({ available_balance: before.available_balance - 1500, refund_held_balance: before.refund_held_balance + 1500 });
+  expect(await databaseState(svc.services.db)).toEqual(state);
+
+  // (c) the operator's decision still moves it, exactly once
+  const data = expectOk(await resolve(reference, { outcome: 'FAILED', note: 'M-Pesa support: the earlier reversal was of another payment' }));
+  expect(data).toMatchObject({ transaction_status: 'FAILED', failure_reason: RESOLVED_FAILED_REASON, held_reason: null });
+  expect(await journalKinds(reference)).toEqual(['refund_hold', 'refund_return']);
+  expect(await balance()).toMatchObject({ available_balance: before.available_balance, refund_held_balance: before.refund_held_balance });
+  const again = await resolve(reference, { outcome: 'COMPLETED', note: 'again' });
+  expect([again.status, again.body.code]).toEqual([400, 'INVALID_STATE']);
+  await eventually(() => hooksFor(hooks.received, reference).some((h) => h.transaction_status === 'FAILED'), 10_000, 'the failure webhook');
+  expect(hooksFor(hooks.received, reference).filter((h) => h.transaction_status !== 'PROCESSING').map((h) => h.transaction_status)).toEqual(['FAILED']);
+});
+
+it('a status query under way when the R000001 Result holds the refund does not un-hold it: its first reason stays, M-Pesa is not asked again', async () => {
+  const collection = await reversedOutside();
+  fake.holdNextReversal = 1;
+  const r = await refund(collection);
+  const url = await refundUrl(r.gateway_reference);
+  const ours = await eventually(() => [...fake.reversals.values()].find((x) => x.resultUrl === url), 10_000, 'our reversal taken');
+  await ended(r.gateway_reference, 'PROCESSING');
+  // the next status query reaches M-Pesa and hangs there (the check worker's lease pushes next_check_at out)
+  fake.mode = 'hang';
+  try {
+    await eventually(async () => {
+      const { next_check_at: next } = await svc.services.db.one<{ next_check_at: Date | null }>('SELECT next_check_at FROM refunds WHERE gateway_reference = $1', [r.gateway_reference]);
+      return next !== null && next.getTime() > clock.now().getTime() + 5000;
+    }, 10_000, 'a status query under way');
+    // meanwhile the reversal's Result says R000001: held
+    fake.finishReversal(ours.originatorConversationId, 'R000001');
+    const held = await heldRow(r.gateway_reference);
+    expect(held).toMatchObject({ status: 'PROCESSING', held_reason: expect.stringMatching(/^M-Pesa says this payment was already reversed/) });
+    // the hung query times out: its outcome comes after the hold (ignored, or written over it)
+    await eventually(async () => svc.logs.some((l) => l.includes('late processor answer for a refund held for the operator: ignored') && l.includes(r.gateway_reference))
+      || (await svc.services.db.one<{ send_state: string }>('SELECT send_state FROM refunds WHERE gateway_reference = $1', [r.gateway_reference])).send_state !== 'held', 10_000, 'the late outcome');
+  } finally {
+    fake.mode = 'up';
+  }
+  const queries = fake.statusQueries.filter((q) => q.resultUrl === url).length;
+  // past the check schedule: nothing asks M-Pesa again, nothing re-holds it with the query's reason
+  await new Promise((done) => setTimeout(done, 1500));
+  expect(fake.statusQueries.filter((q) => q.resultUrl === url)).toHaveLength(queries);
+  expect(await svc.services.db.one('SELECT status, send_state, held_reason, next_send_at, next_check_at FROM refunds WHERE gateway_reference = $1', [r.gateway_reference]))
+    .toEqual({ status: 'PROCESSING', send_state: 'held', held_reason: expect.stringMatching(/^M-Pesa says this payment was already reversed/), next_send_at: null, next_check_at: null });
+  expectOk(await resolve(r.gateway_reference, { outcome: 'COMPLETED', note: 'M-Pesa support: the customer has the money back' }));
 });
 
 it('resolve-held refuses a refund not held, bad input, a merchant owner and operator support, changing nothing', async () => {

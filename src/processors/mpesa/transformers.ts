@@ -323,7 +323,8 @@ const REVERSAL_RESULTS: Verdicts<ObservedStatus> = {
  * and a reversal M-Pesa refused as already reversed (R000001) reads "Failed" here too: when the status
  * query answers before the reversal's own Result (lost, or slower), failing the refund would return its
  * hold to a merchant whose customer may have the money back. So "Failed" is held for an operator, as
- * R000001 is; the reversal's own Result, if it comes, still settles it by its code.
+ * R000001 is; the reversal's own Result, if it comes later, settles nothing either: a held refund waits
+ * for the operator's decision (docs/contract/refunds.md).
  */
 const TRANSACTION_STATUS: Verdicts<ObservedStatus> = {
   Completed: { status: 'COMPLETED', message: null },
