@@ -36,6 +36,8 @@ import { openCredentials } from '../processors/credentials';
 
 const VIEWS_OF_SQL = sqlFile(__dirname, 'views-of.sql');
 const CLAIM_SENDS_SQL = sqlFile(__dirname, 'claim-sends.sql');
+const CLAIM_CHECKS_SQL = sqlFile(__dirname, 'claim-checks.sql');
+const CLAIM_ONE_SQL = sqlFile(__dirname, 'claim-one.sql');
 
 const BATCH = 20;
 /** a call's outcomes that are not a usable answer: counted as the processor's errors */
@@ -71,35 +73,6 @@ export interface Claimed {
   /** a send's claim found it 'sending': its last worker died mid-call, with no outcome written */
   was_sending?: boolean;
 }
-
-const CLAIM_COLUMNS = `p.collection_id, p.mid_id, p.service_type, p.reference, p.callback_token, p.amount_minor, p.currency,
-  p.vendor_reference, p.state, p.send_attempts, p.checks, p.reported_amount_minor, p.reported_currency,
-  c.status AS collection_status, c.gateway_reference, c.account_number, c.narration, c.expires_at, c.card_masked, m.credentials_enc, p.trace_parent`;
-
-/** Claims the requests `due` selects (and locks) for a lease: $1 now, $3 lease end; `set` moves their clock. */
-function claim(due: string, set: string): string {
-  return `
-  WITH due AS (${due})
-  UPDATE processor_requests p SET ${set}, updated_at = $1
-  FROM due, collections c, mids m
-  WHERE p.collection_id = due.collection_id AND c.id = p.collection_id AND m.id = p.mid_id
-  RETURNING ${CLAIM_COLUMNS}`;
-}
-
-const CLAIM_CHECKS = claim(
-  'SELECT collection_id FROM processor_requests WHERE next_check_at <= $1 ORDER BY next_check_at LIMIT $2 FOR UPDATE SKIP LOCKED',
-  'next_check_at = $3, checks = p.checks + 1',
-);
-
-/**
- * One collection's request, for a status query now; $1 now, $2 collection, $3 lease end. It waits for a
- * concurrent claim or prompt (a webhook arriving with the customer) rather than skip: the customer's
- * query must run, even when a worker's runs too (both only ever apply the processor's answer once).
- */
-const CLAIM_ONE = claim(
-  "SELECT collection_id FROM processor_requests WHERE collection_id = $2 AND state IN ('sent', 'unknown') FOR UPDATE",
-  'next_check_at = $3, checks = p.checks + 1',
-);
 
 export class ProcessorRequestService {
   constructor(private readonly s: Base & { collections: CollectionService; processors: Processors; refunds: Pick<RefundService, 'prompt'>; disbursements: Pick<DisbursementService, 'prompt'> }) {}
@@ -208,7 +181,7 @@ export class ProcessorRequestService {
   // ---- checks (reconciliation) ----------------------------------------------------------------
 
   async checkDue(): Promise<number> {
-    const claimed = await this.s.db.any<Claimed>(CLAIM_CHECKS, [this.s.now(), BATCH, this.leaseEnd()]);
+    const claimed = await this.s.db.any<Claimed>(CLAIM_CHECKS_SQL, { now: this.s.now(), limit: BATCH, leaseEnd: this.leaseEnd() });
     await Promise.all(claimed.map((r) => this.checkOne(r)));
     return claimed.length;
   }
@@ -218,7 +191,7 @@ export class ProcessorRequestService {
    * from a processor's page waits for it). Nothing when the processor does not have it.
    */
   async checkNow(collectionId: bigint): Promise<void> {
-    const claimed = await this.s.db.oneOrNone<Claimed>(CLAIM_ONE, [this.s.now(), collectionId, this.leaseEnd()]);
+    const claimed = await this.s.db.oneOrNone<Claimed>(CLAIM_ONE_SQL, { now: this.s.now(), collectionId, leaseEnd: this.leaseEnd() });
     if (claimed) await this.checkOne(claimed);
   }
 
