@@ -13,12 +13,6 @@ export interface OwnersEmail {
   exceptUserId: number | null;
 }
 
-/**
- * Where the business's name goes when the emails are built for the outbox: owners-email.sql joins the name
- * in, so the text is split here. A NUL, which no text read from the database (and no setting) can hold.
- */
-export const BUSINESS_NAME_SLOT = '\u0000';
-
 const FOOTER = ['', 'This notice was sent by PayCollect to the owners of the business.'];
 
 /**

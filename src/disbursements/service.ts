@@ -12,7 +12,7 @@ import type { QueryFile } from 'pg-promise';
 import type { components } from '../../generated/merchant-api';
 import type { Config } from '../config';
 import { sqlFile } from '../db';
-import { BUSINESS_NAME_SLOT, disbursementEmails } from './emails';
+import { disbursementEmails } from './emails';
 import { disbursementFilterWhere } from './filters';
 import type { DisbursementFilters } from './filters';
 import type { Db, Tx } from '../db';
@@ -108,6 +108,7 @@ const SQL = {
   prompt: sql('prompt.sql'),
   promptByReference: sql('prompt-by-reference.sql'),
   approvalsDue: sql('approvals-due.sql'),
+  businessName: sql('business-name.sql'),
   ownersEmail: sql('owners-email.sql'),
 };
 
@@ -407,11 +408,9 @@ export class DisbursementService {
   private async emailOwners(t: Tx, row: DisbursementRow, now: Date): Promise<void> {
     if (row.status !== 'PENDING_APPROVAL' && row.status !== 'FAILED' && row.status !== 'REVERSED') return;
     const page = `${this.p.config.publicBaseUrl}/dashboard/disbursements/${row.gateway_reference}`;
-    // the business's name is joined in by the statement that writes the emails (its slot: BUSINESS_NAME_SLOT)
-    for (const e of disbursementEmails(row, BUSINESS_NAME_SLOT, page)) {
-      await t.any(SQL.ownersEmail, {
-        kind: e.kind, subject: e.subject, textAroundName: e.text.split(BUSINESS_NAME_SLOT), now, businessId: row.business_id, exceptUserId: e.exceptUserId,
-      });
+    const business = await t.one<{ name: string }>(SQL.businessName, { businessId: row.business_id });
+    for (const e of disbursementEmails(row, business.name, page)) {
+      await t.any(SQL.ownersEmail, { kind: e.kind, subject: e.subject, text: e.text, now, businessId: row.business_id, exceptUserId: e.exceptUserId });
     }
   }
 

@@ -74,6 +74,8 @@ it('asks every active owner to decide on one waiting for approval, with what, to
   for (const mail of mails) {
     expect(mail.text).toContain(`Subject: Approve disbursement ${d.merchant_reference}: 75,000.50 UGX to Nakato Grace`);
     expect(mail.text).toContain('A disbursement of 75,000.50 UGX from Kampala Books to Nakato Grace waits for an owner\'s approval.');
+    // the name is the disbursing business's own, not another's
+    expect(mail.text).not.toContain('Nairobi Tools');
     expect(mail.text).toContain('Amount:             75,000.50 UGX (fee 1,500.50 UGX)');
     // the recipient's number masked but for its last four, in the subject and the text alike
     expect(mail.text).toContain('Recipient:          Nakato Grace (******3456)');
