@@ -7,20 +7,21 @@
 // decision.
 import type { Browser, Page } from 'playwright-core';
 import { RESOLVED_FAILED_REASON } from '../../src/refunds/service';
-import { FakeMpesa } from '../fakes/mpesa';
+import type { FakeMpesa } from '../fakes/mpesa';
 import { launchBrowser } from '../helpers/browser';
 import { closeAll, dashboardPage, describeBrowser, fieldError, signIn } from '../helpers/dashboard';
-import { FAST_PROCESSORS, liveMerchant } from '../helpers/live';
 import type { LiveMerchant } from '../helpers/live';
+import { collectedKes, mpesaRefunds } from '../helpers/mpesa-refunds';
+import type { MpesaRefunds } from '../helpers/mpesa-refunds';
 import { reverseOutside } from '../helpers/mpesa-outside';
 import { expectOk } from '../helpers/merchants';
-import { eventually, startReceiver } from '../helpers/notify-fixtures';
+import { eventually } from '../helpers/notify-fixtures';
 import type { Receiver } from '../helpers/notify-fixtures';
-import { startTestService } from '../helpers/service';
 import type { TestService } from '../helpers/service';
 import { Clock, createUser, totpCode } from '../helpers/users';
 
 const clock = new Clock();
+let live: MpesaRefunds | undefined;
 let fake: FakeMpesa;
 let hooks: Receiver;
 let svc: TestService;
@@ -34,13 +35,7 @@ let settled: { reference: string; merchantReference: string };
 /** A COMPLETED collection of KES 1,500. */
 async function collected(): Promise<string> {
   seq += 1;
-  const res = await m.client.post('/v1/collections/request-to-pay', {
-    currency: 'KES', amount: 1500, payment_method: 'MOBILE_MONEY', account_number: '254708374149',
-    merchant_reference: `HRUI-${process.pid}-${seq}`, narration: 'Order for live goods',
-  });
-  const reference = expectOk(res).gateway_reference;
-  await eventually(async () => expectOk(await m.client.get(`/v1/collections/${reference}`)).transaction_status === 'COMPLETED', 15_000, 'collected');
-  return reference;
+  return collectedKes(m, `HRUI-${process.pid}-${seq}`);
 }
 
 async function refund(collection: string) {
@@ -69,19 +64,15 @@ const journalKinds = async (reference: string) =>
   (await svc.services.db.any<{ kind: string }>('SELECT j.kind FROM journals j JOIN refunds r ON r.id = j.refund_id WHERE r.gateway_reference = $1 ORDER BY j.id', [reference])).map((j) => j.kind);
 
 beforeAll(async () => {
-  fake = new FakeMpesa({ answerAfterMs: 10 });
-  await fake.start();
-  hooks = await startReceiver();
-  svc = await startTestService({ env: { APP_ENV: 'live', MPESA_BASE_URL: fake.url, ...FAST_PROCESSORS }, now: clock.now });
-  m = await liveMerchant(svc, { serviceType: 'mpesa', currency: 'KES', credentials: fake.refundCredentials(), webhookUrl: hooks.url });
+  live = await mpesaRefunds(clock);
+  ({ fake, hooks, svc, m } = live);
   held.push(await heldRefund(), await heldRefund());
   settled = await refund(await collected());
   await eventually(async () => (await refundRow(settled.reference)).status === 'COMPLETED', 15_000, 'refund completed');
   browser = (await launchBrowser()) as Browser;
 }, 240_000);
 afterAll(async () => {
-  await closeAll(browser, svc, hooks);
-  await fake?.stop();
+  await closeAll(browser, live);
 });
 
 async function operatorPage(role: 'operator_admin' | 'operator_support', path: string) {

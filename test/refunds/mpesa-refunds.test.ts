@@ -2,19 +2,21 @@
 import { RECEIPT_UNKNOWN } from '../../src/processors/mpesa/transformers';
 import { refundFilterWhere } from '../../src/refunds/filters';
 import { RESOLVED_FAILED_REASON } from '../../src/refunds/service';
-import { FakeMpesa } from '../fakes/mpesa';
-import { FAST_PROCESSORS, hooksFor, liveMerchant, requestOf } from '../helpers/live';
+import type { FakeMpesa } from '../fakes/mpesa';
+import { hooksFor, requestOf } from '../helpers/live';
 import type { LiveMerchant } from '../helpers/live';
+import { collectedKes, mpesaRefunds } from '../helpers/mpesa-refunds';
+import type { MpesaRefunds } from '../helpers/mpesa-refunds';
 import { reverseOutside } from '../helpers/mpesa-outside';
 import { createBusiness, errorFields, expectOk } from '../helpers/merchants';
-import { eventually, startReceiver } from '../helpers/notify-fixtures';
+import { eventually } from '../helpers/notify-fixtures';
 import type { Receiver } from '../helpers/notify-fixtures';
-import { startTestService } from '../helpers/service';
 import type { TestService } from '../helpers/service';
 import { databaseState } from '../helpers/state';
 import { Clock, createUser, signedIn } from '../helpers/users';
 import { parseCsv } from '../reports/csv';
 
+let live: MpesaRefunds | undefined;
 let fake: FakeMpesa;
 let hooks: Receiver;
 let svc: TestService;
@@ -24,19 +26,14 @@ let seq = 0;
 const clock = new Clock();
 
 beforeAll(async () => {
-  fake = new FakeMpesa({ answerAfterMs: 10 });
-  await fake.start();
-  hooks = await startReceiver();
-  svc = await startTestService({ env: { APP_ENV: 'live', MPESA_BASE_URL: fake.url, ...FAST_PROCESSORS }, now: clock.now });
-  m = await liveMerchant(svc, { serviceType: 'mpesa', currency: 'KES', credentials: fake.refundCredentials(), webhookUrl: hooks.url });
+  live = await mpesaRefunds(clock);
+  ({ fake, hooks, svc, m } = live);
   // the merchant's summary e-mail of a refund's end, as the webhook, follows an operator's decision too
   expectOk(await svc.admin.patch(`/v1/admin/api-tokens/${m.apiTokenId}`, { email_merchant: true }));
 }, 180_000); // a service start is over a minute on a loaded machine
 
 afterAll(async () => {
-  await svc?.close();
-  await hooks?.close();
-  await fake?.stop();
+  await live?.close();
 });
 
 afterEach(() => {
@@ -44,15 +41,9 @@ afterEach(() => {
 });
 
 /** A COMPLETED collection of KES 1,500 from `phone`. */
-async function collected(phone = '254708374149'): Promise<string> {
+async function collected(phone?: string): Promise<string> {
   seq += 1;
-  const res = await m.client.post('/v1/collections/request-to-pay', {
-    currency: 'KES', amount: 1500, payment_method: 'MOBILE_MONEY', account_number: phone,
-    merchant_reference: `MPR-${process.pid}-${seq}-${Date.now().toString(36)}`, narration: 'Order for live goods',
-  });
-  const reference = expectOk(res).gateway_reference;
-  await eventually(async () => expectOk(await m.client.get(`/v1/collections/${reference}`)).transaction_status === 'COMPLETED', 15_000, 'collected');
-  return reference;
+  return collectedKes(m, `MPR-${process.pid}-${seq}-${Date.now().toString(36)}`, phone);
 }
 
 async function refund(collection: string) {

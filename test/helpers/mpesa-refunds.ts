@@ -1,0 +1,53 @@
+// A live deployment (APP_ENV live) refunding through M-Pesa: the project's fake Daraja over real HTTP, a
+// webhook receiver, the service on the test's clock, and a merchant whose M-Pesa MID (KES) holds the
+// credentials a refund needs (a Transaction Status query and a Reversal); plus its completed payments.
+import { FakeMpesa } from '../fakes/mpesa';
+import { FAST_PROCESSORS, liveMerchant } from './live';
+import type { LiveMerchant } from './live';
+import { expectOk } from './merchants';
+import { eventually, startReceiver } from './notify-fixtures';
+import type { Receiver } from './notify-fixtures';
+import { startTestService } from './service';
+import type { TestService } from './service';
+import type { Clock } from './users';
+
+export interface MpesaRefunds {
+  fake: FakeMpesa;
+  hooks: Receiver;
+  svc: TestService;
+  m: LiveMerchant;
+  /** stops the service, the receiver and the fake */
+  close(): Promise<void>;
+}
+
+/** Starts the fake, the receiver and the service on `clock`, and sets the merchant up; what started is stopped if a step fails. */
+export async function mpesaRefunds(clock: Clock): Promise<MpesaRefunds> {
+  const fake = new FakeMpesa({ answerAfterMs: 10 });
+  let hooks: Receiver | undefined;
+  let svc: TestService | undefined;
+  const close = async () => {
+    await svc?.close();
+    await hooks?.close();
+    await fake.stop();
+  };
+  try {
+    await fake.start();
+    hooks = await startReceiver();
+    svc = await startTestService({ env: { APP_ENV: 'live', MPESA_BASE_URL: fake.url, ...FAST_PROCESSORS }, now: clock.now });
+    const m = await liveMerchant(svc, { serviceType: 'mpesa', currency: 'KES', credentials: fake.refundCredentials(), webhookUrl: hooks.url });
+    return { fake, hooks, svc, m, close };
+  } catch (err) {
+    await close();
+    throw err;
+  }
+}
+
+/** A COMPLETED collection of KES 1,500 from `phone`, under `merchantReference`; its gateway reference. */
+export async function collectedKes(m: LiveMerchant, merchantReference: string, phone = '254708374149'): Promise<string> {
+  const res = await m.client.post('/v1/collections/request-to-pay', {
+    currency: 'KES', amount: 1500, payment_method: 'MOBILE_MONEY', account_number: phone, merchant_reference: merchantReference, narration: 'Order for live goods',
+  });
+  const reference = expectOk(res).gateway_reference;
+  await eventually(async () => expectOk(await m.client.get(`/v1/collections/${reference}`)).transaction_status === 'COMPLETED', 15_000, 'collected');
+  return reference;
+}
