@@ -58,11 +58,12 @@ function errorOf(response: Response, body: unknown): ApiError {
   const e = body as Partial<Admin['Error']> | undefined;
   if (e && typeof e.code === 'string' && typeof e.message === 'string') {
     const fields = Array.isArray(e.data) ? e.data : [];
+    // each hint a sentence after the API's message, without its own full stop: the page ends the whole with one
     const hint =
       e.code === 'RATE_LIMITED'
-        ? ` Wait ${response.headers.get('Retry-After') ?? 'a few'} seconds, then try again.`
+        ? `. Wait ${response.headers.get('Retry-After') ?? 'a few'} seconds, then try again`
         : e.code === 'CSRF_FAILED'
-          ? ' Your page has been brought up to date: try again.'
+          ? '. Your page has been brought up to date: try again'
           : roleRefusal(e)
             ? '. Ask an administrator of your account if you need this'
             : '';

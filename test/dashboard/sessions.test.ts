@@ -10,7 +10,7 @@ import { mobileMoney, setupMerchant } from '../helpers/fixtures';
 import type { MerchantSetup } from '../helpers/fixtures';
 import { startTestService } from '../helpers/service';
 import type { TestService } from '../helpers/service';
-import { Clock, createUser, totpCode } from '../helpers/users';
+import { Clock, createUser, SessionClient, totpCode } from '../helpers/users';
 
 const clock = new Clock();
 const IDLE_MS = 30 * 60_000;
@@ -91,7 +91,11 @@ describeBrowser('dashboard people in Chromium', () => {
     await form.getByLabel('Quote').fill('UGX');
     await form.getByLabel('Rate').fill('4700');
     await form.getByRole('button', { name: 'Set rate' }).click();
-    await form.getByRole('alert').getByText('try again').waitFor();
+    // the API's refusal and what to do, each a sentence with its full stop
+    await form.getByRole('alert').getByText(
+      'X-CSRF-Token is missing or does not match the session; read it again from GET /v1/admin/session. Your page has been brought up to date: try again.',
+      { exact: true },
+    ).waitFor();
     expect(await rows("SELECT * FROM fx_rates WHERE base = 'GBP'")).toEqual([]);
     // Without the forgery, the same form goes through: the page fetched the current token meanwhile.
     await page.unroute('**/v1/admin/fx-rates');
@@ -99,6 +103,21 @@ describeBrowser('dashboard people in Chromium', () => {
     await page.getByRole('cell', { name: 'GBP → UGX' }).waitFor();
     expect(await rows("SELECT rate::text FROM fx_rates WHERE base = 'GBP'")).toEqual([{ rate: expect.stringMatching(/^4700(\.0+)?$/) }]);
     await page.context().close();
+  }, SETUP_MS);
+
+  it('refuses a sign-in after 10 failures in a minute, saying how long to wait, and signs no one in', async () => {
+    const admin = await createUser(svc, { role: 'operator_admin', totp: true });
+    clock.advance(60_000 - (clock.now().getTime() % 60_000) + 100); // start of a fresh window
+    for (let i = 0; i < 10; i++) expect((await new SessionClient(svc).login(admin.email, 'wrong password here')).status).toBe(401);
+    const page = await dashboardPage(browser, svc);
+    await signIn(page, admin.email, admin.password);
+    const alert = page.getByRole('form', { name: 'Sign in' }).getByRole('alert');
+    await alert.waitFor();
+    expect(await alert.textContent()).toMatch(/^Too many attempts; wait before trying again\. Wait \d+ seconds, then try again\.$/);
+    expect(await page.getByRole('form', { name: 'Second factor' }).count()).toBe(0);
+    expect(await rows('SELECT * FROM user_sessions WHERE user_id = $1', [admin.id])).toEqual([]);
+    await page.context().close();
+    clock.advance(60_000); // the next window: the address's sign-ins are counted afresh for the tests after
   }, SETUP_MS);
 
   it('lets support read a business but change nothing, in the page or by a direct call', async () => {
