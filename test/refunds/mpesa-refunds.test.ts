@@ -1,4 +1,4 @@
-// Proves M-Pesa refunds through the public API against the project's fake Daraja over real HTTP: the receipt the STK callback gave is kept with the collection and confirmed with the Transaction Status query (short code, amount, customer) before the Reversal names it; a forged callback naming another customer's receipt, or a receipt M-Pesa never issued, fails the refund with its reason and returns the money, and no reversal is sent; a payment whose callback was lost (completed by STK Push Query, so no receipt) fails its refund as "M-Pesa receipt unknown" without asking M-Pesa anything; a reversal M-Pesa answers "already reversed" (R000001: the payment was reversed outside this refund) is held for an operator with its reason, its money still held, never failed back to the wallet, (the refunds list and the payment's own refunds list show operators why, the merchant's people null) until an operator admin resolves it (resolve-held): COMPLETED pays the hold out, FAILED returns it, each notified as any such refund; anything not held, bad input and any other role are refused and change nothing; the operator's refunds list and export with held=true find exactly the held refunds (a merchant user its own business's only) and the overview counts them, reading them through a partial index and not every refund.
+// Proves M-Pesa refunds through the public API against the project's fake Daraja over real HTTP: the receipt the STK callback gave is kept with the collection and confirmed with the Transaction Status query (short code, amount, customer) before the Reversal names it; a forged callback naming another customer's receipt, or a receipt M-Pesa never issued, fails the refund with its reason and returns the money, and no reversal is sent; a payment whose callback was lost (completed by STK Push Query, so no receipt) fails its refund as "M-Pesa receipt unknown" without asking M-Pesa anything; a reversal M-Pesa answers "already reversed" (R000001: the payment was reversed outside this refund) is held for an operator with its reason, its money still held, never failed back to the wallet, (the refunds list and the payment's own refunds list show operators why, the merchant's people null) until an operator admin resolves it (resolve-held): COMPLETED pays the hold out, FAILED returns it, each notified as any such refund; anything not held, bad input and any other role are refused and change nothing; the operator's refunds list and export with held=true find exactly the held refunds (a merchant user its own business's only, without the operator's side; the merchant API refuses the filter) and the overview counts them, reading them through a partial index and not every refund.
 import { RECEIPT_UNKNOWN } from '../../src/processors/mpesa/transformers';
 import { refundFilterWhere } from '../../src/refunds/filters';
 import { RESOLVED_FAILED_REASON } from '../../src/refunds/service';
@@ -396,6 +396,18 @@ it('held=true lists and exports exactly the refunds held for an operator, counte
   const stranger = await signedIn(svc, await createUser(svc, { role: 'merchant_owner', business_id: elsewhere.id }));
   expect(expectOk(await stranger.get('/v1/admin/refunds?held=true'))).toEqual([]);
   expect(expectOk(await svc.admin.get(`/v1/admin/refunds?held=true&business_id=${elsewhere.id}`))).toEqual([]);
+  // the merchant API has no such filter (it is the operator API's): refused, not applied or ignored; its records carry no operator's side
+  for (const url of ['/v1/refunds?held=true', '/v1/exports/refunds?held=true']) {
+    const refused = await m.client.get(url, { headers: { accept: url.includes('exports') ? 'text/csv' : 'application/json' } });
+    expect(`${url} ${refused.status} ${refused.body?.code}`).toBe(`${url} 400 VALIDATION_ERROR`);
+    expect(errorFields(refused)).toContain('held');
+  }
+  const merchantListed = expectOk(await m.client.get('/v1/refunds?per_page=100'));
+  expect(refs(merchantListed)).toEqual(expect.arrayContaining([reference]));
+  for (const r of merchantListed) {
+    expect(r).not.toHaveProperty('held_reason');
+    expect(r).not.toHaveProperty('resolution');
+  }
 
   // a bad value: refused at the parameter, nothing changes
   const stateOf = async () => {
