@@ -69,7 +69,8 @@ function errorOf(response: Response, body: unknown): ApiError {
             : '';
     return new ApiError(response.status, e.code, e.message + hint, fields);
   }
-  return new ApiError(response.status, 'INTERNAL_ERROR', `PayCollect answered HTTP ${response.status}. Try again; if it persists, check the service log.`);
+  // the page ends it with a full stop, as it does the API's messages
+  return new ApiError(response.status, 'INTERNAL_ERROR', `PayCollect answered HTTP ${response.status}. Try again; if it persists, check the service log`);
 }
 
 interface Answer<T> {

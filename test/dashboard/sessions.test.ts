@@ -105,6 +105,23 @@ describeBrowser('dashboard people in Chromium', () => {
     await page.context().close();
   }, SETUP_MS);
 
+  it('shows an answer that is not the API\'s (a proxy\'s 502) as one sentence with its full stop, and changes nothing', async () => {
+    const page = await operatorPage('operator_admin', '/rates');
+    await page.route('**/v1/admin/fx-rates', (route) =>
+      route.request().method() !== 'GET' ? route.fulfill({ status: 502, contentType: 'text/html', body: '<h1>502 Bad Gateway</h1>' }) : route.continue(),
+    );
+    const form = page.getByRole('form', { name: 'Set a market rate' });
+    await form.getByLabel('Base').fill('CHF');
+    await form.getByLabel('Quote').fill('UGX');
+    await form.getByLabel('Rate').fill('4100');
+    await form.getByRole('button', { name: 'Set rate' }).click();
+    const alert = form.getByRole('alert');
+    await alert.waitFor();
+    expect(await alert.textContent()).toBe('PayCollect answered HTTP 502. Try again; if it persists, check the service log.');
+    expect(await rows("SELECT * FROM fx_rates WHERE base = 'CHF'")).toEqual([]);
+    await page.context().close();
+  }, SETUP_MS);
+
   it('refuses a sign-in after 10 failures in a minute, saying how long to wait, and signs no one in', async () => {
     const admin = await createUser(svc, { role: 'operator_admin', totp: true });
     clock.advance(60_000 - (clock.now().getTime() % 60_000) + 100); // start of a fresh window
