@@ -2014,7 +2014,7 @@ export interface components {
             last_attempt_at: components["schemas"]["Timestamp"] | null;
             /** @description HTTP status of the latest attempt; `null` before the first or when no answer came. */
             last_http_status: number | null;
-            /** @description Error of the latest attempt (`HTTP 503`, `timeout`, ...); `null` when it succeeded or none was made. */
+            /** @description Error of the latest failed attempt (`HTTP 503`, `timeout`, ...) while the notification is undelivered; `null` before any attempt and once delivered, even if an attempt made at the same time failed after. */
             last_error: string | null;
             /** @description When the webhook acknowledged it (UTC); `null` until then. */
             delivered_at: components["schemas"]["Timestamp"] | null;
