@@ -11,6 +11,8 @@ module.exports = {
   transform: { '^.+\\.(ts|js|mjs)$': swc },
   // the ref-parser sits under openapi-backend since package.json overrides its version (see README)
   transformIgnorePatterns: ['/node_modules/(?!(jose|(openapi-backend/node_modules/)?@apidevtools/json-schema-ref-parser)/)'],
-  testTimeout: 60000,
+  // also the default of beforeAll/afterAll: most files start a whole service on a fresh database there,
+  // which takes over a minute on a loaded two-core machine (the embedded database's migrations)
+  testTimeout: 180_000,
   maxWorkers: 2,
 };
