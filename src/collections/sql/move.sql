@@ -6,10 +6,9 @@
 -- and API token), and everything it writes, each only from its moved row: the credit journal with its
 -- postings and holds (a completion), the webhook notification (a collection with an API token: it takes the
 -- collection's next sequence), the emails and the certification record (the sandbox). Optional parts are
--- guarded, never left out: credit false, no owned elements, a NULL body or scenario write nothing. The caller
--- sends the batch in id order and the update walks it in that order (a nested loop over the input, one index
--- lookup a row), so batches lock their rows in id order; a collection twice in one batch is changed at most
--- once: the guard makes the other a miss. Answers one row per move that applied (n_ its place, none when its
+-- guarded, never left out: credit false, no owned elements, a NULL body or scenario write nothing. The batch's
+-- rows are locked first, in id order whatever plan the update gets, so two batches never wait for each other
+-- in a circle; a collection twice in one batch is changed at most once: the guard makes the other a miss. Answers one row per move that applied (n_ its place, none when its
 -- guard found the row changed) and credited_: false when a completion found the collection credited already
 -- (one credit journal per collection).
 WITH input AS (
@@ -21,11 +20,14 @@ WITH input AS (
     WITH ORDINALITY AS i(id, from_, notification_seq, api_token_id, status, message, updated_at, taken, late_completed_at,
       credit, credited_at, event_id, body, first_attempt_at, notified_at, trace_parent, emails_at, scenario, n)
 ),
+locked AS (
+  SELECT c.id FROM collections c WHERE c.id = ANY(${id}::bigint[]) ORDER BY c.id FOR UPDATE
+),
 moved AS (
   UPDATE collections c SET status = i.status, message = i.message, updated_at = i.updated_at,
     notification_seq = c.notification_seq + i.taken, late_completed_at = i.late_completed_at
   FROM input i
-  WHERE c.id = i.id AND c.status = i.from_
+  WHERE c.id = ANY(${id}::bigint[]) AND c.id = i.id AND c.id IN (SELECT l.id FROM locked l) AND c.status = i.from_
     AND c.notification_seq = i.notification_seq AND c.api_token_id IS NOT DISTINCT FROM i.api_token_id
   RETURNING c.*, i.n AS n_
 ),
