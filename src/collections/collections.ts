@@ -27,10 +27,12 @@ import type { PricingService } from '../merchants/pricing';
 import type { Processors } from '../processors';
 import { countCollections, filterWhere, foldPastCounts } from './counts';
 import { CreateBatches } from './create-batch';
+import { MISSED, MoveBatches } from './move-batch';
+import type { MoveAsk, MoveFrom, MoveTry } from './move-batch';
 import type { RoutingTurns } from './routing-turns';
 import type { PostingRow } from '../api-records/collection';
 import { NO_CREDIT } from '../ledger/ledger';
-import type { CreditContext, LedgerService } from '../ledger/ledger';
+import type { CreditContext, CreditValues, LedgerService } from '../ledger/ledger';
 import type { NotificationService, Recipients } from '../notifications/notifications';
 import type { components } from '../../generated/merchant-api';
 import { currentTraceParent } from '../telemetry';
@@ -70,16 +72,10 @@ interface MoveExtras {
   outbox_recipients: Recipients | null;
 }
 
-/** What a move reads (readForMove): the row with what its writes need. */
-type MoveRead = CollectionRow & MoveExtras;
+/** What a move reads (readForMoves): the row with what its writes need, and its place in the batch. */
+type MoveRead = CollectionRow & MoveExtras & { n_: string | number | bigint };
 
-/**
- * The state a move starts from: PENDING, or a final state for a late completion, which only moves to
- * COMPLETED: EXPIRED when a processor confirmed payment after our own deadline (our clock, not its
- * word), FAILED or CANCELLED when an operator credits a success held because it came after that word
- * (docs/contract/states.md).
- */
-export type MoveFrom = 'PENDING' | 'EXPIRED' | 'FAILED' | 'CANCELLED';
+export type { MoveFrom } from './move-batch';
 
 /** A collection before its insert: everything but the id. */
 type NewCollection = Omit<CollectionRow, 'id'>;
@@ -170,6 +166,36 @@ function poolSize(db: Base['db']): number {
   return (db.$pool as unknown as { options: { max: number } }).options.max;
 }
 
+/** One move's values for move.sql: its element of each per-move array, and its postings, holds and emails. */
+interface PlannedMove {
+  values: Record<string, unknown> & { taken: number };
+  credit: CreditValues;
+  emails: { email_kinds: string[]; email_recipients: string[]; email_subjects: string[]; email_texts: string[] };
+}
+
+/** move.sql's values for a batch: each per-move parameter as an array in the batch's order, the rest flattened with their owner's place. */
+function moveValues(batch: readonly PlannedMove[]): Record<string, unknown[]> {
+  const values: Record<string, unknown[]> = {};
+  for (const name of Object.keys(batch[0].values)) values[name] = batch.map((m) => m.values[name]);
+  const owned = <T>(of: (m: PlannedMove) => T[]) => batch.flatMap((m, i) => of(m).map(() => i + 1));
+  values.posting_owners = owned((m) => m.credit.posting_amounts);
+  values.posting_accounts = batch.flatMap((m) => m.credit.posting_accounts);
+  values.posting_amounts = batch.flatMap((m) => m.credit.posting_amounts);
+  values.posting_currencies = batch.flatMap((m) => m.credit.posting_currencies);
+  values.posting_kinds = batch.flatMap((m) => m.credit.posting_kinds);
+  values.hold_owners = owned((m) => m.credit.hold_amounts);
+  values.hold_wallet_ids = batch.flatMap((m) => m.credit.hold_amounts.map(() => m.credit.hold_wallet_id));
+  values.hold_buckets = batch.flatMap((m) => m.credit.hold_buckets);
+  values.hold_amounts = batch.flatMap((m) => m.credit.hold_amounts);
+  values.hold_release_ats = batch.flatMap((m) => m.credit.hold_release_ats);
+  values.email_owners = owned((m) => m.emails.email_kinds);
+  values.email_kinds = batch.flatMap((m) => m.emails.email_kinds);
+  values.email_recipients = batch.flatMap((m) => m.emails.email_recipients);
+  values.email_subjects = batch.flatMap((m) => m.emails.email_subjects);
+  values.email_texts = batch.flatMap((m) => m.emails.email_texts);
+  return values;
+}
+
 interface DueReport {
   id: bigint;
   collection_id: bigint;
@@ -213,9 +239,13 @@ export interface CollectionParts {
 export class CollectionService {
   /** the request-to-pay write, with group commit (create-batch.ts) */
   private readonly creates: CreateBatches;
+  /** state changes outside a caller's transaction, with group commit (move-batch.ts) */
+  private readonly moves: MoveBatches;
 
   constructor(readonly s: Base & CollectionParts) {
-    this.creates = new CreateBatches(s, Math.max(1, Math.floor(poolSize(s.db) / 2)));
+    const lanes = Math.max(1, Math.floor(poolSize(s.db) / 2));
+    this.creates = new CreateBatches(s, lanes);
+    this.moves = new MoveBatches(s, lanes, (q, asks) => this.moveOnce(q, asks));
   }
 
   /**
@@ -362,17 +392,20 @@ export class CollectionService {
 
   /**
    * A provider's report (or the customer's answer on a hosted page): PENDING -> final, with its ledger
-   * postings and notification rows, all or nothing (move). A repeat or a late report changes nothing and
-   * returns null.
+   * postings and notification rows, all or nothing, written with the other changes asked for at the same
+   * moment (move-batch.ts). A repeat or a late report changes nothing and returns null.
    */
   async applyOutcome(collectionId: bigint, outcome: FinalStatus, message?: string, from: MoveFrom = 'PENDING'): Promise<CollectionRow | null> {
-    const row = await this.move(this.s.db, collectionId, outcome, message, from);
-    if (row) {
-      this.finished([row]);
-      this.s.kick('webhooks');
-      this.s.kick('emails');
+    for (;;) {
+      const row = await this.moves.write({ collectionId, outcome, message, from });
+      if (row === MISSED) continue;
+      if (row) {
+        this.finished([row]);
+        this.s.kick('webhooks');
+        this.s.kick('emails');
+      }
+      return row;
     }
-    return row;
   }
 
   /** Counts collections that reached a final state, once their change has committed. */
@@ -381,55 +414,94 @@ export class CollectionService {
   }
 
   /**
-   * The one path by which a collection changes state, through `q`: the database (each statement on its
-   * own, atomic without a transaction) or the caller's transaction. Two statements: a read (no lock) of
-   * the row and of everything its writes need (sql/read-for-move.sql); then one write (sql/move.sql) whose
-   * first CTE is the state change, guarded to apply only to the row as read (still `from`, same
-   * notification_seq and API token), and whose other CTEs (journal, postings, holds, notification,
-   * emails, certification) write only from it. The writes are planned from the read row: amounts, fee,
-   * currency and method never change after creation, and the guard pins what else they depend on.
-   * Not `from` when read: null. The guard found the row changed since the read (moved meanwhile, or its
-   * sequence or token changed): read again, and so on until it moves or is no longer `from`. Returns the
-   * row as the change left it, before its notification took a sequence number.
+   * A collection's state change through the caller's transaction `q` (applyOutcome writes the others): the
+   * same read and write as a batch's, for a batch of one (moveOnce). Not `from` when read: null. The guard
+   * found the row changed since the read: read again, and so on until it moves or is no longer `from`.
+   * Returns the row as the change left it, before its notification took a sequence number.
    */
   async move(q: Queryable, collectionId: bigint, outcome: FinalStatus, message?: string, from: MoveFrom = 'PENDING'): Promise<CollectionRow | null> {
     for (;;) {
-      const read = await this.readForMove(q, collectionId, outcome);
-      if (!read || read.status !== from) return null;
-      const moved = await this.writeMove(q, read, outcome, message, from);
-      if (moved) return moved;
+      const [row] = await this.moveOnce(q, [{ collectionId, outcome, message, from }]);
+      if (row !== MISSED) return row;
     }
   }
 
-  /** A collection with what a move of it to `outcome` needs to write (no lock); null when none. */
-  private readForMove(q: Queryable, collectionId: bigint, outcome: FinalStatus): Promise<MoveRead | null> {
-    return q.oneOrNone<MoveRead>(bound(q, READ_FOR_MOVE_SQL, { id: collectionId, credit: outcome === 'COMPLETED' }));
+  /**
+   * The one path by which collections change state: two statements, through `q` (the database, each
+   * statement on its own, atomic without a transaction; or the caller's transaction), for any number of
+   * moves. A read (no lock) of the rows and of everything their writes need (sql/read-for-move.sql); then
+   * one write (sql/move.sql) whose first CTE is the state changes, each guarded to apply only to its row as
+   * read (still `from`, same notification_seq and API token), and whose other CTEs (journals, postings,
+   * holds, notifications, emails, certification) write only from the moved rows. The writes are planned from
+   * the read rows: amounts, fee, currency and method never change after creation, and the guard pins what
+   * else they depend on. One answer per ask, in their order: the row as the change left it (before its
+   * notification took a sequence number), null (not `from` when read), or MISSED (its guard found the row
+   * changed since the read; a collection asked twice in one batch moves once, the other ask misses).
+   */
+  private async moveOnce(q: Queryable, asks: readonly MoveAsk[]): Promise<MoveTry[]> {
+    // in id order, so the write locks the batch's rows as every other batch does
+    const order = asks.map((_, i) => i).sort((a, b) => (asks[a].collectionId < asks[b].collectionId ? -1 : asks[a].collectionId > asks[b].collectionId ? 1 : a - b));
+    const sorted = order.map((i) => asks[i]);
+    const reads = await this.readForMoves(q, sorted);
+    const writes: { ask: MoveAsk; place: number; read: MoveRead }[] = [];
+    reads.forEach((read, place) => {
+      if (read && read.status === sorted[place].from) writes.push({ ask: sorted[place], place, read });
+    });
+    const moved = writes.length === 0 ? [] : await this.writeMoves(q, writes);
+    const answers: MoveTry[] = asks.map(() => null);
+    writes.forEach((w, k) => {
+      answers[order[w.place]] = moved[k];
+    });
+    return answers;
   }
 
-  /** The move's write from what was read; null when its guard found the row changed since. */
-  private async writeMove(q: Queryable, read: MoveRead, outcome: FinalStatus, message: string | undefined, from: MoveFrom): Promise<CollectionRow | null> {
-    const { credit_context: creditContext, outbox_recipients: recipients, ...before } = read;
-    // The row as the state change will leave it, before its notification takes a sequence number.
+  /** The collections of `asks` with what a move of each to its outcome needs (no lock); null where none, in their order. */
+  private async readForMoves(q: Queryable, asks: readonly MoveAsk[]): Promise<(MoveRead | null)[]> {
+    const rows = await q.any<MoveRead>(
+      bound(q, READ_FOR_MOVE_SQL, { ids: asks.map((a) => a.collectionId), credits: asks.map((a) => a.outcome === 'COMPLETED') }),
+    );
+    const reads: (MoveRead | null)[] = asks.map(() => null);
+    for (const r of rows) reads[Number(r.n_) - 1] = r;
+    return reads;
+  }
+
+  /** The moves' write from what was read: one answer each, in their order, the moved row or MISSED. */
+  private async writeMoves(q: Queryable, writes: readonly { ask: MoveAsk; read: MoveRead }[]): Promise<MoveTry[]> {
     const now = this.s.now();
+    const planned = await Promise.all(writes.map(({ ask, read }) => this.planMove(q, read, ask, now)));
+    const done = await q.any<CollectionRow & { credited_: boolean; n_: string | number | bigint }>(bound(q, MOVE_SQL, moveValues(planned)));
+    const answers: MoveTry[] = writes.map(() => MISSED);
+    for (const { credited_: credited, n_: place, ...moved } of done) {
+      const p = planned[Number(place) - 1];
+      moved.notification_seq -= p.values.taken;
+      if (!credited) this.s.ledger.creditSkipped(moved);
+      answers[Number(place) - 1] = moved;
+    }
+    return answers;
+  }
+
+  /** One move's values for move.sql, from its read row. */
+  private async planMove(q: Queryable, read: MoveRead, ask: MoveAsk, now: Date): Promise<PlannedMove> {
+    const { credit_context: creditContext, outbox_recipients: recipients, n_: _place, ...before } = read;
+    // The row as the state change will leave it, before its notification takes a sequence number.
     const row: CollectionRow = {
-      ...before, status: outcome, message: message ?? STATUS_MESSAGES[outcome], updated_at: now, late_completed_at: from === 'PENDING' ? null : now,
+      ...before, status: ask.outcome, message: ask.message ?? STATUS_MESSAGES[ask.outcome], updated_at: now,
+      late_completed_at: ask.from === 'PENDING' ? null : now,
     };
     const taken = row.api_token_id === null ? 0 : 1;
-    const credit = outcome === 'COMPLETED' ? await this.s.ledger.creditValues(q, row, creditContext) : NO_CREDIT;
-    const done = await q.oneOrNone<CollectionRow & { credited_: boolean }>(
-      bound(q, MOVE_SQL, {
-        id: row.id, from, notification_seq: row.notification_seq, api_token_id: row.api_token_id,
-        status: row.status, message: row.message, updated_at: row.updated_at, taken, late_completed_at: row.late_completed_at,
-        ...credit,
-        ...this.s.notifications.statusChangeValues(row, taken ? row.notification_seq + 1 : null, recipients),
-        scenario: scenarioRecorded(this.s.config, row),
-      }),
+    const credit = ask.outcome === 'COMPLETED' ? await this.s.ledger.creditValues(q, row, creditContext) : NO_CREDIT;
+    const { email_kinds, email_recipients, email_subjects, email_texts, ...notice } = this.s.notifications.statusChangeValues(
+      row, taken ? row.notification_seq + 1 : null, recipients,
     );
-    if (!done) return null;
-    const { credited_: credited, ...moved } = done;
-    moved.notification_seq -= taken;
-    if (!credited) this.s.ledger.creditSkipped(moved);
-    return moved;
+    return {
+      values: {
+        id: row.id, from: ask.from, notification_seq: row.notification_seq, api_token_id: row.api_token_id,
+        status: row.status, message: row.message, updated_at: row.updated_at, taken, late_completed_at: row.late_completed_at,
+        credit: credit.credit, credited_at: credit.credited_at, ...notice, scenario: scenarioRecorded(this.s.config, row),
+      },
+      credit,
+      emails: { email_kinds, email_recipients, email_subjects, email_texts },
+    };
   }
 
   async byMerchantReference(businessId: number, merchantReference: string): Promise<CollectionRow | null> {

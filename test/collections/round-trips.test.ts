@@ -127,7 +127,9 @@ it('moves a collection with one constant read and one constant write whatever it
     if ('gone' in o) await s().db.none('UPDATE collections SET api_token_id = NULL WHERE id = $1', [row.id]);
     await counted(() => s().collections.applyOutcome(row.id, outcome));
     expect(sent).toHaveLength(2);
-    expect(sent[1].values).toContain(row.id);
+    // a batch of one: its id the one element of the read's ids and of the write's ids
+    expect(sent[0].values[0]).toEqual([row.id]);
+    expect(sent[1].values[0]).toEqual([row.id]);
     moves.push(sent);
   }
   for (const m of moves.slice(1)) expect(m.map((q) => q.text)).toEqual(moves[0].map((q) => q.text));
@@ -269,12 +271,16 @@ it('lets exactly one of two concurrent moves of one collection win: one credit j
   }
 });
 
-/** Runs `between` once, right after the next standalone move has read its row and before it writes. */
+/**
+ * Runs `between` once, right after the next move has read its row and before it writes. A move `between`
+ * makes goes through the caller's-transaction path (`move` on the pool): the batch waiting on it holds the
+ * write's only lane on the embedded database.
+ */
 async function afterNextRead<T>(between: () => Promise<unknown>, run: () => Promise<T>): Promise<T> {
-  const proto = CollectionService.prototype as unknown as { readForMove: (...args: unknown[]) => Promise<unknown> };
-  const original = proto.readForMove;
+  const proto = CollectionService.prototype as unknown as { readForMoves: (...args: unknown[]) => Promise<unknown> };
+  const original = proto.readForMoves;
   let pending = true;
-  proto.readForMove = async function (this: unknown, ...args: unknown[]) {
+  proto.readForMoves = async function (this: unknown, ...args: unknown[]) {
     const read = await original.apply(this, args);
     if (pending) {
       pending = false;
@@ -285,7 +291,7 @@ async function afterNextRead<T>(between: () => Promise<unknown>, run: () => Prom
   try {
     return await run();
   } finally {
-    proto.readForMove = original;
+    proto.readForMoves = original;
   }
 }
 
@@ -296,7 +302,7 @@ it('writes nothing and returns null when another move lands between its read and
   let other: unknown;
   const late = await afterNextRead(
     async () => {
-      other = await s().collections.applyOutcome(row.id, 'FAILED');
+      other = await s().collections.move(s().db, row.id, 'FAILED');
     },
     () => s().collections.applyOutcome(row.id, 'COMPLETED'),
   );
@@ -319,7 +325,7 @@ it('lets no late COMPLETED overwrite a FAILED collection whose API token is gone
   let other: unknown;
   const late = await afterNextRead(
     async () => {
-      other = await s().collections.applyOutcome(row.id, 'FAILED');
+      other = await s().collections.move(s().db, row.id, 'FAILED');
     },
     () => s().collections.applyOutcome(row.id, 'COMPLETED'),
   );
