@@ -1,5 +1,5 @@
 // Collections: request-to-pay, routing, provider reports, state changes, queries.
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type { Base } from '../base';
 import type { CardService } from '../cards/card-keys';
 import { bound, hotSqlFile, sqlFile } from '../db';
@@ -14,6 +14,7 @@ import { groupedIn } from '../domain/currencies';
 import { customerPaysMinor } from '../domain/fees';
 import { MoneyFormatError, toMinor } from '../domain/money';
 import { choose, phoneCountry, shortlist } from '../domain/routing';
+import { pooledRandomBytes } from '../crypto/random-pool';
 import { AppError, validationError } from '../errors';
 import type { AccessTokenService, Principal } from '../merchants/access-tokens';
 import { amountText } from '../processors/amounts';
@@ -139,7 +140,7 @@ function chargeValues(c: Charge | null, now: Date): Record<string, unknown> {
   return {
     charge_service_type: c?.serviceType ?? null,
     charge_reference: c ? randomUUID() : null,
-    charge_callback_token: c ? randomBytes(24).toString('base64url') : null,
+    charge_callback_token: c ? pooledRandomBytes(24).toString('base64url') : null,
     charge_amount_minor: c?.amountMinor ?? null,
     charge_currency: c?.currency ?? null,
     charge_send_at: c && !c.onPage ? now : null,
@@ -178,9 +179,13 @@ interface DueReport {
 }
 const REF_ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
 
+const GATEWAY_REFERENCE_RANDOM_CHARS = 20;
+
 function newGatewayReference(): string {
-  const bytes = randomBytes(20);
-  return 'PC' + Array.from(bytes, (b) => REF_ALPHABET[b % REF_ALPHABET.length]).join('');
+  const bytes = pooledRandomBytes(GATEWAY_REFERENCE_RANDOM_CHARS);
+  let ref = 'PC';
+  for (const b of bytes) ref += REF_ALPHABET[b % REF_ALPHABET.length];
+  return ref;
 }
 
 /** A stable digest of the request body: keys sorted, so field order does not matter. */
@@ -289,7 +294,7 @@ export class CollectionService {
     const mid = config.mids.find((m) => m.id === decision.mid_id)!;
 
     const gatewayReference = newGatewayReference();
-    const pageToken = randomBytes(18).toString('base64url');
+    const pageToken = pooledRandomBytes(18).toString('base64url');
     const processor = this.s.processors.get(mid.service_type);
     const charge = processor.connector ? chargeOf(processor, mid.id, body.currency, amountMinor, price) : null;
     const refused = hasOwnCheckout(processor) ? processor.checkout.requestErrors({ paymentMethod: method, accountEmail: body.account_email ?? null }) : [];
