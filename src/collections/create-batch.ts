@@ -6,6 +6,7 @@
 import { bound, hotSqlFile } from '../db';
 import type { Db, Queryable } from '../db';
 import type { Logger } from '../log';
+import { arrayLiteral } from '../db/array-literal';
 import { Batcher } from '../db/batcher';
 import { inOpenChange } from '../db/change';
 import { countedApart, takeOver } from '../db/outcome';
@@ -19,6 +20,7 @@ const CREATE_SQL = hotSqlFile(__dirname, 'create.sql');
 const EMAIL_PARAMS = ['email_owners', 'email_kinds', 'email_recipients', 'email_subjects', 'email_texts'];
 /** create.sql's parameters with one element per request */
 const ROW_PARAMS = CREATE_SQL.params.filter((p) => !EMAIL_PARAMS.includes(p));
+const ROW_PARAM_SET = new Set(ROW_PARAMS);
 
 /** The most requests in one statement. */
 const MAX_BATCH = 64;
@@ -42,24 +44,40 @@ interface Job {
   apart: WritesApart | null;
 }
 
-/** create.sql's values for a batch: every row parameter as an array in the batch's order, emails flattened. */
-export function batchValues(batch: readonly CreateValues[]): Record<string, unknown[]> {
-  const values: Record<string, unknown[]> = {};
+/**
+ * create.sql's values for a batch: every row parameter as an array literal in the batch's order, emails
+ * flattened (arrayLiteral: the text the driver would make of the arrays, made with fewer copies).
+ */
+export function batchValues(batch: readonly CreateValues[]): Record<string, string> {
   for (const v of batch) {
     const names = Object.keys(v.row);
-    const unknown = names.filter((k) => !ROW_PARAMS.includes(k));
-    const missing = ROW_PARAMS.filter((p) => !(p in v.row));
-    if (unknown.length > 0 || missing.length > 0) {
+    if (names.length !== ROW_PARAMS.length || names.some((k) => !ROW_PARAM_SET.has(k))) {
+      const missing = ROW_PARAMS.filter((p) => !(p in v.row));
+      const unknown = names.filter((k) => !ROW_PARAM_SET.has(k));
       throw new Error(`${CREATE_SQL.name}: missing ${missing.join(', ') || 'none'}; unknown ${unknown.join(', ') || 'none'}`);
     }
   }
-  for (const p of ROW_PARAMS) values[p] = batch.map((v) => v.row[p]);
-  const emails = batch.flatMap((v, i) => v.emails.map((e) => ({ ...e, owner: i + 1 })));
-  values.email_owners = emails.map((e) => e.owner);
-  values.email_kinds = emails.map((e) => e.kind);
-  values.email_recipients = emails.map((e) => e.recipient);
-  values.email_subjects = emails.map((e) => e.subject);
-  values.email_texts = emails.map((e) => e.text);
+  const values: Record<string, string> = {};
+  for (const p of ROW_PARAMS) values[p] = arrayLiteral(batch.map((v) => v.row[p]));
+  const owners: number[] = [];
+  const kinds: string[] = [];
+  const recipients: string[] = [];
+  const subjects: string[] = [];
+  const texts: string[] = [];
+  batch.forEach((v, i) => {
+    for (const e of v.emails) {
+      owners.push(i + 1);
+      kinds.push(e.kind);
+      recipients.push(e.recipient);
+      subjects.push(e.subject);
+      texts.push(e.text);
+    }
+  });
+  values.email_owners = arrayLiteral(owners);
+  values.email_kinds = arrayLiteral(kinds);
+  values.email_recipients = arrayLiteral(recipients);
+  values.email_subjects = arrayLiteral(subjects);
+  values.email_texts = arrayLiteral(texts);
   return values;
 }
 
