@@ -97,9 +97,14 @@ interface Charge {
   onPage: boolean;
 }
 
-/** create.sql's values of the new collection (JSON columns as text, for the driver). */
-function collectionValues(c: NewCollection): Record<string, unknown> {
+/**
+ * create.sql's values of one request: the configuration version its inputs were read at, the new
+ * collection (JSON columns as text, for the driver), its scheduled provider report and its request to a
+ * processor (chargeValues), in one object.
+ */
+function createValues(c: NewCollection, version: bigint, report: { outcome: string; at: Date } | null, charge: Charge | null): Record<string, unknown> {
   return {
+    config_version: version,
     business_id: c.business_id, api_token_id: c.api_token_id, gateway_reference: c.gateway_reference, merchant_reference: c.merchant_reference,
     request_hash: c.request_hash, payment_method: c.payment_method, status: c.status, message: c.message,
     request_amount_minor: c.request_amount_minor, request_currency: c.request_currency, account_amount_minor: c.account_amount_minor,
@@ -109,6 +114,9 @@ function collectionValues(c: NewCollection): Record<string, unknown> {
     instructions: c.instructions === null ? null : JSON.stringify(c.instructions), mid_id: c.mid_id, routing: JSON.stringify(c.routing),
     card_masked: c.card_masked, card_fingerprint: c.card_fingerprint, page_token: c.page_token, expires_at: c.expires_at,
     created_at: c.created_at,
+    report_outcome: report?.outcome ?? null,
+    report_at: report?.at ?? null,
+    ...chargeValues(charge, c.created_at),
   };
 }
 
@@ -349,17 +357,8 @@ export class CollectionService {
     version: bigint,
   ): Promise<{ row: CollectionRow } | { existing: CollectionRow }> {
     const emails = this.s.notifications.startEmails(draft, who);
-    const r = await this.creates.write({
-      row: {
-        config_version: version,
-        ...collectionValues(draft),
-        report_outcome: report?.outcome ?? null,
-        report_at: report?.at ?? null,
-        ...chargeValues(charge, draft.created_at),
-      },
-      emails,
-    });
-    const { current_, created_, ...row } = r;
+    const r = await this.creates.write({ row: createValues(draft, version, report, charge), emails });
+    const { n_: _place, current_, created_, ...row } = r;
     if (!current_) throw new ConfigChanged();
     if (created_ === null) throw new ReferenceTaken();
     return created_ ? { row } : { existing: row };

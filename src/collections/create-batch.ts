@@ -32,11 +32,12 @@ export interface CreateValues {
 }
 
 /**
- * What create.sql answers for one request: current_ (its configuration guard held), created_ (true:
- * inserted; false: the existing row holding its merchant_reference; null: taken by a row the statement could
- * not see, another transaction's or another request's of the same batch) and the row.
+ * What create.sql answers for one request: n_ (its place in the batch), current_ (its configuration guard
+ * held), created_ (true: inserted; false: the existing row holding its merchant_reference; null: taken by
+ * a row the statement could not see, another transaction's or another request's of the same batch) and
+ * the row. The caller takes the row apart from the three once (a copy of a 45-column row per request).
  */
-export type CreateAnswer = CollectionRow & { current_: boolean; created_: boolean | null };
+export type CreateAnswer = CollectionRow & { n_: string | number | bigint; current_: boolean; created_: boolean | null };
 
 interface Job {
   values: CreateValues;
@@ -83,11 +84,11 @@ export function batchValues(batch: readonly CreateValues[]): Record<string, stri
 
 /** Runs create.sql for `batch` on `q`: one answer per request, in the batch's order. */
 async function writeBatch(q: Queryable, batch: readonly CreateValues[]): Promise<CreateAnswer[]> {
-  const rows = await q.any<CreateAnswer & { n_: string | number | bigint }>(bound(q, CREATE_SQL, batchValues(batch)));
+  const rows = await q.any<CreateAnswer>(bound(q, CREATE_SQL, batchValues(batch)));
   if (rows.length !== batch.length || rows.some((r, i) => Number(r.n_) !== i + 1)) {
     throw new Error(`${CREATE_SQL.name}: ${batch.length} requests answered ${rows.length} rows out of order`);
   }
-  return rows.map(({ n_: _place, ...answer }) => answer as CreateAnswer);
+  return rows;
 }
 
 export class CreateBatches {
