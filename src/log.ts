@@ -26,6 +26,19 @@ function replacer(_key: string, value: unknown): unknown {
   return value;
 }
 
+/**
+ * True when every field is written by JSON.stringify exactly as `replacer` would write it (no bigint, no
+ * Error, nothing nested that could hold one): such a line is stringified without the replacer, which
+ * keeps JSON.stringify on its fast path (the request line of every request is one).
+ */
+function plainFields(fields: Record<string, unknown> | undefined): boolean {
+  for (const key in fields) {
+    const v = fields[key];
+    if (typeof v === 'bigint' || (typeof v === 'object' && v !== null)) return false;
+  }
+  return true;
+}
+
 let destination: ReturnType<typeof pino.destination> | null = null;
 
 /** Text to standard output in order with the log lines (the same asynchronous destination). */
@@ -44,7 +57,8 @@ export function createLogger(sink: LogSink = (l) => writeStdout(l + '\n'), min: 
     // inside a traced request or job, the line names its trace (when tracing is on)
     const span = trace.getSpan(context.active())?.spanContext();
     const traced = span ? { trace_id: span.traceId, span_id: span.spanId } : undefined;
-    sink(JSON.stringify({ time: new Date().toISOString(), level, msg, ...traced, ...fields }, replacer));
+    const line = { time: new Date().toISOString(), level, msg, ...traced, ...fields };
+    sink(plainFields(fields) ? JSON.stringify(line) : JSON.stringify(line, replacer));
   };
   return {
     debug: (m, f) => write('debug', m, f),

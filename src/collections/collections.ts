@@ -1,5 +1,5 @@
 // Collections: request-to-pay, routing, provider reports, state changes, queries.
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type { Base } from '../base';
 import type { CardService } from '../cards/card-keys';
 import { bound, hotSqlFile, sqlFile } from '../db';
@@ -14,6 +14,7 @@ import { groupedIn } from '../domain/currencies';
 import { customerPaysMinor } from '../domain/fees';
 import { MoneyFormatError, toMinor } from '../domain/money';
 import { choose, phoneCountry, shortlist } from '../domain/routing';
+import { pooledRandomBytes } from '../crypto/random-pool';
 import { AppError, validationError } from '../errors';
 import type { AccessTokenService, Principal } from '../merchants/access-tokens';
 import { amountText } from '../processors/amounts';
@@ -92,9 +93,14 @@ interface Charge {
   onPage: boolean;
 }
 
-/** create.sql's values of the new collection (JSON columns as text, for the driver). */
-function collectionValues(c: NewCollection): Record<string, unknown> {
+/**
+ * create.sql's values of one request: the configuration version its inputs were read at, the new
+ * collection (JSON columns as text, for the driver), its scheduled provider report and its request to a
+ * processor (chargeValues), in one object.
+ */
+function createValues(c: NewCollection, version: bigint, report: { outcome: string; at: Date } | null, charge: Charge | null): Record<string, unknown> {
   return {
+    config_version: version,
     business_id: c.business_id, api_token_id: c.api_token_id, gateway_reference: c.gateway_reference, merchant_reference: c.merchant_reference,
     request_hash: c.request_hash, payment_method: c.payment_method, status: c.status, message: c.message,
     request_amount_minor: c.request_amount_minor, request_currency: c.request_currency, account_amount_minor: c.account_amount_minor,
@@ -104,6 +110,9 @@ function collectionValues(c: NewCollection): Record<string, unknown> {
     instructions: c.instructions === null ? null : JSON.stringify(c.instructions), mid_id: c.mid_id, routing: JSON.stringify(c.routing),
     card_masked: c.card_masked, card_fingerprint: c.card_fingerprint, page_token: c.page_token, expires_at: c.expires_at,
     created_at: c.created_at,
+    report_outcome: report?.outcome ?? null,
+    report_at: report?.at ?? null,
+    ...chargeValues(charge, c.created_at),
   };
 }
 
@@ -135,7 +144,7 @@ function chargeValues(c: Charge | null, now: Date): Record<string, unknown> {
   return {
     charge_service_type: c?.serviceType ?? null,
     charge_reference: c ? randomUUID() : null,
-    charge_callback_token: c ? randomBytes(24).toString('base64url') : null,
+    charge_callback_token: c ? pooledRandomBytes(24).toString('base64url') : null,
     charge_amount_minor: c?.amountMinor ?? null,
     charge_currency: c?.currency ?? null,
     charge_send_at: c && !c.onPage ? now : null,
@@ -204,9 +213,13 @@ interface DueReport {
 }
 const REF_ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
 
+const GATEWAY_REFERENCE_RANDOM_CHARS = 20;
+
 function newGatewayReference(): string {
-  const bytes = randomBytes(20);
-  return 'PC' + Array.from(bytes, (b) => REF_ALPHABET[b % REF_ALPHABET.length]).join('');
+  const bytes = pooledRandomBytes(GATEWAY_REFERENCE_RANDOM_CHARS);
+  let ref = 'PC';
+  for (const b of bytes) ref += REF_ALPHABET[b % REF_ALPHABET.length];
+  return ref;
 }
 
 /** A stable digest of the request body: keys sorted, so field order does not matter. */
@@ -319,7 +332,7 @@ export class CollectionService {
     const mid = config.mids.find((m) => m.id === decision.mid_id)!;
 
     const gatewayReference = newGatewayReference();
-    const pageToken = randomBytes(18).toString('base64url');
+    const pageToken = pooledRandomBytes(18).toString('base64url');
     const processor = this.s.processors.get(mid.service_type);
     const charge = processor.connector ? chargeOf(processor, mid.id, body.currency, amountMinor, price) : null;
     const refused = hasOwnCheckout(processor) ? processor.checkout.requestErrors({ paymentMethod: method, accountEmail: body.account_email ?? null }) : [];
@@ -374,17 +387,8 @@ export class CollectionService {
     version: bigint,
   ): Promise<{ row: CollectionRow } | { existing: CollectionRow }> {
     const emails = this.s.notifications.startEmails(draft, who);
-    const r = await this.creates.write({
-      row: {
-        config_version: version,
-        ...collectionValues(draft),
-        report_outcome: report?.outcome ?? null,
-        report_at: report?.at ?? null,
-        ...chargeValues(charge, draft.created_at),
-      },
-      emails,
-    });
-    const { current_, created_, ...row } = r;
+    const r = await this.creates.write({ row: createValues(draft, version, report, charge), emails });
+    const { n_: _place, current_, created_, ...row } = r;
     if (!current_) throw new ConfigChanged();
     if (created_ === null) throw new ReferenceTaken();
     return created_ ? { row } : { existing: row };

@@ -31,8 +31,9 @@ export interface RequestObservation {
   run(next: () => void): void;
 }
 
-/** With telemetry off: no listener, no attributes, nothing to end. */
-const UNOBSERVED: RequestObservation = { logFields: () => ({}), run: (next) => next() };
+const NO_FIELDS: Record<string, string> = Object.freeze({});
+/** With telemetry off: no listener, no attributes, nothing to end, no fields to log. */
+const UNOBSERVED: RequestObservation = { logFields: () => NO_FIELDS, run: (next) => next() };
 
 /** Starts observing one request; its duration is recorded (and its span ended) when the response finishes. */
 export function observeRequest(figures: Figures, req: Request, res: Response): RequestObservation {

@@ -8,6 +8,7 @@ import { pgp } from '../../src/db';
 import type { Principal } from '../../src/merchants/access-tokens';
 import { createBusiness, moneyServices } from '../helpers/money-fixtures';
 import type { ServicesFixture } from '../helpers/money-fixtures';
+import { readArrayLiteral } from '../helpers/array-literal';
 
 let fx: ServicesFixture;
 beforeAll(async () => {
@@ -30,7 +31,7 @@ async function batchesSent<T>(run: () => Promise<T>): Promise<{ result: T; batch
   proto.query = function (this: unknown, ...args: unknown[]) {
     const q = args[0] as string | { text: string; values?: unknown[] };
     // create.sql's fifth parameter is the batch's merchant references
-    if (typeof q !== 'string' && q.text.includes('INSERT INTO collections') && q.text.startsWith('WITH input AS')) batches.push(q.values![4] as string[]);
+    if (typeof q !== 'string' && q.text.includes('INSERT INTO collections') && q.text.startsWith('WITH input AS')) batches.push(readArrayLiteral(q.values![4] as string) as string[]);
     return original.apply(this, args);
   };
   try {

@@ -1,7 +1,8 @@
 // Proves which lost connections leave a request's outcome unknown, statement by statement as pg-promise
 // reports them: a write sent outside a transaction, or the COMMIT of a transaction that wrote (also after
 // one of its savepoints was rolled back), may have committed; reads, a transaction lost before its COMMIT,
-// and a single write refused before it ran (25006, or a connection already known broken) changed nothing.
+// and a single write refused before it ran (25006, or a connection already known broken) changed nothing;
+// a text seen before is judged as it was, however many texts came between.
 import { countingWrites, judgeOutcome, noteStatement, outcomeUnknown } from '../../src/db/outcome';
 
 type Step = string | { tx: string };
@@ -53,5 +54,19 @@ describe('whether a lost connection leaves the outcome unknown', () => {
     noteStatement({ client: {}, query: INSERT, ctx: {} });
     judgeOutcome(err);
     expect(outcomeUnknown(err)).toBe(false);
+  });
+
+  it('judges a statement the same when its text comes again, and after many texts of their own values', async () => {
+    for (let round = 0; round < 2; round += 1) {
+      expect(await judge([READ, CTE_WRITE])).toBe(true);
+      expect(await judge([READ])).toBe(false);
+    }
+    // more distinct texts than are remembered: each still judged by what it does
+    for (let i = 0; i < 1200; i += 1) {
+      expect(await judge([`SELECT ${i} AS n`])).toBe(false);
+      expect(await judge([`INSERT INTO collections (id) VALUES (${i})`])).toBe(true);
+    }
+    expect(await judge([READ, CTE_WRITE])).toBe(true);
+    expect(await judge([READ])).toBe(false);
   });
 });
