@@ -578,16 +578,20 @@ export class CollectionService {
   private async applyReportsIn(t: Tx, reports: DueReport[]): Promise<CollectionRow[]> {
     const moved: CollectionRow[] = [];
     if (reports.length === 0) return moved;
-    // Collections locked in id order in every batch, so two batches never wait on each other in a cycle;
-    // one collection's reports keep their order (only the first can move it).
-    const ordered = [...reports].sort((a, b) => (a.collection_id === b.collection_id ? 0 : a.collection_id < b.collection_id ? -1 : 1));
-    for (const r of ordered) {
-      const row = await this.move(t, r.collection_id, r.outcome, r.message ?? undefined);
-      if (row) {
-        moved.push(row);
-        this.kickAfterCommit = true;
-      }
+    // Each report moves its collection from PENDING, so only a collection's first report (in the claim's
+    // order) can move it: the others find it moved, or not PENDING as the first did. The firsts go as one
+    // batch through the one move path (it locks the rows in id order, as every batch does); a move whose
+    // guard missed is read and tried again.
+    const firsts = new Map<bigint, MoveAsk>();
+    for (const r of reports) {
+      if (!firsts.has(r.collection_id)) firsts.set(r.collection_id, { collectionId: r.collection_id, outcome: r.outcome, message: r.message ?? undefined, from: 'PENDING' });
     }
+    for (let asks = [...firsts.values()]; asks.length > 0; ) {
+      const answers = await this.moveOnce(t, asks);
+      for (const row of answers) if (row && row !== MISSED) moved.push(row);
+      asks = asks.filter((_, i) => answers[i] === MISSED);
+    }
+    if (moved.length > 0) this.kickAfterCommit = true;
     await t.none('UPDATE provider_events SET processed_at = $2 WHERE id = ANY($1::bigint[])', [reports.map((r) => r.id), this.s.now()]);
     return moved;
   }

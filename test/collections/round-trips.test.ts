@@ -368,3 +368,33 @@ it('reads again and moves once when the sequence or the API token changed after 
   expect(moved).toMatchObject({ status: 'COMPLETED', api_token_id: null, notification_seq: 0 });
   expect(await written(gone.id)).toEqual({ status: 'COMPLETED', seq: 0, journals: 1, notifications: null, emails: ['start'] });
 });
+
+it("applies a claim of provider reports in one read and one write: each collection's first report moves it, the later ones change nothing", async () => {
+  const p = await merchant();
+  const rows = [];
+  for (let i = 0; i < 3; i++) rows.push((await s().collections.requestToPay(p, body())).row);
+  const [a, b, c] = rows;
+  const ids = rows.map((r) => r.id);
+  await s().db.none('DELETE FROM provider_events WHERE collection_id = ANY($1::bigint[])', [ids]);
+  // in due order: a fails, b completes then (too late) fails, c completes
+  const due = (seconds: number) => new Date(s().now().getTime() - seconds * 1000);
+  for (const [id, outcome, at] of [[a.id, 'FAILED', 40], [b.id, 'COMPLETED', 30], [b.id, 'FAILED', 20], [c.id, 'COMPLETED', 10]] as const) {
+    await s().db.none('INSERT INTO provider_events (collection_id, outcome, message, due_at) VALUES ($1, $2, $3, $4)', [id, outcome, `report ${outcome}`, due(at)]);
+  }
+
+  const run = await counted(() => s().collections.processProviderEvents());
+  expect(run.result).toBe(4);
+  // the three collections read together and moved together (not a read and a write per report)
+  expect(run.statements.filter((q) => /^\s*SELECT c\.\*, i\.n AS n_/.test(q))).toHaveLength(1);
+  expect(run.statements.filter((q) => /^\s*WITH input AS\b/.test(q))).toHaveLength(1);
+  expect(await s().db.any('SELECT id, status, message FROM collections WHERE id = ANY($1::bigint[]) ORDER BY id', [ids])).toEqual([
+    { id: a.id, status: 'FAILED', message: 'report FAILED' },
+    { id: b.id, status: 'COMPLETED', message: 'report COMPLETED' },
+    { id: c.id, status: 'COMPLETED', message: 'report COMPLETED' },
+  ]);
+  expect((await s().db.one('SELECT count(*)::int AS n FROM journals WHERE collection_id = ANY($1::bigint[])', [ids])).n).toBe(2);
+  for (const r of rows) expect((await written(r.id)).notifications).toHaveLength(1);
+  expect(await s().db.any('SELECT id FROM provider_events WHERE collection_id = ANY($1::bigint[]) AND processed_at IS NULL', [ids])).toEqual([]);
+  // nothing left to apply: a second run claims nothing and changes nothing
+  expect(await s().collections.processProviderEvents()).toBe(0);
+});
