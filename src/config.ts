@@ -34,6 +34,8 @@ export interface Config {
   otlpTraces: boolean;
   /** connections to a real PostgreSQL server (the embedded one has a single session) */
   databasePoolMax: number;
+  /** group-commit batches (request-to-pay, state changes) written at once at most, each on a connection of the pool */
+  databaseBatchLanes: number;
   dataDir: string;
   publicBaseUrl: string;
   operatorApiKey: string;
@@ -243,6 +245,7 @@ export function loadConfig(env: Env = process.env): Config {
     otlpTraces: Boolean(url(env, 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', ['http:', 'https:']) ?? url(env, 'OTEL_EXPORTER_OTLP_ENDPOINT', ['http:', 'https:'])) && env.OTEL_TRACES_EXPORTER !== 'none',
     shutdownDrainMs: int(env, 'SHUTDOWN_DRAIN_SECONDS', appEnv === 'live' ? 5 : 0, 0, 300) * 1000,
     databasePoolMax: int(env, 'DATABASE_POOL_MAX', 10, 1, 1000),
+    databaseBatchLanes: int(env, 'DATABASE_BATCH_LANES', 2, 1, 1000),
     dataDir,
     publicBaseUrl,
     operatorApiKey: operator.value,

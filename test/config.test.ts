@@ -50,6 +50,7 @@ describe('loadConfig', () => {
     [{ PORT: 'eighty' }, /PORT must be a whole number/],
     [{ PORT: '70000' }, /PORT must be between/],
     [{ DATABASE_POOL_MAX: '0' }, /DATABASE_POOL_MAX must be between/],
+    [{ DATABASE_BATCH_LANES: '0' }, /DATABASE_BATCH_LANES must be between/],
     [{ DATABASE_URL: 'not a url' }, /DATABASE_URL is not a valid URL/],
     [{ DATABASE_URL: 'mysql://x/y' }, /DATABASE_URL must use/],
     [{ PUBLIC_BASE_URL: 'ftp://x' }, /PUBLIC_BASE_URL must use/],

@@ -256,7 +256,8 @@ export class CollectionService {
   private readonly moves: MoveBatches;
 
   constructor(readonly s: Base & CollectionParts) {
-    const lanes = Math.max(1, Math.floor(poolSize(s.db) / 2));
+    // at most half the pool, so the batches leave connections to every other statement
+    const lanes = Math.max(1, Math.min(s.config.databaseBatchLanes, Math.floor(poolSize(s.db) / 2)));
     this.creates = new CreateBatches(s, lanes);
     this.moves = new MoveBatches(s, lanes, (q, asks) => this.moveOnce(q, asks));
   }

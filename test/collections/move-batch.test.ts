@@ -48,9 +48,9 @@ async function afterEachRead<T>(hook: ReadHook, run: () => Promise<T>): Promise<
   }
 }
 
-/** Lanes of the state-change batcher for this pool (half its connections, at least one). */
+/** Lanes of the state-change batcher: DATABASE_BATCH_LANES, at most half the pool's connections, at least one. */
 function lanesOf(s: Services): number {
-  return Math.max(1, Math.floor((s.db.$pool as unknown as { options: { max: number } }).options.max / 2));
+  return Math.max(1, Math.min(s.config.databaseBatchLanes, Math.floor((s.db.$pool as unknown as { options: { max: number } }).options.max / 2)));
 }
 
 /**
