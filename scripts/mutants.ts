@@ -56,10 +56,10 @@ export const MUTANTS: Mutant[] = [
   // state guards
   { id: 'state-final-moves-again', file: 'src/domain/collection.ts', find: "return from === 'PENDING' && isFinal(to);", replace: 'return isFinal(to);', tests: DOMAIN_LEDGER },
   // the move (one constant text: src/collections/sql/move.sql), the one path by which a collection changes state
-  { id: 'state-guard-without-pending', file: 'src/collections/sql/move.sql', find: 'WHERE id = ${id}::bigint AND status = ${from}::text AND', replace: 'WHERE id = ${id}::bigint AND', tests: ['test/collections/round-trips.test.ts'] },
-  { id: 'state-guard-without-sequence', file: 'src/collections/sql/move.sql', find: 'AND notification_seq = ${notification_seq}::int', replace: '', tests: ['test/collections/round-trips.test.ts'], names: 'reads again' },
-  { id: 'state-move-not-read-again', file: 'src/collections/collections.ts', find: 'if (moved) return moved;', replace: 'return moved;', tests: ['test/collections/round-trips.test.ts'], names: 'reads again' },
-  { id: 'ledger-journal-without-credit', file: 'src/collections/sql/move.sql', find: 'FROM moved m WHERE ${credit}::boolean', replace: 'FROM moved m', tests: ['test/collections/round-trips.test.ts'], names: 'exactly one' },
+  { id: 'state-guard-without-pending', file: 'src/collections/sql/move.sql', find: 'AND c.status = i.from_', replace: '', tests: ['test/collections/round-trips.test.ts'] },
+  { id: 'state-guard-without-sequence', file: 'src/collections/sql/move.sql', find: 'AND c.notification_seq = i.notification_seq', replace: '', tests: ['test/collections/round-trips.test.ts'], names: 'reads again' },
+  { id: 'state-move-not-read-again', file: 'src/collections/collections.ts', find: 'if (row === MISSED) continue;', replace: 'if (row === MISSED) return null;', tests: ['test/collections/round-trips.test.ts'], names: 'reads again' },
+  { id: 'ledger-journal-without-credit', file: 'src/collections/sql/move.sql', find: 'JOIN input i ON i.n = m.n_ WHERE i.credit ORDER BY m.id', replace: 'JOIN input i ON i.n = m.n_ ORDER BY m.id', tests: ['test/collections/round-trips.test.ts'], names: 'exactly one' },
   { id: 'ledger-second-credit-posted', file: 'src/collections/sql/move.sql', find: "ON CONFLICT (collection_id) WHERE kind = 'collection_credit' DO NOTHING", replace: "ON CONFLICT (collection_id) WHERE kind = 'collection_credit' DO UPDATE SET kind = EXCLUDED.kind", tests: ['test/ledger/ledger.test.ts'], names: 'once however often' },
   { id: 'state-expires-at-half-ttl', file: 'src/collections/collections.ts', find: 'expires_at: new Date(now.getTime() + this.s.config.pendingTtlSeconds * 1000)', replace: 'expires_at: new Date(now.getTime() + this.s.config.pendingTtlSeconds * 500)', tests: ['test/http/simulate-collection.test.ts'], names: 'expires' },
   // auth
