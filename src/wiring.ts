@@ -35,9 +35,9 @@ import { RoutingTurns } from './collections/routing-turns';
 import { masterKeys } from './crypto/secretbox';
 import { openCredentials } from './processors/credentials';
 import { AdminDisbursementService } from './disbursements/admin';
-import { DisbursementService } from './disbursements/service';
+import { DisbursementService } from './disbursements';
 import { payoutConnectorOf } from './disbursements/sandbox';
-import { RefundService } from './refunds/service';
+import { RefundService } from './refunds';
 import { refundConnectorOf } from './refunds/sandbox';
 import { ReportService } from './reports';
 
