@@ -17,7 +17,7 @@ import type { CallContext } from '../processors/types';
 import type { Base } from '../base';
 import type { DisbursementService } from '../disbursements';
 import type { RefundService } from '../refunds';
-import type { CollectionService } from '../collections/collections';
+import type { CollectionService } from '../collections';
 import type { Processors } from '../processors';
 import type { ProcessorRequestService } from './processor-requests';
 import { openCredentials } from '../processors/credentials';
