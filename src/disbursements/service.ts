@@ -37,6 +37,7 @@ import { AppError, validationError } from '../errors';
 import type { FieldError } from '../errors';
 import type { Logger } from '../log';
 import { secretMatches } from '../merchants/access-tokens';
+import type { AmountAsked, AmountCheck } from '../processors/amounts';
 import type { CallContext, Observed, PayoutConnector, PayoutObservedStatus, PayoutOrder, QueryResult, SendResult } from '../processors/types';
 import { currentTraceParent } from '../telemetry';
 import type { WorkerSpec } from '../workers/loops';
@@ -79,6 +80,8 @@ export interface DisbursementParts {
   now: () => Date;
   /** the payout side of a service type's processor (the simulator's for `sandbox`); null when it offers none */
   payoutsOf: (serviceType: string) => PayoutConnector | null;
+  /** whether a service type's processor can move an amount exactly (src/processors/amounts.ts) */
+  amountCheck: (serviceType: string, asked: AmountAsked) => AmountCheck;
   /** a MID's sealed credentials, opened (never logged) */
   openCredentials: (sealed: string | null) => CallContext['credentials'];
   /** the next round-robin turn (from 1) among a business's MIDs of one method, currency and rank */
@@ -248,6 +251,8 @@ export class DisbursementService {
     const earlier = await this.byMerchantReference(who.businessId, body.merchant_reference);
     if (earlier) return replay(earlier, hash);
     const route = await this.route(who.businessId, body.payment_method, body.currency);
+    const { refused } = this.p.amountCheck(route.serviceType, { kind: 'payout', amountMinor, currency: body.currency });
+    if (refused) throw validationError([refused]);
     try {
       const row = await this.db.tx('disbursement-create', (t) => this.createIn(t, who, body, amountMinor, hash, route));
       if (row.status === 'PENDING') this.p.kick('disbursement-sends');

@@ -8,11 +8,12 @@ import { pgp } from '../db';
 import type { Tx } from '../db';
 import { BY_ID, listPage } from '../db/keyset';
 import type { KeyColumn, ListPage, ListQuery, PageRequest } from '../db/keyset';
+import { isDisbursementMethod } from '../domain/disbursement';
 import { toMinor } from '../domain/money';
 import { AppError, validationError } from '../errors';
 import type { FieldError } from '../errors';
 import { hashSecret, newCredentials } from './access-tokens';
-import { curlLine, DEMO_BUSINESS, DEMO_EXTRA_WALLETS, DEMO_RATES, demoMids, demoToken, SEED_LOCK, writeDemoFile } from './demo-merchant';
+import { curlLine, DEMO_BUSINESS, DEMO_CURRENCIES, DEMO_EXTRA_WALLETS, DEMO_RATES, demoMids, demoMidsLine, demoToken, SEED_LOCK, writeDemoFile } from './demo-merchant';
 import type { Base } from '../base';
 import type { NotificationService } from '../notifications/notifications';
 import type { Processors } from '../processors';
@@ -51,6 +52,8 @@ export interface DemoCredentials {
   file: string;
   /** a ready curl line that obtains an access token */
   curl: string;
+  /** what its sandbox MIDs collect and pay out, in words */
+  mids: string;
 }
 
 /** Processors a MID may name; each has an implementation under src/processors/. */
@@ -391,7 +394,7 @@ export class BusinessService {
   private roleErrors(serviceType: string, method: PaymentMethod, collects: boolean, disburses: boolean): FieldError[] {
     if (!collects && !disburses) return [{ field: 'disburses', message: 'A MID collects, disburses or both: set collects or disburses to true' }];
     if (!disburses) return [];
-    if (method !== 'MOBILE_MONEY' && method !== 'BANK') return [{ field: 'disburses', message: `Disbursements go to a phone or a bank account: a ${method} MID cannot disburse` }];
+    if (!isDisbursementMethod(method)) return [{ field: 'disburses', message: `Disbursements go to a phone or a bank account: a ${method} MID cannot disburse` }];
     if (!this.s.paysOut(serviceType)) return [{ field: 'disburses', message: `${serviceType} pays nothing out: its MIDs cannot disburse` }];
     return [];
   }
@@ -569,7 +572,7 @@ export class BusinessService {
       if (await t.oneOrNone('SELECT 1 FROM businesses LIMIT 1')) return null;
       const businessId = await this.insertBusiness(t, DEMO_BUSINESS);
       for (const currency of DEMO_EXTRA_WALLETS) await this.insertWallet(t, businessId, currency, false);
-      for (const mid of demoMids([DEMO_BUSINESS.default_currency, ...DEMO_EXTRA_WALLETS])) await this.insertMid(t, businessId, mid);
+      for (const mid of demoMids(DEMO_CURRENCIES)) await this.insertMid(t, businessId, mid);
       for (const [base, quote, rate] of DEMO_RATES) {
         await t.none('INSERT INTO fx_rates (base, quote, rate, updated_at) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING', [
           base,
@@ -594,6 +597,6 @@ export class BusinessService {
     });
     if (!created) return null;
     this.s.log.info('demo merchant created', { business_id: created.businessId, file: created.file });
-    return { api_key: creds.apiKey, api_secret: creds.apiSecret, business_id: created.businessId, file: created.file, curl };
+    return { api_key: creds.apiKey, api_secret: creds.apiSecret, business_id: created.businessId, file: created.file, curl, mids: demoMidsLine(DEMO_CURRENCIES) };
   }
 }

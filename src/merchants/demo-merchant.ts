@@ -4,6 +4,7 @@ import { chmodSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { ApiTokenInput, BusinessInput, MidInput } from './businesses';
 import { PAYMENT_METHODS } from '../api-records/merchant';
+import { DISBURSEMENT_METHODS, isDisbursementMethod } from '../domain/disbursement';
 
 /** Serialises two processes seeding the same empty database. */
 export const SEED_LOCK = 4_242_003;
@@ -25,6 +26,8 @@ export const DEMO_BUSINESS: BusinessInput = {
 };
 
 export const DEMO_EXTRA_WALLETS = ['USD', 'KES', 'EUR'];
+/** Every wallet currency of the demo, its default first: a MID per payment method in each. */
+export const DEMO_CURRENCIES = [DEMO_BUSINESS.default_currency, ...DEMO_EXTRA_WALLETS];
 
 /** [base, quote, rate]: 1 base = rate quote. */
 export const DEMO_RATES: [string, string, number][] = [
@@ -51,7 +54,11 @@ export function demoToken(webhookHash: string): ApiTokenInput {
   };
 }
 
-/** A sandbox MID per payment method and wallet currency, all rank 1 and active. */
+/**
+ * A sandbox MID per payment method and wallet currency, all rank 1 and active; those of a method
+ * disbursements go by (a phone, a bank account) also disburse, so the demo pays out and refunds on a
+ * fresh clone with nothing set by hand.
+ */
 export function demoMids(currencies: string[]): MidInput[] {
   return PAYMENT_METHODS.flatMap((method) =>
     currencies.map((currency) => ({
@@ -62,8 +69,16 @@ export function demoMids(currencies: string[]): MidInput[] {
       allowed_traffic: 'ALL' as const,
       processing_rank: 1,
       active: true,
+      collects: true,
+      disburses: isDisbursementMethod(method),
     })),
   );
+}
+
+/** What `npm start` prints about the demo's MIDs: what they collect and what they pay out. */
+export function demoMidsLine(currencies: string[]): string {
+  const list = currencies.join(', ');
+  return `Its sandbox MIDs collect by ${PAYMENT_METHODS.join(', ')} and pay out by ${DISBURSEMENT_METHODS.join(' and ')} in ${list}`;
 }
 
 export function curlLine(baseUrl: string, apiKey: string, apiSecret: string): string {

@@ -28,6 +28,7 @@ import type { RefundFinal, RefundJournal, RefundStatus } from '../domain/refund'
 import { formatMinor } from '../domain/money';
 import { AppError, validationError } from '../errors';
 import type { Logger } from '../log';
+import type { AmountAsked, AmountCheck } from '../processors/amounts';
 import type { CallContext, ConfirmationSent, Observed, OriginalCheck, QueryResult, RefundConnector, RefundOrder, RefundSendResult } from '../processors/types';
 import { currentTraceParent } from '../telemetry';
 import type { WorkerSpec } from '../workers/loops';
@@ -62,6 +63,8 @@ export interface RefundParts {
   now: () => Date;
   /** the refund side of a service type's processor (the simulator's for `sandbox`); null when it offers none */
   refundsOf: (serviceType: string) => RefundConnector | null;
+  /** whether a service type's processor can move an amount exactly (src/processors/amounts.ts) */
+  amountCheck: (serviceType: string, asked: AmountAsked) => AmountCheck;
   /** a MID's sealed credentials, opened (never logged) */
   openCredentials: (sealed: string | null) => CallContext['credentials'];
   /** run a named worker soon, once the current change commits */
@@ -213,6 +216,8 @@ export class RefundService {
     }
     const { refunded_account_minor: refundedAccount } = await t.one<{ refunded_account_minor: bigint }>(SQL.refundedAccount, { collectionId: c.id });
     const amounts = refundAmountsOrRefuse(c, refundedAccount, requested);
+    const { refused } = this.p.amountCheck(c.service_type, { kind: 'refund', amountMinor: amounts.amountMinor, currency: c.request_currency, paidMinor: c.request_amount_minor });
+    if (refused) throw validationError([refused]);
     const wallet = await t.oneOrNone<{ id: number }>(SQL.lockWallet, { businessId: c.business_id, currency: c.account_currency });
     if (!wallet) throw new Error(`collection ${c.id} has no ${c.account_currency} wallet`);
     const { available_minor: available } = await t.one<{ available_minor: bigint }>(SQL.walletAvailable, { walletId: wallet.id });
