@@ -1,6 +1,7 @@
-// Proves the processors' whole-unit rules are request-time refusals, the same for every kind of money movement: through the public API in live, against the fakes of M-Pesa (whole KES; a reversal gives back the whole payment only) and MTN MoMo (zero-decimal currencies such as UGX), a collection, a refund and a payout the processor cannot move exactly each get 400 VALIDATION_ERROR naming `amount` and change nothing, nothing reaches the processor; amounts it can move are accepted. The rule itself (src/processors/amounts.ts) is checked on a table first.
+// Proves the processors' whole-unit rules are request-time refusals, the same for every kind of money movement: through the public API in live, against the fakes of M-Pesa (whole KES; a reversal gives back the whole payment only) and MTN MoMo (zero-decimal currencies such as UGX), a collection, a refund and a payout the processor cannot move exactly each get 400 VALIDATION_ERROR naming `amount` and change nothing, nothing reaches the processor; amounts it can move are accepted. The rule itself (src/processors/amounts.ts) is checked on a table first, BTCPay's zero-decimal currencies included.
 import { checkAmount } from '../../src/processors/amounts';
 import type { AmountAsked } from '../../src/processors/amounts';
+import { btcpayProcessor } from '../../src/processors/btcpay';
 import { mpesaProcessor } from '../../src/processors/mpesa';
 import { mtnMomoProcessor } from '../../src/processors/mtn-momo';
 import { paystackProcessor } from '../../src/processors/paystack';
@@ -21,6 +22,7 @@ const processors = {
   mpesa: mpesaProcessor(transport),
   mtn_momo: mtnMomoProcessor(transport),
   paystack: paystackProcessor({ baseUrl: transport.baseUrl, timeoutMs: 1000 }),
+  btcpay: btcpayProcessor({ timeoutMs: 1000 }),
 };
 
 describe('checkAmount, the one rule for every kind', () => {
@@ -41,6 +43,9 @@ describe('checkAmount, the one rule for every kind', () => {
     ['mtn_momo', { kind: 'payout', amountMinor: 10050n, currency: 'UGX' }, 'amount: the processor pays out UGX in whole units, without decimals'],
     ['mtn_momo', { kind: 'payout', amountMinor: 10050n, currency: 'EUR' }, null],
     ['paystack', { kind: 'refund', amountMinor: 10050n, currency: 'NGN', paidMinor: 2500000n }, null],
+    ['btcpay', { kind: 'collection', amountMinor: 10050n, currency: 'JPY' }, 'amount: the processor takes JPY in whole units, without decimals'],
+    ['btcpay', { kind: 'refund', amountMinor: 10050n, currency: 'JPY', paidMinor: 500000n }, 'amount: the processor refunds JPY in whole units, without decimals'],
+    ['btcpay', { kind: 'refund', amountMinor: 250n, currency: 'USD', paidMinor: 500n }, null],
     ['sandbox', { kind: 'payout', amountMinor: 10050n, currency: 'UGX' }, null],
     ['sandbox', { kind: 'refund', amountMinor: 13n, currency: 'UGX', paidMinor: 5000000n }, null],
   ];
