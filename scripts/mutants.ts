@@ -59,8 +59,8 @@ export const MUTANTS: Mutant[] = [
   { id: 'state-guard-without-pending', file: 'src/collections/sql/move.sql', find: 'AND c.status = i.from_', replace: '', tests: ['test/collections/round-trips.test.ts'] },
   { id: 'state-guard-without-sequence', file: 'src/collections/sql/move.sql', find: 'AND c.notification_seq = i.notification_seq', replace: '', tests: ['test/collections/round-trips.test.ts'], names: 'reads again' },
   { id: 'state-move-not-read-again', file: 'src/collections/state-change.ts', find: 'if (row === MISSED) continue;', replace: 'if (row === MISSED) return null;', tests: ['test/collections/round-trips.test.ts'], names: 'reads again' },
-  { id: 'ledger-journal-without-credit', file: 'src/collections/sql/move.sql', find: 'JOIN input i ON i.n = m.n_ WHERE i.credit ORDER BY m.id', replace: 'JOIN input i ON i.n = m.n_ ORDER BY m.id', tests: ['test/collections/round-trips.test.ts'], names: 'exactly one' },
-  { id: 'ledger-second-credit-posted', file: 'src/collections/sql/move.sql', find: "ON CONFLICT (collection_id) WHERE kind = 'collection_credit' DO NOTHING", replace: "ON CONFLICT (collection_id) WHERE kind = 'collection_credit' DO UPDATE SET kind = EXCLUDED.kind", tests: ['test/ledger/ledger.test.ts'], names: 'once however often' },
+  { id: 'ledger-journal-without-credit', file: 'src/ledger/sql/credit-ctes.sql', find: 'JOIN input i ON i.n = m.n_ WHERE i.credit ORDER BY m.id', replace: 'JOIN input i ON i.n = m.n_ ORDER BY m.id', tests: ['test/collections/round-trips.test.ts'], names: 'exactly one' },
+  { id: 'ledger-second-credit-posted', file: 'src/ledger/sql/credit-ctes.sql', find: "ON CONFLICT (collection_id) WHERE kind = 'collection_credit' DO NOTHING", replace: "ON CONFLICT (collection_id) WHERE kind = 'collection_credit' DO UPDATE SET kind = EXCLUDED.kind", tests: ['test/ledger/ledger.test.ts'], names: 'once however often' },
   { id: 'state-expires-at-half-ttl', file: 'src/collections/request-to-pay.ts', find: 'expires_at: new Date(now.getTime() + this.s.config.pendingTtlSeconds * 1000)', replace: 'expires_at: new Date(now.getTime() + this.s.config.pendingTtlSeconds * 500)', tests: ['test/http/simulate-collection.test.ts'], names: 'expires' },
   // auth
   { id: 'auth-wrong-secret-accepted', file: 'src/merchants/access-tokens.ts', find: 'if (!row || !good || !secret) {', replace: 'if (!row || !secret) {', tests: ['test/http/create-access-token.test.ts'], names: 'a wrong secret' },
@@ -122,7 +122,7 @@ export const MUTANTS: Mutant[] = [
   { id: 'outage-refused-write-unknown', file: 'src/db/outcome.ts', find: 'if (sent.count === 1 && neverExecuted(err) && failedWrite === sent.last) return;', replace: '', tests: ['test/faults/outcome-unknown.test.ts'] },
   { id: 'outage-read-only-kept-in-pool', file: 'src/db/index.ts', find: "if ((err as { code?: unknown } | null)?.code === '25006' && e.client)", replace: 'if (false && e.client)', tests: ['test/faults/outcome-unknown.test.ts'] },
   { id: 'outage-read-only-is-500', file: 'src/db/index.ts', find: 'const UNAVAILABLE_SQLSTATE = /^(08...|57P0[123]|53300|25006)$/;', replace: 'const UNAVAILABLE_SQLSTATE = /^(08...|57P0[123]|53300)$/;', tests: ['test/faults/outcome-unknown.test.ts'] },
-  { id: 'retention-deletes-retrying-log', file: 'src/workers/retention.ts', find: 'WHERE a.at < $1 AND (n.delivered_at IS NOT NULL OR n.gave_up_at IS NOT NULL)', replace: 'WHERE a.at < $1', tests: ['test/workers/retention.test.ts'] },
+  { id: 'retention-deletes-retrying-log', file: 'src/notifications/notifications.ts', find: 'WHERE a.at < $1 AND (n.delivered_at IS NOT NULL OR n.gave_up_at IS NOT NULL)', replace: 'WHERE a.at < $1', tests: ['test/workers/retention.test.ts'] },
 ];
 
 const ROOT = path.resolve(__dirname, '..');

@@ -118,10 +118,10 @@ export function buildServices(input: BaseInput): Services {
   const configCache = new ConfigCache(input.db, input.log);
   const routingTurns = new RoutingTurns(input.db);
   const rateLimit = new SharedRateLimit(input.db, () => input.config.rateLimitRps, input.now);
-  const retention = new RetentionService(input.db, input.config.retentionDays, input.now);
   const liveness = new LivenessService(base);
   const cards = new CardService(base);
   const notifications = new NotificationService(using(base, { liveness }));
+  liveness.onBeat((self, staleBefore, now) => notifications.freeDeadClaims(self, staleBefore, now));
   const ledger = new LedgerService(base);
   const pricing = new PricingService();
   const accessTokens = new AccessTokenService(using(base, { configCache, rateLimit }));
@@ -132,9 +132,18 @@ export function buildServices(input: BaseInput): Services {
   const demoMerchant = new DemoMerchant(using(base, { businesses, mids, apiTokens }));
   const goLive = new GoLiveService(using(base, { ledger }));
   const audit = new AuditService(base);
+  const retention = new RetentionService(
+    {
+      deliveryAttempts: (before, limit) => notifications.deleteOldAttempts(before, limit),
+      emails: (before, limit) => notifications.deleteOldEmails(before, limit),
+      audit: (before, limit) => audit.deleteOld(before, limit),
+    },
+    input.config.retentionDays,
+    input.now,
+  );
   const sessions = new SessionService(using(base, { audit }));
   const totp = new TotpService(using(base, { sessions, audit }));
-  const users = new UserService(using(base, { audit }));
+  const users = new UserService(using(base, { audit, notifications }));
   // the card charge is the checkouts', built after collections: called only once requests arrive
   let checkouts: CheckoutService | null = null;
   const chargeCard: CheckoutService['chargeCard'] = (...args) => (checkouts as CheckoutService).chargeCard(...args);
@@ -148,6 +157,9 @@ export function buildServices(input: BaseInput): Services {
     amountCheck: (serviceType, asked) => checkAmount(processors.get(serviceType), asked),
     openCredentials: (sealed) => openCredentials(masterKeys(input.config), sealed),
     kick: base.kick,
+    ledger,
+    notifications,
+    audit,
   });
   const disbursements = new DisbursementService({
     db: () => base.db,
@@ -160,6 +172,9 @@ export function buildServices(input: BaseInput): Services {
     // the rotation is shared with collections of the same method, currency and rank: it only shifts the turns
     takeTurn: (businessId, method, currency, rank) => routingTurns.take(businessId, method, currency, rank),
     kick: base.kick,
+    ledger,
+    notifications,
+    audit,
   });
   const adminDisbursements = new AdminDisbursementService({ db: () => base.db, namesOf: (ids) => businesses.namesOf(ids) });
   const processorRequests = new ProcessorRequestService(using(base, { collections, processors, refunds, disbursements, processId: liveness.processId }));

@@ -3,6 +3,7 @@
 // request), each answered with its own row once that statement has committed (src/db/batcher.ts). A
 // request alone is written at once, as a batch of one. Inside an open operator change the write goes to
 // the change's transaction at once, alone: a batch never mixes a change's request with others.
+import { START_EMAILS_CTE } from '../notifications/notifications';
 import { bound, hotSqlFile } from '../db';
 import type { Db, Queryable } from '../db';
 import type { Logger } from '../log';
@@ -14,7 +15,7 @@ import type { WritesApart } from '../db/outcome';
 import type { CollectionRow } from '../domain/collection';
 
 /** The request-to-pay write (sql/create.sql): one constant text for any batch, prepared on a real server. */
-const CREATE_SQL = hotSqlFile(__dirname, 'create.sql');
+const CREATE_SQL = hotSqlFile(__dirname, 'create.sql', { startEmails: START_EMAILS_CTE });
 
 /** create.sql's parameters that carry the batch's emails, flattened: each email's owner is its request's place. */
 const EMAIL_PARAMS = ['email_owners', 'email_kinds', 'email_recipients', 'email_subjects', 'email_texts'];

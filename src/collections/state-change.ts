@@ -9,9 +9,10 @@ import type { Queryable } from '../db';
 import { STATUS_MESSAGES, isFinal } from '../domain/collection';
 import type { CollectionRow, FinalStatus } from '../domain/collection';
 import { AppError } from '../errors';
-import { NO_CREDIT } from '../ledger/ledger';
+import { CREDIT_CTES, NO_CREDIT } from '../ledger/ledger';
 import type { CreditContext, CreditValues } from '../ledger/ledger';
 import type { Principal } from '../merchants/access-tokens';
+import { STATUS_CHANGE_CTES } from '../notifications/notifications';
 import type { Recipients } from '../notifications/notifications';
 import { scenarioRecorded } from '../sandbox/certification';
 import { MISSED, MoveBatches } from './move-batch';
@@ -30,7 +31,7 @@ type MoveRead = CollectionRow & MoveExtras & { n_: string | number | bigint };
 
 /** A move's read and its write (sql/read-for-move.sql, sql/move.sql): constant texts, prepared on a real server. */
 const READ_FOR_MOVE_SQL = hotSqlFile(__dirname, 'read-for-move.sql');
-const MOVE_SQL = hotSqlFile(__dirname, 'move.sql');
+const MOVE_SQL = hotSqlFile(__dirname, 'move.sql', { credit: CREDIT_CTES, notices: STATUS_CHANGE_CTES });
 
 /** One move's values for move.sql: its element of each per-move array, and its postings, holds and emails. */
 interface PlannedMove {

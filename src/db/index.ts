@@ -98,10 +98,22 @@ export interface HotStatement {
   readonly params: readonly string[];
 }
 
-export function hotSqlFile(dir: string, file: string): HotStatement {
-  // the minified text as read, without formatting (QueryFile's documented symbol, absent from its types)
+/** A statement file's minified text as read, without formatting (QueryFile's documented symbol, absent from its types). */
+export function sqlPart(dir: string, file: string): string {
   const query = (pgp.QueryFile as unknown as { $query: symbol }).$query;
-  const named = (sqlFile(dir, file) as unknown as Record<symbol, string>)[query];
+  return (sqlFile(dir, file) as unknown as Record<symbol, string>)[query];
+}
+
+/**
+ * `parts`: the text (sqlPart) of what `${@name}` stands for in the file, written by the wing that owns the
+ * table it writes (the ledger's credit, the notifications' outbox rows), so that one statement of constant
+ * text writes several wings' tables, each wing's SQL kept in its own sql/ folder.
+ */
+export function hotSqlFile(dir: string, file: string, parts: Readonly<Record<string, string>> = {}): HotStatement {
+  const named = sqlPart(dir, file).replace(/\$\{@(\w+)\}/g, (_, part: string) => {
+    if (parts[part] === undefined) throw new Error(`${file} includes \${@${part}}, which it was not given`);
+    return parts[part];
+  });
   const params: string[] = [];
   const text = named.replace(/\$\{(\w+)\}/g, (_, param: string) => {
     if (!params.includes(param)) params.push(param);

@@ -4,6 +4,9 @@
 import type { Config } from '../config';
 import type { Db } from '../db';
 import type { Logger } from '../log';
+import type { LedgerService } from '../ledger/ledger';
+import type { NotificationService } from '../notifications/notifications';
+import type { AuditService } from '../people/audit';
 import type { AmountAsked, AmountCheck } from '../processors/amounts';
 import type { CallContext, PayoutConnector } from '../processors/types';
 
@@ -22,4 +25,10 @@ export interface DisbursementParts {
   /** the next round-robin turn (from 1) among a business's MIDs of one method, currency and rank */
   takeTurn: (businessId: number, method: 'MOBILE_MONEY' | 'BANK', currency: string, rank: number) => Promise<number>;
   kick: (worker: string) => void;
+  /** the ledger wing posts every journal (src/ledger/) */
+  ledger: Pick<LedgerService, 'postJournal'>;
+  /** the notifications wing writes every webhook and email to the outbox (src/notifications/) */
+  notifications: Pick<NotificationService, 'enqueueWebhook' | 'enqueueEmails' | 'emailOwners'>;
+  /** the people wing writes every audit entry (src/people/) */
+  audit: Pick<AuditService, 'tokenAction'>;
 }

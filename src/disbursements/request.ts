@@ -56,8 +56,6 @@ export interface DashboardRequester {
 const sql = (name: string): QueryFile => sqlFile(__dirname, name);
 const SQL = {
   tokenGuard: sql('token-guard.sql'),
-  auditRefused: sql('audit-refused.sql'),
-  audit: sql('audit.sql'),
   routes: sql('routes.sql'),
   walletOf: sql('wallet-of.sql'),
   lockWallet: sql('lock-wallet.sql'),
@@ -137,7 +135,7 @@ export class DisbursementRequests {
     }
     if (t.address_allowed || (!t.has_allowlist && this.p.config.appEnv !== 'live')) return;
     const why = t.has_allowlist ? 'not_on_allowlist' : 'no_allowlist_in_live';
-    await this.db.none(SQL.auditRefused, { now: this.p.now(), apiTokenId: c.apiTokenId, requestId: c.requestId, after: JSON.stringify({ operation, client_address: address ?? c.address ?? null, reason: why }) });
+    await this.p.audit.tokenAction(this.db, { now: this.p.now(), apiTokenId: c.apiTokenId, action: 'disbursementAddressRefused', targetType: 'api_token', targetId: null, after: { operation, client_address: address ?? c.address ?? null, reason: why }, requestId: c.requestId });
     this.p.log.warn('disbursement call refused for its address', { api_token_id: c.apiTokenId, reason: why });
     throw new AppError(
       'IP_NOT_ALLOWED',
@@ -235,7 +233,7 @@ export class DisbursementRequests {
     if (!row) throw new ReferenceTaken();
     await this.changes.post(t, row, disbursementHoldPlan(moneyOf(row)), now);
     if (c.apiTokenId !== null) {
-      await t.none(SQL.audit, { now, businessId: c.businessId, gatewayReference: row.gateway_reference, after: JSON.stringify(toDisbursementRecord(row)), requestId: c.requestId, apiTokenId: c.apiTokenId });
+      await this.p.audit.tokenAction(t, { now, apiTokenId: c.apiTokenId, action: 'createDisbursement', targetType: 'disbursement', targetId: row.gateway_reference, after: toDisbursementRecord(row), requestId: c.requestId });
     }
     await this.changes.emailOwners(t, row, now);
     return row;

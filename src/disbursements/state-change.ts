@@ -1,15 +1,11 @@
 // The one path by which a disbursement changes state (docs/contract/disbursements.md): the move, guarded
 // on the states it may come from and kept for the timeline in the same statement, the journal the move
 // calls for, the webhook notification and the owners' emails, in one transaction.
-import { randomBytes } from 'node:crypto';
 import type { QueryFile } from 'pg-promise';
 import { sqlFile } from '../db';
 import type { Db, Tx } from '../db';
 import { DISBURSEMENT_MESSAGES, disbursementMovesFrom, disbursementOutcomePlan, isDisbursementSettled } from '../domain/disbursement';
 import type { DisbursementJournal, DisbursementStatus } from '../domain/disbursement';
-import { accountName, assertBalanced } from '../domain/ledger';
-import type { AccountKey } from '../domain/ledger';
-import { currentTraceParent } from '../telemetry';
 import { disbursementEmails } from './emails';
 import type { DisbursementParts } from './parts';
 import { toDisbursementRecord } from './record';
@@ -17,12 +13,8 @@ import type { DisbursementRow } from './record';
 
 const sql = (name: string): QueryFile => sqlFile(__dirname, name);
 const SQL = {
-  ledgerAccounts: sql('ledger-accounts.sql'),
-  postJournal: sql('post-journal.sql'),
   move: sql('move.sql'),
-  notification: sql('notification.sql'),
   businessName: sql('business-name.sql'),
-  ownersEmail: sql('owners-email.sql'),
 };
 
 /** A move of a disbursement: to which state, and what its request to the processor becomes. */
@@ -82,37 +74,19 @@ export class DisbursementStateChanges {
     return moved;
   }
 
-  /** A disbursement journal, checked to balance first; the hold of a new one or the outcome of a move; a second one of a kind is a bug. */
+  /** A disbursement journal (the hold of a new one, the outcome of a move), posted by the ledger; a second one of a kind is a bug. */
   async post(t: Tx, row: DisbursementRow, journal: DisbursementJournal, now: Date): Promise<void> {
-    assertBalanced(journal.postings);
-    const ids = await this.accountIds(t, row.business_id, journal.postings.map((p) => p.account));
-    const written = await t.any(SQL.postJournal, {
-      disbursementId: row.id, kind: journal.kind, now,
-      accountIds: journal.postings.map((p) => ids.get(accountName(p.account))),
-      amounts: journal.postings.map((p) => p.amountMinor),
-      currencies: journal.postings.map((p) => p.account.currency),
-    });
-    if (written.length !== 1) throw new Error(`disbursement ${row.id} already has its ${journal.kind} journal`);
-  }
-
-  private async accountIds(t: Tx, businessId: number, keys: AccountKey[]): Promise<Map<string, number>> {
-    const unique = [...new Map(keys.map((k) => [accountName(k), k])).values()].sort((a, b) => (accountName(a) < accountName(b) ? -1 : 1));
-    const params = { businessId, walletIds: unique.map((k) => k.walletId), currencies: unique.map((k) => k.currency), kinds: unique.map((k) => k.kind) };
-    for (let attempt = 0; attempt < 2; attempt++) {
-      const rows = await t.any<{ id: number; wallet_id: number | null; currency: string; kind: AccountKey['kind'] }>(SQL.ledgerAccounts, params);
-      const ids = new Map(rows.map((r) => [accountName({ kind: r.kind, walletId: r.wallet_id, currency: r.currency }), r.id]));
-      if (ids.size === unique.length) return ids;
+    if (!(await this.p.ledger.postJournal(t, { businessId: row.business_id, owner: { disbursementId: row.id }, kind: journal.kind, postings: journal.postings, now }))) {
+      throw new Error(`disbursement ${row.id} already has its ${journal.kind} journal`);
     }
-    throw new Error('ledger accounts could not be created');
   }
 
   /** The webhook notification of a move, when an API token asked for the disbursement. */
   private async outbox(t: Tx, row: DisbursementRow, now: Date): Promise<void> {
     if (row.api_token_id === null) return;
-    await t.none(SQL.notification, {
-      disbursementId: row.id, apiTokenId: row.api_token_id, eventId: 'evt_' + randomBytes(16).toString('hex'), sequence: row.notification_seq,
-      status: row.status, body: JSON.stringify({ ...toDisbursementRecord(row), sequence: row.notification_seq }), now, traceParent: currentTraceParent(),
-      firstAttemptAt: new Date(now.getTime() + this.p.config.webhookRetryScheduleMs[0]),
+    await this.p.notifications.enqueueWebhook(t, {
+      owner: { disbursementId: row.id }, apiTokenId: row.api_token_id, sequence: row.notification_seq, status: row.status,
+      body: JSON.stringify({ ...toDisbursementRecord(row), sequence: row.notification_seq }), now,
     });
   }
 
@@ -122,7 +96,7 @@ export class DisbursementStateChanges {
     const page = `${this.p.config.publicBaseUrl}/dashboard/disbursements/${row.gateway_reference}`;
     const business = await t.one<{ name: string }>(SQL.businessName, { businessId: row.business_id });
     for (const e of disbursementEmails(row, business.name, page)) {
-      await t.any(SQL.ownersEmail, { kind: e.kind, subject: e.subject, text: e.text, now, businessId: row.business_id, exceptUserId: e.exceptUserId });
+      await this.p.notifications.emailOwners(t, { kind: e.kind, subject: e.subject, text: e.text, now, businessId: row.business_id, exceptUserId: e.exceptUserId });
     }
   }
 }

@@ -2,7 +2,7 @@
 // read from running balances that the database keeps with every posting (migration 0030: a few rows
 // per account, one per session slot, so concurrent completions of one wallet do not wait for each
 // other); drift() recomputes them from the postings.
-import { pgp, sqlFile } from '../db';
+import { pgp, sqlFile, sqlPart } from '../db';
 import type { Queryable, Tx } from '../db';
 import { BY_ID, listPage } from '../db/keyset';
 import type { ListPage, PageRequest } from '../db/keyset';
@@ -113,6 +113,18 @@ export function toBalanceRecord(b: WalletBalance) {
     disbursement_held_balance: toApi(b.disbursementHeldMinor),
   };
 }
+
+/** Whose a journal of money out is: a refund's (with its collection) or a disbursement's. */
+export interface JournalOwner {
+  collectionId?: bigint;
+  refundId?: bigint;
+  disbursementId?: bigint;
+}
+
+const POST_JOURNAL_SQL = sqlFile(__dirname, 'post-journal.sql');
+
+/** The credit of a collection's state change: the ledger's CTEs of collections/sql/move.sql. */
+export const CREDIT_CTES = sqlPart(__dirname, 'credit-ctes.sql');
 
 export class LedgerService {
   constructor(readonly s: Base) {}
@@ -259,6 +271,23 @@ export class LedgerService {
       created_at: at,
     }));
     await t.none(pgp.helpers.insert(rows, postingColumns));
+  }
+
+  /**
+   * A journal of money out (a refund's or a disbursement's hold, outcome or reversal), in the caller's
+   * transaction: checked to balance, its accounts created on first use, written with its postings. False
+   * when the owner has its journal of this kind already (nothing is written).
+   */
+  async postJournal(t: Tx, j: { businessId: number; owner: JournalOwner; kind: string; postings: PostingDraft[]; now: Date }): Promise<boolean> {
+    assertBalanced(j.postings);
+    const ids = await this.accountIds(t, j.businessId, j.postings.map((p) => p.account));
+    const written = await t.any(POST_JOURNAL_SQL, {
+      collectionId: j.owner.collectionId ?? null, refundId: j.owner.refundId ?? null, disbursementId: j.owner.disbursementId ?? null, kind: j.kind, now: j.now,
+      accountIds: j.postings.map((p) => ids.get(accountName(p.account))),
+      amounts: j.postings.map((p) => p.amountMinor),
+      currencies: j.postings.map((p) => p.account.currency),
+    });
+    return written.length === 1;
   }
 
   /**

@@ -3,6 +3,7 @@
 // those exact bytes on every attempt.
 import { randomBytes } from 'node:crypto';
 import type { PageRequest } from '../db/keyset';
+import { sqlFile, sqlPart } from '../db';
 import type { Tx } from '../db';
 import type { CollectionRow } from '../domain/collection';
 import { AppError, validationError } from '../errors';
@@ -48,6 +49,28 @@ export interface StatusChangeValues {
   email_subjects: string[];
   email_texts: string[];
 }
+
+/** The outbox rows of a collection's state change and of its request-to-pay: the notifications' CTEs of collections/sql/move.sql and create.sql. */
+export const STATUS_CHANGE_CTES = sqlPart(__dirname, 'status-change-ctes.sql');
+export const START_EMAILS_CTE = sqlPart(__dirname, 'start-emails-cte.sql');
+
+const SQL = {
+  freeDeadClaims: sqlFile(__dirname, 'free-dead-claims.sql'),
+  webhook: sqlFile(__dirname, 'webhook.sql'),
+  emails: sqlFile(__dirname, 'emails.sql'),
+  ownersEmail: sqlFile(__dirname, 'owners-email.sql'),
+};
+
+/** Retention's deletes of this wing's history: up to $2 rows older than $1, oldest first. */
+const DELETE_OLD = {
+  attempts: `DELETE FROM notification_attempts WHERE id IN (
+      SELECT a.id FROM notification_attempts a JOIN notifications n ON n.id = a.notification_id
+      WHERE a.at < $1 AND (n.delivered_at IS NOT NULL OR n.gave_up_at IS NOT NULL)
+      ORDER BY a.at LIMIT $2)`,
+  emails: `DELETE FROM emails WHERE id IN (
+      SELECT id FROM emails WHERE created_at < $1 AND (sent_at IS NOT NULL OR gave_up_at IS NOT NULL)
+      ORDER BY created_at LIMIT $2)`,
+};
 
 export class NotificationService {
   /** per delivery attempt; the contract's 10 s (tests shorten it to prove timeouts are retried) */
@@ -195,6 +218,48 @@ export class NotificationService {
     const at = this.s.now();
     const firstAt = new Date(at.getTime() + this.s.config.webhookRetryScheduleMs[0]);
     return { eventId: 'evt_' + randomBytes(16).toString('hex'), body, firstAt, at, traceParent: currentTraceParent() };
+  }
+
+  /**
+   * A webhook notification of a refund or a disbursement, in the caller's transaction (a collection's is
+   * written by its state change's one statement, collections/sql/move.sql, from statusChangeValues).
+   */
+  async enqueueWebhook(t: Tx, n: { owner: { collectionId?: bigint; refundId?: bigint; disbursementId?: bigint }; apiTokenId: number; sequence: number; status: string; body: string; now: Date }): Promise<void> {
+    await t.none(SQL.webhook, {
+      collectionId: n.owner.collectionId ?? null, refundId: n.owner.refundId ?? null, disbursementId: n.owner.disbursementId ?? null,
+      apiTokenId: n.apiTokenId, eventId: 'evt_' + randomBytes(16).toString('hex'), sequence: n.sequence, status: n.status, body: n.body, now: n.now,
+      traceParent: currentTraceParent(), firstAttemptAt: new Date(n.now.getTime() + this.s.config.webhookRetryScheduleMs[0]),
+    });
+  }
+
+  /** Emails in the outbox, in order, in the caller's transaction (a collection's when they are about one). */
+  async enqueueEmails(t: Tx, collectionId: bigint | null, emails: readonly { kind: string; recipient: string; subject: string; text: string }[]): Promise<void> {
+    if (emails.length === 0) return;
+    await t.none(SQL.emails, {
+      collectionId, now: this.s.now(),
+      kinds: emails.map((e) => e.kind), recipients: emails.map((e) => e.recipient), subjects: emails.map((e) => e.subject), texts: emails.map((e) => e.text),
+    });
+  }
+
+  /** One email to every active owner of a business but one (who asked for what it tells of), in the caller's transaction. */
+  async emailOwners(t: Tx, e: { businessId: number; exceptUserId: number | null; kind: string; subject: string; text: string; now: Date }): Promise<void> {
+    await t.none(SQL.ownersEmail, e);
+  }
+
+  /** Frees the webhook and email claims of processes that stopped beating (after this process's beat); returns how many. */
+  async freeDeadClaims(self: string, staleBefore: Date, now: Date): Promise<number> {
+    const { freed } = await this.s.db.one<{ freed: number }>(SQL.freeDeadClaims, { self, staleBefore, now });
+    return freed;
+  }
+
+  /** Deletes up to `limit` delivery attempts, oldest first, older than `before`, of notifications that are finished (retention). */
+  async deleteOldAttempts(before: Date, limit: number): Promise<number> {
+    return (await this.s.db.result(DELETE_OLD.attempts, [before, limit])).rowCount;
+  }
+
+  /** Deletes up to `limit` emails, oldest first, older than `before`, that were sent or given up (retention). */
+  async deleteOldEmails(before: Date, limit: number): Promise<number> {
+    return (await this.s.db.result(DELETE_OLD.emails, [before, limit])).rowCount;
   }
 
   /** The outbox row: sequence taken from the collection. */

@@ -2,7 +2,8 @@
 // before and after. Secrets never enter it: a record is read as the columns listed here as fit to show
 // (a column added later stays out until someone decides it may be shown), and any answer kept as
 // "after" is stripped of secret fields first.
-import type { Db } from '../db';
+import { sqlFile } from '../db';
+import type { Db, Queryable } from '../db';
 import { ifRolledBack } from '../db/change';
 import { BY_ID, listPage } from '../db/keyset';
 import type { ListPage, PageRequest } from '../db/keyset';
@@ -142,6 +143,8 @@ export interface AuditFilter {
   to?: Date;
 }
 
+const TOKEN_ACTION_SQL = sqlFile(__dirname, 'token-action.sql');
+
 export class AuditService {
   constructor(private readonly s: Base) {}
 
@@ -170,6 +173,19 @@ export class AuditService {
     };
     await this.record(entry);
     ifRolledBack(() => this.record(entry));
+  }
+
+  /**
+   * An API token's action (a refund or a disbursement it asked for, a call refused for its address), in
+   * the caller's transaction; target null names the token itself.
+   */
+  async tokenAction(t: Queryable, a: { apiTokenId: number; action: string; targetType: string; targetId: string | null; after: unknown; requestId: string | null; now: Date }): Promise<void> {
+    await t.none(TOKEN_ACTION_SQL, { ...a, after: JSON.stringify(a.after) });
+  }
+
+  /** Deletes up to `limit` audit entries, oldest first, older than `before` (retention). */
+  async deleteOld(before: Date, limit: number): Promise<number> {
+    return (await this.s.db.result('DELETE FROM audit_log WHERE id IN (SELECT id FROM audit_log WHERE at < $1 ORDER BY at LIMIT $2)', [before, limit])).rowCount;
   }
 
   async record(e: AuditEntryInput): Promise<void> {

@@ -15,6 +15,7 @@ import type { AuditService } from './audit';
 import type { Base } from '../base';
 import type { Actor } from './sessions';
 import { FailureThrottle } from './throttle';
+import type { NotificationService } from '../notifications/notifications';
 
 export interface UserRow {
   id: number;
@@ -114,7 +115,7 @@ export interface GeneratedLogin {
 export class UserService {
   private readonly throttle: FailureThrottle;
 
-  constructor(private readonly s: Base & { audit: AuditService }) {
+  constructor(private readonly s: Base & { audit: AuditService; notifications: Pick<NotificationService, 'enqueueEmails'> }) {
     this.throttle = new FailureThrottle(() => s.db, s.now);
   }
 
@@ -336,12 +337,6 @@ export class UserService {
   }
 
   private async enqueueEmail(t: Tx, kind: string, recipient: string, subject: string, lines: string[]): Promise<void> {
-    await t.none('INSERT INTO emails (kind, recipient, subject, text_body, next_attempt_at) VALUES ($1, $2, $3, $4, $5)', [
-      kind,
-      recipient,
-      subject,
-      lines.join('\n'),
-      this.s.now(),
-    ]);
+    await this.s.notifications.enqueueEmails(t, null, [{ kind, recipient, subject, text: lines.join('\n') }]);
   }
 }

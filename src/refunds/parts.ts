@@ -3,6 +3,9 @@
 import type { Config } from '../config';
 import type { Db } from '../db';
 import type { Logger } from '../log';
+import type { LedgerService } from '../ledger/ledger';
+import type { NotificationService } from '../notifications/notifications';
+import type { AuditService } from '../people/audit';
 import type { AmountAsked, AmountCheck } from '../processors/amounts';
 import type { CallContext, RefundConnector } from '../processors/types';
 
@@ -21,4 +24,10 @@ export interface RefundParts {
   openCredentials: (sealed: string | null) => CallContext['credentials'];
   /** run a named worker soon, once the current change commits */
   kick: (worker: string) => void;
+  /** the ledger wing posts every journal (src/ledger/) */
+  ledger: Pick<LedgerService, 'postJournal'>;
+  /** the notifications wing writes every webhook and email to the outbox (src/notifications/) */
+  notifications: Pick<NotificationService, 'enqueueWebhook' | 'enqueueEmails' | 'emailOwners'>;
+  /** the people wing writes every audit entry (src/people/) */
+  audit: Pick<AuditService, 'tokenAction'>;
 }

@@ -41,7 +41,6 @@ const SQL = {
   walletAvailable: sql('wallet-available.sql'),
   insertRefund: sql('insert-refund.sql'),
   collectionRefunded: sql('collection-refunded.sql'),
-  audit: sql('audit.sql'),
   byReference: sql('by-reference.sql'),
   byGatewayReference: sql('by-gateway-reference.sql'),
   ofCollection: sql('of-collection.sql'),
@@ -149,7 +148,7 @@ export class RefundRequests {
     await t.none(SQL.collectionRefunded, { collectionId: c.id, deltaMinor: amounts.amountMinor });
     await this.changes.post(t, row, refundHoldPlan({ walletId: wallet.id, currency: c.account_currency, accountAmountMinor: row.account_amount_minor }), now);
     if (who.byToken) {
-      await t.none(SQL.audit, { now, businessId: who.businessId, gatewayReference: row.gateway_reference, after: JSON.stringify(toRefundRecord(row)), requestId, apiTokenId: who.apiTokenId });
+      await this.p.audit.tokenAction(t, { now, apiTokenId: who.apiTokenId as number, action: 'createRefund', targetType: 'refund', targetId: row.gateway_reference, after: toRefundRecord(row), requestId });
     }
     return row;
   }

@@ -2,17 +2,13 @@
 // (guarded on where it may come from), the collection's refunded amount given back on FAILED or
 // CANCELLED, the outcome journal of a final state, the notification and the emails; and an operator's
 // decision on a refund held for them, through that same path.
-import { randomBytes } from 'node:crypto';
 import type { QueryFile } from 'pg-promise';
 import { sqlFile } from '../db';
 import { inOneChange } from '../db/change';
 import type { Db, Tx } from '../db';
-import { accountName, assertBalanced } from '../domain/ledger';
-import type { AccountKey } from '../domain/ledger';
 import { isRefundFinal, REFUND_MESSAGES, refundOutcomePlan } from '../domain/refund';
 import type { RefundFinal, RefundJournal, RefundStatus } from '../domain/refund';
 import { AppError } from '../errors';
-import { currentTraceParent } from '../telemetry';
 import { refundEmails } from './emails';
 import type { RefundRecipients } from './emails';
 import type { RefundParts } from './parts';
@@ -22,11 +18,7 @@ import type { RefundRow } from './record';
 const sql = (name: string): QueryFile => sqlFile(__dirname, name);
 const SQL = {
   collectionRefunded: sql('collection-refunded.sql'),
-  ledgerAccounts: sql('ledger-accounts.sql'),
-  postJournal: sql('post-journal.sql'),
   move: sql('move.sql'),
-  notification: sql('notification.sql'),
-  emails: sql('emails.sql'),
   lockHeld: sql('lock-held.sql'),
 };
 
@@ -110,46 +102,24 @@ export class RefundStateChanges {
     });
   }
 
-  /** A refund journal, checked to balance first; the hold of a new refund or the outcome of a move; a second hold or outcome of one refund is a bug. */
+  /** A refund journal (the hold of a new refund, the outcome of a move), posted by the ledger; a second hold or outcome of one refund is a bug. */
   async post(t: Tx, row: RefundRow, journal: RefundJournal, now: Date): Promise<void> {
-    assertBalanced(journal.postings);
-    const ids = await this.accountIds(t, row.business_id, journal.postings.map((p) => p.account));
-    const written = await t.any(SQL.postJournal, {
-      collectionId: row.collection_id, refundId: row.id, kind: journal.kind, now,
-      accountIds: journal.postings.map((p) => ids.get(accountName(p.account))),
-      amounts: journal.postings.map((p) => p.amountMinor),
-      currencies: journal.postings.map((p) => p.account.currency),
-    });
-    if (written.length !== 1) throw new Error(`refund ${row.id} already has its ${journal.kind} journal`);
-  }
-
-  private async accountIds(t: Tx, businessId: number, keys: AccountKey[]): Promise<Map<string, number>> {
-    const unique = [...new Map(keys.map((k) => [accountName(k), k])).values()].sort((a, b) => (accountName(a) < accountName(b) ? -1 : 1));
-    const params = { businessId, walletIds: unique.map((k) => k.walletId), currencies: unique.map((k) => k.currency), kinds: unique.map((k) => k.kind) };
-    for (let attempt = 0; attempt < 2; attempt++) {
-      const rows = await t.any<{ id: number; wallet_id: number | null; currency: string; kind: AccountKey['kind'] }>(SQL.ledgerAccounts, params);
-      const ids = new Map(rows.map((r) => [accountName({ kind: r.kind, walletId: r.wallet_id, currency: r.currency }), r.id]));
-      if (ids.size === unique.length) return ids;
+    const owner = { collectionId: row.collection_id, refundId: row.id };
+    if (!(await this.p.ledger.postJournal(t, { businessId: row.business_id, owner, kind: journal.kind, postings: journal.postings, now }))) {
+      throw new Error(`refund ${row.id} already has its ${journal.kind} journal`);
     }
-    throw new Error('ledger accounts could not be created');
   }
 
-  /** The webhook notification (when an API token asked) and the emails of a move. */
+  /** The webhook notification (when an API token asked) and the emails of a move, written to the outbox by the notifications wing. */
   private async outbox(t: Tx, row: Moved, now: Date): Promise<void> {
     const { account_email: customerEmail, recipients, ...refund } = row;
     if (refund.api_token_id !== null) {
-      const body = JSON.stringify({ ...toRefundRecord(refund), sequence: refund.notification_seq });
-      await t.none(SQL.notification, {
-        collectionId: refund.collection_id, refundId: refund.id, apiTokenId: refund.api_token_id, eventId: 'evt_' + randomBytes(16).toString('hex'),
-        sequence: refund.notification_seq, status: refund.status, body, now, traceParent: currentTraceParent(),
-        firstAttemptAt: new Date(now.getTime() + this.p.config.webhookRetryScheduleMs[0]),
+      await this.p.notifications.enqueueWebhook(t, {
+        owner: { collectionId: refund.collection_id, refundId: refund.id }, apiTokenId: refund.api_token_id, sequence: refund.notification_seq,
+        status: refund.status, body: JSON.stringify({ ...toRefundRecord(refund), sequence: refund.notification_seq }), now,
       });
     }
-    const emails = refundEmails(refund, recipients, customerEmail);
-    if (emails.length === 0) return;
-    await t.none(SQL.emails, {
-      collectionId: refund.collection_id, now,
-      kinds: emails.map((e) => e.kind), recipients: emails.map((e) => e.recipient), subjects: emails.map((e) => e.subject), texts: emails.map((e) => e.text),
-    });
+    await this.p.notifications.enqueueEmails(t, refund.collection_id, refundEmails(refund, recipients, customerEmail));
   }
+
 }

@@ -11,19 +11,27 @@ export const LIVENESS_BEAT_MS = 2000;
 export const LIVENESS_STALE_MS = 10_000;
 const BEAT_SQL = sqlFile(__dirname, 'liveness-beat.sql');
 
+/** Frees the claims of processes that stopped beating, in a wing that claims rows; returns how many. */
+export type FreeDeadClaims = (self: string, staleBefore: Date, now: Date) => Promise<number>;
+
 export class LivenessService {
   readonly processId = randomUUID();
+  private readonly freers: FreeDeadClaims[] = [];
 
   constructor(private readonly s: Base) {}
 
-  /** One beat; returns how many claims of dead processes it freed. */
+  /** A wing whose claims name their process frees a dead process's claims after each beat. */
+  onBeat(free: FreeDeadClaims): void {
+    this.freers.push(free);
+  }
+
+  /** One beat; returns how many claims of dead processes were freed. */
   async beat(): Promise<number> {
     const now = this.s.now();
-    const { freed } = await this.s.db.one<{ freed: number }>(BEAT_SQL, {
-      self: this.processId,
-      now,
-      staleBefore: new Date(now.getTime() - LIVENESS_STALE_MS),
-    });
+    const staleBefore = new Date(now.getTime() - LIVENESS_STALE_MS);
+    await this.s.db.none(BEAT_SQL, { self: this.processId, now, staleBefore });
+    let freed = 0;
+    for (const free of this.freers) freed += await free(this.processId, staleBefore, now);
     if (freed > 0) {
       this.s.log.warn('freed the claims of a process that stopped', { claims: freed });
       this.s.kick('webhooks');

@@ -21,7 +21,15 @@ beforeAll(async () => {
 afterAll(() => fx.close());
 
 const db = (): Db => fx.services.db;
-const retention = (days: RetentionDays = PERIODS) => new RetentionService(db(), days, () => NOW);
+/** The service's retention, built as src/wiring.ts builds it: each kind of history deleted by its own wing. */
+const retention = (days: RetentionDays = PERIODS) => {
+  const s = fx.services;
+  return new RetentionService({
+    deliveryAttempts: (before, limit) => s.notifications.deleteOldAttempts(before, limit),
+    emails: (before, limit) => s.notifications.deleteOldEmails(before, limit),
+    audit: (before, limit) => s.audit.deleteOld(before, limit),
+  }, days, () => NOW);
+};
 
 async function collection(): Promise<bigint> {
   const b = await createBusiness(db());

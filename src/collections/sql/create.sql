@@ -63,14 +63,7 @@ preq AS (
     m.charge_currency, m.charge_send_at, m.created_at, m.created_at, m.trace_parent
   FROM made m WHERE m.charge_service_type IS NOT NULL ORDER BY m.n
 ),
-start_email AS (
-  INSERT INTO emails (collection_id, kind, recipient, subject, text_body, next_attempt_at)
-  SELECT m.id, v.kind, v.recipient, v.subject, v.text_body, m.created_at
-  FROM unnest(${email_owners}::int[], ${email_kinds}::text[], ${email_recipients}::text[], ${email_subjects}::text[],
-    ${email_texts}::text[]) WITH ORDINALITY AS v(owner, kind, recipient, subject, text_body, k)
-  JOIN made m ON m.n = v.owner
-  ORDER BY v.k
-)
+${@startEmails}
 SELECT i.n AS n_, EXISTS (SELECT FROM config_current k WHERE k.n = i.n) AS current_, r.*
 FROM input i
 LEFT JOIN LATERAL (

@@ -10,7 +10,8 @@
 -- rows are locked first, in id order whatever plan the update gets, so two batches never wait for each other
 -- in a circle; a collection twice in one batch is changed at most once: the guard makes the other a miss. Answers one row per move that applied (n_ its place, none when its
 -- guard found the row changed) and credited_: false when a completion found the collection credited already
--- (one credit journal per collection).
+-- (one credit journal per collection). The credit's CTEs are the ledger's (ledger/sql/credit-ctes.sql), the
+-- notification's and emails' the notifications' (notifications/sql/status-change-ctes.sql), included at load.
 WITH input AS (
   SELECT * FROM unnest(${id}::bigint[], ${from}::text[], ${notification_seq}::int[], ${api_token_id}::int[],
     ${status}::text[], ${message}::text[], ${updated_at}::timestamptz[], ${taken}::int[],
@@ -31,46 +32,8 @@ moved AS (
     AND c.notification_seq = i.notification_seq AND c.api_token_id IS NOT DISTINCT FROM i.api_token_id
   RETURNING c.*, i.n AS n_
 ),
-credit_journal AS (
-  INSERT INTO journals (collection_id, kind, created_at)
-  SELECT m.id, 'collection_credit', i.credited_at FROM moved m JOIN input i ON i.n = m.n_ WHERE i.credit ORDER BY m.id
-  ON CONFLICT (collection_id) WHERE kind = 'collection_credit' DO NOTHING
-  RETURNING id, collection_id
-),
-credit_postings AS (
-  INSERT INTO postings (journal_id, account_id, amount_minor, currency, kind, created_at)
-  SELECT j.id, v.account_id, v.amount_minor, v.currency, v.kind, i.credited_at
-  FROM unnest(${posting_owners}::int[], ${posting_accounts}::int[], ${posting_amounts}::bigint[], ${posting_currencies}::text[],
-    ${posting_kinds}::text[]) WITH ORDINALITY AS v(owner, account_id, amount_minor, currency, kind, k)
-  JOIN moved m ON m.n_ = v.owner
-  JOIN input i ON i.n = v.owner
-  JOIN credit_journal j ON j.collection_id = m.id
-  ORDER BY v.k
-),
-credit_holds AS (
-  INSERT INTO ledger_holds (journal_id, wallet_id, bucket, amount_minor, release_at)
-  SELECT j.id, v.wallet_id, v.bucket, v.amount_minor, v.release_at
-  FROM unnest(${hold_owners}::int[], ${hold_wallet_ids}::int[], ${hold_buckets}::text[], ${hold_amounts}::bigint[],
-    ${hold_release_ats}::timestamptz[]) WITH ORDINALITY AS v(owner, wallet_id, bucket, amount_minor, release_at, k)
-  JOIN moved m ON m.n_ = v.owner
-  JOIN credit_journal j ON j.collection_id = m.id
-  ORDER BY v.k
-),
-notification AS (
-  INSERT INTO notifications (collection_id, api_token_id, event_id, sequence, transaction_status, body, next_attempt_at,
-    created_at, trace_parent)
-  SELECT m.id, m.api_token_id, i.event_id, m.notification_seq, m.status, i.body, i.first_attempt_at, i.notified_at, i.trace_parent
-  FROM moved m JOIN input i ON i.n = m.n_ WHERE i.body IS NOT NULL ORDER BY m.n_
-),
-status_emails AS (
-  INSERT INTO emails (collection_id, kind, recipient, subject, text_body, next_attempt_at)
-  SELECT m.id, v.kind, v.recipient, v.subject, v.text_body, i.emails_at
-  FROM unnest(${email_owners}::int[], ${email_kinds}::text[], ${email_recipients}::text[], ${email_subjects}::text[],
-    ${email_texts}::text[]) WITH ORDINALITY AS v(owner, kind, recipient, subject, text_body, k)
-  JOIN moved m ON m.n_ = v.owner
-  JOIN input i ON i.n = v.owner
-  ORDER BY v.k
-),
+${@credit},
+${@notices},
 certification AS (
   INSERT INTO certification_events (business_id, scenario, gateway_reference, at)
   SELECT m.business_id, i.scenario, m.gateway_reference, m.updated_at
