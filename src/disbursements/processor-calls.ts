@@ -44,7 +44,7 @@ export class PayoutAdapter implements RequestAdapter<Claimed> {
   };
 
   constructor(
-    private readonly p: DisbursementParts ,
+    private readonly p: DisbursementParts,
     private readonly changes: DisbursementStateChanges,
   ) {}
 

@@ -56,7 +56,7 @@ export class RefundAdapter implements RequestAdapter<Claimed> {
   };
 
   constructor(
-    private readonly p: RefundParts ,
+    private readonly p: RefundParts,
     private readonly changes: RefundStateChanges,
   ) {}
 
