@@ -243,7 +243,7 @@ export class RequestToPay {
     if ('existing' in written) return written;
     const row = written.row;
     this.s.figures.collectionStarted(row, mid.service_type);
-    if (charge && !charge.onPage) this.s.kick('processor-sends');
+    if (charge && !charge.onPage) this.s.kick('collection-sends');
     // A direct card to a hosted processor is charged now, while its details are in this request's memory.
     if (charge?.onPage && card) return { row: await this.s.chargeCard(row, card.details) };
     return { row };

@@ -164,7 +164,7 @@ export class PayoutAdapter implements RequestAdapter<Claimed> {
     const note = connector.parsePayoutCallback(body);
     if (!note.vendorReference) return 0;
     const hits = await this.db.any(SQL.promptByReference, { now: this.p.now(), serviceType, reference: note.vendorReference, checksBound: this.p.config.processors.checkScheduleMs.length });
-    if (hits.length > 0) this.p.kick('processor-checks');
+    if (hits.length > 0) this.p.kick('payout-checks');
     return hits.length;
   }
 }

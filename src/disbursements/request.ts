@@ -173,7 +173,7 @@ export class DisbursementRequests {
     if (refused) throw validationError([refused]);
     try {
       const row = await this.db.tx('disbursement-create', (t) => this.createIn(t, who, body, amountMinor, hash, route));
-      if (row.status === 'PENDING') this.p.kick('processor-sends');
+      if (row.status === 'PENDING') this.p.kick('payout-sends');
       else this.p.kick('emails');
       return { row, replayed: false };
     } catch (e) {

@@ -115,7 +115,7 @@ export class CheckoutService {
        WHERE collection_id = $1 AND state = 'queued'`,
       [row.id, vendorReference, url, now, first],
     );
-    if (checkNow) this.s.kick('processor-checks');
+    if (checkNow) this.s.kick('collection-checks');
   }
 
   private async release(collectionId: bigint): Promise<void> {

@@ -205,7 +205,7 @@ export class RequestEngine {
       // it never reached the processor: sent again, under the same reference
       this.s.log.warn('processor does not know a request of unknown outcome: sent again under the same reference', { kind: a.kind, gateway_reference: c.gateway_reference });
       await a.record(c, { state: 'queued', nextSendAt: this.s.now(), nextCheckAt: null, lastError: 'not found at the processor' });
-      this.s.kick('processor-sends');
+      this.s.kick(`${a.kind}-sends`);
       return;
     }
     await a.checked(c, result);
@@ -245,7 +245,7 @@ export class RequestEngine {
     const reading = await k.adapter.callback(hit, serviceType, body);
     if (reading.answered || !this.mayAsk(hit)) return true;
     await this.s.db.none(k.sql.askSoon, { id: hit.id, now: this.s.now() });
-    this.s.kick('processor-checks');
+    this.s.kick(`${hit.kind}-checks`);
     return true;
   }
 

@@ -78,11 +78,15 @@ export class ProcessorRequestService {
     return this.held.resolveHeld(collectionId, outcome, note, by);
   }
 
+  /**
+   * The engine's workers: a send and a check worker per kind (collection-sends, refund-checks, ...), so that
+   * a kick wakes only its kind's claim; each runs the one engine.
+   */
   workers(): WorkerSpec[] {
-    return [
-      { name: 'processor-sends', intervalMs: 500, run: () => this.sendDue() },
-      { name: 'processor-checks', intervalMs: 500, run: () => this.checkDue() },
-    ];
+    return (['collection', 'refund', 'payout'] as const).flatMap((kind) => [
+      { name: `${kind}-sends`, intervalMs: 500, run: () => this.sendDue(kind) },
+      { name: `${kind}-checks`, intervalMs: 500, run: () => this.checkDue(kind) },
+    ]);
   }
 }
 

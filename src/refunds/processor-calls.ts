@@ -221,7 +221,7 @@ export class RefundAdapter implements RequestAdapter<Claimed> {
       const confirmed = await this.db.oneOrNone(SQL.originalConfirmed, { refundId: r.id, now: this.p.now() });
       if (confirmed) {
         this.p.log.info('processor confirmed the refunded payment: sending the refund', fields);
-        this.p.kick('processor-sends');
+        this.p.kick('refund-sends');
       }
     } else if (v.verdict === 'wait') {
       await this.db.none(SQL.originalWaiting, { refundId: r.id, lastError: v.detail });
@@ -242,7 +242,7 @@ export class RefundAdapter implements RequestAdapter<Claimed> {
     const note = connector.parseRefundCallback(body);
     if (!note.vendorReference && !note.originalReference) return 0;
     const hits = await this.db.any(SQL.promptByPayment, { now: this.p.now(), serviceType, vendorReference: note.vendorReference, originalReference: note.originalReference ?? null });
-    if (hits.length > 0) this.p.kick('processor-checks');
+    if (hits.length > 0) this.p.kick('refund-checks');
     return hits.length;
   }
 }

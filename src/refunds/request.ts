@@ -101,7 +101,7 @@ export class RefundRequests {
     const requested = body.amount === undefined ? null : minorOf(body.amount);
     try {
       const row = await this.db.tx('refund-create', (t) => this.createIn(t, who, collectionReference, body, hash, requested, requestId));
-      this.p.kick('processor-sends');
+      this.p.kick('refund-sends');
       return { row, replayed: false };
     } catch (e) {
       if (!(e instanceof ReferenceTaken)) throw e;
