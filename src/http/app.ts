@@ -5,7 +5,6 @@ import type { NextFunction, Request, Response } from 'express';
 import { OpenAPIBackend } from 'openapi-backend';
 import type { Context } from 'openapi-backend';
 import { dropDiscriminatorMappings, makeAjv } from './ajv';
-import { cacheOperations } from './operations-cache';
 import { isDatabaseUnavailable } from '../db';
 import { countingWrites, judgeOutcome, outcomeUnknown } from '../db/outcome';
 import { AppError, errorBody, ERROR_CATALOG, outcomeUnknownError, serviceUnavailable } from '../errors';
@@ -48,8 +47,16 @@ export async function loadApi(definition: string): Promise<OpenAPIBackend> {
   await api.init();
   // quick mode compiles validators on first use, so this reaches Ajv before any schema is compiled
   dropDiscriminatorMappings(api.definition);
-  cacheOperations(api);
   return api;
+}
+
+/**
+ * Whether openapi-backend carries the project's patch (patches/: routing indexes the operations and compiles
+ * each path template's matchers once, instead of on every request). Without it every answer is the same, only
+ * slower; a production install that skipped the patch step is told so at start-up.
+ */
+export function routerPatched(api: OpenAPIBackend): boolean {
+  return typeof (api.router as unknown as Record<string, unknown>).getOperationIndex === 'function';
 }
 
 function sendError(res: Response, code: ErrorCode, message?: string, data: unknown = null, headers: Record<string, string> = {}) {
