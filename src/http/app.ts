@@ -206,6 +206,11 @@ export function createHttpApp(o: HttpAppOptions): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', false);
+  // No answer carries an ETag or is ever 304 Not Modified (docs/contract/errors.md, "Caching"): each answer is
+  // the whole current state, and express would otherwise hash every body, POSTs included. Files (the
+  // documents, the dashboard) keep Last-Modified, which their own conditional requests use.
+  app.set('etag', false);
+  Object.defineProperty(app.request, 'fresh', { configurable: true, get: () => false });
 
   // A deployment whose PUBLIC_BASE_URL is https is served over https (a proxy in front terminates TLS):
   // browsers are told to come back over https only, for a year. A browser ignores the header on a
