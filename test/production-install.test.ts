@@ -98,6 +98,8 @@ it('runs from the build with production dependencies only', async () => {
   const apiKey = /api_key:\s+(\S+)/.exec(output)?.[1];
   const apiSecret = /api_secret:\s+(\S+)/.exec(output)?.[1];
   expect(apiKey && apiSecret).toBeTruthy();
+  // and what its sandbox MIDs do: they pay out too, so the first hour can refund and pay out
+  expect(output).toContain('Its sandbox MIDs collect by MOBILE_MONEY, CARD, BANK, CRYPTO and pay out by MOBILE_MONEY and BANK in UGX, USD, KES, EUR');
   const json = { 'content-type': 'application/json', accept: 'application/json' };
   const token = await fetch(`${base}/v1/auth/token`, { method: 'POST', headers: { ...json, 'secret-key': apiSecret! }, body: JSON.stringify({ api_key: apiKey }) });
   expect(token.status).toBe(200);
