@@ -32,7 +32,7 @@ import { PricingService } from './merchants/pricing';
 import { SessionService } from './people/sessions';
 import { TotpService } from './people/totp';
 import { UserService } from './people/users';
-import { ProcessorRequestService } from './processor-requests/processor-requests';
+import { ProcessorRequestService } from './processor-requests';
 import { SharedRateLimit } from './merchants/rate-limit';
 import { RetentionService } from './workers/retention';
 import { RoutingTurns } from './collections/routing-turns';
@@ -162,7 +162,7 @@ export function buildServices(input: BaseInput): Services {
     kick: base.kick,
   });
   const adminDisbursements = new AdminDisbursementService({ db: () => base.db, namesOf: (ids) => businesses.namesOf(ids) });
-  const processorRequests = new ProcessorRequestService(using(base, { collections, processors, refunds, disbursements }));
+  const processorRequests = new ProcessorRequestService(using(base, { collections, processors, refunds, disbursements, processId: liveness.processId }));
   checkouts = new CheckoutService(using(base, { collections, processorRequests, processors, refunds, disbursements }));
   const reports = new ReportService(() => base.db, input.now);
 
@@ -209,5 +209,5 @@ export function buildServices(input: BaseInput): Services {
 
 export function workerSpecs(s: Services): WorkerSpec[] {
   const rateLeases: WorkerSpec = { name: 'rate-leases', intervalMs: 60_000, run: () => s.rateLimit.forgetPast() };
-  return [rateLeases, ...s.collections.workers(), ...s.ledger.workers(), ...s.notifications.workers(), ...s.liveness.workers(), ...s.processorRequests.workers(), ...s.retention.workers(), ...s.refunds.workers(), ...s.disbursements.workers()];
+  return [rateLeases, ...s.collections.workers(), ...s.ledger.workers(), ...s.notifications.workers(), ...s.liveness.workers(), ...s.processorRequests.workers(), ...s.retention.workers(), ...s.disbursements.workers()];
 }

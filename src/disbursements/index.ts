@@ -1,15 +1,15 @@
 // The disbursements wing's door (docs/contract/disbursements.md): paying money out of a merchant's wallet
 // to a phone or a bank account. It builds the wing's flows from one set of parts and is what the rest of
 // the service calls: asking for one (request.ts), four eyes (approvals.ts), the one state change
-// (state-change.ts) and the calls to the processor (processor-calls.ts).
+// (state-change.ts) and the adapter by which the processor-request engine sends and asks about payouts
+// (processor-calls.ts).
 import type { ListPage, PageRequest } from '../db/keyset';
 import type { WorkerSpec } from '../workers/loops';
 import { DisbursementApprovals } from './approvals';
 import type { ApprovalDecision } from './approvals';
 import type { DisbursementFilters } from './filters';
 import type { DisbursementParts } from './parts';
-import { DisbursementProcessorCalls } from './processor-calls';
-import type { Claimed } from './processor-calls';
+import { PayoutAdapter } from './processor-calls';
 import type { DisbursementRow } from './record';
 import { DisbursementRequests } from './request';
 import type { DashboardRequester, DisbursementCaller, DisbursementCreateBody } from './request';
@@ -24,13 +24,14 @@ export class DisbursementService {
   private readonly requests: DisbursementRequests;
   private readonly approvals: DisbursementApprovals;
   private readonly changes: DisbursementStateChanges;
-  private readonly calls: DisbursementProcessorCalls;
+  /** the payouts' adapter of the processor-request engine (src/processor-requests/), which sends and asks */
+  readonly adapter: PayoutAdapter;
 
   constructor(p: DisbursementParts) {
     this.changes = new DisbursementStateChanges(p);
     this.requests = new DisbursementRequests(p, this.changes);
     this.approvals = new DisbursementApprovals(p, this.changes);
-    this.calls = new DisbursementProcessorCalls(p, this.changes);
+    this.adapter = new PayoutAdapter(p, this.changes);
   }
 
   guard(c: DisbursementCaller, operation: string): Promise<void> {
@@ -65,27 +66,11 @@ export class DisbursementService {
     return this.approvals.expireApprovals();
   }
 
-  sendDue(): Promise<number> {
-    return this.calls.sendDue();
-  }
-
-  claimSends(): Promise<Claimed[]> {
-    return this.calls.claimSends();
-  }
-
-  checkDue(): Promise<number> {
-    return this.calls.checkDue();
-  }
-
-  prompt(serviceType: string, callbackToken: string, body: unknown): Promise<boolean> {
-    return this.calls.prompt(serviceType, callbackToken, body);
-  }
-
   promptByReference(serviceType: string, body: unknown): Promise<number> {
-    return this.calls.promptByReference(serviceType, body);
+    return this.adapter.promptByReference(serviceType, body);
   }
 
   workers(): WorkerSpec[] {
-    return [...this.calls.workers(), ...this.approvals.workers()];
+    return this.approvals.workers();
   }
 }

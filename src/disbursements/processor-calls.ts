@@ -1,42 +1,50 @@
-// A disbursement at its processor (docs/contract/disbursements.md): a worker sends it to the MID's
-// processor with our reference, which never changes; an unknown outcome (a send whose worker died mid-call
-// included: never sent again blind) is settled by a status query; a callback is only a prompt. What the
-// processor's word does goes through the one state change.
+// The disbursements' adapter of the processor-request engine (src/processor-requests/engine.ts, whose rules
+// hold: docs/contract/processors.md): the disbursement row is its request, written first with the hold;
+// what to send (the payout order, our reference never changing), how to ask (the connector's payout query),
+// and what the processor's word does: it moves the disbursement through its one state change. A COMPLETED
+// payout is watched for a reversal while the check schedule lasts. Callbacks and signed webhooks are
+// prompts, but for an asynchronous result naming the id the send was given, which is the answer.
 import type { QueryFile } from 'pg-promise';
 import { sqlFile } from '../db';
 import type { Db } from '../db';
-import { DISBURSEMENT_MESSAGES, isDisbursementSettled } from '../domain/disbursement';
-import type { DisbursementPendingReason, DisbursementStatus } from '../domain/disbursement';
-import type { CallContext, Observed, PayoutConnector, PayoutObservedStatus, PayoutOrder, QueryResult, SendResult } from '../processors/types';
-import type { WorkerSpec } from '../workers/loops';
+import { DISBURSEMENT_MESSAGES } from '../domain/disbursement';
+import type { DisbursementStatus } from '../domain/disbursement';
+import { pendingReasonOf, stepAfter } from '../processors/requests';
+import type { CallbackHit, CallbackReading, ClaimedRequest, QueueShape, RequestAdapter, RequestRecord, SendAnswer } from '../processors/requests';
+import type { CallContext, Observed, PayoutConnector, PayoutObservedStatus, QueryResult } from '../processors/types';
 import type { DisbursementParts } from './parts';
 import type { DisbursementRow } from './record';
 import type { DisbursementStateChanges } from './state-change';
 
 const sql = (name: string): QueryFile => sqlFile(__dirname, name);
 const SQL = {
-  claim: sql('claim.sql'),
   requestState: sql('request-state.sql'),
-  prompt: sql('prompt.sql'),
+  callbackNote: sql('callback-note.sql'),
   promptByReference: sql('prompt-by-reference.sql'),
 };
 
-/** Disbursements sent or checked per worker run. */
-const BATCH = 20;
-/** a send or query: a token, the call, and both again after a refused token */
-const CALLS_PER_ITEM = 4;
-const LEASE_MARGIN_MS = 10_000;
-
 /** A disbursement claimed for a send or a query, with its MID's sealed credentials. */
-export interface Claimed extends DisbursementRow {
-  credentials_enc: string | null;
-  /** a send's claim found it 'sending': its last worker died mid-call, with no outcome written */
-  was_sending: boolean;
+export interface Claimed extends DisbursementRow, ClaimedRequest {
+  id: bigint;
 }
 
-export class DisbursementProcessorCalls {
+export class PayoutAdapter implements RequestAdapter<Claimed> {
+  readonly kind = 'payout' as const;
+  readonly queue: QueueShape = {
+    table: 'disbursements',
+    key: 'id',
+    state: 'send_state',
+    from: '',
+    where: '',
+    sendable: "q.status = 'PENDING'",
+    // a completed payout may still be reversed (Paystack's transfer.reversed)
+    watch: "q.status = 'COMPLETED'",
+    ownerStatus: 'q.status',
+    returning: 'q.*',
+  };
+
   constructor(
-    private readonly p: DisbursementParts,
+    private readonly p: DisbursementParts ,
     private readonly changes: DisbursementStateChanges,
   ) {}
 
@@ -44,136 +52,52 @@ export class DisbursementProcessorCalls {
     return this.p.db();
   }
 
-  private leaseEnd(): Date {
-    return new Date(this.p.now().getTime() + CALLS_PER_ITEM * this.p.config.processors.timeoutMs + LEASE_MARGIN_MS);
-  }
-
-  private after(schedule: number[], n: number): Date {
-    return new Date(this.p.now().getTime() + schedule[Math.min(Math.max(n, 0), schedule.length - 1)]);
-  }
-
-  private connectorOf(d: Claimed): PayoutConnector {
-    const c = this.p.payoutsOf(d.service_type);
-    if (!c) throw new Error(`service type ${d.service_type} offers no payouts`);
+  private connectorOf(serviceType: string): PayoutConnector {
+    const c = this.p.payoutsOf(serviceType);
+    if (!c) throw new Error(`service type ${serviceType} offers no payouts`);
     return c;
   }
 
-  private context(d: Claimed): CallContext {
-    return { midId: d.mid_id ?? 0, credentials: this.p.openCredentials(d.credentials_enc) };
+  offers(serviceType: string): boolean {
+    return this.p.payoutsOf(serviceType) !== null;
   }
 
-  /** Where the processor may call back about this payout: its own unguessable token. */
-  private callbackUrl(d: DisbursementRow): string {
-    return `${this.p.config.publicBaseUrl}/callbacks/${d.service_type}/${d.callback_token}`;
-  }
-
-  /** Sends the disbursements that are due (new ones, retries), and asks about those whose worker died mid-send. */
-  async sendDue(): Promise<number> {
-    const claimed = await this.claimSends();
-    await Promise.all(claimed.map((d) => this.sendOne(d)));
-    return claimed.length;
-  }
-
-  /** The disbursements due a send, claimed for a lease and marked 'sending': a worker that dies now leaves them to the next after it. */
-  claimSends(): Promise<Claimed[]> {
-    return this.db.any<Claimed>(SQL.claim, { clock: 'next_send_at', counter: 'send_attempts', send: true, now: this.p.now(), limit: BATCH, leaseEnd: this.leaseEnd() });
-  }
-
-  private async sendOne(d: Claimed): Promise<void> {
-    if (d.was_sending) {
-      // its last worker died after the call may have reached the processor: an unknown outcome, settled by
-      // a status query (and sent again, same reference, only when the processor never received it)
-      await this.afterSend(d, { kind: 'unknown', detail: 'the worker sending it stopped before writing the outcome' });
-      return;
-    }
-    if (d.status !== 'PENDING' || d.send_state !== 'sending') {
-      await this.record(d, { sendState: d.send_state, nextSendAt: null, nextCheckAt: d.next_check_at, lastError: d.last_error, pendingReason: d.pending_reason });
-      return;
-    }
-    const order: PayoutOrder = {
+  send(ctx: CallContext, d: Claimed, callbackUrl: string): Promise<SendAnswer> {
+    return this.connectorOf(d.service_type).initiatePayout(ctx, {
       reference: d.reference, gatewayReference: d.gateway_reference, amountMinor: d.amount_minor, currency: d.currency, paymentMethod: d.payment_method,
-      accountNumber: d.account_number, bankCode: d.bank_code, accountName: d.account_name, narration: d.narration ?? d.merchant_reference, callbackUrl: this.callbackUrl(d),
-    };
-    let result: SendResult;
-    try {
-      result = await this.connectorOf(d).initiatePayout(this.context(d), order);
-    } catch (err) {
-      this.p.log.error('disbursement send failed', { service_type: d.service_type, gateway_reference: d.gateway_reference, err });
-      result = { kind: 'unknown', detail: 'connector failed' };
-    }
-    await this.afterSend(d, result);
+      accountNumber: d.account_number, bankCode: d.bank_code, accountName: d.account_name, narration: d.narration ?? d.merchant_reference, callbackUrl,
+    });
   }
 
-  private async afterSend(d: Claimed, result: SendResult): Promise<void> {
-    const fields = { service_type: d.service_type, gateway_reference: d.gateway_reference, attempt: d.send_attempts };
-    const sends = this.p.config.processors.sendScheduleMs;
-    switch (result.kind) {
-      case 'accepted':
-        this.p.log.info('disbursement accepted by the processor', fields);
-        await this.changes.move(d.id, { to: 'PROCESSING', vendorReference: result.vendorReference, nextCheckAt: this.after(this.p.config.processors.checkScheduleMs, 0) });
-        return;
-      case 'refused':
-        this.p.log.warn('processor refused the disbursement', { ...fields, detail: result.detail });
-        await this.changes.move(d.id, { to: 'FAILED', failureReason: result.message });
-        return;
-      case 'retry':
-        this.p.log.warn('disbursement send to be retried', { ...fields, detail: result.detail });
-        await this.record(d, { sendState: 'queued', nextSendAt: this.after(sends, d.send_attempts), nextCheckAt: null, lastError: result.detail, pendingReason: 'awaiting_processor' });
-        return;
-      case 'unknown':
-        this.p.log.warn('disbursement send outcome unknown', { ...fields, detail: result.detail });
-        await this.record(d, { sendState: 'unknown', nextSendAt: null, nextCheckAt: this.after(sends, d.send_attempts), lastError: result.detail, pendingReason: 'outcome_unknown' });
-        return;
-    }
+  query(ctx: CallContext, d: Claimed, callbackUrl: string): Promise<QueryResult<string>> {
+    return this.connectorOf(d.service_type).queryPayout(ctx, { reference: d.reference, vendorReference: d.vendor_reference, callbackUrl });
   }
 
-  /** Asks the processor about the disbursements due a status query. */
-  async checkDue(): Promise<number> {
-    const claimed = await this.db.any<Claimed>(SQL.claim, { clock: 'next_check_at', counter: 'checks', send: false, now: this.p.now(), limit: BATCH, leaseEnd: this.leaseEnd() });
-    await Promise.all(claimed.map((d) => this.checkOne(d)));
-    return claimed.length;
+  async accepted(d: Claimed, a: { vendorReference: string | null }): Promise<void> {
+    await this.changes.move(d.id, { to: 'PROCESSING', vendorReference: a.vendorReference, nextCheckAt: stepAfter(this.p.now(), this.p.config.processors.checkScheduleMs, 0) });
   }
 
-  private async checkOne(d: Claimed): Promise<void> {
-    const reversible = d.status === 'COMPLETED';
-    if ((isDisbursementSettled(d.status) && !reversible) || d.send_state === 'queued' || d.send_state === 'sending' || d.send_state === 'held') {
-      await this.record(d, { sendState: d.send_state, nextSendAt: d.next_send_at, nextCheckAt: null, lastError: d.last_error, pendingReason: d.pending_reason });
-      return;
-    }
-    let result: QueryResult<PayoutObservedStatus>;
-    try {
-      result = await this.connectorOf(d).queryPayout(this.context(d), { reference: d.reference, vendorReference: d.vendor_reference, callbackUrl: this.callbackUrl(d) });
-    } catch (err) {
-      this.p.log.error('disbursement status query failed', { service_type: d.service_type, gateway_reference: d.gateway_reference, err });
-      result = { kind: 'unavailable', detail: 'connector failed' };
-    }
-    await this.afterCheck(d, result);
+  async refused(d: Claimed, a: { message: string }): Promise<void> {
+    await this.changes.move(d.id, { to: 'FAILED', failureReason: a.message });
   }
 
-  private async afterCheck(d: Claimed, result: QueryResult<PayoutObservedStatus>): Promise<void> {
-    const again = this.after(this.p.config.processors.checkScheduleMs, d.checks);
+  unsent(d: Claimed): Promise<void> {
+    return this.record(d, { state: d.state, nextSendAt: null, nextCheckAt: d.next_check_at, lastError: d.last_error });
+  }
+
+  async checked(d: Claimed, result: QueryResult<string>): Promise<void> {
+    const again = stepAfter(this.p.now(), this.p.config.processors.checkScheduleMs, d.checks);
     if (result.kind === 'observed') {
-      const o = result.observed;
-      if (o.unmapped) this.p.log.error('unknown payout status read as PENDING', { service_type: d.service_type, gateway_reference: d.gateway_reference, vendor_status: o.vendorStatus });
+      const o = result.observed as Observed<PayoutObservedStatus>;
       if (await this.settle(d.id, d.status, o, again)) return;
-      if (d.status === 'COMPLETED') await this.record(d, { sendState: d.send_state, nextSendAt: null, nextCheckAt: null, lastError: d.last_error, pendingReason: null });
-      else await this.record(d, { sendState: 'sent', nextSendAt: null, nextCheckAt: again, lastError: null, pendingReason: null, vendorReference: o.vendorReference ?? null });
-      return;
+      // a completed payout's answer that changes nothing: not asked again unless prompted
+      if (d.status === 'COMPLETED') return this.record(d, { state: d.state, nextSendAt: null, nextCheckAt: null, lastError: d.last_error });
+      return this.record(d, { state: 'sent', nextSendAt: null, nextCheckAt: again, lastError: null, vendorReference: o.vendorReference ?? null });
     }
-    if (d.status === 'COMPLETED') {
-      // asked after a callback about a completed payout: no answer leaves it as it is
-      await this.record(d, { sendState: d.send_state, nextSendAt: null, nextCheckAt: null, lastError: d.last_error, pendingReason: null });
-      return;
-    }
-    if (result.kind === 'not_found' && d.send_state === 'unknown') {
-      // it never reached the processor: sent again, under the same reference
-      this.p.log.warn('disbursement unknown to the processor: sent again under the same reference', { gateway_reference: d.gateway_reference });
-      await this.record(d, { sendState: 'queued', nextSendAt: this.p.now(), nextCheckAt: null, lastError: 'not found at the processor', pendingReason: 'awaiting_processor' });
-      this.p.kick('disbursement-sends');
-      return;
-    }
+    // asked after a prompt about a completed payout: no answer leaves it as it is
+    if (d.status === 'COMPLETED') return this.record(d, { state: d.state, nextSendAt: null, nextCheckAt: null, lastError: d.last_error });
     const note = result.kind === 'not_found' ? 'not found at the processor' : result.detail;
-    await this.record(d, { sendState: d.send_state, nextSendAt: null, nextCheckAt: again, lastError: note, pendingReason: d.pending_reason });
+    return this.record(d, { state: d.state, nextSendAt: null, nextCheckAt: again, lastError: note });
   }
 
   /**
@@ -207,54 +131,40 @@ export class DisbursementProcessorCalls {
     }
   }
 
-  private async record(
-    d: Claimed,
-    s: { sendState: DisbursementRow['send_state']; nextSendAt: Date | null; nextCheckAt: Date | null; lastError: string | null; pendingReason: DisbursementPendingReason | null; vendorReference?: string | null },
-  ): Promise<void> {
-    await this.db.none(SQL.requestState, { disbursementId: d.id, vendorReference: null, ...s });
+  async record(d: Claimed, s: RequestRecord): Promise<void> {
+    await this.db.none(SQL.requestState, {
+      disbursementId: d.id, sendState: s.state, nextSendAt: s.nextSendAt, nextCheckAt: s.nextCheckAt, lastError: s.lastError,
+      pendingReason: pendingReasonOf(s.state, d.pending_reason), vendorReference: s.vendorReference ?? null,
+    });
   }
 
   /**
-   * A processor's callback about a payout, found by the unguessable token of its URL: a prompt to ask the
-   * processor now, never proof by itself (but see `observed` below). False when no disbursement of this
-   * service type has the token.
+   * A processor's callback about a payout. A vendor whose only account is an asynchronous result (M-Pesa's
+   * B2C and Transaction Status results) is taken as the answer only on the payout's own URL and naming the
+   * id its send was given, and then it is the answer: whatever it says, no status query follows (a query's
+   * result would come back here, and so on). Else it may only fill in that id, and it is a prompt.
    */
-  async prompt(serviceType: string, callbackToken: string, body: unknown): Promise<boolean> {
-    const connector = this.p.payoutsOf(serviceType);
-    if (!connector) return false;
-    const note = connector.parsePayoutCallback(body);
-    const hit = await this.db.oneOrNone<{ id: bigint; status: DisbursementStatus; known_vendor_reference: string | null }>(SQL.prompt, {
-      now: this.p.now(), vendorReference: note.vendorReference, callbackToken, serviceType,
-    });
-    if (!hit) return false;
-    // a vendor whose only account is an asynchronous result (M-Pesa's B2C and Transaction Status results):
-    // taken as the answer only on the payout's own URL and naming the id its send was given
+  async callback(hit: CallbackHit, serviceType: string, body: unknown): Promise<CallbackReading> {
+    const note = this.connectorOf(serviceType).parsePayoutCallback(body);
+    if (note.vendorReference !== null) await this.db.none(SQL.callbackNote, { disbursementId: hit.id, vendorReference: note.vendorReference });
     const o = note.observed;
-    if (o && !o.unmapped && note.vendorReference !== null && note.vendorReference === hit.known_vendor_reference) {
-      if (await this.settle(hit.id, hit.status, o, this.after(this.p.config.processors.checkScheduleMs, 0))) return true;
-    }
-    this.p.kick('disbursement-checks');
-    return true;
+    if (!o || o.unmapped || note.vendorReference === null || note.vendorReference !== hit.vendor_reference) return { answered: false };
+    await this.settle(hit.id, hit.status as DisbursementStatus, o, stepAfter(this.p.now(), this.p.config.processors.checkScheduleMs, 0));
+    return { answered: true };
   }
 
   /**
    * A processor's signed webhook (checked by the caller) that may name a payout by our reference: a prompt
-   * to ask about it now. Returns how many disbursements it prompted.
+   * to ask about it now (a completed one, for a reversal, while the check schedule lasts). Returns how many
+   * disbursements it prompted.
    */
   async promptByReference(serviceType: string, body: unknown): Promise<number> {
     const connector = this.p.payoutsOf(serviceType);
     if (!connector) return 0;
     const note = connector.parsePayoutCallback(body);
     if (!note.vendorReference) return 0;
-    const hits = await this.db.any(SQL.promptByReference, { now: this.p.now(), serviceType, reference: note.vendorReference });
-    if (hits.length > 0) this.p.kick('disbursement-checks');
+    const hits = await this.db.any(SQL.promptByReference, { now: this.p.now(), serviceType, reference: note.vendorReference, checksBound: this.p.config.processors.checkScheduleMs.length });
+    if (hits.length > 0) this.p.kick('processor-checks');
     return hits.length;
-  }
-
-  workers(): WorkerSpec[] {
-    return [
-      { name: 'disbursement-sends', intervalMs: 500, run: () => this.sendDue() },
-      { name: 'disbursement-checks', intervalMs: 500, run: () => this.checkDue() },
-    ];
   }
 }

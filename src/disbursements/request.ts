@@ -15,6 +15,7 @@ import { DISBURSEMENT_MESSAGES, disbursementFee, disbursementHeldMinor, disburse
 import type { DisbursementStatus } from '../domain/disbursement';
 import { formatMinor, MoneyFormatError, toMinor } from '../domain/money';
 import { AppError, validationError } from '../errors';
+import { currentTraceParent } from '../telemetry';
 import type { FieldError } from '../errors';
 import { secretMatches } from '../merchants/access-tokens';
 import { approvalOf } from './approvals';
@@ -174,7 +175,7 @@ export class DisbursementRequests {
     if (refused) throw validationError([refused]);
     try {
       const row = await this.db.tx('disbursement-create', (t) => this.createIn(t, who, body, amountMinor, hash, route));
-      if (row.status === 'PENDING') this.p.kick('disbursement-sends');
+      if (row.status === 'PENDING') this.p.kick('processor-sends');
       else this.p.kick('emails');
       return { row, replayed: false };
     } catch (e) {
@@ -229,7 +230,7 @@ export class DisbursementRequests {
       pendingReason: waits ? 'awaiting_approval' : 'awaiting_processor', message: DISBURSEMENT_MESSAGES[status],
       approvalExpiresAt: expiresAt,
       serviceType: route.serviceType, midId: route.midId, reference: randomUUID(), callbackToken: randomBytes(24).toString('base64url'),
-      sendState: waits ? 'held' : 'queued', nextSendAt: waits ? null : now, now,
+      sendState: waits ? 'held' : 'queued', nextSendAt: waits ? null : now, traceParent: currentTraceParent(), now,
     });
     if (!row) throw new ReferenceTaken();
     await this.changes.post(t, row, disbursementHoldPlan(moneyOf(row)), now);

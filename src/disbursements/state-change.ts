@@ -77,7 +77,7 @@ export class DisbursementStateChanges {
       this.p.log.info('disbursement moved', { gateway_reference: moved.gateway_reference, status: moved.status });
       this.p.kick('webhooks');
       if (moved.status === 'FAILED' || moved.status === 'REVERSED') this.p.kick('emails');
-      if (moved.status === 'PENDING') this.p.kick('disbursement-sends');
+      if (moved.status === 'PENDING') this.p.kick('processor-sends');
     }
     return moved;
   }

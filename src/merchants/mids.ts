@@ -8,7 +8,9 @@ import type { ListPage, ListQuery, PageRequest } from '../db/keyset';
 import { masterKeys, seal } from '../crypto/secretbox';
 import { isDisbursementMethod } from '../domain/disbursement';
 import type { FieldError } from '../errors';
+import { AppError } from '../errors';
 import type { Processors } from '../processors';
+import type { CredentialCheck } from '../processors/types';
 import { credentialErrors, openCredentials, sealCredentials } from '../processors/credentials';
 import { midRecord } from '../api-records/merchant';
 import type { MidRecord, MidRow, PaymentMethod } from '../api-records/merchant';
@@ -127,5 +129,18 @@ export class MidService {
         m.disburses ?? false,
       ],
     );
+  }
+
+  /** Fetch a token at the MID's processor with its stored credentials. */
+  async checkMidCredentials(midId: number): Promise<CredentialCheck & { mid_id: number; service_type: string }> {
+    const mid = await this.s.db.oneOrNone<{ service_type: string; credentials_enc: string | null }>(
+      'SELECT service_type, credentials_enc FROM mids WHERE id = $1',
+      [midId],
+    );
+    if (!mid) throw new AppError('NOT_FOUND', 'No MID with this id');
+    const processor = this.s.processors.get(mid.service_type);
+    if (!processor.connector) return { mid_id: midId, service_type: mid.service_type, ok: true, detail: 'The built-in simulator needs no credentials' };
+    const check = await processor.connector.checkCredentials({ midId, credentials: openCredentials(masterKeys(this.s.config), mid.credentials_enc) });
+    return { mid_id: midId, service_type: mid.service_type, ...check };
   }
 }

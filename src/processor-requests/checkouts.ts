@@ -19,7 +19,7 @@ import type { DisbursementService } from '../disbursements';
 import type { RefundService } from '../refunds';
 import type { CollectionService } from '../collections';
 import type { Processors } from '../processors';
-import type { ProcessorRequestService } from './processor-requests';
+import type { ProcessorRequestService } from './index';
 import { openCredentials } from '../processors/credentials';
 import { sqlFile } from '../db';
 

@@ -1,6 +1,6 @@
 // What one status query means for a collection and its processor request: a pure decision from the
-// request's state, the collection's state and deadline, and the processor's answer. The service
-// (src/processor-requests/processor-requests.ts) carries the decision out.
+// request's state, the collection's state and deadline, and the processor's answer. The collections'
+// adapter of the engine (charges.ts) carries the decision out.
 import type { Status } from '../domain/collection';
 import type { QueryResult } from '../processors/types';
 
@@ -41,8 +41,6 @@ export type CheckAction =
    */
   | { do: 'expire'; nextCheckAt: Date | null; note: string | null; message?: string }
   | { do: 'wait'; nextCheckAt: Date | null; note: string | null }
-  /** the processor never received a request whose send outcome was unknown: send it again (same reference) */
-  | { do: 'resend' }
   /** a final answer that changes nothing (the collection is already final) */
   | { do: 'settle' };
 
@@ -85,7 +83,8 @@ export function decide(i: CheckInput): CheckAction {
       : { do: 'wait', nextCheckAt: nextCheckAt(i), note };
   const r = i.result;
   if (r.kind === 'unavailable') return later(r.detail);
-  if (r.kind === 'not_found') return i.state === 'unknown' ? { do: 'resend' } : later('the processor does not know the request');
+  // (a request of unknown outcome the processor does not know is sent again by the engine before this is asked)
+  if (r.kind === 'not_found') return later('the processor does not know the request');
   const o = r.observed;
   if (o.status === 'PENDING') return later(o.unmapped ? `unknown processor status ${o.vendorStatus}` : null);
   if (o.status === 'COMPLETED') {

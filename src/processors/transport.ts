@@ -53,6 +53,15 @@ export async function callVendor(c: VendorCall): Promise<VendorAnswer> {
   return { kind: 'answer', status: res.status, text, json };
 }
 
+/**
+ * What a send that got no answer became: a request that may have reached the vendor is an unknown outcome
+ * (a status query follows, never a resend: src/processor-requests/engine.ts); one that surely did not
+ * (nothing connected) is sent again.
+ */
+export function unanswered(a: { sent: boolean; detail: string }): { kind: 'unknown' | 'retry'; detail: string } {
+  return { kind: a.sent ? 'unknown' : 'retry', detail: a.detail };
+}
+
 /** The vendor's answer in a few words for logs and the operator: status and the first bytes, no secrets sent by us. */
 export function describeAnswer(a: VendorAnswer): string {
   if (a.kind === 'no_answer') return a.detail;

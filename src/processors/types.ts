@@ -1,7 +1,7 @@
 // One interface for every processor (hyperswitch connectors, Medusa payment providers). A processor
 // says, without any I/O, what a collection routed to it looks like (plan) and which amounts and
 // credentials it takes. A real one also has a Connector: the asynchronous calls to the vendor, made
-// only by the workers of src/processor-requests/processor-requests.ts, never while a merchant waits.
+// only by the engine of src/processor-requests/engine.ts, never while a merchant waits.
 import type { FinalStatus, Instruction, PaymentMethod } from '../domain/collection';
 
 // ---- at request time (pure) --------------------------------------------------------------------

@@ -1,13 +1,11 @@
 // The refunds wing's door (docs/contract/refunds.md): refunds of completed collections. It builds the
 // wing's flows from one set of parts and is what the rest of the service calls: asking for one
-// (request.ts), the one state change and an operator's resolution (state-change.ts), and the calls to the
-// processor (processor-calls.ts).
+// (request.ts), the one state change and an operator's resolution (state-change.ts), and the adapter by which
+// the processor-request engine sends and asks about refunds (processor-calls.ts).
 import type { ListPage, PageRequest } from '../db/keyset';
-import type { WorkerSpec } from '../workers/loops';
 import type { RefundFilters } from './filters';
 import type { RefundParts } from './parts';
-import { RefundProcessorCalls } from './processor-calls';
-import type { Claimed } from './processor-calls';
+import { RefundAdapter } from './processor-calls';
 import type { RefundRow } from './record';
 import { RefundRequests } from './request';
 import type { RefundCreateBody, RefundRequester } from './request';
@@ -21,12 +19,13 @@ export { RESOLVED_FAILED_REASON } from './state-change';
 export class RefundService {
   private readonly requests: RefundRequests;
   private readonly changes: RefundStateChanges;
-  private readonly calls: RefundProcessorCalls;
+  /** the refunds' adapter of the processor-request engine (src/processor-requests/), which sends and asks */
+  readonly adapter: RefundAdapter;
 
   constructor(p: RefundParts) {
     this.changes = new RefundStateChanges(p);
     this.requests = new RefundRequests(p, this.changes);
-    this.calls = new RefundProcessorCalls(p, this.changes);
+    this.adapter = new RefundAdapter(p, this.changes);
   }
 
   create(who: RefundRequester, collectionReference: string, body: RefundCreateBody, requestId: string | null): Promise<{ row: RefundRow; replayed: boolean }> {
@@ -57,27 +56,8 @@ export class RefundService {
     return this.changes.resolveHeld(gatewayReference, outcome, note, by);
   }
 
-  sendDue(): Promise<number> {
-    return this.calls.sendDue();
-  }
-
-  claimSends(): Promise<Claimed[]> {
-    return this.calls.claimSends();
-  }
-
-  checkDue(): Promise<number> {
-    return this.calls.checkDue();
-  }
-
-  prompt(serviceType: string, callbackToken: string, body: unknown): Promise<boolean> {
-    return this.calls.prompt(serviceType, callbackToken, body);
-  }
-
   promptByPayment(serviceType: string, body: unknown): Promise<number> {
-    return this.calls.promptByPayment(serviceType, body);
+    return this.adapter.promptByPayment(serviceType, body);
   }
 
-  workers(): WorkerSpec[] {
-    return this.calls.workers();
-  }
 }

@@ -11,6 +11,7 @@ import type { KeyColumn, ListPage, PageRequest } from '../db/keyset';
 import { formatMinor, MoneyFormatError, toMinor } from '../domain/money';
 import { availableCovers, REFUND_MESSAGES, refundAmounts, refundHoldPlan, RefundRefused } from '../domain/refund';
 import { AppError, validationError } from '../errors';
+import { currentTraceParent } from '../telemetry';
 import { refundFilterWhere } from './filters';
 import type { RefundFilters } from './filters';
 import type { RefundParts } from './parts';
@@ -101,7 +102,7 @@ export class RefundRequests {
     const requested = body.amount === undefined ? null : minorOf(body.amount);
     try {
       const row = await this.db.tx('refund-create', (t) => this.createIn(t, who, collectionReference, body, hash, requested, requestId));
-      this.p.kick('refund-sends');
+      this.p.kick('processor-sends');
       return { row, replayed: false };
     } catch (e) {
       if (!(e instanceof ReferenceTaken)) throw e;
@@ -142,7 +143,7 @@ export class RefundRequests {
       merchantReference: body.merchant_reference, requestHash: hash, amountMinor: amounts.amountMinor, currency: c.request_currency,
       accountAmountMinor: amounts.accountAmountMinor, accountCurrency: c.account_currency, reason: body.reason ?? null, message: REFUND_MESSAGES.PENDING,
       serviceType: c.service_type, midId: c.mid_id, reference: randomUUID(), callbackToken: randomBytes(24).toString('base64url'), now,
-      collectionGatewayReference: c.gateway_reference,
+      collectionGatewayReference: c.gateway_reference, traceParent: currentTraceParent(),
     });
     if (!row) throw new ReferenceTaken();
     await t.none(SQL.collectionRefunded, { collectionId: c.id, deltaMinor: amounts.amountMinor });

@@ -62,6 +62,8 @@ export function prometheusNames(): { histograms: string[]; counters: string[]; g
 }
 
 export type ProcessorOperation = 'send' | 'status';
+/** What a processor call is about (processors/requests.ts RequestKind): a collection's charge, a refund, a payout. */
+export type ProcessorRequestKind = 'collection' | 'refund' | 'payout';
 export type WebhookOutcome = 'delivered' | 'failed' | 'gave_up';
 
 interface Backlog {
@@ -193,14 +195,17 @@ export class Figures {
     );
   }
 
-  /** A client span for one call to a processor (the worker's send or status query), continuing the trace of the request that queued it. */
-  processorSpan(processor: string, midId: number, operation: ProcessorOperation, traceParent: string | null): Span {
-    const attributes = { 'paycollect.processor': processor, 'paycollect.mid': String(midId) };
+  /**
+   * A client span for one call to a processor (the worker's send or status query of a collection's charge,
+   * a refund or a payout), continuing the trace of the request that queued it.
+   */
+  processorSpan(processor: string, midId: number, kind: ProcessorRequestKind, operation: ProcessorOperation, traceParent: string | null): Span {
+    const attributes = { 'paycollect.processor': processor, 'paycollect.mid': String(midId), 'paycollect.processor.kind': kind };
     return this.tracer.startSpan(`processor ${operation}`, { kind: SpanKind.CLIENT, attributes }, contextFrom(traceParent));
   }
 
-  processorCall(processor: string, midId: number, operation: ProcessorOperation, outcome: string, seconds: number, error: boolean): void {
-    const a = { processor, mid: String(midId), operation, outcome };
+  processorCall(processor: string, midId: number, kind: ProcessorRequestKind, operation: ProcessorOperation, outcome: string, seconds: number, error: boolean): void {
+    const a = { processor, mid: String(midId), kind, operation, outcome };
     this.processorDuration.record(seconds, a);
     if (error) this.processorErrors.add(1, a);
   }

@@ -376,6 +376,9 @@ it("applies a claim of provider reports in one read and one write: each collecti
   const [a, b, c] = rows;
   const ids = rows.map((r) => r.id);
   await s().db.none('DELETE FROM provider_events WHERE collection_id = ANY($1::bigint[])', [ids]);
+  // only this test's reports are due: the scheduled reports of the earlier tests' collections come due while
+  // this file runs, and the job would apply them too
+  await s().db.none("UPDATE provider_events SET due_at = due_at + interval '1 day' WHERE processed_at IS NULL AND NOT (collection_id = ANY($1::bigint[]))", [ids]);
   // in due order: a fails, b completes then (too late) fails, c completes
   const due = (seconds: number) => new Date(s().now().getTime() - seconds * 1000);
   for (const [id, outcome, at] of [[a.id, 'FAILED', 40], [b.id, 'COMPLETED', 30], [b.id, 'FAILED', 20], [c.id, 'COMPLETED', 10]] as const) {

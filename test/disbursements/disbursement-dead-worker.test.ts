@@ -1,4 +1,5 @@
 // Proves a payout whose worker died mid-call is never sent twice, through the public API in live against M-Pesa's B2C (the project's fake Daraja over real HTTP, which, unlike MTN and Paystack, is not relied on to refuse a repeated OriginatorConversationID): the claim marks it 'sending', the dead worker's B2C request reached M-Pesa and nothing was written; after the claim's lease the next worker asks M-Pesa with a Transaction Status query instead of sending, and the payout settles from that query's answer, with exactly one B2C request at M-Pesa and the hold posted out once.
+import type { Claimed as PayoutClaim } from '../../src/disbursements/processor-calls';
 import { mpesaProcessor } from '../../src/processors/mpesa';
 import type { PayoutConnector } from '../../src/processors/types';
 import { FakeMpesa } from '../fakes/mpesa';
@@ -51,7 +52,7 @@ it('asks M-Pesa about a payout whose worker died after its B2C request, never se
     amount: 500, currency: 'KES', payment_method: 'MOBILE_MONEY', account_number: '254708374149', account_name: 'Jane Driver', merchant_reference: `PAY-DEAD-${process.pid}`, narration: 'Weekly earnings',
   }, secretOf(m)));
   // a worker claims it (marked 'sending' before its call) ...
-  const claimed = await svc.services.disbursements.claimSends();
+  const claimed = await svc.services.processorRequests.claimSends<PayoutClaim>('payout');
   expect(claimed.map((c) => [c.gateway_reference, c.send_state, c.was_sending])).toEqual([[d.gateway_reference, 'sending', false]]);
   const c = claimed[0];
   const callbackUrl = `${svc.url}/callbacks/mpesa/${c.callback_token}`;
@@ -65,16 +66,16 @@ it('asks M-Pesa about a payout whose worker died after its B2C request, never se
   expect(sent).toEqual({ kind: 'accepted', vendorReference: c.reference });
   const b2cRequests = () => fake.calls.filter((x) => x.path === '/mpesa/b2c/v3/paymentrequest');
   await eventually(async () => (fake.payments.get(c.reference)?.resultCode === '0' && fake.dropResultsTo.get(callbackUrl) === 0 ? true : undefined), 10_000, 'paid at M-Pesa, its Result lost');
-  expect(await svc.services.disbursements.sendDue()).toBe(0); // the lease holds it
+  expect(await svc.services.processorRequests.sendDue('payout')).toBe(0); // the lease holds it
   offsetMs += LEASE_MS + 1000;
 
   // the next worker claims it after the lease and finds it still 'sending': an unknown outcome, not a send
-  expect(await svc.services.disbursements.sendDue()).toBe(1);
+  expect(await svc.services.processorRequests.sendDue('payout')).toBe(1);
   expect(b2cRequests()).toHaveLength(1);
   expect(expectOk(await m.client.get(`/v1/disbursements/${d.gateway_reference}`, secretOf(m)))).toMatchObject({ transaction_status: 'PENDING', pending_reason: 'outcome_unknown' });
   offsetMs += 1000; // the send schedule's delay before the status query
   const settled = await eventually(async () => {
-    await svc.services.disbursements.checkDue();
+    await svc.services.processorRequests.checkDue('payout');
     const got = expectOk(await m.client.get(`/v1/disbursements/${d.gateway_reference}`, secretOf(m)));
     return got.transaction_status === 'COMPLETED' ? got : undefined;
   }, 15_000, 'COMPLETED from the status query');

@@ -6,6 +6,7 @@
 // service that died (its call may have reached MTN) is never sent blind: after the claim's lease the next
 // one asks MTN first, and sends it once, under its reference, only because MTN does not know it. The business's delivery log then lists every disbursement notification under the
 // disbursement's own reference, as a disbursement's.
+import type { Claimed as PayoutClaim } from '../../src/disbursements/processor-calls';
 import { randomBytes } from 'node:crypto';
 import type { Database } from '../../src/db';
 import { FakeMtnMomo } from '../fakes/mtn-momo';
@@ -82,7 +83,7 @@ it('settles a send in flight at the stop under its reference (MTN answers 409, t
   fake.holdNextTransfer = 1;
   const inFlight = expectOk(await m.client.post('/v1/disbursements', payout(1, 30000), secret));
   const reference = await referenceOf(inFlight.gateway_reference);
-  const sending = s.disbursements.sendDue();
+  const sending = s.processorRequests.sendDue('payout');
   await eventually(async () => (fake.transfers.has(reference) ? true : undefined), 10_000, 'the transfer at MTN');
   // meanwhile another payout is accepted, and is still in the queue when the service stops
   const queued = expectOk(await m.client.post('/v1/disbursements', payout(2, 20000), secret));
@@ -145,29 +146,29 @@ it('never sends blind a payout claimed by a service that died: after the lease a
   const before = expectOk(await client.get('/v1/data/wallets/UGX/balance')) as Wallet;
   const d = expectOk(await client.post('/v1/disbursements', payout(3, 10000), secret));
   // what a service that claimed the send and died before its call left behind: the claim (its lease, the 'sending' mark) and nothing else
-  const claimed = await third.services.disbursements.claimSends();
+  const claimed = await third.services.processorRequests.claimSends<PayoutClaim>('payout');
   expect(claimed.map((c) => [c.gateway_reference, c.send_state, c.was_sending])).toEqual([[d.gateway_reference, 'sending', false]]);
   const { reference } = claimed[0];
   const callsFor = (method: string, path: string) => fake.calls.filter((c) => c.method === method && c.path === path);
   const posts = () => fake.calls.filter((c) => c.method === 'POST' && c.path === '/disbursement/v1_0/transfer');
   const postsBefore = posts().length;
-  expect(await third.services.disbursements.sendDue()).toBe(0); // the lease holds it
+  expect(await third.services.processorRequests.sendDue('payout')).toBe(0); // the lease holds it
   offsetMs += LEASE_MS + 1000;
   // after the lease its call may have reached MTN: an unknown outcome, asked about before anything is sent
-  expect(await third.services.disbursements.sendDue()).toBe(1);
+  expect(await third.services.processorRequests.sendDue('payout')).toBe(1);
   expect(posts().length).toBe(postsBefore);
   expect(await database.db.one('SELECT status, pending_reason, send_state FROM disbursements WHERE gateway_reference = $1', [d.gateway_reference]))
     .toEqual({ status: 'PENDING', pending_reason: 'outcome_unknown', send_state: 'unknown' });
   offsetMs += 1000; // the send schedule's delay before the status query
-  expect(await third.services.disbursements.checkDue()).toBe(1);
+  expect(await third.services.processorRequests.checkDue('payout')).toBe(1);
   // MTN has no transfer under the reference (404): queued again, the same reference
   expect(callsFor('GET', `/disbursement/v1_0/transfer/${reference}`).map((c) => c.status)).toEqual([404]);
   expect(await database.db.one('SELECT pending_reason, send_state FROM disbursements WHERE gateway_reference = $1', [d.gateway_reference])).toEqual({ pending_reason: 'awaiting_processor', send_state: 'queued' });
-  expect(await third.services.disbursements.sendDue()).toBe(1);
+  expect(await third.services.processorRequests.sendDue('payout')).toBe(1);
   expect(posts().slice(postsBefore).map((c) => c.status)).toEqual([202]);
   expect([...fake.transfers.values()].filter((t) => t.externalId === d.gateway_reference).map((t) => t.reference)).toEqual([reference]);
   await eventually(async () => {
-    await third!.services.disbursements.checkDue();
+    await third!.services.processorRequests.checkDue('payout');
     const got = expectOk(await client.get(`/v1/disbursements/${d.gateway_reference}`, secret));
     return got.transaction_status === 'COMPLETED' ? true : undefined;
   }, 15_000, 'COMPLETED');

@@ -139,7 +139,10 @@ export interface FakeMtnTransfer {
 export interface FakeMtnCall {
   method: string;
   path: string;
+  /** the answer's HTTP status; 0 for a request kept but never answered (swallowed) */
   status: number;
+  /** the X-Reference-Id a send carried (null for any other call) */
+  reference: string | null;
 }
 
 const UUID4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
@@ -256,8 +259,9 @@ export class FakeMtnMomo extends FakeServer {
   }
 
   protected async handle(req: http.IncomingMessage, res: http.ServerResponse, url: URL, raw: string): Promise<void> {
+    const reference = typeof req.headers['x-reference-id'] === 'string' ? req.headers['x-reference-id'] : null;
     const done = (status: number, body?: unknown) => {
-      this.calls.push({ method: req.method ?? '', path: url.pathname, status });
+      this.calls.push({ method: req.method ?? '', path: url.pathname, status, reference });
       this.json(res, status, body);
     };
     if (!this.answerable(req, res, { code: 'SERVICE_UNAVAILABLE', message: 'Service unavailable' })) return;
@@ -271,7 +275,7 @@ export class FakeMtnMomo extends FakeServer {
     if (req.headers['x-target-environment'] !== this.o.targetEnvironment) return done(400, { code: 'BAD_REQUEST', message: 'Wrong X-Target-Environment' });
     if (req.method === 'POST' && url.pathname === '/collection/v1_0/requesttopay') {
       const answer = this.requestToPay(req, raw);
-      if (answer === 'swallowed') return;
+      if (answer === 'swallowed') return void this.calls.push({ method: 'POST', path: url.pathname, status: 0, reference });
       return done(...answer);
     }
     const m = /^\/collection\/v1_0\/requesttopay\/([^/]+)$/.exec(url.pathname);
@@ -293,6 +297,7 @@ export class FakeMtnMomo extends FakeServer {
 
   /** The Disbursement product: its own subscription key, API user and tokens (a Collection token is refused). */
   private disbursement(req: http.IncomingMessage, res: http.ServerResponse, url: URL, raw: string, done: (status: number, body?: unknown) => void): void {
+    const reference = typeof req.headers['x-reference-id'] === 'string' ? req.headers['x-reference-id'] : null;
     if (req.headers['ocp-apim-subscription-key'] !== this.o.disbursementSubscriptionKey) {
       return done(401, { statusCode: 401, message: 'Access denied due to invalid subscription key. Make sure to provide a valid key for an active subscription.' });
     }
@@ -304,9 +309,9 @@ export class FakeMtnMomo extends FakeServer {
     if (req.headers['x-target-environment'] !== this.o.targetEnvironment) return done(400, { code: 'BAD_REQUEST', message: 'Wrong X-Target-Environment' });
     if (req.method === 'POST' && url.pathname === '/disbursement/v1_0/refund') {
       const answer = this.refund(req, raw);
-      if (answer === 'swallowed') return;
+      if (answer === 'swallowed') return void this.calls.push({ method: 'POST', path: url.pathname, status: 0, reference });
       if (answer === 'garbage') {
-        this.calls.push({ method: 'POST', path: url.pathname, status: 200 });
+        this.calls.push({ method: 'POST', path: url.pathname, status: 200, reference });
         res.writeHead(200, { 'content-type': 'text/html' }).end('<html>Bad gateway</html>');
         return;
       }
@@ -314,7 +319,7 @@ export class FakeMtnMomo extends FakeServer {
     }
     if (req.method === 'POST' && url.pathname === '/disbursement/v1_0/transfer') {
       const answer = this.transfer(req, raw);
-      if (answer === 'swallowed') return;
+      if (answer === 'swallowed') return void this.calls.push({ method: 'POST', path: url.pathname, status: 0, reference });
       return done(...answer);
     }
     const t = /^\/disbursement\/v1_0\/transfer\/([^/]+)$/.exec(url.pathname);

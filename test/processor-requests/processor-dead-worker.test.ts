@@ -1,7 +1,7 @@
 // Proves a collection whose send worker died mid-call never gets a second payment prompt, through the public API in live against M-Pesa (STK push, which is not relied on to refuse a repeated request) and MTN MoMo (the project's fakes over real HTTP): the claim marks the request 'sending'; the dead worker's request reached the processor, which held its answer, and nothing was written; after the claim's lease the next worker asks the processor with a status query instead of sending, and the collection settles from that answer (COMPLETED, or FAILED as the processor says), with exactly one request at the processor. A request the processor answers it never received ("not found") is sent again once, under the same reference.
 import { mpesaProcessor } from '../../src/processors/mpesa';
 import { mtnMomoProcessor } from '../../src/processors/mtn-momo';
-import type { Claimed } from '../../src/processor-requests/processor-requests';
+import type { ClaimedCharge as Claimed } from '../../src/processor-requests/charges';
 import type { Processor, SendResult } from '../../src/processors/types';
 import { FakeMpesa } from '../fakes/mpesa';
 import { FakeMtnMomo } from '../fakes/mtn-momo';
@@ -58,14 +58,14 @@ async function pay(m: LiveMerchant, body: { currency: string; amount: number; ac
 
 /** A worker claims the one due send: marked 'sending' before its call, not found so already. */
 async function claimOne(gatewayReference: string): Promise<Claimed> {
-  const claimed = await svc.services.processorRequests.claimSends();
+  const claimed = await svc.services.processorRequests.claimSends<Claimed>('collection');
   expect(claimed.map((c) => [c.gateway_reference, c.state, c.was_sending])).toEqual([[gatewayReference, 'sending', false]]);
   return claimed[0];
 }
 
 /** What the worker that claimed `r` sends before it dies: the same call, its answer never written. */
 function deadWorkerSends(processor: Processor, credentials: Record<string, string>, r: Claimed): Promise<SendResult> {
-  return processor.connector!.initiate({ midId: r.mid_id, credentials }, {
+  return processor.connector!.initiate({ midId: r.mid_id ?? 0, credentials }, {
     reference: r.reference, gatewayReference: r.gateway_reference, amountMinor: r.amount_minor, currency: r.currency,
     accountNumber: r.account_number ?? '', narration: r.narration, callbackUrl: svc.services.processorRequests.callbackUrl(r),
   });

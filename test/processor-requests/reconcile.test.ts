@@ -90,9 +90,8 @@ describe('decide', () => {
     expect(decide(input({ collectionStatus: 'EXPIRED', expiresAt: minutes(-24 * 60) }))).toEqual({ do: 'wait', nextCheckAt: null, note: null });
   });
 
-  it('resends a request whose send outcome was unknown and that the processor never received', () => {
-    expect(decide(input({ state: 'unknown', result: { kind: 'not_found' } }))).toEqual({ do: 'resend' });
-    expect(decide(input({ state: 'sent', result: { kind: 'not_found' } })).do).toBe('wait');
+  it('waits on a "not found" for a request the processor took (a resend is the engine\'s, for an unknown outcome only)', () => {
+    expect(decide(input({ state: 'sent', result: { kind: 'not_found' } }))).toEqual({ do: 'wait', nextCheckAt: minutes(1), note: 'the processor does not know the request' });
   });
 
   it('reads an unmapped status as PENDING and says so', () => {

@@ -177,13 +177,14 @@ describe('processor faults', () => {
     expect([...fake.requests.values()].filter((r) => r.externalId === c.gateway_reference)).toHaveLength(1);
   });
 
-  it('resends with the same X-Reference-Id after a lost answer; the 409 means MTN has it: one prompt', async () => {
+  it('asks MTN with a status query after a lost answer, never sends again: one prompt', async () => {
     fake.swallow = 1;
     const c = expectOk(await pay('256772000444'));
     await settledAs(c.gateway_reference, 'COMPLETED');
     const sent = fake.byExternalId(c.gateway_reference)!;
-    const posts = fake.calls.filter((x) => x.method === 'POST' && x.path === '/collection/v1_0/requesttopay');
-    expect(posts.map((x) => x.status)).toContain(409);
+    const posts = fake.calls.filter((x) => x.method === 'POST' && x.path === '/collection/v1_0/requesttopay' && x.reference === sent.reference);
+    expect(posts.map((x) => x.status)).toEqual([0]);
+    expect(fake.calls.some((x) => x.method === 'GET' && x.path === `/collection/v1_0/requesttopay/${sent.reference}`)).toBe(true);
     expect([...fake.requests.values()].filter((r) => r.externalId === c.gateway_reference)).toHaveLength(1);
     expect((await requestOf(svc, c.gateway_reference))!.reference).toBe(sent.reference);
   });

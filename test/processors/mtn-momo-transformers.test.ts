@@ -48,7 +48,7 @@ describe('sendResult', () => {
     [answer(401, { statusCode: 401, message: 'Access denied due to invalid subscription key.' }), 'retry'],
     [answer(500, { code: 'INTERNAL_PROCESSING_ERROR', message: 'An internal error occurred while processing.' }), 'retry'],
     [answer(503), 'retry'],
-    [{ kind: 'no_answer', sent: true, detail: 'no answer within 100 ms' } as VendorAnswer, 'retry'],
+    [{ kind: 'no_answer', sent: true, detail: 'no answer within 100 ms' } as VendorAnswer, 'unknown'],
     [{ kind: 'no_answer', sent: false, detail: 'connection failed (ECONNREFUSED)' } as VendorAnswer, 'retry'],
     [answer(200, { unexpected: true }), 'unknown'],
     [answer(302), 'unknown'],

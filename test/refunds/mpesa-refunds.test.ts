@@ -264,14 +264,14 @@ it('a held refund takes no late processor answer: a late move or a queued retry 
   const reversals = () => [...fake.reversals.values()].filter((x) => x.resultUrl === url).length;
   const sent = reversals();
   const queries = fake.statusQueries.filter((q) => q.resultUrl === url).length;
-  await refunds['calls']['record']({ id, gateway_reference: reference } as never, {
-    sendState: 'queued', nextSendAt: new Date(), nextCheckAt: null, lastError: 'M-Pesa answered 503', pendingReason: 'awaiting_processor',
+  await refunds.adapter.record({ id, gateway_reference: reference, pending_reason: null } as never, {
+    state: 'queued', nextSendAt: new Date(), nextCheckAt: null, lastError: 'M-Pesa answered 503',
   });
   expect(svc.logs.some((l) => l.includes('late processor answer for a refund held for the operator: ignored') && l.includes(reference))).toBe(true);
   // the send worker runs every 500 ms and the retry was due at once: several runs pass
   await new Promise((done) => setTimeout(done, 2000));
-  await refunds.sendDue();
-  await refunds.checkDue();
+  await svc.services.processorRequests.sendDue('refund');
+  await svc.services.processorRequests.checkDue('refund');
   expect(reversals()).toBe(sent);
   expect(fake.statusQueries.filter((q) => q.resultUrl === url)).toHaveLength(queries);
   expect(await rowOf()).toEqual(heldRow);

@@ -1,4 +1,5 @@
 // Proves a refund whose worker died mid-call is never sent twice, through the public API in live against MTN MoMo (the project's fake MTN over real HTTP): the claim marks it 'sending', the dead worker's refund request reached MTN and nothing was written; after the claim's lease the next worker asks MTN with the status query instead of sending, and the refund settles from that answer, with exactly one refund request at MTN and the hold posted out once.
+import type { Claimed as RefundClaim } from '../../src/refunds/processor-calls';
 import { mtnMomoProcessor } from '../../src/processors/mtn-momo';
 import type { RefundConnector } from '../../src/processors/types';
 import { FakeMtnMomo } from '../fakes/mtn-momo';
@@ -46,7 +47,7 @@ it('asks MTN about a refund whose worker died after its request, never sends it 
   const before = expectOk(await m.client.get('/v1/data/wallets/UGX/balance'));
   const r = expectOk(await m.client.post(`/v1/collections/${collection}/refunds`, { amount: 20000, merchant_reference: `RFD-DEAD-${process.pid}` }));
   // a worker claims it (marked 'sending' before its call), its request reaches MTN, and it dies before writing anything
-  const claimed = await svc.services.refunds.claimSends();
+  const claimed = await svc.services.processorRequests.claimSends<RefundClaim>('refund');
   expect(claimed.map((c) => [c.gateway_reference, c.send_state, c.was_sending])).toEqual([[r.gateway_reference, 'sending', false]]);
   const c = claimed[0];
   const refunds = mtnMomoProcessor({ baseUrl: fake.url!, timeoutMs: 1500, tokenMarginMs: 60_000 }).connector?.refunds as RefundConnector;
@@ -59,16 +60,16 @@ it('asks MTN about a refund whose worker died after its request, never sends it 
   const posts = () => fake.calls.filter((x) => x.method === 'POST' && x.path === '/disbursement/v1_0/refund');
   const queries = () => fake.calls.filter((x) => x.method === 'GET' && x.path === `/disbursement/v1_0/refund/${c.reference}`);
   expect(posts()).toHaveLength(1);
-  expect(await svc.services.refunds.sendDue()).toBe(0); // the lease holds it
+  expect(await svc.services.processorRequests.sendDue('refund')).toBe(0); // the lease holds it
   offsetMs += LEASE_MS + 1000;
 
   // the next worker claims it after the lease and finds it still 'sending': an unknown outcome, not a send
-  expect(await svc.services.refunds.sendDue()).toBe(1);
+  expect(await svc.services.processorRequests.sendDue('refund')).toBe(1);
   expect(posts()).toHaveLength(1);
   expect(expectOk(await m.client.get(`/v1/refunds/${r.gateway_reference}`))).toMatchObject({ transaction_status: 'PENDING', pending_reason: 'outcome_unknown' });
   offsetMs += 1000; // the send schedule's delay before the status query
   await eventually(async () => {
-    await svc.services.refunds.checkDue();
+    await svc.services.processorRequests.checkDue('refund');
     return expectOk(await m.client.get(`/v1/refunds/${r.gateway_reference}`)).transaction_status === 'COMPLETED' ? true : undefined;
   }, 15_000, 'COMPLETED from the status query');
 

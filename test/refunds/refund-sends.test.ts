@@ -1,4 +1,5 @@
 // Proves the refund's request to its processor, driven by hand on a controlled clock: a refund whose worker died after claiming it is never sent blind (nothing while the lease runs; after it, a status query, and a send under the same reference only once the processor does not know it); an unknown outcome is settled by a status query, and one the processor never received is sent again under the same reference, never a new one; a callback only brings the status query forward.
+import type { Claimed as RefundClaim } from '../../src/refunds/processor-calls';
 import { mobileMoney, ref, setupMerchant } from '../helpers/fixtures';
 import type { MerchantSetup } from '../helpers/fixtures';
 import { startTestService } from '../helpers/service';
@@ -25,6 +26,10 @@ async function pendingRefund(): Promise<{ id: string; gateway_reference: string 
   return res.body.data;
 }
 
+/** A callback through the one lookup: true when some request has its token, false for nobody's (NOT_FOUND). */
+const prompted = (serviceType: string, token: string, body: unknown): Promise<boolean> =>
+  svc.services.processorRequests.prompt(serviceType, token, body).then(() => true, (e: { code?: string }) => (e.code === 'NOT_FOUND' ? false : Promise.reject(e)));
+
 const stateOf = (id: string) =>
   svc.database.db.one('SELECT status, pending_reason, reference, vendor_reference, send_state, send_attempts FROM refunds WHERE id = $1', [id]);
 
@@ -32,22 +37,22 @@ it('never sends blind a refund whose worker died after claiming it: after the le
   const r = await pendingRefund();
   const { reference } = await stateOf(r.id);
   // a worker claims it (marked 'sending' before any call) and dies before the outcome is written
-  const claimed = await svc.services.refunds.claimSends();
+  const claimed = await svc.services.processorRequests.claimSends<RefundClaim>('refund');
   expect(claimed.map((c) => [c.id.toString(), c.send_state, c.was_sending])).toEqual([[r.id, 'sending', false]]);
-  expect(await svc.services.refunds.sendDue()).toBe(0); // the lease holds it
+  expect(await svc.services.processorRequests.sendDue('refund')).toBe(0); // the lease holds it
   offsetMs += LEASE_MS + 1000;
   // claimed again after the lease: its call may have reached the processor, so it is an unknown outcome, not a send
-  expect(await svc.services.refunds.sendDue()).toBe(1);
+  expect(await svc.services.processorRequests.sendDue('refund')).toBe(1);
   expect(await stateOf(r.id)).toMatchObject({ status: 'PENDING', pending_reason: 'outcome_unknown', reference, vendor_reference: null, send_state: 'unknown', send_attempts: 2 });
   expect((await m.client.get(`/v1/refunds/${r.gateway_reference}`)).body.data).toMatchObject({ transaction_status: 'PENDING', pending_reason: 'outcome_unknown' });
   offsetMs += 1000; // the send schedule's delay before the status query
-  expect(await svc.services.refunds.checkDue()).toBe(1);
+  expect(await svc.services.processorRequests.checkDue('refund')).toBe(1);
   // the simulator never received it (it has no refund under this reference): queued again, same reference
   expect(await stateOf(r.id)).toMatchObject({ status: 'PENDING', pending_reason: 'awaiting_processor', reference, send_state: 'queued', send_attempts: 2 });
-  expect(await svc.services.refunds.sendDue()).toBe(1);
+  expect(await svc.services.processorRequests.sendDue('refund')).toBe(1);
   expect(await stateOf(r.id)).toMatchObject({ status: 'PROCESSING', pending_reason: null, reference, vendor_reference: `SBXR-R-${reference}`, send_state: 'sent', send_attempts: 3 });
   offsetMs += 31_000;
-  expect(await svc.services.refunds.checkDue()).toBe(1);
+  expect(await svc.services.processorRequests.checkDue('refund')).toBe(1);
   expect((await m.client.get(`/v1/refunds/${r.gateway_reference}`)).body.data.transaction_status).toBe('COMPLETED');
 });
 
@@ -60,23 +65,23 @@ it('settles an unknown outcome with a status query, and sends one the processor 
     [r.id, now()],
   );
   expect((await m.client.get(`/v1/refunds/${r.gateway_reference}`)).body.data).toMatchObject({ transaction_status: 'PENDING', pending_reason: 'outcome_unknown' });
-  expect(await svc.services.refunds.checkDue()).toBe(1);
+  expect(await svc.services.processorRequests.checkDue('refund')).toBe(1);
   expect(await stateOf(r.id)).toMatchObject({ status: 'PENDING', pending_reason: 'awaiting_processor', send_state: 'queued', reference });
-  expect(await svc.services.refunds.sendDue()).toBe(1);
+  expect(await svc.services.processorRequests.sendDue('refund')).toBe(1);
   expect(await stateOf(r.id)).toMatchObject({ status: 'PROCESSING', reference, vendor_reference: `SBXR-R-${reference}`, send_attempts: 2 });
 });
 
 it('takes a callback as a prompt to ask the processor now, never as the answer; an unknown token is nobody\'s', async () => {
   offsetMs += 31_000;
-  while ((await svc.services.refunds.checkDue()) > 0); // the earlier tests' refunds settle first
+  while ((await svc.services.processorRequests.checkDue('refund')) > 0); // the earlier tests' refunds settle first
   const r = await pendingRefund();
-  expect(await svc.services.refunds.sendDue()).toBe(1);
+  expect(await svc.services.processorRequests.sendDue('refund')).toBe(1);
   const { callback_token: token } = await svc.database.db.one('SELECT callback_token FROM refunds WHERE id = $1', [r.id]);
-  expect(await svc.services.refunds.checkDue()).toBe(0); // its first query is not due yet
-  expect(await svc.services.refunds.prompt('sandbox', token, { status: 'REFUNDED' })).toBe(true);
+  expect(await svc.services.processorRequests.checkDue('refund')).toBe(0); // its first query is not due yet
+  expect(await prompted('sandbox', token, { status: 'REFUNDED' })).toBe(true);
   expect(await stateOf(r.id)).toMatchObject({ status: 'PROCESSING' }); // the body proves nothing
-  expect(await svc.services.refunds.checkDue()).toBe(1);
+  expect(await svc.services.processorRequests.checkDue('refund')).toBe(1);
   expect(await stateOf(r.id)).toMatchObject({ status: 'COMPLETED' });
-  expect(await svc.services.refunds.prompt('sandbox', 'x'.repeat(32), {})).toBe(false);
-  expect(await svc.services.refunds.prompt('no-such-processor', token, {})).toBe(false);
+  expect(await prompted('sandbox', 'x'.repeat(32), {})).toBe(false);
+  expect(await prompted('no-such-processor', token, {})).toBe(false);
 });

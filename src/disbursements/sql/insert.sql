@@ -5,10 +5,10 @@
 INSERT INTO disbursements (business_id, api_token_id, requested_by_user_id, wallet_id, gateway_reference, merchant_reference, request_hash,
   amount_minor, fee_minor, currency, payment_method, account_number, bank_code, account_name, narration,
   status, pending_reason, message, approval_expires_at,
-  service_type, mid_id, reference, callback_token, send_state, next_send_at, created_at, updated_at)
+  service_type, mid_id, reference, callback_token, send_state, next_send_at, trace_parent, created_at, updated_at)
 VALUES (${businessId}, ${apiTokenId}, ${requestedBy}, ${walletId}, ${gatewayReference}, ${merchantReference}, ${requestHash},
   ${amountMinor}, ${feeMinor}, ${currency}, ${paymentMethod}, ${accountNumber}, ${bankCode}, ${accountName}, ${narration},
   ${status}, ${pendingReason}, ${message}, ${approvalExpiresAt},
-  ${serviceType}, ${midId}, ${reference}, ${callbackToken}, ${sendState}, ${nextSendAt}, ${now}, ${now})
+  ${serviceType}, ${midId}, ${reference}, ${callbackToken}, ${sendState}, ${nextSendAt}, ${traceParent}, ${now}, ${now})
 ON CONFLICT (business_id, merchant_reference) DO NOTHING
 RETURNING *

@@ -8,7 +8,7 @@ WITH moved AS (
   UPDATE disbursements d SET status = ${to}, pending_reason = ${pendingReason}, failure_reason = ${failureReason}, message = ${message},
     updated_at = ${now}, notification_seq = d.notification_seq + CASE WHEN d.api_token_id IS NULL THEN 0 ELSE 1 END,
     vendor_reference = COALESCE(${vendorReference}, d.vendor_reference),
-    send_state = ${sendState}, next_send_at = ${nextSendAt}, next_check_at = ${nextCheckAt}, last_error = NULL,
+    send_state = ${sendState}, next_send_at = ${nextSendAt}, next_check_at = ${nextCheckAt}, last_error = NULL, claimed_by = NULL,
     decided_by_user_id = COALESCE(${decidedBy}, d.decided_by_user_id),
     decided_at = CASE WHEN d.status = 'PENDING_APPROVAL' THEN ${now} ELSE d.decided_at END
   WHERE d.id = ${disbursementId} AND d.status = ANY(${from}::text[])

@@ -23,5 +23,5 @@ export const admin = typedHandlers({
     await ctx.services.checkouts.webhook(path.service_type, Number(path.mid_id), raw, (name) => ctx.req.header(name));
     return ok(null, 'Webhook received');
   },
-  checkMidCredentials: async ({ path }, ctx) => ok(await ctx.services.processorRequests.checkMidCredentials(Number(path.mid_id)), 'Credentials checked'),
+  checkMidCredentials: async ({ path }, ctx) => ok(await ctx.services.mids.checkMidCredentials(Number(path.mid_id)), 'Credentials checked'),
 });

@@ -1,5 +1,6 @@
 // BTCPay Server: crypto on a BTCPay invoice's checkout page. Self-hosted, so each MID names its server,
 // store, API key and webhook secret. Refunds are pull payments the customer claims from a link.
+import { unanswered } from '../transport';
 import { randomBytes } from 'node:crypto';
 import { isoDecimals } from '../../domain/currencies';
 import type { CheckoutOrder, CheckoutStart, ProcessorCheckout } from '../checkout';
@@ -52,7 +53,7 @@ function btcpayRefunds(client: (ctx: CallContext) => BtcpayClient): RefundConnec
       if (!invoiceId) return { kind: 'refused', message: 'The payment has no BTCPay invoice to refund', detail: 'not sent' };
       const a = await client(ctx).refundInvoice(invoiceId, order);
       if (a.kind !== 'unreachable') return a;
-      return a.sent ? { kind: 'unknown', detail: a.detail } : { kind: 'retry', detail: a.detail };
+      return unanswered(a);
     },
     async queryRefund(ctx: CallContext, q: StatusQuery): Promise<QueryResult> {
       const c = client(ctx);

@@ -4,6 +4,7 @@
 // public samples and libraries that follow them (safaricom/LNMOnlineAndroidSample and its issues,
 // neshoj/safaricom-daraja-nodejs, martinmogusu/django-daraja).
 import { amountText, parseVendorAmount } from '../amounts';
+import { unanswered } from '../transport';
 import type { VendorAnswer } from '../transport';
 import type { CallbackNote, ConfirmationSent, Credentials, Observed, ObservedStatus, OriginalVerdict, PaymentOrder, PayoutObservedStatus, PayoutOrder, QueryResult, RefundOrder, SendResult } from '../types';
 
@@ -80,7 +81,7 @@ export function tokenRefused(a: Answered): boolean {
  * a refused request; a 5xx or no connection at all is retried.
  */
 export function sendResult(a: VendorAnswer): SendResult {
-  if (a.kind === 'no_answer') return a.sent ? { kind: 'unknown', detail: a.detail } : { kind: 'retry', detail: a.detail };
+  if (a.kind === 'no_answer') return unanswered(a);
   const b = a.json as { ResponseCode?: unknown; CheckoutRequestID?: unknown } | undefined;
   if (a.status === 200 && String(b?.ResponseCode) === '0' && typeof b?.CheckoutRequestID === 'string') {
     return { kind: 'accepted', vendorReference: b.CheckoutRequestID };

@@ -4,6 +4,7 @@
 // libraries that follow it (sparkplug/momoapi-node, mtvbrianking/laravel-mtn-momo).
 import { isoDecimals } from '../../domain/currencies';
 import { amountText, parseVendorAmount } from '../amounts';
+import { unanswered } from '../transport';
 import type { VendorAnswer } from '../transport';
 import type { CallbackNote, Observed, ObservedStatus, PaymentOrder, PayoutObservedStatus, PayoutOrder, QueryResult, RefundOrder, SendResult } from '../types';
 
@@ -51,11 +52,13 @@ export function toRequestToPay(order: PaymentOrder): MtnRequestToPay {
  * X-Reference-Id was taken before: the vendor already has our request (we resend only with the same
  * reference), so it is accepted too. 400 = the request itself is wrong and will stay wrong. A 401
  * left after a token refresh, 403, 404 and 5xx are not the payment's fault and the vendor did not keep
- * the request (or it will say 409 on the resend): retry. No answer: retry as well, since a resend
- * with the same X-Reference-Id cannot make a second prompt. Any other answer cannot be read: unknown.
+ * the request (or it will say 409 on the resend): retry. No answer after the request may have left is
+ * an unknown outcome, asked about with a status query (the engine's rule for every processor), even
+ * though a resend under the same X-Reference-Id could not make a second prompt; a connection that never
+ * opened is retried. Any other answer cannot be read: unknown.
  */
 export function sendResult(a: VendorAnswer): SendResult {
-  if (a.kind === 'no_answer') return { kind: 'retry', detail: a.detail };
+  if (a.kind === 'no_answer') return unanswered(a);
   if (a.status === 202 || a.status === 409) return { kind: 'accepted', vendorReference: null };
   if (a.status === 400) return { kind: 'refused', message: 'The mobile money processor refused the payment request', detail: errorText(a) };
   if (a.status === 401 || a.status === 403 || a.status === 404 || a.status >= 500) return { kind: 'retry', detail: errorText(a) };
@@ -191,8 +194,8 @@ export function toRefund(order: RefundOrder): MtnRefund | null {
 
 /**
  * The answer to POST refund, read as requesttopay's is (202 accepted; 409 RESOURCE_ALREADY_EXIST = MTN
- * already has this X-Reference-Id: accepted; 400 refused; 401/403/404/5xx and no answer: retry, the same
- * reference cannot pay twice; anything else unknown), with a refund's words.
+ * already has this X-Reference-Id: accepted; 400 refused; 401/403/404/5xx: retry, the same reference cannot
+ * pay twice; no answer: unknown, a status query follows; anything else unknown), with a refund's words.
  */
 export function refundSendResult(a: VendorAnswer): SendResult {
   const r = sendResult(a);
@@ -289,8 +292,9 @@ export function toTransfer(order: PayoutOrder): MtnTransfer | { refused: string 
 
 /**
  * The answer to POST transfer, read as requesttopay's (202 accepted; 409 RESOURCE_ALREADY_EXIST = MTN
- * already has this X-Reference-Id: accepted, never a second payment; 400 refused; 401/403/404/5xx and
- * no answer: retry under the same reference; anything else unknown), with a payout's words.
+ * already has this X-Reference-Id: accepted, never a second payment; 400 refused; 401/403/404/5xx: retry
+ * under the same reference; no answer: unknown, a status query follows; anything else unknown), with a
+ * payout's words.
  */
 export function payoutSendResult(a: VendorAnswer): SendResult {
   const r = sendResult(a);

@@ -1,6 +1,7 @@
 // Paystack: card with 3-D Secure and online banking on Paystack's hosted checkout, and direct card
 // charges whose 3-D Secure step the customer opens from our payment_url. Refunds, full or partial, through
 // Paystack's Refund API; payouts through Transfers (a recipient, then the transfer under our reference).
+import { unanswered } from '../transport';
 import { randomBytes } from 'node:crypto';
 import type { ProcessorCheckout, CheckoutOrder, CheckoutStart } from '../checkout';
 import type { CallContext, Connector, CredentialField, PayoutConnector, PayoutObservedStatus, PayoutOrder, Plan, Processor, QueryResult, RefundConnector, RefundOrder, StatusQuery } from '../types';
@@ -72,7 +73,7 @@ function paystackRefunds(client: (ctx: CallContext) => PaystackClient): RefundCo
       if (amountDecimals(order.currency) === null) return { kind: 'refused', message: `Paystack does not refund in ${order.currency}`, detail: 'not sent' };
       const a = await client(ctx).refund(order);
       if (a.kind !== 'unreachable') return a;
-      return a.sent ? { kind: 'unknown', detail: a.detail } : { kind: 'retry', detail: a.detail };
+      return unanswered(a);
     },
     async queryRefund(ctx: CallContext, q: StatusQuery): Promise<QueryResult> {
       const original = q.original;
@@ -105,7 +106,7 @@ function paystackPayouts(client: (ctx: CallContext) => PaystackClient): PayoutCo
       if (r.kind !== 'recipient') return r;
       const a = await c.transfer(order, r.code);
       if (a.kind !== 'unreachable') return a;
-      return a.sent ? { kind: 'unknown', detail: a.detail } : { kind: 'retry', detail: a.detail };
+      return unanswered(a);
     },
     async queryPayout(ctx: CallContext, q: StatusQuery): Promise<QueryResult<PayoutObservedStatus>> {
       const a = await client(ctx).verifyTransfer(q.reference);

@@ -7,7 +7,7 @@
 UPDATE refunds r SET status = ${to}, pending_reason = NULL, failure_reason = ${failureReason}, message = ${message},
   updated_at = ${now}, notification_seq = r.notification_seq + CASE WHEN r.api_token_id IS NULL THEN 0 ELSE 1 END,
   vendor_reference = COALESCE(${vendorReference}, r.vendor_reference), claim_url = COALESCE(${claimUrl}, r.claim_url),
-  send_state = ${sendState}, next_send_at = NULL, next_check_at = ${nextCheckAt}, last_error = NULL, held_reason = NULL,
+  send_state = ${sendState}, next_send_at = NULL, next_check_at = ${nextCheckAt}, last_error = NULL, held_reason = NULL, claimed_by = NULL,
   resolution_note = ${resolutionNote}, resolved_by = ${resolvedBy}, resolved_at = CASE WHEN ${resolvedBy}::text IS NULL THEN NULL ELSE ${now}::timestamptz END
 FROM collections c
 WHERE r.id = ${refundId} AND r.status = ANY(${from}::text[]) AND c.id = r.collection_id

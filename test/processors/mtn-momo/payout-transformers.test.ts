@@ -40,7 +40,7 @@ test.each([
   [answer(401, { code: 'UNAUTHORIZED' }), 'retry'],
   [answer(403), 'retry'],
   [answer(500, { code: 'INTERNAL_PROCESSING_ERROR' }), 'retry'],
-  [{ kind: 'no_answer', sent: true, detail: 'timeout' } as VendorAnswer, 'retry'],
+  [{ kind: 'no_answer', sent: true, detail: 'timeout' } as VendorAnswer, 'unknown'],
   [answer(200, { weird: true }), 'unknown'],
 ])('payoutSendResult %#: %s', (a, kind) => {
   const r = payoutSendResult(a);

@@ -40,7 +40,7 @@ test.each([
   [answer(400, { code: 'INVALID_CURRENCY', message: 'Currency not supported.' }), 'refused'],
   [answer(401, { error: 'login_failed' }), 'retry'],
   [answer(500, { code: 'INTERNAL_PROCESSING_ERROR' }), 'retry'],
-  [{ kind: 'no_answer', sent: true, detail: 'no answer within 100 ms' } as VendorAnswer, 'retry'],
+  [{ kind: 'no_answer', sent: true, detail: 'no answer within 100 ms' } as VendorAnswer, 'unknown'],
   [answer(200, { unexpected: true }), 'unknown'],
 ])('refundSendResult %j -> %s', (a, kind) => {
   const r = refundSendResult(a);

@@ -104,11 +104,11 @@ test('a resend with the same reference is answered 409 and read as accepted: one
   expect([...fake.refunds.values()].filter((r) => r.externalId === o.gatewayReference)).toHaveLength(1);
 });
 
-test('a lost answer is retried under the same reference; an unreadable one is unknown; the status query settles both', async () => {
+test('a lost answer is an unknown outcome, as is an unreadable one; the status query settles both', async () => {
   const original = await collected();
   fake.swallowRefund = 1;
   const lost = order(original, 1000);
-  expect((await refunds.initiateRefund(ctx, lost)).kind).toBe('retry');
+  expect((await refunds.initiateRefund(ctx, lost)).kind).toBe('unknown');
   await settled(lost.reference, 'COMPLETED');
   fake.garbageRefund = 1;
   const garbled = order(original, 1000);
