@@ -444,7 +444,7 @@ export class BusinessService {
   /** The secret is in this answer only; the database keeps its argon2id hash. */
   async createApiToken(businessId: number, input: ApiTokenInput): Promise<ApiTokenRecord & { api_secret: string }> {
     checkId(businessId, 'business');
-    if (input.ip_allowlist) throwIfAny(allowlistErrors('ip_allowlist', input.ip_allowlist));
+    if (input.ip_allowlist) throwIfAny(allowlistErrors('ip_allowlist', input.ip_allowlist, this.s.config.appEnv === 'live'));
     await this.s.notifications.assertWebhookUrlAllowed(input.webhook_url);
     const creds = newCredentials(this.s.config.appEnv);
     const secretHash = await hashSecret(creds.apiSecret);
@@ -466,7 +466,7 @@ export class BusinessService {
 
   async updateApiToken(id: number, patch: ApiTokenPatch): Promise<ApiTokenRecord> {
     checkId(id, 'API token');
-    if (patch.ip_allowlist) throwIfAny(allowlistErrors('ip_allowlist', patch.ip_allowlist));
+    if (patch.ip_allowlist) throwIfAny(allowlistErrors('ip_allowlist', patch.ip_allowlist, this.s.config.appEnv === 'live'));
     if (patch.webhook_url !== undefined) await this.s.notifications.assertWebhookUrlAllowed(patch.webhook_url);
     const { webhook_hash, ip_allowlist, ...columns } = patch;
     const values: Record<string, unknown> = { ...defined(columns), updated_at: this.s.now() };
