@@ -3605,10 +3605,11 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description `UNAUTHORIZED`: the credentials are missing, malformed, expired or revoked. Obtain new credentials; repeating the request as is will not help. */
+        /** @description `UNAUTHORIZED`: the credentials are missing, malformed, expired or revoked. Obtain new credentials; repeating the request as is will not help. An expired access token is the one refusal that says so (`WWW-Authenticate`): a new access token cures it. */
         Unauthorized: {
             headers: {
                 "X-Request-Id": components["headers"]["XRequestId"];
+                "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                 [name: string]: unknown;
             };
             content: {
@@ -3904,6 +3905,11 @@ export interface components {
          * @example <https://sandbox.paycollect.dev/v1/collections?status=COMPLETED&per_page=10&page=1>; rel="first", <https://sandbox.paycollect.dev/v1/collections?status=COMPLETED&per_page=10&page=1>; rel="prev", <https://sandbox.paycollect.dev/v1/collections?status=COMPLETED&per_page=10&page=3>; rel="next", <https://sandbox.paycollect.dev/v1/collections?status=COMPLETED&per_page=10&page=5>; rel="last"
          */
         Link: string;
+        /**
+         * @description Sent only when the access token was refused because it expired (an authentic token past its `expires`): `JWT error="invalid_token", error_description="The access token expired"`, as RFC 6750 challenges a refused bearer token. Request a new access token and repeat the call. Every other 401 comes without it (a wrong or missing `Secret-Key`, a revoked, forged or malformed token): a new access token will not help, so do not repeat the call.
+         * @example JWT error="invalid_token", error_description="The access token expired"
+         */
+        WwwAuthenticate: string;
         /**
          * @description Seconds to wait before sending another request.
          * @example 1
