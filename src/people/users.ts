@@ -52,6 +52,12 @@ export const DEMO_USER_FILE = 'demo-user.json';
 export const DEMO_USER_EMAIL = 'demo-owner@paycollect.local';
 /** Serialises two processes creating the first operator of an empty deployment. */
 const FIRST_OPERATOR_LOCK = 4_242_050;
+/**
+ * Serialises changes to one team's people (a business's, or the operators' as team 0): the check that a
+ * change leaves an active owner (or operator admin) and the change itself are one step, so two people
+ * demoting each other at once cannot both succeed. A lock per team, taken before any user row.
+ */
+const TEAM_LOCK = 4_242_060;
 
 export const tokenHash = (token: string) => createHash('sha256').update(token).digest('hex');
 
@@ -169,8 +175,11 @@ export class UserService {
   async update(actor: Actor, id: number, patch: { name?: string | null; role?: Role; disabled?: boolean }) {
     const granter = roleOf(actor);
     return this.s.db.tx(async (t) => {
-      const user = await t.oneOrNone<UserRow>('SELECT * FROM users WHERE id = $1 FOR UPDATE', [id]);
-      if (!user) throw new AppError('NOT_FOUND', 'No user has this id');
+      const team = await t.oneOrNone<{ business_id: number | null }>('SELECT business_id FROM users WHERE id = $1', [id]);
+      if (!team) throw new AppError('NOT_FOUND', 'No user has this id');
+      // a user never changes team, so the lock read from the row before it is the row's team's lock
+      await t.one('SELECT pg_advisory_xact_lock($1::int, $2::int)', [TEAM_LOCK, team.business_id ?? 0]);
+      const user = await t.one<UserRow>('SELECT * FROM users WHERE id = $1 FOR UPDATE', [id]);
       if (!canGrant(granter, user.role)) throw new AppError('FORBIDDEN', 'You may not change a user whose role is above yours');
       if (patch.role !== undefined) {
         if (isOperator(patch.role) !== isOperator(user.role)) {
@@ -200,9 +209,10 @@ export class UserService {
     });
   }
 
+  /** Read under the team's lock (update), so a concurrent change to the team has committed or waits. */
   private async anotherActiveOwner(t: Tx, user: UserRow): Promise<boolean> {
     const other = await t.oneOrNone(
-      `SELECT 1 FROM users WHERE business_id = $1 AND role = 'merchant_owner' AND disabled_at IS NULL AND id <> $2 LIMIT 1 FOR UPDATE`,
+      `SELECT 1 FROM users WHERE business_id = $1 AND role = 'merchant_owner' AND disabled_at IS NULL AND id <> $2 LIMIT 1`,
       [user.business_id, user.id],
     );
     return other !== null;
