@@ -198,7 +198,10 @@ export function createHttpApp(o: HttpAppOptions): express.Express {
 
   const app = express();
   app.disable('x-powered-by');
-  app.set('trust proxy', false);
+  // TRUST_PROXY names the proxies in front (none by default): behind one of them req.ip is the address it
+  // forwarded, read right to left in X-Forwarded-For up to the first peer not trusted, so a client cannot
+  // name its own address; without it every forwarded header is ignored (docs/operations.md).
+  app.set('trust proxy', services.config.trustProxy.length > 0 ? services.config.trustProxy : false);
 
   // A deployment whose PUBLIC_BASE_URL is https is served over https (a proxy in front terminates TLS):
   // browsers are told to come back over https only, for a year. A browser ignores the header on a

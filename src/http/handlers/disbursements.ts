@@ -1,6 +1,6 @@
 // Disbursements (docs/contract/disbursements.md): pay out of a wallet, read one, list them. Every
-// merchant API call hands the service the Secret-Key header and the TCP peer's address (no proxy header
-// is trusted: the app sets `trust proxy` off) for its guard; in the dashboard an owner asks with a fresh
+// merchant API call hands the service the Secret-Key header and the client's address (the TCP peer's, or
+// behind a proxy named by TRUST_PROXY the one it forwarded) for its guard; in the dashboard an owner asks with a fresh
 // authenticator code instead (docs/contract/disbursements-dashboard.md). The disbursement service does the work.
 import { parseApiTime } from '../../domain/time';
 import type { DisbursementStatus } from '../../domain/disbursement';
@@ -8,7 +8,7 @@ import type { DisbursementFilters } from '../../disbursements/filters';
 import type { DisbursementCaller } from '../../disbursements/service';
 import { toDisbursementRecord } from '../../disbursements/record';
 import { AppError } from '../../errors';
-import { merchantUser, principalOf } from '../context';
+import { clientAddress, merchantUser, principalOf } from '../context';
 import type { RequestContext } from '../context';
 import { accepted, ok } from '../envelope';
 import { pageOf, pageReply } from '../paging';
@@ -37,7 +37,7 @@ export async function checkBusinessFilter(ctx: RequestContext, businessId: numbe
 
 export function callerOf(ctx: RequestContext): DisbursementCaller {
   const p = principalOf(ctx);
-  return { businessId: p.businessId, apiTokenId: p.apiTokenId, secret: ctx.req.header('secret-key'), address: ctx.req.socket.remoteAddress, requestId: ctx.requestId };
+  return { businessId: p.businessId, apiTokenId: p.apiTokenId, secret: ctx.req.header('secret-key'), address: clientAddress(ctx), requestId: ctx.requestId };
 }
 
 export const merchant = typedHandlers({
