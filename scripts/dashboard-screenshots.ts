@@ -1,6 +1,6 @@
 // `npm run dashboard:screenshots`: starts the sandbox (embedded database in a temporary DATA_DIR, with the
 // first operator and the demo merchant's owner), makes a few payments, and photographs the main dashboard
-// pages in Debian's headless Chromium into docs/dashboard/*.png for the README.
+// pages in Debian's headless Chromium into docs/dashboard/*.png for docs/dashboard.md.
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';

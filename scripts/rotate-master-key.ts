@@ -1,7 +1,7 @@
 // `npm run rotate-master-key`: with the new key in MASTER_KEY and the old one(s) in MASTER_KEY_PREVIOUS,
 // seal every secret at rest again with MASTER_KEY, then print what it did per column as JSON. Same environment as
 // the service (DATABASE_URL, DATA_DIR). On the embedded database, stop the service first (one process
-// owns its data directory); on PostgreSQL, run it while the service runs. See README "Operations".
+// owns its data directory); on PostgreSQL, run it while the service runs. See docs/operations.md, "Rotating MASTER_KEY".
 import { ConfigError, loadConfig } from '../src/config';
 import { openDatabase } from '../src/db';
 import { resealAll } from '../src/crypto/master-key-rotation';

@@ -14,7 +14,7 @@ import { createLogger } from './log';
 import type { Logger } from './log';
 import { buildServices, workerSpecs } from './wiring';
 import type { Services } from './wiring';
-import type { DemoCredentials } from './merchants/businesses';
+import type { DemoCredentials } from './merchants/demo-merchant';
 import type { GeneratedLogin } from './people/users';
 import { errorBody } from './errors';
 import { answerProbe } from './http/probes';
@@ -80,7 +80,7 @@ export async function startService(o: StartOptions): Promise<RunningService> {
   if (observed) observedOf(database.db).figures = figures;
   const services = buildServices({ config: o.config, db: database.db, log, now: o.now ?? (() => new Date()), figures });
   await services.cards.ensureKey();
-  const demo = o.config.seedDemo ? await services.businesses.seedDemoIfEmpty() : null;
+  const demo = o.config.seedDemo ? await services.demoMerchant.seedDemoIfEmpty() : null;
   const firstOperator = await services.users.ensureFirstOperator();
   const demoUser = demo ? await services.users.createDemoUser(demo.business_id) : null;
   let ready = false;

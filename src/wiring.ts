@@ -17,12 +17,16 @@ import { AuditService } from './people/audit';
 import { AccessTokenService } from './merchants/access-tokens';
 import { CardService } from './cards/card-keys';
 import { CheckoutService } from './processor-requests/checkouts';
-import { CollectionService } from './collections/collections';
+import { CollectionService } from './collections';
 import { ConfigCache } from './merchants/config-cache';
 import { GoLiveService } from './merchants/go-live';
 import { LedgerService } from './ledger/ledger';
 import { LivenessService } from './workers/liveness';
+import { ApiTokenService } from './merchants/api-tokens';
 import { BusinessService } from './merchants/businesses';
+import { DemoMerchant } from './merchants/demo-merchant';
+import { FxRateService } from './merchants/fx-rates';
+import { MidService } from './merchants/mids';
 import { NotificationService } from './notifications/notifications';
 import { PricingService } from './merchants/pricing';
 import { SessionService } from './people/sessions';
@@ -35,9 +39,9 @@ import { RoutingTurns } from './collections/routing-turns';
 import { masterKeys } from './crypto/secretbox';
 import { openCredentials } from './processors/credentials';
 import { AdminDisbursementService } from './disbursements/admin';
-import { DisbursementService } from './disbursements/service';
+import { DisbursementService } from './disbursements';
 import { payoutConnectorOf } from './disbursements/sandbox';
-import { RefundService } from './refunds/service';
+import { RefundService } from './refunds';
 import { refundConnectorOf } from './refunds/sandbox';
 import { ReportService } from './reports';
 
@@ -52,8 +56,14 @@ export interface BaseInput {
 
 export interface Services extends Base {
   accessTokens: AccessTokenService;
-  /** businesses, wallets, MIDs, API tokens, market rates (merchants/businesses.ts) */
+  /** business accounts with their wallets and fees (merchants/businesses.ts) */
   businesses: BusinessService;
+  /** MIDs, API tokens, market rates (merchants/mids.ts, api-tokens.ts, fx-rates.ts) */
+  mids: MidService;
+  apiTokens: ApiTokenService;
+  fxRates: FxRateService;
+  /** the sandbox demo merchant, seeded on first start (merchants/demo-merchant.ts) */
+  demoMerchant: DemoMerchant;
   pricing: PricingService;
   ledger: LedgerService;
   cards: CardService;
@@ -114,7 +124,11 @@ export function buildServices(input: BaseInput): Services {
   const ledger = new LedgerService(base);
   const pricing = new PricingService();
   const accessTokens = new AccessTokenService(using(base, { configCache, rateLimit }));
-  const businesses = new BusinessService(using(base, { processors, notifications, paysOut: (serviceType: string) => payoutConnectorOf(processors, serviceType) !== null }));
+  const businesses = new BusinessService(base);
+  const mids = new MidService(using(base, { processors, paysOut: (serviceType: string) => payoutConnectorOf(processors, serviceType) !== null }));
+  const apiTokens = new ApiTokenService(using(base, { notifications }));
+  const fxRates = new FxRateService(base);
+  const demoMerchant = new DemoMerchant(using(base, { businesses, mids, apiTokens }));
   const goLive = new GoLiveService(using(base, { ledger }));
   const audit = new AuditService(base);
   const sessions = new SessionService(using(base, { audit }));
@@ -153,6 +167,10 @@ export function buildServices(input: BaseInput): Services {
     ...base,
     accessTokens,
     businesses,
+    mids,
+    apiTokens,
+    fxRates,
+    demoMerchant,
     pricing,
     ledger,
     cards,

@@ -4,7 +4,22 @@
 // the (business_id[, status], created_at) indexes.
 import { pgp } from '../db';
 import type { Db } from '../db';
-import type { CollectionFilters } from './collections';
+import type { PaymentMethod, Status } from '../domain/collection';
+
+/** The filters of a collection list (merchant API, operator API, exports). */
+export interface CollectionFilters {
+  status?: Status;
+  payment_method?: PaymentMethod;
+  currency?: string;
+  merchant_reference?: string;
+  /** the operator's search: one collection by its gateway_reference, a customer's by account_number */
+  gateway_reference?: string;
+  account_number?: string;
+  /** inclusive bounds on created_at */
+  from?: Date;
+  to?: Date;
+  business_id?: number;
+}
 
 const DAY_MS = 86_400_000;
 

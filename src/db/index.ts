@@ -48,13 +48,20 @@ export interface Database {
   close(): Promise<void>;
 }
 
+/** Statement files read so far, by path: two flows of a wing that run one statement share its one QueryFile. */
+const sqlFiles = new Map<string, pgPromise.QueryFile>();
+
 /**
  * A named statement kept beside the code that runs it: `dir` is the caller's folder (its `__dirname`),
  * `name` a file in its sql/ folder (pg-promise QueryFile: read once, minified, named parameters).
  */
 export function sqlFile(dir: string, name: string): pgPromise.QueryFile {
-  const file = new pgp.QueryFile(path.join(dir, 'sql', name), { minify: true });
+  const at = path.join(dir, 'sql', name);
+  const known = sqlFiles.get(at);
+  if (known) return known;
+  const file = new pgp.QueryFile(at, { minify: true });
   if (file.error) throw file.error;
+  sqlFiles.set(at, file);
   return file;
 }
 

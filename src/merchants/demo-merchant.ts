@@ -1,8 +1,15 @@
 // The sandbox demo merchant (docs/contract/operator.md): what it holds, and the credentials file and curl
-// line a newcomer copies to get a first access token.
+// line a newcomer copies to get a first access token, and its seeding on first start.
 import { chmodSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { ApiTokenInput, BusinessInput, MidInput } from './businesses';
+import { randomBytes } from 'node:crypto';
+import type { Base } from '../base';
+import { hashSecret, newCredentials } from './access-tokens';
+import type { ApiTokenService } from './api-tokens';
+import type { BusinessService } from './businesses';
+import { RATE_DECIMALS } from './inputs';
+import type { ApiTokenInput, BusinessInput, MidInput } from './inputs';
+import type { MidService } from './mids';
 import { PAYMENT_METHODS } from '../api-records/merchant';
 
 /** Serialises two processes seeding the same empty database. */
@@ -89,4 +96,68 @@ export function writeDemoFile(dataDir: string, content: DemoFileContent): string
   writeFileSync(file, JSON.stringify(content, null, 2) + '\n', { mode: 0o600 });
   chmodSync(file, 0o600);
   return file;
+}
+
+export interface DemoCredentials {
+  api_key: string;
+  api_secret: string;
+  business_id: number;
+  /** where the credentials were written: DATA_DIR/demo-credentials.json */
+  file: string;
+  /** a ready curl line that obtains an access token */
+  curl: string;
+}
+
+/** Seeds the demo merchant through the operator's own set-up flows. */
+export class DemoMerchant {
+  constructor(private readonly p: Base & { businesses: BusinessService; mids: MidService; apiTokens: ApiTokenService }) {}
+
+  /**
+   * On first start with an empty database (SEED_DEMO, sandbox only), create the demo merchant in one
+   * transaction, the credentials file included; else null.
+   */
+  async seedDemoIfEmpty(): Promise<DemoCredentials | null> {
+    if (this.p.config.appEnv !== 'sandbox') {
+      this.p.log.warn('SEED_DEMO is ignored outside the sandbox');
+      return null;
+    }
+    // Cheap answer on every later start, before the (deliberately slow) secret hashing.
+    if (await this.p.db.oneOrNone('SELECT 1 FROM businesses LIMIT 1')) return null;
+    const creds = newCredentials(this.p.config.appEnv);
+    const secretHash = await hashSecret(creds.apiSecret);
+    const webhookHash = randomBytes(24).toString('base64url');
+    const baseUrl = this.p.config.publicBaseUrl;
+    const curl = curlLine(baseUrl, creds.apiKey, creds.apiSecret);
+    const created = await this.p.db.tx(async (t) => {
+      await t.one('SELECT pg_advisory_xact_lock($1)', [SEED_LOCK]);
+      if (await t.oneOrNone('SELECT 1 FROM businesses LIMIT 1')) return null;
+      const businessId = await this.p.businesses.insertBusiness(t, DEMO_BUSINESS);
+      for (const currency of DEMO_EXTRA_WALLETS) await this.p.businesses.insertWallet(t, businessId, currency, false);
+      for (const mid of demoMids([DEMO_BUSINESS.default_currency, ...DEMO_EXTRA_WALLETS])) await this.p.mids.insertMid(t, businessId, mid);
+      for (const [base, quote, rate] of DEMO_RATES) {
+        await t.none('INSERT INTO fx_rates (base, quote, rate, updated_at) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING', [
+          base,
+          quote,
+          rate.toFixed(RATE_DECIMALS),
+          this.p.now(),
+        ]);
+      }
+      const token = demoToken(webhookHash);
+      await this.p.apiTokens.insertApiToken(t, businessId, token, creds.apiKey, secretHash);
+      // Written before the commit: if the file cannot be written, nothing is created.
+      const file = writeDemoFile(this.p.config.dataDir, {
+        api_key: creds.apiKey,
+        api_secret: creds.apiSecret,
+        business_id: businessId,
+        base_url: baseUrl,
+        webhook_url: token.webhook_url,
+        webhook_hash: webhookHash,
+        curl,
+      });
+      return { businessId, file };
+    });
+    if (!created) return null;
+    this.p.log.info('demo merchant created', { business_id: created.businessId, file: created.file });
+    return { api_key: creds.apiKey, api_secret: creds.apiSecret, business_id: created.businessId, file: created.file, curl };
+  }
 }

@@ -5,7 +5,7 @@
 import type { QueryFile } from 'pg-promise';
 import type { CollectionRow } from '../domain/collection';
 import { filterWhere } from '../collections/counts';
-import type { CollectionFilters } from '../collections/collections';
+import type { CollectionFilters } from '../collections';
 import { disbursementFilterWhere } from '../disbursements/filters';
 import type { DisbursementFilters } from '../disbursements/filters';
 import type { DisbursementRow } from '../disbursements/record';

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { pgp } from '../../src/db';
 import type { Db } from '../../src/db';
 import { collectionCountSql, countCollections, filterWhere, foldPastCounts, splitDays } from '../../src/collections/counts';
-import type { CollectionFilters } from '../../src/collections/collections';
+import type { CollectionFilters } from '../../src/collections';
 import { createBusiness, moneyServices } from '../helpers/money-fixtures';
 import type { ServicesFixture } from '../helpers/money-fixtures';
 import { planNodes } from '../helpers/plans';

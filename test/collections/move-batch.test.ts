@@ -1,6 +1,6 @@
 // Proves state changes asked for at the same moment share one read and one guarded write, each caller answered as if alone: in one batch, completions of two businesses and two currencies, a failure, a cancellation, a late completion, a collection no longer PENDING, one asked twice and one changed between the read and the write; each writes exactly its own journal, postings, holds, notification and emails, and every wallet holds exactly its credits; and, on real PostgreSQL, that hundreds of concurrent moves of one wallet from two pools credit each collection once, balances exact.
 import { pgp } from '../../src/db';
-import { CollectionService } from '../../src/collections/collections';
+import { StateChanges } from '../../src/collections/state-change';
 import type { CollectionRow, FinalStatus, PaymentMethod } from '../../src/domain/collection';
 import { completionPlan } from '../../src/domain/ledger';
 import { ledgerDrift } from '../../src/ledger/ledger';
@@ -34,7 +34,7 @@ type ReadHook = (ids: bigint[]) => Promise<void>;
 
 /** Runs `run` with `hook` called after every move's read (ids as asked), before its write. */
 async function afterEachRead<T>(hook: ReadHook, run: () => Promise<T>): Promise<T> {
-  const proto = CollectionService.prototype as unknown as { readForMoves: (q: unknown, asks: { collectionId: bigint }[]) => Promise<unknown> };
+  const proto = StateChanges.prototype as unknown as { readForMoves: (q: unknown, asks: { collectionId: bigint }[]) => Promise<unknown> };
   const original = proto.readForMoves;
   proto.readForMoves = async function (this: unknown, q: unknown, asks: { collectionId: bigint }[]) {
     const read = await original.call(this, q, asks);

@@ -2,7 +2,7 @@
 import { pgp } from '../../src/db';
 import type { FinalStatus } from '../../src/domain/collection';
 import type { Principal } from '../../src/merchants/access-tokens';
-import { CollectionService } from '../../src/collections/collections';
+import { StateChanges } from '../../src/collections/state-change';
 import { REAL_PG_URL } from '../helpers/db';
 import { createBusiness, moneyServices } from '../helpers/money-fixtures';
 import type { ServicesFixture } from '../helpers/money-fixtures';
@@ -278,7 +278,7 @@ it('lets exactly one of two concurrent moves of one collection win: one credit j
  * write's only lane on the embedded database.
  */
 async function afterNextRead<T>(between: () => Promise<unknown>, run: () => Promise<T>): Promise<T> {
-  const proto = CollectionService.prototype as unknown as { readForMoves: (...args: unknown[]) => Promise<unknown> };
+  const proto = StateChanges.prototype as unknown as { readForMoves: (...args: unknown[]) => Promise<unknown> };
   const original = proto.readForMoves;
   let pending = true;
   proto.readForMoves = async function (this: unknown, ...args: unknown[]) {

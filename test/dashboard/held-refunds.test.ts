@@ -6,7 +6,7 @@
 // COMPLETED pays the refund's hold out, FAILED returns it to the wallet, each audited, and the row then shows the
 // decision.
 import type { Browser, Page } from 'playwright-core';
-import { RESOLVED_FAILED_REASON } from '../../src/refunds/service';
+import { RESOLVED_FAILED_REASON } from '../../src/refunds';
 import type { FakeMpesa } from '../fakes/mpesa';
 import { launchBrowser } from '../helpers/browser';
 import { closeAll, dashboardPage, describeBrowser, fieldError, signIn } from '../helpers/dashboard';

@@ -1,6 +1,6 @@
-// Proves the README's shell commands still work: every shell block not marked as an illustration runs in bash against a real sandbox service, in README order, and `npm run mock -- -p N` serves.
+// Proves the shell commands of the README and of the guides under docs/ still work: every shell block not marked as an illustration runs in bash against a real sandbox service, README first, then each guide in name order, and `npm run mock -- -p N` serves.
 import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { freePort } from '../helpers/notify-fixtures';
 import { startListening } from '../helpers/prism';
@@ -9,13 +9,16 @@ import type { TestService } from '../helpers/service';
 import { accessToken } from '../helpers/merchants';
 
 const ROOT = path.resolve(__dirname, '..', '..');
-const README = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+/** The README, then every guide directly under docs/ (the contract pages hold no commands). */
+const DOCUMENTS = ['README.md', ...readdirSync(path.join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).sort().map((f) => `docs/${f}`)];
 const MARK = '<!-- illustration -->';
 const SHELL_FENCE = /^```(?:sh|bash|shell)\s*$/;
 /** The address the README's commands use, replaced by the test service's own. */
 const README_BASE = 'http://localhost:8080';
 
 export interface ShellBlock {
+  /** the document, relative to the repository root */
+  file: string;
   /** 1-based line of the opening fence */
   line: number;
   script: string;
@@ -23,7 +26,7 @@ export interface ShellBlock {
 }
 
 /** The fenced shell blocks of a markdown text (indented ones inside lists too), each with its mark. */
-export function shellBlocks(markdown: string): ShellBlock[] {
+export function shellBlocks(markdown: string, file = 'README.md'): ShellBlock[] {
   const lines = markdown.split('\n');
   const blocks: ShellBlock[] = [];
   for (let i = 0; i < lines.length; i++) {
@@ -32,8 +35,8 @@ export function shellBlocks(markdown: string): ShellBlock[] {
     const body: string[] = [];
     let j = i + 1;
     while (j < lines.length && lines[j].trim() !== '```') body.push(lines[j++].slice(indent));
-    if (j === lines.length) throw new Error(`README line ${i + 1}: shell block never closed`);
-    blocks.push({ line: i + 1, script: body.join('\n'), illustration: i > 0 && lines[i - 1].trim() === MARK });
+    if (j === lines.length) throw new Error(`${file} line ${i + 1}: shell block never closed`);
+    blocks.push({ file, line: i + 1, script: body.join('\n'), illustration: i > 0 && lines[i - 1].trim() === MARK });
     i = j;
   }
   return blocks;
@@ -44,13 +47,13 @@ describe('the block reader', () => {
 
   it('finds shell blocks with their line, indented ones dedented, marks read from the line above, other languages ignored', () => {
     expect(shellBlocks(md)).toEqual([
-      { line: 4, script: 'npm start', illustration: true },
-      { line: 10, script: 'echo "$A"\n  echo two', illustration: false },
+      { file: 'README.md', line: 4, script: 'npm start', illustration: true },
+      { file: 'README.md', line: 10, script: 'echo "$A"\n  echo two', illustration: false },
     ]);
   });
 
   it('refuses a block that is never closed', () => {
-    expect(() => shellBlocks('```sh\nnpm test\n')).toThrow('line 1: shell block never closed');
+    expect(() => shellBlocks('```sh\nnpm test\n', 'a-guide.md')).toThrow('a-guide.md line 1: shell block never closed');
   });
 });
 
@@ -68,8 +71,8 @@ function bash(script: string, env: Record<string, string>, timeoutMs: number): P
   });
 }
 
-describe('the README against a sandbox service with its demo merchant (as `npm start` makes it)', () => {
-  const runnable = shellBlocks(README).filter((b) => !b.illustration);
+describe('the README and the guides against a sandbox service with its demo merchant (as `npm start` makes it)', () => {
+  const runnable = DOCUMENTS.flatMap((f) => shellBlocks(readFileSync(path.join(ROOT, f), 'utf8'), f)).filter((b) => !b.illustration);
   let svc: TestService;
   let demo: { api_key: string; api_secret: string; business_id: number };
   let token: string;
@@ -83,21 +86,22 @@ describe('the README against a sandbox service with its demo merchant (as `npm s
     await svc?.close();
   });
 
-  it('finds the blocks it must run: the first requests and the operator set-up', () => {
-    expect(runnable.map((b) => b.script.split(/\s/)[0])).toEqual(expect.arrayContaining(['curl', 'BUSINESS=$(npm']));
+  it('finds the blocks it must run: the first requests in the README, the operator set-up in its guide', () => {
+    expect(runnable.filter((b) => b.file === 'README.md').map((b) => b.script.split(/\s/)[0])).toContain('curl');
+    expect(runnable.filter((b) => b.file === 'docs/operator-setup.md').map((b) => b.script.split(/\s/)[0])).toContain('BUSINESS=$(npm');
   });
 
-  // One test per block, in README order: a later block may rely on what an earlier one made.
-  it.each(runnable.map((b) => [b.line, b] as const))('README line %i runs and no answer is an error', async (_line, block) => {
+  // One test per block, in order: a later block may rely on what an earlier one made.
+  it.each(runnable.map((b) => [`${b.file} line ${b.line}`, b] as const))('%s runs and no answer is an error', async (_where, block) => {
     const script = block.script.replaceAll(README_BASE, svc.url).replaceAll('<api_key>', demo.api_key).replaceAll('<api_secret>', demo.api_secret);
     const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PAYCOLLECT_URL: svc.url, OPERATOR_API_KEY: OPERATOR_KEY, TOKEN: token };
     const r = await bash(script, env, 120_000);
-    const context = `README line ${block.line}\n${script}\nexit ${r.code}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`;
+    const context = `${block.file} line ${block.line}\n${script}\nexit ${r.code}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`;
     expect({ code: r.code, context }).toEqual({ code: 0, context });
     expect(r.stdout).not.toMatch(/"status":\s*"error"/);
   }, 180_000);
 
-  it('left what the README says it makes: the operator set-up beside the demo merchant, and the first payment', async () => {
+  it('left what the documents say they make: the operator set-up beside the demo merchant, and the first payment', async () => {
     const businesses = (await svc.admin.get('/v1/admin/businesses?per_page=100')).body.data as { id: number; name: string }[];
     const kampala = businesses.filter((b) => b.name === 'Kampala Books');
     expect(kampala).toHaveLength(1);
@@ -111,8 +115,8 @@ describe('the README against a sandbox service with its demo merchant (as `npm s
   });
 });
 
-it('`npm run mock -- -p N`, as the README shows it, serves the mock on that port', async () => {
-  const shown = /`npm run mock -- -p (\d+)`/.exec(README);
+it('`npm run mock -- -p N`, as docs/clients.md shows it, serves the mock on that port', async () => {
+  const shown = /`npm run mock -- -p (\d+)`/.exec(readFileSync(path.join(ROOT, 'docs', 'clients.md'), 'utf8'));
   expect(shown).not.toBeNull();
   const port = await freePort();
   const mock = await startListening('npm', ['run', 'mock', '--', '-p', String(port)], `http://127.0.0.1:${port}`);

@@ -1,5 +1,5 @@
 // `npm run fakes`: every fake processor on a fixed local port, so that anyone can run APP_ENV=live end
-// to end on one machine (README, "Live processors on one machine"). Prints each fake's URL and the MID
+// to end on one machine (docs/processors.md, "Live processors on one machine"). Prints each fake's URL and the MID
 // credentials that work with it; stops on Ctrl-C or SIGTERM. The customer of the mobile-money fakes
 // answers after FAKES_ANSWER_MS (default 5000), so a collection is seen PENDING first.
 import { BTCPAY_REDELIVERY_MS, FakeBtcpay } from './btcpay';

@@ -22,10 +22,10 @@ afterAll(async () => {
 });
 
 describe('seedDemoIfEmpty', () => {
-  let demo: Awaited<ReturnType<TestService['services']['businesses']['seedDemoIfEmpty']>>;
+  let demo: Awaited<ReturnType<TestService['services']['demoMerchant']['seedDemoIfEmpty']>>;
 
   beforeAll(async () => {
-    demo = await svc.services.businesses.seedDemoIfEmpty();
+    demo = await svc.services.demoMerchant.seedDemoIfEmpty();
   });
 
   it('creates the demo business with wallets UGX (default), USD, KES, EUR and a fee schedule', async () => {
@@ -97,7 +97,7 @@ describe('seedDemoIfEmpty', () => {
 
   it('creates nothing the second time', async () => {
     const before = await snapshot(svc);
-    expect(await svc.services.businesses.seedDemoIfEmpty()).toBeNull();
+    expect(await svc.services.demoMerchant.seedDemoIfEmpty()).toBeNull();
     expect(await snapshot(svc)).toEqual(before);
   });
 
@@ -130,7 +130,7 @@ describe('at start-up (SEED_DEMO)', () => {
     try {
       await createBusiness(s);
       const before = await snapshot(s);
-      expect(await s.services.businesses.seedDemoIfEmpty()).toBeNull();
+      expect(await s.services.demoMerchant.seedDemoIfEmpty()).toBeNull();
       expect(await snapshot(s)).toEqual(before);
     } finally {
       await s.close();
@@ -155,7 +155,7 @@ needsRealServer().it('seeds once when two processes start together on one databa
   const services: TestService[] = [];
   try {
     for (const database of pools) services.push(await startTestService({ database, env }));
-    const results = await Promise.all(services.map((s) => s.services.businesses.seedDemoIfEmpty()));
+    const results = await Promise.all(services.map((s) => s.services.demoMerchant.seedDemoIfEmpty()));
     expect(results.filter((r) => r !== null)).toHaveLength(1);
     expect(await services[0].services.db.one('SELECT count(*)::int AS n FROM businesses')).toEqual({ n: 1 });
     expect(await services[0].services.db.one('SELECT count(*)::int AS n FROM api_tokens')).toEqual({ n: 1 });

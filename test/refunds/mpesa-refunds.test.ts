@@ -1,7 +1,7 @@
 // Proves M-Pesa refunds through the public API against the project's fake Daraja over real HTTP: the receipt the STK callback gave is kept with the collection and confirmed with the Transaction Status query (short code, amount, customer) before the Reversal names it; a forged callback naming another customer's receipt, or a receipt M-Pesa never issued, fails the refund with its reason and returns the money, and no reversal is sent; a payment whose callback was lost (completed by STK Push Query, so no receipt) fails its refund as "M-Pesa receipt unknown" without asking M-Pesa anything; a reversal M-Pesa answers "already reversed" (R000001: the payment was reversed outside this refund) is held for an operator with its reason, its money still held, never failed back to the wallet, (the refunds list and the payment's own refunds list show operators why, the merchant's people null) until an operator admin resolves it (resolve-held): COMPLETED pays the hold out, FAILED returns it, each notified as any such refund; anything not held, bad input and any other role are refused and change nothing; the operator's refunds list and export with held=true find exactly the held refunds (a merchant user its own business's only, without the operator's side; the merchant API refuses the filter) and the overview counts them, reading them through a partial index and not every refund.
 import { RECEIPT_UNKNOWN } from '../../src/processors/mpesa/transformers';
 import { refundFilterWhere } from '../../src/refunds/filters';
-import { RESOLVED_FAILED_REASON } from '../../src/refunds/service';
+import { RESOLVED_FAILED_REASON } from '../../src/refunds';
 import type { FakeMpesa } from '../fakes/mpesa';
 import { hooksFor, requestOf } from '../helpers/live';
 import type { LiveMerchant } from '../helpers/live';
@@ -264,7 +264,7 @@ it('a held refund takes no late processor answer: a late move or a queued retry 
   const reversals = () => [...fake.reversals.values()].filter((x) => x.resultUrl === url).length;
   const sent = reversals();
   const queries = fake.statusQueries.filter((q) => q.resultUrl === url).length;
-  await refunds['record']({ id, gateway_reference: reference } as never, {
+  await refunds['calls']['record']({ id, gateway_reference: reference } as never, {
     sendState: 'queued', nextSendAt: new Date(), nextCheckAt: null, lastError: 'M-Pesa answered 503', pendingReason: 'awaiting_processor',
   });
   expect(svc.logs.some((l) => l.includes('late processor answer for a refund held for the operator: ignored') && l.includes(reference))).toBe(true);

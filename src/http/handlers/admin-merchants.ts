@@ -36,19 +36,19 @@ export const admin = typedHandlers({
   listWallets: ({ path, query }, ctx) =>
     pagedReply(ctx, query, 'Wallets retrieved', (page) => ctx.services.businesses.listWallets(Number(path.business_id), page)),
 
-  createMid: async ({ path, body }, ctx) => ok(await ctx.services.businesses.createMid(Number(path.business_id), body), 'MID created'),
+  createMid: async ({ path, body }, ctx) => ok(await ctx.services.mids.createMid(Number(path.business_id), body), 'MID created'),
 
-  listMids: ({ path, query }, ctx) => pagedReply(ctx, query, 'MIDs retrieved', (page) => ctx.services.businesses.listMids(Number(path.business_id), page)),
+  listMids: ({ path, query }, ctx) => pagedReply(ctx, query, 'MIDs retrieved', (page) => ctx.services.mids.listMids(Number(path.business_id), page)),
 
-  updateMid: async ({ path, body }, ctx) => ok(await ctx.services.businesses.updateMid(Number(path.mid_id), body), 'MID updated'),
+  updateMid: async ({ path, body }, ctx) => ok(await ctx.services.mids.updateMid(Number(path.mid_id), body), 'MID updated'),
 
   createApiToken: async ({ path, body }, ctx) => {
     refuseDeveloperAllowlist(body, ctx);
-    return ok(await ctx.services.businesses.createApiToken(Number(path.business_id), body), `API token created; ${SECRET_SHOWN_ONCE}`);
+    return ok(await ctx.services.apiTokens.createApiToken(Number(path.business_id), body), `API token created; ${SECRET_SHOWN_ONCE}`);
   },
 
   listApiTokens: ({ path, query }, ctx) =>
-    pagedReply(ctx, query, 'API tokens retrieved', (page) => ctx.services.businesses.listApiTokens(Number(path.business_id), page)),
+    pagedReply(ctx, query, 'API tokens retrieved', (page) => ctx.services.apiTokens.listApiTokens(Number(path.business_id), page)),
 
   updateWallet: async ({ path, body }, ctx) => {
     // the limits are the operator's; an owner sets the business's own approval threshold
@@ -59,18 +59,18 @@ export const admin = typedHandlers({
   },
   updateApiToken: async ({ path, body }, ctx) => {
     refuseDeveloperAllowlist(body, ctx);
-    return ok(await ctx.services.businesses.updateApiToken(Number(path.token_id), body), 'API token updated');
+    return ok(await ctx.services.apiTokens.updateApiToken(Number(path.token_id), body), 'API token updated');
   },
 
   regenerateApiToken: async ({ path }, ctx) =>
-    ok(await ctx.services.businesses.regenerateApiToken(Number(path.token_id)), `API token regenerated; ${SECRET_SHOWN_ONCE}`),
+    ok(await ctx.services.apiTokens.regenerateApiToken(Number(path.token_id)), `API token regenerated; ${SECRET_SHOWN_ONCE}`),
 
   deleteApiToken: async ({ path }, ctx) => {
-    await ctx.services.businesses.deleteApiToken(Number(path.token_id));
+    await ctx.services.apiTokens.deleteApiToken(Number(path.token_id));
     return ok(null, 'API token deleted');
   },
 
-  setFxRate: async ({ body }, ctx) => ok(await ctx.services.businesses.setFxRate(body.base, body.quote, body.rate), 'Market rate set'),
+  setFxRate: async ({ body }, ctx) => ok(await ctx.services.fxRates.setFxRate(body.base, body.quote, body.rate), 'Market rate set'),
 
-  listFxRates: ({ query }, ctx) => pagedReply(ctx, query, 'Market rates retrieved', (page) => ctx.services.businesses.listFxRates(page)),
+  listFxRates: ({ query }, ctx) => pagedReply(ctx, query, 'Market rates retrieved', (page) => ctx.services.fxRates.listFxRates(page)),
 });

@@ -1,5 +1,5 @@
 import { toRecord } from '../../api-records/collection';
-import type { CollectionFilters } from '../../collections/collections';
+import type { CollectionFilters } from '../../collections';
 import { parseApiTime } from '../../domain/time';
 import { toRefundSummary } from '../../refunds/record';
 import { principalOf } from '../context';

@@ -5,7 +5,7 @@
 import { parseApiTime } from '../../domain/time';
 import type { DisbursementStatus } from '../../domain/disbursement';
 import type { DisbursementFilters } from '../../disbursements/filters';
-import type { DisbursementCaller } from '../../disbursements/service';
+import type { DisbursementCaller } from '../../disbursements';
 import { toDisbursementRecord } from '../../disbursements/record';
 import { AppError } from '../../errors';
 import { clientAddress, merchantUser, principalOf } from '../context';

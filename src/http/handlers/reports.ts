@@ -8,7 +8,7 @@ import type { CountRow, MethodRow, OverviewData } from '../../reports/overview';
 import { settlementCsv } from '../../reports/settlement';
 import type { SettlementReport } from '../../reports/settlement';
 import type { Buckets, StatementPage, StatementQuery } from '../../reports/statement';
-import type { CollectionFilters } from '../../collections/collections';
+import type { CollectionFilters } from '../../collections';
 import type { PaymentMethod } from '../../domain/collection';
 import type { DisbursementFilters } from '../../disbursements/filters';
 import type { RefundFilters } from '../../refunds/filters';

@@ -1,0 +1,22 @@
+// What the disbursements wing is built from (src/wiring.ts hands it in): the narrow parts its flows use,
+// nothing more. Every flow of the wing (request.ts, approvals.ts, state-change.ts, processor-calls.ts)
+// takes the same parts.
+import type { Config } from '../config';
+import type { Db } from '../db';
+import type { Logger } from '../log';
+import type { CallContext, PayoutConnector } from '../processors/types';
+
+/** What the disbursement service is built from: the narrow parts it uses, nothing more. */
+export interface DisbursementParts {
+  db: () => Db;
+  config: Pick<Config, 'processors' | 'webhookRetryScheduleMs' | 'publicBaseUrl' | 'appEnv'>;
+  log: Logger;
+  now: () => Date;
+  /** the payout side of a service type's processor (the simulator's for `sandbox`); null when it offers none */
+  payoutsOf: (serviceType: string) => PayoutConnector | null;
+  /** a MID's sealed credentials, opened (never logged) */
+  openCredentials: (sealed: string | null) => CallContext['credentials'];
+  /** the next round-robin turn (from 1) among a business's MIDs of one method, currency and rank */
+  takeTurn: (businessId: number, method: 'MOBILE_MONEY' | 'BANK', currency: string, rank: number) => Promise<number>;
+  kick: (worker: string) => void;
+}
