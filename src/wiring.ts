@@ -26,6 +26,7 @@ import { ApiTokenService } from './merchants/api-tokens';
 import { BusinessService } from './merchants/businesses';
 import { DemoMerchant } from './merchants/demo-merchant';
 import { FxRateService } from './merchants/fx-rates';
+import { GuardChanges } from './merchants/guard-changes';
 import { MidService } from './merchants/mids';
 import { NotificationService } from './notifications/notifications';
 import { PricingService } from './merchants/pricing';
@@ -64,6 +65,8 @@ export interface Services extends Base {
   fxRates: FxRateService;
   /** the sandbox demo merchant, seeded on first start (merchants/demo-merchant.ts) */
   demoMerchant: DemoMerchant;
+  /** loosened guards of money out waiting for their notice (merchants/guard-changes.ts) */
+  guards: GuardChanges;
   pricing: PricingService;
   ledger: LedgerService;
   cards: CardService;
@@ -124,9 +127,10 @@ export function buildServices(input: BaseInput): Services {
   const ledger = new LedgerService(base);
   const pricing = new PricingService();
   const accessTokens = new AccessTokenService(using(base, { configCache, rateLimit }));
-  const businesses = new BusinessService(base);
+  const guards = new GuardChanges(base);
+  const businesses = new BusinessService(using(base, { guards }));
   const mids = new MidService(using(base, { processors, paysOut: (serviceType: string) => payoutConnectorOf(processors, serviceType) !== null }));
-  const apiTokens = new ApiTokenService(using(base, { notifications }));
+  const apiTokens = new ApiTokenService(using(base, { notifications, guards }));
   const fxRates = new FxRateService(base);
   const demoMerchant = new DemoMerchant(using(base, { businesses, mids, apiTokens }));
   const goLive = new GoLiveService(using(base, { ledger }));
@@ -171,6 +175,7 @@ export function buildServices(input: BaseInput): Services {
     apiTokens,
     fxRates,
     demoMerchant,
+    guards,
     pricing,
     ledger,
     cards,
@@ -206,5 +211,5 @@ export function buildServices(input: BaseInput): Services {
 
 export function workerSpecs(s: Services): WorkerSpec[] {
   const rateLeases: WorkerSpec = { name: 'rate-leases', intervalMs: 60_000, run: () => s.rateLimit.forgetPast() };
-  return [rateLeases, ...s.collections.workers(), ...s.ledger.workers(), ...s.notifications.workers(), ...s.liveness.workers(), ...s.processorRequests.workers(), ...s.retention.workers(), ...s.refunds.workers(), ...s.disbursements.workers()];
+  return [rateLeases, ...s.collections.workers(), ...s.ledger.workers(), ...s.notifications.workers(), ...s.liveness.workers(), ...s.processorRequests.workers(), ...s.retention.workers(), ...s.refunds.workers(), ...s.disbursements.workers(), ...s.guards.workers()];
 }
