@@ -52,6 +52,7 @@ async function main() {
     const d = service.demo;
     writeStdout(
       `\nDemo merchant created (credentials also in ${d.file}):\n  api_key:    ${d.api_key}\n  api_secret: ${d.api_secret}\n` +
+        `${d.mids}: it can refund and pay out at once (designated values: GET /v1/sandbox/scenarios).\n` +
         `Get an access token:\n  ${d.curl}\n`,
     );
   }

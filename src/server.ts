@@ -8,7 +8,7 @@ import { observedOf, openDatabase, pingDatabase } from './db';
 import type { Database } from './db';
 import { migrate, migrationsApplied } from './db/migrate';
 import { adminSecurity, auditedHandlers } from './http/access';
-import { createHttpApp, loadApi } from './http/app';
+import { createHttpApp, loadApi, routerPatched } from './http/app';
 import { adminHandlers, merchantHandlers } from './http/handlers';
 import { createLogger } from './log';
 import type { Logger } from './log';
@@ -89,6 +89,7 @@ export async function startService(o: StartOptions): Promise<RunningService> {
     loadApi(path.join(OPENAPI_DIR, 'openapi.yaml')),
     loadApi(path.join(OPENAPI_DIR, 'admin.yaml')),
   ]);
+  if (merchantApi && !routerPatched(merchantApi)) log.warn('openapi-backend runs without its patch (patches/): routing rebuilds its matchers on every request; docs/operations.md says how to apply it');
   let draining = false;
   const runsWorkers = role !== 'api' && o.workers !== false;
   const probes: ProbeState = {

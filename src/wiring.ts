@@ -39,6 +39,7 @@ import { RetentionService } from './workers/retention';
 import { RoutingTurns } from './collections/routing-turns';
 import { masterKeys } from './crypto/secretbox';
 import { openCredentials } from './processors/credentials';
+import { checkAmount } from './processors/amounts';
 import { AdminDisbursementService } from './disbursements/admin';
 import { DisbursementService } from './disbursements';
 import { payoutConnectorOf } from './disbursements/sandbox';
@@ -148,6 +149,7 @@ export function buildServices(input: BaseInput): Services {
     log: input.log,
     now: input.now,
     refundsOf: (serviceType) => refundConnectorOf(processors, serviceType),
+    amountCheck: (serviceType, asked) => checkAmount(processors.get(serviceType), asked),
     openCredentials: (sealed) => openCredentials(masterKeys(input.config), sealed),
     kick: base.kick,
   });
@@ -157,6 +159,7 @@ export function buildServices(input: BaseInput): Services {
     log: input.log,
     now: input.now,
     payoutsOf: (serviceType) => payoutConnectorOf(processors, serviceType),
+    amountCheck: (serviceType, asked) => checkAmount(processors.get(serviceType), asked),
     openCredentials: (sealed) => openCredentials(masterKeys(input.config), sealed),
     // the rotation is shared with collections of the same method, currency and rank: it only shifts the turns
     takeTurn: (businessId, method, currency, rank) => routingTurns.take(businessId, method, currency, rank),

@@ -1,4 +1,4 @@
-// Proves a production install (npm ci --omit=dev plus the build that npm run build made) starts with `npm start`'s launcher,
+// Proves a production install (npm ci --omit=dev, the library patches applied with patch(1), plus the build that npm run build made) starts with `npm start`'s launcher,
 // serves the API, the docs and the dashboard and stops on SIGTERM with no dev tool present, and that the running server loaded
 // only production dependencies (every file it loaded is listed by a preloaded hook; the hook's check is shown to catch a dev one).
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
@@ -13,6 +13,8 @@ const ROOT = path.resolve(__dirname, '..');
 const HOOK = path.join(__dirname, 'helpers', 'loaded-modules.cjs');
 const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { dependencies: Record<string, string>; devDependencies: Record<string, string> };
 const DEV = Object.keys(pkg.devDependencies);
+/** docs/operations.md's step after the production install: the library patches of patches/, without patch-package (a dev tool) */
+const APPLY_PATCHES = 'for p in patches/*.patch; do patch -p1 --forward --silent -i "$p" || exit 1; done';
 
 /** The package a loaded file belongs to (the last node_modules/ in its path), or null for the project's own files. */
 function packageOf(file: string): string | null {
@@ -61,7 +63,7 @@ it('runs from the build with production dependencies only', async () => {
   if (!isBuildCurrent()) execFileSync('npm', ['run', '--silent', 'build'], { cwd: ROOT, stdio: 'ignore' });
   copy = mkdtempSync(path.join(os.tmpdir(), 'paycollect-prod-'));
   for (const f of ['package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json', 'scripts/start.cjs', 'scripts/build-stamp.cjs']) cpSync(path.join(ROOT, f), path.join(copy, f));
-  for (const d of ['dist', 'src', 'openapi', 'generated', 'dashboard']) {
+  for (const d of ['dist', 'src', 'openapi', 'generated', 'dashboard', 'patches']) {
     cpSync(path.join(ROOT, d), path.join(copy, d), { recursive: true, filter: (p) => !p.includes(`${path.sep}node_modules`) });
   }
   // from npm's cache when it holds every package (CI ran npm ci before), else as an ordinary install would
@@ -70,6 +72,9 @@ it('runs from the build with production dependencies only', async () => {
   let installed = install('--offline');
   if (installed.status !== 0) installed = install('--prefer-offline');
   expect(installed.status).toBe(0);
+  // the install skips scripts, so the library patches are applied as docs/operations.md says, with patch(1)
+  const patched = spawnSync('sh', ['-c', APPLY_PATCHES], { cwd: copy, encoding: 'utf8' });
+  expect({ status: patched.status, stderr: patched.stderr }).toEqual({ status: 0, stderr: '' });
   for (const tool of ['typescript', 'tsx', 'vite', 'react', 'jest']) expect([tool, existsSync(path.join(copy, 'node_modules', tool))]).toEqual([tool, false]);
 
   const port = await freePort();
@@ -93,6 +98,8 @@ it('runs from the build with production dependencies only', async () => {
   const apiKey = /api_key:\s+(\S+)/.exec(output)?.[1];
   const apiSecret = /api_secret:\s+(\S+)/.exec(output)?.[1];
   expect(apiKey && apiSecret).toBeTruthy();
+  // and what its sandbox MIDs do: they pay out too, so the first hour can refund and pay out
+  expect(output).toContain('Its sandbox MIDs collect by MOBILE_MONEY, CARD, BANK, CRYPTO and pay out by MOBILE_MONEY and BANK in UGX, USD, KES, EUR');
   const json = { 'content-type': 'application/json', accept: 'application/json' };
   const token = await fetch(`${base}/v1/auth/token`, { method: 'POST', headers: { ...json, 'secret-key': apiSecret! }, body: JSON.stringify({ api_key: apiKey }) });
   expect(token.status).toBe(200);
@@ -120,4 +127,10 @@ it('runs from the build with production dependencies only', async () => {
   const packages = new Set(report.loaded.map(packageOf).filter((n) => n !== null));
   for (const dep of ['express', 'pg-promise', 'openapi-backend', 'jose', '@electric-sql/pglite', '@opentelemetry/api']) expect([dep, packages.has(dep)]).toEqual([dep, true]);
   expect(offences(report, copy)).toEqual([]);
+  // the router it ran is the patched one: the server did not warn that it runs without the patch
+  expect(output).not.toContain('without its patch');
 }, 240_000);
+
+it('documents the same patch step as this test runs', () => {
+  expect(readFileSync(path.join(ROOT, 'docs', 'operations.md'), 'utf8')).toContain(APPLY_PATCHES);
+});

@@ -40,11 +40,11 @@ const FEE_FIXED_MINOR = 500;
 /** What one collection of the bench body (50,000 UGX) leaves available, at the least (fee and reserve taken). */
 const AVAILABLE_PER_COLLECTION = 40000;
 
-async function withServices<T>(config: Config, use: (s: ReturnType<typeof buildServices>, postgres: boolean) => Promise<T>): Promise<T> {
+async function withServices<T>(config: Config, use: (s: ReturnType<typeof buildServices>, databaseUrl: string | null) => Promise<T>): Promise<T> {
   const database = await openDatabase(config.databaseUrl, config.dataDir, config.databasePoolMax);
   try {
     const s = buildServices({ config, db: database.db, log: createLogger(() => undefined, 'error'), now: () => new Date() });
-    return await use(s, database.kind === 'postgres');
+    return await use(s, database.kind === 'postgres' ? config.databaseUrl : null);
   } finally {
     await database.close();
   }
@@ -71,11 +71,11 @@ export async function hotWalletDisbursements(o: {
   start: () => Child;
   stop: (c: Child) => Promise<unknown>;
 }): Promise<DisbursementFigures> {
-  const before = await withServices(o.config, async (s, postgres) => {
+  const before = await withServices(o.config, async (s, databaseUrl) => {
     const feePerDisbursement = Math.ceil((AMOUNT * FEE_PERCENT) / 100) + FEE_FIXED_MINOR / 100;
     const funding = Math.ceil((o.disbursements * (AMOUNT + feePerDisbursement)) / AVAILABLE_PER_COLLECTION) + 1;
     const ids = (await pendingCollections(s, o.principal, o.currency, funding, o.body)).map((c) => c.id);
-    const completed = await completeAll(s, o.principal.businessId, o.currency, ids, 20, postgres);
+    const completed = await completeAll(s, o.principal.businessId, o.currency, ids, 20, databaseUrl);
     if (!completed.exact_balance) throw new Error('the collections funding the wallet did not credit it exactly');
     await s.db.none("UPDATE mids SET disburses = true WHERE business_id = $1 AND payment_method = 'MOBILE_MONEY' AND currency = $2", [o.principal.businessId, o.currency]);
     await s.db.none('UPDATE businesses SET disbursement_fee_percent = $2, disbursement_fee_fixed_minor = $3 WHERE id = $1', [o.principal.businessId, FEE_PERCENT, FEE_FIXED_MINOR]);

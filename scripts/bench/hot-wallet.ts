@@ -20,7 +20,7 @@ export interface HotWalletFigures {
   expected_credit_minor: string;
   wallet_moved_minor: string;
   credit_journals: number;
-  /** CPU per completion: this process (the service code and, when embedded, the database) and the PostgreSQL server */
+  /** CPU per completion: this process (the service code and, when embedded, the database) and the PostgreSQL backends of its database */
   cpu_ms_per_completion: { process_ms: number; postgres_ms: number | null };
 }
 
@@ -48,7 +48,7 @@ export async function hotWallet(o: { config: Config; principal: Principal; curre
     const quiet = createLogger(() => undefined, 'error');
     const s = buildServices({ config: o.config, db: database.db, log: quiet, now: () => new Date() });
     const ids = (await pendingCollections(s, o.principal, o.currency, o.completions, o.body)).map((c) => c.id);
-    return await completeAll(s, o.principal.businessId, o.currency, ids, o.concurrency, database.kind === 'postgres');
+    return await completeAll(s, o.principal.businessId, o.currency, ids, o.concurrency, database.kind === 'postgres' ? o.config.databaseUrl : null);
   } finally {
     await database.close();
   }
@@ -58,7 +58,7 @@ export async function hotWallet(o: { config: Config; principal: Principal; curre
  * Completes the PENDING collections `ids` (all of one business and wallet currency) with `concurrency`
  * callers at once through applyOutcome, and checks the wallet moved by exactly their credits.
  */
-export async function completeAll(s: Services, businessId: number, currency: string, ids: bigint[], concurrency: number, withPostgres: boolean): Promise<HotWalletFigures> {
+export async function completeAll(s: Services, businessId: number, currency: string, ids: bigint[], concurrency: number, databaseUrl: string | null): Promise<HotWalletFigures> {
   const { db } = s;
   const total = async () => {
     const [w] = await s.ledger.walletBalances(businessId, currency);
@@ -68,7 +68,7 @@ export async function completeAll(s: Services, businessId: number, currency: str
   const { expected } = await db.one<{ expected: bigint }>('SELECT COALESCE(SUM(total_credit_minor), 0)::bigint AS expected FROM collections WHERE id = ANY($1::bigint[])', [ids]);
 
   let next = 0;
-  const cpu = cpuMeter(process.pid, withPostgres);
+  const cpu = await cpuMeter(process.pid, databaseUrl);
   const started = performance.now();
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
@@ -80,7 +80,7 @@ export async function completeAll(s: Services, businessId: number, currency: str
     }),
   );
   const seconds = (performance.now() - started) / 1000;
-  const used = cpu(ids.length);
+  const used = await cpu(ids.length);
 
   const after = await total();
   const { journals } = await db.one<{ journals: number }>(

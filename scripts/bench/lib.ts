@@ -1,10 +1,11 @@
 // Shared parts of `npm run bench`: child processes, ports, RSS sampling, percentiles and one load run.
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { closeSync, openSync, readdirSync, readFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import autocannon from 'autocannon';
+import { pgp } from '../../src/db';
 import { openLoopPost } from './open-loop';
 
 export const ROOT = path.resolve(__dirname, '..', '..');
@@ -69,6 +70,16 @@ export async function waitForHttp(url: string, child: Child, timeoutMs = 120_000
     }
     if (performance.now() - started > timeoutMs) throw new Error(`${child.name} did not answer ${url}:\n${child.output()}`);
     await sleep(100);
+  }
+}
+
+/** Resolves once `file` exists; fails with the child's output if the child exits or the deadline passes. */
+export async function waitForFile(file: string, child: Child, timeoutMs = 30_000): Promise<void> {
+  const started = performance.now();
+  while (!existsSync(file)) {
+    if (child.process.exitCode !== null) throw new Error(`${child.name} exited with ${child.process.exitCode}:\n${child.output()}`);
+    if (performance.now() - started > timeoutMs) throw new Error(`${child.name} did not write ${file}:\n${child.output()}`);
+    await sleep(50);
   }
 }
 
@@ -137,44 +148,62 @@ function cpuMsOf(pid: number): number {
   }
 }
 
-/** The PostgreSQL server's processes on this machine (backends, writer, WAL), by their command name. */
-function postgresPids(): number[] {
-  return readdirSync('/proc')
-    .filter((d) => /^\d+$/.test(d))
-    .filter((d) => {
-      try {
-        return readFileSync(`/proc/${d}/comm`, 'utf8').trim() === 'postgres';
-      } catch {
-        return false;
-      }
-    })
-    .map(Number);
+/**
+ * The server's backends serving the database at `databaseUrl` (the bench's own fresh database: the service's
+ * pool and listening session, and the bench's in-process harness), leaving out the asking connection and
+ * every other database's. The server's shared processes (WAL writer, checkpointer) are left out too: on a
+ * shared machine they also work for every other database, which is what made the figure unreadable.
+ */
+export async function databaseBackends(databaseUrl: string): Promise<number[]> {
+  // one short session of node-postgres (pg-promise's driver): the pool of a pg-promise object per reading would be heavier
+  const client = new pgp.pg.Client({ connectionString: databaseUrl }) as unknown as {
+    connect(): Promise<void>;
+    query<R>(text: string): Promise<{ rows: R[] }>;
+    end(): Promise<void>;
+  };
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()');
+    return rows.map((r) => r.pid);
+  } finally {
+    await client.end();
+  }
 }
+
+/** CPU ms used between two readings, by process: a process first seen in the second reading counts from zero. */
+export function cpuDelta(before: Map<number, number>, after: Map<number, number>): number {
+  let ms = 0;
+  for (const [pid, now] of after) ms += Math.max(0, now - (before.get(pid) ?? 0));
+  return ms;
+}
+
+const cpuReading = (pids: Iterable<number>) => new Map([...pids].map((p) => [p, cpuMsOf(p)] as [number, number]));
 
 export interface CpuPerRequest {
   /** the process under load (for the embedded database, the database engine is in it) */
   server_ms: number;
-  /** every postgres process of the machine's server (null when the database is embedded) */
+  /** the PostgreSQL backends serving the measured database (null when the database is embedded) */
   postgres_ms: number | null;
   /** this process: autocannon making the load */
   load_generator_ms: number;
 }
 
-/** CPU used by the server process, the PostgreSQL server and this process between start() and stop(). */
-export function cpuMeter(pid: number, withPostgres: boolean) {
-  const pg0 = withPostgres ? new Map(postgresPids().map((p) => [p, cpuMsOf(p)])) : null;
+/**
+ * CPU used between this call and the returned function's by the server process, by the PostgreSQL backends
+ * of the database at `databaseUrl` (none when null: embedded, or not a database service) and by this process.
+ * Backends are listed at both ends: a pool's sessions live through a run, and one opened during it counts whole.
+ */
+export async function cpuMeter(pid: number, databaseUrl: string | null) {
+  const pg0 = databaseUrl ? cpuReading(await databaseBackends(databaseUrl)) : null;
   const server0 = cpuMsOf(pid);
   const self0 = process.cpuUsage();
-  return (requests: number): CpuPerRequest => {
+  return async (requests: number): Promise<CpuPerRequest> => {
     const self = process.cpuUsage(self0);
-    let pg: number | null = null;
-    if (pg0) {
-      pg = 0;
-      for (const p of new Set([...pg0.keys(), ...postgresPids()])) pg += Math.max(0, cpuMsOf(p) - (pg0.get(p) ?? 0));
-    }
+    const server = cpuMsOf(pid) - server0;
+    const pg = pg0 && databaseUrl ? cpuDelta(pg0, cpuReading(new Set([...pg0.keys(), ...(await databaseBackends(databaseUrl))]))) : null;
     const per = (ms: number) => Math.round((ms / Math.max(1, requests)) * 100) / 100;
     return {
-      server_ms: per(cpuMsOf(pid) - server0),
+      server_ms: per(server),
       postgres_ms: pg === null ? null : per(pg),
       load_generator_ms: per((self.user + self.system) / 1000),
     };
@@ -227,8 +256,8 @@ export async function loadPost(o: {
   makeBody: (n: number) => string;
   settings: LoadSettings;
   pid: number;
-  /** count the PostgreSQL server's CPU too (the database is a server on this machine) */
-  postgres: boolean;
+  /** the database on this machine's PostgreSQL server whose backends' CPU counts too (null: embedded, or none) */
+  databaseUrl: string | null;
 }): Promise<HttpFigures> {
   let n = 0;
   const makeBody = () => o.makeBody(++n);
@@ -251,11 +280,11 @@ export async function loadPost(o: {
   };
   if (o.settings.warmupSeconds > 0) await run(o.settings.warmupSeconds);
   const rss = sampleRss(o.pid);
-  const cpu = cpuMeter(o.pid, o.postgres);
+  const cpu = await cpuMeter(o.pid, o.databaseUrl);
   const start = performance.now();
   const r = await run(o.settings.durationSeconds);
   const end = performance.now();
-  const cpuPerRequest = cpu(r.total);
+  const cpuPerRequest = await cpu(r.total);
   const peak = rss.stop();
   return {
     req_per_s: round1(r.ok / r.seconds),

@@ -30,8 +30,10 @@ export function partOf(url: string, functionName: string): string {
   }
   const dep = /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url);
   if (dep) return dep[1];
-  const ours = /\/(src\/[^/]+)\//.exec(url) ?? /\/(src)\/[^/]+$/.exec(url);
-  if (ours) return ours[1];
+  // the service's own code, from its sources (tsx) or from the build (dist/, as npm start runs it)
+  const ours = /\/(?:src|dist)\/([^/]+)\//.exec(url);
+  if (ours) return `src/${ours[1]}`;
+  if (/\/(?:src|dist)\/[^/]+$/.test(url)) return 'src';
   if (url.startsWith('node:')) return 'node core';
   return 'other';
 }

@@ -28,11 +28,11 @@ export interface RefundFigures {
 /** Each refund gives back this much of a collection (part of it: a full refund takes more than its credit). */
 const REFUND_AMOUNT = 20000;
 
-async function withServices<T>(config: Config, use: (s: ReturnType<typeof buildServices>, postgres: boolean) => Promise<T>): Promise<T> {
+async function withServices<T>(config: Config, use: (s: ReturnType<typeof buildServices>, databaseUrl: string | null) => Promise<T>): Promise<T> {
   const database = await openDatabase(config.databaseUrl, config.dataDir, config.databasePoolMax);
   try {
     const s = buildServices({ config, db: database.db, log: createLogger(() => undefined, 'error'), now: () => new Date() });
-    return await use(s, database.kind === 'postgres');
+    return await use(s, database.kind === 'postgres' ? config.databaseUrl : null);
   } finally {
     await database.close();
   }
@@ -56,9 +56,9 @@ export async function hotWalletRefunds(o: {
   start: () => Child;
   stop: (c: Child) => Promise<unknown>;
 }): Promise<RefundFigures> {
-  const prepared = await withServices(o.config, async (s, postgres) => {
+  const prepared = await withServices(o.config, async (s, databaseUrl) => {
     const ids = (await pendingCollections(s, o.principal, o.currency, o.refunds, o.body)).map((c) => c.id);
-    const completed = await completeAll(s, o.principal.businessId, o.currency, ids, 20, postgres);
+    const completed = await completeAll(s, o.principal.businessId, o.currency, ids, 20, databaseUrl);
     if (!completed.exact_balance) throw new Error('the collections to refund did not credit the wallet exactly');
     const rows = await s.db.any<{ gateway_reference: string }>('SELECT gateway_reference FROM collections WHERE id = ANY($1::bigint[]) ORDER BY id', [ids]);
     return { references: rows.map((r) => r.gateway_reference), before: await available(s, o.principal.businessId, o.currency) };

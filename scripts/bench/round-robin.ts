@@ -74,7 +74,7 @@ export async function measureRoundRobin(o: {
       makeBody: o.makeBody,
       settings: o.settings,
       pid: children[0].pid,
-      postgres: true,
+      databaseUrl: o.env.DATABASE_URL || null,
     });
     return { ...figures, processes: o.apis };
   } finally {

@@ -165,7 +165,7 @@ export async function runScale(settings: ScaleSettings, out: string): Promise<vo
     let made = 0;
     const complete = async () => {
       const ids = (await pendingCollections(svc.services, principal, 'UGX', settings.completions, () => rtpBody(`X${++made}`))).map((c) => c.id);
-      return completeAll(svc.services, m.businessId, 'UGX', ids, 50, server !== null);
+      return completeAll(svc.services, m.businessId, 'UGX', ids, 50, server?.url ?? null);
     };
     // the first completions create the wallet's ledger accounts that the built postings go to
     await complete();

@@ -18,7 +18,7 @@ import type { Principal } from '../merchants/access-tokens';
 import { ConfigChanged } from '../merchants/config-cache';
 import type { RequestConfig } from '../merchants/config-cache';
 import type { Recipients } from '../notifications/notifications';
-import { amountText } from '../processors/amounts';
+import { checkAmount } from '../processors/amounts';
 import { hasOwnCheckout } from '../processors/checkout';
 import type { Processor } from '../processors/types';
 import { currentTraceParent } from '../telemetry';
@@ -87,13 +87,8 @@ function chargeOf(processor: Processor, midId: number, currency: string, request
     throw validationError([{ field: 'currency', message: `the customer bears the fee in ${price.accountCurrency}, which this processor cannot charge with ${currency}` }]);
   }
   const amountMinor = requestMinor + (price.customerCharged ? price.feeMinor : 0n);
-  const decimals = processor.amountDecimals(currency);
-  if (decimals === null) throw validationError([{ field: 'currency', message: `the chosen processor does not take ${currency}` }]);
-  const text = amountText(amountMinor, decimals);
-  if (text === null) {
-    const rule = decimals === 0 ? 'whole units, without decimals' : `at most ${decimals} decimal places`;
-    throw validationError([{ field: 'amount', message: `the processor takes ${currency} in ${rule}${price.customerCharged ? ' (fee included)' : ''}` }]);
-  }
+  const { text, refused } = checkAmount(processor, { kind: 'collection', amountMinor, currency, feeIncluded: price.customerCharged });
+  if (refused) throw validationError([refused]);
   return { serviceType: processor.serviceType, midId, amountMinor, currency, text, onPage: hasOwnCheckout(processor) };
 }
 

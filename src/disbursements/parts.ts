@@ -4,6 +4,7 @@
 import type { Config } from '../config';
 import type { Db } from '../db';
 import type { Logger } from '../log';
+import type { AmountAsked, AmountCheck } from '../processors/amounts';
 import type { CallContext, PayoutConnector } from '../processors/types';
 
 /** What the disbursement service is built from: the narrow parts it uses, nothing more. */
@@ -14,6 +15,8 @@ export interface DisbursementParts {
   now: () => Date;
   /** the payout side of a service type's processor (the simulator's for `sandbox`); null when it offers none */
   payoutsOf: (serviceType: string) => PayoutConnector | null;
+  /** whether a service type's processor can move an amount exactly (src/processors/amounts.ts) */
+  amountCheck: (serviceType: string, asked: AmountAsked) => AmountCheck;
   /** a MID's sealed credentials, opened (never logged) */
   openCredentials: (sealed: string | null) => CallContext['credentials'];
   /** the next round-robin turn (from 1) among a business's MIDs of one method, currency and rank */

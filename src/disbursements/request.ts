@@ -170,6 +170,8 @@ export class DisbursementRequests {
     const earlier = await this.byMerchantReference(who.businessId, body.merchant_reference);
     if (earlier) return replay(earlier, hash);
     const route = await this.route(who.businessId, body.payment_method, body.currency);
+    const { refused } = this.p.amountCheck(route.serviceType, { kind: 'payout', amountMinor, currency: body.currency });
+    if (refused) throw validationError([refused]);
     try {
       const row = await this.db.tx('disbursement-create', (t) => this.createIn(t, who, body, amountMinor, hash, route));
       if (row.status === 'PENDING') this.p.kick('disbursement-sends');

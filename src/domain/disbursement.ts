@@ -6,6 +6,9 @@ import type { AccountKey, DisbursementJournalKind, PostingDraft } from './ledger
 import { UnbalancedPostingsError } from './ledger';
 import { percentOf } from './money';
 
+/** Disbursements go to a phone or a bank account: only MIDs of these methods may disburse. */
+export const DISBURSEMENT_METHODS = ['MOBILE_MONEY', 'BANK'] as const;
+
 export const DISBURSEMENT_STATUSES = ['PENDING_APPROVAL', 'PENDING', 'PROCESSING', 'COMPLETED', 'FAILED', 'CANCELLED', 'REVERSED'] as const;
 export type DisbursementStatus = (typeof DISBURSEMENT_STATUSES)[number];
 /** A state the processor's word (or the approval's end) moves a disbursement to. */
@@ -21,6 +24,10 @@ export const DISBURSEMENT_MESSAGES: Record<DisbursementStatus, string> = {
   CANCELLED: 'Disbursement cancelled',
   REVERSED: 'Disbursement reversed by the processor',
 };
+
+export function isDisbursementMethod(method: string): method is (typeof DISBURSEMENT_METHODS)[number] {
+  return (DISBURSEMENT_METHODS as readonly string[]).includes(method);
+}
 
 /** No further move but a reversal: COMPLETED may still become REVERSED. */
 export function isDisbursementSettled(s: DisbursementStatus): boolean {

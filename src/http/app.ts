@@ -5,7 +5,6 @@ import type { NextFunction, Request, Response } from 'express';
 import { OpenAPIBackend } from 'openapi-backend';
 import type { Context } from 'openapi-backend';
 import { dropDiscriminatorMappings, makeAjv } from './ajv';
-import { cacheOperations } from './operations-cache';
 import { isDatabaseUnavailable } from '../db';
 import { countingWrites, judgeOutcome, outcomeUnknown } from '../db/outcome';
 import { AppError, errorBody, ERROR_CATALOG, outcomeUnknownError, serviceUnavailable } from '../errors';
@@ -48,8 +47,16 @@ export async function loadApi(definition: string): Promise<OpenAPIBackend> {
   await api.init();
   // quick mode compiles validators on first use, so this reaches Ajv before any schema is compiled
   dropDiscriminatorMappings(api.definition);
-  cacheOperations(api);
   return api;
+}
+
+/**
+ * Whether openapi-backend carries the project's patch (patches/: routing indexes the operations and compiles
+ * each path template's matchers once, instead of on every request). Without it every answer is the same, only
+ * slower; a production install that skipped the patch step is told so at start-up.
+ */
+export function routerPatched(api: OpenAPIBackend): boolean {
+  return typeof (api.router as unknown as Record<string, unknown>).getOperationIndex === 'function';
 }
 
 function sendError(res: Response, code: ErrorCode, message?: string, data: unknown = null, headers: Record<string, string> = {}) {
@@ -196,12 +203,24 @@ export function createHttpApp(o: HttpAppOptions): express.Express {
   wire({ api: o.merchantApi, handlers: o.merchantHandlers, services, security: { JWT: (c) => o.authenticateJwt(c.request.headers.authorization as string | undefined) } });
   wire({ api: o.adminApi, handlers: o.adminHandlers, services, security: o.adminSecurity });
 
+  /** The document that answers a path, or null for the rest of the site. */
+  const apiOf = (p: string): OpenAPIBackend | null => {
+    // processors' callbacks are declared in the operator document, without its credential
+    if (p === '/v1/admin' || p.startsWith('/v1/admin/') || p.startsWith('/callbacks/')) return o.adminApi;
+    return p.startsWith('/v1/') ? o.merchantApi : null;
+  };
+
   const app = express();
   app.disable('x-powered-by');
   // TRUST_PROXY names the proxies in front (none by default): behind one of them req.ip is the address it
   // forwarded, read right to left in X-Forwarded-For up to the first peer not trusted, so a client cannot
   // name its own address; without it every forwarded header is ignored (docs/operations.md).
   app.set('trust proxy', services.config.trustProxy.length > 0 ? services.config.trustProxy : false);
+  // No answer carries an ETag or is ever 304 Not Modified (docs/contract/errors.md, "Caching"): each answer is
+  // the whole current state, and express would otherwise hash every body, POSTs included. Files (the
+  // documents, the dashboard) keep Last-Modified, which their own conditional requests use.
+  app.set('etag', false);
+  Object.defineProperty(app.request, 'fresh', { configurable: true, get: () => false });
 
   // A deployment whose PUBLIC_BASE_URL is https is served over https (a proxy in front terminates TLS):
   // browsers are told to come back over https only, for a year. A browser ignores the header on a
@@ -232,10 +251,14 @@ export function createHttpApp(o: HttpAppOptions): express.Express {
     sendError(res, 'VALIDATION_ERROR', undefined, [{ field: 'path', message: 'is not percent-encoded UTF-8' }]);
   });
 
-  mountProbes(app, o.probes);
-  mountStatic(app);
-  mountDashboard(app);
-  mountPages(app, services);
+  // The probes, the documents, the dashboard and the payment pages: a router of their own, which a call of
+  // the API skips as one layer instead of testing each of their routes (express allocates per layer passed).
+  const site = express.Router();
+  mountProbes(site, o.probes);
+  mountStatic(site);
+  mountDashboard(site);
+  mountPages(site, services);
+  app.use((req: Request, res: Response, next: NextFunction) => (apiOf(req.path) ? next() : site(req, res, next)));
 
   // A body must be JSON and at most 64 KiB; the size is checked before anything is read.
   app.use((req: Request, res: Response, next: NextFunction) => {
@@ -246,14 +269,12 @@ export function createHttpApp(o: HttpAppOptions): express.Express {
     next();
   });
   app.use(express.json({ limit: BODY_LIMIT_BYTES, strict: false, verify: keepRawBody }));
-  // The JSON parser reads zero bytes as {}; they are no body, so an operation whose body is required
-  // refuses them as it refuses a request without one.
-  app.use((req: Request, _res: Response, next: NextFunction) => {
+  app.use((req: Request, res: Response, next: NextFunction) => {
+    const api = apiOf(req.path);
+    if (!api) return next();
+    // The JSON parser reads zero bytes as {}; they are no body, so an operation whose body is required
+    // refuses them as it refuses a request without one.
     if ((req as RawBodyRequest).emptyBody) req.body = undefined;
-    next();
-  });
-
-  const dispatch = (api: OpenAPIBackend) => (req: Request, res: Response, next: NextFunction) => {
     inRequestSpan(res, () =>
       api.handleRequest(
         { method: req.method, path: req.path, query: req.query as Record<string, string | string[]>, headers: req.headers as Record<string, string | string[]>, body: req.body },
@@ -261,12 +282,6 @@ export function createHttpApp(o: HttpAppOptions): express.Express {
         res,
       ),
     ).catch(next);
-  };
-  app.use((req: Request, res: Response, next: NextFunction) => {
-    // processors' callbacks are declared in the operator document, without its credential
-    if (req.path === '/v1/admin' || req.path.startsWith('/v1/admin/') || req.path.startsWith('/callbacks/')) return dispatch(o.adminApi)(req, res, next);
-    if (req.path.startsWith('/v1/')) return dispatch(o.merchantApi)(req, res, next);
-    next();
   });
   app.use((_req: Request, res: Response) => sendError(res, 'NOT_FOUND'));
 

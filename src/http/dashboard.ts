@@ -16,7 +16,7 @@ const HEADERS = {
   'Referrer-Policy': 'no-referrer',
 };
 
-export function mountDashboard(app: express.Express): void {
+export function mountDashboard(app: express.Router): void {
   app.get('/dashboard/assets/:file', (req, res) => {
     // `root` keeps the name inside the assets folder; names carry a content hash, so they never change.
     res.sendFile(req.params.file, { root: ASSETS, immutable: true, maxAge: YEAR_MS, dotfiles: 'deny' }, (err) => {

@@ -65,7 +65,7 @@ export function answerProbe(path: string, s: ProbeState): Promise<ProbeAnswer> |
   return null;
 }
 
-export function mountProbes(app: express.Express, s: ProbeState): void {
+export function mountProbes(app: express.Router, s: ProbeState): void {
   app.get([...PROBE_PATHS], async (req, res) => {
     const a = (await answerProbe(req.path, s))!;
     res.status(a.status).set({ 'Cache-Control': 'no-store', ...a.headers }).json(a.body);

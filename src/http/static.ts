@@ -23,7 +23,7 @@ export function redocBundle(): string | null {
   }
 }
 
-export function mountStatic(app: express.Express): void {
+export function mountStatic(app: express.Router): void {
   const send = (file: string, type: string) => (_req: express.Request, res: express.Response) => {
     res.type(type).sendFile(path.join(GENERATED, file));
   };

@@ -11,6 +11,7 @@ import { RATE_DECIMALS } from './inputs';
 import type { ApiTokenInput, BusinessInput, MidInput } from './inputs';
 import type { MidService } from './mids';
 import { PAYMENT_METHODS } from '../api-records/merchant';
+import { DISBURSEMENT_METHODS, isDisbursementMethod } from '../domain/disbursement';
 
 /** Serialises two processes seeding the same empty database. */
 export const SEED_LOCK = 4_242_003;
@@ -32,6 +33,8 @@ export const DEMO_BUSINESS: BusinessInput = {
 };
 
 export const DEMO_EXTRA_WALLETS = ['USD', 'KES', 'EUR'];
+/** Every wallet currency of the demo, its default first: a MID per payment method in each. */
+export const DEMO_CURRENCIES = [DEMO_BUSINESS.default_currency, ...DEMO_EXTRA_WALLETS];
 
 /** [base, quote, rate]: 1 base = rate quote. */
 export const DEMO_RATES: [string, string, number][] = [
@@ -58,7 +61,11 @@ export function demoToken(webhookHash: string): ApiTokenInput {
   };
 }
 
-/** A sandbox MID per payment method and wallet currency, all rank 1 and active. */
+/**
+ * A sandbox MID per payment method and wallet currency, all rank 1 and active; those of a method
+ * disbursements go by (a phone, a bank account) also disburse, so the demo pays out and refunds on a
+ * fresh clone with nothing set by hand.
+ */
 export function demoMids(currencies: string[]): MidInput[] {
   return PAYMENT_METHODS.flatMap((method) =>
     currencies.map((currency) => ({
@@ -69,8 +76,16 @@ export function demoMids(currencies: string[]): MidInput[] {
       allowed_traffic: 'ALL' as const,
       processing_rank: 1,
       active: true,
+      collects: true,
+      disburses: isDisbursementMethod(method),
     })),
   );
+}
+
+/** What `npm start` prints about the demo's MIDs: what they collect and what they pay out. */
+export function demoMidsLine(currencies: string[]): string {
+  const list = currencies.join(', ');
+  return `Its sandbox MIDs collect by ${PAYMENT_METHODS.join(', ')} and pay out by ${DISBURSEMENT_METHODS.join(' and ')} in ${list}`;
 }
 
 export function curlLine(baseUrl: string, apiKey: string, apiSecret: string): string {
@@ -106,6 +121,8 @@ export interface DemoCredentials {
   file: string;
   /** a ready curl line that obtains an access token */
   curl: string;
+  /** what its sandbox MIDs collect and pay out, in words */
+  mids: string;
 }
 
 /** Seeds the demo merchant through the operator's own set-up flows. */
@@ -133,7 +150,7 @@ export class DemoMerchant {
       if (await t.oneOrNone('SELECT 1 FROM businesses LIMIT 1')) return null;
       const businessId = await this.p.businesses.insertBusiness(t, DEMO_BUSINESS);
       for (const currency of DEMO_EXTRA_WALLETS) await this.p.businesses.insertWallet(t, businessId, currency, false);
-      for (const mid of demoMids([DEMO_BUSINESS.default_currency, ...DEMO_EXTRA_WALLETS])) await this.p.mids.insertMid(t, businessId, mid);
+      for (const mid of demoMids(DEMO_CURRENCIES)) await this.p.mids.insertMid(t, businessId, mid);
       for (const [base, quote, rate] of DEMO_RATES) {
         await t.none('INSERT INTO fx_rates (base, quote, rate, updated_at) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING', [
           base,
@@ -158,6 +175,6 @@ export class DemoMerchant {
     });
     if (!created) return null;
     this.p.log.info('demo merchant created', { business_id: created.businessId, file: created.file });
-    return { api_key: creds.apiKey, api_secret: creds.apiSecret, business_id: created.businessId, file: created.file, curl };
+    return { api_key: creds.apiKey, api_secret: creds.apiSecret, business_id: created.businessId, file: created.file, curl, mids: demoMidsLine(DEMO_CURRENCIES) };
   }
 }

@@ -6,6 +6,7 @@ import type { Tx } from '../db';
 import { BY_ID, listPage } from '../db/keyset';
 import type { ListPage, ListQuery, PageRequest } from '../db/keyset';
 import { masterKeys, seal } from '../crypto/secretbox';
+import { isDisbursementMethod } from '../domain/disbursement';
 import type { FieldError } from '../errors';
 import type { Processors } from '../processors';
 import { credentialErrors, openCredentials, sealCredentials } from '../processors/credentials';
@@ -80,7 +81,7 @@ export class MidService {
   private roleErrors(serviceType: string, method: PaymentMethod, collects: boolean, disburses: boolean): FieldError[] {
     if (!collects && !disburses) return [{ field: 'disburses', message: 'A MID collects, disburses or both: set collects or disburses to true' }];
     if (!disburses) return [];
-    if (method !== 'MOBILE_MONEY' && method !== 'BANK') return [{ field: 'disburses', message: `Disbursements go to a phone or a bank account: a ${method} MID cannot disburse` }];
+    if (!isDisbursementMethod(method)) return [{ field: 'disburses', message: `Disbursements go to a phone or a bank account: a ${method} MID cannot disburse` }];
     if (!this.s.paysOut(serviceType)) return [{ field: 'disburses', message: `${serviceType} pays nothing out: its MIDs cannot disburse` }];
     return [];
   }

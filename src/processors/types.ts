@@ -245,6 +245,8 @@ export interface OriginalCheck {
 export interface RefundConnector {
   /** set when the payment must be confirmed with the processor before a refund is sent */
   readonly originalCheck?: OriginalCheck;
+  /** set when a refund gives back the whole payment or nothing (M-Pesa's reversal): checked at request time (amounts.ts) */
+  readonly wholePaymentOnly?: boolean;
   initiateRefund(ctx: CallContext, order: RefundOrder): Promise<RefundSendResult>;
   /** the refund's status: COMPLETED once the money reached the customer, FAILED with a reason */
   queryRefund(ctx: CallContext, query: StatusQuery): Promise<QueryResult>;

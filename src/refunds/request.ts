@@ -125,6 +125,8 @@ export class RefundRequests {
     }
     const { refunded_account_minor: refundedAccount } = await t.one<{ refunded_account_minor: bigint }>(SQL.refundedAccount, { collectionId: c.id });
     const amounts = refundAmountsOrRefuse(c, refundedAccount, requested);
+    const { refused } = this.p.amountCheck(c.service_type, { kind: 'refund', amountMinor: amounts.amountMinor, currency: c.request_currency, paidMinor: c.request_amount_minor });
+    if (refused) throw validationError([refused]);
     const wallet = await t.oneOrNone<{ id: number }>(SQL.lockWallet, { businessId: c.business_id, currency: c.account_currency });
     if (!wallet) throw new Error(`collection ${c.id} has no ${c.account_currency} wallet`);
     const { available_minor: available } = await t.one<{ available_minor: bigint }>(SQL.walletAvailable, { walletId: wallet.id });

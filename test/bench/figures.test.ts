@@ -3,7 +3,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { percentile, setting } from '../../scripts/bench/lib';
+import { cpuDelta, percentile, setting } from '../../scripts/bench/lib';
 import { partOf, summarizeProfile } from '../../scripts/bench/profile';
 import { scaleLevels } from '../../scripts/bench/scale';
 import { exportSettings } from '../../scripts/bench/export';
@@ -16,6 +16,15 @@ describe('percentile', () => {
     expect(percentile(values, 100)).toBe(100);
     expect(percentile([7], 99)).toBe(7);
     expect(percentile([], 50)).toBeNaN();
+  });
+});
+
+describe('CPU between two readings', () => {
+  it('adds what each process used since the first reading, a process first seen later from zero, one gone as nothing', () => {
+    const before = new Map([[10, 100], [11, 50], [12, 70]]);
+    const after = new Map([[10, 160], [11, 50], [13, 25], [12, 0]]);
+    expect(cpuDelta(before, after)).toBe(60 + 0 + 25 + 0);
+    expect(cpuDelta(new Map(), new Map())).toBe(0);
   });
 });
 
@@ -60,6 +69,9 @@ describe('profile summary', () => {
     expect(partOf('node:internal/http', 'write')).toBe('node core');
     expect(partOf('', '(idle)')).toBe('idle (waiting for I/O)');
     expect(partOf('', '(garbage collector)')).toBe('garbage collector');
+    // the build, as npm start runs it, counts as the sources' wing
+    expect(partOf('file:///w/dist/collections/routing-turns.js', 'take')).toBe('src/collections');
+    expect(partOf('file:///w/dist/main.js', 'main')).toBe('src');
   });
 
   it('sums self time by part, counting only samples inside the window', () => {

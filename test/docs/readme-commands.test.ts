@@ -2,7 +2,7 @@
 import { execFile } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { freePort } from '../helpers/notify-fixtures';
+import { eventually, freePort } from '../helpers/notify-fixtures';
 import { startListening } from '../helpers/prism';
 import { OPERATOR_KEY, startTestService } from '../helpers/service';
 import type { TestService } from '../helpers/service';
@@ -113,6 +113,27 @@ describe('the README and the guides against a sandbox service with its demo merc
     const payment = await svc.merchant(token).get('/v1/collections?merchant_reference=ORD-0001-2025');
     expect(payment.body.data).toEqual([expect.objectContaining({ merchant_reference: 'ORD-0001-2025', request_currency: 'UGX', request_amount: 50000 })]);
   });
+
+  it('left the money-out walk done, by curl and by the SDK: each refund and payout of the demo merchant COMPLETED, the wallet down by exactly them', async () => {
+    const merchant = svc.merchant(token);
+    const secret = { headers: { 'secret-key': demo.api_secret } };
+    const ended = (read: () => Promise<{ transaction_status: string } | undefined>) =>
+      eventually(async () => {
+        const r = await read();
+        return r && r.transaction_status !== 'PENDING' && r.transaction_status !== 'PROCESSING' ? r : undefined;
+      }, 30_000, 'a final state');
+    for (const [reference, amount] of [['RFD-0001-2025', 20000], ['RFD-0002-2025', 5000]] as const) {
+      const refund = await ended(async () => (await merchant.get(`/v1/refunds?merchant_reference=${reference}`)).body.data[0]);
+      expect(refund).toMatchObject({ merchant_reference: reference, amount, currency: 'UGX', transaction_status: 'COMPLETED' });
+    }
+    for (const [reference, amount] of [['PAY-0001-2025', 10000], ['PAY-0002-2025', 7500]] as const) {
+      const payout = await ended(async () => (await merchant.get(`/v1/disbursements?merchant_reference=${reference}`, secret)).body.data[0]);
+      expect(payout).toMatchObject({ merchant_reference: reference, amount, currency: 'UGX', transaction_status: 'COMPLETED' });
+    }
+    // two payments (50,000 and 30,000 less the demo's 2.5 % fee), two refunds and two payouts without a fee
+    const wallet = (await merchant.get('/v1/data/wallets/UGX/balance')).body.data;
+    expect(wallet).toMatchObject({ available_balance: 80000 - 2000 - 20000 - 5000 - 10000 - 7500, refund_held_balance: 0, disbursement_held_balance: 0 });
+  }, 90_000);
 });
 
 it('`npm run mock -- -p N`, as docs/clients.md shows it, serves the mock on that port', async () => {

@@ -66,7 +66,7 @@ async function main() {
     },
     mpesa: {
       service_env: `MPESA_BASE_URL=${mpesa.url}`,
-      mid_credentials: mpesa.refundCredentials(),
+      mid_credentials: mpesa.payoutCredentials(),
       test_numbers: '254708374149 succeeds, 254711001032 cancelled, 254711000001 insufficient balance, 254711000000 never answers',
     },
     paystack: {

@@ -1,4 +1,4 @@
-// Proves seedDemoIfEmpty: the demo merchant is created once with everything a newcomer needs, and its printed curl line gets an access token.
+// Proves seedDemoIfEmpty: the demo merchant is created once with everything a newcomer needs (its MIDs by phone and bank pay out, so it refunds and pays out with nothing set by hand), and its printed curl line gets an access token.
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
@@ -7,7 +7,8 @@ import { promisify } from 'node:util';
 import { openPostgres } from '../../src/db';
 import { createRealDatabase, freshDatabase, SHARED_PG_URL } from '../helpers/db';
 import { needsRealServer } from '../helpers/requires';
-import { createBusiness, decodeJwt, snapshot } from '../helpers/merchants';
+import { accessToken, createBusiness, decodeJwt, expectOk, snapshot } from '../helpers/merchants';
+import { eventually } from '../helpers/notify-fixtures';
 import { startTestService } from '../helpers/service';
 import type { TestService } from '../helpers/service';
 
@@ -15,7 +16,8 @@ const run = promisify(execFile);
 
 let svc: TestService;
 beforeAll(async () => {
-  svc = await startTestService();
+  // the simulator's refunds and payouts are read at the first status check: soon, so that the test waits little
+  svc = await startTestService({ env: { PROCESSOR_CHECK_SCHEDULE: '100ms' } });
 });
 afterAll(async () => {
   await svc?.close();
@@ -45,17 +47,16 @@ describe('seedDemoIfEmpty', () => {
     });
   });
 
-  it('creates an active sandbox MID per payment method and wallet currency', async () => {
-    const mids = await svc.services.db.any(
-      'SELECT payment_method, currency, service_type, processing_rank, active FROM mids WHERE business_id = $1 ORDER BY payment_method, currency',
-      [demo!.business_id],
-    );
+  it('creates an active sandbox MID per payment method and wallet currency; every one collects, those by phone and bank also disburse', async () => {
+    const mids = (await svc.admin.get(`/v1/admin/businesses/${demo!.business_id}/mids?per_page=100`)).body.data;
     expect(mids).toHaveLength(16);
     for (const method of ['MOBILE_MONEY', 'CARD', 'BANK', 'CRYPTO']) {
       for (const currency of ['UGX', 'USD', 'KES', 'EUR']) {
-        expect(mids).toContainEqual({ payment_method: method, currency, service_type: 'sandbox', processing_rank: 1, active: true });
+        const disburses = method === 'MOBILE_MONEY' || method === 'BANK';
+        expect(mids).toContainEqual(expect.objectContaining({ payment_method: method, currency, service_type: 'sandbox', processing_rank: 1, active: true, collects: true, disburses }));
       }
     }
+    expect(demo!.mids).toBe('Its sandbox MIDs collect by MOBILE_MONEY, CARD, BANK, CRYPTO and pay out by MOBILE_MONEY and BANK in UGX, USD, KES, EUR');
   });
 
   it('sets market rates', async () => {
@@ -103,6 +104,36 @@ describe('seedDemoIfEmpty', () => {
 
   it('never logs the secret', () => {
     expect(svc.logs.join('\n')).not.toContain(demo!.api_secret);
+  });
+
+  // last: its workers and webhook retries go on writing after it, which the snapshots above must not see
+  it('refunds and pays out as seeded, by phone and by bank, through its own sandbox MIDs: nothing set by hand', async () => {
+    const token = await accessToken(svc, demo!.api_key, demo!.api_secret);
+    const merchant = svc.merchant(token);
+    const secret = { headers: { 'secret-key': demo!.api_secret } };
+    const paid = expectOk(await merchant.post('/v1/collections/request-to-pay', {
+      currency: 'KES', amount: 2000, payment_method: 'MOBILE_MONEY', account_number: '254708374149', merchant_reference: 'DEMO-FUND-0001', narration: 'Demo funds',
+    }));
+    expectOk(await merchant.post(`/v1/sandbox/collections/${paid.gateway_reference}/simulate`, { outcome: 'COMPLETED' }));
+    const refund = expectOk(await merchant.post(`/v1/collections/${paid.gateway_reference}/refunds`, { amount: 100, merchant_reference: 'DEMO-REFUND-0001' }));
+    const byPhone = expectOk(await merchant.post('/v1/disbursements', {
+      amount: 300, currency: 'KES', payment_method: 'MOBILE_MONEY', account_number: '254708374149', account_name: 'Jane Driver', merchant_reference: 'DEMO-PAYOUT-0001', narration: 'Weekly earnings',
+    }, secret));
+    const byBank = expectOk(await merchant.post('/v1/disbursements', {
+      amount: 400, currency: 'KES', payment_method: 'BANK', bank_code: '01', account_number: '0123456789', account_name: 'Jane Driver', merchant_reference: 'DEMO-PAYOUT-0002', narration: 'Weekly earnings',
+    }, secret));
+    const mids = await svc.services.db.any<{ id: number; payment_method: string }>("SELECT id, payment_method FROM mids WHERE business_id = $1 AND currency = 'KES'", [demo!.business_id]);
+    const midOf = (method: string) => mids.find((m) => m.payment_method === method)!.id;
+    const routed = await svc.services.db.any<{ merchant_reference: string; mid_id: number }>(
+      'SELECT merchant_reference, mid_id FROM disbursements WHERE business_id = $1 ORDER BY merchant_reference', [demo!.business_id],
+    );
+    expect(routed).toEqual([{ merchant_reference: 'DEMO-PAYOUT-0001', mid_id: midOf('MOBILE_MONEY') }, { merchant_reference: 'DEMO-PAYOUT-0002', mid_id: midOf('BANK') }]);
+    await eventually(async () => expectOk(await merchant.get(`/v1/refunds/${refund.gateway_reference}`)).transaction_status === 'COMPLETED', 15_000, 'refund COMPLETED');
+    for (const d of [byPhone, byBank]) {
+      await eventually(async () => expectOk(await merchant.get(`/v1/disbursements/${d.gateway_reference}`, secret)).transaction_status === 'COMPLETED', 15_000, 'payout COMPLETED');
+    }
+    // 2000 less the demo's 2.5 % fee, less the refund and both payouts (the demo charges no disbursement fee)
+    expect(expectOk(await merchant.get('/v1/data/wallets/KES/balance'))).toMatchObject({ available_balance: 1950 - 100 - 300 - 400, refund_held_balance: 0, disbursement_held_balance: 0 });
   });
 });
 

@@ -70,7 +70,7 @@ function expired(s: Services, row: CollectionRow): boolean {
   return row.status === 'PENDING' && row.expires_at.getTime() <= s.now().getTime();
 }
 
-export function mountPages(app: express.Express, s: Services): void {
+export function mountPages(app: express.Router, s: Services): void {
   const sandbox = s.config.appEnv === 'sandbox';
   const headers = (res: Response) =>
     res.set({ 'Cache-Control': 'no-store', 'X-Frame-Options': 'DENY', 'Referrer-Policy': 'no-referrer', 'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; form-action 'self' https: http:; frame-ancestors 'none'" });

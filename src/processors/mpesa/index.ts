@@ -86,6 +86,8 @@ export const MPESA_CREDENTIALS: CredentialField[] = [
  */
 function mpesaRefunds(client: MpesaClient): RefundConnector {
   return {
+    // Daraja's reversal takes the amount transacted, whole (toReversal)
+    wholePaymentOnly: true,
     // the receipt came from a callback, which anyone holding its URL could forge: before a reversal
     // names it, Transaction Status must say it is this collection's payment (judgeOriginal)
     originalCheck: {
