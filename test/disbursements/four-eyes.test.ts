@@ -273,6 +273,24 @@ describe('who may approve', () => {
     expect(approved.body.data.transaction_status).toBe('PENDING');
   });
 
+  it('an authenticator whose enrolment was only started is none: neither a dashboard payout nor an approval, and nothing changes', async () => {
+    const m = await merchant();
+    const d = await askWith(m.apiKey, m.apiSecret, 1300);
+    const user = await createUser(svc, { role: 'merchant_owner', business_id: m.businessId });
+    const o = await signedIn(svc, user);
+    const started = expectOk(await o.post('/v1/admin/me/totp'));
+    clock.advance(30_000);
+    const payout = await o.post('/v1/admin/disbursements', {
+      amount: 100, currency: 'UGX', payment_method: 'MOBILE_MONEY', account_number: '256772123456', account_name: 'Okello', merchant_reference: ref('DASH'), code: currentCode(started.secret, clock.now()),
+    });
+    expect([payout.status, payout.body.code]).toEqual([403, 'FORBIDDEN']);
+    clock.advance(30_000);
+    const approval = await o.post(`/v1/admin/disbursements/${d.gateway_reference}/approve`, { code: currentCode(started.secret, clock.now()) });
+    expect([approval.status, approval.body.code]).toEqual([403, 'FORBIDDEN']);
+    expect(await db().one('SELECT count(*)::int AS n FROM disbursements WHERE business_id = $1', [m.businessId])).toEqual({ n: 1 });
+    expect(await statusOf(d.gateway_reference)).toMatchObject({ status: 'PENDING_APPROVAL', decided_by_user_id: null });
+  });
+
   it('nobody after the deadline: the approval is refused and the disbursement cancelled, its money back, never sent', async () => {
     const m = await merchant();
     const { o, key, secret } = await twoOwners(m);
