@@ -91,7 +91,7 @@ export interface paths {
         head?: never;
         /**
          * Set a wallet's disbursement limits and approval threshold
-         * @description Changes a wallet's disbursement settings and leaves the others as they are. An operator admin sets the per-disbursement and daily limits; an owner of the business (or an operator admin) sets the approval threshold, above which a disbursement waits for a second owner. They apply to disbursements asked for afterwards. The change is audited.
+         * @description Changes a wallet's disbursement settings and leaves the others as they are. An operator admin sets the per-disbursement and daily limits; an owner of the business (or an operator admin) sets the approval threshold, above which a disbursement waits for a second owner. Lowering a limit or the threshold (or setting one where there was none) applies at once to disbursements asked for afterwards. Raising or removing one loosens a guard of money out: it waits `DISBURSEMENT_GUARD_NOTICE_HOURS` (48 by default), shown in `scheduled_changes`, and every owner of the business is emailed now; setting it again before then (to what it is, or lower) applies at once and withdraws the change that waits. The change is audited, and so is its taking effect (`applyScheduledGuardChange`).
          */
         patch: operations["updateWallet"];
         trace?: never;
@@ -702,7 +702,8 @@ export interface paths {
          *     `FORBIDDEN` (operators do not move merchants' money). The API token's secret has no place here: the
          *     owner's authenticator app stands in for it, so the owner must have one set up (`FORBIDDEN` otherwise) and
          *     `code` is its current code, accepted once as at sign-in (a wrong or used code is `UNAUTHORIZED`, counts
-         *     towards the sign-in limit and is in the audit log as `disbursementCodeRefused`; nothing else changes).
+         *     towards a limit of its own, apart from sign-in codes', and is in the audit log as
+         *     `disbursementCodeRefused`; nothing else changes).
          *     An API token's IP allowlist guards that token's calls and does not apply to a session. The owner is the
          *     disbursement's `requested_by`, so another owner must approve one above the wallet's approval threshold.
          *     No API token asked, so no webhook is notified of its changes. The same `merchant_reference` with the
@@ -746,7 +747,7 @@ export interface paths {
         put?: never;
         /**
          * Approve a disbursement
-         * @description Approves a disbursement waiting in `PENDING_APPROVAL`: it becomes `PENDING` and is sent to the processor. Only an owner of the disbursement's business (dashboard role `merchant_owner`) decides, and never the person who asked for it; a disbursement asked for with an API token may be decided by any owner. The disbursement must be `PENDING_APPROVAL` (otherwise `INVALID_STATE`). Its webhook is notified of the change. No request body (or `{}`).
+         * @description Approves a disbursement waiting in `PENDING_APPROVAL`: it becomes `PENDING` and is sent to the processor. Four eyes need two people, so only an owner of the disbursement's business (dashboard role `merchant_owner`) approves, and only one who did not ask for it (`requested_by`), who does not hold the secret of the API token that asked for it (the person who created the token or last regenerated its secret), and who has been an owner for `OWNER_APPROVAL_WAIT_HOURS` (72 by default); anyone else is `FORBIDDEN`. The owner gives the current code of their authenticator app in `code` (`FORBIDDEN` without one set up; a wrong or used code is `UNAUTHORIZED`, counted apart from sign-in codes, ten a minute, and audited as `approvalCodeRefused`). The disbursement must be `PENDING_APPROVAL` (otherwise `INVALID_STATE`); after its `approval_expires_at` nobody can approve it: it is cancelled as the timeout would (its money back in the wallet) and the answer is `INVALID_STATE`. Its webhook is notified of the change. A refused approval changes nothing else.
          */
         post: operations["approveDisbursement"];
         delete?: never;
@@ -766,7 +767,7 @@ export interface paths {
         put?: never;
         /**
          * Reject a disbursement
-         * @description Rejects a disbursement waiting in `PENDING_APPROVAL`: it becomes `CANCELLED` and its amount and fee return to the available balance. Only an owner of the disbursement's business (dashboard role `merchant_owner`) decides, and never the person who asked for it; a disbursement asked for with an API token may be decided by any owner. The disbursement must be `PENDING_APPROVAL` (otherwise `INVALID_STATE`). Its webhook is notified of the change. No request body (or `{}`).
+         * @description Rejects a disbursement waiting in `PENDING_APPROVAL`: it becomes `CANCELLED` and its amount and fee return to the available balance. Any owner of the disbursement's business (dashboard role `merchant_owner`) may reject it, the one who asked for it included: rejecting keeps the money in, so it needs no second person and no code (approving does: `approveDisbursement`). The disbursement must be `PENDING_APPROVAL` (otherwise `INVALID_STATE`); after its `approval_expires_at` it is cancelled as not approved in time and the answer is `INVALID_STATE`. Its webhook is notified of the change. No request body (or `{}`).
          */
         post: operations["rejectDisbursement"];
         delete?: never;
@@ -1493,6 +1494,29 @@ export interface components {
             /** @description How long a disbursement waits for an owner's approval before it is cancelled. */
             disbursement_approval_hours?: number;
         };
+        /**
+         * @description A change that loosens a guard of money out (raising or removing a wallet's approval threshold or limit, widening an API token's IP allowlist), waiting for its notice: it takes effect at `effective_at`, and every owner of the business was emailed when it was asked for. Setting the guard again before then (to what it is now, or tighter) applies at once and withdraws this change; a later loosening of the same setting replaces it.
+         * @example {
+         *       "field": "disbursement_approval_threshold",
+         *       "value": null,
+         *       "effective_at": "2026-12-03T09:15:00Z",
+         *       "requested_by": "owner@shop.example",
+         *       "requested_at": "2026-12-01T09:15:00Z"
+         *     }
+         */
+        ScheduledGuardChange: {
+            /**
+             * @description The setting that changes, as the record names it.
+             * @enum {string}
+             */
+            field: "disbursement_limit" | "disbursement_daily_limit" | "disbursement_approval_threshold" | "ip_allowlist";
+            /** @description The value it takes: an amount in the wallet's currency, the list of CIDR blocks (`ip_allowlist`), or `null` for none. */
+            value: number | string[] | null;
+            effective_at: components["schemas"]["Timestamp"];
+            /** @description The email of the person who asked, or `operator key`. */
+            requested_by: string;
+            requested_at: components["schemas"]["Timestamp"];
+        };
         /** @description A wallet of a business. */
         Wallet: {
             /** @description Wallet id (the audit log names a wallet by it). */
@@ -1508,6 +1532,8 @@ export interface components {
             disbursement_daily_limit: number | null;
             /** @description A disbursement above this waits for an owner's approval; `null` for none. */
             disbursement_approval_threshold: number | null;
+            /** @description Loosenings of this wallet's limits or threshold that wait for their notice, oldest first (at most one per setting); the settings above are the ones in force until then. */
+            scheduled_changes: components["schemas"]["ScheduledGuardChange"][];
             created_at: components["schemas"]["Timestamp"];
         };
         /** @description Envelope of a page of wallets. */
@@ -2228,6 +2254,8 @@ export interface components {
              *     ]
              */
             ip_allowlist: string[] | null;
+            /** @description A wider IP allowlist waiting for its notice (in live, also the first list of a new token), with when it takes effect; `ip_allowlist` above is the one in force until then. */
+            scheduled_changes: components["schemas"]["ScheduledGuardChange"][];
             /** @description API token id. */
             id: number;
             /** @description Owning business. */
@@ -2264,7 +2292,7 @@ export interface components {
             paging: components["schemas"]["Paging"];
         };
         /**
-         * @description The addresses this token's disbursements may come from: IPv4 or IPv6 addresses or CIDR blocks written with their first address (`203.0.113.0/24`, `2001:db8::/32`), at most 50, no repeats; `null` (or an empty list) is no list. Only an owner of the business (or an operator admin) sends it: a merchant developer sending it is `FORBIDDEN`.
+         * @description The addresses this token's disbursements may come from: IPv4 or IPv6 addresses or CIDR blocks written with their first address (`203.0.113.0/24`, `2001:db8::/32`), prefix lengths without leading zeros, IPv4 written as IPv4, at most 50, no repeats; in live no block wider than a /16 of IPv4 or a /32 of IPv6. `null` (or an empty list) is no list. Only an owner of the business (or an operator admin) sends it: a merchant developer sending it is `FORBIDDEN`. A list that lets in an address the one in force does not (in live, any first list; in the sandbox, removing the list) waits `DISBURSEMENT_GUARD_NOTICE_HOURS` before it takes effect, shown in the token's `scheduled_changes`, and every owner of the business is emailed; a narrower list, or the same, applies at once and withdraws one that waits.
          * @example [
          *       "203.0.113.0/24",
          *       "198.51.100.7"
@@ -3113,6 +3141,16 @@ export interface components {
             message: string;
             data: components["schemas"]["AdminDisbursementDetail"];
         };
+        /**
+         * @description An owner's approval of a disbursement: the current code of the owner's authenticator app, as for a disbursement asked for in the dashboard.
+         * @example {
+         *       "code": "492039"
+         *     }
+         */
+        DisbursementApproval: {
+            /** @description The 6-digit code the owner's authenticator app shows now. Each code works once, as at sign-in; an approval refused for another reason (who may approve, the state, the deadline) leaves it unused. */
+            code: string;
+        };
         /** @description Envelope of one disbursement. */
         DisbursementResponse: {
             /**
@@ -3557,7 +3595,7 @@ export interface components {
                 /** @description The user's email at the time; `null` for the operator key and for `anonymous`. */
                 email: string | null;
             };
-            /** @description The operation, e.g. `updateApiToken`, `createInvitation`, `login`. Refused attempts on an account have actions of their own: `loginFailed` (wrong email or password, or a disabled user), `verifyTotpFailed` (a wrong or used second-factor or recovery code), `startTotpEnrolmentFailed` and `confirmTotpEnrolmentFailed` (a wrong password or code while setting up an authenticator), `changeOwnPasswordFailed`, and `disbursementCodeRefused` (a wrong or used authenticator code with a disbursement asked for in the dashboard; `after` names the operation, `merchant_reference`, `amount` and `currency`); a password-reset request is `requestPasswordReset`. Their `after` says what was tried, never with what: `email` (as typed), `reason`, `client_address`, and for a reset whether a link was `sent`. The target is the person whose email it is; an email that belongs to nobody has no target and no business, so only operator admins see it. Attempts refused by the sign-in limit (429) are not recorded one by one. */
+            /** @description The operation, e.g. `updateApiToken`, `createInvitation`, `login`. Refused attempts on an account have actions of their own: `loginFailed` (wrong email or password, or a disabled user), `verifyTotpFailed` (a wrong or used second-factor or recovery code), `startTotpEnrolmentFailed` and `confirmTotpEnrolmentFailed` (a wrong password or code while setting up an authenticator), `changeOwnPasswordFailed`, and `disbursementCodeRefused` (a wrong or used authenticator code with a disbursement asked for in the dashboard; `after` names the operation, `merchant_reference`, `amount` and `currency`), `approvalCodeRefused` (the same with an owner's approval; `after` names the operation and `disbursement_reference`); a password-reset request is `requestPasswordReset`. A loosened guard of money out taking effect after its notice is `applyScheduledGuardChange`, under whoever asked for it. A disbursement's entries show the payee's `account_number` masked but for its last four characters. Their `after` says what was tried, never with what: `email` (as typed), `reason`, `client_address`, and for a reset whether a link was `sent`. The target is the person whose email it is; an email that belongs to nobody has no target and no business, so only operator admins see it. Attempts refused by the sign-in limit (429) are not recorded one by one. */
             action: string;
             /** @description The business concerned; `null` for deployment-wide changes. */
             business_id: number | null;
@@ -3605,10 +3643,11 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description `UNAUTHORIZED`: the credentials are missing, malformed, expired or revoked. Obtain new credentials; repeating the request as is will not help. */
+        /** @description `UNAUTHORIZED`: the credentials are missing, malformed, expired or revoked. Obtain new credentials; repeating the request as is will not help. An expired access token is the one refusal that says so (`WWW-Authenticate`): a new access token cures it. */
         Unauthorized: {
             headers: {
                 "X-Request-Id": components["headers"]["XRequestId"];
+                "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                 [name: string]: unknown;
             };
             content: {
@@ -3904,6 +3943,11 @@ export interface components {
          * @example <https://sandbox.paycollect.dev/v1/collections?status=COMPLETED&per_page=10&page=1>; rel="first", <https://sandbox.paycollect.dev/v1/collections?status=COMPLETED&per_page=10&page=1>; rel="prev", <https://sandbox.paycollect.dev/v1/collections?status=COMPLETED&per_page=10&page=3>; rel="next", <https://sandbox.paycollect.dev/v1/collections?status=COMPLETED&per_page=10&page=5>; rel="last"
          */
         Link: string;
+        /**
+         * @description Sent only when the access token was refused because it expired (an authentic token past its `expires`): `JWT error="invalid_token", error_description="The access token expired"`, as RFC 6750 challenges a refused bearer token. Request a new access token and repeat the call. Every other 401 comes without it (a wrong or missing `Secret-Key`, a revoked, forged or malformed token): a new access token will not help, so do not repeat the call.
+         * @example JWT error="invalid_token", error_description="The access token expired"
+         */
+        WwwAuthenticate: string;
         /**
          * @description Seconds to wait before sending another request.
          * @example 1
@@ -5939,10 +5983,9 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description No input; send no body or `{}`. */
-        requestBody?: {
+        requestBody: {
             content: {
-                "application/json": components["schemas"]["EmptyBody"];
+                "application/json": components["schemas"]["DisbursementApproval"];
             };
         };
         responses: {
@@ -5956,10 +5999,11 @@ export interface operations {
                     "application/json": components["schemas"]["DisbursementResponse"];
                 };
             };
-            /** @description `INVALID_STATE`: the disbursement is not waiting for approval (decided already, or never needed it). */
+            /** @description `INVALID_STATE`: the disbursement is not waiting for approval (decided already, or never needed it), or its approval deadline has passed (it is now `CANCELLED`). `VALIDATION_ERROR`: `code` missing or not 6 digits. */
             400: components["responses"]["BadRequest"];
+            /** @description `UNAUTHORIZED`: no session, or the authenticator code is wrong or was already used ("The code is wrong or was already used"). */
             401: components["responses"]["Unauthorized"];
-            /** @description `FORBIDDEN`: the caller is not an owner of the business, or is the person who asked for the disbursement (four eyes). `CSRF_FAILED`: the session's `X-CSRF-Token` is missing. */
+            /** @description `FORBIDDEN`: the caller is not an owner of the business; asked for the disbursement, or holds the secret of the API token that did; became an owner less than `OWNER_APPROVAL_WAIT_HOURS` ago; or has no authenticator app set up. `CSRF_FAILED`: the session's `X-CSRF-Token` is missing. */
             403: components["responses"]["Forbidden"];
             /** @description `NOT_FOUND`: no disbursement of your business has this reference. */
             404: components["responses"]["NotFound"];
@@ -5999,10 +6043,10 @@ export interface operations {
                     "application/json": components["schemas"]["DisbursementResponse"];
                 };
             };
-            /** @description `INVALID_STATE`: the disbursement is not waiting for approval (decided already, or never needed it). */
+            /** @description `INVALID_STATE`: the disbursement is not waiting for approval (decided already, or never needed it), or its approval deadline has passed (it is now `CANCELLED`). */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            /** @description `FORBIDDEN`: the caller is not an owner of the business, or is the person who asked for the disbursement (four eyes). `CSRF_FAILED`: the session's `X-CSRF-Token` is missing. */
+            /** @description `FORBIDDEN`: the caller is not an owner of the business. `CSRF_FAILED`: the session's `X-CSRF-Token` is missing. */
             403: components["responses"]["Forbidden"];
             /** @description `NOT_FOUND`: no disbursement of your business has this reference. */
             404: components["responses"]["NotFound"];

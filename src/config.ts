@@ -1,6 +1,7 @@
 // Configuration from the environment (docs/contract/configuration.md), read and checked in one place.
 // A bad value stops start-up with one line naming the variable, never a stack trace.
 import { randomBytes } from 'node:crypto';
+import { isIP } from 'node:net';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
@@ -61,6 +62,15 @@ export interface Config {
   sessionAbsoluteHours: number;
   /** email of the first operator account, created on the first start */
   adminEmail: string;
+  /**
+   * the reverse proxies in front (TRUST_PROXY: addresses or CIDR blocks; none by default): a request whose
+   * peer is one of them is from the address it forwarded in X-Forwarded-For
+   */
+  trustProxy: string[];
+  /** hours after becoming an owner before a person may approve a disbursement (OWNER_APPROVAL_WAIT_HOURS) */
+  ownerApprovalWaitHours: number;
+  /** hours before a loosened guard of money out takes effect, every owner told (DISBURSEMENT_GUARD_NOTICE_HOURS) */
+  disbursementGuardNoticeHours: number;
   /** days kept before deletion (0 = for ever): see src/workers/retention.ts */
   retentionDays: RetentionDays;
   /** live processors (src/processors/): vendor hosts, timeouts and the request/reconciliation schedules */
@@ -136,6 +146,22 @@ function list(env: Env, name: string, fallback: string[], pattern: RegExp): stri
   const items = raw.split(',').map((s) => s.trim());
   for (const item of items) {
     if (!pattern.test(item)) throw new ConfigError(`${name} has an invalid entry "${item}"`);
+  }
+  return items;
+}
+
+/** Addresses or CIDR blocks (`203.0.113.7`, `10.1.0.0/16`, `2001:db8::/32`), comma-separated. */
+function blocks(env: Env, name: string): string[] {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return [];
+  const items = raw.split(',').map((s) => s.trim());
+  for (const item of items) {
+    const [address, prefix, extra] = item.split('/');
+    const family = isIP(address);
+    const max = family === 4 ? 32 : 128;
+    if (family === 0 || extra !== undefined || (prefix !== undefined && !(/^(0|[1-9]\d{0,2})$/.test(prefix) && Number(prefix) <= max))) {
+      throw new ConfigError(`${name} has an entry "${item}" that is not an IP address or a CIDR block such as 10.1.0.0/16`);
+    }
   }
   return items;
 }
@@ -267,6 +293,9 @@ export function loadConfig(env: Env = process.env): Config {
     sessionIdleMinutes: int(env, 'SESSION_IDLE_MINUTES', 30, 1, 24 * 60),
     sessionAbsoluteHours: int(env, 'SESSION_ABSOLUTE_HOURS', 12, 1, 7 * 24),
     adminEmail: email(env, 'ADMIN_EMAIL', 'admin@paycollect.local'),
+    trustProxy: blocks(env, 'TRUST_PROXY'),
+    ownerApprovalWaitHours: int(env, 'OWNER_APPROVAL_WAIT_HOURS', 72, 0, 90 * 24),
+    disbursementGuardNoticeHours: int(env, 'DISBURSEMENT_GUARD_NOTICE_HOURS', 48, 1, 90 * 24),
     retentionDays: {
       deliveryAttempts: int(env, 'DELIVERY_LOG_RETENTION_DAYS', 90, 0, 36_500),
       emails: int(env, 'EMAIL_RETENTION_DAYS', 90, 0, 36_500),

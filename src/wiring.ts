@@ -5,7 +5,7 @@
 // which call back into collections) is broken with a callback.
 import type { Base } from './base';
 import type { Config } from './config';
-import type { Db } from './db';
+import type { Db, Tx } from './db';
 import { dbOf } from './db/change';
 import type { Logger } from './log';
 import { telemetryOff } from './telemetry';
@@ -26,6 +26,8 @@ import { ApiTokenService } from './merchants/api-tokens';
 import { BusinessService } from './merchants/businesses';
 import { DemoMerchant } from './merchants/demo-merchant';
 import { FxRateService } from './merchants/fx-rates';
+import { GuardChanges } from './merchants/guard-changes';
+import type { AppliedEntry, OwnersEmail } from './merchants/guard-changes';
 import { MidService } from './merchants/mids';
 import { NotificationService } from './notifications/notifications';
 import { PricingService } from './merchants/pricing';
@@ -65,6 +67,8 @@ export interface Services extends Base {
   fxRates: FxRateService;
   /** the sandbox demo merchant, seeded on first start (merchants/demo-merchant.ts) */
   demoMerchant: DemoMerchant;
+  /** loosened guards of money out waiting for their notice (merchants/guard-changes.ts) */
+  guards: GuardChanges;
   pricing: PricingService;
   ledger: LedgerService;
   cards: CardService;
@@ -125,13 +129,14 @@ export function buildServices(input: BaseInput): Services {
   const ledger = new LedgerService(base);
   const pricing = new PricingService();
   const accessTokens = new AccessTokenService(using(base, { configCache, rateLimit }));
-  const businesses = new BusinessService(base);
+  const audit = new AuditService(base);
+  const guards = new GuardChanges(using(base, { emailOwners: (t: Tx, e: OwnersEmail) => notifications.emailOwners(t, e), audit: (t: Tx, e: AppliedEntry) => audit.record(e, t) }));
+  const businesses = new BusinessService(using(base, { guards }));
   const mids = new MidService(using(base, { processors, paysOut: (serviceType: string) => payoutConnectorOf(processors, serviceType) !== null }));
-  const apiTokens = new ApiTokenService(using(base, { notifications }));
+  const apiTokens = new ApiTokenService(using(base, { notifications, guards }));
   const fxRates = new FxRateService(base);
   const demoMerchant = new DemoMerchant(using(base, { businesses, mids, apiTokens }));
   const goLive = new GoLiveService(using(base, { ledger }));
-  const audit = new AuditService(base);
   const retention = new RetentionService(
     {
       deliveryAttempts: (before, limit) => notifications.deleteOldAttempts(before, limit),
@@ -189,6 +194,7 @@ export function buildServices(input: BaseInput): Services {
     apiTokens,
     fxRates,
     demoMerchant,
+    guards,
     pricing,
     ledger,
     cards,
@@ -224,5 +230,5 @@ export function buildServices(input: BaseInput): Services {
 
 export function workerSpecs(s: Services): WorkerSpec[] {
   const rateLeases: WorkerSpec = { name: 'rate-leases', intervalMs: 60_000, run: () => s.rateLimit.forgetPast() };
-  return [rateLeases, ...s.collections.workers(), ...s.ledger.workers(), ...s.notifications.workers(), ...s.liveness.workers(), ...s.processorRequests.workers(), ...s.retention.workers(), ...s.disbursements.workers()];
+  return [rateLeases, ...s.collections.workers(), ...s.ledger.workers(), ...s.notifications.workers(), ...s.liveness.workers(), ...s.processorRequests.workers(), ...s.retention.workers(), ...s.disbursements.workers(), ...s.guards.workers()];
 }

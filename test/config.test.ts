@@ -25,6 +25,12 @@ describe('loadConfig', () => {
     expect(c.sandboxMmSuccess).toEqual(['256777000001', '256777000002']);
     expect(c.sandboxCard3dsFailure).toBe('4000000000003014');
     expect([c.sessionIdleMinutes, c.sessionAbsoluteHours, c.adminEmail]).toEqual([30, 12, 'admin@paycollect.local']);
+    // no proxy is trusted unless named; an owner waits three days before approving; a loosened guard two
+    expect([c.trustProxy, c.ownerApprovalWaitHours, c.disbursementGuardNoticeHours]).toEqual([[], 72, 48]);
+  });
+
+  it('reads the proxies to trust as addresses or CIDR blocks', () => {
+    expect(loadConfig({ DATA_DIR: dir(), TRUST_PROXY: '10.1.0.0/16, 203.0.113.7,2001:db8::/32' }).trustProxy).toEqual(['10.1.0.0/16', '203.0.113.7', '2001:db8::/32']);
   });
 
   it('defaults live to no private webhooks and no demo merchant', () => {
@@ -62,6 +68,11 @@ describe('loadConfig', () => {
     [{ SESSION_IDLE_MINUTES: '0' }, /SESSION_IDLE_MINUTES must be between 1 and 1440/],
     [{ SESSION_ABSOLUTE_HOURS: 'half a day' }, /SESSION_ABSOLUTE_HOURS must be a whole number/],
     [{ ADMIN_EMAIL: 'admin' }, /ADMIN_EMAIL must be an email address/],
+    [{ TRUST_PROXY: 'loadbalancer.internal' }, /TRUST_PROXY has an entry "loadbalancer.internal" that is not an IP address or a CIDR block/],
+    [{ TRUST_PROXY: '10.0.0.0/08' }, /TRUST_PROXY has an entry "10.0.0.0\/08"/],
+    [{ TRUST_PROXY: '10.0.0.0/33' }, /TRUST_PROXY has an entry "10.0.0.0\/33"/],
+    [{ OWNER_APPROVAL_WAIT_HOURS: 'three days' }, /OWNER_APPROVAL_WAIT_HOURS must be a whole number/],
+    [{ DISBURSEMENT_GUARD_NOTICE_HOURS: '0' }, /DISBURSEMENT_GUARD_NOTICE_HOURS must be between 1 and 2160/],
   ])('refuses %j with one clear line', (env, message) => {
     expect(() => loadConfig({ DATA_DIR: dir(), ...env })).toThrow(ConfigError);
     expect(() => loadConfig({ DATA_DIR: dir(), ...env })).toThrow(message);

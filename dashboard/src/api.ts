@@ -23,8 +23,9 @@ export class ApiError extends Error {
 }
 
 const UNREACHABLE = 'PayCollect did not answer. Check that the service is running and your network is up, then try again.';
-/** Where a 401 means "wrong password or code", not "your session ended" (a disbursement asks for a fresh code). */
+/** Where a 401 means "wrong password or code", not "your session ended" (a disbursement and its approval ask for a fresh code). */
 const SIGN_IN_STEPS = new Set(['/v1/admin/session', '/v1/admin/session/totp', '/v1/admin/me/totp/confirm', '/v1/admin/disbursements']);
+const APPROVAL = /^\/v1\/admin\/disbursements\/[^/]+\/approve$/;
 
 const session: Middleware = {
   onRequest({ request }) {
@@ -35,7 +36,7 @@ const session: Middleware = {
   },
   async onResponse({ request, response }) {
     const path = new URL(request.url).pathname;
-    if (response.status === 401 && !(SIGN_IN_STEPS.has(path) && request.method === 'POST')) {
+    if (response.status === 401 && !((SIGN_IN_STEPS.has(path) || APPROVAL.test(path)) && request.method === 'POST')) {
       sessionEnded('Your session has ended (after 30 minutes without activity, or 12 hours after signing in). Sign in again to continue.');
     }
     // A stale CSRF token (a new session id was issued in another tab): fetch the current one for the retry.

@@ -1,7 +1,7 @@
 // The client factory: the generated openapi-fetch client, with every call carrying a valid access
 // token (fetched with the API token's key and secret, cached, renewed before expiry, and renewed and
-// retried once when the API answers 401; disbursement calls also carry the API secret, as the API
-// requires), and `unwrap` to turn error answers into PayCollectError.
+// retried once when the API answers that the token expired; disbursement calls also carry the API secret,
+// as the API requires), and `unwrap` to turn error answers into PayCollectError.
 import createClient from 'openapi-fetch';
 import type { Client } from 'openapi-fetch';
 import { PayCollectError } from './errors';
@@ -15,7 +15,13 @@ export const SANDBOX_URL = 'https://sandbox.paycollect.dev';
 export const LIVE_URL = 'https://api.paycollect.dev';
 const DEFAULT_REFRESH_MARGIN_SECONDS = 60;
 /** Money out: every call under this path needs the API secret in Secret-Key besides the access token. */
-const SECRET_PATHS = /^\/v1\/disbursements(\/|$)/;
+const SECRET_PATHS = /^\/v1\/(disbursements|exports\/disbursements)(\/|$)/;
+/**
+ * The API's 401 for an access token that expired (RFC 6750's challenge, `error="invalid_token"`): the one
+ * refusal a new token cures. Any other 401 (a refused Secret-Key, a revoked token) is answered as it is:
+ * renewing would only repeat the refusal and spend the token endpoint's failure budget.
+ */
+const EXPIRED = /\berror="invalid_token"/;
 
 export type PublicKey = components['schemas']['PublicKey'];
 export type DisbursementCreate = components['schemas']['DisbursementCreate'];
@@ -104,7 +110,7 @@ export function createPayCollect(o: PayCollectOptions): PayCollect {
     const token = await tokens.get();
     request.headers.set('authorization', token.token);
     const response = await send(request);
-    if (response.status !== 401) return response;
+    if (response.status !== 401 || !EXPIRED.test(response.headers.get('www-authenticate') ?? '')) return response;
     tokens.refused(token);
     spare.headers.set('authorization', (await tokens.get()).token);
     return send(spare);

@@ -119,7 +119,10 @@ export function businessRecord(b: BusinessRow, fees: FeeRow[], wallets: WalletRo
   };
 }
 
-export function walletRecord(w: WalletRow): WalletRecord {
+/** A loosening of a guard of money out that waits for its notice (merchants/guard-changes.ts). */
+export type ScheduledGuardChange = components['schemas']['ScheduledGuardChange'];
+
+export function walletRecord(w: WalletRow, scheduled: ScheduledGuardChange[] = []): WalletRecord {
   const amount = (v: bigint | null) => (v === null ? null : toApi(v));
   return {
     id: w.id,
@@ -129,6 +132,7 @@ export function walletRecord(w: WalletRow): WalletRecord {
     disbursement_limit: amount(w.disbursement_limit_minor),
     disbursement_daily_limit: amount(w.disbursement_daily_limit_minor),
     disbursement_approval_threshold: amount(w.disbursement_approval_threshold_minor),
+    scheduled_changes: scheduled,
     created_at: apiTime(w.created_at),
   };
 }
@@ -156,7 +160,7 @@ export function midRecord(m: MidRow): MidRecord {
   };
 }
 
-export function apiTokenRecord(t: ApiTokenRow): ApiTokenRecord {
+export function apiTokenRecord(t: ApiTokenRow, scheduled: ScheduledGuardChange[] = []): ApiTokenRecord {
   return {
     id: t.id,
     business_id: t.business_id,
@@ -166,6 +170,7 @@ export function apiTokenRecord(t: ApiTokenRow): ApiTokenRecord {
     email_merchant: t.email_merchant,
     email_user: t.email_user,
     ip_allowlist: t.ip_allowlist,
+    scheduled_changes: scheduled,
     created_at: apiTime(t.created_at),
     updated_at: apiTime(t.updated_at),
   };

@@ -1,11 +1,16 @@
-// Four eyes on money out (docs/contract/disbursements.md): when a disbursement must wait for an owner's
-// approval and until when, who may approve or reject it (never the person who asked), the decision, and
-// the timeout that cancels what nobody decided in time. Every decision goes through the one state change.
+// Four eyes on money out (docs/contract/disbursements.md, "Four eyes"): when a disbursement must wait for an
+// owner's approval and until when, who may approve it (an owner of the business for longer than the
+// waiting period, with a current second-factor code, who neither asked for it nor holds the secret of the
+// API token that did), who may reject it (any owner: rejecting keeps the money in), the decision, and the
+// deadline, checked where the decision is taken and by the timeout that cancels what nobody decided in
+// time. Every decision goes through the one state change.
 import type { QueryFile } from 'pg-promise';
 import { sqlFile } from '../db';
 import type { Db } from '../db';
 import { needsApproval } from '../domain/disbursement';
 import type { DisbursementStatus } from '../domain/disbursement';
+import { ifRolledBack, inOpenChange } from '../db/change';
+import { apiTime } from '../domain/time';
 import { AppError } from '../errors';
 import type { DisbursementParts } from './parts';
 import type { DisbursementRow } from './record';
@@ -21,11 +26,19 @@ const SQL = {
 /** Disbursements cancelled per run of the timeout worker. */
 const BATCH = 20;
 
-/** An owner's decision on a disbursement waiting for approval: who (a person of `businessId`), and which way. */
+/** An owner's decision on a disbursement waiting for approval: who (an owner of `businessId`), and which way. */
 export interface ApprovalDecision {
   businessId: number;
   userId: number;
   approve: boolean;
+  /** when the person became an owner (null: counts from never, so never past the waiting period) */
+  ownerSince: Date | null;
+  /**
+   * An approval's second factor: checks the person's current code (and is refused, with its own audit
+   * entry, when it is wrong or used). Called once everything else allows the approval, so a person who
+   * may not approve spends no code.
+   */
+  confirmCode: () => Promise<void>;
 }
 
 /**
@@ -49,19 +62,57 @@ export class DisbursementApprovals {
 
   /**
    * An owner approves (to PENDING: sent next) or rejects (to CANCELLED: the hold returns) a disbursement
-   * waiting for approval. Never the person who asked for it; INVALID_STATE once decided.
+   * waiting for approval; INVALID_STATE once decided. Past its deadline it is cancelled instead, as the
+   * timeout would (so nobody approves late), and the decision is INVALID_STATE. Approving needs more than
+   * rejecting: see `mayApprove`.
    */
   async decide(gatewayReference: string, d: ApprovalDecision): Promise<DisbursementRow> {
     const row = await this.db.oneOrNone<DisbursementRow>(SQL.byGatewayReference, { businessId: d.businessId, gatewayReference });
     if (!row) throw new AppError('NOT_FOUND', 'No disbursement of your business has this reference');
-    if (row.requested_by_user_id === d.userId) throw new AppError('FORBIDDEN', 'Another owner must decide on a disbursement you asked for');
-    const undecided = () => new AppError('INVALID_STATE', `The disbursement is ${row.status}; only one waiting for approval can be approved or rejected`);
-    if (row.status !== 'PENDING_APPROVAL') throw undecided();
-    // the move's guard decides between two owners deciding at once: the second finds it decided
+    if (row.status !== 'PENDING_APPROVAL') throw new AppError('INVALID_STATE', `The disbursement is ${row.status}; only one waiting for approval can be approved or rejected`);
+    const now = this.p.now();
+    if (row.approval_expires_at !== null && row.approval_expires_at <= now) await this.lateDecision(row);
+    if (d.approve) {
+      this.mayApprove(row, d, now);
+      await d.confirmCode();
+    }
+    // the move's guard decides between two owners deciding at once (the second finds it decided), and an
+    // approval's between it and its deadline
     const from: DisbursementStatus[] = ['PENDING_APPROVAL'];
-    const moved = await this.changes.move(row.id, d.approve ? { to: 'PENDING', decidedBy: d.userId, from } : { to: 'CANCELLED', failureReason: 'Rejected by an owner of the business', decidedBy: d.userId, from });
-    if (!moved) throw new AppError('INVALID_STATE', 'The disbursement was decided meanwhile');
+    const moved = await this.changes.move(
+      row.id,
+      d.approve ? { to: 'PENDING', decidedBy: d.userId, from, approvedAt: now } : { to: 'CANCELLED', failureReason: 'Rejected by an owner of the business', decidedBy: d.userId, from },
+    );
+    if (!moved) throw new AppError('INVALID_STATE', 'The disbursement was decided meanwhile, or its approval deadline passed');
     return moved;
+  }
+
+  /**
+   * Who may approve: an owner who did not ask for it, does not hold the secret of the API token that
+   * asked for it (who created or last regenerated it: they could have asked), and has been an owner for
+   * OWNER_APPROVAL_WAIT_HOURS (a second owner account made by the first is noticed before it approves).
+   */
+  private mayApprove(row: DisbursementRow, d: ApprovalDecision, now: Date): void {
+    if (row.requested_by_user_id === d.userId) throw new AppError('FORBIDDEN', 'Another owner must decide on a disbursement you asked for');
+    if (row.token_holder_user_id === d.userId) {
+      throw new AppError('FORBIDDEN', 'You hold the secret of the API token that asked for this disbursement (you created or last regenerated it): another owner must approve it');
+    }
+    const from = d.ownerSince === null ? null : new Date(d.ownerSince.getTime() + this.p.config.ownerApprovalWaitHours * 3_600_000);
+    if (from === null || from > now) {
+      throw new AppError('FORBIDDEN', from === null ? 'Only an owner approves disbursements' : `A new owner approves disbursements from ${apiTime(from)} on (${this.p.config.ownerApprovalWaitHours} hours after becoming an owner)`);
+    }
+  }
+
+  /**
+   * A decision after the deadline: the disbursement is cancelled as the timeout would (its hold returns),
+   * and the decision refused. The refusal rolls back the change it is part of, so the cancellation is
+   * made once it has (at once outside a change).
+   */
+  private async lateDecision(row: DisbursementRow): Promise<never> {
+    const cancel = () => this.changes.move(row.id, { to: 'CANCELLED', failureReason: 'Not approved in time', from: ['PENDING_APPROVAL'] });
+    if (inOpenChange()) ifRolledBack(cancel);
+    else await cancel();
+    throw new AppError('INVALID_STATE', `The approval deadline (${apiTime(row.approval_expires_at as Date)}) has passed: the disbursement is cancelled and its money is back in the wallet`);
   }
 
   /** Cancels the disbursements nobody approved in time (their hold returns). */

@@ -2,6 +2,7 @@
 // asking them to decide when it waits for approval (never to the person who asked for it), and one when it
 // ends FAILED or REVERSED, its money back in the wallet. Plain text; one text for every owner.
 import { moneyText } from '../domain/currencies';
+import { maskedAccountNumber } from '../domain/disbursement';
 import { emailTime } from '../domain/time';
 import type { DisbursementRow } from './record';
 
@@ -15,12 +16,8 @@ export interface OwnersEmail {
 
 const FOOTER = ['', 'This notice was sent by PayCollect to the owners of the business.'];
 
-/**
- * The recipient's phone or account number as the emails show it: only its last four characters, the rest
- * masked with '*' as card numbers are ("******6789"; the contract's numbers have at least six). An email is
- * read in more places than the dashboard, whose page (the email's link) shows the whole number.
- */
-const maskedAccount = (accountNumber: string) => `******${accountNumber.slice(-4)}`;
+/** An email is read in more places than the dashboard, whose page (the email's link) shows the whole number. */
+const maskedAccount = maskedAccountNumber;
 
 function payoutLines(d: DisbursementRow): string[] {
   return [
@@ -44,7 +41,7 @@ export function disbursementEmails(d: DisbursementRow, business: string, pageUrl
       `Approve or reject it here: ${pageUrl}`,
       ...FOOTER,
     ];
-    return [{ kind: 'disbursement_approval', subject: `Approve disbursement ${d.merchant_reference}: ${amount} to ${d.account_name}`, text: text.join('\n'), exceptUserId: d.requested_by_user_id }];
+    return [{ kind: 'disbursement_approval', subject: `Approve disbursement ${d.merchant_reference}: ${amount} to ${d.account_name}`, text: text.join('\n'), exceptUserId: d.requested_by_user_id ?? d.token_holder_user_id }];
   }
   if (d.status === 'FAILED' || d.status === 'REVERSED') {
     const what = d.status === 'FAILED' ? 'failed' : 'was reversed by the processor after it was paid';

@@ -13,7 +13,7 @@ import type { CallContext, PayoutConnector } from '../processors/types';
 /** What the disbursement service is built from: the narrow parts it uses, nothing more. */
 export interface DisbursementParts {
   db: () => Db;
-  config: Pick<Config, 'processors' | 'webhookRetryScheduleMs' | 'publicBaseUrl' | 'appEnv'>;
+  config: Pick<Config, 'processors' | 'webhookRetryScheduleMs' | 'publicBaseUrl' | 'appEnv' | 'ownerApprovalWaitHours'>;
   log: Logger;
   now: () => Date;
   /** the payout side of a service type's processor (the simulator's for `sandbox`); null when it offers none */

@@ -28,6 +28,8 @@ export interface DisbursementRow {
   message: string;
   notification_seq: number;
   requested_by_user_id: number | null;
+  /** who held the secret of the API token that asked for it (created or last regenerated it), at the time */
+  token_holder_user_id: number | null;
   decided_by_user_id: number | null;
   decided_at: Date | null;
   approval_expires_at: Date | null;

@@ -11,7 +11,7 @@ import { sqlFile } from '../db';
 import type { Db, Tx } from '../db';
 import { listPage } from '../db/keyset';
 import type { KeyColumn, ListPage, PageRequest } from '../db/keyset';
-import { DISBURSEMENT_MESSAGES, disbursementFee, disbursementHeldMinor, disbursementHoldPlan, limitRefusal } from '../domain/disbursement';
+import { DISBURSEMENT_MESSAGES, disbursementFee, disbursementHeldMinor, disbursementHoldPlan, limitRefusal, maskedAccountNumber } from '../domain/disbursement';
 import type { DisbursementStatus } from '../domain/disbursement';
 import { formatMinor, MoneyFormatError, toMinor } from '../domain/money';
 import { AppError, validationError } from '../errors';
@@ -34,7 +34,7 @@ export interface DisbursementCaller {
   businessId: number;
   apiTokenId: number;
   secret: string | undefined;
-  /** the TCP peer's address as the socket gives it (no proxy header is trusted) */
+  /** the client's address: the TCP peer's, or behind a proxy named by TRUST_PROXY the one it forwarded (express's req.ip) */
   address: string | undefined;
   requestId: string | null;
 }
@@ -233,7 +233,9 @@ export class DisbursementRequests {
     if (!row) throw new ReferenceTaken();
     await this.changes.post(t, row, disbursementHoldPlan(moneyOf(row)), now);
     if (c.apiTokenId !== null) {
-      await this.p.audit.tokenAction(t, { now, apiTokenId: c.apiTokenId, action: 'createDisbursement', targetType: 'disbursement', targetId: row.gateway_reference, after: toDisbursementRecord(row), requestId: c.requestId });
+      // the log keeps the payee's number masked, as the owners' emails do
+      const after = { ...toDisbursementRecord(row), account_number: maskedAccountNumber(row.account_number) };
+      await this.p.audit.tokenAction(t, { now, apiTokenId: c.apiTokenId, action: 'createDisbursement', targetType: 'disbursement', targetId: row.gateway_reference, after, requestId: c.requestId });
     }
     await this.changes.emailOwners(t, row, now);
     return row;

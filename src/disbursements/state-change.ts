@@ -28,6 +28,8 @@ export interface DisbursementMove {
   decidedBy?: number | null;
   /** only from these states (a decision or the timeout: PENDING_APPROVAL); else every state `to` may come from */
   from?: DisbursementStatus[];
+  /** an approval: only while its deadline (approval_expires_at) is after this time, checked in the move's own statement */
+  approvedAt?: Date;
 }
 
 export function moneyOf(row: DisbursementRow) {
@@ -56,7 +58,7 @@ export class DisbursementStateChanges {
         disbursementId, to: m.to, from: m.from ?? disbursementMovesFrom(m.to), pendingReason: queued ? 'awaiting_processor' : null,
         failureReason: m.failureReason ?? null, message: DISBURSEMENT_MESSAGES[m.to], now, vendorReference: m.vendorReference ?? null,
         sendState: settled ? 'settled' : queued ? 'queued' : 'sent', nextSendAt: queued ? now : null,
-        nextCheckAt: settled || queued ? null : (m.nextCheckAt ?? null), decidedBy: m.decidedBy ?? null,
+        nextCheckAt: settled || queued ? null : (m.nextCheckAt ?? null), decidedBy: m.decidedBy ?? null, approvedAt: m.approvedAt ?? null,
       });
       if (!row) return null;
       const plan = disbursementOutcomePlan(m.to, moneyOf(row));

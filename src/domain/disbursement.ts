@@ -91,6 +91,15 @@ export function limitRefusal(amountMinor: bigint, todayMinor: bigint, l: Disburs
 }
 
 /** Strictly above the threshold waits for a second person; no threshold, no approval. */
+/**
+ * A payee's phone or account number as notices and the audit log keep it: its last four characters, the
+ * rest masked with '*' as card numbers are ("******6789"; the contract's numbers have at least six). Only
+ * the disbursement's own record (its page in the dashboard, the API) shows the whole number.
+ */
+export function maskedAccountNumber(accountNumber: string): string {
+  return `******${accountNumber.slice(-4)}`;
+}
+
 export function needsApproval(amountMinor: bigint, thresholdMinor: bigint | null): boolean {
   return thresholdMinor !== null && amountMinor > thresholdMinor;
 }

@@ -28,6 +28,11 @@ export function canRefundMove(from: RefundStatus, to: RefundStatus): boolean {
   return false;
 }
 
+/** The states a refund may move to `to` from: the one guard of its move (a repeat or a late report finds none). */
+export function refundMovesFrom(to: RefundStatus): RefundStatus[] {
+  return REFUND_STATUSES.filter((from) => canRefundMove(from, to));
+}
+
 /** The refunds of a collection that still count against what was paid. */
 export function countsAgainstPaid(s: RefundStatus): boolean {
   return s !== 'FAILED' && s !== 'CANCELLED';

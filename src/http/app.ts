@@ -212,7 +212,10 @@ export function createHttpApp(o: HttpAppOptions): express.Express {
 
   const app = express();
   app.disable('x-powered-by');
-  app.set('trust proxy', false);
+  // TRUST_PROXY names the proxies in front (none by default): behind one of them req.ip is the address it
+  // forwarded, read right to left in X-Forwarded-For up to the first peer not trusted, so a client cannot
+  // name its own address; without it every forwarded header is ignored (docs/operations.md).
+  app.set('trust proxy', services.config.trustProxy.length > 0 ? services.config.trustProxy : false);
   // No answer carries an ETag or is ever 304 Not Modified (docs/contract/errors.md, "Caching"): each answer is
   // the whole current state, and express would otherwise hash every body, POSTs included. Files (the
   // documents, the dashboard) keep Last-Modified, which their own conditional requests use.

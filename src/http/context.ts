@@ -23,6 +23,16 @@ export function principalOf(ctx: RequestContext): Principal {
   return ctx.principal;
 }
 
+/**
+ * The client's address: the TCP peer's, or, when that peer is a proxy named by TRUST_PROXY, the address the
+ * proxies recorded in X-Forwarded-For (express's `req.ip`, read right to left up to the first address not
+ * trusted). A client that sends X-Forwarded-For (or Forwarded, which is never read) itself, from an address
+ * not trusted, is its own peer address. Unknown only for a socket already closed.
+ */
+export function clientAddress(ctx: RequestContext): string | undefined {
+  return ctx.req.ip ?? ctx.req.socket.remoteAddress;
+}
+
 /** The caller's name as records keep it (who verified, who asked to go live): a person's email, or the key. */
 export function callerName(ctx: RequestContext): string {
   return ctx.actor?.type === 'user' ? ctx.actor.user.email : 'operator key';

@@ -2,7 +2,7 @@
 // bound to the deployment and to the API token's generation, so regeneration revokes at once.
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { hash, verify } from '@node-rs/argon2';
-import { SignJWT, decodeProtectedHeader, jwtVerify } from 'jose';
+import { SignJWT, decodeProtectedHeader, errors as joseErrors, jwtVerify } from 'jose';
 import { AppError, validationError } from '../errors';
 import type { ConfigCache, TokenState } from './config-cache';
 import type { SharedRateLimit } from './rate-limit';
@@ -91,6 +91,14 @@ interface VerifiedClaims {
 
 /** Made only on refusal: an error's stack trace is not free on the hot path. */
 const denied = () => new AppError('UNAUTHORIZED', 'A valid access token is required: Authorization: JWT <token>');
+/**
+ * An authentic access token past its `exp`: the one refusal a client cures by renewing the token and
+ * repeating the call, so it alone says so, in the header RFC 6750 gives a refused bearer token. Every
+ * other refusal (a forged, revoked or malformed token, a wrong Secret-Key) is the plain 401, which a
+ * new token does not cure.
+ */
+export const EXPIRED_TOKEN_CHALLENGE = 'JWT error="invalid_token", error_description="The access token expired"';
+const expired = () => new AppError('UNAUTHORIZED', 'The access token expired; request a new one', null, { 'WWW-Authenticate': EXPIRED_TOKEN_CHALLENGE });
 
 /** A signing secret's public name (`kid`): a digest prefix, so a token names its key without revealing it. */
 export function keyId(secret: string): string {
@@ -192,6 +200,7 @@ export class AccessTokenService {
     const m = /^JWT ([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)$/.exec(authorization ?? '');
     if (!m) return denied();
     const claims = await this.verifiedClaims(m[1]);
+    if (claims === 'expired') return expired();
     if (!claims) return denied();
     const { sub, gen } = claims;
     if (!sub || !/^\d+$/.test(sub)) return denied();
@@ -211,16 +220,18 @@ export class AccessTokenService {
 
   /**
    * The token's claims once its signature, algorithm, audience, issuer and lifetime are checked; null
-   * when any check fails. The signature is checked once per token: a repeat within its lifetime costs a
-   * Map lookup and the expiry check, on the service clock like the first. The oldest entry makes room.
+   * when any check fails, 'expired' when only its lifetime does (the signature is checked first, so a
+   * forged token is never told apart). The signature is checked once per token: a repeat within its
+   * lifetime costs a Map lookup and the expiry check, on the service clock like the first. The oldest
+   * entry makes room.
    */
-  private async verifiedClaims(token: string): Promise<VerifiedClaims | null> {
+  private async verifiedClaims(token: string): Promise<VerifiedClaims | 'expired' | null> {
     const nowS = this.s.now().getTime() / 1000;
     const known = this.verified.get(token);
     if (known) {
       if (known.exp > nowS) return known;
       this.verified.delete(token);
-      return null;
+      return 'expired';
     }
     try {
       const key = this.verificationKey(token);
@@ -236,8 +247,8 @@ export class AccessTokenService {
       if (this.verified.size >= MAX_VERIFIED_TOKENS) this.verified.delete(this.verified.keys().next().value!);
       this.verified.set(token, claims);
       return claims;
-    } catch {
-      return null;
+    } catch (e) {
+      return e instanceof joseErrors.JWTExpired ? 'expired' : null;
     }
   }
 

@@ -11,9 +11,11 @@ import { businessRecord, PAYMENT_METHODS, walletRecord } from '../api-records/me
 import type { BusinessRecord, BusinessRow, FeeRow, WalletRecord, WalletRow } from '../api-records/merchant';
 import { checkId, defined, feeErrors, lockBusiness, mapPage, notFound, throwIfAny, updateSql } from './inputs';
 import type { BusinessInput, BusinessPatch, FeeInput, WalletPatch } from './inputs';
+import { amountLoosens } from '../domain/guards';
+import type { GuardChanges, Requester, WalletGuard } from './guard-changes';
 
 export class BusinessService {
-  constructor(readonly s: Base) {}
+  constructor(readonly s: Base & { guards: GuardChanges }) {}
 
   async createBusiness(input: BusinessInput): Promise<BusinessRecord> {
     throwIfAny(feeErrors(input.fees));
@@ -143,20 +145,38 @@ export class BusinessService {
     });
   }
 
-  /** A wallet's disbursement limits and approval threshold (null removes one); under the business lock, like every wallet change. */
-  async updateWallet(businessId: number, currency: string, patch: WalletPatch): Promise<WalletRecord> {
+  /**
+   * A wallet's disbursement limits and approval threshold (null removes one), under the business lock
+   * like every wallet change. Lowering one (or setting one where there was none) applies at once and
+   * withdraws a loosening of it that waits; raising or removing one waits for its notice, every owner
+   * told (guard-changes.ts). `by`: who asks.
+   */
+  async updateWallet(businessId: number, currency: string, patch: WalletPatch, by: Requester): Promise<{ wallet: WalletRecord; scheduled: WalletGuard[] }> {
     checkId(businessId, 'business');
+    const minor = (v: number | null | undefined) => (v === undefined ? undefined : v === null ? null : toMinor(v));
+    const asked = defined({
+      disbursement_limit_minor: minor(patch.disbursement_limit),
+      disbursement_daily_limit_minor: minor(patch.disbursement_daily_limit),
+      disbursement_approval_threshold_minor: minor(patch.disbursement_approval_threshold),
+    }) as Partial<Record<WalletGuard, bigint | null>>;
     return this.s.db.tx(async (t) => {
-      await lockBusiness(t, businessId);
-      const minor = (v: number | null | undefined) => (v === undefined ? undefined : v === null ? null : toMinor(v));
-      const columns = defined({
-        disbursement_limit_minor: minor(patch.disbursement_limit),
-        disbursement_daily_limit_minor: minor(patch.disbursement_daily_limit),
-        disbursement_approval_threshold_minor: minor(patch.disbursement_approval_threshold),
-      });
-      const row = await t.oneOrNone<WalletRow>(updateSql('wallets', columns) + ' WHERE business_id = $1 AND currency = $2 RETURNING *', [businessId, currency]);
-      if (!row) throw new AppError('NOT_FOUND', `The business has no ${currency} wallet`);
-      return walletRecord(row);
+      const business = await lockBusiness(t, businessId);
+      const current = await t.oneOrNone<WalletRow>('SELECT * FROM wallets WHERE business_id = $1 AND currency = $2 FOR UPDATE', [businessId, currency]);
+      if (!current) throw new AppError('NOT_FOUND', `The business has no ${currency} wallet`);
+      const now: Partial<Record<WalletGuard, bigint | null>> = {};
+      const scheduled: WalletGuard[] = [];
+      for (const [field, value] of Object.entries(asked) as [WalletGuard, bigint | null][]) {
+        if (amountLoosens(current[field], value)) {
+          await this.s.guards.schedule(t, { businessId, walletId: current.id, currency, field, valueMinor: value }, by, business.name);
+          scheduled.push(field);
+        } else {
+          now[field] = value;
+          await this.s.guards.withdraw(t, { walletId: current.id, field });
+        }
+      }
+      const row = Object.keys(now).length === 0 ? current : await t.one<WalletRow>(updateSql('wallets', now) + ' WHERE id = $1 RETURNING *', [current.id]);
+      const { wallets } = await this.s.guards.waiting(t, { walletIds: [row.id] });
+      return { wallet: walletRecord(row, wallets.get(row.id)), scheduled };
     });
   }
 
@@ -165,7 +185,9 @@ export class BusinessService {
     return this.s.db.task(async (t) => {
       await this.loadBusiness(t, businessId);
       const q: ListQuery = { sql: 'SELECT * FROM wallets WHERE business_id = $1', values: [businessId], key: BY_ID, direction: 'ASC' };
-      return mapPage(await listPage<WalletRow>(t, q, page), walletRecord);
+      const found = await listPage<WalletRow>(t, q, page);
+      const { wallets } = await this.s.guards.waiting(t, { walletIds: found.rows.map((w) => w.id) });
+      return mapPage(found, (w) => walletRecord(w, wallets.get(w.id)));
     });
   }
 

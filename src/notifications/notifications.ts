@@ -151,11 +151,15 @@ export class NotificationService {
   /**
    * Queues the latest notification of a final collection for delivery again: the same row, so the
    * same webhook-id, body and sequence, with the retry schedule restarted and the attempt log kept.
+   * Its locks are NO KEY UPDATE: they wait for a state change of the collection (which writes the
+   * notifications) but not for the webhook worker recording an attempt, whose update of the notification
+   * checks its collection with KEY SHARE; FOR UPDATE there made the two wait for each other (a deadlock
+   * on PostgreSQL, test/people/concurrent-changes.test.ts).
    */
   async resend(businessId: number, apiTokenId: number, gatewayReference: string): Promise<NotificationLogEntry> {
     const id = await this.s.db.tx(async (t) => {
       const row = await t.oneOrNone<CollectionRow>(
-        'SELECT * FROM collections WHERE gateway_reference = $1 AND business_id = $2 FOR UPDATE',
+        'SELECT * FROM collections WHERE gateway_reference = $1 AND business_id = $2 FOR NO KEY UPDATE',
         [gatewayReference, businessId],
       );
       if (!row) throw new AppError('NOT_FOUND', 'No collection of yours has this gateway_reference');
@@ -163,7 +167,7 @@ export class NotificationService {
         throw new AppError('INVALID_STATE', 'The collection is still PENDING, so it has no notification yet');
       }
       const latest = await t.oneOrNone<{ id: bigint }>(
-        'SELECT id FROM notifications WHERE collection_id = $1 AND refund_id IS NULL ORDER BY sequence DESC, id DESC LIMIT 1 FOR UPDATE',
+        'SELECT id FROM notifications WHERE collection_id = $1 AND refund_id IS NULL ORDER BY sequence DESC, id DESC LIMIT 1 FOR NO KEY UPDATE',
         [row.id],
       );
       // none when the collection's API token was deleted before the change: the caller's token takes it

@@ -7,8 +7,15 @@ import type { Db, Queryable } from '../db';
 import { ifRolledBack } from '../db/change';
 import { BY_ID, listPage } from '../db/keyset';
 import type { ListPage, PageRequest } from '../db/keyset';
+import { maskedAccountNumber } from '../domain/disbursement';
 import { apiTime } from '../domain/time';
 import type { Base } from '../base';
+
+/** A wallet's or an API token's loosened guards that wait for their notice (merchants/guard-changes.ts), as its snapshot shows them. */
+function scheduledSql(column: 'wallet_id' | 'api_token_id', value: 'value_minor' | 'value_cidrs'): string {
+  return `(SELECT coalesce(jsonb_agg(jsonb_build_object('field', g.field, 'value', g.${value}, 'effective_at', g.effective_at, 'requested_by', g.requested_by) ORDER BY g.id), '[]'::jsonb)
+             FROM guard_changes g WHERE g.${column} = t.id AND g.applied_at IS NULL AND g.withdrawn_at IS NULL) AS scheduled_changes`;
+}
 
 /**
  * Kinds of record the log can read, with the columns it may show. Never a sealed column (`*_enc`), a
@@ -24,7 +31,8 @@ const SHOWN = {
   },
   api_token: {
     table: 'api_tokens',
-    columns: ['id', 'business_id', 'api_key', 'generation', 'notification_email', 'webhook_url', 'email_merchant', 'email_user', 'ip_allowlist', 'created_at', 'updated_at'],
+    columns: ['id', 'business_id', 'api_key', 'generation', 'notification_email', 'webhook_url', 'email_merchant', 'email_user', 'ip_allowlist', 'secret_holder_user_id', 'created_at', 'updated_at'],
+    extra: scheduledSql('api_token_id', 'value_cidrs'),
   },
   mid: {
     table: 'mids',
@@ -33,6 +41,7 @@ const SHOWN = {
   wallet: {
     table: 'wallets',
     columns: ['id', 'business_id', 'currency', 'is_default', 'disbursement_limit_minor', 'disbursement_daily_limit_minor', 'disbursement_approval_threshold_minor', 'created_at'],
+    extra: scheduledSql('wallet_id', 'value_minor'),
   },
   user: {
     table: 'users',
@@ -71,6 +80,16 @@ const SECRET_FIELDS = new Set([
   'private_pem',
 ]);
 
+/**
+ * A disbursement's record as the log keeps it: the payee's number masked (as the owners' emails show it),
+ * since the log is read by more people than may see a payee's whole account.
+ */
+function maskedPayee(value: unknown): unknown {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
+  const v = value as Record<string, unknown>;
+  return typeof v.account_number === 'string' ? { ...v, account_number: maskedAccountNumber(v.account_number) } : value;
+}
+
 export function withoutSecrets(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(withoutSecrets);
   if (value === null || typeof value !== 'object') return value;
@@ -85,7 +104,7 @@ export type AuditActor = { type: 'operator_key' } | { type: 'anonymous' } | { ty
  * `attempt` says what was tried, never with what: the email given, why it was refused, the client address.
  */
 export interface AccountAttempt {
-  action: 'loginFailed' | 'verifyTotpFailed' | 'startTotpEnrolmentFailed' | 'confirmTotpEnrolmentFailed' | 'changeOwnPasswordFailed' | 'requestPasswordReset' | 'disbursementCodeRefused';
+  action: 'loginFailed' | 'verifyTotpFailed' | 'startTotpEnrolmentFailed' | 'confirmTotpEnrolmentFailed' | 'changeOwnPasswordFailed' | 'requestPasswordReset' | 'disbursementCodeRefused' | 'approvalCodeRefused';
   /** the person tried, when the email is theirs; whoever tried, when signed in */
   user: { id: number; email: string; business_id: number | null } | null;
   /** a session's own person made it (a wrong code while signed in), or nobody signed in */
@@ -188,9 +207,11 @@ export class AuditService {
     return (await this.s.db.result('DELETE FROM audit_log WHERE id IN (SELECT id FROM audit_log WHERE at < $1 ORDER BY at LIMIT $2)', [before, limit])).rowCount;
   }
 
-  async record(e: AuditEntryInput): Promise<void> {
+  /** One entry, in `t` when given (the caller's transaction), else in the open change or the pool. */
+  async record(e: AuditEntryInput, t: Queryable = this.s.db): Promise<void> {
     const user = e.actor.type === 'user' ? e.actor.user : null;
-    await this.s.db.none(
+    const shown = (v: unknown) => JSON.stringify(withoutSecrets(e.targetType === 'disbursement' ? maskedPayee(v) : v));
+    await t.none(
       `INSERT INTO audit_log (at, actor_type, actor_user_id, actor_email, action, business_id, target_type, target_id, before, after, request_id)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
       [
@@ -202,8 +223,8 @@ export class AuditService {
         e.businessId,
         e.targetType,
         e.targetId,
-        e.before === null || e.before === undefined ? null : JSON.stringify(withoutSecrets(e.before)),
-        e.after === null || e.after === undefined ? null : JSON.stringify(withoutSecrets(e.after)),
+        e.before === null || e.before === undefined ? null : shown(e.before),
+        e.after === null || e.after === undefined ? null : shown(e.after),
         e.requestId,
       ],
     );

@@ -207,6 +207,7 @@ function reviveUser(u: UserRow): UserRow {
     disabled_at: date(u.disabled_at),
     last_login_at: date(u.last_login_at),
     created_at: date(u.created_at) as Date,
+    owner_since: date(u.owner_since),
     totp_last_step: u.totp_last_step === null ? null : Number(u.totp_last_step),
   };
 }

@@ -94,22 +94,34 @@ export class TotpService {
 
   /**
    * A fresh second factor for one change that moves money (a disbursement asked for in the dashboard,
-   * where it stands in for the API token's secret): the signed-in person's current code, accepted once as
-   * at sign-in (a step already used is refused), under the same throttle, and a wrong one recorded as
-   * `action` with `what` was asked. Without an authenticator set up: FORBIDDEN. Inside a change that later
-   * fails, the code's step is given back with everything else.
+   * where it stands in for the API token's secret, or an owner's approval of one): the signed-in person's current code, accepted once as
+   * at sign-in (a step already used is refused), under a throttle of its own (ten wrong codes a minute),
+   * apart from the sign-in codes' so that wrong codes here never lock the person out of signing in, and a
+   * wrong one recorded as `action` with `what` was asked. Without a confirmed authenticator (one whose
+   * enrolment was only started does not count): FORBIDDEN. Inside a change that later fails, the code's
+   * step is given back with everything else.
    */
-  async confirmFresh(actor: SessionActor, code: string, action: 'disbursementCodeRefused', what: Record<string, string | null>): Promise<void> {
+  async confirmFresh(actor: SessionActor, code: string, action: 'disbursementCodeRefused' | 'approvalCodeRefused', what: Record<string, string | null>): Promise<void> {
     const { id, email, totp_secret_enc: sealed, totp_enabled_at: enabled } = actor.user;
     if (!enabled || !sealed) {
-      throw new AppError('FORBIDDEN', 'Set up an authenticator app in Account first; a disbursement from the dashboard needs its code');
+      throw new AppError('FORBIDDEN', 'Set up an authenticator app in Account first; money out from the dashboard (a disbursement, an approval) needs its code');
     }
-    await this.checked(actor, action, 'wrong_code', () => this.acceptCode(id, sealed, email, code), what);
+    await this.checked(actor, action, 'wrong_code', () => this.acceptCode(id, sealed, email, code), what, 'money');
   }
 
-  /** A code checked under the person's throttle; a wrong one is recorded in the audit log (the code is not). */
-  private async checked(actor: SessionActor, action: AccountAttempt['action'], reason: string, check: () => Promise<void>, what: Record<string, string | null> = {}): Promise<void> {
-    await this.throttle.attempt([`totp:${actor.user.id}`], async () => {
+  /**
+   * A code checked under the person's throttle (`budget`: the sign-in's, or the one of codes that move
+   * money); a wrong one is recorded in the audit log (the code is not).
+   */
+  private async checked(
+    actor: SessionActor,
+    action: AccountAttempt['action'],
+    reason: string,
+    check: () => Promise<void>,
+    what: Record<string, string | null> = {},
+    budget: 'sign-in' | 'money' = 'sign-in',
+  ): Promise<void> {
+    await this.throttle.attempt([`${budget === 'money' ? 'totp-money' : 'totp'}:${actor.user.id}`], async () => {
       try {
         await check();
       } catch (e) {

@@ -1,5 +1,8 @@
 // Dashboard users (issue 17): accounts with roles, invitations that expire, password resets by email,
-// the first operator account and the sandbox demo merchant user. Emails go through the outbox.
+// the first operator account and the sandbox demo merchant user. Emails go through the outbox. A person
+// who becomes an owner of a business (invited as one, or given the role) is announced to its other owners
+// and to the operator admins, and approves disbursements only once OWNER_APPROVAL_WAIT_HOURS have passed
+// (owner_since; docs/contract/disbursements.md, "Four eyes").
 import { createHash, randomBytes } from 'node:crypto';
 import { chmodSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -14,6 +17,8 @@ import { hashSecret } from '../merchants/access-tokens';
 import type { AuditService } from './audit';
 import type { Base } from '../base';
 import type { Actor } from './sessions';
+import { announceOwner } from './owner-joined';
+import type { Announcing } from './owner-joined';
 import { FailureThrottle } from './throttle';
 import type { NotificationService } from '../notifications/notifications';
 
@@ -32,6 +37,8 @@ export interface UserRow {
   disabled_at: Date | null;
   last_login_at: Date | null;
   created_at: Date;
+  /** when the person became an owner of their business; null for other roles */
+  owner_since: Date | null;
 }
 
 interface InvitationRow {
@@ -53,6 +60,12 @@ export const DEMO_USER_FILE = 'demo-user.json';
 export const DEMO_USER_EMAIL = 'demo-owner@paycollect.local';
 /** Serialises two processes creating the first operator of an empty deployment. */
 const FIRST_OPERATOR_LOCK = 4_242_050;
+/**
+ * Serialises changes to one team's people (a business's, or the operators' as team 0): the check that a
+ * change leaves an active owner (or operator admin) and the change itself are one step, so two people
+ * demoting each other at once cannot both succeed. A lock per team, taken before any user row.
+ */
+const TEAM_LOCK = 4_242_060;
 
 export const tokenHash = (token: string) => createHash('sha256').update(token).digest('hex');
 
@@ -120,10 +133,16 @@ export class UserService {
   }
 
   async insert(t: Tx, u: NewUser): Promise<UserRow> {
+    const now = this.s.now();
     return t.one<UserRow>(
-      `INSERT INTO users (email, name, password_hash, role, business_id, created_at) VALUES ($1, $2, $3, $4, $5, $6) RETURNING *`,
-      [u.email.toLowerCase(), u.name ?? null, await hashSecret(u.password), u.role, u.business_id, this.s.now()],
+      `INSERT INTO users (email, name, password_hash, role, business_id, created_at, owner_since) VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING *`,
+      [u.email.toLowerCase(), u.name ?? null, await hashSecret(u.password), u.role, u.business_id, now, u.role === 'merchant_owner' ? now : null],
     );
+  }
+
+  /** What an owner's announcement needs to know (owner-joined.ts). */
+  private announcing(): Announcing {
+    return { now: this.s.now(), waitHours: this.s.config.ownerApprovalWaitHours, enqueueEmails: (t, c, e) => this.s.notifications.enqueueEmails(t, c, e) };
   }
 
   /** First start: an operator admin with a generated password, printed once and kept in DATA_DIR. */
@@ -169,9 +188,12 @@ export class UserService {
 
   async update(actor: Actor, id: number, patch: { name?: string | null; role?: Role; disabled?: boolean }) {
     const granter = roleOf(actor);
-    return this.s.db.tx(async (t) => {
-      const user = await t.oneOrNone<UserRow>('SELECT * FROM users WHERE id = $1 FOR UPDATE', [id]);
-      if (!user) throw new AppError('NOT_FOUND', 'No user has this id');
+    const updated = await this.s.db.tx(async (t) => {
+      const team = await t.oneOrNone<{ business_id: number | null }>('SELECT business_id FROM users WHERE id = $1', [id]);
+      if (!team) throw new AppError('NOT_FOUND', 'No user has this id');
+      // a user never changes team, so the lock read from the row before it is the row's team's lock
+      await t.one('SELECT pg_advisory_xact_lock($1::int, $2::int)', [TEAM_LOCK, team.business_id ?? 0]);
+      const user = await t.one<UserRow>('SELECT * FROM users WHERE id = $1 FOR UPDATE', [id]);
       if (!canGrant(granter, user.role)) throw new AppError('FORBIDDEN', 'You may not change a user whose role is above yours');
       if (patch.role !== undefined) {
         if (isOperator(patch.role) !== isOperator(user.role)) {
@@ -190,20 +212,28 @@ export class UserService {
         throw new AppError('INVALID_STATE', 'This is the last active owner of the business; make another one first');
       }
       const disabledAt = patch.disabled === undefined ? user.disabled_at : patch.disabled ? (user.disabled_at ?? this.s.now()) : null;
-      const row = await t.one<UserRow>('UPDATE users SET name = $2, role = $3, disabled_at = $4 WHERE id = $1 RETURNING *', [
+      const role = patch.role ?? user.role;
+      const becomesOwner = role === 'merchant_owner' && user.role !== 'merchant_owner';
+      const ownerSince = role !== 'merchant_owner' ? null : becomesOwner ? this.s.now() : user.owner_since;
+      const row = await t.one<UserRow>('UPDATE users SET name = $2, role = $3, disabled_at = $4, owner_since = $5 WHERE id = $1 RETURNING *', [
         id,
         patch.name === undefined ? user.name : patch.name,
-        patch.role ?? user.role,
+        role,
         disabledAt,
+        ownerSince,
       ]);
       if (disabledAt) await t.none('DELETE FROM user_sessions WHERE user_id = $1', [id]);
+      if (becomesOwner) await announceOwner(t, this.announcing(), row, `made an owner by ${actor.type === 'user' ? actor.user.email : 'the operator key'}`);
       return userRecord(row);
     });
+    if (patch.role === 'merchant_owner') this.s.kick('emails');
+    return updated;
   }
 
+  /** Read under the team's lock (update), so a concurrent change to the team has committed or waits. */
   private async anotherActiveOwner(t: Tx, user: UserRow): Promise<boolean> {
     const other = await t.oneOrNone(
-      `SELECT 1 FROM users WHERE business_id = $1 AND role = 'merchant_owner' AND disabled_at IS NULL AND id <> $2 LIMIT 1 FOR UPDATE`,
+      `SELECT 1 FROM users WHERE business_id = $1 AND role = 'merchant_owner' AND disabled_at IS NULL AND id <> $2 LIMIT 1`,
       [user.business_id, user.id],
     );
     return other !== null;
@@ -279,15 +309,19 @@ export class UserService {
   }
 
   async acceptInvitation(token: string, password: string, name: string | null): Promise<UserRow> {
-    return this.s.db.tx(async (t) => {
+    const accepted = await this.s.db.tx(async (t) => {
       const inv = await t.oneOrNone<InvitationRow>('SELECT * FROM invitations WHERE token_hash = $1 FOR UPDATE', [tokenHash(token)]);
       if (!inv || inv.accepted_at || inv.revoked_at || inv.expires_at <= this.s.now()) {
         throw new AppError('INVALID_STATE', 'This invitation is unknown, withdrawn, used or expired; ask for a new one');
       }
       if (await t.oneOrNone('SELECT 1 FROM users WHERE email = $1', [inv.email])) throw new AppError('INVALID_STATE', 'A user already has this email');
       await t.none('UPDATE invitations SET accepted_at = $2 WHERE id = $1', [inv.id, this.s.now()]);
-      return this.insert(t, { email: inv.email, role: inv.role, business_id: inv.business_id, name, password });
+      const user = await this.insert(t, { email: inv.email, role: inv.role, business_id: inv.business_id, name, password });
+      if (user.role === 'merchant_owner') await announceOwner(t, this.announcing(), user, `invited by ${inv.invited_by_email ?? 'the operator key'}`);
+      return user;
     });
+    if (accepted.role === 'merchant_owner') this.s.kick('emails');
+    return accepted;
   }
 
   /** Always the same answer, whether or not the email is a user's (no account discovery). */

@@ -6,7 +6,7 @@ import type { QueryFile } from 'pg-promise';
 import { sqlFile } from '../db';
 import { inOneChange } from '../db/change';
 import type { Db, Tx } from '../db';
-import { isRefundFinal, REFUND_MESSAGES, refundOutcomePlan } from '../domain/refund';
+import { isRefundFinal, REFUND_MESSAGES, refundMovesFrom, refundOutcomePlan } from '../domain/refund';
 import type { RefundFinal, RefundJournal, RefundStatus } from '../domain/refund';
 import { AppError } from '../errors';
 import { refundEmails } from './emails';
@@ -56,7 +56,8 @@ export class RefundStateChanges {
    * move from (a repeat or a late report changes nothing).
    */
   async move(refundId: bigint, m: RefundMove): Promise<RefundRow | null> {
-    const from: RefundStatus[] = m.to === 'PROCESSING' ? ['PENDING'] : ['PENDING', 'PROCESSING'];
+    // the state machine's own answer: PROCESSING only from PENDING (never PROCESSING again), a final state from either
+    const from: RefundStatus[] = refundMovesFrom(m.to);
     const moved = await this.db.tx('refund-move', async (t) => {
       const now = this.p.now();
       const final = isRefundFinal(m.to);

@@ -1,4 +1,4 @@
-// Proves, in Chromium against a real service and database, the Disbursements pages: an owner opens the approval queue (the filter kept in the address), opens one waiting for approval and approves it, and the database
+// Proves, in Chromium against a real service and database, the Disbursements pages: an owner opens the approval queue (the filter kept in the address), opens one waiting for approval, reads who may approve and with what, is refused a wrong code at the field and approves it with a current one, and the database
 import type { Browser } from 'playwright-core';
 import { launchBrowser } from '../helpers/browser';
 import { closeAll, dashboardPage, describeBrowser, download, fieldError, fitsWidth, navTo, PHONE, signIn } from '../helpers/dashboard';
@@ -7,7 +7,7 @@ import { disbursingMerchant } from '../helpers/fixtures';
 import type { MerchantSetup } from '../helpers/fixtures';
 import { startTestService } from '../helpers/service';
 import type { TestService } from '../helpers/service';
-import { createUser, totpCode } from '../helpers/users';
+import { createUser, TOTP_SECRET, totpCode } from '../helpers/users';
 import type { TestUser } from '../helpers/users';
 import { currentCode } from '../../src/people/totp';
 
@@ -45,16 +45,16 @@ beforeAll(async () => {
 }, 180_000);
 afterAll(() => closeAll(browser, svc));
 
-async function opened(user: TestUser, path: string, viewport?: typeof PHONE) {
+async function opened(user: TestUser, path: string, viewport?: typeof PHONE, totp = user.business_id === null) {
   const page = await dashboardPage(browser, svc, path, viewport);
-  await signIn(page, user.email, user.password, user.business_id === null ? totpCode(svc) : undefined);
+  await signIn(page, user.email, user.password, totp ? totpCode(svc) : undefined);
   return page;
 }
 
 describeBrowser('disbursements in the dashboard in Chromium', () => {
-  it('lets an owner approve one from the approval queue, kept in the address', async () => {
-    const owner = await createUser(svc, { role: 'merchant_owner', business_id: shop.businessId });
-    const page = await opened(owner, '/disbursements');
+  it('lets an owner approve one from the approval queue with their authenticator\'s code, kept in the address', async () => {
+    const owner = await createUser(svc, { role: 'merchant_owner', business_id: shop.businessId, totp: true });
+    const page = await opened(owner, '/disbursements', undefined, true);
     await page.getByRole('heading', { name: 'Disbursements', exact: true }).waitFor();
     await page.getByLabel('Status').selectOption('PENDING_APPROVAL');
     await page.getByRole('heading', { name: 'Disbursements waiting for approval' }).waitFor();
@@ -69,7 +69,18 @@ describeBrowser('disbursements in the dashboard in Chromium', () => {
     await page.getByRole('heading', { name: 'Disbursements waiting for approval' }).waitFor();
     await page.getByRole('link', { name: 'PAY-UI-BIG' }).click();
     await page.getByRole('heading', { name: `Disbursement ${waiting}` }).waitFor();
-    await page.getByRole('button', { name: 'Approve' }).click();
+    // the page says who may approve, and with what
+    const approval = page.getByRole('region', { name: 'Approval' });
+    expect(await approval.textContent()).toContain('Four eyes need two people: an owner approves with the code of their authenticator app');
+    // a wrong code is refused at the field, and changes nothing
+    const form = page.getByRole('form', { name: 'Approve' });
+    await form.getByLabel('Authenticator code').fill('000000');
+    await form.getByRole('button', { name: 'Approve' }).click();
+    await form.getByText('The code is wrong or was already used').waitFor();
+    expect((await db().one('SELECT status FROM disbursements WHERE gateway_reference = $1', [waiting])).status).toBe('PENDING_APPROVAL');
+    // the code of the next 30-second step: the one given at sign-in is used
+    await form.getByLabel('Authenticator code').fill(totpCode(svc, TOTP_SECRET, 1));
+    await form.getByRole('button', { name: 'Approve' }).click();
     const payout = page.getByRole('region', { name: 'Payout' });
     await payout.getByText(owner.email).waitFor();
     expect(await db().one('SELECT status, decided_by_user_id FROM disbursements WHERE gateway_reference = $1', [waiting])).toMatchObject({ decided_by_user_id: owner.id });
@@ -80,11 +91,11 @@ describeBrowser('disbursements in the dashboard in Chromium', () => {
     await page.context().close();
   }, 120_000);
 
-  it('shows the owner who asked no buttons on their own, and changes nothing', async () => {
+  it('shows the owner who asked no Approve on their own, only Reject, and changes nothing', async () => {
     const page = await opened(asker, `/disbursements/${asked}`);
-    await page.getByText('You asked for this disbursement: another owner must decide.').waitFor();
+    await page.getByText('You asked for this disbursement: another owner must approve it. You may reject it.').waitFor();
     expect(await page.getByRole('button', { name: 'Approve' }).count()).toBe(0);
-    expect(await page.getByRole('button', { name: 'Reject' }).count()).toBe(0);
+    expect(await page.getByRole('button', { name: 'Reject' }).count()).toBe(1);
     expect((await db().one('SELECT status FROM disbursements WHERE gateway_reference = $1', [asked])).status).toBe('PENDING_APPROVAL');
     await page.context().close();
   }, 120_000);
@@ -118,7 +129,7 @@ describeBrowser('disbursements in the dashboard in Chromium', () => {
     await form.getByLabel('Authenticator code').fill(code);
     await form.getByRole('button', { name: 'Pay out' }).click();
     await page.getByRole('heading', { name: /^Disbursement DB/ }).waitFor();
-    await page.getByText('You asked for this disbursement: another owner must decide.').waitFor();
+    await page.getByText('You asked for this disbursement: another owner must approve it. You may reject it.').waitFor();
     await page.getByRole('region', { name: 'Timeline' }).getByText('Asked for PENDING_APPROVAL').waitFor();
     const row = await db().one('SELECT status, requested_by_user_id, gateway_reference FROM disbursements WHERE merchant_reference = $1', [reference]);
     expect(row).toMatchObject({ status: 'PENDING_APPROVAL', requested_by_user_id: owner.id });
@@ -154,7 +165,7 @@ describeBrowser('disbursements in the dashboard in Chromium', () => {
     await db().none('UPDATE users SET totp_secret_enc = NULL, totp_enabled_at = NULL WHERE id = $1', [owner.id]);
     await payOut();
     const alert = form.getByRole('alert');
-    await alert.getByText('Set up an authenticator app in Account first; a disbursement from the dashboard needs its code.', { exact: true }).waitFor();
+    await alert.getByText('Set up an authenticator app in Account first; money out from the dashboard (a disbursement, an approval) needs its code.', { exact: true }).waitFor();
     expect(await alert.textContent()).not.toContain('administrator');
     await none();
 

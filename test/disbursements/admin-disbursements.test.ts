@@ -6,13 +6,14 @@ import { startReceiver } from '../helpers/notify-fixtures';
 import type { Receiver } from '../helpers/notify-fixtures';
 import { startTestService } from '../helpers/service';
 import type { TestService } from '../helpers/service';
-import { createUser, signedIn } from '../helpers/users';
+import { Clock, createUser, signedIn, totpCode } from '../helpers/users';
 
+const clock = new Clock();
 let svc: TestService;
 let receiver: Receiver;
 beforeAll(async () => {
   receiver = await startReceiver();
-  svc = await startTestService({ env: { SANDBOX_MM_DELAY_MS: '3600000', PROCESSOR_CHECK_SCHEDULE: '100ms,200ms', WEBHOOK_RETRY_SCHEDULE: '0s,100ms' } });
+  svc = await startTestService({ now: clock.now, env: { SANDBOX_MM_DELAY_MS: '3600000', PROCESSOR_CHECK_SCHEDULE: '100ms,200ms', WEBHOOK_RETRY_SCHEDULE: '0s,100ms' } });
 }, 180_000); // a service start is over a minute on a loaded machine
 afterAll(async () => {
   await svc?.close();
@@ -57,10 +58,12 @@ beforeAll(async () => {
   big = await disburse(a, 5000);
   expect((await db().one('SELECT status FROM disbursements WHERE id = $1', [big.id])).status).toBe('PENDING_APPROVAL');
   other = await disburse(b, 700, '256772123503');
-  const owner = await createUser(svc, { role: 'merchant_owner', business_id: a.businessId });
+  const owner = await createUser(svc, { role: 'merchant_owner', business_id: a.businessId, totp: true });
   ownerId = owner.id;
   ownerEmail = owner.email;
-  expect((await (await signedIn(svc, owner)).post(`/v1/admin/disbursements/${big.gateway_reference}/approve`, {})).status).toBe(200);
+  const signed = await signedIn(svc, owner, clock);
+  clock.advance(30_000);
+  expect((await signed.post(`/v1/admin/disbursements/${big.gateway_reference}/approve`, { code: totpCode(svc) })).status).toBe(200);
   await eventually(async () => ((await db().one('SELECT status FROM disbursements WHERE id = $1', [big.id])).status === 'COMPLETED' ? true : undefined), 10_000, 'completed');
   await eventually(async () => ((await db().one('SELECT count(*)::int AS n FROM notifications WHERE disbursement_id = $1 AND delivered_at IS NOT NULL', [big.id])).n === 3 ? true : undefined), 10_000, 'three delivered');
 }, 120_000);

@@ -5,13 +5,14 @@ import { startReceiver } from '../helpers/notify-fixtures';
 import type { Receiver } from '../helpers/notify-fixtures';
 import { startTestService } from '../helpers/service';
 import type { TestService } from '../helpers/service';
-import { createUser, signedIn } from '../helpers/users';
+import { Clock, createUser, signedIn, totpCode } from '../helpers/users';
 
+const clock = new Clock();
 let svc: TestService;
 let receiver: Receiver;
 beforeAll(async () => {
   receiver = await startReceiver();
-  svc = await startTestService({ env: { SANDBOX_MM_DELAY_MS: '3600000', PROCESSOR_CHECK_SCHEDULE: '100ms,200ms', WEBHOOK_RETRY_SCHEDULE: '0s,100ms' } });
+  svc = await startTestService({ now: clock.now, env: { SANDBOX_MM_DELAY_MS: '3600000', PROCESSOR_CHECK_SCHEDULE: '100ms,200ms', WEBHOOK_RETRY_SCHEDULE: '0s,100ms' } });
 }, 180_000); // a service start is over a minute on a loaded machine
 afterAll(async () => {
   await svc?.close();
@@ -40,13 +41,19 @@ const waiting = async (m: MerchantSetup) => {
 };
 const wallet = async (m: MerchantSetup) => (await m.client.get('/v1/data/wallets/UGX/balance')).body.data;
 const statusOf = async (id: string) => (await db().one('SELECT status, decided_by_user_id, send_attempts FROM disbursements WHERE id = $1', [id]));
+/** An owner of `m` with an authenticator, signed in. */
+const owner = async (m: MerchantSetup) => signedIn(svc, await createUser(svc, { role: 'merchant_owner', business_id: m.businessId, totp: true }), clock);
+/** An approval's body: the next 30-second step's code (every code is accepted once). */
+const approval = () => {
+  clock.advance(30_000);
+  return { code: totpCode(svc) };
+};
 const hooksOf = (reference: string) => receiver.received.map((r) => JSON.parse(r.body)).filter((b) => b.gateway_reference === reference).map((b) => [b.sequence, b.transaction_status]);
 
 it('an owner approves: the disbursement is sent and completes, each change notified', async () => {
   const m = await merchant();
   const d = await waiting(m);
-  const owner = await signedIn(svc, await createUser(svc, { role: 'merchant_owner', business_id: m.businessId }));
-  const res = await owner.post(`/v1/admin/disbursements/${d.gateway_reference}/approve`, {});
+  const res = await (await owner(m)).post(`/v1/admin/disbursements/${d.gateway_reference}/approve`, approval());
   expect(res.status).toBe(200);
   expect(res.body.data).toMatchObject({ transaction_status: 'PENDING', pending_reason: 'awaiting_processor' });
   await eventually(async () => ((await statusOf(d.id)).status === 'COMPLETED' ? true : undefined), 10_000, 'completed');
@@ -61,12 +68,12 @@ it('an owner rejects: CANCELLED, amount and fee back; a second decision is INVAL
   const m = await merchant();
   const d = await waiting(m);
   expect(await wallet(m)).toMatchObject({ available_balance: 44990, disbursement_held_balance: 5010 });
-  const owner = await signedIn(svc, await createUser(svc, { role: 'merchant_owner', business_id: m.businessId }));
-  const res = await owner.post(`/v1/admin/disbursements/${d.gateway_reference}/reject`, {});
+  const o = await owner(m);
+  const res = await o.post(`/v1/admin/disbursements/${d.gateway_reference}/reject`, {});
   expect(res.status).toBe(200);
   expect(res.body.data).toMatchObject({ transaction_status: 'CANCELLED', failure_reason: 'Rejected by an owner of the business' });
   expect(await wallet(m)).toMatchObject({ balance: 50000, available_balance: 50000, disbursement_held_balance: 0 });
-  const again = await owner.post(`/v1/admin/disbursements/${d.gateway_reference}/approve`, {});
+  const again = await o.post(`/v1/admin/disbursements/${d.gateway_reference}/approve`, approval());
   expect(again.status).toBe(400);
   expect(again.body.code).toBe('INVALID_STATE');
   expect(await statusOf(d.id)).toMatchObject({ status: 'CANCELLED', send_attempts: 0 });
@@ -77,11 +84,11 @@ it('refuses a developer, another business\'s owner and the operator, changing no
   const m = await merchant();
   const d = await waiting(m);
   const developer = await signedIn(svc, await createUser(svc, { role: 'merchant_developer', business_id: m.businessId }));
-  expect((await developer.post(`/v1/admin/disbursements/${d.gateway_reference}/approve`, {})).body.code).toBe('FORBIDDEN');
+  expect((await developer.post(`/v1/admin/disbursements/${d.gateway_reference}/approve`, approval())).body.code).toBe('FORBIDDEN');
   const other = await merchant();
   const stranger = await signedIn(svc, await createUser(svc, { role: 'merchant_owner', business_id: other.businessId }));
-  expect((await stranger.post(`/v1/admin/disbursements/${d.gateway_reference}/approve`, {})).status).toBe(404);
-  const operator = await svc.admin.post(`/v1/admin/disbursements/${d.gateway_reference}/approve`, {});
+  expect((await stranger.post(`/v1/admin/disbursements/${d.gateway_reference}/approve`, approval())).status).toBe(404);
+  const operator = await svc.admin.post(`/v1/admin/disbursements/${d.gateway_reference}/approve`, approval());
   expect(operator.status).toBe(403);
   expect(operator.body.code).toBe('FORBIDDEN');
   expect(await statusOf(d.id)).toEqual({ status: 'PENDING_APPROVAL', decided_by_user_id: null, send_attempts: 0 });
@@ -90,9 +97,9 @@ it('refuses a developer, another business\'s owner and the operator, changing no
 it('refuses the person who asked for it', async () => {
   const m = await merchant();
   const d = await waiting(m);
-  const owner = await createUser(svc, { role: 'merchant_owner', business_id: m.businessId });
-  await db().none('UPDATE disbursements SET requested_by_user_id = $2 WHERE id = $1', [d.id, owner.id]);
-  const res = await (await signedIn(svc, owner)).post(`/v1/admin/disbursements/${d.gateway_reference}/approve`, {});
+  const asker = await createUser(svc, { role: 'merchant_owner', business_id: m.businessId, totp: true });
+  await db().none('UPDATE disbursements SET requested_by_user_id = $2 WHERE id = $1', [d.id, asker.id]);
+  const res = await (await signedIn(svc, asker, clock)).post(`/v1/admin/disbursements/${d.gateway_reference}/approve`, approval());
   expect(res.status).toBe(403);
   expect(res.body.message).toBe('Another owner must decide on a disbursement you asked for');
   expect((await statusOf(d.id)).status).toBe('PENDING_APPROVAL');

@@ -97,16 +97,16 @@ it('an owner with a current code pays out through the same path as the API: held
 it('above the threshold it waits, and asks the other owners (not the one who asked) by e-mail: the owner who asked may not approve it, another owner may', async () => {
   const m = await merchant(1000_00);
   const asker = await owner(m);
-  const otherOwner = await createUser(svc, { role: 'merchant_owner', business_id: m.businessId });
+  const otherOwner = await createUser(svc, { role: 'merchant_owner', business_id: m.businessId, totp: true });
   const res = await disburse(asker.client, { amount: 5000 });
   expect(res.body.data).toMatchObject({ transaction_status: 'PENDING_APPROVAL', requested_by: { user_id: asker.id } });
   const reference = res.body.data.gateway_reference as string;
   const asked = await db().any("SELECT recipient FROM emails WHERE kind = 'disbursement_approval' AND text_body LIKE '%' || $1 || '%'", [reference]);
   expect(asked.map((e: { recipient: string }) => e.recipient)).toEqual([otherOwner.email]);
-  const own = await asker.client.post(`/v1/admin/disbursements/${reference}/approve`, {});
+  const own = await asker.client.post(`/v1/admin/disbursements/${reference}/approve`, { code: freshCode() });
   expect([own.status, own.body.message]).toEqual([403, 'Another owner must decide on a disbursement you asked for']);
-  const other = await signedIn(svc, otherOwner);
-  const approved = await other.post(`/v1/admin/disbursements/${reference}/approve`, {});
+  const other = await signedIn(svc, otherOwner, clock);
+  const approved = await other.post(`/v1/admin/disbursements/${reference}/approve`, { code: freshCode() });
   expect(approved.status).toBe(200);
   expect(approved.body.data.transaction_status).toBe('PENDING');
   const row = () => db().one('SELECT status FROM disbursements WHERE gateway_reference = $1', [reference]);

@@ -127,7 +127,7 @@ it('tells the owners when a paid one is reversed, once, and nothing when it comp
 it('sends nothing when an owner rejects one (CANCELLED), beyond the approval request', async () => {
   const d = await disburse(shop, { amount: 60000 });
   await mailsOf('disbursement_approval', d.merchant_reference, 2);
-  expect(await svc.services.disbursements.decide(d.gateway_reference, { businessId: shop.businessId, userId: owners[0].id, approve: false })).toMatchObject({ status: 'CANCELLED' });
+  expect(await svc.services.disbursements.decide(d.gateway_reference, { businessId: shop.businessId, userId: owners[0].id, approve: false, ownerSince: null, confirmCode: async () => undefined })).toMatchObject({ status: 'CANCELLED' });
   expect(await outboxOf(d.gateway_reference)).toBe(2);
 });
 

@@ -1,6 +1,7 @@
-// Proves the disbursement settings through the operator API: the operator sets a business's fee and freeze (updateBusiness) and a wallet's limits (updateWallet), an owner its approval threshold; each shows on its record, is audited, and rules the next disbursement (fee charged, DISBURSEMENTS_FROZEN, LIMIT_EXCEEDED, PENDING_APPROVAL). An owner sending a limit, a developer, bad amounts and an unknown wallet are refused and change nothing.
-import { mobileMoney, ref, setupMerchant } from '../helpers/fixtures';
+// Proves the disbursement settings through the operator API: the operator sets a business's fee and freeze (updateBusiness) and a wallet's limits (updateWallet), an owner its approval threshold; each shows on its record, is audited, and rules the next disbursement (fee charged, DISBURSEMENTS_FROZEN, LIMIT_EXCEEDED, PENDING_APPROVAL), the daily limit counting one UTC day without the payouts reversed; removing a limit waits for its notice (test/disbursements/four-eyes.test.ts proves the notice whole). An owner sending a limit, a developer, bad amounts and an unknown wallet are refused and change nothing.
+import { eventually, mobileMoney, ref, setupMerchant } from '../helpers/fixtures';
 import type { MerchantSetup } from '../helpers/fixtures';
+import { noticeOver } from '../helpers/merchants';
 import { startTestService } from '../helpers/service';
 import type { TestService } from '../helpers/service';
 import { createUser, signedIn } from '../helpers/users';
@@ -51,7 +52,7 @@ it('the operator sets the fee and freezes: frozen refuses, unfrozen charges the 
   expect(paid.body.data.fee).toBe(25); // 1.5% of 1,000 plus 10
 });
 
-it('the operator sets a wallet\'s limits: above one is LIMIT_EXCEEDED; null removes it', async () => {
+it('the operator sets a wallet\'s limits: above one is LIMIT_EXCEEDED; null removes it after its notice', async () => {
   const m = await merchant();
   const set = await svc.admin.patch(`/v1/admin/businesses/${m.businessId}/wallets/UGX`, { disbursement_limit: 2000, disbursement_daily_limit: 3000.5 });
   expect(set.status).toBe(200);
@@ -62,7 +63,30 @@ it('the operator sets a wallet\'s limits: above one is LIMIT_EXCEEDED; null remo
   expect((await disburse(m, 2500)).body.code).toBe('LIMIT_EXCEEDED');
   expect((await disburse(m, 2000)).status).toBe(200);
   expect((await disburse(m, 1500)).body.code).toBe('LIMIT_EXCEEDED'); // the day's 3,000.50
-  expect((await svc.admin.patch(`/v1/admin/businesses/${m.businessId}/wallets/UGX`, { disbursement_daily_limit: null })).body.data.disbursement_daily_limit).toBeNull();
+  const removed = await svc.admin.patch(`/v1/admin/businesses/${m.businessId}/wallets/UGX`, { disbursement_daily_limit: null });
+  expect(removed.body.data).toMatchObject({ disbursement_daily_limit: 3000.5, scheduled_changes: [{ field: 'disbursement_daily_limit', value: null }] });
+  expect((await disburse(m, 1500)).body.code).toBe('LIMIT_EXCEEDED');
+  await noticeOver(svc);
+  expect(await walletRow(m)).toEqual({ per: '200000', daily: null, threshold: null });
+  expect((await disburse(m, 1500)).status).toBe(200);
+});
+
+it('the daily limit counts one UTC day, not the last 24 hours, and a payout reversed leaves it', async () => {
+  const m = await merchant();
+  await db().none('UPDATE wallets SET disbursement_daily_limit_minor = 300000 WHERE business_id = $1', [m.businessId]);
+  const id = (await disburse(m, 2000)).body.data.id as string;
+  expect((await disburse(m, 1500)).body.code).toBe('LIMIT_EXCEEDED');
+  // the same payout made yesterday, one minute before midnight UTC: today's total is empty
+  const midnight = new Date(Math.floor(Date.now() / 86_400_000) * 86_400_000);
+  await db().none('UPDATE disbursements SET created_at = $2 WHERE id = $1', [id, new Date(midnight.getTime() - 60_000)]);
+  const today = await disburse(m, 1500);
+  expect(today.status).toBe(200);
+  await db().none('UPDATE disbursements SET created_at = $2 WHERE id = $1', [id, midnight]);
+  expect((await disburse(m, 1500)).body.code).toBe('LIMIT_EXCEEDED'); // 2,000 + 1,500 today
+  // paid, then reversed, as the processor's word moves it (through the one move): it no longer counts
+  await eventually(async () => ((await db().one('SELECT status FROM disbursements WHERE id = $1', [id])).status === 'PROCESSING' ? true : undefined), 10_000, 'sent');
+  expect((await svc.services.disbursements.move(BigInt(id), { to: 'COMPLETED' }))?.status).toBe('COMPLETED');
+  expect((await svc.services.disbursements.move(BigInt(id), { to: 'REVERSED', failureReason: 'Reversed by the processor' }))?.status).toBe('REVERSED');
   expect((await disburse(m, 1500)).status).toBe(200);
 });
 

@@ -1,6 +1,6 @@
-// Proves the IP allowlist setting of an API token (updateApiToken's and createApiToken's ip_allowlist): an owner sets it, the record shows it, the change is audited, and disbursements then come only from its addresses (403 IP_NOT_ALLOWED from elsewhere); null removes it; a developer is FORBIDDEN and a bad block is a VALIDATION_ERROR at its entry, each changing nothing.
+// Proves the IP allowlist setting of an API token (updateApiToken's and createApiToken's ip_allowlist): an owner sets it, the record shows it, the change is audited, and disbursements then come only from its addresses (403 IP_NOT_ALLOWED from elsewhere); a wider list, and null (no list: anywhere, in the sandbox), take effect after their notice; a developer is FORBIDDEN and a bad block is a VALIDATION_ERROR at its entry, each changing nothing.
 import { mobileMoney, ref, setupMerchant } from '../helpers/fixtures';
-import { tokenBody } from '../helpers/merchants';
+import { noticeOver, tokenBody } from '../helpers/merchants';
 import type { MerchantSetup } from '../helpers/fixtures';
 import { startTestService } from '../helpers/service';
 import type { TestService } from '../helpers/service';
@@ -39,10 +39,16 @@ it('an owner sets it: shown, audited, and disbursements come only from its addre
   const refused = await disburse();
   expect(refused.status).toBe(403);
   expect(refused.body.code).toBe('IP_NOT_ALLOWED');
-  expect((await owner.patch(`/v1/admin/api-tokens/${m.apiTokenId}`, { ip_allowlist: ['127.0.0.1', '::1'] })).status).toBe(200);
+  // the loopback addresses widen the list: in force only after the notice
+  const wider = await owner.patch(`/v1/admin/api-tokens/${m.apiTokenId}`, { ip_allowlist: ['127.0.0.1', '::1'] });
+  expect(wider.body.data).toMatchObject({ ip_allowlist: ['203.0.113.0/24', '2001:db8::/32'], scheduled_changes: [{ field: 'ip_allowlist', value: ['127.0.0.1/32', '::1/128'] }] });
+  expect((await disburse()).status).toBe(403);
+  await noticeOver(svc);
+  expect(await stored()).toEqual(['127.0.0.1/32', '::1/128']);
   expect((await disburse()).status).toBe(200);
   const removed = await owner.patch(`/v1/admin/api-tokens/${m.apiTokenId}`, { ip_allowlist: null });
-  expect(removed.body.data.ip_allowlist).toBeNull();
+  expect(removed.body.data).toMatchObject({ ip_allowlist: ['127.0.0.1/32', '::1/128'], scheduled_changes: [{ field: 'ip_allowlist', value: null }] });
+  await noticeOver(svc);
   expect(await stored()).toBeNull();
 });
 

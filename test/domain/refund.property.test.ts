@@ -5,6 +5,7 @@ import type { PostingDraft } from '../../src/domain/ledger';
 import {
   availableCovers,
   canRefundMove,
+  refundMovesFrom,
   countsAgainstPaid,
   isRefundFinal,
   refundAmounts,
@@ -237,6 +238,12 @@ test('the state machine: PENDING moves anywhere else, PROCESSING only to a final
     'PENDING->PROCESSING', 'PENDING->COMPLETED', 'PENDING->FAILED', 'PENDING->CANCELLED',
     'PROCESSING->COMPLETED', 'PROCESSING->FAILED', 'PROCESSING->CANCELLED',
   ]);
+});
+
+test('the one guard of a refund\'s move: PROCESSING only from PENDING (never PROCESSING again), a final state from PENDING or PROCESSING, PENDING from nowhere', () => {
+  expect(refundMovesFrom('PROCESSING')).toEqual(['PENDING']);
+  for (const to of ['COMPLETED', 'FAILED', 'CANCELLED'] as const) expect(refundMovesFrom(to)).toEqual(['PENDING', 'PROCESSING']);
+  expect(refundMovesFrom('PENDING')).toEqual([]);
 });
 
 test('bad refund amounts are refused with the reason', () => {

@@ -106,3 +106,12 @@ export function decodeJwt(jwt: string): { header: Record<string, unknown>; paylo
   const part = (s: string) => JSON.parse(Buffer.from(s, 'base64url').toString('utf8'));
   return { header: part(h), payload: part(p) };
 }
+
+/**
+ * The notice of every loosened guard of money out that waits, over (its effective time moved to the past in
+ * the database), and the guard-changes worker's run that then applies them, called so a test need not wait.
+ */
+export async function noticeOver(svc: TestService): Promise<void> {
+  await svc.services.db.none("UPDATE guard_changes SET effective_at = now() - interval '1 second' WHERE applied_at IS NULL AND withdrawn_at IS NULL");
+  await svc.services.guards.applyDue();
+}

@@ -37,7 +37,11 @@ function requirement(available: () => boolean, missing: string): Requirement {
 /** Debian's packages for the high-availability recipe (deploy/ha): Patroni, etcd, HAProxy and PostgreSQL 15. */
 export const HA_BINARIES = ['/usr/bin/patroni', '/usr/bin/etcd', '/usr/sbin/haproxy', '/usr/lib/postgresql/15/bin/postgres'];
 
+/** Debian's HAProxy, the reverse proxy of the trust-proxy test (apt-get install -y haproxy). */
+export const HAPROXY = '/usr/sbin/haproxy';
+
 let realServer: Requirement | null = null;
+let haproxy: Requirement | null = null;
 let haTools: Requirement | null = null;
 let chromium: Requirement | null = null;
 
@@ -63,4 +67,10 @@ export function needsHaTools(): Requirement {
 export function needsTool(name: string, pkg: string): Requirement {
   const onPath = () => (process.env.PATH ?? '').split(':').some((dir) => existsSync(path.join(dir, name)));
   return requirement(onPath, `${name} not installed (apt-get install -y ${pkg})`);
+}
+
+/** HAProxy alone (test/http/trust-proxy.test.ts puts it in front of the service). */
+export function needsHaproxy(): Requirement {
+  haproxy ??= requirement(() => existsSync(HAPROXY), `no HAProxy at ${HAPROXY} (apt-get install -y haproxy)`);
+  return haproxy;
 }

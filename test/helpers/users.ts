@@ -26,18 +26,24 @@ export interface TestUser {
   business_id: number | null;
 }
 
+/**
+ * A user made in the database. An owner counts as one for 30 days already (past any waiting period before
+ * approving), unless `fresh`: then they became one at the service's current time, as a person just invited.
+ */
 export async function createUser(
   svc: TestService,
-  o: { role: Role; business_id?: number | null; email?: string; password?: string; totp?: boolean },
+  o: { role: Role; business_id?: number | null; email?: string; password?: string; totp?: boolean; fresh?: boolean },
 ): Promise<TestUser> {
   seq += 1;
   const email = o.email ?? `${o.role.replace('_', '.')}.${seq}@people.example`;
   const password = o.password ?? PASSWORD;
   // argon2id is slow on purpose: the common test password is hashed once per file
   passwordHash ??= hashSecret(PASSWORD);
+  const now = svc.services.now();
+  const ownerSince = o.role !== 'merchant_owner' ? null : o.fresh ? now : new Date(now.getTime() - 30 * 86_400_000);
   const row = await svc.services.db.one<{ id: number }>(
-    'INSERT INTO users (email, password_hash, role, business_id) VALUES ($1, $2, $3, $4) RETURNING id',
-    [email.toLowerCase(), password === PASSWORD ? await passwordHash : await hashSecret(password), o.role, o.business_id ?? null],
+    'INSERT INTO users (email, password_hash, role, business_id, created_at, owner_since) VALUES ($1, $2, $3, $4, $5, $6) RETURNING id',
+    [email.toLowerCase(), password === PASSWORD ? await passwordHash : await hashSecret(password), o.role, o.business_id ?? null, ownerSince ?? now, ownerSince],
   );
   if (o.totp) {
     await svc.services.db.none('UPDATE users SET totp_secret_enc = $2, totp_enabled_at = now() WHERE id = $1', [

@@ -47,6 +47,7 @@ describe('createApiToken', () => {
       email_merchant: true,
       email_user: false,
       ip_allowlist: null,
+      scheduled_changes: [],
       created_at: expect.any(String),
       updated_at: expect.any(String),
     });

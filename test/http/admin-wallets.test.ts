@@ -19,7 +19,7 @@ describe('createWallet', () => {
     expect(res.body.message).toBe('Wallet created');
     expect(res.body.data).toEqual({
       id: expect.any(Number), business_id: b.id, currency: 'USD', is_default: false,
-      disbursement_limit: null, disbursement_daily_limit: null, disbursement_approval_threshold: null, created_at: expect.any(String),
+      disbursement_limit: null, disbursement_daily_limit: null, disbursement_approval_threshold: null, scheduled_changes: [], created_at: expect.any(String),
     });
     const business = expectOk(await svc.admin.get(`/v1/admin/businesses/${b.id}`));
     expect(business).toMatchObject({ default_currency: 'UGX', wallets: ['UGX', 'USD'] });

@@ -1,4 +1,4 @@
-// Proves POST /v1/auth/token and the JWT security handler: claims, lifetime bounds, expiry, forged and foreign tokens, the live verification gate, rate limits and business isolation.
+// Proves POST /v1/auth/token and the JWT security handler: claims, lifetime bounds, expiry (the one refusal that says so, in WWW-Authenticate), forged and foreign tokens, a missing or wrong Secret-Key (the same 401), the live verification gate, rate limits and business isolation.
 import { randomUUID } from 'node:crypto';
 import { SignJWT } from 'jose';
 import { accessToken, createBusiness, decodeJwt, errorFields, expectOk, issueToken, requestToken, tokenFrom } from '../helpers/merchants';
@@ -78,15 +78,20 @@ describe('createAccessToken', () => {
     expect(errorFields(await requestToken(svc, m.api_key, m.api_secret, extra))).toEqual(fields);
   });
 
-  it('refuses a missing Secret-Key or api_key with 400 naming it', async () => {
+  it('refuses a missing api_key with 400 naming it', async () => {
     const m = await merchant();
-    expect(errorFields(await svc.anon.post('/v1/auth/token', { api_key: m.api_key }))).toEqual(['secret-key']);
     expect(errorFields(await svc.anon.post('/v1/auth/token', {}, { headers: { 'secret-key': m.api_secret } }))).toEqual(['api_key']);
   });
 
-  it('refuses an unknown api_key, a wrong secret and another token secret with 401', async () => {
+  it('refuses an unknown api_key, a missing, empty or wrong secret and another token secret with the same 401', async () => {
     const m = await merchant();
     const other = await merchant();
+    for (const headers of [{}, { 'secret-key': '' }] as Record<string, string>[]) {
+      const res = await svc.anon.post('/v1/auth/token', { api_key: m.api_key }, { headers });
+      expect(res.status).toBe(401);
+      expect(res.body).toEqual({ code: 'UNAUTHORIZED', status: 'error', message: 'The api_key or the Secret-Key is wrong', data: null });
+      expect(res.headers.get('www-authenticate')).toBeNull();
+    }
     for (const [apiKey, secret] of [
       ['pk_sandbox_doesnotexist000000000000', m.api_secret],
       [m.api_key, m.api_secret + 'x'],
@@ -118,9 +123,14 @@ describe('the JWT security handler', () => {
     nowMs += 59_000;
     expect((await balances(svc, token)).status).toBe(200);
     nowMs += 1_000;
-    expect((await balances(svc, token)).status).toBe(401);
-    nowMs += 3_600_000;
-    expect((await balances(svc, token)).status).toBe(401);
+    // the one refusal a new token cures says so (RFC 6750's challenge), checked and cached alike
+    for (const later of [0, 3_600_000]) {
+      nowMs += later;
+      const res = await balances(svc, token);
+      expect(res.status).toBe(401);
+      expect(res.body.message).toBe('The access token expired; request a new one');
+      expect(res.headers.get('www-authenticate')).toBe('JWT error="invalid_token", error_description="The access token expired"');
+    }
   });
 
   it('refuses forged tokens: alg none, another key, another algorithm, missing claims, unknown subject, old generation', async () => {
@@ -152,6 +162,8 @@ describe('the JWT security handler', () => {
     for (const [i, jwt] of forged.entries()) {
       const res = await balances(svc, `JWT ${jwt}`);
       if (res.status !== 401) throw new Error(`forged token #${i} was accepted: ${res.status}`);
+      // never told apart from any other refusal: only an authentic token is said to have expired
+      if (res.headers.get('www-authenticate') !== null) throw new Error(`forged token #${i} was answered with a challenge`);
     }
   });
 });

@@ -1,7 +1,9 @@
 // Proves the SDK (sdk/) carries a merchant through the whole flow against the real service: token handling
-// (renewal before expiry, one retry on 401), request-to-pay for each method, reading, iterating a list,
+// (renewal before expiry, one retry when the API says the token expired and none on any other 401), request-to-pay for each method, reading, iterating a list,
 // balances, typed errors, a card encrypted by the SDK and a webhook verified by the SDK's verifier.
+import { SignJWT } from 'jose';
 import { createPayCollect, PayCollectError, unwrap, verifyWebhook, WebhookVerificationError } from '../../sdk/src';
+import { keyId } from '../../src/merchants/access-tokens';
 import type { PayCollect } from '../../sdk/src';
 import { eventually, ref, setupMerchant } from '../helpers/fixtures';
 import type { MerchantSetup } from '../helpers/fixtures';
@@ -146,7 +148,32 @@ describe('token handling', () => {
     expect(log).toHaveLength(5);
   });
 
-  it('fetches a new token and retries once when the API refuses the one it holds', async () => {
+  /** An access token of the merchant's API token, signed as the service signs, that expired a minute ago. */
+  async function expiredToken() {
+    const { generation } = await svc.database.db.one<{ generation: number }>('SELECT generation FROM api_tokens WHERE id = $1', [m.apiTokenId]);
+    const exp = Math.floor(Date.now() / 1000) - 60;
+    const jwt = await new SignJWT({ gen: generation })
+      .setProtectedHeader({ alg: 'HS256', typ: 'JWT', kid: keyId(svc.config.jwtSecret) })
+      .setSubject(String(m.apiTokenId)).setAudience('sandbox').setIssuer('paycollect').setJti('expired-in-test').setIssuedAt(exp - 900).setExpirationTime(exp)
+      .sign(new TextEncoder().encode(svc.config.jwtSecret));
+    return { token: `JWT ${jwt}`, expires: exp };
+  }
+
+  it('fetches a new token and retries once when the API says the one it holds expired', async () => {
+    const expired = await expiredToken();
+    const refused = await fetch(`${svc.url}/v1/data/wallets/balances`, { headers: { authorization: expired.token, accept: 'application/json' } });
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get('www-authenticate')).toBe('JWT error="invalid_token", error_description="The access token expired"');
+    const log: Exchange[] = [];
+    // the SDK's clock runs two minutes behind, so it believes the token good and sends it
+    const p = createPayCollect({ baseUrl: svc.url, apiKey: m.apiKey, apiSecret: m.apiSecret, token: { ...expired, expires: expired.expires + 3600 }, fetch: recordingFetch(log) });
+    const balances = await unwrap(p.api.GET('/v1/data/wallets/balances'));
+    expect(balances.data).toEqual(flow.balances);
+    expect(log.map((e) => `${e.status} ${new URL(e.url).pathname}`)).toEqual(['401 /v1/data/wallets/balances', '200 /v1/auth/token', '200 /v1/data/wallets/balances']);
+    expect((await p.accessToken()).token).not.toBe(expired.token);
+  });
+
+  it('answers any other 401 as it is: a revoked token is not renewed, and neither is a call whose Secret-Key was refused', async () => {
     const spare = await svc.admin.post(`/v1/admin/businesses/${m.businessId}/api-tokens`, {
       notification_email: 'spare@example.org', webhook_url: receiver.url, webhook_hash: 'whsec-spare-0123456789', email_merchant: false, email_user: false,
     });
@@ -154,10 +181,14 @@ describe('token handling', () => {
     expect((await svc.admin.delete(`/v1/admin/api-tokens/${spare.body.data.id}`)).status).toBe(200);
     const log: Exchange[] = [];
     const p = createPayCollect({ baseUrl: svc.url, apiKey: m.apiKey, apiSecret: m.apiSecret, token: dead.body.data, fetch: recordingFetch(log) });
-    const balances = await unwrap(p.api.GET('/v1/data/wallets/balances'));
-    expect(balances.data).toEqual(flow.balances);
-    expect(log.map((e) => `${e.status} ${new URL(e.url).pathname}`)).toEqual(['401 /v1/data/wallets/balances', '200 /v1/auth/token', '200 /v1/data/wallets/balances']);
-    expect((await p.accessToken()).token).not.toBe(dead.body.data.token);
+    await expect(unwrap(p.api.GET('/v1/data/wallets/balances'))).rejects.toMatchObject({ code: 'UNAUTHORIZED', status: 401 });
+    expect(log.map((e) => `${e.status} ${new URL(e.url).pathname}`)).toEqual(['401 /v1/data/wallets/balances']);
+    // a good access token with a Secret-Key the disbursement call refuses: no token is asked for again
+    const good = (await svc.anon.post('/v1/auth/token', { api_key: m.apiKey }, { headers: { 'secret-key': m.apiSecret } })).body.data;
+    const wrongSecret: Exchange[] = [];
+    const q = createPayCollect({ baseUrl: svc.url, apiKey: m.apiKey, apiSecret: m.apiSecret + 'x', token: good, fetch: recordingFetch(wrongSecret) });
+    await expect(unwrap(q.listDisbursements())).rejects.toMatchObject({ code: 'UNAUTHORIZED', status: 401 });
+    expect(wrongSecret.map((e) => `${e.status} ${new URL(e.url).pathname}`)).toEqual(['401 /v1/disbursements']);
   });
 
   it('gives up after one retry when the credentials themselves are refused', async () => {

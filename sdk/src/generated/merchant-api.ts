@@ -1907,10 +1907,11 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description `UNAUTHORIZED`: the credentials are missing, malformed, expired or revoked. Obtain new credentials; repeating the request as is will not help. */
+        /** @description `UNAUTHORIZED`: the credentials are missing, malformed, expired or revoked. Obtain new credentials; repeating the request as is will not help. An expired access token is the one refusal that says so (`WWW-Authenticate`): a new access token cures it. */
         Unauthorized: {
             headers: {
                 "X-Request-Id": components["headers"]["XRequestId"];
+                "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                 [name: string]: unknown;
             };
             content: {
@@ -1972,7 +1973,7 @@ export interface components {
     };
     parameters: {
         /**
-         * @description The API token's secret (`api_secret`), shown once when the token was generated or regenerated.
+         * @description The API token's secret (`api_secret`), shown once when the token was generated or regenerated. Missing, empty or wrong, the answer is `UNAUTHORIZED` (401), the same answer as for an unknown `api_key`. (Declared optional so that a missing secret is answered as a credential problem, 401, rather than as malformed input, 400.)
          * @example sk_sandbox_Vb3Qm9Xk2Lr7Tz5Nw8Pc4Hd6Jf1Gs0Ye
          */
         SecretKey: string & components["schemas"]["Text"];
@@ -2110,6 +2111,11 @@ export interface components {
          */
         XRequestId: string;
         /**
+         * @description Sent only when the access token was refused because it expired (an authentic token past its `expires`): `JWT error="invalid_token", error_description="The access token expired"`, as RFC 6750 challenges a refused bearer token. Request a new access token and repeat the call. Every other 401 comes without it (a wrong or missing `Secret-Key`, a revoked, forged or malformed token): a new access token will not help, so do not repeat the call.
+         * @example JWT error="invalid_token", error_description="The access token expired"
+         */
+        WwwAuthenticate: string;
+        /**
          * @description Seconds to wait before sending another request.
          * @example 1
          */
@@ -2147,12 +2153,12 @@ export interface operations {
     createAccessToken: {
         parameters: {
             query?: never;
-            header: {
+            header?: {
                 /**
-                 * @description The API token's secret (`api_secret`), shown once when the token was generated or regenerated.
+                 * @description The API token's secret (`api_secret`), shown once when the token was generated or regenerated. Missing, empty or wrong, the answer is `UNAUTHORIZED` (401), the same answer as for an unknown `api_key`. (Declared optional so that a missing secret is answered as a credential problem, 401, rather than as malformed input, 400.)
                  * @example sk_sandbox_Vb3Qm9Xk2Lr7Tz5Nw8Pc4Hd6Jf1Gs0Ye
                  */
-                "Secret-Key": components["parameters"]["SecretKey"];
+                "Secret-Key"?: components["parameters"]["SecretKey"];
             };
             path?: never;
             cookie?: never;
@@ -2173,9 +2179,9 @@ export interface operations {
                     "application/json": components["schemas"]["AccessTokenResponse"];
                 };
             };
-            /** @description `VALIDATION_ERROR` (missing `Secret-Key`, missing or over-long `api_key`, `expires_in` outside 60..86400, unknown field), `INVALID_JSON` or `UNSUPPORTED_MEDIA_TYPE`. */
+            /** @description `VALIDATION_ERROR` (missing or over-long `api_key`, `expires_in` outside 60..86400, unknown field), `INVALID_JSON` or `UNSUPPORTED_MEDIA_TYPE`. */
             400: components["responses"]["BadRequest"];
-            /** @description `UNAUTHORIZED`: unknown `api_key`, wrong `Secret-Key`, a regenerated or deleted API token, or (live) a business whose go-live verification is not recorded. */
+            /** @description `UNAUTHORIZED`: unknown `api_key`, a missing, empty or wrong `Secret-Key` (one answer for all), a regenerated or deleted API token, or (live) a business whose go-live verification is not recorded. */
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];

@@ -1,6 +1,7 @@
 // Operator API: business accounts, wallets, MIDs, API tokens, market rates, go-live verification.
 import { AppError } from '../../errors';
 import { callerName, merchantUser } from '../context';
+import type { Requester } from '../../merchants/guard-changes';
 import type { RequestContext } from '../context';
 import { ok } from '../envelope';
 import { pagedReply } from '../paging';
@@ -13,6 +14,18 @@ function refuseDeveloperAllowlist(body: { ip_allowlist?: unknown }, ctx: Request
   if (body.ip_allowlist !== undefined && ctx.actor?.type === 'user' && ctx.actor.user.role === 'merchant_developer') {
     throw new AppError('FORBIDDEN', 'Only an owner of the business sets an API token\'s IP allowlist');
   }
+}
+
+/** Who asks for a change of a guard of money out, as its scheduled change and the owners' email name them. */
+function requesterOf(ctx: RequestContext): Requester {
+  return ctx.actor?.type === 'user' ? { userId: ctx.actor.user.id, name: ctx.actor.user.email } : { userId: null, name: callerName(ctx) };
+}
+
+/** The answer's message: what applied, and when a loosening that waits takes effect. */
+function scheduledMessage(what: string, scheduled: { field: string; effective_at: string }[], fields: string[]): string {
+  const waiting = scheduled.filter((c) => fields.includes(c.field));
+  if (waiting.length === 0) return `${what} updated`;
+  return `${what} updated; ${waiting.map((c) => `${c.field.replaceAll('_', ' ')} takes effect at ${c.effective_at}`).join(', ')} (a loosened guard of money out waits for its notice, every owner told)`;
 }
 
 export const merchant = {};
@@ -44,7 +57,7 @@ export const admin = typedHandlers({
 
   createApiToken: async ({ path, body }, ctx) => {
     refuseDeveloperAllowlist(body, ctx);
-    return ok(await ctx.services.apiTokens.createApiToken(Number(path.business_id), body), `API token created; ${SECRET_SHOWN_ONCE}`);
+    return ok(await ctx.services.apiTokens.createApiToken(Number(path.business_id), body, requesterOf(ctx)), `API token created; ${SECRET_SHOWN_ONCE}`);
   },
 
   listApiTokens: ({ path, query }, ctx) =>
@@ -55,15 +68,18 @@ export const admin = typedHandlers({
     if (merchantUser(ctx) && (body.disbursement_limit !== undefined || body.disbursement_daily_limit !== undefined)) {
       throw new AppError('FORBIDDEN', 'Only the operator sets disbursement limits; an owner sets the approval threshold');
     }
-    return ok(await ctx.services.businesses.updateWallet(Number(path.business_id), path.currency, body), 'Wallet updated');
+    const { wallet, scheduled } = await ctx.services.businesses.updateWallet(Number(path.business_id), path.currency, body, requesterOf(ctx));
+    const fields = scheduled.map((f) => f.replace(/_minor$/, ''));
+    return ok(wallet, scheduledMessage('Wallet', wallet.scheduled_changes, fields));
   },
   updateApiToken: async ({ path, body }, ctx) => {
     refuseDeveloperAllowlist(body, ctx);
-    return ok(await ctx.services.apiTokens.updateApiToken(Number(path.token_id), body), 'API token updated');
+    const token = await ctx.services.apiTokens.updateApiToken(Number(path.token_id), body, requesterOf(ctx));
+    return ok(token, scheduledMessage('API token', body.ip_allowlist === undefined ? [] : token.scheduled_changes, ['ip_allowlist']));
   },
 
   regenerateApiToken: async ({ path }, ctx) =>
-    ok(await ctx.services.apiTokens.regenerateApiToken(Number(path.token_id)), `API token regenerated; ${SECRET_SHOWN_ONCE}`),
+    ok(await ctx.services.apiTokens.regenerateApiToken(Number(path.token_id), requesterOf(ctx)), `API token regenerated; ${SECRET_SHOWN_ONCE}`),
 
   deleteApiToken: async ({ path }, ctx) => {
     await ctx.services.apiTokens.deleteApiToken(Number(path.token_id));

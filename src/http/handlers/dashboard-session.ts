@@ -1,10 +1,11 @@
 // Dashboard sign-in (admin.yaml, tag Session): sessions, the second factor, passwords and their resets.
 import type { RequestContext } from '../context';
+import { clientAddress as addressOf } from '../context';
 import { ok } from '../envelope';
 import { sessionActorOf } from '../access';
 import { typedHandlers } from '../typed';
 
-const clientAddress = (ctx: RequestContext) => ctx.req.socket.remoteAddress ?? 'unknown';
+const clientAddress = (ctx: RequestContext) => addressOf(ctx) ?? 'unknown';
 
 export const merchant = typedHandlers({});
 export const admin = typedHandlers({

@@ -1,6 +1,6 @@
 // Disbursements (docs/contract/disbursements.md): pay out of a wallet, read one, list them. Every
-// merchant API call hands the service the Secret-Key header and the TCP peer's address (no proxy header
-// is trusted: the app sets `trust proxy` off) for its guard; in the dashboard an owner asks with a fresh
+// merchant API call hands the service the Secret-Key header and the client's address (the TCP peer's, or
+// behind a proxy named by TRUST_PROXY the one it forwarded) for its guard; in the dashboard an owner asks with a fresh
 // authenticator code instead (docs/contract/disbursements-dashboard.md). The disbursement service does the work.
 import { parseApiTime } from '../../domain/time';
 import type { DisbursementStatus } from '../../domain/disbursement';
@@ -8,7 +8,7 @@ import type { DisbursementFilters } from '../../disbursements/filters';
 import type { DisbursementCaller } from '../../disbursements';
 import { toDisbursementRecord } from '../../disbursements/record';
 import { AppError } from '../../errors';
-import { merchantUser, principalOf } from '../context';
+import { clientAddress, merchantUser, principalOf } from '../context';
 import type { RequestContext } from '../context';
 import { accepted, ok } from '../envelope';
 import { pageOf, pageReply } from '../paging';
@@ -37,7 +37,7 @@ export async function checkBusinessFilter(ctx: RequestContext, businessId: numbe
 
 export function callerOf(ctx: RequestContext): DisbursementCaller {
   const p = principalOf(ctx);
-  return { businessId: p.businessId, apiTokenId: p.apiTokenId, secret: ctx.req.header('secret-key'), address: ctx.req.socket.remoteAddress, requestId: ctx.requestId };
+  return { businessId: p.businessId, apiTokenId: p.apiTokenId, secret: ctx.req.header('secret-key'), address: clientAddress(ctx), requestId: ctx.requestId };
 }
 
 export const merchant = typedHandlers({
@@ -54,13 +54,19 @@ export const merchant = typedHandlers({
     return pageReply(ctx, query, page, { ...found, rows: found.rows.map(toDisbursementRecord) }, 'Disbursements retrieved');
   },
 });
-/** Four eyes: only a signed-in owner of the disbursement's business decides (the access layer confined a merchant user to its own business). */
-async function decision(ctx: RequestContext, reference: string, approve: boolean) {
+/**
+ * Four eyes: only a signed-in owner of the disbursement's business decides (the access layer confined a
+ * merchant user to its own business); an approval also takes the owner's current authenticator code
+ * (`code`), checked by the second-factor service once the approval is otherwise allowed.
+ */
+async function decision(ctx: RequestContext, reference: string, code: string | null) {
   const actor = ctx.actor;
-  if (actor?.type !== 'user' || actor.user.business_id === null) {
+  if (actor?.type !== 'user' || actor.user.role !== 'merchant_owner' || actor.user.business_id === null) {
     throw new AppError('FORBIDDEN', 'Only an owner of the business approves or rejects its disbursements');
   }
-  const row = await ctx.services.disbursements.decide(reference, { businessId: actor.user.business_id, userId: actor.user.id, approve });
+  const approve = code !== null;
+  const confirmCode = () => ctx.services.totp.confirmFresh(actor, code ?? '', 'approvalCodeRefused', { operation: 'approveDisbursement', disbursement_reference: reference });
+  const row = await ctx.services.disbursements.decide(reference, { businessId: actor.user.business_id, userId: actor.user.id, approve, ownerSince: actor.user.owner_since, confirmCode });
   return ok(toDisbursementRecord(row), approve ? 'Disbursement approved' : 'Disbursement rejected');
 }
 
@@ -87,6 +93,6 @@ export const admin = typedHandlers({
     return pageReply(ctx, query, page, await ctx.services.adminDisbursements.list(filters, page), 'Disbursements retrieved');
   },
   getAdminDisbursement: async ({ path }, ctx) => ok(await ctx.services.adminDisbursements.get(path.disbursement_reference), 'Disbursement retrieved'),
-  approveDisbursement: async ({ path }, ctx) => decision(ctx, path.disbursement_reference, true),
-  rejectDisbursement: async ({ path }, ctx) => decision(ctx, path.disbursement_reference, false),
+  approveDisbursement: async ({ path, body }, ctx) => decision(ctx, path.disbursement_reference, body.code),
+  rejectDisbursement: async ({ path }, ctx) => decision(ctx, path.disbursement_reference, null),
 });

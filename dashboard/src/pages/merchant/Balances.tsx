@@ -1,7 +1,8 @@
 // The merchant's wallets: available, pending (card settlement) and reserved (rolling reserve) money,
 // with when each held amount is released; what is held for money out (refunds and disbursements under
 // way); and each wallet's disbursement limits (the operator's, shown) and approval threshold (an owner's
-// to set: above it a disbursement waits for a second owner).
+// to set: above it a disbursement waits for a second owner). Lowering the threshold applies at once;
+// raising or removing it waits for its notice, every owner told, and any owner can stop it meanwhile.
 import { useState } from 'react';
 import type { FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
@@ -11,6 +12,7 @@ import { useCan } from '../../session';
 import { StatementDownload } from '../../ui/downloads';
 import { FormError, TextField } from '../../ui/forms';
 import { LoadError, Loading, Money, Notice, Section, Time } from '../../ui/parts';
+import { ScheduledChanges } from '../../ui/scheduled';
 import { asNumber } from '../../ui/values';
 
 export function Balances({ businessId }: { businessId: number }) {
@@ -99,7 +101,20 @@ const none = (v: number | null, currency: string) => (v === null ? 'none' : <Mon
 
 function DisbursementSettings({ wallet }: { wallet: Admin['Wallet'] | undefined }) {
   const owner = useCan('requestGoLive'); // the business's owners
+  const queries = useQueryClient();
+  // an owner stops a loosening that waits by setting the threshold again to what it is
+  const stop = useMutation({
+    mutationFn: (w: Admin['Wallet']) =>
+      unwrap(
+        admin.PATCH('/v1/admin/businesses/{business_id}/wallets/{currency}', {
+          params: { path: { business_id: w.business_id, currency: w.currency } },
+          body: { disbursement_approval_threshold: w.disbursement_approval_threshold },
+        }),
+      ),
+    onSuccess: (_d, w) => queries.invalidateQueries({ queryKey: ['wallet-settings', w.business_id] }),
+  });
   if (!wallet) return null;
+  const ownersStop = owner ? (field: string) => field === 'disbursement_approval_threshold' && stop.mutate(wallet) : undefined;
   return (
     <>
       <h3>Disbursements</h3>
@@ -111,6 +126,8 @@ function DisbursementSettings({ wallet }: { wallet: Admin['Wallet'] | undefined 
         <dt>Approval above</dt>
         <dd>{none(wallet.disbursement_approval_threshold, wallet.currency)}</dd>
       </dl>
+      <ScheduledChanges changes={wallet.scheduled_changes} currency={wallet.currency} stop={ownersStop} stopping={stop.isPending} />
+      <FormError error={stop.error} />
       {owner && <ThresholdForm wallet={wallet} />}
     </>
   );
@@ -119,7 +136,7 @@ function DisbursementSettings({ wallet }: { wallet: Admin['Wallet'] | undefined 
 function ThresholdForm({ wallet }: { wallet: Admin['Wallet'] }) {
   const queries = useQueryClient();
   const [value, setValue] = useState(wallet.disbursement_approval_threshold === null ? '' : String(wallet.disbursement_approval_threshold));
-  const [saved, setSaved] = useState(false);
+  const [saved, setSaved] = useState<string | null>(null);
   const save = useMutation({
     mutationFn: () =>
       unwrap(
@@ -128,19 +145,20 @@ function ThresholdForm({ wallet }: { wallet: Admin['Wallet'] }) {
           body: { disbursement_approval_threshold: value.trim() === '' ? null : asNumber(value) },
         }),
       ),
-    onSuccess: async () => {
-      setSaved(true);
+    onSuccess: async (answer) => {
+      const waits = answer.data.scheduled_changes.some((c) => c.field === 'disbursement_approval_threshold');
+      setSaved(waits ? 'Asked for: the higher threshold takes effect after its notice (shown above), and every owner has been emailed.' : 'Approval threshold saved.');
       await queries.invalidateQueries({ queryKey: ['wallet-settings', wallet.business_id] });
     },
   });
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    setSaved(false);
+    setSaved(null);
     save.mutate();
   };
   return (
     <form onSubmit={submit} aria-label={`${wallet.currency} approval threshold`} className="form-grid">
-      {saved && <Notice>Approval threshold saved.</Notice>}
+      {saved && <Notice>{saved}</Notice>}
       <TextField
         label="Approval threshold"
         name="disbursement_approval_threshold"
@@ -148,7 +166,7 @@ function ThresholdForm({ wallet }: { wallet: Admin['Wallet'] }) {
         error={save.error}
         value={value}
         onValue={setValue}
-        hint="A disbursement above this amount waits until another owner approves it. Leave empty for none."
+        hint="A disbursement above this amount waits until another owner approves it. Lowering it applies at once; raising it takes effect only after a notice period, and every owner is emailed."
       />
       <div className="wide">
         <FormError error={save.error} shown={['disbursement_approval_threshold']} />

@@ -1,7 +1,8 @@
 // The operator's disbursement terms of a business (updateBusiness): the freeze switch, the fee (percent
 // plus fixed, in the currency of the wallet paid from) and how long a disbursement waits for approval;
 // and a wallet's limits (updateWallet): the most in one disbursement and in one UTC day, and the
-// approval threshold. Empty means no limit. The API's refusals show at their field.
+// approval threshold. Empty means no limit. Raising or removing a limit or the threshold waits for its
+// notice, every owner told (shown below the form). The API's refusals show at their field.
 import { useState } from 'react';
 import type { FormEvent } from 'react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
@@ -10,6 +11,7 @@ import type { Admin } from '../../api';
 import { CheckField, FormError, TextField } from '../../ui/forms';
 import { Guard } from '../../ui/guard';
 import { Notice, Section } from '../../ui/parts';
+import { ScheduledChanges } from '../../ui/scheduled';
 import { asNumber } from '../../ui/values';
 
 /** Empty is no limit; anything else goes as typed (a non-number as text, so the API names the field). */
@@ -68,7 +70,7 @@ export function WalletLimits({ wallet }: { wallet: Admin['Wallet'] }) {
   const [per, setPer] = useState(shown(wallet.disbursement_limit));
   const [daily, setDaily] = useState(shown(wallet.disbursement_daily_limit));
   const [threshold, setThreshold] = useState(shown(wallet.disbursement_approval_threshold));
-  const [saved, setSaved] = useState(false);
+  const [saved, setSaved] = useState<string | null>(null);
   const save = useMutation({
     mutationFn: () =>
       unwrap(
@@ -77,9 +79,9 @@ export function WalletLimits({ wallet }: { wallet: Admin['Wallet'] }) {
           body: { disbursement_limit: amountOrNull(per), disbursement_daily_limit: amountOrNull(daily), disbursement_approval_threshold: amountOrNull(threshold) },
         }),
       ),
-    onMutate: () => setSaved(false),
-    onSuccess: async () => {
-      setSaved(true);
+    onMutate: () => setSaved(null),
+    onSuccess: async (answer) => {
+      setSaved(answer.data.scheduled_changes.length > 0 ? 'Saved: lower settings apply now; raised or removed ones wait for their notice (below), and every owner has been emailed.' : 'Limits saved.');
       await queries.invalidateQueries({ queryKey: ['wallets', wallet.business_id] });
     },
   });
@@ -89,11 +91,12 @@ export function WalletLimits({ wallet }: { wallet: Admin['Wallet'] }) {
   };
   return (
     <Guard need="operate">
+      <ScheduledChanges changes={wallet.scheduled_changes} currency={wallet.currency} />
       <form onSubmit={submit} aria-label={`${wallet.currency} disbursement limits`} className="form-grid">
-        {saved && <Notice>Limits saved.</Notice>}
+        {saved && <Notice>{saved}</Notice>}
         <TextField label={`Largest disbursement (${wallet.currency})`} name="disbursement_limit" inputMode="decimal" error={save.error} value={per} onValue={setPer} hint="Empty: no limit." />
         <TextField label={`Daily limit (${wallet.currency})`} name="disbursement_daily_limit" inputMode="decimal" error={save.error} value={daily} onValue={setDaily} hint="Empty: no limit." />
-        <TextField label={`Approval above (${wallet.currency})`} name="disbursement_approval_threshold" inputMode="decimal" error={save.error} value={threshold} onValue={setThreshold} hint="Empty: no approval needed." />
+        <TextField label={`Approval above (${wallet.currency})`} name="disbursement_approval_threshold" inputMode="decimal" error={save.error} value={threshold} onValue={setThreshold} hint="Empty: no approval needed. Raising or removing a setting waits for its notice." />
         <div className="wide">
           <FormError error={save.error} shown={['disbursement_limit', 'disbursement_daily_limit', 'disbursement_approval_threshold']} />
           <button type="submit" disabled={save.isPending}>

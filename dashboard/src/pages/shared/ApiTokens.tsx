@@ -1,6 +1,7 @@
 // A business's API tokens (at most two). The secret is shown once, right after it is made, then
 // only masked; a lost secret is regenerated. Webhook URL, webhook hash and email flags are edited here;
-// an owner also gives a token's IP allowlist, at creation or later.
+// an owner also gives a token's IP allowlist, at creation or later: a narrower list applies at once, a
+// wider one (in live, also a first one) after its notice, every owner told, and an owner can stop it.
 import { useState } from 'react';
 import type { FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
@@ -10,6 +11,7 @@ import { CheckField, Field, FormError, TextField } from '../../ui/forms';
 import { Guard } from '../../ui/guard';
 import { useCan, useSession } from '../../session';
 import { LoadError, Loading, Notice, Section, Time } from '../../ui/parts';
+import { ScheduledChanges } from '../../ui/scheduled';
 
 const MAX_TOKENS = 2;
 const MASK = '••••••••••••••••';
@@ -79,8 +81,14 @@ function TokenCard({ token, onSecret }: { token: Admin['ApiToken']; onSecret: (t
     },
   });
   const remove = useMutation({ mutationFn: () => unwrap(admin.DELETE('/v1/admin/api-tokens/{token_id}', { params: { path } })), onSuccess: refresh });
+  // an owner stops a wider list that waits by setting the list again to the one in force
+  const stop = useMutation({
+    mutationFn: () => unwrap(admin.PATCH('/v1/admin/api-tokens/{token_id}', { params: { path }, body: { ip_allowlist: token.ip_allowlist } })),
+    onSuccess: refresh,
+  });
   const [editing, setEditing] = useState(false);
   const mayChange = useCan('tokens');
+  const owner = useSession().user.role !== 'merchant_developer';
   return (
     <article className="token" aria-label={`API token ${token.api_key}`}>
       <dl className="pairs">
@@ -120,6 +128,8 @@ function TokenCard({ token, onSecret }: { token: Admin['ApiToken']; onSecret: (t
       )}
       <FormError error={regenerate.error ?? remove.error} />
       {editing && <EditToken token={token} onDone={() => setEditing(false)} />}
+      <ScheduledChanges changes={token.scheduled_changes} stop={owner ? () => stop.mutate() : undefined} stopping={stop.isPending} />
+      <FormError error={stop.error} />
       {mayChange && <AllowlistForm token={token} />}
     </article>
   );
@@ -227,24 +237,24 @@ function AllowlistForm({ token }: { token: Admin['ApiToken'] }) {
   const queries = useQueryClient();
   const owner = useSession().user.role !== 'merchant_developer';
   const [text, setText] = useState((token.ip_allowlist ?? []).join('\n'));
-  const [saved, setSaved] = useState(false);
+  const [saved, setSaved] = useState<string | null>(null);
   const save = useMutation({
     mutationFn: () => unwrap(admin.PATCH('/v1/admin/api-tokens/{token_id}', { params: { path: { token_id: token.id } }, body: { ip_allowlist: allowlistOf(text) } })),
-    onSuccess: async () => {
-      setSaved(true);
+    onSuccess: async (answer) => {
+      setSaved(answer.data.scheduled_changes.length > 0 ? 'Asked for: the wider list takes effect after its notice (shown above), and every owner has been emailed.' : 'IP allowlist saved.');
       await queries.invalidateQueries({ queryKey: ['tokens', token.business_id] });
     },
   });
   if (!owner) return null;
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    setSaved(false);
+    setSaved(null);
     save.mutate();
   };
   return (
     <form onSubmit={submit} aria-label={`IP allowlist of ${token.api_key}`} className="form-grid edit">
-      {saved && <Notice>IP allowlist saved.</Notice>}
-      <AllowlistField text={text} setText={setText} error={save.error} emptyMeans="Empty removes the list." />
+      {saved && <Notice>{saved}</Notice>}
+      <AllowlistField text={text} setText={setText} error={save.error} emptyMeans="A narrower list applies at once; a wider one takes effect only after a notice period, and every owner is emailed." />
       <div className="wide">
         <FormError error={save.error} shown={['ip_allowlist']} />
         <button type="submit" disabled={save.isPending}>

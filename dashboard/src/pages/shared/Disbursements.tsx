@@ -2,15 +2,19 @@
 // filter kept in the address so a link or a reload keeps it (the approval queue is
 // `?status=PENDING_APPROVAL`), cards on a phone, and its "Download CSV" (exportAdminDisbursements, with the
 // same filter); and one disbursement with who asked and who decided and its timeline. An owner of the
-// business sees Approve and Reject on one waiting for approval, unless they asked for it themselves (the
-// server refuses the requester too: four eyes). A merchant's owners also see New disbursement
+// business sees Approve (with their authenticator's code) and Reject on one waiting for approval: the
+// owner who asked for it may only reject it, and the server refuses an approval by the holder of the
+// secret of the API token that asked, or by an owner of less than the waiting period (four eyes need two
+// people), each in its own words. A merchant's owners also see New disbursement
 // (merchant/NewDisbursement.tsx).
+import { useState } from 'react';
+import type { FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { admin, unwrap, unwrapPage } from '../../api';
 import type { Admin } from '../../api';
 import { Link, navigate, useLocation } from '../../router';
 import { useCan, useSession } from '../../session';
-import { FormError } from '../../ui/forms';
+import { FormError, TextField } from '../../ui/forms';
 import { Pager, useCursorList } from '../../ui/paging';
 import { LoadError, Loading, Money, Section, Status, Time } from '../../ui/parts';
 import { DisbursementsCsvLink } from '../../ui/downloads';
@@ -139,39 +143,68 @@ export function DisbursementPage({ reference }: { reference: string }) {
   );
 }
 
-/** Approve / Reject for an owner of the business who did not ask for it. */
+/**
+ * Approve (with the owner's current authenticator code) and Reject, for an owner of the business. Rejecting
+ * keeps the money in, so any owner may; approving needs a second person, so the owner who asked may not.
+ */
 function Approval({ d }: { d: Admin['AdminDisbursementDetail'] }) {
   const { user } = useSession();
   const queries = useQueryClient();
-  const decide = useMutation({
-    mutationFn: (approve: boolean) =>
-      unwrap(
-        admin.POST(approve ? '/v1/admin/disbursements/{disbursement_reference}/approve' : '/v1/admin/disbursements/{disbursement_reference}/reject', {
-          params: { path: { disbursement_reference: d.gateway_reference } },
-          body: {},
-        }),
-      ),
-    onSuccess: () => void queries.invalidateQueries({ queryKey: ['disbursement', d.gateway_reference] }),
+  const [code, setCode] = useState('');
+  const path = { disbursement_reference: d.gateway_reference };
+  const done = () => void queries.invalidateQueries({ queryKey: ['disbursement', d.gateway_reference] });
+  const approve = useMutation({
+    mutationFn: () => unwrap(admin.POST('/v1/admin/disbursements/{disbursement_reference}/approve', { params: { path }, body: { code: code.trim() } })),
+    // a code is good once: whatever the answer, the next try wants the next one
+    onSettled: () => setCode(''),
+    onSuccess: done,
+  });
+  const reject = useMutation({
+    mutationFn: () => unwrap(admin.POST('/v1/admin/disbursements/{disbursement_reference}/reject', { params: { path }, body: {} })),
+    onSuccess: done,
   });
   const owner = user.role === 'merchant_owner' && user.business_id === d.business_id;
   const mine = d.requested_by?.user_id === user.id;
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    approve.mutate();
+  };
   return (
     <Section title="Approval">
       <p>
-        Waits for an owner's approval until <Time at={d.approval_expires_at ?? d.created_at} />; nobody deciding by then cancels it.
+        Waits for an owner's approval until <Time at={d.approval_expires_at ?? d.created_at} />; nobody deciding by then cancels it, and nobody can approve it after.
       </p>
-      {owner && mine && <p>You asked for this disbursement: another owner must decide.</p>}
-      {owner && !mine && (
+      {owner && (
         <p>
-          <button type="button" disabled={decide.isPending} onClick={() => decide.mutate(true)}>
-            Approve
-          </button>{' '}
-          <button type="button" className="secondary" disabled={decide.isPending} onClick={() => decide.mutate(false)}>
+          Four eyes need two people: an owner approves with the code of their authenticator app, and not a disbursement they asked for, nor one asked for by an API token
+          whose secret they created or last regenerated, nor any in their first days as an owner. Any owner may reject one.
+        </p>
+      )}
+      {owner && mine && <p>You asked for this disbursement: another owner must approve it. You may reject it.</p>}
+      {owner && !mine && !user.totp_enabled && (
+        <p>
+          Approving needs a code from your authenticator app. <Link to="/account">Set one up in Account</Link> first.
+        </p>
+      )}
+      {owner && !mine && user.totp_enabled && (
+        <form onSubmit={submit} aria-label="Approve" className="form-grid">
+          <TextField label="Authenticator code" name="code" inputMode="numeric" autoComplete="one-time-code" error={approve.error} value={code} onValue={setCode} />
+          <div className="wide">
+            <FormError error={approve.error} shown={['code']} />
+            <button type="submit" disabled={approve.isPending || reject.isPending}>
+              Approve
+            </button>
+          </div>
+        </form>
+      )}
+      {owner && (
+        <p>
+          <button type="button" className="secondary" disabled={approve.isPending || reject.isPending} onClick={() => reject.mutate()}>
             Reject
           </button>
         </p>
       )}
-      <FormError error={decide.error} />
+      <FormError error={reject.error} />
     </Section>
   );
 }
