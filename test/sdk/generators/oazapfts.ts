@@ -6,7 +6,7 @@ import { order, orders } from './orders';
 
 export async function flow(baseUrl: string, apiKey: string, apiSecret: string, encrypt: (pem: string) => string): Promise<number> {
   api.defaults.baseUrl = baseUrl;
-  const token = await api.createAccessToken(apiSecret, { api_key: apiKey });
+  const token = await api.createAccessToken({ api_key: apiKey }, { secretKey: apiSecret });
   if (token.status !== 200) throw new Error(token.data.message);
   api.defaults.headers = { Authorization: token.data.data.token };
 
