@@ -58,10 +58,10 @@ describe('on this run’s database', () => {
   it('refuses a second notification of a disbursement with a sequence it has, and keeps the first', async () => {
     const businessId = await seedDisbursements(db, 1);
     const { id } = await db.one<{ id: bigint }>('SELECT id FROM disbursements WHERE business_id = $1', [businessId]);
-    const notification = statement('disbursements', 'sql', 'notification.sql');
+    const notification = statement('notifications', 'sql', 'webhook.sql');
     const now = new Date('2026-03-01T00:00:00Z');
     const values = (eventId: string, sequence: number, body: string) => ({
-      disbursementId: id, apiTokenId: null, eventId, sequence, status: 'COMPLETED', body, firstAttemptAt: now, now, traceParent: null,
+      collectionId: null, refundId: null, disbursementId: id, apiTokenId: null, eventId, sequence, status: 'COMPLETED', body, firstAttemptAt: now, now, traceParent: null,
     });
     await db.none(notification, values('evt_idx_1', 1, '{"first":true}'));
     await db.none(notification, values('evt_idx_2', 2, '{"second":true}'));
