@@ -147,6 +147,11 @@ export const MUTANTS: Mutant[] = [
   { id: 'auth-payout-with-started-enrolment', file: 'src/people/totp.ts', find: 'if (!enabled || !sealed) {', replace: 'if (!sealed) {', tests: ['test/disbursements/four-eyes.test.ts'], names: 'only started' },
   { id: 'filter-export-formula-characters', file: 'src/reports/csv.ts', find: "return /^[=+\\-@\\t\\r]/.test(text) ? `'${text}` : text;", replace: "return /^[=+]/.test(text) ? `'${text}` : text;", tests: ['test/reports/csv-cells.test.ts'] },
   { id: 'filter-export-payee-name-live', file: 'src/reports/exports.ts', find: 'd.bank_code, textCell(d.account_name), textCell(d.narration),', replace: 'd.bank_code, d.account_name, textCell(d.narration),', tests: ['test/reports/export-disbursements.test.ts'] },
+  // money out, pinned: a wallet statement's end is excluded, the holds still pending at the end are in it, a payout's lines are its own
+  { id: 'filter-statement-line-at-to', file: 'src/reports/sql/statement-lines.sql', find: 'WHERE p.created_at >= ${from} AND p.created_at < ${to}', replace: 'WHERE p.created_at >= ${from} AND p.created_at <= ${to}', tests: ['test/reports/statement-money-out.test.ts'], names: 'exactly at to' },
+  { id: 'filter-statement-closing-at-to', file: 'src/reports/sql/statement-balances.sql', find: 'FILTER (WHERE p.created_at >= ${to}) AS since_to', replace: 'FILTER (WHERE p.created_at > ${to}) AS since_to', tests: ['test/reports/statement-money-out.test.ts'], names: 'exactly at to' },
+  { id: 'filter-statement-holds-left-out', file: 'src/reports/statement.ts', find: 'for (const r of rows) {', replace: 'for (const r of rows.filter((x) => WALLET_KINDS.includes(x.kind))) {', tests: ['test/reports/statement-money-out.test.ts'], names: 'pending at the end' },
+  { id: 'filter-statement-payout-not-disbursement', file: 'src/reports/sql/statement-lines.sql', find: "WHEN j.kind LIKE 'disbursement%' THEN 'disbursement'", replace: "WHEN j.kind LIKE 'disbursement_hold' THEN 'disbursement'", tests: ['test/reports/statement-money-out.test.ts'], names: 'pending at the end' },
 ];
 
 const ROOT = path.resolve(__dirname, '..');
