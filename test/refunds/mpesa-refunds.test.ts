@@ -1,4 +1,4 @@
-// Proves M-Pesa refunds through the public API against the project's fake Daraja over real HTTP: the receipt the STK callback gave is kept with the collection and confirmed with the Transaction Status query (short code, amount, customer) before the Reversal names it; a forged callback naming another customer's receipt, or a receipt M-Pesa never issued, fails the refund with its reason and returns the money, and no reversal is sent; a payment whose callback was lost (completed by STK Push Query, so no receipt) fails its refund as "M-Pesa receipt unknown" without asking M-Pesa anything; a reversal M-Pesa answers "already reversed" (R000001: the payment was reversed outside this refund) is held for an operator with its reason, its money still held, never failed back to the wallet, (the refunds list and the payment's own refunds list show operators why, the merchant's people null) until an operator admin resolves it (resolve-held): COMPLETED pays the hold out, FAILED returns it, each notified as any such refund; anything not held, bad input and any other role are refused and change nothing; the operator's refunds list and export with held=true find exactly the held refunds (a merchant user its own business's only, without the operator's side; the merchant API refuses the filter) and the overview counts them, reading them through a partial index and not every refund.
+// Proves M-Pesa refunds through the public API against the project's fake Daraja over real HTTP: the receipt the STK callback gave is kept with the collection and confirmed with the Transaction Status query (short code, amount, customer) before the Reversal names it; a forged callback naming another customer's receipt, or a receipt M-Pesa never issued, fails the refund with its reason and returns the money, and no reversal is sent; a payment whose callback was lost (completed by STK Push Query, so no receipt) fails its refund as "M-Pesa receipt unknown" without asking M-Pesa anything; a late Result ("already reversed" or a failure) for a refund already COMPLETED changes nothing: it stays COMPLETED, its journals, wallet and webhooks as they were; a reversal M-Pesa answers "already reversed" (R000001: the payment was reversed outside this refund) is held for an operator with its reason, its money still held, never failed back to the wallet, (the refunds list and the payment's own refunds list show operators why, the merchant's people null) until an operator admin resolves it (resolve-held): COMPLETED pays the hold out, FAILED returns it, each notified as any such refund; anything not held, bad input and any other role are refused and change nothing; the operator's refunds list and export with held=true find exactly the held refunds (a merchant user its own business's only, without the operator's side; the merchant API refuses the filter) and the overview counts them, reading them through a partial index and not every refund.
 import { RECEIPT_UNKNOWN } from '../../src/processors/mpesa/transformers';
 import { refundFilterWhere } from '../../src/refunds/filters';
 import { RESOLVED_FAILED_REASON } from '../../src/refunds';
@@ -96,6 +96,40 @@ it('keeps the receipt of the callback (a later one cannot replace it), confirms 
   expect(fake.statusQueries.filter((q) => q.resultUrl === url)[0]).toEqual({ transactionId: push.receipt, originalConversationId: null, resultUrl: url });
   expect(await balance()).toMatchObject({ available_balance: before.available_balance - 1500, refund_held_balance: 0 });
   expect(expectOk(await m.client.get(`/v1/collections/${collection}`)).refunded_amount).toBe(1500);
+});
+
+it('a late "already reversed" or failure Result for a COMPLETED refund holds nothing and fails nothing: it stays COMPLETED, the ledger unchanged', async () => {
+  const collection = await collected();
+  const r = await refund(collection);
+  await ended(r.gateway_reference, 'COMPLETED');
+  const url = await refundUrl(r.gateway_reference);
+  await eventually(() => hooksFor(hooks.received, r.gateway_reference).some((h) => h.transaction_status === 'COMPLETED'), 10_000, 'the completion webhook');
+  // the reversal's own Result (not the Transaction Status answer about the payment, which came to this URL too)
+  const reversal = [...fake.reversals.values()].find((x) => x.resultUrl === url)!;
+  const done = fake.resultsSent.find((x) => x.url === url && (x.body as { Result?: { OriginatorConversationID?: unknown } }).Result?.OriginatorConversationID === reversal.originatorConversationId)!;
+  expect(done).toBeDefined();
+  const state = async () => ({
+    refund: await svc.services.db.one('SELECT status, send_state, held_reason, failure_reason, notification_seq, updated_at FROM refunds WHERE gateway_reference = $1', [r.gateway_reference]),
+    journals: await journalKinds(r.gateway_reference),
+    postings: await svc.services.db.one('SELECT count(*)::int AS n FROM postings p JOIN journals j ON j.id = p.journal_id JOIN refunds f ON f.id = j.refund_id WHERE f.gateway_reference = $1', [r.gateway_reference]),
+    notifications: await svc.services.db.one('SELECT count(*)::int AS n FROM notifications n JOIN refunds f ON f.id = n.refund_id WHERE f.gateway_reference = $1', [r.gateway_reference]),
+    wallet: await balance(),
+    refunded: expectOk(await m.client.get(`/v1/collections/${collection}`)).refunded_amount,
+  });
+  const before = await state();
+  expect(before.refund).toMatchObject({ status: 'COMPLETED', send_state: 'settled', held_reason: null, failure_reason: null });
+  expect(before.journals).toEqual(['refund_hold', 'refund_out']);
+  // the same Result again, now saying R000001 "already reversed", then R000002 (a failure): each on the refund's own URL
+  const late = (code: string, desc: string) => {
+    const body = done.body as { Result: Record<string, unknown> };
+    return fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ Result: { ...body.Result, ResultCode: code, ResultDesc: desc } }) });
+  };
+  expect((await late('R000001', 'The transaction has already been reversed')).status).toBe(200);
+  expect((await late('R000002', 'The OriginalTransactionID is invalid')).status).toBe(200);
+  await new Promise((settle) => setTimeout(settle, 1000));
+  expect(await state()).toEqual(before);
+  expect(svc.logs.some((l) => l.includes('refund held for the operator') && l.includes(r.gateway_reference))).toBe(false);
+  expect(hooksFor(hooks.received, r.gateway_reference).map((h) => h.transaction_status)).toEqual(['PROCESSING', 'COMPLETED']);
 });
 
 it.each([
