@@ -28,16 +28,18 @@ export interface KindRules {
   status(gatewayReference: string): Promise<string>;
   /** the processor will take the next send of this kind and never answer it */
   loseNextAnswer(): void;
+  /** the processor answers again (a fake whose answers are lost by a mode, not one call at a time) */
+  answersAgain?(): void;
   /** what the processor holds of a request (undefined: nothing) */
   atProcessor(r: RequestRow): unknown;
   /** the processor's calls about one request, in order: 'send' or 'query' */
   calls(r: RequestRow): string[];
   /** the processor's callback or signed webhook about a request, as it sends it */
   prompt(r: RequestRow, gatewayReference: string): Promise<void>;
+  /** what the processor's customer does for a request to complete there, if anything (played each round until it completes) */
+  finish?(r: RequestRow): void;
   /** how many status queries prompts may make of a final request (a completed payout watched for a reversal) */
   promptedQueriesAtMost?: number;
-  /** the rule of a resend, when the processor's clear "not found" is not what decides it (said where it is defined) */
-  resend?: 'not_found' | { skip: string };
 }
 
 export interface EngineWorld {
@@ -77,7 +79,10 @@ export function driven<T>(w: EngineWorld, kind: Kind, done: () => Promise<T | un
 export function engineRules(processor: string, w: EngineWorld, kinds: KindRules[]): void {
   const engine = () => w.svc().services.processorRequests;
   const db = () => w.svc().services.db;
-  const completed = (k: KindRules, ref: string) => driven(w, k.kind, async () => ((await k.status(ref)) === 'COMPLETED' ? true : undefined), `${k.kind} completed`);
+  const completed = (k: KindRules, ref: string) => driven(w, k.kind, async () => {
+    if (k.finish) k.finish(await requestOf(w.svc(), k.kind, ref));
+    return (await k.status(ref)) === 'COMPLETED' ? true : undefined;
+  }, `${k.kind} completed`);
 
   describe.each(kinds.map((k) => [k.kind, k] as const))(`a ${processor} %s`, (kind, k) => {
     const t = TABLES[kind];
@@ -86,6 +91,7 @@ export function engineRules(processor: string, w: EngineWorld, kinds: KindRules[
       const ref = await k.start();
       k.loseNextAnswer();
       expect(await engine().sendDue(kind)).toBe(1); // the processor keeps the request and never answers: the call times out
+      k.answersAgain?.();
       const r = await requestOf(w.svc(), kind, ref);
       expect(r.state).toBe('unknown');
       expect(k.atProcessor(r)).toBeDefined();
@@ -97,8 +103,7 @@ export function engineRules(processor: string, w: EngineWorld, kinds: KindRules[
       expect(calls).toContain('query');
     });
 
-    const resend = k.resend ?? 'not_found';
-    (typeof resend === 'string' ? it : it.skip)(`of unknown outcome is sent again, under the same reference, only after ${processor} says it does not have it`, async () => {
+    it(`of unknown outcome is sent again, under the same reference, only after ${processor} says it does not have it`, async () => {
       const ref = await k.start();
       const r = await requestOf(w.svc(), kind, ref);
       // what a send that never reached the processor leaves behind: an unknown outcome, its status query due
