@@ -145,7 +145,7 @@ describe('M-Pesa, which has no clear "not found" for a request of ours', () => {
     expect(await collection.status(ref)).toBe('PENDING');
   });
 
-  it('never sends again a payout of unknown outcome whose B2C never reached it: asked by our OriginatorConversationID, whose Result R000002 settles nothing', async () => {
+  it('never sends again a payout of unknown outcome whose B2C never reached it: asked by our OriginatorConversationID, whose Result R000002 settles nothing nor names it', async () => {
     const ref = await payout.start();
     const r = await requestOf(svc, 'payout', ref);
     // what a B2C that never reached M-Pesa leaves behind: an unknown outcome, its status query due
@@ -161,6 +161,9 @@ describe('M-Pesa, which has no clear "not found" for a request of ours', () => {
     // asked first by our reference; M-Pesa, never given it, answers R000002 on the callback URL
     expect(fake.statusQueries.filter((q) => q.originalConversationId === r.reference).length).toBeGreaterThanOrEqual(1);
     expect(JSON.stringify(fake.resultsSent.find((x) => x.url.endsWith(r.callback_token))?.body)).toContain('R000002');
+    // every query names our reference: a Result R000002 is headed by the query's own id, which names no payout
+    expect(fake.statusQueries.filter((q) => q.resultUrl.endsWith(r.callback_token)).map((q) => q.originalConversationId)).toEqual(Array(queries()).fill(r.reference));
+    expect((await requestOf(svc, 'payout', ref)).vendor_reference).toBeNull();
     // never sent: no B2C under our reference, the payout not final, its money still held
     expect(payout.calls(r).filter((x) => x === 'send')).toEqual([]);
     expect(payout.atProcessor(r)).toBeUndefined();
