@@ -8,8 +8,8 @@
 // CheckoutRequestID", about no reference of ours), and a Transaction Status query about an
 // OriginatorConversationID M-Pesa never took is answered, as the fake implements it, by a Result R000002
 // "The OriginalTransactionID is invalid", which may also mean a request still in its queue; so the engine
-// never sends either again on it, tested below. Refunds (reversals after a Transaction Status check of the
-// payment's receipt) are not covered here.
+// never sends either again on it, tested below. Of a refund (a reversal, after a Transaction Status check
+// of the payment's receipt that the callback gave) only the takeover of a dead process's claim is tested.
 import { FakeMpesa } from '../fakes/mpesa';
 import { FAST_PROCESSORS, liveMerchant, secretOf } from '../helpers/live';
 import type { LiveMerchant } from '../helpers/live';
@@ -170,4 +170,39 @@ describe('M-Pesa, which has no clear "not found" for a request of ours', () => {
     expect((await requestOf(svc, 'payout', ref)).send_attempts).toBe(0);
     expect(['PENDING', 'PROCESSING']).toContain(await payout.status(ref));
   });
+});
+
+it("a refund claimed by a process that stopped beating is taken over at once: its first step only reads (the receipt's Transaction Status), so it is asked again, no reversal; a live process's claim is left to it", async () => {
+  const refunds: string[] = [];
+  for (let i = 0; i < 2; i++) {
+    const c = await collection.start();
+    await driven(w, 'collection', async () => ((await collection.status(c)) === 'COMPLETED' ? true : undefined), 'paid');
+    seq += 1;
+    refunds.push(expectOk(await m.client.post(`/v1/collections/${c}/refunds`, { amount: 1500, merchant_reference: `ENG-MP-R-${process.pid}-${seq}` })).gateway_reference);
+  }
+  const [dead, alive] = refunds;
+  const at = w.now();
+  await svc.services.db.none(
+    `INSERT INTO worker_processes (id, started_at, heartbeat_at) VALUES ('engine-dead', $1, $2), ('engine-alive', $1, $1)
+     ON CONFLICT (id) DO UPDATE SET heartbeat_at = EXCLUDED.heartbeat_at`,
+    [at, new Date(at.getTime() - 11_000)],
+  );
+  for (const [ref, process] of [[dead, 'engine-dead'], [alive, 'engine-alive']]) {
+    const r = await requestOf(svc, 'refund', ref);
+    await svc.services.db.none("UPDATE refunds SET send_state = 'sending', send_attempts = 1, next_send_at = $2, claimed_by = $3 WHERE id = $1", [r.id, new Date(at.getTime() + 60_000), process]);
+  }
+  await svc.services.db.none("UPDATE worker_processes SET heartbeat_at = $1 WHERE id = 'engine-alive'", [w.now()]);
+  const receiptOf = async (ref: string) => (await svc.services.db.one('SELECT p.receipt FROM refunds r JOIN processor_requests p ON p.collection_id = r.collection_id WHERE r.gateway_reference = $1', [ref])).receipt as string;
+  const [deadReceipt, aliveReceipt] = [await receiptOf(dead), await receiptOf(alive)];
+  expect([deadReceipt, aliveReceipt]).toEqual([expect.stringMatching(/^NLJ/), expect.stringMatching(/^NLJ/)]);
+  const asked = (receipt: string) => fake.statusQueries.filter((q) => q.transactionId === receipt).length;
+  const before = [asked(deadReceipt), asked(aliveReceipt)];
+  const reversals = fake.reversals.size;
+  expect(await svc.services.processorRequests.sendDue('refund')).toBe(1);
+  expect(asked(deadReceipt)).toBe(before[0] + 1);
+  expect(asked(aliveReceipt)).toBe(before[1]);
+  expect(fake.reversals.size).toBe(reversals);
+  expect((await requestOf(svc, 'refund', dead)).state).not.toBe('unknown');
+  expect((await requestOf(svc, 'refund', alive)).state).toBe('sending');
+  await svc.services.db.none("DELETE FROM worker_processes WHERE id IN ('engine-dead', 'engine-alive')");
 });
