@@ -114,6 +114,8 @@ export interface FakeCall {
   /** the JSON body with any card number and CVV masked (the fake keeps no card data either) */
   body: unknown;
   status: number;
+  /** the query string, when the call had one (GET /refund?transaction=...) */
+  query?: string;
 }
 
 export interface FakePaystackOptions {
@@ -311,7 +313,7 @@ export class FakePaystack extends FakeServer {
     if (!this.answerable(req, res, { status: false, message: 'Service unavailable' })) return;
     const body = parseJson(raw) ?? null;
     const answer = this.api(req, url, body);
-    this.calls.push({ method: req.method ?? 'GET', path: url.pathname, body: maskCard(body), status: answer.status });
+    this.calls.push({ method: req.method ?? 'GET', path: url.pathname, body: maskCard(body), status: answer.status, ...(url.search ? { query: url.search } : {}) });
     if (req.method === 'POST' && url.pathname === '/refund' && answer.status === 200 && this.garbageRefund > 0) {
       this.garbageRefund -= 1;
       return void res.writeHead(200, { 'content-type': 'text/html' }).end('<html><body>502 Bad Gateway</body></html>');

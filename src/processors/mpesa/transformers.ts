@@ -531,7 +531,12 @@ const PAYOUT_TRANSACTION_STATUS: Verdicts<PayoutObservedStatus> = {
  * (ResultType 1) is PENDING. The caller takes `observed` only when vendorReference is the payout's own.
  */
 export function payoutCallbackNote(body: unknown): CallbackNote<PayoutObservedStatus> {
-  return resultNote(body, B2C_RESULTS, PAYOUT_TRANSACTION_STATUS, 'TransactionAmount');
+  const note = resultNote(body, B2C_RESULTS, PAYOUT_TRANSACTION_STATUS, 'TransactionAmount');
+  // a Result with no TransactionStatus and a code no B2C Result has (a Transaction Status query that found
+  // nothing: R000002) is headed by that query's own OriginatorConversationID, not the payout's: it names no payout
+  const r = (body as { Result?: DarajaResult } | null)?.Result;
+  if (note.observed?.unmapped && r && typeof r === 'object' && typeof parameters(r).get('TransactionStatus') !== 'string') return { ...note, vendorReference: null };
+  return note;
 }
 
 // ---- refunds: the receipt confirmed with Transaction Status before the reversal names it ---------

@@ -65,6 +65,11 @@ test('a B2C Result through the table: success with TransactionAmount, each failu
   expect(payoutCallbackNote(result('1037', undefined, 1)).observed).toMatchObject({ status: 'PENDING', unmapped: false });
 });
 
+test('a Transaction Status Result that found nothing (R000002, no TransactionStatus) names no payout: its head is the query\'s own id', () => {
+  const found = { Result: { ResultType: 0, ResultCode: 'R000002', ResultDesc: 'The OriginalTransactionID is invalid.', OriginatorConversationID: '8ce9-9449-0a6b93e445ef9768805', ConversationID: 'AG_2' } };
+  expect(payoutCallbackNote(found)).toMatchObject({ vendorReference: null, observed: { status: 'PENDING', unmapped: true } });
+});
+
 test('a Transaction Status Result names the payout by its parameter and reads Reversed as REVERSED', () => {
   const status = (word: string) => ({
     Result: {
