@@ -1,5 +1,5 @@
 // Online banking (sandbox): the customer approves or cancels the transfer at their simulated bank.
-import type { MethodPages } from './index';
+import type { MethodPages } from './parts';
 import { amountDue, escapeHtml, page } from './layout';
 
 export const bankPages: MethodPages = {

@@ -3,7 +3,7 @@
 import { maskPan } from '../../domain/card';
 import type { CollectionRow } from '../../domain/collection';
 import type { Services } from '../../wiring';
-import type { PageRequest } from './index';
+import type { PageRequest } from './parts';
 import { amountDue, escapeHtml, page } from './layout';
 
 export const MESSAGES = {

@@ -9,7 +9,7 @@ import { isFinal } from '../../domain/collection';
 import { cardFromForm, entryFields, errorsByField } from './card-entry';
 import type { EntryForm } from './card-entry';
 import { challengeOutcome, challengePage } from './card-challenge';
-import type { Answer, MethodPages, PageRequest } from './index';
+import type { Answer, MethodPages, PageRequest } from './parts';
 import { amountDue, escapeHtml, page } from './layout';
 
 /** Groups of four, as printed on a card (and as people type it). */

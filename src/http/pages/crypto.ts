@@ -1,6 +1,6 @@
 // Crypto deposit (sandbox): a deposit address for the amount; the customer confirms the deposit or cancels.
 import { createHash } from 'node:crypto';
-import type { MethodPages } from './index';
+import type { MethodPages } from './parts';
 import { amountDue, escapeHtml, page } from './layout';
 
 /** A stable, obviously fake address per collection (the sandbox moves no coins). */

@@ -5,8 +5,8 @@
 // comes back to /pay/{gateway_reference}/return; nothing posted here can decide it.
 import express from 'express';
 import type { Request, Response } from 'express';
-import { isFinal, STATUS_MESSAGES } from '../../domain/collection';
-import type { CollectionRow, FinalStatus, PaymentMethod } from '../../domain/collection';
+import { isFinal } from '../../domain/collection';
+import type { CollectionRow, PaymentMethod } from '../../domain/collection';
 import type { Services } from '../../wiring';
 import { bankPages } from './bank';
 import { cardPages } from './card';
@@ -14,39 +14,10 @@ import { cryptoPages } from './crypto';
 import { csrfField, csrfValid } from './csrf';
 import { confirmed, opened } from './processor-checkout';
 import { escapeHtml, page } from './layout';
-
-export interface PageRequest {
-  services: Services;
-  row: CollectionRow;
-  /** hidden fields every form must carry */
-  hidden: string;
-  action: string;
-}
-
-export type Answer = { final: FinalStatus; message?: string } | { html: string; status?: number };
-
-export interface MethodPages {
-  render(p: PageRequest): string | Promise<string>;
-  answer(p: PageRequest, form: Record<string, string>): Promise<Answer>;
-}
+import { redirectTarget, resultPage } from './parts';
+import type { MethodPages, PageRequest } from './parts';
 
 const registry: Record<PaymentMethod, MethodPages | undefined> = { CARD: cardPages, BANK: bankPages, CRYPTO: cryptoPages, MOBILE_MONEY: undefined };
-
-export function redirectTarget(row: CollectionRow): string | null {
-  if (!row.redirect_url) return null;
-  const url = new URL(row.redirect_url);
-  url.searchParams.set('gateway_reference', row.gateway_reference);
-  url.searchParams.set('merchant_reference', row.merchant_reference);
-  url.searchParams.set('status', row.status);
-  return url.toString();
-}
-
-export function resultPage(s: Services, row: CollectionRow): string {
-  const target = redirectTarget(row);
-  const link = target ? `<a href="${escapeHtml(target)}"><button class="primary" type="button">Return to the merchant</button></a>` : '';
-  return page(STATUS_MESSAGES[row.status], `<h1>${escapeHtml(STATUS_MESSAGES[row.status])}</h1>
-<p>Reference ${escapeHtml(row.gateway_reference)}</p>${link}`, s.config.appEnv === 'sandbox');
-}
 
 function notFound(res: Response, s: Services) {
   res.status(404).type('html').send(page('Payment not found', '<h1>Payment not found</h1><p>This payment link is not valid.</p>', s.config.appEnv === 'sandbox'));

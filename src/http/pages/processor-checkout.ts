@@ -7,7 +7,7 @@ import { isFinal } from '../../domain/collection';
 import type { CollectionRow } from '../../domain/collection';
 import type { Services } from '../../wiring';
 import type { Opened } from '../../processor-requests/checkouts';
-import { redirectTarget, resultPage } from './index';
+import { redirectTarget, resultPage } from './parts';
 import { amountDue, escapeHtml, page } from './layout';
 
 function paymentUrl(row: CollectionRow): string {

@@ -1,6 +1,6 @@
 // Safaricom Daraja transport: URLs, the OAuth client-credentials token per MID (Basic
 // consumer_key:consumer_secret -> bearer token of about an hour, cached and refreshed before expiry),
-// deadlines. No decisions here: transformers.ts reads every answer.
+// deadlines. No decisions here: the *transformers.ts files read every answer.
 import { callVendor } from '../transport';
 import type { VendorAnswer } from '../transport';
 import { TokenCache, tokenFetchOf } from '../token-cache';

@@ -6,32 +6,10 @@ import type { CallContext, Connector, CredentialField, PaymentOrder, PayoutConne
 import { promptPlan } from '../types';
 import { MpesaClient } from './client';
 import type { MpesaClientSettings } from './client';
-import {
-  b2cShortCode,
-  callbackNote,
-  confirmationAnswers,
-  confirmationSent,
-  darajaPassword,
-  darajaTimestamp,
-  INSTITUTION,
-  judgeOriginal,
-  missingPayoutCredentials,
-  missingReversalCredentials,
-  mpesaAmountDecimals,
-  payoutCallbackNote,
-  payoutSendResult,
-  payoutStatusQuerySent,
-  queryResult,
-  refundCallbackNote,
-  reversalSendResult,
-  sendResult,
-  statusQuerySent,
-  toB2c,
-  toReceiptStatusQuery,
-  toReversal,
-  toStatusQuery,
-  toStkPush,
-} from './transformers';
+import { b2cShortCode, missingPayoutCredentials, payoutCallbackNote, payoutSendResult, payoutStatusQuerySent, toB2c } from './payout-transformers';
+import { confirmationAnswers, confirmationSent, judgeOriginal, toReceiptStatusQuery } from './receipt-transformers';
+import { missingReversalCredentials, refundCallbackNote, reversalSendResult, statusQuerySent, toReversal, toStatusQuery } from './refund-transformers';
+import { callbackNote, darajaPassword, darajaTimestamp, INSTITUTION, mpesaAmountDecimals, queryResult, sendResult, toStkPush } from './transformers';
 
 const SECRET = /^[A-Za-z0-9+/=_-]{8,128}$/;
 const TRANSACTION_TYPES = ['CustomerPayBillOnline', 'CustomerBuyGoodsOnline'];

@@ -1,14 +1,13 @@
 // Paystack transport: HTTPS calls with a bearer secret key and a deadline (the shared callVendor); every
-// answer goes through the pure readers of transformers.ts. Nothing here logs or keeps a request body
-// (a charge carries card data).
+// answer goes through the pure readers of the *transformers.ts files. Nothing here logs or keeps a request
+// body (a charge carries card data).
 import type { CardDetails } from '../../domain/card';
 import { callVendor } from '../transport';
 import type { PayoutObservedStatus, PayoutOrder, QueryResult, RefundOrder, SendResult } from '../types';
-import {
-  chargeRequest, initializeRequest, readCharge, readInitialize, readRecipient, readRefundCreate, readRefundFetch, readRefundList, readTransfer, readTransferVerify,
-  readVerify, refundRequest, transferRequest,
-} from './transformers';
-import type { RecipientRequest } from './transformers';
+import { readRecipient, readTransfer, readTransferVerify, transferRequest } from './payout-transformers';
+import type { RecipientRequest } from './payout-transformers';
+import { readRefundCreate, readRefundFetch, readRefundList, refundRequest } from './refund-transformers';
+import { chargeRequest, initializeRequest, readCharge, readInitialize, readVerify } from './transformers';
 import type { ChargeAnswer, InitializeAnswer, PaystackPayment, VerifyAnswer } from './transformers';
 
 export interface PaystackSettings {

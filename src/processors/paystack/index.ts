@@ -7,10 +7,9 @@ import type { ProcessorCheckout, CheckoutOrder, CheckoutStart } from '../checkou
 import type { CallContext, Connector, CredentialField, PayoutConnector, PayoutObservedStatus, PayoutOrder, Plan, Processor, QueryResult, RefundConnector, RefundOrder, StatusQuery } from '../types';
 import { PaystackClient } from './client';
 import type { Unreachable } from './client';
-import {
-  amountDecimals, gatewayReferenceOf, observe, paystackReference, problems, readWebhook, recipientRequest, refundCallbackNote, signatureValid,
-  transferCallbackNote,
-} from './transformers';
+import { recipientRequest, transferCallbackNote } from './payout-transformers';
+import { refundCallbackNote } from './refund-transformers';
+import { amountDecimals, gatewayReferenceOf, observe, paystackReference, problems, readWebhook, signatureValid } from './transformers';
 import type { ChargeAnswer, InitializeAnswer, PaystackPayment } from './transformers';
 
 export const PAYSTACK_INSTITUTION = 'Paystack';

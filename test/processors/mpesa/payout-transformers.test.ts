@@ -1,6 +1,6 @@
 // M-Pesa payout (B2C) transformers on Daraja payloads: the B2C request, what is refused before sending, the send answers, the Result codes, a Transaction Status Result (reversed included), a queue timeout and bodies that cannot be read.
 import type { VendorAnswer } from '../../../src/processors/transport';
-import { payoutCallbackNote, payoutSendResult, toB2c } from '../../../src/processors/mpesa/transformers';
+import { payoutCallbackNote, payoutSendResult, toB2c } from '../../../src/processors/mpesa/payout-transformers';
 import type { PayoutOrder } from '../../../src/processors/types';
 
 const answer = (status: number, json?: unknown): VendorAnswer => ({ kind: 'answer', status, text: json === undefined ? '' : JSON.stringify(json), json });

@@ -1,6 +1,7 @@
 // The M-Pesa receipt on Daraja's documented payloads: taken from the STK callback's CallbackMetadata, asked about with the Transaction Status query by TransactionID, and the query's Result judged against the collection and the MID (short code or till, amount, customer, status, receipt) before a reversal may name it.
 import type { VendorAnswer } from '../../../src/processors/transport';
-import { callbackNote, confirmationAnswers, confirmationSent, judgeOriginal, toReceiptStatusQuery } from '../../../src/processors/mpesa/transformers';
+import { confirmationAnswers, confirmationSent, judgeOriginal, toReceiptStatusQuery } from '../../../src/processors/mpesa/receipt-transformers';
+import { callbackNote } from '../../../src/processors/mpesa/transformers';
 import type { RefundOrder } from '../../../src/processors/types';
 
 const answer = (status: number, json?: unknown): VendorAnswer => ({ kind: 'answer', status, text: json === undefined ? '' : JSON.stringify(json), json });

@@ -1,6 +1,6 @@
 // M-Pesa refund transformers on Daraja's documented payloads: the reversal and status requests, their acknowledgements, every reversal result code, the Transaction Status Result, the queue timeout notice, and bodies that cannot be read.
 import type { VendorAnswer } from '../../../src/processors/transport';
-import { missingReversalCredentials, RECEIPT_UNKNOWN, refundCallbackNote, reversalSendResult, statusQuerySent, toReversal, toStatusQuery } from '../../../src/processors/mpesa/transformers';
+import { missingReversalCredentials, RECEIPT_UNKNOWN, refundCallbackNote, reversalSendResult, statusQuerySent, toReversal, toStatusQuery } from '../../../src/processors/mpesa/refund-transformers';
 import type { RefundOrder } from '../../../src/processors/types';
 
 const answer = (status: number, json?: unknown): VendorAnswer => ({ kind: 'answer', status, text: json === undefined ? '' : JSON.stringify(json), json });

@@ -1,6 +1,6 @@
 // Proves M-Pesa refunds (reversals) against the fake over real HTTP: the asynchronous Result on the refund's callback URL, failures, a second reversal, a lost Result settled by the Transaction Status query, the queue timeout, lost and unreadable answers, refunds refused before sending, and the receipt confirmed with Transaction Status before a reversal names it.
 import { mpesaProcessor } from '../../../src/processors/mpesa';
-import { RECEIPT_UNKNOWN } from '../../../src/processors/mpesa/transformers';
+import { RECEIPT_UNKNOWN } from '../../../src/processors/mpesa/refund-transformers';
 import type { CallContext, CallbackNote, RefundConnector, RefundOrder } from '../../../src/processors/types';
 import { FakeMpesa } from '../../fakes/mpesa';
 import { eventually, startReceiver } from '../../helpers/notify-fixtures';

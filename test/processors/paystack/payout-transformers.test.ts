@@ -1,5 +1,5 @@
 // Paystack payout (Transfers) transformers on Paystack payloads: the recipient for each country and method, the transfer body, the send answers (OTP and a reused reference included), every transfer state, verify, and transfer.* event bodies.
-import { OTP_MESSAGE, observeTransfer, PAYSTACK_TRANSFER_STATUSES, readRecipient, readTransfer, readTransferVerify, recipientRequest, transferCallbackNote, transferRequest } from '../../../src/processors/paystack/transformers';
+import { OTP_MESSAGE, observeTransfer, PAYSTACK_TRANSFER_STATUSES, readRecipient, readTransfer, readTransferVerify, recipientRequest, transferCallbackNote, transferRequest } from '../../../src/processors/paystack/payout-transformers';
 import type { PayoutOrder } from '../../../src/processors/types';
 
 const order: PayoutOrder = {

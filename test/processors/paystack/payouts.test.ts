@@ -1,7 +1,8 @@
 // Proves Paystack payouts (Transfers) against the fake over real HTTP: a recipient then the transfer under our reference, bank and mobile money, signed transfer.* webhooks, failure, a balance too low, the OTP setting refused with its remedy, a reused reference, a lost answer settled by verify, a reversal after success, outages.
 import { randomUUID } from 'node:crypto';
 import { paystackProcessor } from '../../../src/processors/paystack';
-import { OTP_MESSAGE, signatureValid } from '../../../src/processors/paystack/transformers';
+import { OTP_MESSAGE } from '../../../src/processors/paystack/payout-transformers';
+import { signatureValid } from '../../../src/processors/paystack/transformers';
 import type { CallContext, PayoutConnector, PayoutOrder } from '../../../src/processors/types';
 import { FakePaystack } from '../../fakes/paystack';
 import { eventually, startReceiver } from '../../helpers/notify-fixtures';

@@ -1,5 +1,5 @@
 // Paystack refund transformers on Paystack's documented payloads (doc-code-snippets' refund responses and refund.* events): the request, every refund state, the list search by merchant note, and bodies that cannot be read.
-import { observeRefund, readRefundCreate, readRefundFetch, readRefundList, refundCallbackNote, refundRequest } from '../../../src/processors/paystack/transformers';
+import { observeRefund, readRefundCreate, readRefundFetch, readRefundList, refundCallbackNote, refundRequest } from '../../../src/processors/paystack/refund-transformers';
 import type { RefundOrder } from '../../../src/processors/types';
 
 const order: RefundOrder = {
