@@ -19,3 +19,20 @@ export async function databaseState(db: Db): Promise<Record<string, string[]>> {
   }
   return out;
 }
+
+/**
+ * Waits until the service's outboxes are still (every webhook delivered or given up, every e-mail sent or
+ * given up), so that a snapshot taken next is not raced by a worker finishing what a change before it queued.
+ */
+export async function outboxesStill(db: Db, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const { n } = await db.one<{ n: number }>(
+      `SELECT (SELECT count(*) FROM notifications WHERE delivered_at IS NULL AND gave_up_at IS NULL)
+            + (SELECT count(*) FROM emails WHERE sent_at IS NULL AND gave_up_at IS NULL) AS n`,
+    );
+    if (Number(n) === 0) return;
+    if (Date.now() > deadline) throw new Error(`outboxes not still after ${timeoutMs} ms: ${n} webhooks or e-mails still to go`);
+    await new Promise((done) => setTimeout(done, 50));
+  }
+}

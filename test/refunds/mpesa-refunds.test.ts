@@ -12,7 +12,7 @@ import { createBusiness, errorFields, expectOk } from '../helpers/merchants';
 import { eventually } from '../helpers/notify-fixtures';
 import type { Receiver } from '../helpers/notify-fixtures';
 import type { TestService } from '../helpers/service';
-import { databaseState } from '../helpers/state';
+import { databaseState, outboxesStill } from '../helpers/state';
 import { Clock, createUser, signedIn } from '../helpers/users';
 import { parseCsv } from '../reports/csv';
 
@@ -252,7 +252,8 @@ it('resolve-held COMPLETED pays the hold out as a completed refund, notifies the
   const audit = await svc.services.db.one("SELECT actor_type, target_type, target_id, \"after\"->'resolution'->>'note' AS note FROM audit_log WHERE action = 'resolveHeldRefund' AND target_id = $1", [reference]);
   expect(audit).toEqual({ actor_type: 'operator_key', target_type: 'refund', target_id: reference, note });
 
-  // once only: a second decision is refused and changes nothing
+  // once only: a second decision is refused and changes nothing (once the decision's e-mail and webhook are out)
+  await outboxesStill(svc.services.db);
   const state = await databaseState(svc.services.db);
   const again = await resolve(reference, { outcome: 'FAILED', note: 'changed my mind' });
   expect([again.status, again.body.code]).toEqual([400, 'INVALID_STATE']);
@@ -285,6 +286,7 @@ it('a held refund takes no late processor answer: a late move or a queued retry 
     'SELECT id, status, send_state, held_reason, next_send_at, next_check_at FROM refunds WHERE gateway_reference = $1', [reference]);
   const heldRow = await rowOf();
   const id = BigInt(heldRow.id);
+  await outboxesStill(svc.services.db);
   const state = await databaseState(svc.services.db);
 
   // (a) late answers through the one state change, as a send's or a query's outcome arrives: no operator's
@@ -365,6 +367,7 @@ it('resolve-held refuses a refund not held, bad input, a merchant owner and oper
   const owner = await signedIn(svc, await createUser(svc, { role: 'merchant_owner', business_id: m.businessId }));
   // a session's last_seen_at moves with every request it makes: everything else must stay as it was
   const stateOf = async () => {
+    await outboxesStill(svc.services.db);
     const { user_sessions: _sessions, ...rest } = await databaseState(svc.services.db);
     return rest;
   };
@@ -445,6 +448,7 @@ it('held=true lists and exports exactly the refunds held for an operator, counte
 
   // a bad value: refused at the parameter, nothing changes
   const stateOf = async () => {
+    await outboxesStill(svc.services.db);
     const { user_sessions: _sessions, ...rest } = await databaseState(svc.services.db);
     return rest;
   };
