@@ -7,6 +7,7 @@
 // error, an answer longer than the log keeps) is destroyed, never reused.
 import http from 'node:http';
 import https from 'node:https';
+import type { Socket } from 'node:net';
 import { assertPublicHost, BlockedAddressError, guardedLookup, hostOf } from './ssrf';
 
 export const RESPONSE_BODY_MAX_BYTES = 1024;
@@ -74,12 +75,18 @@ function send(url: URL, o: PostOptions, started: number): Promise<AttemptOutcome
   return new Promise((resolve) => {
     let settled = false;
     let timedOut = false;
+    let socket: Socket | null = null;
     /** keep: the answer was read to its end, so the socket may serve the next attempt */
     const done = (out: Omit<AttemptOutcome, 'durationMs'>, keep = false) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      if (!keep) req.destroy();
+      if (!keep) {
+        req.destroy();
+        // the socket too: from Node 24 a request whose whole answer has arrived gives its socket back to the
+        // agent on destroy() instead of closing it, so an answer cut off for the log would be followed on it
+        socket?.destroy();
+      }
       resolve({ ...out, durationMs: Date.now() - started });
     };
     const fail = (err: unknown) =>
@@ -95,6 +102,9 @@ function send(url: URL, o: PostOptions, started: number): Promise<AttemptOutcome
       timedOut = true;
       fail(new Error('timeout'));
     }, o.timeoutMs);
+    req.on('socket', (s: Socket) => {
+      socket = s;
+    });
     req.on('error', fail);
     req.on('response', (res) => {
       const chunks: Buffer[] = [];
