@@ -109,7 +109,7 @@ export class DisbursementApprovals {
    * made once it has (at once outside a change).
    */
   private async lateDecision(row: DisbursementRow): Promise<never> {
-    const cancel = () => this.changes.move(row.id, { to: 'CANCELLED', failureReason: 'Not approved in time', from: ['PENDING_APPROVAL'] });
+    const cancel = () => this.cancelUnapproved(row.id);
     if (inOpenChange()) ifRolledBack(cancel);
     else await cancel();
     throw new AppError('INVALID_STATE', `The approval deadline (${apiTime(row.approval_expires_at as Date)}) has passed: the disbursement is cancelled and its money is back in the wallet`);
@@ -118,8 +118,13 @@ export class DisbursementApprovals {
   /** Cancels the disbursements nobody approved in time (their hold returns). */
   async expireApprovals(): Promise<number> {
     const due = await this.db.any<{ id: bigint }>(SQL.approvalsDue, { now: this.p.now(), limit: BATCH });
-    for (const d of due) await this.changes.move(d.id, { to: 'CANCELLED', failureReason: 'Not approved in time', from: ['PENDING_APPROVAL'] });
+    for (const d of due) await this.cancelUnapproved(d.id);
     return due.length;
+  }
+
+  /** One waiting past its deadline, cancelled (its hold returns): by the timeout, or by a late decision. */
+  private cancelUnapproved(id: bigint): Promise<DisbursementRow | null> {
+    return this.changes.move(id, { to: 'CANCELLED', failureReason: 'Not approved in time', from: ['PENDING_APPROVAL'] });
   }
 
   workers(): WorkerSpec[] {
