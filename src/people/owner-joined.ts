@@ -12,7 +12,7 @@ export interface NewOwner {
   owner_since: Date | null;
 }
 
-/** The announcement, written to the email outbox in `t`; `how`: invited by whom, or given the role by whom. */
+/** What an announcement needs: the time, the waiting period, and the outbox it is written to. */
 export interface Announcing {
   now: Date;
   waitHours: number;
