@@ -10,6 +10,8 @@ import { sqlFile } from '../db';
 import type { Tx } from '../db';
 import { emailTime, apiTime } from '../domain/time';
 import { toApi } from '../domain/money';
+import { moneyText } from '../domain/currencies';
+import type { OwnersEmail } from '../notifications/notifications';
 import type { Base } from '../base';
 import type { ScheduledGuardChange } from '../api-records/merchant';
 import type { WorkerSpec } from '../workers/loops';
@@ -49,16 +51,6 @@ export type GuardTarget =
 
 type ScheduledChange = ScheduledGuardChange;
 
-/** An email to every active owner of a business (the notifications wing writes it). */
-export interface OwnersEmail {
-  businessId: number;
-  exceptUserId: number | null;
-  kind: string;
-  subject: string;
-  text: string;
-  now: Date;
-}
-
 /** A loosened guard applied, as the audit log keeps it (the people wing writes it) under who asked. */
 export interface AppliedEntry {
   actor: { type: 'operator_key' } | { type: 'user'; user: { id: number; email: string } };
@@ -96,7 +88,7 @@ interface DueRow {
 }
 
 const valueWords = (t: GuardTarget): string =>
-  'cidrs' in t ? (t.cidrs === null ? 'no list' : t.cidrs.join(', ')) : t.valueMinor === null ? 'none' : `${t.currency} ${toApi(t.valueMinor).toLocaleString('en-US', { minimumFractionDigits: 2 })}`;
+  'cidrs' in t ? (t.cidrs === null ? 'no list' : t.cidrs.join(', ')) : t.valueMinor === null ? 'none' : moneyText(t.valueMinor, t.currency);
 
 const targetWords = (t: GuardTarget): string => ('cidrs' in t ? `API token ${t.apiKey}` : `${t.currency} wallet`);
 

@@ -72,6 +72,16 @@ const DELETE_OLD = {
       ORDER BY created_at LIMIT $2)`,
 };
 
+/** An email to every active owner of a business, but `exceptUserId` (who asked for what it tells of). */
+export interface OwnersEmail {
+  businessId: number;
+  exceptUserId: number | null;
+  kind: string;
+  subject: string;
+  text: string;
+  now: Date;
+}
+
 export class NotificationService {
   /** per delivery attempt; the contract's 10 s (tests shorten it to prove timeouts are retried) */
   webhookTimeoutMs = WEBHOOK_TIMEOUT_MS;
@@ -220,8 +230,14 @@ export class NotificationService {
   private notificationValues(row: CollectionRow, sequence: number) {
     const body = JSON.stringify({ ...toRecord(row), sequence });
     const at = this.s.now();
+    const { eventId, firstAt, traceParent } = this.newWebhook(at);
+    return { eventId, body, firstAt, at, traceParent };
+  }
+
+  /** What every new webhook notification gets: its own event id, its first attempt's time, the trace it is part of. */
+  private newWebhook(at: Date): { eventId: string; firstAt: Date; traceParent: string | null } {
     const firstAt = new Date(at.getTime() + this.s.config.webhookRetryScheduleMs[0]);
-    return { eventId: 'evt_' + randomBytes(16).toString('hex'), body, firstAt, at, traceParent: currentTraceParent() };
+    return { eventId: 'evt_' + randomBytes(16).toString('hex'), firstAt, traceParent: currentTraceParent() };
   }
 
   /**
@@ -229,10 +245,10 @@ export class NotificationService {
    * written by its state change's one statement, collections/sql/move.sql, from statusChangeValues).
    */
   async enqueueWebhook(t: Tx, n: { owner: { collectionId?: bigint; refundId?: bigint; disbursementId?: bigint }; apiTokenId: number; sequence: number; status: string; body: string; now: Date }): Promise<void> {
+    const { eventId, firstAt, traceParent } = this.newWebhook(n.now);
     await t.none(SQL.webhook, {
       collectionId: n.owner.collectionId ?? null, refundId: n.owner.refundId ?? null, disbursementId: n.owner.disbursementId ?? null,
-      apiTokenId: n.apiTokenId, eventId: 'evt_' + randomBytes(16).toString('hex'), sequence: n.sequence, status: n.status, body: n.body, now: n.now,
-      traceParent: currentTraceParent(), firstAttemptAt: new Date(n.now.getTime() + this.s.config.webhookRetryScheduleMs[0]),
+      apiTokenId: n.apiTokenId, eventId, sequence: n.sequence, status: n.status, body: n.body, now: n.now, traceParent, firstAttemptAt: firstAt,
     });
   }
 
@@ -246,7 +262,7 @@ export class NotificationService {
   }
 
   /** One email to every active owner of a business but one (who asked for what it tells of), in the caller's transaction. */
-  async emailOwners(t: Tx, e: { businessId: number; exceptUserId: number | null; kind: string; subject: string; text: string; now: Date }): Promise<void> {
+  async emailOwners(t: Tx, e: OwnersEmail): Promise<void> {
     await t.none(SQL.ownersEmail, e);
   }
 
