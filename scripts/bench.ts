@@ -34,7 +34,7 @@
 // --soak: BENCH_SOAK_SECONDS (600), BENCH_SOAK_WINDOW seconds (60), BENCH_SOAK_RATE requests/s (50).
 // --export: BENCH_EXPORT_ROWS (1000000), BENCH_EXPORT_SLOW_ROWS (100000).
 import { randomBytes } from 'node:crypto';
-import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../src/config';
@@ -57,8 +57,8 @@ import { isBuildCurrent } from './build-stamp.cjs';
 import { freePort, highWaterMb, loadPost, ROOT, rssMb, setting, startChild, stopChild, waitForFile, waitForHttp } from './bench/lib';
 import type { Child, HttpFigures, LoadSettings } from './bench/lib';
 import { summarizeProfile } from './bench/profile';
-import { summarizeAllocations } from './bench/allocations';
-import type { HeapSample } from './bench/allocations';
+import { memoryParts, summarizeAllocations } from './bench/allocations';
+import type { HeapSample, MemoryParts, MemoryPeak } from './bench/allocations';
 import { judge, peakRss, ratio, TARGETS, targetTable } from './bench/targets';
 import type { Judged } from './bench/targets';
 import type { ProfileSummary } from './bench/profile';
@@ -121,6 +121,12 @@ function printFocused(rows: [string, string][], judged: Judged[], out: string): 
 }
 const NONE = { service: null, fixed_rate: null, prism: null, floor: null, hot_wallet: null, refunds: null, webhooks: null };
 
+/** The peak resident set split by what holds it (scripts/bench/memory-peak.cjs). */
+const memoryRow = (m: MemoryParts): [string, string] => [
+  '  peak RSS made of: mapped files / V8 heap (young generation) / external / other native',
+  `${fmt(m.file_mb, 1)} / ${fmt(m.heap_mb, 1)} (${fmt(m.young_mb, 1)}) / ${fmt(m.external_mb, 1)} / ${fmt(m.native_mb, 1)} MB of ${fmt(m.rss_mb, 1)} MB`,
+];
+
 function table(r: Report): string {
   const http = (f: HttpFigures | null) => (f ? `${fmt(f.req_per_s)} req/s, p50 ${fmt(f.p50_ms)} ms, p99 ${fmt(f.p99_ms)} ms, ${f.errors} errors` : '-');
   const rows: [string, string][] = [
@@ -137,6 +143,7 @@ function table(r: Report): string {
       .map(([n, f]) => `${n} ${fmt(f.cpu_per_request.server_ms, 2)}${f.cpu_per_request.postgres_ms === null ? '' : ` + ${fmt(f.cpu_per_request.postgres_ms, 2)}`}`)
       .join(', ')],
     ['service peak RSS (50 connections / fixed rate / high-water)', `${fmt(r.service.request_to_pay.peak_rss_mb)} / ${fmt(r.fixed_rate?.peak_rss_mb)} / ${fmt(r.service.high_water_rss_mb)} MB`],
+    ...(r.peak_rss_parts ? [memoryRow(r.peak_rss_parts)] : []),
     ...(r.hot_wallet ? hotWalletRows(r.hot_wallet) : []),
     ...(r.refunds ? [refundRow(r.refunds)] : []),
     ['provider-report worker lag', r.provider_reports ? `p50 ${fmt(r.provider_reports.lag_p50_ms)} ms, p99 ${fmt(r.provider_reports.lag_p99_ms)} ms, max ${fmt(r.provider_reports.lag_max_ms)} ms at ${r.provider_reports.rate_per_s}/s; a backlog drains at ${fmt(r.provider_reports.backlog_drained_per_s)}/s` : '-'],
@@ -151,6 +158,8 @@ interface Report {
   database: 'postgres' | 'embedded';
   settings: LoadSettings & { completions: number; completion_concurrency: number; webhook_rate_per_s: number; webhook_events: number };
   service: { first_start_to_healthz_ms: number; start_to_healthz_ms: number; request_to_pay: HttpFigures; high_water_rss_mb: number | null };
+  /** what the service's highest resident memory over the 50-connection and fixed-rate runs was made of */
+  peak_rss_parts: MemoryParts | null;
   /** the same load with METRICS_PORT set (the Prometheus endpoint served, every figure recorded) */
   metrics_on: HttpFigures | null;
   /** a start on an existing database to /healthz, and resident memory then: the build (node dist/main.js) and the sources through tsx */
@@ -366,6 +375,7 @@ async function main() {
           [`request-to-pay at ${offered} req/s, heap sampled (its pauses count: not a latency figure)`, `${fmt(fixed.req_per_s)} answered, p99 ${fmt(fixed.p99_ms)} ms, ${fixed.errors} errors`],
           ['service node options', serviceFlags.join(' ') || '(none)'],
           ['service peak RSS (50 connections / fixed rate / high-water)', `${fmt(rtp.peak_rss_mb)} / ${fmt(fixed.peak_rss_mb)} / ${fmt(hwm)} MB`],
+          ...(a.memory ? [memoryRow(a.memory)] : []),
           ['allocated per request: heap growth between collections / sampled', `${fmt(a.bytes_per_request / 1024, 1)} KB / ${fmt(a.sampled_bytes_per_request / 1024, 1)} KB`],
           ['young-generation collections', `${a.young_gcs_per_1000} per 1000 requests, ${a.young_gc_ms_mean} ms each on average`],
           ['old-generation collections in the window', `${a.old_gcs}, ${a.old_gc_ms_total} ms in all`],
@@ -384,7 +394,16 @@ async function main() {
       tsxStart = { ms: Math.round(await waitForHttp(`${base}/healthz`, viaTsx)), rss: rssMb(viaTsx.pid) };
       await stopChild(viaTsx);
     }
-    const svc = startChild('service', process.execPath, profileOnly ? ['--import', 'tsx', '--cpu-prof', '--cpu-prof-dir', profileDir, ...serviceFlags, 'src/main.ts'] : [...serviceFlags, ...compiled], env, path.join(work, 'service.log'));
+    // what the peak resident memory is made of, read by the service itself (scripts/bench/memory-peak.cjs)
+    const memoryPeakFile = path.join(work, 'memory-peak.json');
+    const memoryPeak = ['--require', path.join(ROOT, 'scripts', 'bench', 'memory-peak.cjs')];
+    const svc = startChild(
+      'service',
+      process.execPath,
+      profileOnly ? ['--import', 'tsx', '--cpu-prof', '--cpu-prof-dir', profileDir, ...serviceFlags, 'src/main.ts'] : [...memoryPeak, ...serviceFlags, ...compiled],
+      { ...env, MEMORY_PEAK_OUT: memoryPeakFile },
+      path.join(work, 'service.log'),
+    );
     children.push(svc);
     const startMs = Math.round(await waitForHttp(`${base}/healthz`, svc));
     const startRss = rssMb(svc.pid);
@@ -418,6 +437,7 @@ async function main() {
       });
     }
     const hwm = highWaterMb(svc.pid);
+    const peakParts = existsSync(memoryPeakFile) ? memoryParts(JSON.parse(readFileSync(memoryPeakFile, 'utf8')) as MemoryPeak) : null;
 
     let webhooks: WebhookFigures[] | null = null;
     let providerReports: ProviderReportFigures | null = null;
@@ -493,6 +513,7 @@ async function main() {
       database: server ? 'postgres' : 'embedded',
       settings: { ...settings, completions, completion_concurrency: 50, webhook_rate_per_s: webhookRate, webhook_events: webhookEvents },
       service: { first_start_to_healthz_ms: firstStartMs, start_to_healthz_ms: startMs, request_to_pay: rtp, high_water_rss_mb: hwm },
+      peak_rss_parts: peakParts,
       metrics_on: metricsOn,
       start_up: tsxStart ? { compiled_ms: startMs, compiled_rss_mb: startRss, tsx_ms: tsxStart.ms, tsx_rss_mb: tsxStart.rss } : null,
       fixed_rate: fixedRate,

@@ -1,7 +1,8 @@
 // What the service allocates per request, from what scripts/bench/heap-sampler.cjs wrote over a measured
 // window: bytes per request counted from the GC profiler's heap figures (exact for the JavaScript heap), the
 // sampling profiler's estimate of the same, young- and old-generation collections per thousand requests with
-// their pauses, and the allocation sites that account for most bytes. Pure: test/bench/allocations.test.ts.
+// their pauses, the allocation sites that account for most bytes, and what the process's peak resident memory
+// was made of. Pure: test/bench/allocations.test.ts.
 import { partOf } from './profile';
 
 interface HeapStatistics {
@@ -22,12 +23,52 @@ export interface SamplingNode {
   children: SamplingNode[];
 }
 
+/** The process's memory when its resident set was highest, as the preload read it. */
+export interface MemoryPeak {
+  rss_kb: number;
+  /** the kernel's split of the resident set: anonymous pages, and pages of mapped files (node's own code, libraries) */
+  anon_kb: number | null;
+  file_kb: number | null;
+  /** V8's account, bytes */
+  heap_total: number;
+  heap_used: number;
+  external: number;
+  array_buffers: number;
+  spaces: { space: string; size: number; used: number }[];
+}
+
 /** What the preload writes. */
 export interface HeapSample {
   usedAtStart: number;
   usedAtStop: number;
   gc: { statistics: GcEntry[] };
   profile: { head: SamplingNode };
+  memoryPeak?: MemoryPeak | null;
+}
+
+/** Peak resident memory split into what holds it, in MB; `native` is anonymous memory outside V8's heap (malloc, stacks, buffers). */
+export interface MemoryParts {
+  rss_mb: number;
+  file_mb: number | null;
+  heap_mb: number;
+  young_mb: number;
+  external_mb: number;
+  native_mb: number | null;
+}
+
+const toMb = (bytes: number) => Math.round(bytes / 104857.6) / 10;
+
+/** Where the peak RSS went: mapped files, V8's heap (the young generation within it), external memory, and the rest. */
+export function memoryParts(p: MemoryPeak): MemoryParts {
+  const young = p.spaces.filter((s) => s.space === 'new_space' || s.space === 'new_large_object_space').reduce((a, s) => a + s.size, 0);
+  return {
+    rss_mb: toMb(p.rss_kb * 1024),
+    file_mb: p.file_kb === null ? null : toMb(p.file_kb * 1024),
+    heap_mb: toMb(p.heap_total),
+    young_mb: toMb(young),
+    external_mb: toMb(p.external),
+    native_mb: p.anon_kb === null ? null : toMb(p.anon_kb * 1024 - p.heap_total - p.external),
+  };
 }
 
 export interface AllocationFigures {
@@ -42,6 +83,8 @@ export interface AllocationFigures {
   old_gc_ms_total: number;
   parts: { part: string; bytes_per_request: number; percent: number }[];
   top_sites: { site: string; bytes_per_request: number; percent: number }[];
+  /** where the peak RSS went, when the preload measured it */
+  memory: MemoryParts | null;
 }
 
 /** Bytes allocated in the window: the heap only grows between collections, so every rise counts. */
@@ -96,5 +139,6 @@ export function summarizeAllocations(s: HeapSample, requests: number, top = 15):
     old_gc_ms_total: ms(old.reduce((a, e) => a + e.cost, 0)),
     parts: rows(parts, 12).map(({ k, ...r }) => ({ part: k, ...r })),
     top_sites: rows(sites, top).map(({ k, ...r }) => ({ site: k, ...r })),
+    memory: s.memoryPeak ? memoryParts(s.memoryPeak) : null,
   };
 }

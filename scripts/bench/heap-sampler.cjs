@@ -2,6 +2,7 @@
 // starts V8's sampling heap profiler (objects a collection has freed kept in the profile, so it shows what
 // was allocated, not what survived) and a GC profiler; on the second it stops both and writes them, with
 // the heap in use at both ends, to HEAP_SAMPLE_OUT. Without HEAP_SAMPLE_OUT it does nothing.
+// It also writes what the process's highest resident memory was made of (memory-peak.cjs).
 'use strict';
 const { Session } = require('node:inspector');
 const v8 = require('node:v8');
@@ -11,7 +12,10 @@ const out = process.env.HEAP_SAMPLE_OUT;
 /** bytes between samples: V8 scales each sample up, so the profile estimates every byte allocated */
 const SAMPLING_INTERVAL_BYTES = 4096;
 
+const memory = require('./memory-peak.cjs');
+
 if (out) {
+  memory.start(null);
   const session = new Session();
   session.connect();
   // a session in the process's own thread answers before post() returns
@@ -39,7 +43,7 @@ if (out) {
     const { profile } = post('HeapProfiler.stopSampling');
     const gc = running.gc.stop();
     // whole or not at all: the bench reads the file as soon as it exists
-    writeFileSync(`${out}.partial`, JSON.stringify({ usedAtStart: running.usedAtStart, usedAtStop, gc, profile }));
+    writeFileSync(`${out}.partial`, JSON.stringify({ usedAtStart: running.usedAtStart, usedAtStop, gc, profile, memoryPeak: memory.peak() }));
     renameSync(`${out}.partial`, out);
     running = null;
   });

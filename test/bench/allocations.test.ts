@@ -1,6 +1,7 @@
 // The bench's allocation summary from a heap sample (scripts/bench/heap-sampler.cjs): bytes allocated counted from the heap's
-// rises between collections, collections per thousand requests, and sites with built-ins charged to their caller. Handed-in figures.
-import { allocatedBytes, summarizeAllocations } from '../../scripts/bench/allocations';
+// rises between collections, collections per thousand requests, sites with built-ins charged to their caller, and the peak
+// resident set split by what holds it. Handed-in figures.
+import { allocatedBytes, memoryParts, summarizeAllocations } from '../../scripts/bench/allocations';
 import type { GcEntry, HeapSample, SamplingNode } from '../../scripts/bench/allocations';
 
 const gc = (gcType: string, before: number, after: number, cost = 1000): GcEntry => ({
@@ -40,4 +41,30 @@ it('gives bytes and collections per request, and charges a built-in to the neare
     { part: 'openapi-backend', bytes_per_request: 200, percent: 20 },
   ]);
   expect(s.top_sites.map((t) => t.site)).toEqual(['stringify in send dist/http/app.js:10', 'send dist/http/app.js:10', 'parseRequest node_modules/openapi-backend/router.js:10']);
+});
+
+it('splits the peak resident set into mapped files, the V8 heap with its young generation, external memory and the rest', () => {
+  const MB = 1024 * 1024;
+  const parts = memoryParts({
+    rss_kb: 230 * 1024,
+    anon_kb: 190 * 1024,
+    file_kb: 40 * 1024,
+    heap_total: 120 * MB,
+    heap_used: 90 * MB,
+    external: 10 * MB,
+    array_buffers: 2 * MB,
+    spaces: [
+      { space: 'new_space', size: 16 * MB, used: 8 * MB },
+      { space: 'old_space', size: 90 * MB, used: 70 * MB },
+      { space: 'new_large_object_space', size: 1 * MB, used: 0 },
+    ],
+  });
+  expect(parts).toEqual({ rss_mb: 230, file_mb: 40, heap_mb: 120, young_mb: 17, external_mb: 10, native_mb: 60 });
+  // a kernel without the split says so instead of inventing it
+  expect(memoryParts({ rss_kb: 1024, anon_kb: null, file_kb: null, heap_total: MB, heap_used: MB, external: 0, array_buffers: 0, spaces: [] })).toMatchObject({ file_mb: null, native_mb: null });
+});
+
+it('leaves the memory split out when the sample has none', () => {
+  const s = summarizeAllocations({ usedAtStart: 0, usedAtStop: 0, gc: { statistics: [] }, profile: { head: node('(root)', '', 0) } }, 1);
+  expect(s.memory).toBeNull();
 });
