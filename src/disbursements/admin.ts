@@ -7,7 +7,7 @@
 import type { QueryFile } from 'pg-promise';
 import type { components } from '../../generated/admin-api';
 import { sqlFile } from '../db';
-import { disbursementFilterWhere } from './filters';
+import { disbursementWhere } from './filters';
 import type { DisbursementFilters } from './filters';
 import type { Db } from '../db';
 import { listPage } from '../db/keyset';
@@ -60,8 +60,8 @@ export class AdminDisbursementService {
 
   /** Disbursements of every business (or of `business_id`), newest first, filtered. */
   async list(f: AdminDisbursementFilters, page: PageRequest): Promise<ListPage<AdminDisbursement>> {
-    const text = `SELECT d.* FROM disbursements d WHERE ${disbursementFilterWhere(f)}`;
-    const found = await listPage<DisbursementRow>(this.db, { sql: text, values: [], key: NEWEST_FIRST, direction: 'DESC' }, page);
+    const w = disbursementWhere(f);
+    const found = await listPage<DisbursementRow>(this.db, { sql: `SELECT d.* FROM disbursements d WHERE ${w.text}`, values: w.values, key: NEWEST_FIRST, direction: 'DESC' }, page);
     return { ...found, rows: await this.recordsOf(found.rows) };
   }
 

@@ -19,7 +19,7 @@ import { currentTraceParent } from '../telemetry';
 import type { FieldError } from '../errors';
 import { secretMatches } from '../merchants/access-tokens';
 import { approvalOf } from './approvals';
-import { disbursementFilterWhere } from './filters';
+import { disbursementWhere } from './filters';
 import type { DisbursementFilters } from './filters';
 import type { DisbursementParts } from './parts';
 import { toDisbursementRecord } from './record';
@@ -252,8 +252,8 @@ export class DisbursementRequests {
   /** The caller's disbursements, newest first, filtered. */
   async list(c: DisbursementCaller, f: DisbursementFilters, page: PageRequest): Promise<ListPage<DisbursementRow>> {
     await this.guard(c, 'listDisbursements');
-    const text = `SELECT d.* FROM disbursements d WHERE ${disbursementFilterWhere({ ...f, business_id: c.businessId })}`;
-    return listPage<DisbursementRow>(this.db, { sql: text, values: [], key: NEWEST_FIRST, direction: 'DESC' }, page);
+    const w = disbursementWhere({ ...f, business_id: c.businessId });
+    return listPage<DisbursementRow>(this.db, { sql: `SELECT d.* FROM disbursements d WHERE ${w.text}`, values: w.values, key: NEWEST_FIRST, direction: 'DESC' }, page);
   }
 
   byMerchantReference(businessId: number, merchantReference: string): Promise<DisbursementRow | null> {
