@@ -2,6 +2,7 @@
 // collection_counts (migration 0031) instead of from every collection: whole UTC days come from the
 // counts, and only the partial days at the ends of a from/to range are counted row by row, through
 // the (business_id[, status], created_at) indexes.
+import { sqlFile } from '../db';
 import type { Db } from '../db';
 import { where } from '../db/filters';
 import type { FilterTable, Where } from '../db/filters';
@@ -23,6 +24,7 @@ export interface CollectionFilters {
 }
 
 const DAY_MS = 86_400_000;
+const FOLD_PAST_SQL = sqlFile(__dirname, 'fold-past-counts.sql');
 
 /**
  * The filters of a collection list (src/db/filters.ts). The columns exist in both collections and
@@ -125,14 +127,6 @@ export async function countCollections(db: Db, f: CollectionFilters): Promise<nu
  * count stays exact while it runs); returns how many slot rows it folded.
  */
 export async function foldPastCounts(db: Db, today: Date): Promise<number> {
-  const { folded } = await db.one<{ folded: number }>(
-    `WITH gone AS (DELETE FROM collection_counts WHERE day < $1::date AND slot <> 0 RETURNING *),
-     kept AS (INSERT INTO collection_counts AS k (business_id, day, status, payment_method, request_currency, slot, n)
-       SELECT business_id, day, status, payment_method, request_currency, 0, SUM(n) FROM gone
-       GROUP BY business_id, day, status, payment_method, request_currency ORDER BY 1, 2, 3, 4, 5
-       ON CONFLICT (business_id, day, status, payment_method, request_currency, slot) DO UPDATE SET n = k.n + EXCLUDED.n)
-     SELECT count(*)::int AS folded FROM gone`,
-    [dayOf(today.getTime())],
-  );
+  const { folded } = await db.one<{ folded: number }>(FOLD_PAST_SQL, { today: dayOf(today.getTime()) });
   return folded;
 }

@@ -20,7 +20,6 @@ import type { DisbursementRow } from './record';
 
 const sql = (name: string): QueryFile => sqlFile(__dirname, name);
 const SQL = {
-  people: sql('admin-people.sql'),
   auditTrail: sql('admin-audit-trail.sql'),
   stateChanges: sql('admin-state-changes.sql'),
   byGatewayReference: sql('admin-by-gateway-reference.sql'),
@@ -81,7 +80,9 @@ export class AdminDisbursementService {
   private async recordsOf(rows: DisbursementRow[]): Promise<AdminDisbursement[]> {
     const names = await this.p.namesOf(rows.map((r) => r.business_id));
     const ids = [...new Set(rows.flatMap((r) => [r.requested_by_user_id, r.decided_by_user_id]).filter((id): id is number => id !== null))];
-    const people = new Map((ids.length ? await this.db.any<{ id: number; email: string }>(SQL.people, { ids }) : []).map((u) => [u.id, u.email]));
+    // who asked for and who decided them (dashboard users)
+    const asked = ids.length ? await this.db.any<{ id: number; email: string }>('SELECT id, email FROM users WHERE id = ANY($1::int[])', [ids]) : [];
+    const people = new Map(asked.map((u) => [u.id, u.email]));
     const person = (id: number | null) => (id === null ? null : { user_id: id, email: people.get(id) ?? null });
     return rows.map((r) => ({
       ...toDisbursementRecord(r),

@@ -57,7 +57,6 @@ const sql = (name: string): QueryFile => sqlFile(__dirname, name);
 const SQL = {
   tokenGuard: sql('token-guard.sql'),
   routes: sql('routes.sql'),
-  walletOf: sql('wallet-of.sql'),
   lockWallet: sql('lock-wallet.sql'),
   dayTotal: sql('day-total.sql'),
   walletAvailable: sql('wallet-available.sql'),
@@ -190,7 +189,7 @@ export class DisbursementRequests {
     const usable = mids.filter((m) => this.p.payoutsOf(m.service_type) !== null);
     if (usable.length === 0) {
       // without a wallet in the currency, that is the reason to give (a MID could not pay from nothing)
-      const wallet = await this.db.oneOrNone(SQL.walletOf, { businessId, currency });
+      const wallet = await this.db.oneOrNone('SELECT id FROM wallets WHERE business_id = $1 AND currency = $2', [businessId, currency]);
       if (!wallet) throw noWallet(currency);
       throw new AppError('NO_ROUTE', `No active MID of yours disburses by ${method} in ${currency}`);
     }
