@@ -44,9 +44,9 @@ import { openCredentials } from './processors/credentials';
 import { checkAmount } from './processors/amounts';
 import { AdminDisbursementService } from './disbursements/admin';
 import { DisbursementService } from './disbursements';
-import { payoutConnectorOf } from './disbursements/sandbox';
+import { payoutConnectorOf } from './processors/sandbox/payouts';
 import { RefundService } from './refunds';
-import { refundConnectorOf } from './refunds/sandbox';
+import { refundConnectorOf } from './processors/sandbox/refunds';
 import { ReportService } from './reports';
 
 /** What the caller gives: Base less what is built here (the db getter, kick; figures when none are given). */

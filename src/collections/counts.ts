@@ -2,8 +2,10 @@
 // collection_counts (migration 0031) instead of from every collection: whole UTC days come from the
 // counts, and only the partial days at the ends of a from/to range are counted row by row, through
 // the (business_id[, status], created_at) indexes.
-import { pgp } from '../db';
+import { sqlFile } from '../db';
 import type { Db } from '../db';
+import { where } from '../db/filters';
+import type { FilterTable, Where } from '../db/filters';
 import type { PaymentMethod, Status } from '../domain/collection';
 
 /** The filters of a collection list (merchant API, operator API, exports). */
@@ -22,31 +24,30 @@ export interface CollectionFilters {
 }
 
 const DAY_MS = 86_400_000;
+const FOLD_PAST_SQL = sqlFile(__dirname, 'fold-past-counts.sql');
 
 /**
- * The filters as one formatted condition (`TRUE` when there are none). The columns it names exist in
- * both collections and collection_counts, except merchant_reference, gateway_reference, account_number
- * and created_at, so `byDay` leaves out from/to for the counts, which filter on day instead (and a
- * search by a reference or an account is counted from collections).
- *
- * Why formatted parts and not one constant .sql file: a list's filters combine freely, and each
- * combination is a different index choice. One constant text with NULL guards (`$1 IS NULL OR ...`)
- * would be planned once, generically, and scan where the condition given needs an index. These reads
- * are not on the hot path: a list is not one of the writes that are prepared (docs/layout.md).
+ * The filters of a collection list (src/db/filters.ts). The columns exist in both collections and
+ * collection_counts, except merchant_reference, gateway_reference, account_number and created_at: the
+ * counts leave out from/to (COUNTED_FILTERS) and filter on day instead, and a search by a reference or an
+ * account is counted from collections.
  */
-export function filterWhere(f: CollectionFilters, o: { byDay?: boolean } = {}): string {
-  const where: string[] = [];
-  const add = (sql: string, v: unknown) => where.push(pgp.as.format(sql, [v]));
-  if (f.business_id !== undefined) add('business_id = $1', f.business_id);
-  if (f.status) add('status = $1', f.status);
-  if (f.payment_method) add('payment_method = $1', f.payment_method);
-  if (f.currency) add('request_currency = $1', f.currency);
-  if (f.merchant_reference) add('merchant_reference = $1', f.merchant_reference);
-  if (f.gateway_reference) add('gateway_reference = $1', f.gateway_reference);
-  if (f.account_number) add('account_number = $1', f.account_number);
-  if (!o.byDay && f.from) add('created_at >= $1', f.from);
-  if (!o.byDay && f.to) add('created_at <= $1', f.to);
-  return where.length ? where.join(' AND ') : 'TRUE';
+const COLLECTION_FILTERS: FilterTable<CollectionFilters> = [
+  { field: 'business_id', column: 'business_id', operator: '=' },
+  { field: 'status', column: 'status', operator: '=' },
+  { field: 'payment_method', column: 'payment_method', operator: '=' },
+  { field: 'currency', column: 'request_currency', operator: '=' },
+  { field: 'merchant_reference', column: 'merchant_reference', operator: '=' },
+  { field: 'gateway_reference', column: 'gateway_reference', operator: '=' },
+  { field: 'account_number', column: 'account_number', operator: '=' },
+  { field: 'from', column: 'created_at', operator: '>=' },
+  { field: 'to', column: 'created_at', operator: '<=' },
+];
+const COUNTED_FILTERS = COLLECTION_FILTERS.filter((c) => c.column !== 'created_at');
+
+/** The conditions of `f` over collections, numbered after `values` (src/db/filters.ts). */
+export function collectionWhere(f: CollectionFilters, values: unknown[] = []): Where {
+  return where(COLLECTION_FILTERS, f, values);
 }
 
 /** A range of created_at counted row by row: [gte, lt) or [gte, lte]. */
@@ -89,29 +90,35 @@ export function splitDays(from?: Date, to?: Date): DaySplit {
   return { fromDay: lo === null ? null : dayOf(lo), toDay: hi === null ? null : dayOf(hi), days: true, edges };
 }
 
-/** The statement that counts the collections matching `f`, exactly, in one snapshot. */
-export function collectionCountSql(f: CollectionFilters): string {
+/** The statement that counts the collections matching `f`, exactly, in one snapshot, and its values. */
+export function collectionCountSql(f: CollectionFilters): Where {
   // one collection per business at most (one in all by gateway_reference), or one customer's: their
   // indexes answer at once, and collection_counts has no such columns
-  if (f.merchant_reference || f.gateway_reference || f.account_number) return `SELECT count(*) AS total FROM collections WHERE ${filterWhere(f)}`;
+  if (f.merchant_reference || f.gateway_reference || f.account_number) {
+    const w = collectionWhere(f);
+    return { text: `SELECT count(*) AS total FROM collections WHERE ${w.text}`, values: w.values };
+  }
   const split = splitDays(f.from, f.to);
+  // the conditions but from/to, the same in every part: the days and the edges bound created_at themselves
+  const { text: counted, values } = where(COUNTED_FILTERS, f);
+  const param = (v: unknown) => `$${values.push(v)}`;
   const parts: string[] = [];
   if (split.days) {
     const day: string[] = [];
-    if (split.fromDay) day.push(pgp.as.format('day >= $1::date', [split.fromDay]));
-    if (split.toDay) day.push(pgp.as.format('day < $1::date', [split.toDay]));
-    parts.push(`(SELECT COALESCE(SUM(n), 0) FROM collection_counts WHERE ${[filterWhere(f, { byDay: true }), ...day].join(' AND ')})`);
+    if (split.fromDay) day.push(`day >= ${param(split.fromDay)}::date`);
+    if (split.toDay) day.push(`day < ${param(split.toDay)}::date`);
+    parts.push(`(SELECT COALESCE(SUM(n), 0) FROM collection_counts WHERE ${[counted, ...day].join(' AND ')})`);
   }
-  const noRange = { ...f, from: undefined, to: undefined };
   for (const e of split.edges) {
-    const range = e.lt ? pgp.as.format('created_at >= $1 AND created_at < $2', [e.gte, e.lt]) : pgp.as.format('created_at >= $1 AND created_at <= $2', [e.gte, e.lte]);
-    parts.push(`(SELECT count(*) FROM collections WHERE ${filterWhere(noRange)} AND ${range})`);
+    const range = e.lt ? `created_at >= ${param(e.gte)} AND created_at < ${param(e.lt)}` : `created_at >= ${param(e.gte)} AND created_at <= ${param(e.lte)}`;
+    parts.push(`(SELECT count(*) FROM collections WHERE ${counted} AND ${range})`);
   }
-  return `SELECT (${parts.length ? parts.join(' + ') : '0'})::bigint AS total`;
+  return { text: `SELECT (${parts.length ? parts.join(' + ') : '0'})::bigint AS total`, values };
 }
 
 export async function countCollections(db: Db, f: CollectionFilters): Promise<number> {
-  const { total } = await db.one<{ total: bigint }>(collectionCountSql(f));
+  const count = collectionCountSql(f);
+  const { total } = await db.one<{ total: bigint }>(count.text, count.values);
   return Number(total);
 }
 
@@ -120,14 +127,6 @@ export async function countCollections(db: Db, f: CollectionFilters): Promise<nu
  * count stays exact while it runs); returns how many slot rows it folded.
  */
 export async function foldPastCounts(db: Db, today: Date): Promise<number> {
-  const { folded } = await db.one<{ folded: number }>(
-    `WITH gone AS (DELETE FROM collection_counts WHERE day < $1::date AND slot <> 0 RETURNING *),
-     kept AS (INSERT INTO collection_counts AS k (business_id, day, status, payment_method, request_currency, slot, n)
-       SELECT business_id, day, status, payment_method, request_currency, 0, SUM(n) FROM gone
-       GROUP BY business_id, day, status, payment_method, request_currency ORDER BY 1, 2, 3, 4, 5
-       ON CONFLICT (business_id, day, status, payment_method, request_currency, slot) DO UPDATE SET n = k.n + EXCLUDED.n)
-     SELECT count(*)::int AS folded FROM gone`,
-    [dayOf(today.getTime())],
-  );
+  const { folded } = await db.one<{ folded: number }>(FOLD_PAST_SQL, { today: dayOf(today.getTime()) });
   return folded;
 }

@@ -1,17 +1,13 @@
-// Request-to-pay's write with group commit (issue 25): requests that arrive while earlier ones are being
-// written wait and go together in one statement (sql/create.sql, a batch of arrays: one element per
-// request), each answered with its own row once that statement has committed (src/db/batcher.ts). A
-// request alone is written at once, as a batch of one. Inside an open operator change the write goes to
-// the change's transaction at once, alone: a batch never mixes a change's request with others.
+// Request-to-pay's write with group commit (GroupCommit, src/db/batcher.ts): requests that arrive while
+// earlier ones are being written wait and go together in one statement (sql/create.sql, a batch of arrays:
+// one element per request), each answered with its own row once that statement has committed. A request
+// alone is written at once, as a batch of one; inside an open operator change, at once and alone.
 import { START_EMAILS_CTE } from '../notifications/notifications';
 import { bound, hotSqlFile } from '../db';
 import type { Db, Queryable } from '../db';
 import type { Logger } from '../log';
 import { arrayLiteral } from '../db/array-literal';
-import { Batcher } from '../db/batcher';
-import { inOpenChange } from '../db/change';
-import { countedApart, takeOver } from '../db/outcome';
-import type { WritesApart } from '../db/outcome';
+import { GroupCommit } from '../db/batcher';
 import type { CollectionRow } from '../domain/collection';
 
 /** The request-to-pay write (sql/create.sql): one constant text for any batch, prepared on a real server. */
@@ -22,9 +18,6 @@ const EMAIL_PARAMS = ['email_owners', 'email_kinds', 'email_recipients', 'email_
 /** create.sql's parameters with one element per request */
 const ROW_PARAMS = CREATE_SQL.params.filter((p) => !EMAIL_PARAMS.includes(p));
 const ROW_PARAM_SET = new Set(ROW_PARAMS);
-
-/** The most requests in one statement. */
-const MAX_BATCH = 64;
 
 /** One request's values for create.sql: one value per row parameter, and its start emails. */
 export interface CreateValues {
@@ -39,12 +32,6 @@ export interface CreateValues {
  * the row. The caller takes the row apart from the three once (a copy of a 45-column row per request).
  */
 export type CreateAnswer = CollectionRow & { n_: string | number | bigint; current_: boolean; created_: boolean | null };
-
-interface Job {
-  values: CreateValues;
-  /** the writes of the batch that carried it, for its request to count as its own */
-  apart: WritesApart | null;
-}
 
 /**
  * create.sql's values for a batch: every row parameter as an array literal in the batch's order, emails
@@ -92,37 +79,10 @@ async function writeBatch(q: Queryable, batch: readonly CreateValues[]): Promise
   return rows;
 }
 
-export class CreateBatches {
-  private readonly batcher: Batcher<Job, CreateAnswer>;
+/** Request-to-pay's writes with group commit: `write(values)` answers the request's own CreateAnswer. */
+export type CreateBatches = GroupCommit<CreateValues, CreateAnswer>;
 
-  /**
-   * `base.db` is read at each write (the pool, or an open change's transaction); `lanes` batches are
-   * written at once at most, each on a connection of the pool.
-   */
-  constructor(
-    private readonly base: { readonly db: Db; log: Logger },
-    lanes: number,
-  ) {
-    this.batcher = new Batcher((jobs) => this.written(jobs), { maxBatch: MAX_BATCH, maxRunning: lanes }, (err, size) =>
-      base.log.warn('request-to-pay batch refused, written again one by one', { size, error: (err as Error).message }),
-    );
-  }
-
-  /** Writes one request's collection with whatever else is waiting; its own answer once committed. */
-  async write(values: CreateValues): Promise<CreateAnswer> {
-    if (inOpenChange()) return (await writeBatch(this.base.db, [values]))[0];
-    const job: Job = { values, apart: null };
-    try {
-      return await this.batcher.add(job);
-    } finally {
-      // the batch's statement was sent for this request too: lost with the connection, its outcome is unknown
-      if (job.apart) takeOver(job.apart);
-    }
-  }
-
-  private written(jobs: Job[]): Promise<CreateAnswer[]> {
-    const apart = countedApart(() => writeBatch(this.base.db, jobs.map((j) => j.values)));
-    for (const j of jobs) j.apart = apart;
-    return apart.done;
-  }
+/** `lanes` batches written at once at most, each on a connection of the pool. */
+export function createBatches(base: { readonly db: Db; log: Logger }, lanes: number): CreateBatches {
+  return new GroupCommit(base, lanes, writeBatch, 'request-to-pay');
 }

@@ -11,7 +11,7 @@ import type { PostingRow } from '../api-records/collection';
 import type { WorkerSpec } from '../workers/loops';
 import { foldPastCounts } from './counts';
 import type { CollectionFilters } from './counts';
-import { CreateBatches } from './create-batch';
+import { createBatches } from './create-batch';
 import { Expiry } from './expiry';
 import type { MoveFrom } from './move-batch';
 import type { CollectionParts } from './parts';
@@ -40,7 +40,7 @@ export class CollectionService {
     // at most half the pool, so the batches leave connections to every other statement
     const lanes = Math.max(1, Math.min(s.config.databaseBatchLanes, Math.floor(poolSize(s.db) / 2)));
     this.queries = new CollectionQueries(s);
-    this.requests = new RequestToPay(s, new CreateBatches(s, lanes), this.queries);
+    this.requests = new RequestToPay(s, createBatches(s, lanes), this.queries);
     this.changes = new StateChanges(s, lanes, this.queries);
     this.reports = new ProviderReports(s, this.changes);
     this.expiry = new Expiry(s, this.changes, this.reports);

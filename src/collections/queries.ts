@@ -8,7 +8,7 @@ import type { KeyColumn, ListPage, PageRequest } from '../db/keyset';
 import type { CollectionRow } from '../domain/collection';
 import { AppError } from '../errors';
 import type { PostingRow } from '../api-records/collection';
-import { countCollections, filterWhere } from './counts';
+import { collectionWhere, countCollections } from './counts';
 import type { CollectionFilters } from './counts';
 
 const POSTINGS_OF_SQL = sqlFile(__dirname, 'postings-of.sql');
@@ -40,8 +40,8 @@ export class CollectionQueries {
 
   /** Newest first (created_at, then id for equal times); the count is perf's exact counter (counts.ts). */
   async list(f: CollectionFilters, page: PageRequest): Promise<ListPage<CollectionRow>> {
-    const sql = `SELECT * FROM collections WHERE ${filterWhere(f)}`;
-    const q = { sql, values: [], key: NEWEST_FIRST, direction: 'DESC' as const, count: () => countCollections(this.s.db, f) };
+    const w = collectionWhere(f);
+    const q = { sql: `SELECT * FROM collections WHERE ${w.text}`, values: w.values, key: NEWEST_FIRST, direction: 'DESC' as const, count: () => countCollections(this.s.db, f) };
     return listPage<CollectionRow>(this.s.db, q, page);
   }
 

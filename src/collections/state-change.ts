@@ -15,8 +15,8 @@ import type { Principal } from '../merchants/access-tokens';
 import { STATUS_CHANGE_CTES } from '../notifications/notifications';
 import type { Recipients } from '../notifications/notifications';
 import { scenarioRecorded } from '../sandbox/certification';
-import { MISSED, MoveBatches } from './move-batch';
-import type { MoveAsk, MoveFrom, MoveTry } from './move-batch';
+import { MISSED, moveBatches } from './move-batch';
+import type { MoveAsk, MoveBatches, MoveFrom, MoveTry } from './move-batch';
 import type { CollectionParts } from './parts';
 import type { CollectionQueries } from './queries';
 
@@ -72,7 +72,7 @@ export class StateChanges {
     lanes: number,
     private readonly queries: CollectionQueries,
   ) {
-    this.moves = new MoveBatches(s, lanes, (q, asks) => this.moveOnce(q, asks));
+    this.moves = moveBatches(s, lanes, (q, asks) => this.moveOnce(q, asks));
   }
 
   /**

@@ -3,8 +3,15 @@
 // statement has committed. There is no timer: a write that finds a slot free goes at once (a batch of one,
 // so a quiet service waits for nothing), and the batch grows only with what arrived while every slot was
 // busy. A batch that fails for any reason but a lost database is written again one by one, so one bad
-// write fails only its own caller.
+// write fails only its own caller. `GroupCommit` is that for one request's write of a hot statement (a
+// request-to-pay, a state change): the batch's writes count as each of its requests' own, and inside an open
+// operator change the write goes to the change's transaction at once, alone.
 import { isDatabaseUnavailable } from './index';
+import type { Db, Queryable } from './index';
+import type { Logger } from '../log';
+import { inOpenChange } from './change';
+import { countedApart, takeOver } from './outcome';
+import type { WritesApart } from './outcome';
 
 export interface BatcherLimits {
   /** the most writes in one batch */
@@ -88,5 +95,59 @@ export class Batcher<In, Out> {
     const outs = await this.write(items);
     if (outs.length !== items.length) throw new Error(`a batch of ${items.length} writes answered ${outs.length} results`);
     return outs;
+  }
+}
+
+/** The most requests in one statement of a group commit. */
+const GROUP_MAX_BATCH = 64;
+
+/** One statement for every item of a batch on `q`, one answer per item, in their order. */
+export type WriteAll<In, Out> = (q: Queryable, items: readonly In[]) => Promise<Out[]>;
+
+interface Carried<In> {
+  item: In;
+  /** the writes of the batch that carried it, for its request to count as its own */
+  apart: WritesApart | null;
+}
+
+/**
+ * Group commit of one hot write: a request's write goes with whatever else is waiting, in one statement
+ * (`writeAll`), and is answered with its own result once that statement committed. A batch never mixes an
+ * open operator change's write with others: that one goes to the change's transaction at once, alone.
+ */
+export class GroupCommit<In, Out> {
+  private readonly batcher: Batcher<Carried<In>, Out>;
+
+  /**
+   * `base.db` is read at each write (the pool, or an open change's transaction); `lanes` batches are
+   * written at once at most, each on a connection of the pool; `what` names the write in the log.
+   */
+  constructor(
+    private readonly base: { readonly db: Db; log: Logger },
+    lanes: number,
+    private readonly writeAll: WriteAll<In, Out>,
+    what: string,
+  ) {
+    this.batcher = new Batcher((batch) => this.written(batch), { maxBatch: GROUP_MAX_BATCH, maxRunning: lanes }, (err, size) =>
+      base.log.warn(`${what} batch refused, written again one by one`, { size, error: (err as Error).message }),
+    );
+  }
+
+  /** Writes `item` with whatever else is waiting; its own answer once committed. */
+  async write(item: In): Promise<Out> {
+    if (inOpenChange()) return (await this.writeAll(this.base.db, [item]))[0];
+    const carried: Carried<In> = { item, apart: null };
+    try {
+      return await this.batcher.add(carried);
+    } finally {
+      // the batch's statement was sent for this request too: lost with the connection, its outcome is unknown
+      if (carried.apart) takeOver(carried.apart);
+    }
+  }
+
+  private written(batch: Carried<In>[]): Promise<Out[]> {
+    const apart = countedApart(() => this.writeAll(this.base.db, batch.map((c) => c.item)));
+    for (const c of batch) c.apart = apart;
+    return apart.done;
   }
 }

@@ -7,7 +7,7 @@
 import type { QueryFile } from 'pg-promise';
 import type { components } from '../../generated/admin-api';
 import { sqlFile } from '../db';
-import { disbursementFilterWhere } from './filters';
+import { disbursementWhere } from './filters';
 import type { DisbursementFilters } from './filters';
 import type { Db } from '../db';
 import { listPage } from '../db/keyset';
@@ -20,7 +20,6 @@ import type { DisbursementRow } from './record';
 
 const sql = (name: string): QueryFile => sqlFile(__dirname, name);
 const SQL = {
-  people: sql('admin-people.sql'),
   auditTrail: sql('admin-audit-trail.sql'),
   stateChanges: sql('admin-state-changes.sql'),
   byGatewayReference: sql('admin-by-gateway-reference.sql'),
@@ -60,8 +59,8 @@ export class AdminDisbursementService {
 
   /** Disbursements of every business (or of `business_id`), newest first, filtered. */
   async list(f: AdminDisbursementFilters, page: PageRequest): Promise<ListPage<AdminDisbursement>> {
-    const text = `SELECT d.* FROM disbursements d WHERE ${disbursementFilterWhere(f)}`;
-    const found = await listPage<DisbursementRow>(this.db, { sql: text, values: [], key: NEWEST_FIRST, direction: 'DESC' }, page);
+    const w = disbursementWhere(f);
+    const found = await listPage<DisbursementRow>(this.db, { sql: `SELECT d.* FROM disbursements d WHERE ${w.text}`, values: w.values, key: NEWEST_FIRST, direction: 'DESC' }, page);
     return { ...found, rows: await this.recordsOf(found.rows) };
   }
 
@@ -81,7 +80,9 @@ export class AdminDisbursementService {
   private async recordsOf(rows: DisbursementRow[]): Promise<AdminDisbursement[]> {
     const names = await this.p.namesOf(rows.map((r) => r.business_id));
     const ids = [...new Set(rows.flatMap((r) => [r.requested_by_user_id, r.decided_by_user_id]).filter((id): id is number => id !== null))];
-    const people = new Map((ids.length ? await this.db.any<{ id: number; email: string }>(SQL.people, { ids }) : []).map((u) => [u.id, u.email]));
+    // who asked for and who decided them (dashboard users)
+    const asked = ids.length ? await this.db.any<{ id: number; email: string }>('SELECT id, email FROM users WHERE id = ANY($1::int[])', [ids]) : [];
+    const people = new Map(asked.map((u) => [u.id, u.email]));
     const person = (id: number | null) => (id === null ? null : { user_id: id, email: people.get(id) ?? null });
     return rows.map((r) => ({
       ...toDisbursementRecord(r),

@@ -1,6 +1,7 @@
 // The filters of a disbursement list, shared by the merchant's list (GET /v1/disbursements) and the
 // dashboard's (GET /v1/admin/disbursements): one WHERE clause over a disbursement `d`.
-import { pgp } from '../db';
+import { where } from '../db/filters';
+import type { FilterTable, Where } from '../db/filters';
 import type { DisbursementStatus } from '../domain/disbursement';
 
 export interface DisbursementFilters {
@@ -14,18 +15,17 @@ export interface DisbursementFilters {
   business_id?: number;
 }
 
-/**
- * The filters as SQL over `disbursements d`, values formatted in; TRUE when there are none. Formatted, as
- * the collections' and refunds' are (src/collections/counts.ts says why): only the conditions given.
- */
-export function disbursementFilterWhere(f: DisbursementFilters): string {
-  const where: string[] = [];
-  const add = (clause: string, v: unknown) => v !== undefined && where.push(pgp.as.format(clause, [v]));
-  add('d.business_id = $1', f.business_id);
-  add('d.status = $1', f.status);
-  add('d.currency = $1', f.currency);
-  add('d.merchant_reference = $1', f.merchant_reference);
-  add('d.created_at >= $1', f.from);
-  add('d.created_at <= $1', f.to);
-  return where.length ? where.join(' AND ') : 'TRUE';
+/** The filters over `disbursements d` (src/db/filters.ts): only the conditions given. */
+const DISBURSEMENT_FILTERS: FilterTable<DisbursementFilters> = [
+  { field: 'business_id', column: 'd.business_id', operator: '=' },
+  { field: 'status', column: 'd.status', operator: '=' },
+  { field: 'currency', column: 'd.currency', operator: '=' },
+  { field: 'merchant_reference', column: 'd.merchant_reference', operator: '=' },
+  { field: 'from', column: 'd.created_at', operator: '>=' },
+  { field: 'to', column: 'd.created_at', operator: '<=' },
+];
+
+/** The conditions of `f` over `disbursements d`, numbered after `values`. */
+export function disbursementWhere(f: DisbursementFilters, values: unknown[] = []): Where {
+  return where(DISBURSEMENT_FILTERS, f, values);
 }

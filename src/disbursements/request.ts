@@ -19,7 +19,7 @@ import { currentTraceParent } from '../telemetry';
 import type { FieldError } from '../errors';
 import { secretMatches } from '../merchants/access-tokens';
 import { approvalOf } from './approvals';
-import { disbursementFilterWhere } from './filters';
+import { disbursementWhere } from './filters';
 import type { DisbursementFilters } from './filters';
 import type { DisbursementParts } from './parts';
 import { toDisbursementRecord } from './record';
@@ -57,7 +57,6 @@ const sql = (name: string): QueryFile => sqlFile(__dirname, name);
 const SQL = {
   tokenGuard: sql('token-guard.sql'),
   routes: sql('routes.sql'),
-  walletOf: sql('wallet-of.sql'),
   lockWallet: sql('lock-wallet.sql'),
   dayTotal: sql('day-total.sql'),
   walletAvailable: sql('wallet-available.sql'),
@@ -190,7 +189,7 @@ export class DisbursementRequests {
     const usable = mids.filter((m) => this.p.payoutsOf(m.service_type) !== null);
     if (usable.length === 0) {
       // without a wallet in the currency, that is the reason to give (a MID could not pay from nothing)
-      const wallet = await this.db.oneOrNone(SQL.walletOf, { businessId, currency });
+      const wallet = await this.db.oneOrNone('SELECT id FROM wallets WHERE business_id = $1 AND currency = $2', [businessId, currency]);
       if (!wallet) throw noWallet(currency);
       throw new AppError('NO_ROUTE', `No active MID of yours disburses by ${method} in ${currency}`);
     }
@@ -252,8 +251,8 @@ export class DisbursementRequests {
   /** The caller's disbursements, newest first, filtered. */
   async list(c: DisbursementCaller, f: DisbursementFilters, page: PageRequest): Promise<ListPage<DisbursementRow>> {
     await this.guard(c, 'listDisbursements');
-    const text = `SELECT d.* FROM disbursements d WHERE ${disbursementFilterWhere({ ...f, business_id: c.businessId })}`;
-    return listPage<DisbursementRow>(this.db, { sql: text, values: [], key: NEWEST_FIRST, direction: 'DESC' }, page);
+    const w = disbursementWhere({ ...f, business_id: c.businessId });
+    return listPage<DisbursementRow>(this.db, { sql: `SELECT d.* FROM disbursements d WHERE ${w.text}`, values: w.values, key: NEWEST_FIRST, direction: 'DESC' }, page);
   }
 
   byMerchantReference(businessId: number, merchantReference: string): Promise<DisbursementRow | null> {

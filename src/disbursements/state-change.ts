@@ -14,7 +14,6 @@ import type { DisbursementRow } from './record';
 const sql = (name: string): QueryFile => sqlFile(__dirname, name);
 const SQL = {
   move: sql('move.sql'),
-  businessName: sql('business-name.sql'),
 };
 
 /** A move of a disbursement: to which state, and what its request to the processor becomes. */
@@ -96,7 +95,8 @@ export class DisbursementStateChanges {
   async emailOwners(t: Tx, row: DisbursementRow, now: Date): Promise<void> {
     if (row.status !== 'PENDING_APPROVAL' && row.status !== 'FAILED' && row.status !== 'REVERSED') return;
     const page = `${this.p.config.publicBaseUrl}/dashboard/disbursements/${row.gateway_reference}`;
-    const business = await t.one<{ name: string }>(SQL.businessName, { businessId: row.business_id });
+    // the business's name, as its owners' emails show it
+    const business = await t.one<{ name: string }>('SELECT name FROM businesses WHERE id = $1', [row.business_id]);
     for (const e of disbursementEmails(row, business.name, page)) {
       await this.p.notifications.emailOwners(t, { kind: e.kind, subject: e.subject, text: e.text, now, businessId: row.business_id, exceptUserId: e.exceptUserId });
     }

@@ -91,6 +91,7 @@ export interface LedgerDrift {
 }
 
 const driftSql = sqlFile(__dirname, 'ledger-drift.sql');
+const WALLET_BALANCES_SQL = sqlFile(__dirname, 'wallet-balances.sql');
 
 /** Every running balance that differs from the sum of its postings, and every unbalanced journal. */
 export function ledgerDrift(db: Queryable): Promise<LedgerDrift[]> {
@@ -201,16 +202,8 @@ export class LedgerService {
    */
   async walletBalances(businessId: number, currency?: string): Promise<WalletBalance[]> {
     const rows = await this.s.db.any<{ currency: string; available: bigint; pending: bigint; reserved: bigint; refund_held: bigint; disbursement_held: bigint }>(
-      `SELECT w.currency,
-         COALESCE(SUM(b.balance_minor) FILTER (WHERE a.kind = 'available'), 0)::bigint AS available,
-         COALESCE(SUM(b.balance_minor) FILTER (WHERE a.kind = 'pending'), 0)::bigint AS pending,
-         COALESCE(SUM(b.balance_minor) FILTER (WHERE a.kind = 'reserved'), 0)::bigint AS reserved,
-         COALESCE(SUM(b.balance_minor) FILTER (WHERE a.kind = 'refund_hold'), 0)::bigint AS refund_held,
-         COALESCE(SUM(b.balance_minor) FILTER (WHERE a.kind = 'disbursement_hold'), 0)::bigint AS disbursement_held
-       FROM wallets w LEFT JOIN ledger_accounts a ON a.wallet_id = w.id LEFT JOIN account_balances b ON b.account_id = a.id
-       WHERE w.business_id = $1 AND ($2::text IS NULL OR w.currency = $2)
-       GROUP BY w.id, w.currency, w.is_default ORDER BY w.is_default DESC, w.currency LIMIT $3`,
-      [businessId, currency ?? null, MAX_WALLETS],
+      WALLET_BALANCES_SQL,
+      { businessId, currency: currency ?? null, limit: MAX_WALLETS },
     );
     return rows.map((r) => ({ currency: r.currency, availableMinor: r.available, pendingMinor: r.pending, reservedMinor: r.reserved, refundHeldMinor: r.refund_held, disbursementHeldMinor: r.disbursement_held }));
   }

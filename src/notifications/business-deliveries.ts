@@ -2,6 +2,8 @@
 // collections, refunds and disbursements, newest first, each named by its subject's kind and reference,
 // with where its delivery stands and its latest attempt.
 import type { Db } from '../db';
+import { where } from '../db/filters';
+import type { FilterTable } from '../db/filters';
 import { BY_ID, listPage } from '../db/keyset';
 import type { PageRequest } from '../db/keyset';
 import type { Status } from '../domain/collection';
@@ -57,12 +59,15 @@ export type Delivery = ReturnType<typeof deliveryOf>;
 
 // a notification is a collection's (a refund's names its collection) or a disbursement's, never both
 const FROM = 'FROM notifications n LEFT JOIN collections c ON c.id = n.collection_id LEFT JOIN disbursements d ON d.id = n.disbursement_id';
-/** The business's notifications, optionally in one delivery state only ($1 business, $2 state or null). */
-const WHERE = `WHERE (c.business_id = $1 OR d.business_id = $1) AND ($2::text IS NULL OR ${STATE_SQL} = $2)`;
+/** The list's filter (src/db/filters.ts): one delivery state only, when given. */
+const DELIVERY_FILTERS: FilterTable<{ state: DeliveryState | null }> = [{ field: 'state', column: STATE_SQL, operator: '=' }];
 
 /** A page of the business's notifications, newest first; the latest attempt is read for listed rows, not to count. */
 export async function businessDeliveries(db: Db, businessId: number, state: DeliveryState | null, page: PageRequest) {
-  const values = [businessId, state];
+  const w = where(DELIVERY_FILTERS, { state }, [businessId]);
+  // the business's notifications ($1), by their collection's or their disbursement's business
+  const condition = `WHERE (c.business_id = $1 OR d.business_id = $1) AND ${w.text}`;
+  const values = w.values;
   const sql = `SELECT n.id, n.event_id, ${SUBJECT_SQL} AS subject, COALESCE(r.gateway_reference, d.gateway_reference, c.gateway_reference) AS gateway_reference, n.sequence, n.transaction_status, n.created_at, ${STATE_SQL} AS state,
       n.attempts, l.at AS last_attempt_at, l.http_status AS last_http_status, l.error AS last_error, n.delivered_at, n.next_attempt_at
     ${FROM}
@@ -71,8 +76,8 @@ export async function businessDeliveries(db: Db, businessId: number, state: Deli
       SELECT a.at, a.http_status, a.error FROM notification_attempts a
       WHERE a.notification_id = n.id ORDER BY a.attempt DESC, a.id DESC LIMIT 1
     ) l ON true
-    ${WHERE}`;
-  const count = async () => (await db.one<{ n: number }>(`SELECT count(*)::int AS n ${FROM} ${WHERE}`, values)).n;
+    ${condition}`;
+  const count = async () => (await db.one<{ n: number }>(`SELECT count(*)::int AS n ${FROM} ${condition}`, values)).n;
   const listed = await listPage<DeliveryRow>(db, { sql, values, key: BY_ID, direction: 'DESC', count }, page);
   return { ...listed, rows: listed.rows.map(deliveryOf) };
 }

@@ -4,6 +4,7 @@
 // all is marked so: while such emails wait, the server is probed every SMTP_PROBE_INTERVAL_MS, and once
 // it answers (a probe or any send succeeds) they are due at once instead of after their backoff.
 import path from 'node:path';
+import { sqlFile } from '../db';
 import type { Base } from '../base';
 import type { LivenessService } from '../workers/liveness';
 import { Mailer } from './email';
@@ -31,18 +32,7 @@ interface ClaimedEmail {
   text_body: string;
 }
 
-// A claimed email is no longer marked unreachable (its outcome marks it again), so a reset never touches
-// one under way.
-const CLAIM_SQL = `
-  WITH due AS (
-    SELECT id FROM emails
-    WHERE sent_at IS NULL AND gave_up_at IS NULL AND next_attempt_at <= $1
-    ORDER BY next_attempt_at, id
-    LIMIT $2
-    FOR UPDATE SKIP LOCKED
-  )
-  UPDATE emails e SET next_attempt_at = $3, smtp_unreachable = false, claimed_by = $4 FROM due WHERE e.id = due.id
-  RETURNING e.id, e.kind, e.recipient, e.subject, e.text_body`;
+const CLAIM_SQL = sqlFile(__dirname, 'claim-emails.sql');
 
 /** The sender: notifications@<host of PUBLIC_BASE_URL>. */
 function senderOf(publicBaseUrl: string): string {
@@ -64,7 +54,7 @@ export class EmailWorker {
 
   async runBatch(): Promise<number> {
     const now = this.s.now();
-    const claimed = await this.s.db.any<ClaimedEmail>(CLAIM_SQL, [now, EMAIL_BATCH, new Date(now.getTime() + EMAIL_LEASE_MS), this.s.liveness.processId]);
+    const claimed = await this.s.db.any<ClaimedEmail>(CLAIM_SQL, { now, limit: EMAIL_BATCH, leaseEnd: new Date(now.getTime() + EMAIL_LEASE_MS), processId: this.s.liveness.processId });
     const sent = await Promise.all(claimed.map((e) => this.sendOne(e)));
     if (sent.some(Boolean)) return claimed.length + (await this.smtpIsBack());
     if (claimed.length === 0) return this.probe();

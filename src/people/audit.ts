@@ -5,6 +5,8 @@
 import { sqlFile } from '../db';
 import type { Db, Queryable } from '../db';
 import { ifRolledBack } from '../db/change';
+import { where } from '../db/filters';
+import type { FilterTable } from '../db/filters';
 import { BY_ID, listPage } from '../db/keyset';
 import type { ListPage, PageRequest } from '../db/keyset';
 import { maskedAccountNumber } from '../domain/disbursement';
@@ -162,6 +164,16 @@ export interface AuditFilter {
   to?: Date;
 }
 
+/** The audit list's filters (src/db/filters.ts): only the conditions given, so each can use its index (business, actor, action, at). */
+const AUDIT_FILTERS: FilterTable<AuditFilter> = [
+  { field: 'businessId', column: 'business_id', operator: '=' },
+  { field: 'actorUserId', column: 'actor_user_id', operator: '=' },
+  { field: 'action', column: 'action', operator: '=' },
+  { field: 'from', column: 'at', operator: '>=' },
+  // times are whole seconds in the API: `to` takes in the whole of its second
+  { field: 'to', column: 'at', operator: '<', value: (to: Date) => new Date(to.getTime() + 1000) },
+];
+
 const TOKEN_ACTION_SQL = sqlFile(__dirname, 'token-action.sql');
 
 export class AuditService {
@@ -230,22 +242,10 @@ export class AuditService {
     );
   }
 
-  /** Newest first; only the filters given become conditions, so each can use its index (business, actor, action, at). */
+  /** Newest first, filtered (AUDIT_FILTERS). */
   async list(filter: AuditFilter, page: PageRequest): Promise<ListPage<ReturnType<typeof entryRecord>>> {
-    const where: string[] = [];
-    const values: unknown[] = [];
-    const add = (condition: string, value: unknown) => {
-      values.push(value);
-      where.push(condition.replace('?', `$${values.length}`));
-    };
-    if (filter.businessId !== null) add('business_id = ?', filter.businessId);
-    if (filter.actorUserId !== null) add('actor_user_id = ?', filter.actorUserId);
-    if (filter.action) add('action = ?', filter.action);
-    if (filter.from) add('at >= ?', filter.from);
-    // times are whole seconds in the API: `to` takes in the whole of its second
-    if (filter.to) add('at < ?', new Date(filter.to.getTime() + 1000));
-    const sql = `SELECT * FROM audit_log WHERE ${where.length ? where.join(' AND ') : 'TRUE'}`;
-    const found = await listPage<AuditRow>(this.s.db, { sql, values, key: BY_ID, direction: 'DESC' }, page);
+    const w = where(AUDIT_FILTERS, filter);
+    const found = await listPage<AuditRow>(this.s.db, { sql: `SELECT * FROM audit_log WHERE ${w.text}`, values: w.values, key: BY_ID, direction: 'DESC' }, page);
     return { ...found, rows: found.rows.map(entryRecord) };
   }
 }

@@ -8,6 +8,8 @@ import { chmodSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { AppError, validationError } from '../errors';
 import type { Tx } from '../db';
+import { where } from '../db/filters';
+import type { FilterTable } from '../db/filters';
 import { BY_ID, listPage } from '../db/keyset';
 import type { ListPage, PageRequest } from '../db/keyset';
 import { canGrant, isOperator } from '../domain/roles';
@@ -66,6 +68,9 @@ const FIRST_OPERATOR_LOCK = 4_242_050;
  * demoting each other at once cannot both succeed. A lock per team, taken before any user row.
  */
 const TEAM_LOCK = 4_242_060;
+
+/** A list of users or invitations: a merchant owner's is its business's, an operator's every business's (business_id null). */
+const OF_BUSINESS: FilterTable<{ business_id: number | null }> = [{ field: 'business_id', column: 'business_id', operator: '=' }];
 
 export const tokenHash = (token: string) => createHash('sha256').update(token).digest('hex');
 
@@ -175,8 +180,8 @@ export class UserService {
 
   /** Oldest first; a merchant owner's call comes with its own business_id. */
   async list(businessId: number | null, page: PageRequest): Promise<ListPage<ReturnType<typeof userRecord>>> {
-    const q = { sql: 'SELECT * FROM users WHERE ($1::int IS NULL OR business_id = $1)', values: [businessId], key: BY_ID, direction: 'ASC' as const };
-    const found = await listPage<UserRow>(this.s.db, q, page);
+    const w = where(OF_BUSINESS, { business_id: businessId });
+    const found = await listPage<UserRow>(this.s.db, { sql: `SELECT * FROM users WHERE ${w.text}`, values: w.values, key: BY_ID, direction: 'ASC' }, page);
     return { ...found, rows: found.rows.map(userRecord) };
   }
 
@@ -296,8 +301,9 @@ export class UserService {
 
   /** Pending invitations (expired ones included), newest first. */
   async listInvitations(businessId: number | null, page: PageRequest): Promise<ListPage<ReturnType<typeof invitationRecord>>> {
-    const sql = 'SELECT * FROM invitations WHERE accepted_at IS NULL AND revoked_at IS NULL AND ($1::int IS NULL OR business_id = $1)';
-    const found = await listPage<InvitationRow>(this.s.db, { sql, values: [businessId], key: BY_ID, direction: 'DESC' }, page);
+    const w = where(OF_BUSINESS, { business_id: businessId });
+    const sql = `SELECT * FROM invitations WHERE accepted_at IS NULL AND revoked_at IS NULL AND ${w.text}`;
+    const found = await listPage<InvitationRow>(this.s.db, { sql, values: w.values, key: BY_ID, direction: 'DESC' }, page);
     return { ...found, rows: found.rows.map(invitationRecord) };
   }
 

@@ -1,6 +1,7 @@
 // The filters of a business's refund list (GET /v1/refunds), shared by the list and the refunds export
 // (docs/reports.md): one WHERE clause over a refund `r` joined to its collection `c`.
-import { pgp } from '../db';
+import { where } from '../db/filters';
+import type { FilterTable, Where } from '../db/filters';
 import type { RefundStatus } from '../domain/refund';
 
 export interface RefundFilters {
@@ -18,21 +19,22 @@ export interface RefundFilters {
 }
 
 /**
- * The filters as SQL over `refunds r JOIN collections c`, values formatted in; TRUE when there are none.
- * Formatted, as a collection list's filters are (src/collections/counts.ts says why): only the conditions
- * given, so the planner picks the index each combination needs.
+ * The filters over `refunds r JOIN collections c` (src/db/filters.ts): only the conditions given, so the
+ * planner picks the index each combination needs.
  */
-export function refundFilterWhere(f: RefundFilters): string {
-  const where: string[] = [];
-  const add = (clause: string, v: unknown) => v !== undefined && where.push(pgp.as.format(clause, [v]));
-  add('r.business_id = $1', f.business_id);
-  add('r.status = $1', f.status);
-  add('r.currency = $1', f.currency);
-  add('r.merchant_reference = $1', f.merchant_reference);
-  add('c.gateway_reference = $1', f.collection_gateway_reference);
-  add('r.created_at >= $1', f.from);
-  add('r.created_at <= $1', f.to);
+const REFUND_FILTERS: FilterTable<RefundFilters> = [
+  { field: 'business_id', column: 'r.business_id', operator: '=' },
+  { field: 'status', column: 'r.status', operator: '=' },
+  { field: 'currency', column: 'r.currency', operator: '=' },
+  { field: 'merchant_reference', column: 'r.merchant_reference', operator: '=' },
+  { field: 'collection_gateway_reference', column: 'c.gateway_reference', operator: '=' },
+  { field: 'from', column: 'r.created_at', operator: '>=' },
+  { field: 'to', column: 'r.created_at', operator: '<=' },
   // the condition of refunds_held_newest word for word, so the planner may read that partial index
-  if (f.held) where.push("r.send_state = 'held'");
-  return where.length ? where.join(' AND ') : 'TRUE';
+  { field: 'held', column: "r.send_state = 'held'", operator: 'if' },
+];
+
+/** The conditions of `f` over `refunds r JOIN collections c`, numbered after `values`. */
+export function refundWhere(f: RefundFilters, values: unknown[] = []): Where {
+  return where(REFUND_FILTERS, f, values);
 }

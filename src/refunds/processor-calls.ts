@@ -24,7 +24,6 @@ const SQL = {
   originalOf: sql('original-of.sql'),
   originalAsked: sql('original-asked.sql'),
   originalConfirmed: sql('original-confirmed.sql'),
-  originalWaiting: sql('original-waiting.sql'),
   hold: sql('hold.sql'),
 };
 
@@ -224,7 +223,8 @@ export class RefundAdapter implements RequestAdapter<Claimed> {
         this.p.kick('refund-sends');
       }
     } else if (v.verdict === 'wait') {
-      await this.db.none(SQL.originalWaiting, { refundId: r.id, lastError: v.detail });
+      // still in the processor's queue: noted; the refund is asked about again when next_send_at comes
+      await this.db.none('UPDATE refunds SET last_error = $2 WHERE id = $1 AND original_confirmed_at IS NULL', [r.id, v.detail]);
     } else {
       this.p.log.warn('refund failed: the processor does not confirm the refunded payment', { ...fields, reason: v.message });
       await this.changes.move(r.id, { to: 'FAILED', failureReason: v.message });

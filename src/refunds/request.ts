@@ -12,7 +12,7 @@ import { formatMinor, MoneyFormatError, toMinor } from '../domain/money';
 import { availableCovers, REFUND_MESSAGES, refundAmounts, refundHoldPlan, RefundRefused } from '../domain/refund';
 import { AppError, validationError } from '../errors';
 import { currentTraceParent } from '../telemetry';
-import { refundFilterWhere } from './filters';
+import { refundWhere } from './filters';
 import type { RefundFilters } from './filters';
 import type { RefundParts } from './parts';
 import { toRefundRecord } from './record';
@@ -171,9 +171,9 @@ export class RefundRequests {
 
   /** Refunds, newest first, filtered: one business's (`f.business_id`, always set for a merchant) or every business's. */
   list(f: RefundFilters, page: PageRequest): Promise<ListPage<RefundRow>> {
-    const where = refundFilterWhere(f);
-    const text = `SELECT r.*, c.gateway_reference AS collection_gateway_reference FROM refunds r JOIN collections c ON c.id = r.collection_id WHERE ${where}`;
-    return listPage<RefundRow>(this.db, { sql: text, values: [], key: NEWEST_FIRST, direction: 'DESC' }, page);
+    const w = refundWhere(f);
+    const text = `SELECT r.*, c.gateway_reference AS collection_gateway_reference FROM refunds r JOIN collections c ON c.id = r.collection_id WHERE ${w.text}`;
+    return listPage<RefundRow>(this.db, { sql: text, values: w.values, key: NEWEST_FIRST, direction: 'DESC' }, page);
   }
 }
 

@@ -19,7 +19,6 @@ const sql = (name: string): QueryFile => sqlFile(__dirname, name);
 const SQL = {
   collectionRefunded: sql('collection-refunded.sql'),
   move: sql('move.sql'),
-  lockHeld: sql('lock-held.sql'),
 };
 
 /** What the merchant reads on a held refund an operator failed: its money is back in the wallet. */
@@ -93,7 +92,8 @@ export class RefundStateChanges {
   async resolveHeld(gatewayReference: string, outcome: 'COMPLETED' | 'FAILED', note: string, by: string): Promise<RefundRow> {
     // the lock, the move and (in the operator API) its audit entry in one transaction
     return inOneChange(this.db, async () => {
-      const held = await this.db.oneOrNone<{ id: bigint; send_state: RefundRow['send_state'] }>(SQL.lockHeld, { gatewayReference });
+      // locked for the decision: a second decision or a processor's late answer waits, then finds it no longer held
+      const held = await this.db.oneOrNone<{ id: bigint; send_state: RefundRow['send_state'] }>('SELECT id, send_state FROM refunds WHERE gateway_reference = $1 FOR UPDATE', [gatewayReference]);
       if (!held) throw new AppError('NOT_FOUND', 'No refund has this gateway_reference');
       if (held.send_state !== 'held') throw new AppError('INVALID_STATE', 'This refund is not held for an operator: only a held refund can be resolved, once');
       const failureReason = outcome === 'FAILED' ? RESOLVED_FAILED_REASON : null;

@@ -4,12 +4,14 @@
 // a row created while the file is written is above the first batch, and never half in it.
 import type { QueryFile } from 'pg-promise';
 import type { CollectionRow } from '../domain/collection';
-import { filterWhere } from '../collections/counts';
+import { collectionWhere } from '../collections/counts';
 import type { CollectionFilters } from '../collections';
-import { disbursementFilterWhere } from '../disbursements/filters';
+import { disbursementWhere } from '../disbursements/filters';
 import type { DisbursementFilters } from '../disbursements/filters';
 import type { DisbursementRow } from '../disbursements/record';
-import { refundFilterWhere } from '../refunds/filters';
+import { refundWhere } from '../refunds/filters';
+import { inlined } from '../db/filters';
+import type { Where } from '../db/filters';
 import type { RefundFilters } from '../refunds/filters';
 import type { RefundRow } from '../refunds/record';
 import { amountCell, csvLines, textCell, timeCell } from './csv';
@@ -24,14 +26,15 @@ const refundsSql = reportSql('export-refunds.sql');
 const disbursementsSql = reportSql('export-disbursements.sql');
 
 /**
- * Writes the header, then every row the statement finds under `where`, newest first, a batch at a time:
+ * Writes the header, then every row the statement finds under `filters` (formatted in once), newest first, a batch at a time:
  * the statement takes the keyset of the previous batch's last row (`before`, `before_id`) and gives each
  * row's own key as PostgreSQL has it (`page_key`). Returns how many rows it wrote.
  */
 async function writeKeyset<R extends { page_key: string }>(
-  db: DbOf, statement: QueryFile, where: string, header: string[], record: (r: R) => Cell[], sink: Sink, batch: number,
+  db: DbOf, statement: QueryFile, filters: Where, header: string[], record: (r: R) => Cell[], sink: Sink, batch: number,
 ): Promise<number> {
   await sink.write(csvLines([header]));
+  const where = inlined(filters);
   let before = { before: 'infinity', before_id: '0' };
   let written = 0;
   for (;;) {
@@ -75,7 +78,7 @@ export class CollectionExports {
 
   /** Writes the header and every matching collection; returns how many rows it wrote. */
   writeCsv(filters: CollectionFilters, sink: Sink, batch = EXPORT_BATCH): Promise<number> {
-    return writeKeyset(this.db, collectionsSql, filterWhere(filters), COLLECTIONS_CSV_HEADER, record, sink, batch);
+    return writeKeyset(this.db, collectionsSql, collectionWhere(filters), COLLECTIONS_CSV_HEADER, record, sink, batch);
   }
 }
 
@@ -107,7 +110,7 @@ export class RefundExports {
 
   /** Writes the header and every matching refund; returns how many rows it wrote. */
   writeCsv(filters: RefundFilters, sink: Sink, batch = EXPORT_BATCH): Promise<number> {
-    return writeKeyset(this.db, refundsSql, refundFilterWhere(filters), REFUNDS_CSV_HEADER, refundRecord, sink, batch);
+    return writeKeyset(this.db, refundsSql, refundWhere(filters), REFUNDS_CSV_HEADER, refundRecord, sink, batch);
   }
 }
 
@@ -140,6 +143,6 @@ export class DisbursementExports {
 
   /** Writes the header and every matching disbursement; returns how many rows it wrote. */
   writeCsv(filters: DisbursementFilters, sink: Sink, batch = EXPORT_BATCH): Promise<number> {
-    return writeKeyset(this.db, disbursementsSql, disbursementFilterWhere(filters), DISBURSEMENTS_CSV_HEADER, disbursementRecord, sink, batch);
+    return writeKeyset(this.db, disbursementsSql, disbursementWhere(filters), DISBURSEMENTS_CSV_HEADER, disbursementRecord, sink, batch);
   }
 }

@@ -1,12 +1,12 @@
 // The designated sandbox test values as data, each with the states and notifications it produces.
 import type { components } from '../../generated/merchant-api';
 import type { Config } from '../config';
-import { disbursementScenarios } from '../disbursements/sandbox';
-import { refundScenarios } from '../refunds/sandbox';
+import { disbursementScenarios } from '../processors/sandbox/payouts';
+import { refundScenarios } from '../processors/sandbox/refunds';
 
 type Scenario = Omit<components['schemas']['SandboxScenario'], 'transaction_type'>;
 
-/** The collections' designated values, then the refunds' and the disbursements' (src/refunds/sandbox.ts, src/disbursements/sandbox.ts). */
+/** The collections' designated values, then the refunds' and the disbursements' (src/processors/sandbox/refunds.ts, payouts.ts). */
 export function sandboxScenarios(c: Config): components['schemas']['SandboxScenario'][] {
   return [...collectionScenarios(c).map((s) => ({ ...s, transaction_type: 'collection' as const })), ...refundScenarios(), ...disbursementScenarios()];
 }

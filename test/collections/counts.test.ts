@@ -2,12 +2,13 @@
 import path from 'node:path';
 import { pgp } from '../../src/db';
 import type { Db } from '../../src/db';
-import { collectionCountSql, countCollections, filterWhere, foldPastCounts, splitDays } from '../../src/collections/counts';
+import { collectionCountSql, collectionWhere, countCollections, foldPastCounts, splitDays } from '../../src/collections/counts';
 import type { CollectionFilters } from '../../src/collections';
 import { createBusiness, moneyServices } from '../helpers/money-fixtures';
 import type { ServicesFixture } from '../helpers/money-fixtures';
 import { planNodes } from '../helpers/plans';
 import type { PlanNode } from '../helpers/plans';
+import type { Where } from '../../src/db/filters';
 
 const seedSql = new pgp.QueryFile(path.resolve(__dirname, '..', '..', 'scripts', 'bench', 'seed-collections.sql'), { minify: true, noWarnings: true });
 const d = (iso: string) => new Date(iso);
@@ -70,7 +71,8 @@ describe('on a database', () => {
 
   /** The count read the slow way, straight from the rows. */
   async function counted(f: CollectionFilters): Promise<number> {
-    return (await db.one<{ n: number }>(`SELECT count(*)::int AS n FROM collections WHERE ${filterWhere(f)}`)).n;
+    const w = collectionWhere(f);
+    return (await db.one<{ n: number }>(`SELECT count(*)::int AS n FROM collections WHERE ${w.text}`, w.values)).n;
   }
 
   const filters = (): CollectionFilters[] => [
@@ -128,9 +130,12 @@ describe('on a database', () => {
       await db.none('ANALYZE collection_counts');
     }, 120_000);
 
-    const nodes = (sql: string) => planNodes(db, sql);
+    const nodes = (sql: Where) => planNodes(db, sql.text, sql.values);
     const onCollections = (ns: PlanNode[]) => ns.filter((n) => n['Relation Name'] === 'collections');
-    const page = (f: CollectionFilters) => `SELECT * FROM collections WHERE ${filterWhere(f)} ORDER BY created_at DESC, id DESC LIMIT 20 OFFSET 0`;
+    const page = (f: CollectionFilters): Where => {
+      const w = collectionWhere(f);
+      return { text: `SELECT * FROM collections WHERE ${w.text} ORDER BY created_at DESC, id DESC LIMIT 20 OFFSET 0`, values: w.values };
+    };
 
     it('reads the first page of a business through its newest-first index', async () => {
       const used = onCollections(await nodes(page({ business_id: a })));

@@ -2,7 +2,8 @@
 // timed): a write alone goes at once; writes that arrive while every slot is busy wait and go together, in
 // their order, up to the batch limit; each caller gets its own result; a batch the database refuses is
 // written again one by one so only the refused write fails; a lost database fails the batch's callers at
-// once without writing again.
+// once without writing again. Every wait on the batcher is bounded (`answered`), so a broken batcher fails
+// here with what it never answered instead of hanging until jest's file timeout.
 import { Batcher } from '../../src/db/batcher';
 
 /** A write that records each batch it is given and answers it only when the test says so. */
@@ -33,6 +34,21 @@ function heldWrite(answer: (item: string) => string = (item) => `ok:${item}`) {
   };
 }
 
+/**
+ * How long a wait on the batcher may take. Every answer here is released by hand before it is awaited, so it
+ * is due within a few turns of the event loop; this only bounds a broken batcher, and is no measure of speed.
+ */
+const ANSWER_WAIT_MS = 2_000;
+
+/** `p` once it settles, or a failure naming `what` if it has not within ANSWER_WAIT_MS. */
+function answered<T>(p: Promise<T>, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`the batcher never answered ${what} (waited ${ANSWER_WAIT_MS} ms)`)), ANSWER_WAIT_MS);
+  });
+  return Promise.race([p, late]).finally(() => clearTimeout(timer));
+}
+
 /** Lets every promise callback that is ready run. */
 const settle = () => new Promise<void>((r) => setImmediate(r));
 
@@ -42,7 +58,7 @@ it('writes a lone item at once, as a batch of one', async () => {
   const a = b.add('a');
   expect(w.batches).toEqual([['a']]);
   w.release();
-  await expect(a).resolves.toBe('ok:a');
+  await expect(answered(a, "a lone write's caller")).resolves.toBe('ok:a');
 });
 
 it('gathers what arrives while every slot is busy into the next batch, in order, each answered with its own result', async () => {
@@ -61,7 +77,7 @@ it('gathers what arrives while every slot is busy into the next batch, in order,
   expect(w.batches[3]).toEqual(['f', 'g']);
   w.release();
   w.release();
-  await expect(Promise.all(outs)).resolves.toEqual(['ok:a', 'ok:b', 'ok:c', 'ok:d', 'ok:e', 'ok:f', 'ok:g']);
+  await expect(answered(Promise.all(outs), 'every caller of the gathered batches')).resolves.toEqual(['ok:a', 'ok:b', 'ok:c', 'ok:d', 'ok:e', 'ok:f', 'ok:g']);
   expect(b.queued).toBe(0);
 });
 
@@ -81,8 +97,8 @@ it('writes a refused batch again one by one, so only the write the database refu
     if (item === 'bad') w.fail(Object.assign(new Error('value too long'), { code: '22001' }));
     else w.release();
   }
-  await expect(first).resolves.toBe('ok:first');
-  await expect(Promise.all(outs)).resolves.toEqual([{ v: 'ok:good' }, { e: 'value too long' }, { v: 'ok:also-good' }]);
+  await expect(answered(first, "the first batch's caller")).resolves.toBe('ok:first');
+  await expect(answered(Promise.all(outs), 'every caller of the refused batch')).resolves.toEqual([{ v: 'ok:good' }, { e: 'value too long' }, { v: 'ok:also-good' }]);
   expect(w.batches).toHaveLength(5);
   // told once, for the batch; a write refused alone is its caller's answer, not a batch refused
   expect(refused).toEqual([['value too long', 3]]);
@@ -97,8 +113,8 @@ it('fails every caller of a batch lost with the database at once, without writin
   w.release();
   await settle();
   w.fail(Object.assign(new Error('Connection terminated unexpectedly'), { code: 'ECONNRESET' }));
-  await expect(Promise.all(outs)).resolves.toEqual(['Connection terminated unexpectedly', 'Connection terminated unexpectedly']);
-  await expect(first).resolves.toBe('ok:first');
+  await expect(answered(Promise.all(outs), 'the callers of the lost batch')).resolves.toEqual(['Connection terminated unexpectedly', 'Connection terminated unexpectedly']);
+  await expect(answered(first, "the first batch's caller")).resolves.toBe('ok:first');
   expect(w.batches).toEqual([['first'], ['x', 'y']]);
   expect(w.held).toBe(0);
   expect(refused).toEqual([]);
@@ -106,6 +122,6 @@ it('fails every caller of a batch lost with the database at once, without writin
 
 it('refuses a write that answers a different number of results than items, and limits below one', async () => {
   const b = new Batcher(async (items: string[]) => items.slice(1), { maxBatch: 10, maxRunning: 1 });
-  await expect(b.add('a')).rejects.toThrow('a batch of 1 writes answered 0 results');
+  await expect(answered(b.add('a'), 'a write answering too few results')).rejects.toThrow('a batch of 1 writes answered 0 results');
   expect(() => new Batcher(async (items: string[]) => items, { maxBatch: 0, maxRunning: 1 })).toThrow('limits of at least 1');
 });

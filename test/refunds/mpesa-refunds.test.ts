@@ -1,6 +1,6 @@
 // Proves M-Pesa refunds through the public API against the project's fake Daraja over real HTTP: the receipt the STK callback gave is kept with the collection and confirmed with the Transaction Status query (short code, amount, customer) before the Reversal names it; a forged callback naming another customer's receipt, or a receipt M-Pesa never issued, fails the refund with its reason and returns the money, and no reversal is sent; a payment whose callback was lost (completed by STK Push Query, so no receipt) fails its refund as "M-Pesa receipt unknown" without asking M-Pesa anything; a late Result ("already reversed" or a failure) for a refund already COMPLETED changes nothing: it stays COMPLETED, its journals, wallet and webhooks as they were; a reversal M-Pesa answers "already reversed" (R000001: the payment was reversed outside this refund) is held for an operator with its reason, its money still held, never failed back to the wallet, (the refunds list and the payment's own refunds list show operators why, the merchant's people null) until an operator admin resolves it (resolve-held): COMPLETED pays the hold out, FAILED returns it, each notified as any such refund; anything not held, bad input and any other role are refused and change nothing; the operator's refunds list and export with held=true find exactly the held refunds (a merchant user its own business's only, without the operator's side; the merchant API refuses the filter) and the overview counts them, reading them through a partial index and not every refund.
 import { RECEIPT_UNKNOWN } from '../../src/processors/mpesa/refund-transformers';
-import { refundFilterWhere } from '../../src/refunds/filters';
+import { refundWhere } from '../../src/refunds/filters';
 import { RESOLVED_FAILED_REASON } from '../../src/refunds';
 import type { FakeMpesa } from '../fakes/mpesa';
 import { hooksFor, requestOf } from '../helpers/live';
@@ -481,7 +481,7 @@ it('reads the held refunds (a page of the list, the overview count) through refu
     walk(plan[0].Plan);
     return found;
   };
-  const list = `SELECT r.*, c.gateway_reference FROM refunds r JOIN collections c ON c.id = r.collection_id WHERE ${refundFilterWhere({ held: true })} ORDER BY r.created_at DESC, r.id DESC LIMIT 21`;
+  const list = `SELECT r.*, c.gateway_reference FROM refunds r JOIN collections c ON c.id = r.collection_id WHERE ${refundWhere({ held: true }).text} ORDER BY r.created_at DESC, r.id DESC LIMIT 21`;
   expect(await indexesOnRefunds(list)).toEqual([[expect.stringMatching(/^Index (Only )?Scan$/), 'refunds_held_newest']]);
   const count = "SELECT count(*) FROM refunds r WHERE r.send_state = 'held' AND (NULL::int IS NULL OR r.business_id = NULL::int)";
   expect(await indexesOnRefunds(count)).toEqual([[expect.stringMatching(/^Index (Only )?Scan$/), 'refunds_held_newest']]);

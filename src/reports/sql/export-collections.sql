@@ -1,4 +1,4 @@
--- A batch of the collections export: the list's filters (${where:raw}, formatted by filterWhere over the
+-- A batch of the collections export: the list's filters (${where:raw}, formatted by collectionWhere over the
 -- collections' own columns), newest first like the list, after the last row of the previous batch
 -- (keyset on the exact key PostgreSQL gives in page_key: no row twice, none skipped), with the time each was credited (its credit journal).
 SELECT c.id, c.created_at, c.updated_at, j.created_at AS credited_at, c.gateway_reference, c.merchant_reference,

@@ -1,5 +1,5 @@
 -- A batch of the disbursements export: the disbursement list's filters (${where:raw}, formatted by
--- disbursementFilterWhere over the disbursement d), newest first like the list, after the last row of the
+-- disbursementWhere over the disbursement d), newest first like the list, after the last row of the
 -- previous batch (keyset on the exact key PostgreSQL gives in page_key: no row twice, none skipped).
 SELECT d.id, d.created_at, d.updated_at, d.gateway_reference, d.merchant_reference, d.business_id, d.status,
   d.pending_reason, d.failure_reason, d.payment_method, d.amount_minor, d.fee_minor, d.currency,

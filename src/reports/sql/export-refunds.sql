@@ -1,4 +1,4 @@
--- A batch of the refunds export: the refund list's filters (${where:raw}, formatted by refundFilterWhere over
+-- A batch of the refunds export: the refund list's filters (${where:raw}, formatted by refundWhere over
 -- the refund r and its collection c), newest first like the list, after the last row of the previous batch
 -- (keyset on the exact key PostgreSQL gives in page_key: no row twice, none skipped), with its collection's
 -- references and the time the money left the wallet (its refund_out journal, posted on COMPLETED).

@@ -2,8 +2,8 @@
 // decided by the payee's account_number when the payout is sent (ending in 502: the payout fails; 503: it
 // stays with the processor, PROCESSING, for good; anything else completes) and carried in the simulated
 // processor's reference, which its status query reads back.
-import type { components } from '../../generated/merchant-api';
-import type { Observed, PayoutConnector, PayoutObservedStatus, PayoutOrder, QueryResult, SendResult, StatusQuery } from '../processors/types';
+import type { components } from '../../../generated/merchant-api';
+import type { Observed, PayoutConnector, PayoutObservedStatus, PayoutOrder, QueryResult, SendResult, StatusQuery } from '../types';
 
 export const SANDBOX_PAYOUT_FAILS = '502';
 export const SANDBOX_PAYOUT_STAYS = '503';

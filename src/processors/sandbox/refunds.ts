@@ -1,8 +1,8 @@
 // The sandbox simulator's refunds: no money moves. Stateless like the rest of the simulator: the outcome
 // is decided by the refund's amount when it is sent (cents .13 fail, .14 are cancelled, any other amount
 // completes) and carried in the simulated processor's reference, which its status query reads back.
-import type { components } from '../../generated/merchant-api';
-import type { ObservedStatus, QueryResult, RefundConnector, RefundOrder, RefundSendResult, StatusQuery } from '../processors/types';
+import type { components } from '../../../generated/merchant-api';
+import type { ObservedStatus, QueryResult, RefundConnector, RefundOrder, RefundSendResult, StatusQuery } from '../types';
 
 const FAIL_CENTS = 13n;
 const CANCEL_CENTS = 14n;
