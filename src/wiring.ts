@@ -128,7 +128,7 @@ export function buildServices(input: BaseInput): Services {
   const notifications = new NotificationService(using(base, { liveness }));
   liveness.onBeat((self, staleBefore, now) => notifications.freeDeadClaims(self, staleBefore, now));
   const ledger = new LedgerService(base);
-  const pricing = new PricingService();
+  const pricing = new PricingService(input.config.rates.maxAges);
   const accessTokens = new AccessTokenService(using(base, { configCache, rateLimit }));
   const audit = new AuditService(base);
   const guards = new GuardChanges(using(base, { emailOwners: (t: Tx, e: OwnersEmail) => notifications.emailOwners(t, e), audit: (t: Tx, e: AppliedEntry) => audit.record(e, t) }));

@@ -93,6 +93,8 @@ export interface FxRateRow {
   base: string;
   quote: string;
   rate: string;
+  source: FxRateRecord['source'];
+  as_of: Date;
   updated_at: Date;
 }
 
@@ -177,7 +179,7 @@ export function apiTokenRecord(t: ApiTokenRow, scheduled: ScheduledGuardChange[]
 }
 
 export function fxRateRecord(r: FxRateRow): FxRateRecord {
-  return { base: r.base, quote: r.quote, rate: Number(r.rate), updated_at: apiTime(r.updated_at) };
+  return { base: r.base, quote: r.quote, rate: Number(r.rate), source: r.source, as_of: apiTime(r.as_of), updated_at: apiTime(r.updated_at) };
 }
 
 /** The records of the operator API, as the contract defines them. */

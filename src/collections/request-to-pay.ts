@@ -201,6 +201,7 @@ export class RequestToPay {
       paymentMethod: method,
       requestCurrency: body.currency,
       requestAmountMinor: amountMinor,
+      now,
     });
     const payerCountry = card?.country ?? (method === 'MOBILE_MONEY' && body.account_number ? phoneCountry(body.account_number) : null);
     const list = shortlist({ paymentMethod: method, currency: body.currency, payerCountry, cardFirstSeenAt: card?.firstSeenAt ?? null, now }, config.mids);
