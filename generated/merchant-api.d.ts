@@ -102,7 +102,7 @@ export interface paths {
          *     again after `Retry-After` seconds, with the same `merchant_reference` and body: you get the one
          *     collection (with `Idempotent-Replayed: true` if it had been made), never a second. Never give the
          *     retry a new reference: that could charge the customer twice. `RATE_UNAVAILABLE`: the payment needs a
-         *     conversion and no market rate for the pair is current (docs: Money, "Market rates"); nothing was made.
+         *     conversion and no market rate for the pair is current (docs: Money, "Which wallet, and market rates"); nothing was made.
          *
          *     In the sandbox no real money moves: phone numbers `256777000001` and `256777000002` complete,
          *     `256777000003` and `256777000004` fail (after about 3 seconds), any other number stays `PENDING`

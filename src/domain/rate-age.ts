@@ -1,4 +1,4 @@
-// How old a market rate may be before a conversion refuses it (docs/contract/money.md, "Market rates"). A
+// How old a market rate may be before a conversion refuses it (docs/contract/money.md, "Which wallet, and market rates"). A
 // daily feed's rate is as old as the business days (Monday to Friday, in UTC) since its reference date: a
 // Friday's rate is still one business day old on Monday, since no feed publishes at the weekend. An
 // operator's rate is as old as the hours since it was set. Pure: the caller passes the clock.

@@ -1,4 +1,4 @@
--- Market rates with a source and an age (docs/contract/money.md, "Market rates"):
+-- Market rates with a source and an age (docs/contract/money.md, "Which wallet, and market rates"):
 -- * fx_rates.source: who set the rate: a daily reference feed ('ecb', 'frankfurter'), the operator through
 --   the admin API, or the sandbox's demo seed; rates set before this migration were the operator's.
 -- * fx_rates.as_of: the time the rate is valid for: a feed's reference date (midnight UTC), or the time the
