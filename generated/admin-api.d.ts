@@ -1270,6 +1270,8 @@ export interface components {
             name: string;
             /** @description Currency of the default wallet. */
             default_currency: components["schemas"]["Currency"];
+            /** @description The FX markup taken off the reference market rate of a converted payment, in percent. */
+            fx_markup_percent: number;
             /** @description The disbursement fee's share of the amount, in percent (taken on top of the amount). */
             disbursement_fee_percent: number;
             /** @description The disbursement fee's fixed part, in the currency of the wallet paid from, on top of the percent. */
@@ -1490,6 +1492,8 @@ export interface components {
             disbursement_fee_percent?: number;
             /** @description The disbursement fee's fixed part, in the currency of the wallet paid from (two decimals at most). */
             disbursement_fee_fixed?: number;
+            /** @description The FX markup, in percent: a payment converted into a wallet of another currency is converted at the reference market rate less this share (2 = 2 %); each converted collection shows the reference rate, the markup and the rate applied. Applies to collections accepted afterwards. */
+            fx_markup_percent?: number;
             /** @description Freeze (`true`) or unfreeze the business's disbursements; those under way are not touched. */
             disbursements_frozen?: boolean;
             /** @description How long a disbursement waits for an owner's approval before it is cancelled. */
@@ -2589,6 +2593,17 @@ export interface components {
             };
             /** @description Rate applied from `request_currency` to `account_currency`; `null` when they are equal. */
             fx_rate: number | null;
+            /** @description The market rate before the business's FX markup (direct, inverse or through EUR); `null` when no conversion, or for a collection converted before markups were recorded. */
+            fx_reference_rate: number | null;
+            /** @description What the markup did to the rate, exactly `fx_rate - fx_reference_rate` (negative, or 0 without a markup); `null` when `fx_reference_rate` is. */
+            fx_markup: number | null;
+            /**
+             * @description Where the reference rate came from (of a cross rate, its older leg); `null` when `fx_reference_rate` is.
+             * @enum {string|null}
+             */
+            fx_source: "ecb" | "frankfurter" | "operator" | "sandbox" | null;
+            /** @description The time the reference rate is valid for; `null` when `fx_reference_rate` is. */
+            fx_as_of: components["schemas"]["Timestamp"] | null;
             /** @description The card used, for `CARD` collections once known; otherwise `null`. */
             card: components["schemas"]["CardSummary"] | null;
             routing: components["schemas"]["Routing"];

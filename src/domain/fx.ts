@@ -103,6 +103,22 @@ export function chooseRate(from: string, to: string, rows: readonly FxRow[], cur
   return { kind: 'stale', asOf: any.asOf ?? new Date(0) };
 }
 
+/**
+ * The rate a business's FX markup leaves: reference x (1 - percent/100), exact. Its text is the reference's
+ * own when there is no markup, else rendered to 12 decimals; `markup` is applied - reference computed on
+ * the two texts (both of at most 12 decimals), so the difference shown is exact.
+ */
+export function withMarkup(reference: FxRate, percent: string): { applied: FxRate; markup: string } {
+  const p = parseDecimal(percent);
+  if (p.num === 0n) return { applied: reference, markup: formatRatio({ num: 0n, den: 1n }) };
+  const ratio = mulRatios(reference.ratio, { num: 100n * p.den - p.num, den: 100n * p.den });
+  const text = formatRatio(ratio);
+  const a = parseDecimal(text);
+  const r = parseDecimal(reference.text);
+  const markup = formatRatio({ num: a.num * r.den - r.num * a.den, den: a.den * r.den });
+  return { applied: { ...reference, ratio, text, inverse: false }, markup };
+}
+
 /** amount in `from` minor units -> amount in `to` minor units, one rounding step. */
 export function convertMinor(amountMinor: bigint, rate: FxRate): bigint {
   return mulRatio(amountMinor, rate.ratio);

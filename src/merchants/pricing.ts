@@ -4,7 +4,7 @@
 import type { PaymentMethod } from '../domain/collection';
 import { feeOf, splitFee } from '../domain/fees';
 import type { FeeBearer, FeeRule } from '../domain/fees';
-import { chooseRate, convertMinor } from '../domain/fx';
+import { chooseRate, convertMinor, withMarkup } from '../domain/fx';
 import type { FxRate, FxRow, RateSource } from '../domain/fx';
 import { MAX_EXACT_MINOR } from '../domain/money';
 import { DEFAULT_MAX_AGES, rowCurrent } from '../domain/rate-age';
@@ -29,6 +29,9 @@ export interface Price {
   accountAmountMinor: bigint;
   /** the rate used (request -> wallet) as a decimal string; null when no conversion */
   fxRate: string | null;
+  /** the market rate before the business's markup, and applied - reference (exact); null when no conversion */
+  fxReferenceRate: string | null;
+  fxMarkup: string | null;
   /** where the rate came from, when it is valid for, and the pivot of a cross rate; null when no conversion */
   fxSource: RateSource | null;
   fxAsOf: Date | null;
@@ -46,6 +49,8 @@ export interface Price {
 export interface PricingInputs {
   currency: string;
   fee_bearer: FeeBearer;
+  /** the business's FX markup in percent, NUMERIC text ("2.00"); absent = none */
+  fx_markup_percent?: string;
   fee: { percent: string; fixed_minor: string } | null;
   fx: FxRow[] | null;
 }
@@ -61,11 +66,14 @@ export class PricingService {
   priceFrom(inputs: PricingInputs | null, r: PriceRequest): Price {
     if (!inputs) throw new AppError('UNSUPPORTED_CURRENCY');
     let rate: FxRate | null = null;
+    let reference: FxRate | null = null;
+    let markup: string | null = null;
     if (inputs.currency !== r.requestCurrency) {
       const choice = chooseRate(r.requestCurrency, inputs.currency, inputs.fx ?? [], rowCurrent(r.now, this.maxAges));
       if (choice.kind === 'none') throw new AppError('UNSUPPORTED_CURRENCY');
       if (choice.kind === 'stale') throw rateUnavailable(r.requestCurrency, inputs.currency, choice.asOf);
-      rate = choice.rate;
+      reference = choice.rate;
+      ({ applied: rate, markup } = withMarkup(reference, inputs.fx_markup_percent ?? '0'));
     }
     const accountAmountMinor = rate ? convertMinor(r.requestAmountMinor, rate) : r.requestAmountMinor;
     if (accountAmountMinor <= 0n) {
@@ -83,6 +91,8 @@ export class PricingService {
       accountCurrency: inputs.currency,
       accountAmountMinor,
       fxRate: rate ? rate.text : null,
+      fxReferenceRate: reference ? reference.text : null,
+      fxMarkup: markup,
       fxSource: rate ? rate.source : null,
       fxAsOf: rate ? rate.asOf : null,
       fxPivot: rate ? rate.pivot : null,

@@ -17,13 +17,13 @@ SELECT (SELECT version FROM config_version) AS version,
       'allowed_traffic', m.allowed_traffic, 'processing_rank', m.processing_rank,
       'reject_first_time_depositors', m.reject_first_time_depositors, 'active', m.active, 'service_type', m.service_type) ORDER BY m.id), '[]')
     FROM mids m WHERE m.business_id = ${mids_business_id}::int AND m.collects) AS mids,
-  (SELECT json_build_object('currency', w.currency, 'fee_bearer', w.fee_bearer,
+  (SELECT json_build_object('currency', w.currency, 'fee_bearer', w.fee_bearer, 'fx_markup_percent', w.fx_markup_percent::text,
       'fee', (SELECT json_build_object('percent', f.percent::text, 'fixed_minor', f.fixed_minor::text)
               FROM business_fees f WHERE f.business_id = w.business_id AND f.payment_method = ${payment_method}::text),
       'fx', CASE WHEN w.currency <> ${request_currency}::text THEN (
               SELECT json_agg(json_build_object('base', x.base, 'quote', x.quote, 'rate', x.rate::text, 'source', x.source, 'as_of', x.as_of))
               FROM fx_rates x
               WHERE x.base IN (${request_currency}::text, w.currency, 'EUR') AND x.quote IN (${request_currency}::text, w.currency, 'EUR')) END)
-    FROM (SELECT w.business_id, w.currency, b.fee_bearer FROM wallets w JOIN businesses b ON b.id = w.business_id
+    FROM (SELECT w.business_id, w.currency, b.fee_bearer, b.fx_markup_percent FROM wallets w JOIN businesses b ON b.id = w.business_id
           WHERE w.business_id = ${pricing_business_id}::int AND (w.currency = ${request_currency}::text OR w.is_default OR w.currency = b.default_currency)
           ORDER BY (w.currency = ${request_currency}::text) DESC, w.is_default DESC LIMIT 1) w) AS pricing
