@@ -1151,6 +1151,19 @@ export interface components {
             created_at: components["schemas"]["Timestamp"];
             /** @description When the record last changed (UTC). */
             updated_at: components["schemas"]["Timestamp"];
+            /** @description Rate applied from `request_currency` to `account_currency`; `null` when they are equal. */
+            fx_rate: number | null;
+            /** @description The market rate before the business's FX markup (direct, inverse or through EUR); `null` when no conversion, or for a collection converted before markups were recorded. */
+            fx_reference_rate: number | null;
+            /** @description What the markup did to the rate, exactly `fx_rate - fx_reference_rate` (negative, or 0 without a markup); `null` when `fx_reference_rate` is. */
+            fx_markup: number | null;
+            /**
+             * @description Where the reference rate came from (of a cross rate, its older leg); `null` when `fx_reference_rate` is.
+             * @enum {string|null}
+             */
+            fx_source: "ecb" | "frankfurter" | "operator" | "sandbox" | null;
+            /** @description The time the reference rate is valid for; `null` when `fx_reference_rate` is. */
+            fx_as_of: components["schemas"]["Timestamp"] | null;
         };
         /** @description Envelope of an accepted collection request: `status` is `accepted`, the record is `PENDING` (or, on an idempotent replay, as it is now; a direct card payment decided while the request ran is already `COMPLETED` or `FAILED`). */
         CollectionAcceptedResponse: {

@@ -1,4 +1,4 @@
-// Proves a business's FX markup through the public API: set by the operator on the business, taken off the reference rate (direct and through EUR), recorded on the collection as reference rate, markup (exactly applied - reference), applied rate, source and as_of; refused values change nothing; the ledger stays sound once the payment completes.
+// Proves a business's FX markup through the public API: set by the operator on the business, taken off the reference rate (direct and through EUR), recorded on the collection as reference rate, markup (exactly applied - reference), applied rate, source and as_of, shown in the merchant's record and its webhook body; refused values change nothing; the ledger stays sound once the payment completes.
 import { ledgerDrift } from '../../src/ledger/ledger';
 import { eventually, mobileMoney, setupMerchant } from '../helpers/fixtures';
 import type { MerchantSetup } from '../helpers/fixtures';
@@ -45,6 +45,11 @@ it('takes the markup off a direct rate and records reference, markup, applied ra
   expect(row).toEqual({ fx_rate: '3607.500000000000', fx_reference_rate: '3700.000000000000', fx_markup: '-92.500000000000', exact: true });
   await eventually(async () => ((await adminView(res.body.data.gateway_reference)).transaction_status === 'COMPLETED' ? true : undefined), 10_000, 'completion');
   expect(await ledgerDrift(svc.services.db)).toEqual([]);
+  const shown = { fx_reference_rate: 3700, fx_rate: 3607.5, fx_markup: -92.5, fx_source: 'operator', fx_as_of: view.fx_as_of };
+  expect(expectOk(await m.client.get(`/v1/collections/${res.body.data.gateway_reference}`))).toMatchObject(shown);
+  const hooks = await svc.services.db.any('SELECT n.body FROM notifications n JOIN collections c ON c.id = n.collection_id WHERE c.gateway_reference = $1 ORDER BY n.sequence', [res.body.data.gateway_reference]);
+  expect(hooks.length).toBeGreaterThan(0);
+  for (const h of hooks) expect(JSON.parse(h.body)).toMatchObject(shown);
 });
 
 it('takes it off a cross rate through EUR, the markup still exactly applied - reference', async () => {
