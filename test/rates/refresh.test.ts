@@ -1,7 +1,7 @@
-// Proves market rates from the daily feeds through the public API, against fake ECB and Frankfurter servers over real sockets: a refresh stores a day with its source and as_of and a payment converts through EUR exactly; a weekend's repeat writes nothing; a malformed document, a 503 and a slow answer keep the last good rates and record the error; a currency missing from a day keeps its older rate; past the max age each converting request-to-pay is refused with RATE_UNAVAILABLE and creates nothing, while a payment needing no conversion goes through; an operator's rate is never replaced by a feed; a feed is asked again only when its turn comes.
+// Proves market rates from the daily feeds through the public API, against fake ECB and Frankfurter servers over real sockets: a refresh stores a day with its source and as_of and a payment converts through EUR exactly; a weekend's repeat writes nothing; a malformed document, a 503 and a slow answer keep the last good rates and record the error; a currency missing from a day keeps its older rate; past the max age each converting request-to-pay is refused with RATE_UNAVAILABLE and creates nothing, while a payment needing no conversion goes through; an operator's rate is never replaced by a feed; a feed is asked again only when its turn comes; the worker refreshes once the service starts.
 import { FakeEcb } from '../fakes/ecb';
 import { FakeFrankfurter } from '../fakes/frankfurter';
-import { mobileMoney, setupMerchant } from '../helpers/fixtures';
+import { eventually, mobileMoney, setupMerchant } from '../helpers/fixtures';
 import type { MerchantSetup } from '../helpers/fixtures';
 import { accessToken, expectOk, snapshot } from '../helpers/merchants';
 import { startTestService } from '../helpers/service';
@@ -172,5 +172,18 @@ it('asks a feed only when its turn has come: RATE_REFRESH_MINUTES after a succes
     expect((await svc.services.rates.refreshDue()).map((r) => r.feed)).toEqual(['ecb']);
   } finally {
     ecb.mode = 'up';
+  }
+});
+
+it('is refreshed by the worker once the service starts with RATE_FEEDS', async () => {
+  const feed = new FakeFrankfurter({ date: '2026-11-30', rates: { GBP: '0.8412' } });
+  await feed.start();
+  const running = await startTestService({ env: { RATE_FEEDS: 'frankfurter', FRANKFURTER_BASE_URL: `${feed.url}/v1` }, now: () => new Date('2026-11-30T17:00:00Z') });
+  try {
+    const row = await eventually(() => running.services.db.oneOrNone("SELECT rate::text, source FROM fx_rates WHERE base = 'EUR' AND quote = 'GBP'").then((r) => r ?? undefined), 20_000, 'the worker refresh');
+    expect(row).toEqual({ rate: '0.841200000000', source: 'frankfurter' });
+  } finally {
+    await running.close();
+    await feed.stop();
   }
 });
