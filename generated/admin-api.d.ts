@@ -474,7 +474,7 @@ export interface paths {
         get: operations["listFxRates"];
         /**
          * Set a market rate
-         * @description Creates or replaces the market rate of a currency pair: 1 unit of `base` = `rate` units of `quote`. It applies to collections accepted afterwards; each collection keeps the rate it was converted at. A collection needing `quote` -> `base` with no direct rate uses `1 / rate`. `base` equal to `quote` is a `VALIDATION_ERROR`.
+         * @description Creates or replaces the market rate of a currency pair: 1 unit of `base` = `rate` units of `quote`, with `source` `operator` and `as_of` now (a daily feed does not replace it; it stays current for `OPERATOR_RATE_MAX_AGE_HOURS`, by default for ever). It applies to collections accepted afterwards; each collection keeps the rate it was converted at. A collection needing `quote` -> `base` with no direct rate uses `1 / rate`. `base` equal to `quote` is a `VALIDATION_ERROR`.
          */
         put: operations["setFxRate"];
         post?: never;
@@ -1270,6 +1270,8 @@ export interface components {
             name: string;
             /** @description Currency of the default wallet. */
             default_currency: components["schemas"]["Currency"];
+            /** @description The FX markup taken off the reference market rate of a converted payment, in percent. */
+            fx_markup_percent: number;
             /** @description The disbursement fee's share of the amount, in percent (taken on top of the amount). */
             disbursement_fee_percent: number;
             /** @description The disbursement fee's fixed part, in the currency of the wallet paid from, on top of the percent. */
@@ -1394,10 +1396,11 @@ export interface components {
          *     | 429 | `RATE_LIMITED` | too many requests; wait `Retry-After` seconds |
          *     | 500 | `INTERNAL_ERROR` | unexpected failure; nothing was half-written |
          *     | 503 | `SERVICE_UNAVAILABLE` | the service's database is unreachable; nothing changed; retry after `Retry-After` seconds |
+         *     | 503 | `RATE_UNAVAILABLE` | request-to-pay: the payment needs a currency conversion and every market rate for the pair is past its maximum age (`message` names the pair and since when, `data` holds `from`, `to`, `as_of`); nothing was created; retry after `Retry-After` seconds |
          *     | 503 | `OUTCOME_UNKNOWN` | the database connection was lost after the change was sent (a failover, a crash): it may have taken effect; after `Retry-After` seconds send the same request again (same `merchant_reference` and body: idempotent), never as a new one |
          * @enum {string}
          */
-        PlainErrorCode: "INVALID_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "METHOD_NOT_ALLOWED" | "DUPLICATE_MERCHANT_REFERENCE" | "UNSUPPORTED_CURRENCY" | "NO_ROUTE" | "CARD_DECRYPTION_FAILED" | "API_TOKEN_LIMIT" | "INVALID_STATE" | "INSUFFICIENT_FUNDS" | "LIMIT_EXCEEDED" | "UNAUTHORIZED" | "FORBIDDEN" | "IP_NOT_ALLOWED" | "DISBURSEMENTS_FROZEN" | "CSRF_FAILED" | "NOT_FOUND" | "PAYLOAD_TOO_LARGE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "OUTCOME_UNKNOWN";
+        PlainErrorCode: "INVALID_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "METHOD_NOT_ALLOWED" | "DUPLICATE_MERCHANT_REFERENCE" | "UNSUPPORTED_CURRENCY" | "NO_ROUTE" | "CARD_DECRYPTION_FAILED" | "API_TOKEN_LIMIT" | "INVALID_STATE" | "INSUFFICIENT_FUNDS" | "LIMIT_EXCEEDED" | "UNAUTHORIZED" | "FORBIDDEN" | "IP_NOT_ALLOWED" | "DISBURSEMENTS_FROZEN" | "CSRF_FAILED" | "NOT_FOUND" | "PAYLOAD_TOO_LARGE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "RATE_UNAVAILABLE" | "OUTCOME_UNKNOWN";
         /** @description Any error other than `VALIDATION_ERROR`; `code` says why. */
         PlainError: {
             code: components["schemas"]["PlainErrorCode"];
@@ -1489,6 +1492,8 @@ export interface components {
             disbursement_fee_percent?: number;
             /** @description The disbursement fee's fixed part, in the currency of the wallet paid from (two decimals at most). */
             disbursement_fee_fixed?: number;
+            /** @description The FX markup, in percent: a payment converted into a wallet of another currency is converted at the reference market rate less this share (2 = 2 %); each converted collection shows the reference rate, the markup and the rate applied. Applies to collections accepted afterwards. */
+            fx_markup_percent?: number;
             /** @description Freeze (`true`) or unfreeze the business's disbursements; those under way are not touched. */
             disbursements_frozen?: boolean;
             /** @description How long a disbursement waits for an owner's approval before it is cancelled. */
@@ -2395,11 +2400,17 @@ export interface components {
         };
         /** @description The body of an action that takes no input: send no body at all, or `{}`. Any field is refused (`VALIDATION_ERROR`). */
         EmptyBody: Record<string, never>;
-        /** @description A market rate: 1 unit of `base` = `rate` units of `quote`. With no direct rate for a pair, the inverse of the reverse rate is used. */
+        /** @description A market rate: 1 unit of `base` = `rate` units of `quote`, with where it came from and the time it is valid for (`as_of`: a feed's reference date at midnight UTC, or when the operator set it). With no direct rate for a pair, the inverse of the reverse rate is used, and with neither a cross rate through EUR. A rate older than its source's maximum age is not used (`RATE_UNAVAILABLE`). */
         FxRate: {
             base: components["schemas"]["Currency"];
             quote: components["schemas"]["Currency"];
             rate: number;
+            /**
+             * @description `ecb`: the ECB's daily reference rates; `frankfurter`: a Frankfurter API; `operator`: set through `setFxRate`; `sandbox`: seeded with the sandbox's demo merchant.
+             * @enum {string}
+             */
+            source: "ecb" | "frankfurter" | "operator" | "sandbox";
+            as_of: components["schemas"]["Timestamp"];
             updated_at: components["schemas"]["Timestamp"];
         };
         /** @description Envelope of a page of market rates. */
@@ -2519,6 +2530,19 @@ export interface components {
             created_at: components["schemas"]["Timestamp"];
             /** @description When the record last changed (UTC). */
             updated_at: components["schemas"]["Timestamp"];
+            /** @description Rate applied from `request_currency` to `account_currency`; `null` when they are equal. */
+            fx_rate: number | null;
+            /** @description The market rate before the business's FX markup (direct, inverse or through EUR); `null` when no conversion, or for a collection converted before markups were recorded. */
+            fx_reference_rate: number | null;
+            /** @description What the markup did to the rate, exactly `fx_rate - fx_reference_rate` (negative, or 0 without a markup); `null` when `fx_reference_rate` is. */
+            fx_markup: number | null;
+            /**
+             * @description Where the reference rate came from (of a cross rate, its older leg); `null` when `fx_reference_rate` is.
+             * @enum {string|null}
+             */
+            fx_source: "ecb" | "frankfurter" | "operator" | "sandbox" | null;
+            /** @description The time the reference rate is valid for; `null` when `fx_reference_rate` is. */
+            fx_as_of: components["schemas"]["Timestamp"] | null;
         };
         /** @description The only card data kept. The full number and the CVV are never stored. */
         CardSummary: {
@@ -2580,8 +2604,6 @@ export interface components {
                 /** @description How many times the checkout was started at the processor. */
                 attempts: number;
             };
-            /** @description Rate applied from `request_currency` to `account_currency`; `null` when they are equal. */
-            fx_rate: number | null;
             /** @description The card used, for `CARD` collections once known; otherwise `null`. */
             card: components["schemas"]["CardSummary"] | null;
             routing: components["schemas"]["Routing"];

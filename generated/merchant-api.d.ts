@@ -101,7 +101,8 @@ export interface paths {
          *     it (during a database failover, for example), so it may exist. In both cases send the same request
          *     again after `Retry-After` seconds, with the same `merchant_reference` and body: you get the one
          *     collection (with `Idempotent-Replayed: true` if it had been made), never a second. Never give the
-         *     retry a new reference: that could charge the customer twice.
+         *     retry a new reference: that could charge the customer twice. `RATE_UNAVAILABLE`: the payment needs a
+         *     conversion and no market rate for the pair is current (docs: Money, "Which wallet, and market rates"); nothing was made.
          *
          *     In the sandbox no real money moves: phone numbers `256777000001` and `256777000002` complete,
          *     `256777000003` and `256777000004` fail (after about 3 seconds), any other number stays `PENDING`
@@ -855,10 +856,11 @@ export interface components {
          *     | 429 | `RATE_LIMITED` | too many requests; wait `Retry-After` seconds |
          *     | 500 | `INTERNAL_ERROR` | unexpected failure; nothing was half-written |
          *     | 503 | `SERVICE_UNAVAILABLE` | the service's database is unreachable; nothing changed; retry after `Retry-After` seconds |
+         *     | 503 | `RATE_UNAVAILABLE` | request-to-pay: the payment needs a currency conversion and every market rate for the pair is past its maximum age (`message` names the pair and since when, `data` holds `from`, `to`, `as_of`); nothing was created; retry after `Retry-After` seconds |
          *     | 503 | `OUTCOME_UNKNOWN` | the database connection was lost after the change was sent (a failover, a crash): it may have taken effect; after `Retry-After` seconds send the same request again (same `merchant_reference` and body: idempotent), never as a new one |
          * @enum {string}
          */
-        PlainErrorCode: "INVALID_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "METHOD_NOT_ALLOWED" | "DUPLICATE_MERCHANT_REFERENCE" | "UNSUPPORTED_CURRENCY" | "NO_ROUTE" | "CARD_DECRYPTION_FAILED" | "API_TOKEN_LIMIT" | "INVALID_STATE" | "INSUFFICIENT_FUNDS" | "LIMIT_EXCEEDED" | "UNAUTHORIZED" | "FORBIDDEN" | "IP_NOT_ALLOWED" | "DISBURSEMENTS_FROZEN" | "CSRF_FAILED" | "NOT_FOUND" | "PAYLOAD_TOO_LARGE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "OUTCOME_UNKNOWN";
+        PlainErrorCode: "INVALID_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "METHOD_NOT_ALLOWED" | "DUPLICATE_MERCHANT_REFERENCE" | "UNSUPPORTED_CURRENCY" | "NO_ROUTE" | "CARD_DECRYPTION_FAILED" | "API_TOKEN_LIMIT" | "INVALID_STATE" | "INSUFFICIENT_FUNDS" | "LIMIT_EXCEEDED" | "UNAUTHORIZED" | "FORBIDDEN" | "IP_NOT_ALLOWED" | "DISBURSEMENTS_FROZEN" | "CSRF_FAILED" | "NOT_FOUND" | "PAYLOAD_TOO_LARGE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "RATE_UNAVAILABLE" | "OUTCOME_UNKNOWN";
         /** @description Any error other than `VALIDATION_ERROR`; `code` says why. */
         PlainError: {
             code: components["schemas"]["PlainErrorCode"];
@@ -1149,6 +1151,19 @@ export interface components {
             created_at: components["schemas"]["Timestamp"];
             /** @description When the record last changed (UTC). */
             updated_at: components["schemas"]["Timestamp"];
+            /** @description Rate applied from `request_currency` to `account_currency`; `null` when they are equal. */
+            fx_rate: number | null;
+            /** @description The market rate before the business's FX markup (direct, inverse or through EUR); `null` when no conversion, or for a collection converted before markups were recorded. */
+            fx_reference_rate: number | null;
+            /** @description What the markup did to the rate, exactly `fx_rate - fx_reference_rate` (negative, or 0 without a markup); `null` when `fx_reference_rate` is. */
+            fx_markup: number | null;
+            /**
+             * @description Where the reference rate came from (of a cross rate, its older leg); `null` when `fx_reference_rate` is.
+             * @enum {string|null}
+             */
+            fx_source: "ecb" | "frankfurter" | "operator" | "sandbox" | null;
+            /** @description The time the reference rate is valid for; `null` when `fx_reference_rate` is. */
+            fx_as_of: components["schemas"]["Timestamp"] | null;
         };
         /** @description Envelope of an accepted collection request: `status` is `accepted`, the record is `PENDING` (or, on an idempotent replay, as it is now; a direct card payment decided while the request ran is already `COMPLETED` or `FAILED`). */
         CollectionAcceptedResponse: {
@@ -1960,6 +1975,17 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description Nothing was created. `SERVICE_UNAVAILABLE` and `OUTCOME_UNKNOWN` are our outage, as for every operation (wait `Retry-After` seconds, then send the same request again with the same `merchant_reference` and body). `RATE_UNAVAILABLE`: the payment needs a conversion into the wallet's currency and every market rate for the pair is past its maximum age (the daily feeds have not answered); `message` says since when. Send the same request again after `Retry-After` seconds, or ask in a currency the business has a wallet in. */
+        RequestToPayUnavailable: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description `NOT_FOUND`: the resource does not exist, or belongs to someone else (another merchant's resources are reported as not found, never as unauthorized). */
         NotFound: {
             headers: {
@@ -2232,7 +2258,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
-            503: components["responses"]["ServiceUnavailable"];
+            503: components["responses"]["RequestToPayUnavailable"];
         };
     };
     listCollections: {

@@ -39,7 +39,10 @@ export const MUTANTS: Mutant[] = [
   { id: 'fees-customer-bearer-charged-merchant', file: 'src/domain/fees.ts', find: 'return { feeMinor, totalCreditMinor: accountAmountMinor, customerCharged: true };', replace: 'return { feeMinor, totalCreditMinor: accountAmountMinor - feeMinor, customerCharged: true };', tests: ['test/domain/fees.test.ts'] },
   { id: 'fees-customer-pays-without-fee', file: 'src/domain/fees.ts', find: 'return customerCharged ? accountAmountMinor + feeMinor : accountAmountMinor;', replace: 'return accountAmountMinor;', tests: DOMAIN_LEDGER },
   // FX
-  { id: 'fx-inverse-not-inverted', file: 'src/domain/fx.ts', find: 'const ratio = invert(parseDecimal(reverse.rate));', replace: 'const ratio = parseDecimal(reverse.rate);', tests: ['test/domain/fx.test.ts'] },
+  { id: 'fx-inverse-not-inverted', file: 'src/domain/fx.ts', find: 'const ratio = inverse ? invert(stored) : stored;', replace: 'const ratio = stored;', tests: ['test/domain/fx.test.ts'] },
+  { id: 'fx-cross-leg-dropped', file: 'src/domain/fx.ts', find: 'const ratio = mulRatios(first.ratio, second.ratio);', replace: 'const ratio = second.ratio;', tests: ['test/domain/fx.test.ts'] },
+  { id: 'fx-stale-feed-used', file: 'src/domain/rate-age.ts', find: 'return businessDaysAfter(asOf, now) <= ages.ecbBusinessDays;', replace: 'return true;', tests: ['test/domain/rate-age.test.ts'] },
+  { id: 'fx-markup-added', file: 'src/domain/fx.ts', find: 'num: 100n * p.den - p.num', replace: 'num: 100n * p.den + p.num', tests: ['test/rates/markup.test.ts'] },
   { id: 'fx-percent-scale', file: 'src/domain/money.ts', find: 'return roundDiv(amountMinor * p.num, p.den * 100n);', replace: 'return roundDiv(amountMinor * p.num, p.den * 10n);', tests: ['test/domain/fees.test.ts'] },
   // ledger
   { id: 'ledger-unbalanced-below-zero', file: 'src/domain/ledger.ts', find: 'if (sum !== 0n) throw', replace: 'if (sum > 0n) throw', tests: ['test/domain/ledger.test.ts'] },

@@ -75,6 +75,8 @@ export interface Config {
   retentionDays: RetentionDays;
   /** live processors (src/processors/): vendor hosts, timeouts and the request/reconciliation schedules */
   processors: ProcessorSettings;
+  /** market rates: the daily feeds, their refresh, and how old a rate may be (src/rates/) */
+  rates: RateSettings;
   /** secrets created on this start, to be printed once */
   generated: { operatorApiKey: boolean };
 }
@@ -93,6 +95,27 @@ export interface ProcessorSettings {
   /** how long after expiry a processor is still asked, for a late success */
   lateCheckSeconds: number;
 }
+
+export type RateFeed = 'ecb' | 'frankfurter';
+
+export interface RateSettings {
+  /** the daily feeds refreshed (RATE_FEEDS; none by default) */
+  feeds: RateFeed[];
+  /** each feed's base URL: ECB's `{ecb}/eurofxref-daily.xml`, Frankfurter's `{frankfurter}/latest?base=EUR` */
+  baseUrls: Record<RateFeed, string>;
+  /** one HTTP call to a feed, connect to last byte */
+  timeoutMs: number;
+  /** a feed is asked again this long after its last attempt */
+  refreshMinutes: number;
+  /** business days a feed's rate stays current; hours an operator's does (0 = no limit) */
+  maxAges: { ecbBusinessDays: number; frankfurterBusinessDays: number; operatorHours: number };
+}
+
+/** The feeds' published homes: the ECB's reference rates page, and Frankfurter's public API (version 1). */
+const FEED_HOSTS: Record<RateFeed, string> = {
+  ecb: 'https://www.ecb.europa.eu/stats/eurofxref',
+  frankfurter: 'https://api.frankfurter.dev/v1',
+};
 
 /** Each vendor's documented hosts: its own sandbox for our sandbox, production for live. */
 const VENDOR_HOSTS = {
@@ -206,6 +229,22 @@ function processorSettings(env: Env, appEnv: AppEnv): ProcessorSettings {
   };
 }
 
+function rateSettings(env: Env): RateSettings {
+  const host = (name: string, fallback: string) => (url(env, name, ['http:', 'https:']) ?? fallback).replace(/\/+$/, '');
+  const feeds = list(env, 'RATE_FEEDS', [], /^(ecb|frankfurter)$/) as RateFeed[];
+  return {
+    feeds: [...new Set(feeds)],
+    baseUrls: { ecb: host('ECB_RATES_BASE_URL', FEED_HOSTS.ecb), frankfurter: host('FRANKFURTER_BASE_URL', FEED_HOSTS.frankfurter) },
+    timeoutMs: int(env, 'RATE_FEED_TIMEOUT_MS', 10_000, 100, 120_000),
+    refreshMinutes: int(env, 'RATE_REFRESH_MINUTES', 60, 1, 24 * 60),
+    maxAges: {
+      ecbBusinessDays: int(env, 'ECB_RATE_MAX_AGE_BUSINESS_DAYS', 2, 0, 30),
+      frankfurterBusinessDays: int(env, 'FRANKFURTER_RATE_MAX_AGE_BUSINESS_DAYS', 2, 0, 30),
+      operatorHours: int(env, 'OPERATOR_RATE_MAX_AGE_HOURS', 0, 0, 365 * 24),
+    },
+  };
+}
+
 /** A secret kept in DATA_DIR: read it, or create it on first start (mode 600). */
 function persistedSecret(dataDir: string, file: string, make: () => string): { value: string; created: boolean } {
   const p = path.join(dataDir, file);
@@ -302,6 +341,7 @@ export function loadConfig(env: Env = process.env): Config {
       audit: int(env, 'AUDIT_RETENTION_DAYS', 730, 0, 36_500),
     },
     processors: processorSettings(env, appEnv),
+    rates: rateSettings(env),
     generated: { operatorApiKey: operator.created },
   };
 }

@@ -25,6 +25,10 @@ export const ERROR_CATALOG = {
   RATE_LIMITED: { http: 429, message: 'Too many requests; retry after the time in Retry-After' },
   INTERNAL_ERROR: { http: 500, message: 'Something went wrong on our side; the request changed nothing' },
   SERVICE_UNAVAILABLE: { http: 503, message: 'The service is unavailable for a moment; nothing was changed. Retry after the time in Retry-After' },
+  RATE_UNAVAILABLE: {
+    http: 503,
+    message: 'No current market rate for this conversion; nothing was created. Retry after the time in Retry-After',
+  },
   OUTCOME_UNKNOWN: {
     http: 503,
     message:

@@ -38,6 +38,7 @@ import { UserService } from './people/users';
 import { ProcessorRequestService } from './processor-requests';
 import { SharedRateLimit } from './merchants/rate-limit';
 import { RetentionService } from './workers/retention';
+import { RateRefresh } from './rates/refresh';
 import { RoutingTurns } from './collections/routing-turns';
 import { masterKeys } from './crypto/secretbox';
 import { openCredentials } from './processors/credentials';
@@ -71,6 +72,8 @@ export interface Services extends Base {
   /** loosened guards of money out waiting for their notice (merchants/guard-changes.ts) */
   guards: GuardChanges;
   pricing: PricingService;
+  /** market rates from the daily feeds, refreshed by a worker (src/rates/) */
+  rates: RateRefresh;
   ledger: LedgerService;
   cards: CardService;
   collections: CollectionService;
@@ -128,7 +131,7 @@ export function buildServices(input: BaseInput): Services {
   const notifications = new NotificationService(using(base, { liveness }));
   liveness.onBeat((self, staleBefore, now) => notifications.freeDeadClaims(self, staleBefore, now));
   const ledger = new LedgerService(base);
-  const pricing = new PricingService();
+  const pricing = new PricingService(input.config.rates.maxAges);
   const accessTokens = new AccessTokenService(using(base, { configCache, rateLimit }));
   const audit = new AuditService(base);
   const guards = new GuardChanges(using(base, { emailOwners: (t: Tx, e: OwnersEmail) => notifications.emailOwners(t, e), audit: (t: Tx, e: AppliedEntry) => audit.record(e, t) }));
@@ -136,6 +139,7 @@ export function buildServices(input: BaseInput): Services {
   const mids = new MidService(using(base, { processors, paysOut: (serviceType: string) => payoutConnectorOf(processors, serviceType) !== null }));
   const apiTokens = new ApiTokenService(using(base, { notifications, guards }));
   const fxRates = new FxRateService(base);
+  const rates = new RateRefresh(using(base, { changed: () => configCache.invalidate() }));
   const demoMerchant = new DemoMerchant(using(base, { businesses, mids, apiTokens }));
   const goLive = new GoLiveService(using(base, { ledger }));
   const retention = new RetentionService(
@@ -197,6 +201,7 @@ export function buildServices(input: BaseInput): Services {
     demoMerchant,
     guards,
     pricing,
+    rates,
     ledger,
     cards,
     collections,
@@ -231,5 +236,5 @@ export function buildServices(input: BaseInput): Services {
 
 export function workerSpecs(s: Services): WorkerSpec[] {
   const rateLeases: WorkerSpec = { name: 'rate-leases', intervalMs: 60_000, run: () => s.rateLimit.forgetPast() };
-  return [rateLeases, ...s.collections.workers(), ...s.ledger.workers(), ...s.notifications.workers(), ...s.liveness.workers(), ...s.processorRequests.workers(), ...s.retention.workers(), ...s.disbursements.workers(), ...s.guards.workers()];
+  return [rateLeases, ...s.collections.workers(), ...s.ledger.workers(), ...s.notifications.workers(), ...s.liveness.workers(), ...s.processorRequests.workers(), ...s.retention.workers(), ...s.disbursements.workers(), ...s.guards.workers(), ...s.rates.workers()];
 }

@@ -29,6 +29,18 @@ describe('loadConfig', () => {
     expect([c.trustProxy, c.ownerApprovalWaitHours, c.disbursementGuardNoticeHours]).toEqual([[], 72, 48]);
   });
 
+  it('reads no rate feed by default, and the feeds and their settings when set', () => {
+    expect(loadConfig({ DATA_DIR: dir() }).rates).toEqual({
+      feeds: [],
+      baseUrls: { ecb: 'https://www.ecb.europa.eu/stats/eurofxref', frankfurter: 'https://api.frankfurter.dev/v1' },
+      timeoutMs: 10_000,
+      refreshMinutes: 60,
+      maxAges: { ecbBusinessDays: 2, frankfurterBusinessDays: 2, operatorHours: 0 },
+    });
+    const set = loadConfig({ DATA_DIR: dir(), RATE_FEEDS: 'frankfurter, ecb', FRANKFURTER_BASE_URL: 'http://rates.internal:8080/', OPERATOR_RATE_MAX_AGE_HOURS: '48' }).rates;
+    expect(set).toMatchObject({ feeds: ['frankfurter', 'ecb'], baseUrls: { frankfurter: 'http://rates.internal:8080' }, maxAges: { operatorHours: 48 } });
+  });
+
   it('reads the proxies to trust as addresses or CIDR blocks', () => {
     expect(loadConfig({ DATA_DIR: dir(), TRUST_PROXY: '10.1.0.0/16, 203.0.113.7,2001:db8::/32' }).trustProxy).toEqual(['10.1.0.0/16', '203.0.113.7', '2001:db8::/32']);
   });
@@ -73,6 +85,10 @@ describe('loadConfig', () => {
     [{ TRUST_PROXY: '10.0.0.0/33' }, /TRUST_PROXY has an entry "10.0.0.0\/33"/],
     [{ OWNER_APPROVAL_WAIT_HOURS: 'three days' }, /OWNER_APPROVAL_WAIT_HOURS must be a whole number/],
     [{ DISBURSEMENT_GUARD_NOTICE_HOURS: '0' }, /DISBURSEMENT_GUARD_NOTICE_HOURS must be between 1 and 2160/],
+    [{ RATE_FEEDS: 'ecb,fed' }, /RATE_FEEDS has an invalid entry "fed"/],
+    [{ ECB_RATES_BASE_URL: 'ftp://ecb' }, /ECB_RATES_BASE_URL must use http: or https:/],
+    [{ RATE_FEED_TIMEOUT_MS: '50' }, /RATE_FEED_TIMEOUT_MS must be between 100 and 120000/],
+    [{ ECB_RATE_MAX_AGE_BUSINESS_DAYS: 'two' }, /ECB_RATE_MAX_AGE_BUSINESS_DAYS must be a whole number/],
   ])('refuses %j with one clear line', (env, message) => {
     expect(() => loadConfig({ DATA_DIR: dir(), ...env })).toThrow(ConfigError);
     expect(() => loadConfig({ DATA_DIR: dir(), ...env })).toThrow(message);

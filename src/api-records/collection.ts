@@ -21,6 +21,11 @@ export function toRecord(row: CollectionRow): CollectionRecord {
     transaction_type: 'collection' as const,
     message: row.message,
     customer_charged: row.customer_charged,
+    fx_rate: row.fx_rate === null ? null : Number(row.fx_rate),
+    fx_reference_rate: row.fx_reference_rate === null ? null : Number(row.fx_reference_rate),
+    fx_markup: row.fx_markup === null ? null : Number(row.fx_markup),
+    fx_source: row.fx_source as 'ecb' | 'frankfurter' | 'operator' | 'sandbox' | null,
+    fx_as_of: apiTimeOrNull(row.fx_as_of),
     payment_method: row.payment_method,
     payment_url: row.payment_url,
     instructions: row.instructions,
@@ -107,7 +112,7 @@ export interface AdminDetails {
 }
 
 /**
- * The operator's view: the record plus business, narration, customer account, routing decision, rate,
+ * The operator's view: the record plus business, narration, customer account, routing decision,
  * card summary, postings, processor request and checkout.
  */
 export function toAdminRecord(row: CollectionRow, d: AdminDetails) {
@@ -118,7 +123,6 @@ export function toAdminRecord(row: CollectionRow, d: AdminDetails) {
     narration: row.narration,
     account_number: row.account_number,
     checkout: d.checkout ?? null,
-    fx_rate: row.fx_rate === null ? null : Number(row.fx_rate),
     card: row.card_masked && row.card_fingerprint ? { masked_number: row.card_masked, fingerprint: row.card_fingerprint } : null,
     routing: row.routing,
     late_completed_at: apiTimeOrNull(row.late_completed_at),

@@ -20,6 +20,8 @@ export interface BusinessRow {
   fee_bearer: FeeBearer;
   /** NUMERIC(5, 2) */
   disbursement_fee_percent: string;
+  /** NUMERIC(5, 2) */
+  fx_markup_percent: string;
   disbursement_fee_fixed_minor: bigint;
   disbursements_frozen: boolean;
   disbursement_approval_hours: number;
@@ -93,6 +95,8 @@ export interface FxRateRow {
   base: string;
   quote: string;
   rate: string;
+  source: FxRateRecord['source'];
+  as_of: Date;
   updated_at: Date;
 }
 
@@ -109,6 +113,7 @@ export function businessRecord(b: BusinessRow, fees: FeeRow[], wallets: WalletRo
     wallets: wallets.map((w) => w.currency),
     verified: b.verified_at !== null,
     disbursement_fee_percent: Number(b.disbursement_fee_percent),
+    fx_markup_percent: Number(b.fx_markup_percent),
     disbursement_fee_fixed: toApi(b.disbursement_fee_fixed_minor),
     disbursements_frozen: b.disbursements_frozen,
     disbursement_approval_hours: b.disbursement_approval_hours,
@@ -177,7 +182,7 @@ export function apiTokenRecord(t: ApiTokenRow, scheduled: ScheduledGuardChange[]
 }
 
 export function fxRateRecord(r: FxRateRow): FxRateRecord {
-  return { base: r.base, quote: r.quote, rate: Number(r.rate), updated_at: apiTime(r.updated_at) };
+  return { base: r.base, quote: r.quote, rate: Number(r.rate), source: r.source, as_of: apiTime(r.as_of), updated_at: apiTime(r.updated_at) };
 }
 
 /** The records of the operator API, as the contract defines them. */

@@ -65,7 +65,8 @@ function createValues(c: NewCollection, version: bigint, report: { outcome: stri
     business_id: c.business_id, api_token_id: c.api_token_id, gateway_reference: c.gateway_reference, merchant_reference: c.merchant_reference,
     request_hash: c.request_hash, payment_method: c.payment_method, status: c.status, message: c.message,
     request_amount_minor: c.request_amount_minor, request_currency: c.request_currency, account_amount_minor: c.account_amount_minor,
-    account_currency: c.account_currency, fx_rate: c.fx_rate, fee_minor: c.fee_minor, total_credit_minor: c.total_credit_minor,
+    account_currency: c.account_currency, fx_rate: c.fx_rate, fx_reference_rate: c.fx_reference_rate, fx_markup: c.fx_markup,
+    fx_source: c.fx_source, fx_as_of: c.fx_as_of, fee_minor: c.fee_minor, total_credit_minor: c.total_credit_minor,
     customer_charged: c.customer_charged, account_number: c.account_number, account_name: c.account_name, account_email: c.account_email,
     narration: c.narration, redirect_url: c.redirect_url, institution_name: c.institution_name, payment_url: c.payment_url,
     instructions: c.instructions === null ? null : JSON.stringify(c.instructions), mid_id: c.mid_id, routing: JSON.stringify(c.routing),
@@ -201,6 +202,7 @@ export class RequestToPay {
       paymentMethod: method,
       requestCurrency: body.currency,
       requestAmountMinor: amountMinor,
+      now,
     });
     const payerCountry = card?.country ?? (method === 'MOBILE_MONEY' && body.account_number ? phoneCountry(body.account_number) : null);
     const list = shortlist({ paymentMethod: method, currency: body.currency, payerCountry, cardFirstSeenAt: card?.firstSeenAt ?? null, now }, config.mids);
@@ -229,7 +231,8 @@ export class RequestToPay {
       business_id: p.businessId, api_token_id: p.apiTokenId, gateway_reference: gatewayReference, merchant_reference: body.merchant_reference,
       request_hash: hash, payment_method: method, status: 'PENDING', message: STATUS_MESSAGES.PENDING,
       request_amount_minor: amountMinor, request_currency: body.currency, account_amount_minor: price.accountAmountMinor,
-      account_currency: price.accountCurrency, fx_rate: price.fxRate, fee_minor: price.feeMinor, total_credit_minor: price.totalCreditMinor,
+      account_currency: price.accountCurrency, fx_rate: price.fxRate, fee_minor: price.feeMinor,
+      fx_reference_rate: price.fxReferenceRate, fx_markup: price.fxMarkup, fx_source: price.fxSource, fx_as_of: price.fxAsOf, total_credit_minor: price.totalCreditMinor,
       customer_charged: price.customerCharged, account_number: body.account_number ?? null, account_name: body.account_name ?? null,
       account_email: body.account_email ?? null, narration: body.narration, redirect_url: body.redirect_url ?? null,
       institution_name: initiated.institutionName, payment_url: paymentUrl, instructions, mid_id: mid.id, routing: decision,

@@ -61,6 +61,11 @@ export interface CollectionRow {
   account_amount_minor: bigint;
   account_currency: string;
   fx_rate: string | null;
+  /** the market rate before the business's markup, applied - reference, its source and as_of; null when no conversion */
+  fx_reference_rate: string | null;
+  fx_markup: string | null;
+  fx_source: string | null;
+  fx_as_of: Date | null;
   fee_minor: bigint;
   total_credit_minor: bigint;
   customer_charged: boolean;

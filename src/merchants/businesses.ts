@@ -51,12 +51,14 @@ export class BusinessService {
     throwIfAny(feeErrors(patch.fees));
     return this.s.db.tx(async (t) => {
       await lockBusiness(t, id);
-      const { fees, default_currency, disbursement_fee_fixed, disbursement_fee_percent, ...columns } = patch;
+      const { fees, default_currency, disbursement_fee_fixed, disbursement_fee_percent, fx_markup_percent, ...columns } = patch;
       if (default_currency !== undefined) await this.moveDefaultWallet(t, id, default_currency);
       if (fees !== undefined) await this.replaceFees(t, id, fees);
       const disbursementFee = defined({
         disbursement_fee_percent: disbursement_fee_percent === undefined ? undefined : String(disbursement_fee_percent),
         disbursement_fee_fixed_minor: disbursement_fee_fixed === undefined ? undefined : toMinor(disbursement_fee_fixed),
+        // as decimal text: a JSON number's double never reaches the NUMERIC column
+        fx_markup_percent: fx_markup_percent === undefined ? undefined : fx_markup_percent.toFixed(2),
       });
       await t.none(updateSql('businesses', { ...defined(columns), ...disbursementFee, updated_at: this.s.now() }) + ' WHERE id = $1', [id]);
       return this.loadBusiness(t, id);

@@ -152,7 +152,7 @@ export class DemoMerchant {
       for (const currency of DEMO_EXTRA_WALLETS) await this.p.businesses.insertWallet(t, businessId, currency, false);
       for (const mid of demoMids(DEMO_CURRENCIES)) await this.p.mids.insertMid(t, businessId, mid);
       for (const [base, quote, rate] of DEMO_RATES) {
-        await t.none('INSERT INTO fx_rates (base, quote, rate, updated_at) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING', [
+        await t.none("INSERT INTO fx_rates (base, quote, rate, updated_at, source, as_of) VALUES ($1, $2, $3, $4, 'sandbox', $4) ON CONFLICT DO NOTHING", [
           base,
           quote,
           rate.toFixed(RATE_DECIMALS),

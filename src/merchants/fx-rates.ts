@@ -1,4 +1,5 @@
-// Market rates (docs/contract/money.md): set by the operator, one per pair, listed by pair.
+// Market rates (docs/contract/money.md): one per pair, listed by pair; set here by the operator (source
+// 'operator', as_of the time set), or by a daily feed (src/rates/), which never replaces the operator's.
 import type { Base } from '../base';
 import type { Tx } from '../db';
 import { listPage } from '../db/keyset';
@@ -25,8 +26,8 @@ export class FxRateService {
 
   private upsertFxRate(t: Pick<Tx, 'one'>, base: string, quote: string, rate: number): Promise<FxRateRow> {
     return t.one<FxRateRow>(
-      `INSERT INTO fx_rates (base, quote, rate, updated_at) VALUES ($1, $2, $3, $4)
-       ON CONFLICT (base, quote) DO UPDATE SET rate = EXCLUDED.rate, updated_at = EXCLUDED.updated_at
+      `INSERT INTO fx_rates (base, quote, rate, updated_at, source, as_of) VALUES ($1, $2, $3, $4, 'operator', $4)
+       ON CONFLICT (base, quote) DO UPDATE SET rate = EXCLUDED.rate, updated_at = EXCLUDED.updated_at, source = 'operator', as_of = EXCLUDED.as_of
        RETURNING *`,
       [base, quote, rate.toFixed(RATE_DECIMALS), this.s.now()],
     );

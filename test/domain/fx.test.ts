@@ -1,5 +1,5 @@
-// Proves market-rate conversion: direct rates, exact inverses of reverse rates, no rate, and one rounding step.
-import { convertMinor, formatRatio, invert, pickRate } from '../../src/domain/fx';
+// Proves market-rate conversion: direct rates, exact inverses of reverse rates, exact cross rates through EUR, only current rates chosen, no rate, and one rounding step.
+import { chooseRate, convertMinor, formatRatio, invert, pickRate } from '../../src/domain/fx';
 import type { FxRow } from '../../src/domain/fx';
 import { parseDecimal } from '../../src/domain/money';
 
@@ -14,7 +14,7 @@ const rows: FxRow[] = [
 describe('pickRate', () => {
   it('uses the direct row and its stored text', () => {
     const r = pickRate('USD', 'UGX', rows);
-    expect(r).toEqual({ ratio: { num: 3700000000000000n, den: 10n ** 12n }, text: '3700.000000000000', inverse: false });
+    expect(r).toEqual({ ratio: { num: 3700000000000000n, den: 10n ** 12n }, text: '3700.000000000000', inverse: false, pivot: null, source: 'operator', asOf: null });
   });
 
   it('prefers the direct row over the reverse one when both exist', () => {
@@ -33,6 +33,44 @@ describe('pickRate', () => {
   it('gives null when neither direction has a rate', () => {
     expect(pickRate('UGX', 'EUR', rows)).toBeNull();
     expect(pickRate('TZS', 'UGX', [])).toBeNull();
+  });
+});
+
+describe('cross rates through EUR', () => {
+  const feed: FxRow[] = [
+    { base: 'EUR', quote: 'KES', rate: '140.5', source: 'ecb', as_of: '2026-11-27T00:00:00Z' },
+    { base: 'EUR', quote: 'UGX', rate: '4100.25', source: 'ecb', as_of: '2026-11-30T00:00:00Z' },
+    { base: 'USD', quote: 'EUR', rate: '0.92', source: 'operator', as_of: '2026-11-30T09:00:00Z' },
+  ];
+
+  it('goes from -> EUR -> to as one exact fraction, says the pivot, and takes the older leg\'s source and as_of', () => {
+    const r = pickRate('KES', 'UGX', feed)!;
+    expect(r.ratio).toEqual({ num: 410025n * 10n, den: 100n * 1405n });
+    expect(r.text).toBe('29.183274021352');
+    expect(r).toMatchObject({ pivot: 'EUR', inverse: false, source: 'ecb', asOf: new Date('2026-11-27T00:00:00Z') });
+    // 1000.00 KES = 1000 x 4100.25 / 140.5 UGX = 29183.274... UGX: rounded once, not from the 12-decimal text
+    expect(convertMinor(100000n, r)).toBe(2918327n);
+  });
+
+  it('mixes a direct leg and an inverted leg', () => {
+    const r = pickRate('USD', 'KES', feed)!;
+    expect(r.ratio).toEqual({ num: 92n * 1405n, den: 100n * 10n });
+    expect(r).toMatchObject({ pivot: 'EUR', source: 'ecb' });
+    expect(pickRate('UGX', 'USD', feed)).toMatchObject({ pivot: 'EUR', source: 'ecb', asOf: new Date('2026-11-30T00:00:00Z') });
+  });
+
+  it('prefers a direct rate to a cross rate, and has none with a missing leg', () => {
+    expect(pickRate('KES', 'UGX', [...feed, { base: 'KES', quote: 'UGX', rate: '29' }])?.pivot).toBeNull();
+    expect(pickRate('KES', 'TZS', feed)).toBeNull();
+  });
+
+  it('chooses among current rows only, and says since when when none is current', () => {
+    const current = (row: FxRow) => row.as_of !== '2026-11-27T00:00:00Z';
+    expect(chooseRate('KES', 'UGX', feed, current)).toEqual({ kind: 'stale', asOf: new Date('2026-11-27T00:00:00Z') });
+    expect(chooseRate('UGX', 'USD', feed, current).kind).toBe('rate');
+    expect(chooseRate('KES', 'TZS', feed, current)).toEqual({ kind: 'none' });
+    const withDirect = [...feed, { base: 'KES', quote: 'UGX', rate: '29', source: 'operator' as const, as_of: '2026-11-27T00:00:00Z' }];
+    expect(chooseRate('KES', 'UGX', withDirect, current)).toEqual({ kind: 'stale', asOf: new Date('2026-11-27T00:00:00Z') });
   });
 });
 
@@ -65,7 +103,7 @@ describe('convertMinor', () => {
 
   it('does not round the rate first (the shown 12-decimal inverse would give another cent)', () => {
     const exact = convertMinor(37n * 10n ** 14n, rate('UGX', 'USD'));
-    const viaText = convertMinor(37n * 10n ** 14n, { ratio: parseDecimal('0.000270270270'), text: '', inverse: false });
+    const viaText = convertMinor(37n * 10n ** 14n, { ratio: parseDecimal('0.000270270270'), text: '', inverse: false, pivot: null, source: 'operator', asOf: null });
     expect(exact).toBe(10n ** 12n);
     expect(viaText).not.toBe(exact);
   });

@@ -79,7 +79,7 @@ export async function insertPending(s: Services, businessId: number, o: PendingO
   const method = o.method ?? 'MOBILE_MONEY';
   const currency = o.currency ?? 'UGX';
   const { pricing } = await s.configCache.forRequest(0, businessId, method, currency);
-  const p = s.pricing.priceFrom(pricing, { businessId, paymentMethod: method, requestCurrency: currency, requestAmountMinor: o.amountMinor });
+  const p = s.pricing.priceFrom(pricing, { businessId, paymentMethod: method, requestCurrency: currency, requestAmountMinor: o.amountMinor, now: s.now() });
   return s.db.one<CollectionRow>(
     `INSERT INTO collections (business_id, gateway_reference, merchant_reference, request_hash, payment_method, message,
        request_amount_minor, request_currency, account_amount_minor, account_currency, fx_rate, fee_minor,

@@ -63,6 +63,7 @@ describe('createBusiness', () => {
       wallets: ['UGX'],
       verified: false,
       disbursement_fee_percent: 0,
+      fx_markup_percent: 0,
       disbursement_fee_fixed: 0,
       disbursements_frozen: false,
       disbursement_approval_hours: 24,

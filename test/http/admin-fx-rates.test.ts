@@ -16,7 +16,9 @@ describe('setFxRate', () => {
     const res = await svc.admin.put('/v1/admin/fx-rates', { base: 'USD', quote: 'UGX', rate: 3725.5 });
     expect(res.status).toBe(200);
     expect(res.body.message).toBe('Market rate set');
-    expect(res.body.data).toEqual({ base: 'USD', quote: 'UGX', rate: 3725.5, updated_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/) });
+    const time = expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+    expect(res.body.data).toEqual({ base: 'USD', quote: 'UGX', rate: 3725.5, source: 'operator', as_of: time, updated_at: time });
+    expect(res.body.data.as_of).toBe(res.body.data.updated_at);
     const row = await svc.services.db.one("SELECT rate FROM fx_rates WHERE base = 'USD' AND quote = 'UGX'");
     expect(row.rate).toBe('3725.500000000000');
   });

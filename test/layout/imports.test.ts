@@ -21,6 +21,7 @@ export const WING_ORDER: readonly (readonly string[])[] = [
   ['refunds', 'disbursements'],
   ['people'],
   ['merchants'],
+  ['rates'],
   ['ledger'],
   ['notifications'],
   ['cards'],

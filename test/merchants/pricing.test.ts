@@ -13,8 +13,8 @@ beforeAll(async () => {
 afterAll(() => fx.close());
 
 /** As request-to-pay prices: the inputs the configuration cache reads (no API token here), then priceFrom. */
-async function price(r: Omit<PriceRequest, 'paymentMethod'> & { paymentMethod?: PriceRequest['paymentMethod'] }) {
-  const q = { paymentMethod: 'MOBILE_MONEY' as const, ...r };
+async function price(r: Omit<PriceRequest, 'paymentMethod' | 'now'> & { paymentMethod?: PriceRequest['paymentMethod'] }) {
+  const q = { paymentMethod: 'MOBILE_MONEY' as const, now: fx.services.now(), ...r };
   const { pricing } = await fx.services.configCache.forRequest(0, q.businessId, q.paymentMethod, q.requestCurrency);
   return fx.services.pricing.priceFrom(pricing, q);
 }
@@ -35,6 +35,11 @@ it('uses the wallet in the request currency without conversion', async () => {
     accountCurrency: 'USD',
     accountAmountMinor: 10000n,
     fxRate: null,
+    fxReferenceRate: null,
+    fxMarkup: null,
+    fxSource: null,
+    fxAsOf: null,
+    fxPivot: null,
     feeMinor: 350n,
     totalCreditMinor: 9650n,
     customerCharged: false,
@@ -48,6 +53,11 @@ it('converts to the default wallet at the direct rate and keeps the stored rate 
     accountCurrency: 'UGX',
     accountAmountMinor: 4565800n,
     fxRate: '3700.000000000000',
+    fxReferenceRate: '3700.000000000000',
+    fxMarkup: '0.000000000000',
+    fxSource: 'operator',
+    fxAsOf: expect.any(Date),
+    fxPivot: null,
     feeMinor: 114145n,
     totalCreditMinor: 4451655n,
     customerCharged: false,

@@ -13,7 +13,8 @@ WITH input AS (
   SELECT * FROM unnest(${config_version}::bigint[], ${business_id}::int[], ${api_token_id}::int[],
     ${gateway_reference}::text[], ${merchant_reference}::text[], ${request_hash}::text[], ${payment_method}::text[],
     ${status}::text[], ${message}::text[], ${request_amount_minor}::bigint[], ${request_currency}::char(3)[],
-    ${account_amount_minor}::bigint[], ${account_currency}::char(3)[], ${fx_rate}::numeric[], ${fee_minor}::bigint[],
+    ${account_amount_minor}::bigint[], ${account_currency}::char(3)[], ${fx_rate}::numeric[], ${fx_reference_rate}::numeric[],
+    ${fx_markup}::numeric[], ${fx_source}::text[], ${fx_as_of}::timestamptz[], ${fee_minor}::bigint[],
     ${total_credit_minor}::bigint[], ${customer_charged}::boolean[], ${account_number}::text[], ${account_name}::text[],
     ${account_email}::text[], ${narration}::text[], ${redirect_url}::text[], ${institution_name}::text[],
     ${payment_url}::text[], ${instructions}::jsonb[], ${mid_id}::int[], ${routing}::jsonb[], ${card_masked}::text[],
@@ -23,20 +24,21 @@ WITH input AS (
     ${charge_send_at}::timestamptz[], ${trace_parent}::text[])
     WITH ORDINALITY AS i(config_version, business_id, api_token_id, gateway_reference, merchant_reference, request_hash,
       payment_method, status, message, request_amount_minor, request_currency, account_amount_minor, account_currency,
-      fx_rate, fee_minor, total_credit_minor, customer_charged, account_number, account_name, account_email, narration,
-      redirect_url, institution_name, payment_url, instructions, mid_id, routing, card_masked, card_fingerprint, page_token,
+      fx_rate, fx_reference_rate, fx_markup, fx_source, fx_as_of, fee_minor, total_credit_minor, customer_charged, account_number,
+      account_name, account_email, narration, redirect_url, institution_name, payment_url, instructions, mid_id, routing, card_masked, card_fingerprint, page_token,
       expires_at, created_at, report_outcome, report_at, charge_service_type, charge_reference, charge_callback_token,
       charge_amount_minor, charge_currency, charge_send_at, trace_parent, n)
 ),
 config_current AS (SELECT i.n FROM input i WHERE EXISTS (SELECT FROM config_version v WHERE v.version = i.config_version)),
 created AS (
   INSERT INTO collections (business_id, api_token_id, gateway_reference, merchant_reference, request_hash, payment_method,
-    status, message, request_amount_minor, request_currency, account_amount_minor, account_currency, fx_rate, fee_minor,
-    total_credit_minor, customer_charged, account_number, account_name, account_email, narration, redirect_url,
+    status, message, request_amount_minor, request_currency, account_amount_minor, account_currency, fx_rate, fx_reference_rate, fx_markup,
+    fx_source, fx_as_of, fee_minor, total_credit_minor, customer_charged, account_number, account_name, account_email, narration, redirect_url,
     institution_name, payment_url, instructions, mid_id, routing, card_masked, card_fingerprint, page_token, expires_at,
     created_at, updated_at)
   SELECT i.business_id, i.api_token_id, i.gateway_reference, i.merchant_reference, i.request_hash, i.payment_method, i.status,
-    i.message, i.request_amount_minor, i.request_currency, i.account_amount_minor, i.account_currency, i.fx_rate, i.fee_minor,
+    i.message, i.request_amount_minor, i.request_currency, i.account_amount_minor, i.account_currency, i.fx_rate, i.fx_reference_rate,
+    i.fx_markup, i.fx_source, i.fx_as_of, i.fee_minor,
     i.total_credit_minor, i.customer_charged, i.account_number, i.account_name, i.account_email, i.narration, i.redirect_url,
     i.institution_name, i.payment_url, i.instructions, i.mid_id, i.routing, i.card_masked, i.card_fingerprint, i.page_token,
     i.expires_at, i.created_at, i.created_at

@@ -1,0 +1,49 @@
+// How old a market rate may be before a conversion refuses it (docs/contract/money.md, "Which wallet, and market rates"). A
+// daily feed's rate is as old as the business days (Monday to Friday, in UTC) since its reference date: a
+// Friday's rate is still one business day old on Monday, since no feed publishes at the weekend. An
+// operator's rate is as old as the hours since it was set. Pure: the caller passes the clock.
+import type { FxRow, RateSource } from './fx';
+
+export interface RateMaxAges {
+  /** business days a daily feed's rate stays current, per feed */
+  ecbBusinessDays: number;
+  frankfurterBusinessDays: number;
+  /** hours an operator-set rate stays current; 0 = no limit */
+  operatorHours: number;
+}
+
+/** The defaults (docs/configuration.md): two business days for the feeds, no limit for the operator's rates. */
+export const DEFAULT_MAX_AGES: RateMaxAges = { ecbBusinessDays: 2, frankfurterBusinessDays: 2, operatorHours: 0 };
+
+const DAY_MS = 86_400_000;
+
+/** Weekdays in (from's UTC date, to's UTC date]: 0 on the same day, 1 from a Friday to the Monday after. */
+export function businessDaysAfter(from: Date, to: Date): number {
+  const start = Math.floor(from.getTime() / DAY_MS);
+  const end = Math.floor(to.getTime() / DAY_MS);
+  let days = 0;
+  // counted no further than a year: every max age is far shorter
+  for (let d = start + 1; d <= end && days <= 366; d++) {
+    const weekday = new Date(d * DAY_MS).getUTCDay();
+    if (weekday !== 0 && weekday !== 6) days++;
+  }
+  return days;
+}
+
+export function isCurrent(source: RateSource, asOf: Date, now: Date, ages: RateMaxAges): boolean {
+  switch (source) {
+    case 'ecb':
+      return businessDaysAfter(asOf, now) <= ages.ecbBusinessDays;
+    case 'frankfurter':
+      return businessDaysAfter(asOf, now) <= ages.frankfurterBusinessDays;
+    case 'operator':
+      return ages.operatorHours === 0 || now.getTime() - asOf.getTime() <= ages.operatorHours * 3_600_000;
+    case 'sandbox':
+      return true;
+  }
+}
+
+/** A row-level check for chooseRate: rows without an as_of (built by hand) are current. */
+export function rowCurrent(now: Date, ages: RateMaxAges): (row: FxRow) => boolean {
+  return (row) => !row.as_of || isCurrent(row.source ?? 'operator', new Date(row.as_of), now, ages);
+}
