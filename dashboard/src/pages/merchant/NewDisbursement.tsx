@@ -12,10 +12,10 @@ import { Link, navigate } from '../../router';
 import { useSession } from '../../session';
 import { FormError, SelectField, TextField } from '../../ui/forms';
 import { LoadError, Loading } from '../../ui/parts';
+import { suggestedReference } from '../../ui/reference';
 
 const METHODS = ['MOBILE_MONEY', 'BANK'] as const;
 const METHOD_NAMES: Record<string, string> = { MOBILE_MONEY: 'Mobile money', BANK: 'Bank account' };
-const SUGGESTION_ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
 const FIELDS = ['amount', 'currency', 'payment_method', 'account_number', 'bank_code', 'account_name', 'merchant_reference', 'narration', 'code'];
 
 /** Refusals the API names no field for, at the field they are about. */
@@ -29,12 +29,6 @@ const AT_FIELD: Record<string, string> = {
 function atTheirField(error: unknown): unknown {
   const field = error instanceof ApiError && error.fields.length === 0 ? AT_FIELD[error.code] : undefined;
   return field && error instanceof ApiError ? new ApiError(error.status, error.code, error.message, [{ field, message: error.message }]) : error;
-}
-
-/** A reference nobody used yet, most likely: the day and six random characters. */
-function suggestedReference(): string {
-  const random = Array.from(crypto.getRandomValues(new Uint8Array(6)), (b) => SUGGESTION_ALPHABET[b % SUGGESTION_ALPHABET.length]).join('');
-  return `DASH-${new Date().toISOString().slice(0, 10).replace(/-/g, '')}-${random}`;
 }
 
 export function NewDisbursement({ businessId }: { businessId: number }) {
@@ -69,7 +63,7 @@ function DisbursementForm({ businessId }: { businessId: number }) {
   const [accountNumber, setAccountNumber] = useState('');
   const [bankCode, setBankCode] = useState('');
   const [accountName, setAccountName] = useState('');
-  const [reference, setReference] = useState(suggestedReference);
+  const [reference, setReference] = useState(() => suggestedReference('DASH'));
   const [narration, setNarration] = useState('');
   const [code, setCode] = useState('');
   const currencies = wallets.data?.data.map((w) => w.currency) ?? [];
