@@ -1,4 +1,4 @@
-// Proves, in Chromium against a real service and database, the Disbursements pages: an owner opens the approval queue (the filter kept in the address), opens one waiting for approval, reads who may approve and with what, is refused a wrong code at the field and approves it with a current one, and the database
+// Proves, in Chromium against a real service and database, the Disbursements pages: an owner opens the approval queue (the filter kept in the address), opens one waiting for approval, reads who may approve and with what, reads what approving pays (amount, payee, fee) before anything is sent, is refused a wrong code at the field and approves it with a current one, and the database
 import type { Browser } from 'playwright-core';
 import { launchBrowser } from '../helpers/browser';
 import { closeAll, dashboardPage, describeBrowser, download, fieldError, fitsWidth, navTo, PHONE, signIn } from '../helpers/dashboard';
@@ -10,6 +10,7 @@ import type { TestService } from '../helpers/service';
 import { createUser, TOTP_SECRET, totpCode } from '../helpers/users';
 import type { TestUser } from '../helpers/users';
 import { currentCode } from '../../src/people/totp';
+import { moneyText } from '../../src/domain/currencies';
 
 let svc: TestService;
 let browser: Browser;
@@ -76,11 +77,20 @@ describeBrowser('disbursements in the dashboard in Chromium', () => {
     const form = page.getByRole('form', { name: 'Approve' });
     await form.getByLabel('Authenticator code').fill('000000');
     await form.getByRole('button', { name: 'Approve' }).click();
+    // nothing is sent before the summary is confirmed
+    const confirm = form.getByRole('group', { name: 'Confirm the approval' });
+    const fee = await db().one('SELECT fee_minor::text AS fee FROM disbursements WHERE gateway_reference = $1', [waiting]);
+    expect(await confirm.textContent()).toContain(
+      `Approve paying 5,000 UGX to Okello Transport (phone 256772123503), reference PAY-UI-BIG. The fee is ${moneyText(BigInt(fee.fee), 'UGX')}, so ${moneyText(500000n + BigInt(fee.fee), 'UGX')} leaves the UGX wallet.`,
+    );
+    expect((await db().one('SELECT status FROM disbursements WHERE gateway_reference = $1', [waiting])).status).toBe('PENDING_APPROVAL');
+    await confirm.getByRole('button', { name: 'Confirm approval' }).click();
     await form.getByText('The code is wrong or was already used').waitFor();
     expect((await db().one('SELECT status FROM disbursements WHERE gateway_reference = $1', [waiting])).status).toBe('PENDING_APPROVAL');
     // the code of the next 30-second step: the one given at sign-in is used
     await form.getByLabel('Authenticator code').fill(totpCode(svc, TOTP_SECRET, 1));
     await form.getByRole('button', { name: 'Approve' }).click();
+    await confirm.getByRole('button', { name: 'Confirm approval' }).click();
     const payout = page.getByRole('region', { name: 'Payout' });
     await payout.getByText(owner.email).waitFor();
     expect(await db().one('SELECT status, decided_by_user_id FROM disbursements WHERE gateway_reference = $1', [waiting])).toMatchObject({ decided_by_user_id: owner.id });
