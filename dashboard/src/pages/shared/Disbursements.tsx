@@ -93,7 +93,7 @@ export function DisbursementPage({ reference }: { reference: string }) {
     queryFn: () => unwrap(admin.GET('/v1/admin/disbursements/{disbursement_reference}', { params: { path: { disbursement_reference: reference } } })),
   });
   if (one.isPending) return <Loading what="the disbursement" />;
-  if (one.error) return <LoadError error={one.error} retry={() => one.refetch()} />;
+  if (one.error) return <LoadError error={one.error} retry={() => one.refetch()} list={{ to: '/disbursements', name: 'the disbursements' }} />;
   const d = one.data.data;
   return (
     <>
