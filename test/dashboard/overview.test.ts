@@ -44,9 +44,9 @@ describeBrowser('the overview', () => {
     await page.getByRole('img', { name: 'Payments by method, today' }).waitFor();
     // every bar's number fits inside its chart, none cut off at the right edge ("5 (75.0 %" was)
     const overhang = await page.evaluate(() =>
-      [...document.querySelectorAll('svg[role="img"]')].flatMap((svg) => {
+      Array.from(document.querySelectorAll('svg[role="img"]')).flatMap((svg) => {
         const width = (svg as SVGSVGElement).viewBox.baseVal.width;
-        return [...svg.querySelectorAll('text.chart-value')].map((t) => (t as SVGTextElement).getBBox()).filter((b) => b.x + b.width > width).map((b) => b.x + b.width - width);
+        return Array.from(svg.querySelectorAll('text.chart-value')).map((t) => (t as SVGTextElement).getBBox()).filter((b) => b.x + b.width > width).map((b) => b.x + b.width - width);
       }),
     );
     expect(overhang).toEqual([]);
