@@ -1109,6 +1109,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/invitations/lookup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Read what an invitation is for
+         * @description What the invitation of this token is for - the email address the account will have, the role, the business a merchant user joins, who invited and until when the link works - so that the invitation page can say it before anyone chooses a password. Changes nothing; a token that is unknown, withdrawn, used or expired gets the same refusal as `acceptInvitation`. The token goes in the body, not the address, so it stays out of access logs.
+         */
+        post: operations["lookUpInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/admin/invitations/{invitation_id}": {
         parameters: {
             query?: never;
@@ -3599,6 +3619,39 @@ export interface components {
             password: components["schemas"]["Password"];
             /** @description Display name. */
             name?: string & components["schemas"]["Text"];
+        };
+        /** @description The token from the invitation email. */
+        InvitationLookup: {
+            /** @description The `token` of the link in the invitation email. */
+            token: string;
+        };
+        /** @description What a pending invitation is for, as its page shows it before it is accepted. */
+        InvitationPreview: {
+            email: components["schemas"]["Email"];
+            role: components["schemas"]["Role"];
+            /** @description The business a merchant user joins; `null` for operators. */
+            business_id: number | null;
+            /** @description That business's name; `null` for operators. */
+            business_name: string | null;
+            /** @description Email of the user who invited, or `null` when the operator key did. */
+            invited_by: string | null;
+            expires_at: components["schemas"]["Timestamp"];
+        };
+        /** @description Envelope of what an invitation is for. */
+        InvitationPreviewResponse: {
+            /**
+             * @description Always `200` on success.
+             * @constant
+             */
+            code: 200;
+            /**
+             * @description Always `success` for this operation.
+             * @constant
+             */
+            status: "success";
+            /** @description Human-readable outcome. */
+            message: string;
+            data: components["schemas"]["InvitationPreview"];
         };
         /** @description One change made by a person or a key, or one refused attempt on an account: who, when, what, the record before and after. Records show only the fields fit to show (a business with its fees); secrets (passwords, API secrets, webhook hashes, MID passwords and processor credentials, two-factor secrets, tokens, and their hashes or sealed forms) never appear. */
         AuditEntry: {
@@ -6783,6 +6836,36 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["UserResponse"];
+                };
+            };
+            /** @description `VALIDATION_ERROR` or `INVALID_STATE`: the invitation is unknown, withdrawn, accepted or expired; ask for a new one. */
+            400: components["responses"]["BadRequest"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    lookUpInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InvitationLookup"];
+            };
+        };
+        responses: {
+            /** @description What the invitation is for. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvitationPreviewResponse"];
                 };
             };
             /** @description `VALIDATION_ERROR` or `INVALID_STATE`: the invitation is unknown, withdrawn, accepted or expired; ask for a new one. */

@@ -7,6 +7,7 @@ import type { Prism } from './helpers/prism';
 import { checkResponse, specApis } from './helpers/spec';
 import { headerOf, parseCsv } from './reports/csv';
 import { REFUNDS_CSV_HEADER } from '../src/reports/exports';
+import { moneyText } from '../src/domain/currencies';
 
 let prism: Prism;
 let base: string;
@@ -172,7 +173,7 @@ it('answers the disbursement refusals with Prefer: code=, each the error the ser
   // the shortfall the example names is the story's own disbursement: amount plus its fee
   const accepted = await (await fetch(`${base}/v1/disbursements`, { method: 'POST', headers: { ...mockHeaders, 'secret-key': 'sk_sandbox_secret' }, body: payout })).json();
   const short = await (await fetch(`${base}/v1/disbursements`, { method: 'POST', headers: { ...mockHeaders, 'secret-key': 'sk_sandbox_secret', prefer: 'code=400, example=insufficientFunds' }, body: payout })).json();
-  expect(short.message).toContain((accepted.data.amount + accepted.data.fee).toFixed(2));
+  expect(short.message).toContain(moneyText(BigInt(Math.round((accepted.data.amount + accepted.data.fee) * 100)), accepted.data.currency));
   expect(short.message).toContain(accepted.data.currency);
 });
 

@@ -57,7 +57,7 @@ export function App() {
   const operator = isOperator(s.user);
   const page = operator ? operatorPage(path, s.user) : merchantPage(path, s.user);
   return (
-    <Shell nav={operator ? operatorNav(s.user) : merchantNav(s.user)} path={path} user={s.user} title={operator ? 'Operator console' : 'Merchant portal'}>
+    <Shell nav={operator ? operatorNav(s.user) : merchantNav(s.user)} home={operator ? '/businesses' : '/overview'} path={path} user={s.user} title={operator ? 'Operator console' : 'Merchant portal'}>
       {page ?? <NotFound />}
     </Shell>
   );
@@ -68,10 +68,12 @@ export function App() {
  * and narrower, styles.css) they fold behind a "Menu" button, a disclosure that opens below the header and
  * closes when a page is chosen or on Escape, so the header keeps to one line of the screen.
  */
-function Shell({ nav, path, user, title, children }: { nav: { to: string; label: string }[]; path: string; user: User; title: string; children: ReactNode }) {
+function Shell({ nav, home, path, user, title, children }: { nav: { to: string; label: string }[]; home: string; path: string; user: User; title: string; children: ReactNode }) {
   const main = useRef<HTMLElement>(null);
   const toggle = useRef<HTMLButtonElement>(null);
   const [open, setOpen] = useState(false);
+  // the start address shows the Overview (a merchant's) or Businesses (an operator's): its link is the current page
+  const here = path === '/' ? home : path;
   // After a navigation, focus moves to the page so keyboard and screen-reader users start there.
   useEffect(() => {
     setOpen(false);
@@ -97,7 +99,7 @@ function Shell({ nav, path, user, title, children }: { nav: { to: string; label:
             <ul>
               {nav.map((n) => (
                 <li key={n.to}>
-                  <Link to={n.to} aria-current={path === n.to || path.startsWith(n.to + '/') ? 'page' : undefined} onClick={() => setOpen(false)}>
+                  <Link to={n.to} aria-current={here === n.to || here.startsWith(n.to + '/') ? 'page' : undefined} onClick={() => setOpen(false)}>
                     {n.label}
                   </Link>
                 </li>

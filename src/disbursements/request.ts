@@ -13,7 +13,8 @@ import { listPage } from '../db/keyset';
 import type { KeyColumn, ListPage, PageRequest } from '../db/keyset';
 import { DISBURSEMENT_MESSAGES, disbursementFee, disbursementHeldMinor, disbursementHoldPlan, limitRefusal, maskedAccountNumber } from '../domain/disbursement';
 import type { DisbursementStatus } from '../domain/disbursement';
-import { formatMinor, MoneyFormatError, toMinor } from '../domain/money';
+import { moneyText } from '../domain/currencies';
+import { MoneyFormatError, toMinor } from '../domain/money';
 import { AppError, validationError } from '../errors';
 import { currentTraceParent } from '../telemetry';
 import type { FieldError } from '../errors';
@@ -211,12 +212,12 @@ export class DisbursementRequests {
     const refused = limitRefusal(amountMinor, today, { perDisbursementMinor: w.disbursement_limit_minor, dailyMinor: w.disbursement_daily_limit_minor });
     if (refused) {
       const limit = refused.limit === 'daily' ? w.disbursement_daily_limit_minor : w.disbursement_limit_minor;
-      throw new AppError('LIMIT_EXCEEDED', `This disbursement ${refused.message} (${w.currency} ${formatMinor(limit ?? 0n)})`);
+      throw new AppError('LIMIT_EXCEEDED', `This disbursement ${refused.message} (${moneyText(limit ?? 0n, w.currency)})`);
     }
     const needed = disbursementHeldMinor({ amountMinor, feeMinor });
     const { available_minor: available } = await t.one<{ available_minor: bigint }>(SQL.walletAvailable, { walletId: w.id });
     if (available < needed) {
-      throw new AppError('INSUFFICIENT_FUNDS', `The ${w.currency} wallet has ${formatMinor(available)} available; this disbursement needs ${formatMinor(needed)} with its fee`);
+      throw new AppError('INSUFFICIENT_FUNDS', `The ${w.currency} wallet has ${moneyText(available, w.currency)} available; this disbursement needs ${moneyText(needed, w.currency)} with its fee`);
     }
     const { waits, expiresAt } = approvalOf(amountMinor, w, now);
     const status: DisbursementStatus = waits ? 'PENDING_APPROVAL' : 'PENDING';

@@ -1,5 +1,6 @@
 // The dashboard's built files (scripts/build-dashboard.ts) at /dashboard: hashed assets cached for a
-// year, and index.html for every other address under /dashboard so the app's own router answers it.
+// year, and index.html for every other address under /dashboard so the app's own router answers it; and
+// the site's icon at /favicon.ico.
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type express from 'express';
@@ -16,7 +17,16 @@ const HEADERS = {
   'Referrer-Policy': 'no-referrer',
 };
 
+/** The site's icon (the dashboard's and the payment pages' tab): a browser asks /favicon.ico of every page, so it is never a 404. */
+const FAVICON =
+  '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="6" fill="#0b5cad"/>' +
+  '<path d="M10 25V7h7.5a5.5 5.5 0 0 1 0 11H14v7z" fill="#fff"/><path d="M14 11v3.5h3.3a1.75 1.75 0 0 0 0-3.5z" fill="#0b5cad"/></svg>';
+
 export function mountDashboard(app: express.Router): void {
+  // an SVG under the name browsers ask for; every current browser reads it by its Content-Type
+  app.get('/favicon.ico', (_req, res) => {
+    res.set({ 'X-Content-Type-Options': 'nosniff', 'Cache-Control': 'public, max-age=86400' }).type('image/svg+xml').send(FAVICON);
+  });
   app.get('/dashboard/assets/:file', (req, res) => {
     // `root` keeps the name inside the assets folder; names carry a content hash, so they never change.
     res.sendFile(req.params.file, { root: ASSETS, immutable: true, maxAge: YEAR_MS, dotfiles: 'deny' }, (err) => {

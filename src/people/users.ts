@@ -88,6 +88,8 @@ export function userRecord(u: UserRow) {
   };
 }
 
+const UNUSABLE_INVITATION = 'This invitation is unknown, withdrawn, used or expired; ask for a new one';
+
 function invitationRecord(i: InvitationRow) {
   return {
     id: i.id,
@@ -314,11 +316,22 @@ export class UserService {
     await this.s.db.none('UPDATE invitations SET revoked_at = $2 WHERE id = $1', [id, this.s.now()]);
   }
 
+  /** What a pending invitation is for (its page says so before a password is chosen); refused as acceptInvitation refuses. */
+  async lookUpInvitation(token: string) {
+    const inv = await this.s.db.oneOrNone<InvitationRow & { business_name: string | null }>(
+      'SELECT i.*, b.name AS business_name FROM invitations i LEFT JOIN businesses b ON b.id = i.business_id WHERE i.token_hash = $1',
+      [tokenHash(token)],
+    );
+    if (!inv || inv.accepted_at || inv.revoked_at || inv.expires_at <= this.s.now()) throw new AppError('INVALID_STATE', UNUSABLE_INVITATION);
+    const { email, role, business_id, business_name, invited_by, expires_at } = { ...invitationRecord(inv), business_name: inv.business_name };
+    return { email, role, business_id, business_name, invited_by, expires_at };
+  }
+
   async acceptInvitation(token: string, password: string, name: string | null): Promise<UserRow> {
     const accepted = await this.s.db.tx(async (t) => {
       const inv = await t.oneOrNone<InvitationRow>('SELECT * FROM invitations WHERE token_hash = $1 FOR UPDATE', [tokenHash(token)]);
       if (!inv || inv.accepted_at || inv.revoked_at || inv.expires_at <= this.s.now()) {
-        throw new AppError('INVALID_STATE', 'This invitation is unknown, withdrawn, used or expired; ask for a new one');
+        throw new AppError('INVALID_STATE', UNUSABLE_INVITATION);
       }
       if (await t.oneOrNone('SELECT 1 FROM users WHERE email = $1', [inv.email])) throw new AppError('INVALID_STATE', 'A user already has this email');
       await t.none('UPDATE invitations SET accepted_at = $2 WHERE id = $1', [inv.id, this.s.now()]);

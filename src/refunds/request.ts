@@ -8,7 +8,8 @@ import { sqlFile } from '../db';
 import type { Db, Tx } from '../db';
 import { listPage } from '../db/keyset';
 import type { KeyColumn, ListPage, PageRequest } from '../db/keyset';
-import { formatMinor, MoneyFormatError, toMinor } from '../domain/money';
+import { moneyText } from '../domain/currencies';
+import { MoneyFormatError, toMinor } from '../domain/money';
 import { availableCovers, REFUND_MESSAGES, refundAmounts, refundHoldPlan, RefundRefused } from '../domain/refund';
 import { AppError, validationError } from '../errors';
 import { currentTraceParent } from '../telemetry';
@@ -133,7 +134,7 @@ export class RefundRequests {
     if (!availableCovers(available, amounts.accountAmountMinor)) {
       throw new AppError(
         'INSUFFICIENT_FUNDS',
-        `The ${c.account_currency} wallet has ${formatMinor(available)} available; this refund needs ${formatMinor(amounts.accountAmountMinor)}`,
+        `The ${c.account_currency} wallet has ${moneyText(available, c.account_currency)} available; this refund needs ${moneyText(amounts.accountAmountMinor, c.account_currency)}`,
       );
     }
     const now = this.p.now();
@@ -192,7 +193,7 @@ function refundAmountsOrRefuse(c: LockedCollection, refundedAccountMinor: bigint
   } catch (e) {
     if (!(e instanceof RefundRefused)) throw e;
     const rest = c.request_amount_minor - c.refunded_minor;
-    const message = e.why === 'over_refund' ? `is more than the ${formatMinor(rest)} ${c.request_currency} still refundable on this collection` : e.message;
+    const message = e.why === 'over_refund' ? `is more than the ${moneyText(rest, c.request_currency)} still refundable on this collection` : e.message;
     throw validationError([{ field: 'amount', message }]);
   }
 }

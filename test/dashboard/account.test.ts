@@ -33,7 +33,14 @@ describeBrowser('your own account in Chromium', () => {
     const elsewhere = await signedIn(svc, owner);
     const page = await dashboardPage(browser, svc);
     await signIn(page, owner.email, owner.password);
+    // signing in lands on the Overview, marked in the menu as the page shown
+    await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
+    expect(await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Overview' }).getAttribute('aria-current')).toBe('page');
     await page.getByRole('link', { name: owner.email }).click();
+    // when the session ends, in words that do not call the idle expiry "now"
+    const ends = (await page.locator('dt:has-text("Session ends") + dd').textContent()) ?? '';
+    expect(ends).toMatch(/^at \d{4}-\d\d-\d\d \d\d:\d\d:\d\d \S+ if you do nothing until then \(each page you open moves that 30 minutes on\), and at the latest at \d{4}-/);
+    expect(ends).not.toContain('now');
     const form = page.getByRole('form', { name: 'Change password' });
     await form.getByLabel('Current password').fill('not my password');
     await form.getByLabel('New password').fill(NEW_PASSWORD);

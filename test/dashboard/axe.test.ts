@@ -1,6 +1,6 @@
 // Proves, in Chromium against a real service and database, that axe-core (the accessibility engine
 // browsers' own audits use) finds no serious or critical violation on any dashboard page: the sign-in
-// page, every page of the operator console signed in as an operator admin, and every page of the
+// page, the accept-invitation page, every page of the operator console signed in as an operator admin, and every page of the
 // merchant portal signed in as a merchant's owner, with data on them (a business, MIDs, a payment and its refund), and a
 // phone's header with its menu open.
 import { readFileSync } from 'node:fs';
@@ -11,7 +11,7 @@ import { mobileMoney, setupMerchant } from '../helpers/fixtures';
 import type { MerchantSetup } from '../helpers/fixtures';
 import { startTestService } from '../helpers/service';
 import type { TestService } from '../helpers/service';
-import { Clock, createUser, totpCode } from '../helpers/users';
+import { Clock, createUser, tokenFromOutbox, totpCode } from '../helpers/users';
 
 // axe.source is the engine as one script; read from the package's file so the test injects exactly it.
 const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
@@ -89,13 +89,23 @@ describeBrowser('an accessibility scan (axe-core) of every dashboard page', () =
     await page.context().close();
   }, 120_000);
 
+  it('finds none on the accept-invitation page, which says what the invitation is for', async () => {
+    expect((await svc.admin.post('/v1/admin/invitations', { email: 'axe.invitee@people.example', role: 'merchant_viewer', business_id: shop.businessId })).status).toBe(200);
+    const token = await tokenFromOutbox(svc, 'axe.invitee@people.example', 'accept-invitation');
+    const page = await dashboardPage(browser, svc, `/accept-invitation?token=${token}`);
+    await page.getByRole('form', { name: 'Accept invitation' }).waitFor();
+    await page.getByText('You are invited to Axe Shop').waitFor();
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.context().close();
+  }, 120_000);
+
   it("finds none on any page of the operator console, signed in as an operator admin", async () => {
     const operator = await createUser(svc, { role: 'operator_admin', totp: true });
     const page = await dashboardPage(browser, svc, '/overview');
     clock.advance(30_000);
     await signIn(page, operator.email, operator.password, totpCode(svc));
     await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
-    const paths = ['/overview', '/businesses', '/businesses/new', ...['', '/wallets', '/mids', '/tokens', '/go-live'].map((s) => `/businesses/${shop.businessId}${s}`), '/collections', `/collections/${paid}`, '/refunds', '/disbursements', `/disbursements/${disbursed}`, '/go-live-requests', '/webhooks', '/rates', '/card-keys', '/users', '/audit', '/account'];
+    const paths = ['/overview', '/businesses', '/businesses/new', ...['', '/wallets', '/mids', '/tokens', '/go-live'].map((s) => `/businesses/${shop.businessId}${s}`), '/collections', `/collections/${paid}`, '/refunds', '/disbursements', `/disbursements/${disbursed}`, '/reports/settlement', '/go-live-requests', '/webhooks', '/rates', '/card-keys', '/users', '/audit', '/account'];
     expect(await scan(page, paths)).toEqual({});
     await page.context().close();
   }, 300_000);

@@ -152,7 +152,7 @@ describeBrowser('the audit log', () => {
     // a change by the merchant's owner and one by the operator key
     const ownerPage = await dashboardPage(browser, svc, '/');
     await signIn(ownerPage, owner.email, owner.password);
-    await ownerPage.getByRole('heading', { name: 'Payments' }).waitFor();
+    await ownerPage.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
     await ownerPage.context().close();
     expect((await svc.admin.patch(`/v1/admin/api-tokens/${books.apiTokenId}`, { email_user: true })).status).toBe(200);
     // a person's role changed: the roles read in words, as the team page names them

@@ -1,4 +1,4 @@
-// Proves, in Chromium against a real service and database, the disbursement settings: the operator freezes a business's disbursements, sets its fee and a wallet's limits (a bad limit refused at its field, nothing changed); on Balances an owner sees what is held for disbursements and sets the wallet's approval threshold (saved in the database), a bad amount shows the API's error at the field and changes nothing, the form no longer invites removing it, and a higher threshold is shown waiting for its notice until an owner stops it; on the API tokens page an owner sets a token's IP allowlist, a block with host bits set shows its error at the field and changes nothing; a developer sees no allowlist form; an owner gives a new token its allowlist in the New API token form, a bad block refused at the field with no token made, and a developer's form has no such field.
+// Proves, in Chromium against a real service and database, the disbursement settings: the operator freezes a business's disbursements, sets its fee and a wallet's limits (a bad limit refused at its field, nothing changed); on Balances an owner sees what is held for disbursements and sets the wallet's approval threshold (saved in the database), a bad amount shows the API's error at the field and changes nothing, the form no longer invites removing it (it says what empty means and that removing waits for the notice, as a removal then does), and a higher threshold is shown waiting for its notice until an owner stops it; on the API tokens page an owner sets a token's IP allowlist, a block with host bits set shows its error at the field and changes nothing; a developer sees no allowlist form; an owner gives a new token its allowlist in the New API token form, a bad block refused at the field with no token made, and a developer's form has no such field.
 import type { Browser } from 'playwright-core';
 import { launchBrowser } from '../helpers/browser';
 import { closeAll, dashboardPage, describeBrowser, fieldError, signIn } from '../helpers/dashboard';
@@ -53,6 +53,8 @@ describeBrowser('disbursement settings in the dashboard in Chromium', () => {
     const hint = await form.textContent();
     expect(hint).toContain('raising it takes effect only after a notice period, and every owner is emailed');
     expect(hint).not.toContain('Leave empty');
+    // and what an empty field means, and that removing it waits as raising does
+    expect(hint).toContain('An empty field means no threshold: every disbursement would be sent without a second owner, so removing it waits for the same notice and any owner can stop it.');
     // raising waits: shown with its date and who asked, the threshold in force unchanged, until an owner stops it
     await form.getByLabel('Approval threshold').fill('5000');
     await form.getByRole('button', { name: 'Save threshold' }).click();
@@ -63,6 +65,15 @@ describeBrowser('disbursement settings in the dashboard in Chromium', () => {
     await waiting.getByRole('button', { name: 'Stop this change' }).click();
     await waiting.waitFor({ state: 'detached' });
     expect(await db().one("SELECT count(*)::int AS n FROM guard_changes WHERE business_id = $1 AND withdrawn_at IS NOT NULL", [shop.businessId])).toEqual({ n: 1 });
+    expect(await threshold()).toBe('250000');
+    // removing it (an empty field) waits for its notice too, said as a removal, until an owner stops it
+    await form.getByLabel('Approval threshold').fill('');
+    await form.getByRole('button', { name: 'Save threshold' }).click();
+    await form.getByText('Asked for: removing the threshold takes effect after its notice (shown above), and every owner has been emailed.').waitFor();
+    await waiting.getByText(/Approval threshold becomes none \(no disbursement would wait for approval\) on /).waitFor();
+    expect(await threshold()).toBe('250000');
+    await waiting.getByRole('button', { name: 'Stop this change' }).click();
+    await waiting.waitFor({ state: 'detached' });
     expect(await threshold()).toBe('250000');
     await page.context().close();
   }, 120_000);

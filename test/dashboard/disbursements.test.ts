@@ -1,4 +1,4 @@
-// Proves, in Chromium against a real service and database, the Disbursements pages: an owner opens the approval queue (the filter kept in the address), opens one waiting for approval, reads who may approve and with what, is refused a wrong code at the field and approves it with a current one, and the database
+// Proves, in Chromium against a real service and database, the Disbursements pages: an owner opens the approval queue (the filter kept in the address), opens one waiting for approval, reads who may approve and with what, reads what approving pays (amount, payee, fee) before anything is sent, sees a new one's balance, fee and whether it needs approval before asking, is refused a wrong code at the field and approves it with a current one, and the database
 import type { Browser } from 'playwright-core';
 import { launchBrowser } from '../helpers/browser';
 import { closeAll, dashboardPage, describeBrowser, download, fieldError, fitsWidth, navTo, PHONE, signIn } from '../helpers/dashboard';
@@ -10,6 +10,7 @@ import type { TestService } from '../helpers/service';
 import { createUser, TOTP_SECRET, totpCode } from '../helpers/users';
 import type { TestUser } from '../helpers/users';
 import { currentCode } from '../../src/people/totp';
+import { moneyText } from '../../src/domain/currencies';
 
 let svc: TestService;
 let browser: Browser;
@@ -76,11 +77,20 @@ describeBrowser('disbursements in the dashboard in Chromium', () => {
     const form = page.getByRole('form', { name: 'Approve' });
     await form.getByLabel('Authenticator code').fill('000000');
     await form.getByRole('button', { name: 'Approve' }).click();
+    // nothing is sent before the summary is confirmed
+    const confirm = form.getByRole('group', { name: 'Confirm the approval' });
+    const fee = await db().one('SELECT fee_minor::text AS fee FROM disbursements WHERE gateway_reference = $1', [waiting]);
+    expect(await confirm.textContent()).toContain(
+      `Approve paying 5,000 UGX to Okello Transport (phone 256772123503), reference PAY-UI-BIG. The fee is ${moneyText(BigInt(fee.fee), 'UGX')}, so ${moneyText(500000n + BigInt(fee.fee), 'UGX')} leaves the UGX wallet.`,
+    );
+    expect((await db().one('SELECT status FROM disbursements WHERE gateway_reference = $1', [waiting])).status).toBe('PENDING_APPROVAL');
+    await confirm.getByRole('button', { name: 'Confirm approval' }).click();
     await form.getByText('The code is wrong or was already used').waitFor();
     expect((await db().one('SELECT status FROM disbursements WHERE gateway_reference = $1', [waiting])).status).toBe('PENDING_APPROVAL');
     // the code of the next 30-second step: the one given at sign-in is used
     await form.getByLabel('Authenticator code').fill(totpCode(svc, TOTP_SECRET, 1));
     await form.getByRole('button', { name: 'Approve' }).click();
+    await confirm.getByRole('button', { name: 'Confirm approval' }).click();
     const payout = page.getByRole('region', { name: 'Payout' });
     await payout.getByText(owner.email).waitFor();
     expect(await db().one('SELECT status, decided_by_user_id FROM disbursements WHERE gateway_reference = $1', [waiting])).toMatchObject({ decided_by_user_id: owner.id });
@@ -115,24 +125,37 @@ describeBrowser('disbursements in the dashboard in Chromium', () => {
     expect(await form.getByLabel('Wallet currency').inputValue()).toBe('UGX');
     const reference = await form.getByLabel('Merchant reference').inputValue();
     expect(reference).toMatch(/^DASH-\d{8}-[A-Z2-9]{6}$/);
+    // before anything is sent: the balance, the fee, what leaves the wallet, and whether it waits for approval
+    const preview = form.getByRole('group', { name: 'What this payout does' });
+    const available = (await shop.client.get('/v1/data/wallets/UGX/balance')).body.data.available_balance as number;
+    await preview.getByText(`Available in the UGX wallet: ${moneyText(BigInt(Math.round(available * 100)), 'UGX')}.`).waitFor();
+    await form.getByLabel('Amount').fill('500');
+    await preview.getByText("Payouts above 1,000 UGX need another owner's approval; up to that they are sent at once.").waitFor();
+    expect(await form.getByRole('button', { name: 'Send payout' }).count()).toBe(1);
     await form.getByLabel('Amount').fill('2000');
+    await preview.getByText("Above this wallet's approval threshold (1,000 UGX): it needs another owner's approval before it is sent.").waitFor();
+    const promised = (await preview.textContent()) ?? '';
+    expect(await form.getByRole('button', { name: 'Send payout' }).count()).toBe(0);
     await form.getByLabel('Phone number').fill('25677212');
     await form.getByLabel('Account name').fill('Okello Transport');
     // the code of the next 30-second step: the one just given at set-up is used
     const code = currentCode(secret, new Date(svc.services.now().getTime() + 30_000));
     await form.getByLabel('Authenticator code').fill(code);
-    await form.getByRole('button', { name: 'Pay out' }).click();
+    await form.getByRole('button', { name: 'Request payout' }).click();
     await fieldError(page, 'New disbursement', 'account_number').getByText(/10 to 15 digits/).waitFor();
     expect(await db().one('SELECT count(*)::int AS n FROM disbursements WHERE merchant_reference = $1', [reference])).toEqual({ n: 0 });
     await form.getByLabel('Phone number').fill('256772123456');
     // refused for a field, the request used nothing up, the code included
     await form.getByLabel('Authenticator code').fill(code);
-    await form.getByRole('button', { name: 'Pay out' }).click();
+    await form.getByRole('button', { name: 'Request payout' }).click();
     await page.getByRole('heading', { name: /^Disbursement DB/ }).waitFor();
     await page.getByText('You asked for this disbursement: another owner must approve it. You may reject it.').waitFor();
     await page.getByRole('region', { name: 'Timeline' }).getByText('Asked for PENDING_APPROVAL').waitFor();
     const row = await db().one('SELECT status, requested_by_user_id, gateway_reference FROM disbursements WHERE merchant_reference = $1', [reference]);
     expect(row).toMatchObject({ status: 'PENDING_APPROVAL', requested_by_user_id: owner.id });
+    // the preview's fee is the one the server took
+    const { fee } = await db().one('SELECT fee_minor::text AS fee FROM disbursements WHERE merchant_reference = $1', [reference]);
+    expect(promised).toContain(`The payee receives 2,000 UGX; the fee is ${moneyText(BigInt(fee), 'UGX')}, so ${moneyText(200000n + BigInt(fee), 'UGX')} leaves the wallet and `);
     expect(page.url()).toContain(`/disbursements/${row.gateway_reference}`);
     await page.context().close();
 
@@ -156,7 +179,7 @@ describeBrowser('disbursements in the dashboard in Chromium', () => {
     const payOut = async () => {
       // the sign-in's step is used: the next one
       await form.getByLabel('Authenticator code').fill(totpCode(svc, undefined, 1));
-      await form.getByRole('button', { name: 'Pay out' }).click();
+      await form.getByRole('button', { name: 'Request payout' }).click();
     };
     const none = async () => expect(await db().one('SELECT count(*)::int AS n FROM disbursements WHERE merchant_reference = $1', [reference])).toEqual({ n: 0 });
 

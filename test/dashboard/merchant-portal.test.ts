@@ -50,6 +50,8 @@ describeBrowser('merchant view in Chromium at phone width', () => {
     const owner = await createUser(svc, { role: 'merchant_owner', business_id: shop.businessId });
     const page = await dashboardPage(browser, svc, '/', PHONE);
     await signIn(page, owner.email, owner.password);
+    await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
+    await navTo(page, 'Payments');
     await page.getByRole('heading', { name: 'Payments' }).waitFor();
     await page.getByText(/2 collections created from .* UTC to .* UTC/).waitFor();
     expect(await fitsWidth(page)).toBe(true);
@@ -85,7 +87,8 @@ describeBrowser('merchant view in Chromium at phone width', () => {
     await page.getByRole('button', { name: /^Re-send webhook of/ }).first().waitFor();
     expect(await fitsWidth(page)).toBe(true);
     await page.goto(`${svc.url}/dashboard/payments/${foreign}`);
-    await page.getByRole('alert').getByText('Check the address, or go back to the list.').waitFor();
+    await page.getByRole('alert').getByText('Check the address, or go back to the payments.').waitFor();
+    await page.getByRole('alert').getByRole('link', { name: 'the payments' }).waitFor();
     expect(await page.content()).not.toContain('ORD-FOREIGN-7');
     await page.context().close();
   }, 180_000);

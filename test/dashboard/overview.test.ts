@@ -42,6 +42,14 @@ describeBrowser('the overview', () => {
     await signIn(page, operator.email, operator.password, totpCode(svc));
     await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
     await page.getByRole('img', { name: 'Payments by method, today' }).waitFor();
+    // every bar's number fits inside its chart, none cut off at the right edge ("5 (75.0 %" was)
+    const overhang = await page.evaluate(() =>
+      Array.from(document.querySelectorAll('svg[role="img"]')).flatMap((svg) => {
+        const width = (svg as SVGSVGElement).viewBox.baseVal.width;
+        return Array.from(svg.querySelectorAll('text.chart-value')).map((t) => (t as SVGTextElement).getBBox()).filter((b) => b.x + b.width > width).map((b) => b.x + b.width - width);
+      }),
+    );
+    expect(overhang).toEqual([]);
     const today = page.getByRole('region', { name: 'Today by method' });
     const cells = await today.getByRole('row', { name: /MOBILE_MONEY/ }).getByRole('cell').allTextContents();
     expect(cells).toEqual(['MOBILE_MONEY', '5', '3', '75.0 %', '100,000 UGX']);

@@ -1,4 +1,5 @@
 // Proves, in Chromium against a real service and database, the Refunds section of a payment's page: an owner
+// sees a reference suggested and, before anything is sent, what a refund will do (whole or part, the fee), then
 // refunds part of a completed payment and sees it counted and listed with its state as it completes; an
 // over-refund shows the API's error at the amount field and changes nothing in the database or the wallet;
 // a refund the processor fails is listed FAILED with its reason and its amount counts no more; a viewer, at
@@ -11,6 +12,7 @@ import type { MerchantSetup } from '../helpers/fixtures';
 import { startTestService } from '../helpers/service';
 import type { TestService } from '../helpers/service';
 import { createUser } from '../helpers/users';
+import { moneyText } from '../../src/domain/currencies';
 
 let svc: TestService;
 let browser: Browser;
@@ -50,10 +52,28 @@ describeBrowser('refunding from a payment page in Chromium', () => {
   it('lets an owner refund part of the payment, then refuses an over-refund at the amount and changes nothing', async () => {
     const page = await paymentPage('merchant_owner');
     const form = page.getByRole('form', { name: 'Refund' });
+    // a fresh reference is suggested, as the new-disbursement form does
+    expect(await form.getByLabel('Merchant reference').inputValue()).toMatch(/^RFD-\d{8}-[A-Z2-9]{6}$/);
+    const before = await refundState();
+    // an empty amount refunds everything: the page says so before anything is sent, and Change sends nothing
+    await form.getByRole('button', { name: 'Review refund' }).click();
+    const confirm = form.getByRole('group', { name: 'Confirm the refund' });
+    expect(await confirm.textContent()).toContain('Refund the whole of what is still refundable: 50,000 UGX (the whole payment).');
+    await confirm.getByRole('button', { name: 'Change' }).click();
+    await confirm.waitFor({ state: 'detached' });
+    expect(await refundState()).toEqual(before);
+
     await form.getByLabel('Amount').fill('20000');
     await form.getByLabel('Merchant reference').fill('RFD-UI-0001');
     await form.getByLabel('Reason').fill('Order cancelled by the customer');
-    await form.getByRole('button', { name: 'Refund' }).click();
+    await form.getByRole('button', { name: 'Review refund' }).click();
+    const summary = (await confirm.textContent()) ?? '';
+    expect(summary).toContain('Refund part of the payment: 20,000 UGX of the 50,000 UGX still refundable; 30,000 UGX stays refundable.');
+    const fee = await svc.database.db.one('SELECT fee_minor::text AS fee FROM collections WHERE gateway_reference = $1', [payment]);
+    expect(summary).toContain(fee.fee === '0' ? 'A refund has no fee of its own; this payment had no fee.' : `A refund has no fee of its own; the payment's fee (${moneyText(BigInt(fee.fee), 'UGX')}) is not given back.`);
+    // nothing is sent until it is confirmed
+    expect(await refundState()).toEqual(before);
+    await confirm.getByRole('button', { name: 'Confirm refund' }).click();
     await form.getByText(/^Refund .* accepted: PENDING\.$/).waitFor();
     const refunds = page.getByRole('region', { name: 'Refunds' });
     await refunds.getByText(/Refunded or being refunded: 20,000 UGX/).waitFor();
@@ -70,16 +90,18 @@ describeBrowser('refunding from a payment page in Chromium', () => {
 
     await form.getByLabel('Amount').fill('30000.01');
     await form.getByLabel('Merchant reference').fill('RFD-UI-0002');
-    await form.getByRole('button', { name: 'Refund' }).click();
+    // more than is refundable goes to the API, which refuses it at the field
+    await form.getByRole('button', { name: 'Review refund' }).click();
     await fieldError(page, 'Refund', 'amount').waitFor();
-    expect(await fieldError(page, 'Refund', 'amount').textContent()).toMatch(/refundable/i);
+    expect(await fieldError(page, 'Refund', 'amount').textContent()).toBe('is more than the 30,000 UGX still refundable on this collection');
     expect(await refundState()).toEqual(after);
     expect(await refunds.getByRole('row').count()).toBe(2); // the heading row and the one refund
 
     // cents .13: the simulator fails it after PROCESSING; the list says why, and its amount is refundable again
     await form.getByLabel('Amount').fill('100.13');
     await form.getByLabel('Merchant reference').fill('RFD-UI-0003');
-    await form.getByRole('button', { name: 'Refund' }).click();
+    await form.getByRole('button', { name: 'Review refund' }).click();
+    await confirm.getByRole('button', { name: 'Confirm refund' }).click();
     const failed = refunds.getByRole('row', { name: /RFD-UI-0003/ });
     await failed.getByText('FAILED').waitFor();
     expect(await failed.textContent()).toContain('The simulated processor declined the refund');

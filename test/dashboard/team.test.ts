@@ -28,7 +28,7 @@ afterAll(async () => {
 });
 
 describeBrowser('a merchant team in Chromium', () => {
-  it('invites a developer (roles read as words: Owner, Developer, Viewer) who accepts by the emailed link and can manage tokens, not the team', async () => {
+  it('invites a developer (roles read as words: Owner, Developer, Viewer) who accepts by the emailed link (its page says the business, role and email address it is for; used, it offers no form) and can manage tokens, not the team', async () => {
     const owner = await createUser(svc, { role: 'merchant_owner', business_id: shop.businessId });
     const page = await dashboardPage(browser, svc);
     await signIn(page, owner.email, owner.password);
@@ -50,6 +50,12 @@ describeBrowser('a merchant team in Chromium', () => {
     await page.getByRole('heading', { name: 'You are signed in' }).waitFor();
     expect(await page.getByText(`signed in as ${owner.email}`).count()).toBe(1);
     await page.getByRole('button', { name: 'Sign out' }).click();
+    // the page says what the invitation is for before a password is chosen: business, role, email address
+    const business = await svc.database.db.one('SELECT name FROM businesses WHERE id = $1', [shop.businessId]);
+    await page.getByTestId('invitation').waitFor();
+    expect(await page.getByTestId('invitation').textContent()).toMatch(
+      new RegExp(`^You are invited to ${business.name} as Developer, with the email address dev@kampalabooks\\.example, by ${owner.email.replace(/[.+]/g, '\\$&')}\\. You sign in with that address\\. The link works until `),
+    );
     const accept = page.getByRole('form', { name: 'Accept invitation' });
     await accept.getByLabel('Your name').fill('Dev Eloper');
     await accept.getByLabel('Choose a password').fill('short');
@@ -61,7 +67,11 @@ describeBrowser('a merchant team in Chromium', () => {
     const user = await svc.database.db.one('SELECT role, business_id FROM users WHERE email = $1', ['dev@kampalabooks.example']);
     expect(user).toEqual({ role: 'merchant_developer', business_id: shop.businessId });
 
-    await page.getByRole('link', { name: 'Sign in' }).click();
+    // the link again, used: the API's refusal, and no form
+    await page.goto(`${svc.url}/dashboard/accept-invitation?token=${token}`);
+    await page.getByRole('alert').getByText('This invitation is unknown, withdrawn, used or expired; ask for a new one.').waitFor();
+    expect(await page.getByRole('form', { name: 'Accept invitation' }).count()).toBe(0);
+    await page.getByRole('link', { name: 'Go to sign-in' }).click();
     await signIn(page, 'dev@kampalabooks.example', NEW_PASSWORD);
     expect(await page.locator('header .tag').textContent()).toBe('Developer');
     await page.getByRole('link', { name: 'API tokens and webhooks' }).click();

@@ -241,7 +241,7 @@ describe('refusals change nothing', () => {
     const before = await snapshot(m);
     const res = await m.client.post('/v1/disbursements', payout({ amount: 10000 }), secret(m));
     expect(res.status).toBe(400);
-    expect(res.body).toMatchObject({ code: 'INSUFFICIENT_FUNDS', message: 'The UGX wallet has 10000.00 available; this disbursement needs 10000.01 with its fee' });
+    expect(res.body).toMatchObject({ code: 'INSUFFICIENT_FUNDS', message: 'The UGX wallet has 10,000 UGX available; this disbursement needs 10,000.01 UGX with its fee' });
     expect(await snapshot(m)).toEqual(before);
     expect((await m.client.post('/v1/disbursements', payout({ amount: 9999.99 }), secret(m))).status).toBe(200);
   });

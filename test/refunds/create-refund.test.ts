@@ -120,7 +120,7 @@ describe('refunds on the simulator', () => {
     const before = await snapshot(m, collection);
     const short = await m.client.post(`/v1/collections/${collection}/refunds`, { merchant_reference: ref('RFD') });
     expect(short.status).toBe(400);
-    expect(short.body).toMatchObject({ code: 'INSUFFICIENT_FUNDS', message: 'The UGX wallet has 48500.00 available; this refund needs 50000.00' });
+    expect(short.body).toMatchObject({ code: 'INSUFFICIENT_FUNDS', message: 'The UGX wallet has 48,500 UGX available; this refund needs 50,000 UGX' });
     expect(await snapshot(m, collection)).toEqual(before);
 
     await completed(m, 10000); // 9700 more available

@@ -14,7 +14,9 @@ const WIDTH = 420;
 
 export function BarChart({ label, bars, max }: { label: string; bars: Bar[]; max?: number }) {
   const top = max ?? Math.max(1, ...bars.map((b) => b.value));
-  const room = WIDTH - LABEL_WIDTH - 70;
+  // the longest bar still leaves room for its number after it (about 7.5 px a character at 12 px), so no label is cut off
+  const textRoom = 6 + Math.ceil(7.5 * Math.max(0, ...bars.map((b) => b.text.length)));
+  const room = Math.max(40, WIDTH - LABEL_WIDTH - textRoom);
   return (
     <figure className="chart">
       <svg role="img" aria-label={label} viewBox={`0 0 ${WIDTH} ${bars.length * ROW + 4}`} width="100%" preserveAspectRatio="xMinYMin meet">

@@ -2,6 +2,7 @@
 import type { ReactNode } from 'react';
 import { moneyText } from '../../../src/domain/currencies';
 import { ApiError } from '../api';
+import { Link } from '../router';
 
 export function Loading({ what }: { what: string }) {
   return (
@@ -11,16 +12,33 @@ export function Loading({ what }: { what: string }) {
   );
 }
 
-/** A failed read, with what to do about it. */
-export function LoadError({ error, retry }: { error: unknown; retry?: () => void }) {
+/**
+ * A failed read, with what to do about it. Not found: a link back to `list` (or the navigation), and no
+ * "Try again", which cannot find what is not there; a refused value: correct it; anything else: try again.
+ */
+export function LoadError({ error, retry, list }: { error: unknown; retry?: () => void; list?: { to: string; name: string } }) {
   const message = error instanceof ApiError ? error.message : String(error);
-  const advice = error instanceof ApiError && error.code === 'NOT_FOUND' ? 'Check the address, or go back to the list.' : 'Try again in a moment.';
+  const code = error instanceof ApiError ? error.code : '';
+  const advice =
+    code === 'NOT_FOUND' ? (
+      list ? (
+        <>
+          Check the address, or go back to <Link to={list.to}>{list.name}</Link>.
+        </>
+      ) : (
+        'Check the address, or use the navigation above.'
+      )
+    ) : code === 'VALIDATION_ERROR' ? (
+      'Correct it and try again.'
+    ) : (
+      'Try again in a moment.'
+    );
   return (
     <div role="alert" className="error">
       <p>
         {message}. {advice}
       </p>
-      {retry && (
+      {retry && code !== 'NOT_FOUND' && code !== 'VALIDATION_ERROR' && (
         <button type="button" onClick={retry}>
           Try again
         </button>

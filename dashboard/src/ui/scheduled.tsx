@@ -12,7 +12,7 @@ const WORDS: Record<Admin['ScheduledGuardChange']['field'], string> = {
 };
 
 function valueOf(c: Admin['ScheduledGuardChange'], currency: string | undefined) {
-  if (c.value === null) return c.field === 'ip_allowlist' ? 'no list' : 'none';
+  if (c.value === null) return c.field === 'ip_allowlist' ? 'no list' : c.field === 'disbursement_approval_threshold' ? 'none (no disbursement would wait for approval)' : 'none';
   if (Array.isArray(c.value)) return c.value.join(', ');
   return currency ? <Money amount={c.value} currency={currency} /> : String(c.value);
 }

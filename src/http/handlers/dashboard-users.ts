@@ -30,6 +30,8 @@ export const admin = typedHandlers({
     return ok(null, 'Invitation withdrawn');
   },
 
+  lookUpInvitation: async ({ body }, ctx) => ok(await ctx.services.users.lookUpInvitation(body.token), 'Invitation retrieved'),
+
   acceptInvitation: async ({ body }, ctx) => {
     const user = await ctx.services.users.acceptInvitation(body.token, body.password, body.name ?? null);
     const audit = ctx.services.audit;

@@ -1,17 +1,58 @@
 // The pages an emailed link opens without a session: accepting an invitation and resetting a password.
 import { useState } from 'react';
 import type { FormEvent } from 'react';
-import { useMutation } from '@tanstack/react-query';
-import { admin, unwrap } from '../../api';
+import { useMutation, useQuery } from '@tanstack/react-query';
+import { admin, ApiError, unwrap } from '../../api';
+import type { Admin } from '../../api';
+import { roleName } from '../../session';
 import { Link, useLocation } from '../../router';
 import { FormError, TextField } from '../../ui/forms';
-import { Notice } from '../../ui/parts';
+import { Loading, Notice, Time } from '../../ui/parts';
 import { AuthPage } from './SignIn';
 
 const PASSWORD_HINT = '12 to 128 characters; a few unrelated words make a strong one.';
 
 export function AcceptInvitation() {
   const token = useLocation().query.get('token') ?? '';
+  // what the invitation is for, before anyone chooses a password: business, role, the account's email
+  const invitation = useQuery({
+    queryKey: ['invitation', token],
+    queryFn: () => unwrap(admin.POST('/v1/admin/invitations/lookup', { body: { token } })),
+    enabled: token !== '',
+    retry: false,
+  });
+  if (!token) {
+    return (
+      <AuthPage title="Accept your invitation">
+        <p role="alert" className="error">This link has no token: open the link from the invitation email again.</p>
+      </AuthPage>
+    );
+  }
+  if (invitation.isPending) {
+    return (
+      <AuthPage title="Accept your invitation">
+        <Loading what="your invitation" />
+      </AuthPage>
+    );
+  }
+  if (invitation.error) {
+    // used, withdrawn, expired or unknown: nothing to retry, the API says what to do
+    const message = invitation.error instanceof ApiError ? invitation.error.message : String(invitation.error);
+    return (
+      <AuthPage title="Accept your invitation">
+        <p role="alert" className="error">
+          {message}.
+        </p>
+        <p>
+          <Link to="/">Go to sign-in</Link>
+        </p>
+      </AuthPage>
+    );
+  }
+  return <AcceptForm token={token} invitation={invitation.data.data} />;
+}
+
+function AcceptForm({ token, invitation: i }: { token: string; invitation: Admin['InvitationPreview'] }) {
   const [name, setName] = useState('');
   const [password, setPassword] = useState('');
   const accept = useMutation({ mutationFn: () => unwrap(admin.POST('/v1/admin/invitations/accept', { body: { token, password, ...(name ? { name } : {}) } })) });
@@ -29,14 +70,18 @@ export function AcceptInvitation() {
   }
   return (
     <AuthPage title="Accept your invitation">
+      <p data-testid="invitation">
+        You are invited to {i.business_name === null ? 'the PayCollect operator console' : <strong>{i.business_name}</strong>} as <strong>{roleName(i.role)}</strong>, with the
+        email address <strong>{i.email}</strong>
+        {i.invited_by ? `, by ${i.invited_by}` : ''}. You sign in with that address. The link works until <Time at={i.expires_at} />.
+      </p>
       <form onSubmit={submit} aria-label="Accept invitation">
         <TextField label="Your name" name="name" autoComplete="name" error={accept.error} value={name} onValue={setName} />
         <TextField label="Choose a password" name="password" type="password" autoComplete="new-password" required error={accept.error} value={password} onValue={setPassword} hint={PASSWORD_HINT} />
         <FormError error={accept.error} shown={['name', 'password']} />
-        <button type="submit" disabled={accept.isPending || !token}>
+        <button type="submit" disabled={accept.isPending}>
           Create my account
         </button>
-        {!token && <p className="field-error">This link has no token: open the link from the invitation email again.</p>}
       </form>
     </AuthPage>
   );

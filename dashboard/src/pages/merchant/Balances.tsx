@@ -147,7 +147,8 @@ function ThresholdForm({ wallet }: { wallet: Admin['Wallet'] }) {
       ),
     onSuccess: async (answer) => {
       const waits = answer.data.scheduled_changes.some((c) => c.field === 'disbursement_approval_threshold');
-      setSaved(waits ? 'Asked for: the higher threshold takes effect after its notice (shown above), and every owner has been emailed.' : 'Approval threshold saved.');
+      const what = answer.data.disbursement_approval_threshold !== null && value.trim() === '' ? 'removing the threshold' : 'the higher threshold';
+      setSaved(waits ? `Asked for: ${what} takes effect after its notice (shown above), and every owner has been emailed.` : 'Approval threshold saved.');
       await queries.invalidateQueries({ queryKey: ['wallet-settings', wallet.business_id] });
     },
   });
@@ -166,7 +167,7 @@ function ThresholdForm({ wallet }: { wallet: Admin['Wallet'] }) {
         error={save.error}
         value={value}
         onValue={setValue}
-        hint="A disbursement above this amount waits until another owner approves it. Lowering it applies at once; raising it takes effect only after a notice period, and every owner is emailed."
+        hint="A disbursement above this amount waits until another owner approves it. Lowering it applies at once; raising it takes effect only after a notice period, and every owner is emailed. An empty field means no threshold: every disbursement would be sent without a second owner, so removing it waits for the same notice and any owner can stop it."
       />
       <div className="wide">
         <FormError error={save.error} shown={['disbursement_approval_threshold']} />

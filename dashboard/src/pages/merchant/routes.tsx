@@ -33,7 +33,7 @@ export function merchantNav(user: User): { to: string; label: string }[] {
 
 export function merchantPage(path: string, user: User): ReactNode | null {
   const businessId = user.business_id as number;
-  if (path === '/' || path === '/payments') return <CollectionsPage title="Payments" base="/payments" businessId={businessId} />;
+  if (path === '/payments') return <CollectionsPage title="Payments" base="/payments" businessId={businessId} />;
   const payment = match('/payments/:reference', path);
   if (payment) return <CollectionPage key={payment.reference} reference={payment.reference} operator={false} />;
   if (path === '/refunds') return <RefundsPage base="/refunds" businessId={businessId} />;
@@ -41,7 +41,8 @@ export function merchantPage(path: string, user: User): ReactNode | null {
   if (path === '/disbursements/new' && can(user, 'disburse')) return <NewDisbursement businessId={businessId} />;
   const disbursement = match('/disbursements/:reference', path);
   if (disbursement) return <DisbursementPage key={disbursement.reference} reference={disbursement.reference} />;
-  if (path === '/overview') return <Overview businessId={businessId} />;
+  // signing in lands on the overview: balances and today's payments first
+  if (path === '/' || path === '/overview') return <Overview businessId={businessId} />;
   if (path === '/balances') return <Balances businessId={businessId} />;
   if (path === '/developers') return <ApiTokens businessId={businessId} page />;
   if (path === '/deliveries') return <WebhookDeliveries businessId={businessId} />;

@@ -34,7 +34,7 @@ export function Business({ id, section = '' }: { id: number; section?: BusinessS
     queryFn: () => unwrap(admin.GET('/v1/admin/businesses/{business_id}', { params: { path: { business_id: id } } })),
   });
   if (business.isPending) return <Loading what="the business" />;
-  if (business.error) return <LoadError error={business.error} retry={() => business.refetch()} />;
+  if (business.error) return <LoadError error={business.error} retry={() => business.refetch()} list={{ to: '/businesses', name: 'the businesses' }} />;
   const b = business.data.data;
   return (
     <>

@@ -96,7 +96,7 @@ export function WalletLimits({ wallet }: { wallet: Admin['Wallet'] }) {
         {saved && <Notice>{saved}</Notice>}
         <TextField label={`Largest disbursement (${wallet.currency})`} name="disbursement_limit" inputMode="decimal" error={save.error} value={per} onValue={setPer} hint="Empty: no limit." />
         <TextField label={`Daily limit (${wallet.currency})`} name="disbursement_daily_limit" inputMode="decimal" error={save.error} value={daily} onValue={setDaily} hint="Empty: no limit." />
-        <TextField label={`Approval above (${wallet.currency})`} name="disbursement_approval_threshold" inputMode="decimal" error={save.error} value={threshold} onValue={setThreshold} hint="Empty: no approval needed. Raising or removing a setting waits for its notice." />
+        <TextField label={`Approval above (${wallet.currency})`} name="disbursement_approval_threshold" inputMode="decimal" error={save.error} value={threshold} onValue={setThreshold} hint="Above this a disbursement waits for a second owner's approval; empty means no threshold, so none waits. Raising or removing a limit or the threshold waits for its notice." />
         <div className="wide">
           <FormError error={save.error} shown={['disbursement_limit', 'disbursement_daily_limit', 'disbursement_approval_threshold']} />
           <button type="submit" disabled={save.isPending}>

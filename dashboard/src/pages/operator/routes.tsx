@@ -14,6 +14,7 @@ import { Business, isBusinessSection } from './Business';
 import { Businesses, NewBusiness } from './Businesses';
 import { GoLiveRequests } from './GoLiveRequests';
 import { CardKeys, FailingWebhooks, FxRates } from './Operations';
+import { SettlementReport } from './Settlement';
 
 export function operatorNav(user: User): { to: string; label: string }[] {
   return [
@@ -22,6 +23,7 @@ export function operatorNav(user: User): { to: string; label: string }[] {
     { to: '/collections', label: 'Collections' },
     { to: '/refunds', label: 'Refunds' },
     { to: '/disbursements', label: 'Disbursements' },
+    { to: '/reports/settlement', label: 'Settlement report' },
     { to: '/go-live-requests', label: 'Go-live requests' },
     { to: '/webhooks', label: 'Failing webhooks' },
     { to: '/rates', label: 'Market rates' },
@@ -46,6 +48,8 @@ export function operatorPage(path: string, user: User): ReactNode | null {
   if (collection) return <CollectionPage key={collection.reference} reference={collection.reference} operator />;
   if (path === '/refunds') return <RefundsPage base="/refunds" />;
   if (path === '/overview') return <Overview />;
+  // the report's own address, and the two a person guesses first
+  if (path === '/reports/settlement' || path === '/reports' || path === '/settlement') return <SettlementReport />;
   if (path === '/go-live-requests') return <GoLiveRequests />;
   if (path === '/webhooks') return <FailingWebhooks />;
   if (path === '/rates') return <FxRates />;

@@ -23,7 +23,7 @@ export function Account() {
           <dd>{roleName(user.role)}</dd>
           <dt>Session ends</dt>
           <dd>
-            after 30 minutes without activity (now <Time at={idle_expires_at} />), at the latest <Time at={absolute_expires_at} />
+            at <Time at={idle_expires_at} /> if you do nothing until then (each page you open moves that 30 minutes on), and at the latest at <Time at={absolute_expires_at} />
           </dd>
         </dl>
       </Section>

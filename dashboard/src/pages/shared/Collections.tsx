@@ -55,7 +55,7 @@ export function CollectionPage({ reference, operator }: { reference: string; ope
     queryFn: () => unwrap(admin.GET('/v1/admin/collections/{gateway_reference}', { params: { path: { gateway_reference: reference } } })),
   });
   if (one.isPending) return <Loading what="the collection" />;
-  if (one.error) return <LoadError error={one.error} retry={() => one.refetch()} />;
+  if (one.error) return <LoadError error={one.error} retry={() => one.refetch()} list={operator ? { to: '/collections', name: 'the collections' } : { to: '/payments', name: 'the payments' }} />;
   const c = one.data.data;
   return (
     <>

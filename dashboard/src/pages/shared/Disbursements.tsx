@@ -93,7 +93,7 @@ export function DisbursementPage({ reference }: { reference: string }) {
     queryFn: () => unwrap(admin.GET('/v1/admin/disbursements/{disbursement_reference}', { params: { path: { disbursement_reference: reference } } })),
   });
   if (one.isPending) return <Loading what="the disbursement" />;
-  if (one.error) return <LoadError error={one.error} retry={() => one.refetch()} />;
+  if (one.error) return <LoadError error={one.error} retry={() => one.refetch()} list={{ to: '/disbursements', name: 'the disbursements' }} />;
   const d = one.data.data;
   return (
     <>
@@ -151,12 +151,17 @@ function Approval({ d }: { d: Admin['AdminDisbursementDetail'] }) {
   const { user } = useSession();
   const queries = useQueryClient();
   const [code, setCode] = useState('');
+  // an approval is sent only from its summary: what leaves the wallet, to whom, then a second click
+  const [reviewing, setReviewing] = useState(false);
   const path = { disbursement_reference: d.gateway_reference };
   const done = () => void queries.invalidateQueries({ queryKey: ['disbursement', d.gateway_reference] });
   const approve = useMutation({
     mutationFn: () => unwrap(admin.POST('/v1/admin/disbursements/{disbursement_reference}/approve', { params: { path }, body: { code: code.trim() } })),
     // a code is good once: whatever the answer, the next try wants the next one
-    onSettled: () => setCode(''),
+    onSettled: () => {
+      setCode('');
+      setReviewing(false);
+    },
     onSuccess: done,
   });
   const reject = useMutation({
@@ -167,8 +172,14 @@ function Approval({ d }: { d: Admin['AdminDisbursementDetail'] }) {
   const mine = d.requested_by?.user_id === user.id;
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    approve.mutate();
+    // without a code there is nothing to confirm: the API says what is missing, at the field
+    if (code.trim() === '') approve.mutate();
+    else {
+      approve.reset();
+      setReviewing(true);
+    }
   };
+  const busy = approve.isPending || reject.isPending;
   return (
     <Section title="Approval">
       <p>
@@ -188,12 +199,28 @@ function Approval({ d }: { d: Admin['AdminDisbursementDetail'] }) {
       )}
       {owner && !mine && user.totp_enabled && (
         <form onSubmit={submit} aria-label="Approve" className="form-grid">
-          <TextField label="Authenticator code" name="code" inputMode="numeric" autoComplete="one-time-code" error={approve.error} value={code} onValue={setCode} />
+          <TextField
+            label="Authenticator code"
+            name="code"
+            inputMode="numeric"
+            autoComplete="one-time-code"
+            hint="The 6-digit code your authenticator app shows now."
+            error={approve.error}
+            value={code}
+            onValue={(v) => {
+              setCode(v);
+              setReviewing(false);
+            }}
+          />
           <div className="wide">
             <FormError error={approve.error} shown={['code']} />
-            <button type="submit" disabled={approve.isPending || reject.isPending}>
-              Approve
-            </button>
+            {reviewing ? (
+              <ApprovalSummary d={d} busy={busy} confirm={() => approve.mutate()} change={() => setReviewing(false)} />
+            ) : (
+              <button type="submit" disabled={busy}>
+                Approve
+              </button>
+            )}
           </div>
         </form>
       )}
@@ -206,5 +233,25 @@ function Approval({ d }: { d: Admin['AdminDisbursementDetail'] }) {
       )}
       <FormError error={reject.error} />
     </Section>
+  );
+}
+
+/** What approving will do, before it is sent: the amount to the payee, the fee, what leaves the wallet. */
+function ApprovalSummary({ d, busy, confirm, change }: { d: Admin['AdminDisbursementDetail']; busy: boolean; confirm: () => void; change: () => void }) {
+  const payee = `${d.account_name} (${d.payment_method === 'BANK' ? `bank ${d.bank_code ?? ''} account ` : 'phone '}${d.account_number})`;
+  return (
+    <div role="group" aria-label="Confirm the approval" className="confirm">
+      <p>
+        Approve paying <strong><Money amount={d.amount} currency={d.currency} /></strong> to <strong>{payee}</strong>, reference {d.merchant_reference}. The fee is{' '}
+        <Money amount={d.fee} currency={d.currency} />, so <strong><Money amount={d.amount + d.fee} currency={d.currency} /></strong> leaves the {d.currency} wallet. Once approved it
+        goes to the processor and can no longer be rejected.
+      </p>
+      <button type="button" onClick={confirm} disabled={busy}>
+        Confirm approval
+      </button>{' '}
+      <button type="button" className="secondary" onClick={change} disabled={busy}>
+        Change
+      </button>
+    </div>
   );
 }

@@ -1,7 +1,8 @@
 // A payment's Refunds section: what is refunded, each refund with its state (listAdminCollectionRefunds:
 // reference, amount, state with why it waits or failed, the claim link of a refund the customer claims,
 // when it was made), and the Refund form (createAdminRefund) for the roles the server lets refund: an
-// amount (empty = everything still refundable), a merchant reference and an optional reason. The API's
+// amount (empty = everything still refundable), a merchant reference (a fresh one suggested) and an optional
+// reason; the refund is sent only after its summary (amount, whole or part, fee) is confirmed. The API's
 // refusals show at the field they concern; a short balance (INSUFFICIENT_FUNDS) shows at the amount.
 // The list is read again after a refund is accepted, and every few seconds while a refund is under way.
 import { useState } from 'react';
@@ -12,6 +13,7 @@ import type { Admin } from '../../api';
 import { useCan } from '../../session';
 import { FormError, TextField } from '../../ui/forms';
 import { LoadError, Loading, Money, Section, Status, Time } from '../../ui/parts';
+import { suggestedReference } from '../../ui/reference';
 import { DataTable } from '../../ui/table';
 
 /** How often the list is read again while a refund is not yet final: its state changes in the background. */
@@ -47,7 +49,7 @@ export function Refunds({ c }: { c: Admin['AdminCollection'] }) {
         )}
       </p>
       <RefundList reference={c.gateway_reference} />
-      {mayRefund && c.transaction_status === 'COMPLETED' && rest > 0 && <RefundForm reference={c.gateway_reference} />}
+      {mayRefund && c.transaction_status === 'COMPLETED' && rest > 0 && <RefundForm c={c} />}
     </Section>
   );
 }
@@ -114,11 +116,25 @@ function RefundState({ r }: { r: Admin['RefundRecord'] }) {
   );
 }
 
-function RefundForm({ reference }: { reference: string }) {
+/** The amount as typed when it reads as a positive number of at most two decimals; otherwise null (the API judges it). */
+function amountOf(text: string): number | null {
+  const t = text.trim();
+  return /^\d+(\.\d{1,2})?$/.test(t) && Number(t) > 0 ? Number(t) : null;
+}
+
+function RefundForm({ c }: { c: Admin['AdminCollection'] }) {
+  const reference = c.gateway_reference;
+  const rest = c.request_amount - c.refunded_amount;
   const queries = useQueryClient();
   const [amount, setAmount] = useState('');
-  const [merchantReference, setMerchantReference] = useState('');
+  const [merchantReference, setMerchantReference] = useState(() => suggestedReference('RFD'));
   const [reason, setReason] = useState('');
+  // a refund is sent only from its summary: what will happen, then a second click
+  const [reviewing, setReviewing] = useState(false);
+  const edit = (set: (v: string) => void) => (v: string) => {
+    set(v);
+    setReviewing(false);
+  };
   const refund = useMutation({
     mutationFn: () =>
       unwrap(
@@ -133,22 +149,38 @@ function RefundForm({ reference }: { reference: string }) {
       ),
     onSuccess: () => {
       setAmount('');
-      setMerchantReference('');
+      setMerchantReference(suggestedReference('RFD'));
       setReason('');
       return Promise.all([queries.invalidateQueries({ queryKey: ['collection', reference] }), queries.invalidateQueries({ queryKey: ['refunds', reference] })]);
     },
+    onSettled: () => setReviewing(false),
   });
   const error = atTheirField(refund.error);
+  const whole = amount.trim() === '';
+  const asked = whole ? rest : amountOf(amount);
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    refund.mutate();
+    // an amount that is no amount, or more than is refundable, goes straight to the API, which refuses it at the field and changes nothing
+    if (asked === null || asked > rest) refund.mutate();
+    else {
+      refund.reset();
+      setReviewing(true);
+    }
   };
   return (
     <form onSubmit={submit} aria-label="Refund" className="form-grid">
       <h3 className="wide">New refund</h3>
-      <TextField label="Amount" name="amount" inputMode="decimal" error={error} hint="Leave empty to refund everything still refundable." value={amount} onValue={setAmount} />
-      <TextField label="Merchant reference" name="merchant_reference" error={error} required value={merchantReference} onValue={setMerchantReference} />
-      <TextField label="Reason" name="reason" error={error} value={reason} onValue={setReason} />
+      <TextField
+        label="Amount"
+        name="amount"
+        inputMode="decimal"
+        error={error}
+        hint={<>In {c.request_currency}. Leave empty to refund everything still refundable (<Money amount={rest} currency={c.request_currency} />).</>}
+        value={amount}
+        onValue={edit(setAmount)}
+      />
+      <TextField label="Merchant reference" name="merchant_reference" error={error} required hint="Your own reference for the refund, filled in with a fresh one; sending the same one again never refunds twice." value={merchantReference} onValue={edit(setMerchantReference)} />
+      <TextField label="Reason" name="reason" error={error} value={reason} onValue={edit(setReason)} />
       <div className="wide">
         <FormError error={error} shown={['amount', 'merchant_reference', 'reason']} />
         {refund.isSuccess && (
@@ -156,10 +188,47 @@ function RefundForm({ reference }: { reference: string }) {
             Refund <code>{refund.data.data.gateway_reference}</code> accepted: {refund.data.data.transaction_status}.
           </p>
         )}
-        <button type="submit" disabled={refund.isPending}>
-          Refund
-        </button>
+        {reviewing && asked !== null ? (
+          <RefundSummary c={c} asked={asked} whole={whole || asked === rest} busy={refund.isPending} confirm={() => refund.mutate()} change={() => setReviewing(false)} />
+        ) : (
+          <button type="submit" disabled={refund.isPending}>
+            Review refund
+          </button>
+        )}
       </div>
     </form>
+  );
+}
+
+/** What the refund will do, before it is sent: how much of what, whole or part, the fee, where the money comes from. */
+function RefundSummary({ c, asked, whole, busy, confirm, change }: { c: Admin['AdminCollection']; asked: number; whole: boolean; busy: boolean; confirm: () => void; change: () => void }) {
+  const cur = c.request_currency;
+  const rest = c.request_amount - c.refunded_amount;
+  return (
+    <div role="group" aria-label="Confirm the refund" className="confirm">
+      <p>
+        {whole ? (
+          <>
+            Refund the <strong>whole</strong> of what is still refundable: <strong><Money amount={asked} currency={cur} /></strong>
+            {c.refunded_amount > 0 ? <> (of the <Money amount={c.request_amount} currency={cur} /> payment)</> : ' (the whole payment)'}.
+          </>
+        ) : (
+          <>
+            Refund <strong>part</strong> of the payment: <strong><Money amount={asked} currency={cur} /></strong> of the <Money amount={rest} currency={cur} /> still refundable;{' '}
+            <Money amount={rest - asked} currency={cur} /> stays refundable.
+          </>
+        )}
+      </p>
+      <p>
+        A refund has no fee of its own; {c.transaction_fee > 0 ? <>the payment&apos;s fee (<Money amount={c.transaction_fee} currency={c.account_currency} />) is not given back.</> : 'this payment had no fee.'} The
+        money is held from the {c.account_currency} wallet&apos;s available balance at once and goes to the customer through the processor that took the payment.
+      </p>
+      <button type="button" onClick={confirm} disabled={busy}>
+        Confirm refund
+      </button>{' '}
+      <button type="button" className="secondary" onClick={change} disabled={busy}>
+        Change
+      </button>
+    </div>
   );
 }
