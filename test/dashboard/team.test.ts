@@ -98,7 +98,8 @@ describeBrowser('a merchant team in Chromium', () => {
     await signIn(page, viewer.email, viewer.password);
     await page.getByRole('form', { name: 'Sign in' }).getByRole('alert').waitFor();
     await signIn(page, viewer.email, NEW_PASSWORD);
-    await page.getByRole('heading', { name: 'Payments' }).waitFor();
+    // a merchant's sign-in lands on the overview
+    await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
     await page.context().close();
   }, SETUP_MS);
 });
