@@ -173,8 +173,11 @@ export class RefundAdapter implements RequestAdapter<Claimed> {
       refundId: r.id, sendState: s.state, nextSendAt: s.nextSendAt, nextCheckAt: s.nextCheckAt, lastError: s.lastError,
       pendingReason: pendingReasonOf(s.state, r.pending_reason), vendorReference: s.vendorReference ?? null, claimUrl,
     });
-    // held meanwhile (a send or query under way when the hold came): it waits for the operator
-    if (written.rowCount === 0) this.p.log.warn('late processor answer for a refund held for the operator: ignored', { gateway_reference: r.gateway_reference, send_state: s.state });
+    if (written.rowCount > 0) return;
+    // held or settled meanwhile (a send or query under way when the hold or the final answer came): nothing more to ask
+    const now = await this.db.one<{ send_state: RefundRow['send_state'] }>('SELECT send_state FROM refunds WHERE id = $1', [r.id]);
+    const why = now.send_state === 'held' ? 'held for the operator' : 'already final';
+    this.p.log.warn(`late processor answer for a refund ${why}: ignored`, { gateway_reference: r.gateway_reference, send_state: s.state });
   }
 
   /**

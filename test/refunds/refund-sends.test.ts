@@ -85,3 +85,22 @@ it('takes a callback as a prompt to ask the processor now, never as the answer; 
   expect(await prompted('sandbox', 'x'.repeat(32), {})).toBe(false);
   expect(await prompted('no-such-processor', token, {})).toBe(false);
 });
+
+it('a status query whose answer comes after a callback settled the refund leaves it settled: never asked about again', async () => {
+  const r = await pendingRefund();
+  expect(await svc.services.processorRequests.sendDue('refund')).toBe(1);
+  expect(await stateOf(r.id)).toMatchObject({ status: 'PROCESSING', send_state: 'sent' });
+  // a worker has claimed the status query (the row as it read it) when the processor's callback completes the refund
+  const claimed = await svc.database.db.one<RefundClaim>("SELECT *, send_state AS state, false AS was_sending, false AS watch FROM refunds WHERE id = $1", [r.id]);
+  expect(await svc.services.refunds.move(BigInt(r.id), { to: 'COMPLETED' })).not.toBeNull();
+  // then the query's answer: still with the processor
+  await svc.services.refunds.adapter.checked(claimed, {
+    kind: 'observed',
+    observed: { status: 'PENDING', vendorStatus: 'Pending', message: null, amountMinor: null, currency: null, unmapped: false },
+  });
+  const after = await svc.database.db.one('SELECT status, send_state, next_check_at FROM refunds WHERE id = $1', [r.id]);
+  expect(after).toEqual({ status: 'COMPLETED', send_state: 'settled', next_check_at: null });
+  expect(svc.logs.some((l) => l.includes('late processor answer for a refund already final: ignored') && l.includes(r.gateway_reference))).toBe(true);
+  offsetMs += 31_000;
+  expect(await svc.services.processorRequests.checkDue('refund')).toBe(0);
+});
