@@ -148,6 +148,8 @@ function RefundForm({ c }: { c: Admin['AdminCollection'] }) {
         }),
       ),
     onSuccess: () => {
+      // the summary goes before the form empties: an empty amount would read as "refund the whole" under a live Confirm button
+      setReviewing(false);
       setAmount('');
       setMerchantReference(suggestedReference('RFD'));
       setReason('');
