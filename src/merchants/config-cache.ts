@@ -11,6 +11,7 @@ import { bound, hotSqlFile, statement } from '../db';
 import type { Db } from '../db';
 import { listenOn } from '../db/listen';
 import type { PaymentMethod } from '../domain/collection';
+import { PIVOT } from '../domain/fx';
 import type { MidInfo } from '../domain/routing';
 import type { Logger } from '../log';
 import type { Recipients } from '../notifications/notifications';
@@ -185,6 +186,7 @@ export class ConfigCache {
         pricing_business_id: want.pricing?.businessId ?? null,
         payment_method: want.pricing?.paymentMethod ?? null,
         request_currency: want.pricing?.requestCurrency ?? null,
+        pivot: PIVOT,
       }),
     );
     if (!this.keeping || epoch !== this.epoch) return loaded;

@@ -6,6 +6,7 @@
 import type { Base } from '../base';
 import type { RateFeed } from '../config';
 import { sqlFile } from '../db';
+import { PIVOT } from '../domain/fx';
 import type { WorkerSpec } from '../workers/loops';
 import { fetchFeedDay } from './client';
 import type { FeedDay } from './transformers';
@@ -39,7 +40,7 @@ export class RateRefresh {
   async refreshDue(): Promise<RefreshResult[]> {
     const results: RefreshResult[] = [];
     for (const feed of this.s.config.rates.feeds) {
-      if (await this.takeTurn(feed)) results.push(await this.refresh(feed));
+      if (await this.takeTurn(feed)) results.push(await this.ask(feed));
     }
     return results;
   }
@@ -47,6 +48,11 @@ export class RateRefresh {
   /** Asks one feed now, whatever its turn (the turn is taken too). */
   async refresh(feed: RateFeed): Promise<RefreshResult> {
     await this.s.db.none('UPDATE rate_sources SET last_attempt_at = $2 WHERE name = $1', [feed, this.s.now()]);
+    return this.ask(feed);
+  }
+
+  /** The feed asked, its turn already taken: its day stored, or its failure recorded. */
+  private async ask(feed: RateFeed): Promise<RefreshResult> {
     const answer = await fetchFeedDay(feed, this.s.config.rates);
     if (answer.kind === 'failed') {
       this.s.log.warn('market rate feed failed; its last rates are kept', { feed, error: answer.error });
@@ -86,7 +92,7 @@ export class RateRefresh {
     const asOf = new Date(`${day.date}T00:00:00Z`);
     const now = this.s.now();
     return this.s.db.tx(async (t) => {
-      const held = await t.any<{ quote: string; source: string; as_of: Date }>("SELECT quote, source, as_of FROM fx_rates WHERE base = 'EUR'");
+      const held = await t.any<{ quote: string; source: string; as_of: Date }>('SELECT quote, source, as_of FROM fx_rates WHERE base = $1', [PIVOT]);
       const byQuote = new Map(held.map((r) => [r.quote, r]));
       const newer = Object.entries(day.rates).filter(([quote]) => {
         const h = byQuote.get(quote);
@@ -95,7 +101,7 @@ export class RateRefresh {
       // nothing newer (a weekend's repeat): no write, so the configuration version stays as it is
       let stored = 0;
       if (newer.length > 0) {
-        const r = await t.result(STORE_FEED_DAY, { source: feed, as_of: asOf, now, quotes: newer.map(([q]) => q), rates: newer.map(([, v]) => v) });
+        const r = await t.result(STORE_FEED_DAY, { pivot: PIVOT, source: feed, as_of: asOf, now, quotes: newer.map(([q]) => q), rates: newer.map(([, v]) => v) });
         stored = r.rowCount;
       }
       await t.none(

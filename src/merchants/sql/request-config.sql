@@ -3,7 +3,7 @@
 -- business's MIDs that collect; and the pricing inputs (PricingInputs in pricing.ts): the wallet that takes the request
 -- currency (the one in that currency, else the default wallet: flagged, else the default currency's) with
 -- its business's fee bearer, the fee rule of the payment method, and the rate rows among the request
--- currency, the wallet's and EUR (the pivot of cross rates, src/domain/fx.ts), with their source and as_of
+-- currency, the wallet's and ${pivot} (the pivot of cross rates, PIVOT in src/domain/fx.ts), with their source and as_of
 -- (null when no conversion). A part not wanted is asked for with a NULL id and
 -- reads nothing. Amounts and rates are read as text: JSON numbers would round them.
 SELECT (SELECT version FROM config_version) AS version,
@@ -23,7 +23,7 @@ SELECT (SELECT version FROM config_version) AS version,
       'fx', CASE WHEN w.currency <> ${request_currency}::text THEN (
               SELECT json_agg(json_build_object('base', x.base, 'quote', x.quote, 'rate', x.rate::text, 'source', x.source, 'as_of', x.as_of))
               FROM fx_rates x
-              WHERE x.base IN (${request_currency}::text, w.currency, 'EUR') AND x.quote IN (${request_currency}::text, w.currency, 'EUR')) END)
+              WHERE x.base IN (${request_currency}::text, w.currency, ${pivot}::text) AND x.quote IN (${request_currency}::text, w.currency, ${pivot}::text)) END)
     FROM (SELECT w.business_id, w.currency, b.fee_bearer, b.fx_markup_percent FROM wallets w JOIN businesses b ON b.id = w.business_id
           WHERE w.business_id = ${pricing_business_id}::int AND (w.currency = ${request_currency}::text OR w.is_default OR w.currency = b.default_currency)
           ORDER BY (w.currency = ${request_currency}::text) DESC, w.is_default DESC LIMIT 1) w) AS pricing
