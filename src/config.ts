@@ -98,6 +98,15 @@ export interface ProcessorSettings {
 
 export type RateFeed = 'ecb' | 'frankfurter';
 
+/** How old a market rate may be before a conversion refuses it (src/domain/rate-age.ts). */
+export interface RateMaxAges {
+  /** business days a daily feed's rate stays current, per feed */
+  ecbBusinessDays: number;
+  frankfurterBusinessDays: number;
+  /** hours an operator-set rate stays current; 0 = no limit */
+  operatorHours: number;
+}
+
 export interface RateSettings {
   /** the daily feeds refreshed (RATE_FEEDS; none by default) */
   feeds: RateFeed[];
@@ -108,7 +117,7 @@ export interface RateSettings {
   /** a feed is asked again this long after its last attempt */
   refreshMinutes: number;
   /** business days a feed's rate stays current; hours an operator's does (0 = no limit) */
-  maxAges: { ecbBusinessDays: number; frankfurterBusinessDays: number; operatorHours: number };
+  maxAges: RateMaxAges;
 }
 
 /** The feeds' published homes: the ECB's reference rates page, and Frankfurter's public API (version 1). */

@@ -2,15 +2,10 @@
 // daily feed's rate is as old as the business days (Monday to Friday, in UTC) since its reference date: a
 // Friday's rate is still one business day old on Monday, since no feed publishes at the weekend. An
 // operator's rate is as old as the hours since it was set. Pure: the caller passes the clock.
+import type { RateMaxAges } from '../config';
 import type { FxRow, RateSource } from './fx';
 
-export interface RateMaxAges {
-  /** business days a daily feed's rate stays current, per feed */
-  ecbBusinessDays: number;
-  frankfurterBusinessDays: number;
-  /** hours an operator-set rate stays current; 0 = no limit */
-  operatorHours: number;
-}
+export type { RateMaxAges } from '../config';
 
 /** The defaults (docs/configuration.md): two business days for the feeds, no limit for the operator's rates. */
 export const DEFAULT_MAX_AGES: RateMaxAges = { ecbBusinessDays: 2, frankfurterBusinessDays: 2, operatorHours: 0 };

@@ -32,10 +32,9 @@ export interface Price {
   /** the market rate before the business's markup, and applied - reference (exact); null when no conversion */
   fxReferenceRate: string | null;
   fxMarkup: string | null;
-  /** where the rate came from, when it is valid for, and the pivot of a cross rate; null when no conversion */
+  /** where the rate came from and when it is valid for; null when no conversion */
   fxSource: RateSource | null;
   fxAsOf: Date | null;
-  fxPivot: string | null;
   feeMinor: bigint;
   totalCreditMinor: bigint;
   customerCharged: boolean;
@@ -95,7 +94,6 @@ export class PricingService {
       fxMarkup: markup,
       fxSource: rate ? rate.source : null,
       fxAsOf: rate ? rate.asOf : null,
-      fxPivot: rate ? rate.pivot : null,
       ...split,
     };
   }
