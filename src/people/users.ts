@@ -88,7 +88,13 @@ export function userRecord(u: UserRow) {
   };
 }
 
-const UNUSABLE_INVITATION = 'This invitation is unknown, withdrawn, used or expired; ask for a new one';
+/** An invitation that can still be accepted, else the one refusal for every reason (no link says which). */
+function usableInvitation<I extends InvitationRow>(inv: I | null, now: Date): I {
+  if (!inv || inv.accepted_at || inv.revoked_at || inv.expires_at <= now) {
+    throw new AppError('INVALID_STATE', 'This invitation is unknown, withdrawn, used or expired; ask for a new one');
+  }
+  return inv;
+}
 
 function invitationRecord(i: InvitationRow) {
   return {
@@ -318,21 +324,20 @@ export class UserService {
 
   /** What a pending invitation is for (its page says so before a password is chosen); refused as acceptInvitation refuses. */
   async lookUpInvitation(token: string) {
-    const inv = await this.s.db.oneOrNone<InvitationRow & { business_name: string | null }>(
-      'SELECT i.*, b.name AS business_name FROM invitations i LEFT JOIN businesses b ON b.id = i.business_id WHERE i.token_hash = $1',
-      [tokenHash(token)],
+    const inv = usableInvitation(
+      await this.s.db.oneOrNone<InvitationRow & { business_name: string | null }>(
+        'SELECT i.*, b.name AS business_name FROM invitations i LEFT JOIN businesses b ON b.id = i.business_id WHERE i.token_hash = $1',
+        [tokenHash(token)],
+      ),
+      this.s.now(),
     );
-    if (!inv || inv.accepted_at || inv.revoked_at || inv.expires_at <= this.s.now()) throw new AppError('INVALID_STATE', UNUSABLE_INVITATION);
-    const { email, role, business_id, business_name, invited_by, expires_at } = { ...invitationRecord(inv), business_name: inv.business_name };
-    return { email, role, business_id, business_name, invited_by, expires_at };
+    const { email, role, business_id, invited_by, expires_at } = invitationRecord(inv);
+    return { email, role, business_id, business_name: inv.business_name, invited_by, expires_at };
   }
 
   async acceptInvitation(token: string, password: string, name: string | null): Promise<UserRow> {
     const accepted = await this.s.db.tx(async (t) => {
-      const inv = await t.oneOrNone<InvitationRow>('SELECT * FROM invitations WHERE token_hash = $1 FOR UPDATE', [tokenHash(token)]);
-      if (!inv || inv.accepted_at || inv.revoked_at || inv.expires_at <= this.s.now()) {
-        throw new AppError('INVALID_STATE', UNUSABLE_INVITATION);
-      }
+      const inv = usableInvitation(await t.oneOrNone<InvitationRow>('SELECT * FROM invitations WHERE token_hash = $1 FOR UPDATE', [tokenHash(token)]), this.s.now());
       if (await t.oneOrNone('SELECT 1 FROM users WHERE email = $1', [inv.email])) throw new AppError('INVALID_STATE', 'A user already has this email');
       await t.none('UPDATE invitations SET accepted_at = $2 WHERE id = $1', [inv.id, this.s.now()]);
       const user = await this.insert(t, { email: inv.email, role: inv.role, business_id: inv.business_id, name, password });
