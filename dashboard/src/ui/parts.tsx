@@ -60,6 +60,26 @@ export function Money({ amount, currency }: { amount: number; currency: string }
   return <span className="money">{moneyText(BigInt(Math.round(amount * 100)), currency)}</span>;
 }
 
+/** An amount already in minor units (a sum or a difference worked out exactly, as bigint). */
+export function MoneyMinor({ minor, currency }: { minor: bigint; currency: string }) {
+  return <span className="money">{moneyText(minor, currency)}</span>;
+}
+
+/** A money movement's summary before anything is sent: what will happen (`children`), then confirm or change. */
+export function ConfirmGroup({ label, confirmText, busy, confirm, change, children }: { label: string; confirmText: string; busy: boolean; confirm: () => void; change: () => void; children: ReactNode }) {
+  return (
+    <div role="group" aria-label={label} className="confirm">
+      {children}
+      <button type="button" onClick={confirm} disabled={busy}>
+        {confirmText}
+      </button>{' '}
+      <button type="button" className="secondary" onClick={change} disabled={busy}>
+        Change
+      </button>
+    </div>
+  );
+}
+
 /** Every page's times: in the viewer's time zone, UTC on hover (ui/time.tsx). */
 export { Time } from './time';
 

@@ -5,6 +5,7 @@
 import { moneyText } from '../../../../src/domain/currencies';
 import { disbursementFee, needsApproval } from '../../../../src/domain/disbursement';
 import { toMinor } from '../../../../src/domain/money';
+import { amountMinorOf } from '../../ui/amounts';
 import type { Admin } from '../../api';
 
 export interface PayoutTerms {
@@ -13,13 +14,6 @@ export interface PayoutTerms {
   available: number | null;
   threshold: number | null;
   business: Admin['Business'] | undefined;
-}
-
-/** The amount typed, in minor units, when it reads as a positive amount of at most two decimals; otherwise null. */
-export function amountMinorOf(text: string): bigint | null {
-  const t = text.trim();
-  if (!/^\d+(\.\d{1,2})?$/.test(t) || Number(t) <= 0) return null;
-  return toMinor(Number(t));
 }
 
 /** True when a disbursement of `amount` (as typed) would wait for another owner's approval. */

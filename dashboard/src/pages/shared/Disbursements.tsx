@@ -16,7 +16,8 @@ import { Link, navigate, useLocation } from '../../router';
 import { useCan, useSession } from '../../session';
 import { FormError, TextField } from '../../ui/forms';
 import { Pager, useCursorList } from '../../ui/paging';
-import { LoadError, Loading, Money, Section, Status, Time } from '../../ui/parts';
+import { ConfirmGroup, LoadError, Loading, Money, MoneyMinor, Section, Status, Time } from '../../ui/parts';
+import { toMinor } from '../../../../src/domain/money';
 import { DisbursementsCsvLink } from '../../ui/downloads';
 import { DataTable } from '../../ui/table';
 
@@ -236,22 +237,16 @@ function Approval({ d }: { d: Admin['AdminDisbursementDetail'] }) {
   );
 }
 
-/** What approving will do, before it is sent: the amount to the payee, the fee, what leaves the wallet. */
+/** What approving will do, before it is sent: the amount to the payee, the fee, what leaves the wallet (summed exactly). */
 function ApprovalSummary({ d, busy, confirm, change }: { d: Admin['AdminDisbursementDetail']; busy: boolean; confirm: () => void; change: () => void }) {
   const payee = `${d.account_name} (${d.payment_method === 'BANK' ? `bank ${d.bank_code ?? ''} account ` : 'phone '}${d.account_number})`;
   return (
-    <div role="group" aria-label="Confirm the approval" className="confirm">
+    <ConfirmGroup label="Confirm the approval" confirmText="Confirm approval" busy={busy} confirm={confirm} change={change}>
       <p>
         Approve paying <strong><Money amount={d.amount} currency={d.currency} /></strong> to <strong>{payee}</strong>, reference {d.merchant_reference}. The fee is{' '}
-        <Money amount={d.fee} currency={d.currency} />, so <strong><Money amount={d.amount + d.fee} currency={d.currency} /></strong> leaves the {d.currency} wallet. Once approved it
+        <Money amount={d.fee} currency={d.currency} />, so <strong><MoneyMinor minor={toMinor(d.amount) + toMinor(d.fee)} currency={d.currency} /></strong> leaves the {d.currency} wallet. Once approved it
         goes to the processor and can no longer be rejected.
       </p>
-      <button type="button" onClick={confirm} disabled={busy}>
-        Confirm approval
-      </button>{' '}
-      <button type="button" className="secondary" onClick={change} disabled={busy}>
-        Change
-      </button>
-    </div>
+    </ConfirmGroup>
   );
 }

@@ -12,7 +12,9 @@ import { admin, ApiError, unwrap } from '../../api';
 import type { Admin } from '../../api';
 import { useCan } from '../../session';
 import { FormError, TextField } from '../../ui/forms';
-import { LoadError, Loading, Money, Section, Status, Time } from '../../ui/parts';
+import { toMinor } from '../../../../src/domain/money';
+import { amountMinorOf } from '../../ui/amounts';
+import { ConfirmGroup, LoadError, Loading, Money, MoneyMinor, Section, Status, Time } from '../../ui/parts';
 import { suggestedReference } from '../../ui/reference';
 import { DataTable } from '../../ui/table';
 
@@ -116,15 +118,12 @@ function RefundState({ r }: { r: Admin['RefundRecord'] }) {
   );
 }
 
-/** The amount as typed when it reads as a positive number of at most two decimals; otherwise null (the API judges it). */
-function amountOf(text: string): number | null {
-  const t = text.trim();
-  return /^\d+(\.\d{1,2})?$/.test(t) && Number(t) > 0 ? Number(t) : null;
-}
+/** What is still refundable, in minor units: worked out exactly, never as a difference of doubles. */
+const refundableMinor = (c: Admin['AdminCollection']) => toMinor(c.request_amount) - toMinor(c.refunded_amount);
 
 function RefundForm({ c }: { c: Admin['AdminCollection'] }) {
   const reference = c.gateway_reference;
-  const rest = c.request_amount - c.refunded_amount;
+  const rest = refundableMinor(c);
   const queries = useQueryClient();
   const [amount, setAmount] = useState('');
   const [merchantReference, setMerchantReference] = useState(() => suggestedReference('RFD'));
@@ -159,7 +158,7 @@ function RefundForm({ c }: { c: Admin['AdminCollection'] }) {
   });
   const error = atTheirField(refund.error);
   const whole = amount.trim() === '';
-  const asked = whole ? rest : amountOf(amount);
+  const asked = whole ? rest : amountMinorOf(amount);
   const submit = (e: FormEvent) => {
     e.preventDefault();
     // an amount that is no amount, or more than is refundable, goes straight to the API, which refuses it at the field and changes nothing
@@ -177,7 +176,7 @@ function RefundForm({ c }: { c: Admin['AdminCollection'] }) {
         name="amount"
         inputMode="decimal"
         error={error}
-        hint={<>In {c.request_currency}. Leave empty to refund everything still refundable (<Money amount={rest} currency={c.request_currency} />).</>}
+        hint={<>In {c.request_currency}. Leave empty to refund everything still refundable (<MoneyMinor minor={rest} currency={c.request_currency} />).</>}
         value={amount}
         onValue={edit(setAmount)}
       />
@@ -203,21 +202,21 @@ function RefundForm({ c }: { c: Admin['AdminCollection'] }) {
 }
 
 /** What the refund will do, before it is sent: how much of what, whole or part, the fee, where the money comes from. */
-function RefundSummary({ c, asked, whole, busy, confirm, change }: { c: Admin['AdminCollection']; asked: number; whole: boolean; busy: boolean; confirm: () => void; change: () => void }) {
+function RefundSummary({ c, asked, whole, busy, confirm, change }: { c: Admin['AdminCollection']; asked: bigint; whole: boolean; busy: boolean; confirm: () => void; change: () => void }) {
   const cur = c.request_currency;
-  const rest = c.request_amount - c.refunded_amount;
+  const rest = refundableMinor(c);
   return (
-    <div role="group" aria-label="Confirm the refund" className="confirm">
+    <ConfirmGroup label="Confirm the refund" confirmText="Confirm refund" busy={busy} confirm={confirm} change={change}>
       <p>
         {whole ? (
           <>
-            Refund the <strong>whole</strong> of what is still refundable: <strong><Money amount={asked} currency={cur} /></strong>
+            Refund the <strong>whole</strong> of what is still refundable: <strong><MoneyMinor minor={asked} currency={cur} /></strong>
             {c.refunded_amount > 0 ? <> (of the <Money amount={c.request_amount} currency={cur} /> payment)</> : ' (the whole payment)'}.
           </>
         ) : (
           <>
-            Refund <strong>part</strong> of the payment: <strong><Money amount={asked} currency={cur} /></strong> of the <Money amount={rest} currency={cur} /> still refundable;{' '}
-            <Money amount={rest - asked} currency={cur} /> stays refundable.
+            Refund <strong>part</strong> of the payment: <strong><MoneyMinor minor={asked} currency={cur} /></strong> of the <MoneyMinor minor={rest} currency={cur} /> still refundable;{' '}
+            <MoneyMinor minor={rest - asked} currency={cur} /> stays refundable.
           </>
         )}
       </p>
@@ -225,12 +224,6 @@ function RefundSummary({ c, asked, whole, busy, confirm, change }: { c: Admin['A
         A refund has no fee of its own; {c.transaction_fee > 0 ? <>the payment&apos;s fee (<Money amount={c.transaction_fee} currency={c.account_currency} />) is not given back.</> : 'this payment had no fee.'} The
         money is held from the {c.account_currency} wallet&apos;s available balance at once and goes to the customer through the processor that took the payment.
       </p>
-      <button type="button" onClick={confirm} disabled={busy}>
-        Confirm refund
-      </button>{' '}
-      <button type="button" className="secondary" onClick={change} disabled={busy}>
-        Change
-      </button>
-    </div>
+    </ConfirmGroup>
   );
 }
