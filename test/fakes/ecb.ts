@@ -19,17 +19,24 @@ export interface FeedDayFixture {
   rates: Record<string, string>;
 }
 
-export class FakeEcb extends FakeServer {
-  day: FeedDayFixture;
+/** What both daily-feed fakes share: the day they publish, and their switches for what goes wrong. */
+export abstract class FakeFeed extends FakeServer {
   malformed = false;
   delayMs = 0;
   /** requests received, answered or not */
   calls = 0;
 
-  constructor(day: FeedDayFixture) {
+  constructor(public day: FeedDayFixture) {
     super();
-    this.day = day;
   }
+
+  /** Waits `delayMs` before answering: slower than the caller's deadline when set so. */
+  protected async slow(): Promise<void> {
+    if (this.delayMs > 0) await new Promise((r) => setTimeout(r, this.delayMs));
+  }
+}
+
+export class FakeEcb extends FakeFeed {
 
   document(): string {
     const cubes = Object.entries(this.day.rates)
@@ -56,7 +63,7 @@ ${cubes}
       return;
     }
     if (!this.answerable(req, res, '<html><body>Service Unavailable</body></html>')) return;
-    if (this.delayMs > 0) await new Promise((r) => setTimeout(r, this.delayMs));
+    await this.slow();
     const doc = this.document();
     res.writeHead(200, { 'content-type': 'text/xml' }).end(this.malformed ? doc.slice(0, Math.floor(doc.length / 2)) : doc);
   }

@@ -8,19 +8,9 @@
 // The fake's own switches: `malformed` (an answer that is not the documented object), `delayMs` (slower than
 // the caller's deadline), and FakeServer's modes (503, reset, hang).
 import type http from 'node:http';
-import type { FeedDayFixture } from './ecb';
-import { FakeServer } from './web';
+import { FakeFeed } from './ecb';
 
-export class FakeFrankfurter extends FakeServer {
-  day: FeedDayFixture;
-  malformed = false;
-  delayMs = 0;
-  calls = 0;
-
-  constructor(day: FeedDayFixture) {
-    super();
-    this.day = day;
-  }
+export class FakeFrankfurter extends FakeFeed {
 
   protected async handle(req: http.IncomingMessage, res: http.ServerResponse, url: URL): Promise<void> {
     this.calls += 1;
@@ -33,7 +23,7 @@ export class FakeFrankfurter extends FakeServer {
       return;
     }
     if (!this.answerable(req, res, { message: 'service unavailable' })) return;
-    if (this.delayMs > 0) await new Promise((r) => setTimeout(r, this.delayMs));
+    await this.slow();
     if (this.malformed) {
       this.json(res, 200, { base: 'EUR', date: this.day.date, rates: 'unavailable' });
       return;
