@@ -11,6 +11,7 @@ import { RATE_DECIMALS } from './inputs';
 import type { ApiTokenInput, BusinessInput, MidInput } from './inputs';
 import type { MidService } from './mids';
 import { PAYMENT_METHODS } from '../api-records/merchant';
+import { seedSandboxRate } from '../rates/writes';
 import { DISBURSEMENT_METHODS, isDisbursementMethod } from '../domain/disbursement';
 
 /** Serialises two processes seeding the same empty database. */
@@ -152,12 +153,7 @@ export class DemoMerchant {
       for (const currency of DEMO_EXTRA_WALLETS) await this.p.businesses.insertWallet(t, businessId, currency, false);
       for (const mid of demoMids(DEMO_CURRENCIES)) await this.p.mids.insertMid(t, businessId, mid);
       for (const [base, quote, rate] of DEMO_RATES) {
-        await t.none("INSERT INTO fx_rates (base, quote, rate, updated_at, source, as_of) VALUES ($1, $2, $3, $4, 'sandbox', $4) ON CONFLICT DO NOTHING", [
-          base,
-          quote,
-          rate.toFixed(RATE_DECIMALS),
-          this.p.now(),
-        ]);
+        await seedSandboxRate(t, base, quote, rate.toFixed(RATE_DECIMALS), this.p.now());
       }
       const token = demoToken(webhookHash);
       await this.p.apiTokens.insertApiToken(t, businessId, token, creds.apiKey, secretHash);
