@@ -7,11 +7,10 @@
 import type { QueryFile } from 'pg-promise';
 import type { components } from '../../generated/admin-api';
 import { sqlFile } from '../db';
-import { disbursementWhere } from './filters';
+import { listDisbursements } from './filters';
 import type { DisbursementFilters } from './filters';
 import type { Db } from '../db';
-import { listPage } from '../db/keyset';
-import type { KeyColumn, ListPage, PageRequest } from '../db/keyset';
+import type { ListPage, PageRequest } from '../db/keyset';
 import type { DisbursementStatus } from '../domain/disbursement';
 import { apiTime } from '../domain/time';
 import { AppError } from '../errors';
@@ -24,11 +23,6 @@ const SQL = {
   stateChanges: sql('admin-state-changes.sql'),
   byGatewayReference: sql('admin-by-gateway-reference.sql'),
 };
-
-const NEWEST_FIRST: KeyColumn[] = [
-  { column: 'created_at', type: 'timestamptz' },
-  { column: 'id', type: 'bigint' },
-];
 
 export type AdminDisbursement = components['schemas']['AdminDisbursement'];
 export type AdminDisbursementDetail = components['schemas']['AdminDisbursementDetail'];
@@ -59,8 +53,7 @@ export class AdminDisbursementService {
 
   /** Disbursements of every business (or of `business_id`), newest first, filtered. */
   async list(f: AdminDisbursementFilters, page: PageRequest): Promise<ListPage<AdminDisbursement>> {
-    const w = disbursementWhere(f);
-    const found = await listPage<DisbursementRow>(this.db, { sql: `SELECT d.* FROM disbursements d WHERE ${w.text}`, values: w.values, key: NEWEST_FIRST, direction: 'DESC' }, page);
+    const found = await listDisbursements(this.db, f, page);
     return { ...found, rows: await this.recordsOf(found.rows) };
   }
 

@@ -9,8 +9,7 @@ import type { QueryFile } from 'pg-promise';
 import type { components } from '../../generated/merchant-api';
 import { sqlFile } from '../db';
 import type { Db, Tx } from '../db';
-import { listPage } from '../db/keyset';
-import type { KeyColumn, ListPage, PageRequest } from '../db/keyset';
+import type { ListPage, PageRequest } from '../db/keyset';
 import { DISBURSEMENT_MESSAGES, disbursementFee, disbursementHeldMinor, disbursementHoldPlan, limitRefusal, maskedAccountNumber } from '../domain/disbursement';
 import type { DisbursementStatus } from '../domain/disbursement';
 import { moneyText } from '../domain/currencies';
@@ -20,7 +19,7 @@ import { currentTraceParent } from '../telemetry';
 import type { FieldError } from '../errors';
 import { secretMatches } from '../merchants/access-tokens';
 import { approvalOf } from './approvals';
-import { disbursementWhere } from './filters';
+import { listDisbursements } from './filters';
 import type { DisbursementFilters } from './filters';
 import type { DisbursementParts } from './parts';
 import { toDisbursementRecord } from './record';
@@ -69,11 +68,6 @@ const SQL = {
 const DAY_MS = 86_400_000;
 const REF_ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
 const PHONE = /^[0-9]{10,15}$/;
-const NEWEST_FIRST: KeyColumn[] = [
-  { column: 'created_at', type: 'timestamptz' },
-  { column: 'id', type: 'bigint' },
-];
-
 interface LockedWallet {
   id: number;
   currency: string;
@@ -252,8 +246,7 @@ export class DisbursementRequests {
   /** The caller's disbursements, newest first, filtered. */
   async list(c: DisbursementCaller, f: DisbursementFilters, page: PageRequest): Promise<ListPage<DisbursementRow>> {
     await this.guard(c, 'listDisbursements');
-    const w = disbursementWhere({ ...f, business_id: c.businessId });
-    return listPage<DisbursementRow>(this.db, { sql: `SELECT d.* FROM disbursements d WHERE ${w.text}`, values: w.values, key: NEWEST_FIRST, direction: 'DESC' }, page);
+    return listDisbursements(this.db, { ...f, business_id: c.businessId }, page);
   }
 
   byMerchantReference(businessId: number, merchantReference: string): Promise<DisbursementRow | null> {
