@@ -139,6 +139,23 @@ export function engineRules(processor: string, w: EngineWorld, kinds: KindRules[
       expect(made[made.length - 1] - before).toBeLessThanOrEqual(k.promptedQueriesAtMost ?? 0);
       expect(made.slice(3)).toEqual([made[2], made[2], made[2]]);
       expect(await k.status(ref)).toBe('COMPLETED');
+      // and nothing is left due or claimed: no query waits for a lease to end
+      expect(await db().one(`SELECT next_check_at, claimed_by FROM ${t.table} WHERE ${t.key} = $1`, [r.id])).toEqual({ next_check_at: null, claimed_by: null });
+    });
+
+    // a refund's or a payout's own late answer; a collection's is decided again on what it finds (charges.ts)
+    if (kind !== 'collection') it('settled by its callback while a status query was under way stays settled when the query answers "still pending"', async () => {
+      const ref = await k.start();
+      await completed(k, ref);
+      // the row as a worker had claimed it for a status query while it was still PROCESSING, before the callback settled it
+      const row = await db().one(`SELECT * FROM ${t.table} WHERE gateway_reference = $1`, [ref]);
+      const claimed = { ...row, status: 'PROCESSING', [t.state]: 'sent', state: 'sent', was_sending: false, watch: false };
+      const pending = { kind: 'observed' as const, observed: { status: 'PENDING' as const, vendorStatus: 'pending', message: null, amountMinor: null, currency: null, unmapped: false } };
+      const adapter = kind === 'refund' ? w.svc().services.refunds.adapter : w.svc().services.disbursements.adapter;
+      await adapter.checked(claimed, pending);
+      expect(await db().one(`SELECT status, ${t.state} AS state, next_check_at, claimed_by FROM ${t.table} WHERE gateway_reference = $1`, [ref])).toEqual({
+        status: 'COMPLETED', state: 'settled', next_check_at: null, claimed_by: null,
+      });
     });
 
     it("claimed by a process that stopped beating is taken over at once, before its lease ends; a live process's claim is left to it", async () => {
