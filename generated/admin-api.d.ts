@@ -1406,6 +1406,8 @@ export interface components {
          *     | 400 | `INVALID_STATE` | not allowed in the record's current state |
          *     | 400 | `INSUFFICIENT_FUNDS` | the wallet's available balance cannot cover a refund, or a disbursement with its fee |
          *     | 400 | `LIMIT_EXCEEDED` | a disbursement above the wallet's per-disbursement limit, or past its daily limit |
+         *     | 400 | `QUOTE_EXPIRED` | request-to-pay: the FX quote named by `quote_id` expired (`data` holds `quote_id`, `expires_at`); nothing was created; ask for a new quote |
+         *     | 400 | `QUOTE_MISMATCH` | request-to-pay: `quote_id` names no quote of this business, or one for another `amount`, `currency`, `payment_method` or wallet currency (`data` lists the fields that differ); nothing was created |
          *     | 401 | `UNAUTHORIZED` | missing, malformed, expired or revoked credentials |
          *     | 403 | `FORBIDDEN` | operator API: the dashboard user's role may not do this |
          *     | 403 | `IP_NOT_ALLOWED` | a disbursement call from an address the API token does not allow (in live: a token without an allowlist) |
@@ -1416,11 +1418,11 @@ export interface components {
          *     | 429 | `RATE_LIMITED` | too many requests; wait `Retry-After` seconds |
          *     | 500 | `INTERNAL_ERROR` | unexpected failure; nothing was half-written |
          *     | 503 | `SERVICE_UNAVAILABLE` | the service's database is unreachable; nothing changed; retry after `Retry-After` seconds |
-         *     | 503 | `RATE_UNAVAILABLE` | request-to-pay: the payment needs a currency conversion and every market rate for the pair is past its maximum age (`message` names the pair and since when, `data` holds `from`, `to`, `as_of`); nothing was created; retry after `Retry-After` seconds |
+         *     | 503 | `RATE_UNAVAILABLE` | request-to-pay and createQuote: the payment needs a currency conversion and every market rate for the pair is past its maximum age (`message` names the pair and since when, `data` holds `from`, `to`, `as_of`); nothing was created; retry after `Retry-After` seconds |
          *     | 503 | `OUTCOME_UNKNOWN` | the database connection was lost after the change was sent (a failover, a crash): it may have taken effect; after `Retry-After` seconds send the same request again (same `merchant_reference` and body: idempotent), never as a new one |
          * @enum {string}
          */
-        PlainErrorCode: "INVALID_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "METHOD_NOT_ALLOWED" | "DUPLICATE_MERCHANT_REFERENCE" | "UNSUPPORTED_CURRENCY" | "NO_ROUTE" | "CARD_DECRYPTION_FAILED" | "API_TOKEN_LIMIT" | "INVALID_STATE" | "INSUFFICIENT_FUNDS" | "LIMIT_EXCEEDED" | "UNAUTHORIZED" | "FORBIDDEN" | "IP_NOT_ALLOWED" | "DISBURSEMENTS_FROZEN" | "CSRF_FAILED" | "NOT_FOUND" | "PAYLOAD_TOO_LARGE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "RATE_UNAVAILABLE" | "OUTCOME_UNKNOWN";
+        PlainErrorCode: "INVALID_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "METHOD_NOT_ALLOWED" | "DUPLICATE_MERCHANT_REFERENCE" | "UNSUPPORTED_CURRENCY" | "NO_ROUTE" | "CARD_DECRYPTION_FAILED" | "API_TOKEN_LIMIT" | "INVALID_STATE" | "INSUFFICIENT_FUNDS" | "LIMIT_EXCEEDED" | "QUOTE_EXPIRED" | "QUOTE_MISMATCH" | "UNAUTHORIZED" | "FORBIDDEN" | "IP_NOT_ALLOWED" | "DISBURSEMENTS_FROZEN" | "CSRF_FAILED" | "NOT_FOUND" | "PAYLOAD_TOO_LARGE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "RATE_UNAVAILABLE" | "OUTCOME_UNKNOWN";
         /** @description Any error other than `VALIDATION_ERROR`; `code` says why. */
         PlainError: {
             code: components["schemas"]["PlainErrorCode"];
@@ -3708,7 +3710,7 @@ export interface components {
         };
     };
     responses: {
-        /** @description The request was refused (HTTP 400) and nothing was changed; `code` says why: `VALIDATION_ERROR` (`data` lists every broken rule), `INVALID_JSON`, `UNSUPPORTED_MEDIA_TYPE`, `METHOD_NOT_ALLOWED`, `DUPLICATE_MERCHANT_REFERENCE`, `UNSUPPORTED_CURRENCY`, `NO_ROUTE`, `CARD_DECRYPTION_FAILED`, `API_TOKEN_LIMIT`, `INVALID_STATE` or `INSUFFICIENT_FUNDS`. Each operation lists the codes it can give. Fix the request before sending it again. */
+        /** @description The request was refused (HTTP 400) and nothing was changed; `code` says why: `VALIDATION_ERROR` (`data` lists every broken rule), `INVALID_JSON`, `UNSUPPORTED_MEDIA_TYPE`, `METHOD_NOT_ALLOWED`, `DUPLICATE_MERCHANT_REFERENCE`, `UNSUPPORTED_CURRENCY`, `NO_ROUTE`, `CARD_DECRYPTION_FAILED`, `API_TOKEN_LIMIT`, `INVALID_STATE`, `INSUFFICIENT_FUNDS`, `QUOTE_EXPIRED` or `QUOTE_MISMATCH`. Each operation lists the codes it can give. Fix the request before sending it again. */
         BadRequest: {
             headers: {
                 "X-Request-Id": components["headers"]["XRequestId"];

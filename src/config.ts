@@ -118,6 +118,8 @@ export interface RateSettings {
   refreshMinutes: number;
   /** business days a feed's rate stays current; hours an operator's does (0 = no limit) */
   maxAges: RateMaxAges;
+  /** how long an FX quote holds its price for a request-to-pay naming it (src/merchants/quotes.ts) */
+  quoteTtlSeconds: number;
 }
 
 /** The feeds' published homes: the ECB's reference rates page, and Frankfurter's public API (version 1). */
@@ -251,6 +253,7 @@ function rateSettings(env: Env): RateSettings {
       frankfurterBusinessDays: int(env, 'FRANKFURTER_RATE_MAX_AGE_BUSINESS_DAYS', 2, 0, 30),
       operatorHours: int(env, 'OPERATOR_RATE_MAX_AGE_HOURS', 0, 0, 365 * 24),
     },
+    quoteTtlSeconds: int(env, 'FX_QUOTE_TTL_SECONDS', 300, 10, 3600),
   };
 }
 

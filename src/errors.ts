@@ -15,6 +15,8 @@ export const ERROR_CATALOG = {
   INVALID_STATE: { http: 400, message: 'The operation is not allowed in the current state' },
   INSUFFICIENT_FUNDS: { http: 400, message: "The wallet's available balance cannot cover this refund or disbursement" },
   LIMIT_EXCEEDED: { http: 400, message: "The disbursement is above the wallet's per-disbursement or daily limit" },
+  QUOTE_EXPIRED: { http: 400, message: 'The FX quote named by quote_id has expired; nothing was created. Ask for a new quote' },
+  QUOTE_MISMATCH: { http: 400, message: 'The FX quote named by quote_id does not match this request; nothing was created' },
   UNAUTHORIZED: { http: 401, message: 'Authentication failed' },
   FORBIDDEN: { http: 403, message: 'Your role may not do this' },
   IP_NOT_ALLOWED: { http: 403, message: "Disbursements with this API token are accepted only from the addresses on its IP allowlist" },

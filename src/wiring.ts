@@ -32,6 +32,7 @@ import { MidService } from './merchants/mids';
 import { NotificationService } from './notifications/notifications';
 import type { OwnersEmail } from './notifications/notifications';
 import { PricingService } from './merchants/pricing';
+import { QuoteService } from './merchants/quotes';
 import { SessionService } from './people/sessions';
 import { TotpService } from './people/totp';
 import { UserService } from './people/users';
@@ -72,6 +73,8 @@ export interface Services extends Base {
   /** loosened guards of money out waiting for their notice (merchants/guard-changes.ts) */
   guards: GuardChanges;
   pricing: PricingService;
+  /** FX quotes: a price held for a request-to-pay naming it (merchants/quotes.ts) */
+  quotes: QuoteService;
   /** market rates from the daily feeds, refreshed by a worker (src/rates/) */
   rates: RateRefresh;
   ledger: LedgerService;
@@ -132,6 +135,7 @@ export function buildServices(input: BaseInput): Services {
   liveness.onBeat((self, staleBefore, now) => notifications.freeDeadClaims(self, staleBefore, now));
   const ledger = new LedgerService(base);
   const pricing = new PricingService(input.config.rates.maxAges);
+  const quotes = new QuoteService(using(base, { configCache, pricing }));
   const accessTokens = new AccessTokenService(using(base, { configCache, rateLimit }));
   const audit = new AuditService(base);
   const guards = new GuardChanges(using(base, { emailOwners: (t: Tx, e: OwnersEmail) => notifications.emailOwners(t, e), audit: (t: Tx, e: AppliedEntry) => audit.record(e, t) }));
@@ -157,7 +161,7 @@ export function buildServices(input: BaseInput): Services {
   // the card charge is the checkouts', built after collections: called only once requests arrive
   let checkouts: CheckoutService | null = null;
   const chargeCard: CheckoutService['chargeCard'] = (...args) => (checkouts as CheckoutService).chargeCard(...args);
-  const collections = new CollectionService(using(base, { accessTokens, cards, chargeCard, configCache, ledger, notifications, pricing, processors, routingTurns }));
+  const collections = new CollectionService(using(base, { accessTokens, cards, chargeCard, configCache, ledger, notifications, pricing, processors, quotes, routingTurns }));
   const refunds = new RefundService({
     db: () => base.db,
     config: input.config,
@@ -201,6 +205,7 @@ export function buildServices(input: BaseInput): Services {
     demoMerchant,
     guards,
     pricing,
+    quotes,
     rates,
     ledger,
     cards,

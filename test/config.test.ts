@@ -36,9 +36,10 @@ describe('loadConfig', () => {
       timeoutMs: 10_000,
       refreshMinutes: 60,
       maxAges: { ecbBusinessDays: 2, frankfurterBusinessDays: 2, operatorHours: 0 },
+      quoteTtlSeconds: 300,
     });
-    const set = loadConfig({ DATA_DIR: dir(), RATE_FEEDS: 'frankfurter, ecb', FRANKFURTER_BASE_URL: 'http://rates.internal:8080/', OPERATOR_RATE_MAX_AGE_HOURS: '48' }).rates;
-    expect(set).toMatchObject({ feeds: ['frankfurter', 'ecb'], baseUrls: { frankfurter: 'http://rates.internal:8080' }, maxAges: { operatorHours: 48 } });
+    const set = loadConfig({ DATA_DIR: dir(), RATE_FEEDS: 'frankfurter, ecb', FRANKFURTER_BASE_URL: 'http://rates.internal:8080/', OPERATOR_RATE_MAX_AGE_HOURS: '48', FX_QUOTE_TTL_SECONDS: '120' }).rates;
+    expect(set).toMatchObject({ feeds: ['frankfurter', 'ecb'], baseUrls: { frankfurter: 'http://rates.internal:8080' }, maxAges: { operatorHours: 48 }, quoteTtlSeconds: 120 });
   });
 
   it('reads the proxies to trust as addresses or CIDR blocks', () => {

@@ -7,6 +7,7 @@ import type { CardDetails } from '../domain/card';
 import type { AccessTokenService } from '../merchants/access-tokens';
 import type { ConfigCache } from '../merchants/config-cache';
 import type { PricingService } from '../merchants/pricing';
+import type { QuoteService } from '../merchants/quotes';
 import type { LedgerService } from '../ledger/ledger';
 import type { NotificationService } from '../notifications/notifications';
 import type { Processors } from '../processors';
@@ -25,5 +26,7 @@ export interface CollectionParts {
   notifications: NotificationService;
   pricing: PricingService;
   processors: Processors;
+  /** FX quotes a request-to-pay may name (merchants/quotes.ts) */
+  quotes: QuoteService;
   routingTurns: RoutingTurns;
 }

@@ -197,13 +197,23 @@ export class RequestToPay {
     const card = body.payment_method === 'CARD' && body.encrypted_card ? await this.seeCard(body.encrypted_card) : null;
     const now = this.s.now();
     const method = body.payment_method;
-    const price = this.s.pricing.priceFrom(config.pricing, {
-      businessId: p.businessId,
-      paymentMethod: method,
-      requestCurrency: body.currency,
-      requestAmountMinor: amountMinor,
-      now,
-    });
+    // a named quote's price is the quote's, whatever the rate did since; else the rate now
+    const price = body.quote_id
+      ? await this.s.quotes.priceOfQuote(body.quote_id, {
+          businessId: p.businessId,
+          paymentMethod: method,
+          requestAmountMinor: amountMinor,
+          requestCurrency: body.currency,
+          accountCurrency: config.pricing?.currency ?? null,
+          now,
+        })
+      : this.s.pricing.priceFrom(config.pricing, {
+          businessId: p.businessId,
+          paymentMethod: method,
+          requestCurrency: body.currency,
+          requestAmountMinor: amountMinor,
+          now,
+        });
     const payerCountry = card?.country ?? (method === 'MOBILE_MONEY' && body.account_number ? phoneCountry(body.account_number) : null);
     const list = shortlist({ paymentMethod: method, currency: body.currency, payerCountry, cardFirstSeenAt: card?.firstSeenAt ?? null, now }, config.mids);
     if (list.rank === null) throw new AppError('NO_ROUTE');

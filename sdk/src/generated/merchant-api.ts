@@ -104,6 +104,9 @@ export interface paths {
          *     retry a new reference: that could charge the customer twice. `RATE_UNAVAILABLE`: the payment needs a
          *     conversion and no market rate for the pair is current (docs: Money, "Which wallet, and market rates"); nothing was made.
          *
+         *     To know the credit before asking the customer, ask for an FX quote first (`createQuote`) and name it
+         *     in `quote_id`: until it expires the payment is converted exactly as quoted, whatever the rate does.
+         *
          *     In the sandbox no real money moves: phone numbers `256777000001` and `256777000002` complete,
          *     `256777000003` and `256777000004` fail (after about 3 seconds), any other number stays `PENDING`
          *     until it expires; card `4000000000003006` passes 3-D Secure and `4000000000003014` fails
@@ -134,6 +137,56 @@ export interface paths {
          *     (`VALIDATION_ERROR`).
          */
         get: operations["listCollections"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/quotes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ask for an FX quote
+         * @description Tells what a payment in one currency would credit a wallet in another, and holds that price for a
+         *     while: the reference rate, the business's markup, the rate applied, their source and as-of, the fee
+         *     and the credit, worked out as a request-to-pay would at this moment. Name the answer's `quote_id` in a
+         *     request-to-pay (`quote_id`) before `expires_at` (5 minutes by default) with the same `amount`,
+         *     `currency` and `payment_method`, and the collection is converted exactly as quoted, to the minor unit,
+         *     even if the market rate moved since. A quote may be named by any number of such requests until it
+         *     expires; after that, a request naming it is refused with `QUOTE_EXPIRED` and one that does not match
+         *     it with `QUOTE_MISMATCH`. Asking for a quote creates no collection and moves no money.
+         *
+         *     `account_currency` is the wallet such a payment credits: the business has no wallet in `currency`, so
+         *     the payment goes to its default wallet. (On the Prism mock the answer is the example.)
+         */
+        post: operations["createQuote"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/quotes/{quote_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an FX quote
+         * @description Returns one of your FX quotes by its `quote_id`, as it was given (a quote never changes; compare `expires_at` with the time to know whether a request-to-pay may still name it).
+         */
+        get: operations["getQuote"];
         put?: never;
         post?: never;
         delete?: never;
@@ -846,6 +899,8 @@ export interface components {
          *     | 400 | `INVALID_STATE` | not allowed in the record's current state |
          *     | 400 | `INSUFFICIENT_FUNDS` | the wallet's available balance cannot cover a refund, or a disbursement with its fee |
          *     | 400 | `LIMIT_EXCEEDED` | a disbursement above the wallet's per-disbursement limit, or past its daily limit |
+         *     | 400 | `QUOTE_EXPIRED` | request-to-pay: the FX quote named by `quote_id` expired (`data` holds `quote_id`, `expires_at`); nothing was created; ask for a new quote |
+         *     | 400 | `QUOTE_MISMATCH` | request-to-pay: `quote_id` names no quote of this business, or one for another `amount`, `currency`, `payment_method` or wallet currency (`data` lists the fields that differ); nothing was created |
          *     | 401 | `UNAUTHORIZED` | missing, malformed, expired or revoked credentials |
          *     | 403 | `FORBIDDEN` | operator API: the dashboard user's role may not do this |
          *     | 403 | `IP_NOT_ALLOWED` | a disbursement call from an address the API token does not allow (in live: a token without an allowlist) |
@@ -856,11 +911,11 @@ export interface components {
          *     | 429 | `RATE_LIMITED` | too many requests; wait `Retry-After` seconds |
          *     | 500 | `INTERNAL_ERROR` | unexpected failure; nothing was half-written |
          *     | 503 | `SERVICE_UNAVAILABLE` | the service's database is unreachable; nothing changed; retry after `Retry-After` seconds |
-         *     | 503 | `RATE_UNAVAILABLE` | request-to-pay: the payment needs a currency conversion and every market rate for the pair is past its maximum age (`message` names the pair and since when, `data` holds `from`, `to`, `as_of`); nothing was created; retry after `Retry-After` seconds |
+         *     | 503 | `RATE_UNAVAILABLE` | request-to-pay and createQuote: the payment needs a currency conversion and every market rate for the pair is past its maximum age (`message` names the pair and since when, `data` holds `from`, `to`, `as_of`); nothing was created; retry after `Retry-After` seconds |
          *     | 503 | `OUTCOME_UNKNOWN` | the database connection was lost after the change was sent (a failover, a crash): it may have taken effect; after `Retry-After` seconds send the same request again (same `merchant_reference` and body: idempotent), never as a new one |
          * @enum {string}
          */
-        PlainErrorCode: "INVALID_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "METHOD_NOT_ALLOWED" | "DUPLICATE_MERCHANT_REFERENCE" | "UNSUPPORTED_CURRENCY" | "NO_ROUTE" | "CARD_DECRYPTION_FAILED" | "API_TOKEN_LIMIT" | "INVALID_STATE" | "INSUFFICIENT_FUNDS" | "LIMIT_EXCEEDED" | "UNAUTHORIZED" | "FORBIDDEN" | "IP_NOT_ALLOWED" | "DISBURSEMENTS_FROZEN" | "CSRF_FAILED" | "NOT_FOUND" | "PAYLOAD_TOO_LARGE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "RATE_UNAVAILABLE" | "OUTCOME_UNKNOWN";
+        PlainErrorCode: "INVALID_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "METHOD_NOT_ALLOWED" | "DUPLICATE_MERCHANT_REFERENCE" | "UNSUPPORTED_CURRENCY" | "NO_ROUTE" | "CARD_DECRYPTION_FAILED" | "API_TOKEN_LIMIT" | "INVALID_STATE" | "INSUFFICIENT_FUNDS" | "LIMIT_EXCEEDED" | "QUOTE_EXPIRED" | "QUOTE_MISMATCH" | "UNAUTHORIZED" | "FORBIDDEN" | "IP_NOT_ALLOWED" | "DISBURSEMENTS_FROZEN" | "CSRF_FAILED" | "NOT_FOUND" | "PAYLOAD_TOO_LARGE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "RATE_UNAVAILABLE" | "OUTCOME_UNKNOWN";
         /** @description Any error other than `VALIDATION_ERROR`; `code` says why. */
         PlainError: {
             code: components["schemas"]["PlainErrorCode"];
@@ -913,6 +968,11 @@ export interface components {
          */
         AccountEmail: string;
         /**
+         * @description An FX quote's id, as `createQuote` answered it: `qt_` and 24 random characters, unguessable.
+         * @example qt_Vb3k9QmX2LrT8wNc4YhZ7sPa
+         */
+        QuoteId: string;
+        /**
          * RequestToPayMobileMoney
          * @description A mobile-money collection: the customer approves a prompt on the phone `account_number`. Unknown fields are refused.
          */
@@ -940,6 +1000,8 @@ export interface components {
             redirect_url?: string;
             account_name?: components["schemas"]["AccountName"];
             account_email?: components["schemas"]["AccountEmail"];
+            /** @description An FX quote (`createQuote`) to convert this payment at. While it is valid and matches (same business, `amount`, `currency`, `payment_method`, wallet), the collection is converted exactly as quoted; after its `expires_at` the request is refused with `QUOTE_EXPIRED`, on a mismatch with `QUOTE_MISMATCH`. Without it, the market rate at acceptance is used. */
+            quote_id?: components["schemas"]["QuoteId"];
         };
         /** @description Card details encrypted with the key from `GET /v1/public-key`; its presence makes the request a direct card payment (the customer goes straight to the 3-D Secure challenge). Only with `payment_method` `CARD`. Build it from the JSON object `{ full_name, card_number, expiry_month (2 digits), expiry_year (4 digits), cvv, billing_address, billing_city, billing_zip, billing_state, billing_country (2 letters) }` serialized as UTF-8: if it is 214 bytes or fewer, `base64(RSA-OAEP-SHA1(json))`; otherwise generate a random 32-byte AES key and 16-byte IV and send `base64(base64(AES-256-CBC(json), PKCS#7 padding) + "::" + base64(iv) + "::" + base64(RSA-OAEP-SHA1(aes_key)))`. Card fields that break a rule are reported as `encrypted_card.<field>` without echoing their values. */
         EncryptedCard: string & components["schemas"]["Text"];
@@ -969,6 +1031,8 @@ export interface components {
             /** @description The customer's identifier on the card network, if you have one; optional for `CARD`. */
             account_number?: string & components["schemas"]["Text"];
             encrypted_card?: components["schemas"]["EncryptedCard"];
+            /** @description An FX quote (`createQuote`) to convert this payment at. While it is valid and matches (same business, `amount`, `currency`, `payment_method`, wallet), the collection is converted exactly as quoted; after its `expires_at` the request is refused with `QUOTE_EXPIRED`, on a mismatch with `QUOTE_MISMATCH`. Without it, the market rate at acceptance is used. */
+            quote_id?: components["schemas"]["QuoteId"];
         };
         /**
          * RequestToPayBank
@@ -995,6 +1059,8 @@ export interface components {
             redirect_url: string;
             account_name?: components["schemas"]["AccountName"];
             account_email?: components["schemas"]["AccountEmail"];
+            /** @description An FX quote (`createQuote`) to convert this payment at. While it is valid and matches (same business, `amount`, `currency`, `payment_method`, wallet), the collection is converted exactly as quoted; after its `expires_at` the request is refused with `QUOTE_EXPIRED`, on a mismatch with `QUOTE_MISMATCH`. Without it, the market rate at acceptance is used. */
+            quote_id?: components["schemas"]["QuoteId"];
         };
         /**
          * RequestToPayCrypto
@@ -1021,6 +1087,8 @@ export interface components {
             redirect_url: string;
             account_name?: components["schemas"]["AccountName"];
             account_email?: components["schemas"]["AccountEmail"];
+            /** @description An FX quote (`createQuote`) to convert this payment at. While it is valid and matches (same business, `amount`, `currency`, `payment_method`, wallet), the collection is converted exactly as quoted; after its `expires_at` the request is refused with `QUOTE_EXPIRED`, on a mismatch with `QUOTE_MISMATCH`. Without it, the market rate at acceptance is used. */
+            quote_id?: components["schemas"]["QuoteId"];
         };
         /**
          * @description A request to collect money from a customer: one of four forms, chosen by `payment_method` (a
@@ -1220,6 +1288,73 @@ export interface components {
             message: string;
             data: components["schemas"]["CollectionRecord"][];
             paging: components["schemas"]["Paging"];
+        };
+        /**
+         * QuoteCreate
+         * @description What a payment would credit the wallet: the payment's `amount`, `currency` and `payment_method` (as a request-to-pay will send them) and `account_currency`, the wallet's currency, which must be the wallet such a payment credits (the business has no wallet in `currency`; its default wallet). Unknown fields are refused.
+         */
+        QuoteCreate: {
+            amount: components["schemas"]["CollectionAmount"];
+            /** @description Currency of `amount`, the payment's. */
+            currency: components["schemas"]["Currency"];
+            /** @description Currency of the wallet credited; must differ from `currency`. */
+            account_currency: components["schemas"]["Currency"];
+            payment_method: components["schemas"]["PaymentMethod"];
+        };
+        /**
+         * Quote
+         * @description An FX quote: what a payment of `amount` in `currency` by `payment_method` credits the `account_currency` wallet, worked out at the current market rate less the business's FX markup, and held until `expires_at`. A request-to-pay naming `quote_id` before then, for the same amount, currency, payment method and wallet, is converted exactly so (`fx_*`, `account_amount`, `transaction_fee`, `total_credit` as here), even if the rate moved since; it may be named by any number of such requests until it expires. Every field is always present.
+         */
+        Quote: {
+            quote_id: components["schemas"]["QuoteId"];
+            /** @description The payment's amount, in `currency`. */
+            amount: components["schemas"]["Money"];
+            /** @description The payment's currency. */
+            currency: components["schemas"]["Currency"];
+            payment_method: components["schemas"]["PaymentMethod"];
+            /** @description The wallet's currency. */
+            account_currency: components["schemas"]["Currency"];
+            /** @description `amount` converted at `fx_rate`, rounded once half away from zero to 2 decimals. */
+            account_amount: components["schemas"]["Money"];
+            /** @description The market rate from `currency` to `account_currency` (direct, inverse or through EUR), before the markup. */
+            fx_reference_rate: number;
+            /** @description What the business's FX markup did to the rate, exactly `fx_rate - fx_reference_rate` (negative, or 0 without a markup). */
+            fx_markup: number;
+            /** @description The rate applied, `fx_reference_rate x (1 - fx_markup_percent / 100)`, to 12 decimals. */
+            fx_rate: number;
+            /**
+             * @description Where the reference rate came from (of a cross rate, its older leg).
+             * @enum {string}
+             */
+            fx_source: "ecb" | "frankfurter" | "operator" | "sandbox";
+            /** @description The time the reference rate is valid for; `null` only for a rate recorded without one. */
+            fx_as_of: components["schemas"]["Timestamp"] | null;
+            /** @description The fee in `account_currency`, by the business's fee rule for `payment_method`. */
+            transaction_fee: components["schemas"]["Money"];
+            /** @description What the wallet is credited when the payment completes: `account_amount - transaction_fee` when the merchant bears the fee, `account_amount` when the customer does (`customer_charged` true). */
+            total_credit: components["schemas"]["Money"];
+            /** @description True when the customer bears the fee. */
+            customer_charged: boolean;
+            /** @description When the quote was given (UTC). */
+            created_at: components["schemas"]["Timestamp"];
+            /** @description Until when a request-to-pay may name the quote (UTC): `created_at` plus the service's quote validity (5 minutes by default). After it, such a request is refused with `QUOTE_EXPIRED`. */
+            expires_at: components["schemas"]["Timestamp"];
+        };
+        /** @description Envelope of one FX quote. */
+        QuoteResponse: {
+            /**
+             * @description Always `200` on success.
+             * @constant
+             */
+            code: 200;
+            /**
+             * @description Always `success` for this operation.
+             * @constant
+             */
+            status: "success";
+            /** @description Human-readable outcome. */
+            message: string;
+            data: components["schemas"]["Quote"];
         };
         /**
          * @description Stage of a refund. Every refund starts `PENDING` and ends in exactly one of `COMPLETED`, `FAILED` or
@@ -1912,7 +2047,7 @@ export interface components {
         };
     };
     responses: {
-        /** @description The request was refused (HTTP 400) and nothing was changed; `code` says why: `VALIDATION_ERROR` (`data` lists every broken rule), `INVALID_JSON`, `UNSUPPORTED_MEDIA_TYPE`, `METHOD_NOT_ALLOWED`, `DUPLICATE_MERCHANT_REFERENCE`, `UNSUPPORTED_CURRENCY`, `NO_ROUTE`, `CARD_DECRYPTION_FAILED`, `API_TOKEN_LIMIT`, `INVALID_STATE` or `INSUFFICIENT_FUNDS`. Each operation lists the codes it can give. Fix the request before sending it again. */
+        /** @description The request was refused (HTTP 400) and nothing was changed; `code` says why: `VALIDATION_ERROR` (`data` lists every broken rule), `INVALID_JSON`, `UNSUPPORTED_MEDIA_TYPE`, `METHOD_NOT_ALLOWED`, `DUPLICATE_MERCHANT_REFERENCE`, `UNSUPPORTED_CURRENCY`, `NO_ROUTE`, `CARD_DECRYPTION_FAILED`, `API_TOKEN_LIMIT`, `INVALID_STATE`, `INSUFFICIENT_FUNDS`, `QUOTE_EXPIRED` or `QUOTE_MISMATCH`. Each operation lists the codes it can give. Fix the request before sending it again. */
         BadRequest: {
             headers: {
                 "X-Request-Id": components["headers"]["XRequestId"];
@@ -2053,6 +2188,11 @@ export interface components {
          * @example 20
          */
         Offset: number;
+        /**
+         * @description The quote's `quote_id`, as `createQuote` answered it.
+         * @example qt_Vb3k9QmX2LrT8wNc4YhZ7sPa
+         */
+        QuoteId: components["schemas"]["QuoteId"];
         /**
          * @description The collection's `gateway_reference`, as returned when it was requested.
          * @example PCD4Q38UJREMYY4NQVTDQA
@@ -2250,6 +2390,9 @@ export interface operations {
              *     - `NO_ROUTE`: no active MID of the business takes this payment method and currency.
              *     - `CARD_DECRYPTION_FAILED`: `encrypted_card` cannot be decrypted or parsed; encrypt again with
              *       the current public key.
+             *     - `QUOTE_EXPIRED`: the FX quote named by `quote_id` is past its `expires_at`; ask for a new one.
+             *     - `QUOTE_MISMATCH`: `quote_id` names no quote of this business, or one for another `amount`,
+             *       `currency`, `payment_method` or wallet (`data.fields` says which).
              *
              *     No collection was created.
              */
@@ -2337,6 +2480,83 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: a filter or paging parameter is malformed or out of range, or the query has an unknown parameter. */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createQuote: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["QuoteCreate"];
+            };
+        };
+        responses: {
+            /** @description The quote, stored and held until `expires_at`. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QuoteResponse"];
+                };
+            };
+            /**
+             * @description One of:
+             *     - `VALIDATION_ERROR`: a field breaks a rule: `amount` with a third decimal or too small once
+             *       converted, `account_currency` equal to `currency`, or not the wallet a payment in `currency`
+             *       credits; `data` lists every broken rule.
+             *     - `INVALID_JSON`, `UNSUPPORTED_MEDIA_TYPE`: the body is not a JSON object sent as `application/json`.
+             *     - `UNSUPPORTED_CURRENCY`: no market rate converts `currency` into `account_currency`.
+             *
+             *     No quote was created.
+             */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            /** @description No quote was created. `RATE_UNAVAILABLE`: every market rate for the pair is past its maximum age (`message` says since when); ask again after `Retry-After` seconds. `SERVICE_UNAVAILABLE` and `OUTCOME_UNKNOWN` are our outage: ask again after `Retry-After` seconds. */
+            503: components["responses"]["RequestToPayUnavailable"];
+        };
+    };
+    getQuote: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The quote's `quote_id`, as `createQuote` answered it.
+                 * @example qt_Vb3k9QmX2LrT8wNc4YhZ7sPa
+                 */
+                quote_id: components["parameters"]["QuoteId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The quote. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QuoteResponse"];
+                };
+            };
+            /** @description `VALIDATION_ERROR`: `quote_id` is malformed. */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description `NOT_FOUND`: no quote of yours has this `quote_id`. */
+            404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

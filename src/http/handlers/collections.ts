@@ -1,4 +1,5 @@
 import { toRecord } from '../../api-records/collection';
+import { quoteRecord } from '../../api-records/quote';
 import type { CollectionFilters } from '../../collections';
 import { parseApiTime } from '../../domain/time';
 import { toRefundSummary } from '../../refunds/record';
@@ -37,6 +38,11 @@ export const merchant = typedHandlers({
     const refunds = await ctx.services.refunds.ofCollection(row.id);
     return ok({ ...toRecord(row), refunds: refunds.map(toRefundSummary) }, 'Collection retrieved');
   },
+
+  /** An FX quote: priced now, held until its expires_at for a request-to-pay naming it. */
+  createQuote: async ({ body }, ctx) => ok(quoteRecord(await ctx.services.quotes.createQuote(principalOf(ctx), body)), 'Quote given'),
+
+  getQuote: async ({ path }, ctx) => ok(quoteRecord(await ctx.services.quotes.getQuote(principalOf(ctx).businessId, path.quote_id)), 'Quote retrieved'),
 
   listCollections: async ({ query }, ctx) => {
     const page = pageOf(query);
