@@ -1,6 +1,6 @@
 // Proves `npm run mock` (Prism on the merchant document) answers every merchant operation with a response that
 // validates against the spec, accepts valid requests the old multipleOf refused and `{}` on body-less actions, and
-// tells the story through `Prefer: example=` (a collection's, a refund's and a disbursement's, with the disbursement's refusals by
+// tells the story through `Prefer: example=` (a collection's, an FX quote's with request-to-pay refused at a stale rate or an expired quote, a refund's and a disbursement's, with the disbursement's refusals by
 // `Prefer: code=`): the zero-logic sandbox never contradicts the contract.
 import { startPrism } from './helpers/prism';
 import type { Prism } from './helpers/prism';
@@ -19,10 +19,12 @@ beforeAll(async () => {
 afterAll(() => prism?.stop());
 
 const REF = 'PCK7M2QX9D4W8N3R6T5Y2Z';
+const QUOTE = 'qt_Vb3k9QmX2LrT8wNc4YhZ7sPa';
 const bodies: Record<string, unknown> = {
   createAccessToken: { api_key: 'pk_sandbox_Xk2e9QmV4tLr8WbN1cYh7Gs', expires_in: 900 },
   requestToPay: { currency: 'UGX', amount: 50000, payment_method: 'MOBILE_MONEY', account_number: '256777000001', merchant_reference: 'ORD-20251125-0001', narration: 'Order 20251125-0001' },
   simulateCollection: { outcome: 'COMPLETED' },
+  createQuote: { amount: 10, currency: 'USD', account_currency: 'UGX', payment_method: 'MOBILE_MONEY' },
   createRefund: { amount: 20000, merchant_reference: 'RFD-20251125-0001', reason: 'Order cancelled by the customer' },
   createDisbursement: { amount: 150000, currency: 'UGX', payment_method: 'MOBILE_MONEY', account_number: '256772123456', account_name: 'Okello Transport Ltd', merchant_reference: 'PAY-20251125-0001', narration: 'Driver payout week 47' },
 };
@@ -35,7 +37,7 @@ it('answers every merchant operation with a response that validates', async () =
   const operations = merchant.getOperations();
   expect(operations.length).toBeGreaterThanOrEqual(11);
   for (const op of operations) {
-    const urlPath = op.path.replace('{gateway_reference}', REF).replace('{currency}', 'UGX') + (queries[op.operationId ?? ''] ?? '');
+    const urlPath = op.path.replace('{gateway_reference}', REF).replace('{currency}', 'UGX').replace('{quote_id}', QUOTE) + (queries[op.operationId ?? ''] ?? '');
     const body = bodies[op.operationId ?? ''];
     const res = await fetch(base + urlPath, {
       method: op.method.toUpperCase(),
@@ -78,6 +80,26 @@ it('refuses a CARD request without its required fields, as the service does', as
   expect(res.status).toBe(400);
   expect((await res.json()).code).toBe('VALIDATION_ERROR');
   expect(res.headers.get('sl-violations')).toContain('redirect_url');
+});
+
+it('tells the quote story: the quote as asked, its markup exactly applied - reference, its credit the amount less the fee, and request-to-pay refused at a stale rate', async () => {
+  const res = await fetch(`${base}/v1/quotes`, { method: 'POST', headers: mockHeaders, body: JSON.stringify(bodies.createQuote) });
+  const { data } = await res.json();
+  expect(data).toMatchObject(bodies.createQuote as Record<string, unknown>);
+  expect(data.quote_id).toBe(QUOTE);
+  const twelfths = (n: number) => Math.round(n * 1e12); // in units of the rates' 12th decimal
+  expect(twelfths(data.fx_rate) - twelfths(data.fx_reference_rate)).toBe(twelfths(data.fx_markup));
+  expect(Math.round(data.account_amount * 100) - Math.round(data.transaction_fee * 100)).toBe(Math.round(data.total_credit * 100));
+  expect(Date.parse(data.expires_at) - Date.parse(data.created_at)).toBe(5 * 60_000);
+  const read = await (await fetch(`${base}/v1/quotes/${QUOTE}`, { headers: mockHeaders })).json();
+  expect(read.data).toEqual(data);
+  const payment = JSON.stringify({ ...(bodies.requestToPay as object), currency: 'USD', amount: 10, quote_id: QUOTE });
+  const stale = await fetch(`${base}/v1/collections/request-to-pay`, { method: 'POST', headers: { ...mockHeaders, prefer: 'code=503, example=rateUnavailable' }, body: payment });
+  const refused = await stale.json();
+  expect([stale.status, refused.code, refused.data.to]).toEqual([503, 'RATE_UNAVAILABLE', 'UGX']);
+  await checkResponse('POST', '/v1/collections/request-to-pay', stale.status, refused);
+  const expired = await (await fetch(`${base}/v1/collections/request-to-pay`, { method: 'POST', headers: { ...mockHeaders, prefer: 'code=400, example=quoteExpired' }, body: payment })).json();
+  expect(expired).toMatchObject({ code: 'QUOTE_EXPIRED', data: { quote_id: QUOTE, expires_at: data.expires_at } });
 });
 
 it('takes {} on an action without input', async () => {

@@ -1,4 +1,4 @@
-// Proves FX quotes through the public API: a quote carries the reference rate, the markup (exactly applied - reference, direct and through EUR), the applied rate, its source and as_of, the fee, the credit and an expiry FX_QUOTE_TTL_SECONDS on; a request-to-pay naming it while valid is converted exactly as quoted, to the minor unit, after the rate moved, and may name it again; past its expiry, or for another amount, currency or business, the request is refused with QUOTE_EXPIRED or QUOTE_MISMATCH and creates nothing; no quote is given at a stale rate (RATE_UNAVAILABLE) or for bad input, and neither writes anything; the ledger stays sound once quoted payments complete.
+// Proves FX quotes through the public API: a quote carries the reference rate, the markup (exactly applied - reference, direct and through EUR), the applied rate, its source and as_of, the fee, the credit and an expiry FX_QUOTE_TTL_SECONDS on; a request-to-pay naming it while valid is converted exactly as quoted, to the minor unit, after the rate moved, and may name it again; past its expiry (a replay of a request accepted in time still answers its collection), or for another amount, currency or business, the request is refused with QUOTE_EXPIRED or QUOTE_MISMATCH and creates nothing; no quote is given at a stale rate (RATE_UNAVAILABLE) or for bad input, and neither writes anything; the ledger stays sound once quoted payments complete.
 import { ledgerDrift } from '../../src/ledger/ledger';
 import { eventually, mobileMoney, setupMerchant } from '../helpers/fixtures';
 import type { MerchantSetup } from '../helpers/fixtures';
@@ -101,9 +101,14 @@ it('converts a request-to-pay naming a valid quote exactly as quoted after the r
 
 it('refuses a request-to-pay naming an expired quote with QUOTE_EXPIRED, creating nothing', async () => {
   const quote = expectOk(await (await merchant()).post('/v1/quotes', usd10));
+  const paidInTime = mobileMoney({ currency: 'USD', amount: 10, quote_id: quote.quote_id });
+  const first = expectOk(await (await merchant()).post('/v1/collections/request-to-pay', paidInTime));
   offsetMs += 5 * MINUTE;
   const client = await merchant();
   const before = await state();
+  // a replay of a request accepted in time answers its collection, as every replay does
+  const replay = await client.post('/v1/collections/request-to-pay', paidInTime);
+  expect([replay.status, replay.headers.get('idempotent-replayed'), replay.body.data.gateway_reference]).toEqual([200, 'true', first.gateway_reference]);
   const res = await client.post('/v1/collections/request-to-pay', mobileMoney({ currency: 'USD', amount: 10, quote_id: quote.quote_id }));
   expect(res.status).toBe(400);
   expect(res.body).toEqual({
