@@ -26,6 +26,7 @@ const EXPIRED = /\berror="invalid_token"/;
 export type PublicKey = components['schemas']['PublicKey'];
 export type DisbursementCreate = components['schemas']['DisbursementCreate'];
 export type DisbursementQuery = NonNullable<operations['listDisbursements']['parameters']['query']>;
+export type QuoteCreate = components['schemas']['QuoteCreate'];
 
 export interface PayCollectOptions {
   apiKey: string;
@@ -44,7 +45,7 @@ export interface PayCollectOptions {
   now?: () => number;
 }
 
-export interface PayCollect extends DisbursementCalls {
+export interface PayCollect extends DisbursementCalls, QuoteCalls {
   /** the generated client: `api.POST('/v1/collections/request-to-pay', { body })`, typed by the contract */
   api: Client<paths>;
   /** the access token in use, fetched or renewed when needed */
@@ -68,6 +69,21 @@ function disbursementCalls(api: Client<paths>) {
     getDisbursement: (gatewayReference: string) => api.GET('/v1/disbursements/{gateway_reference}', { params: { path: { gateway_reference: gatewayReference } } }),
     /** A page of disbursements, newest first (`GET /v1/disbursements`); `iterate` follows the pages. */
     listDisbursements: (query?: DisbursementQuery) => api.GET('/v1/disbursements', { params: { query } }),
+  };
+}
+
+/**
+ * The FX quote operations of the generated client by name, typed by it. Name the quote's `quote_id` in a
+ * request-to-pay before its `expires_at` and the payment is converted exactly as quoted.
+ */
+export type QuoteCalls = ReturnType<typeof quoteCalls>;
+
+function quoteCalls(api: Client<paths>) {
+  return {
+    /** What a payment in `currency` credits the `account_currency` wallet, held until `expires_at` (`POST /v1/quotes`). */
+    createQuote: (body: QuoteCreate) => api.POST('/v1/quotes', { body }),
+    /** One quote, as it was given (`GET /v1/quotes/{quote_id}`). */
+    getQuote: (quoteId: string) => api.GET('/v1/quotes/{quote_id}', { params: { path: { quote_id: quoteId } } }),
   };
 }
 
@@ -121,6 +137,7 @@ export function createPayCollect(o: PayCollectOptions): PayCollect {
   return {
     api,
     ...disbursementCalls(api),
+    ...quoteCalls(api),
     accessToken: () => tokens.get(),
     async publicKey({ refresh = false } = {}) {
       if (key && !refresh) return key;

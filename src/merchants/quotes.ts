@@ -33,6 +33,14 @@ function newQuoteId(): string {
   return `qt_${pooledRandomBytes(18).toString('base64url')}`;
 }
 
+/**
+ * The end of a quote given at `now`: `ttlSeconds` after `now`'s whole second, so that the expires_at the API
+ * shows (to the second) is the instant the quote stops converting, not up to a second before it.
+ */
+export function expiryOf(now: Date, ttlSeconds: number): Date {
+  return new Date(Math.floor(now.getTime() / 1000) * 1000 + ttlSeconds * 1000);
+}
+
 export interface QuoteParts {
   configCache: ConfigCache;
   pricing: PricingService;
@@ -72,7 +80,7 @@ export class QuoteService {
       [
         newQuoteId(), p.businessId, method, amountMinor, body.currency, price.accountCurrency, price.accountAmountMinor,
         price.fxRate, price.fxReferenceRate, price.fxMarkup, price.fxSource, price.fxAsOf, price.feeMinor, price.totalCreditMinor, price.customerCharged,
-        now, new Date(now.getTime() + this.s.config.rates.quoteTtlSeconds * 1000),
+        now, expiryOf(now, this.s.config.rates.quoteTtlSeconds),
       ],
     );
   }

@@ -76,7 +76,8 @@ it('quotes the reference rate, the markup, the applied rate, its source and as_o
 it('converts a request-to-pay naming a valid quote exactly as quoted after the rate moved, as often as it is named, and the ledger stays sound', async () => {
   const client = await merchant();
   const quote = expectOk(await client.post('/v1/quotes', usd10));
-  const quoted = await collectionRow(expectOk(await client.post('/v1/collections/request-to-pay', mobileMoney({ currency: 'USD', amount: 10, quote_id: quote.quote_id }))).gateway_reference);
+  const firstPaid = expectOk(await client.post('/v1/collections/request-to-pay', mobileMoney({ currency: 'USD', amount: 10, quote_id: quote.quote_id })));
+  const quoted = await collectionRow(firstPaid.gateway_reference);
   expectOk(await svc.admin.put('/v1/admin/fx-rates', { base: 'USD', quote: 'UGX', rate: 3800 }));
   offsetMs += 4 * MINUTE;
   const later = await merchant();
@@ -95,7 +96,7 @@ it('converts a request-to-pay naming a valid quote exactly as quoted after the r
   // without a quote, the rate at acceptance: 10 x 3800 x 0.975
   const now = expectOk(await later.post('/v1/collections/request-to-pay', mobileMoney({ currency: 'USD', amount: 10 })));
   expect(now).toMatchObject({ account_amount: 37050, fx_reference_rate: 3800, fx_rate: 3705 });
-  for (const ref of [...paid, now.gateway_reference]) await completed(later, ref);
+  for (const ref of [firstPaid.gateway_reference, ...paid, now.gateway_reference]) await completed(later, ref);
   expect(await ledgerDrift(svc.services.db)).toEqual([]);
 });
 
@@ -105,6 +106,7 @@ it('refuses a request-to-pay naming an expired quote with QUOTE_EXPIRED, creatin
   const first = expectOk(await (await merchant()).post('/v1/collections/request-to-pay', paidInTime));
   offsetMs += 5 * MINUTE;
   const client = await merchant();
+  await completed(client, first.gateway_reference);
   const before = await state();
   // a replay of a request accepted in time answers its collection, as every replay does
   const replay = await client.post('/v1/collections/request-to-pay', paidInTime);
