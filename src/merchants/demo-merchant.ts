@@ -44,7 +44,13 @@ export const DEMO_RATES: [string, string, number][] = [
   ['EUR', 'USD', 1.08],
   ['USD', 'TZS', 2650],
   ['USD', 'RWF', 1350],
+  // the same through EUR, so that a payment in TZS converts into the UGX wallet (cross rates go through EUR)
+  ['EUR', 'UGX', 3996],
+  ['EUR', 'TZS', 2862],
 ];
+
+/** The currency of a MID with no wallet of its own: its payments convert into the default wallet (a quote's walk in the README). */
+export const DEMO_CONVERTED_CURRENCY = 'TZS';
 
 /**
  * Nothing listens on the discard port, so a delivery fails fast with "connection refused" and shows
@@ -86,7 +92,15 @@ export function demoMids(currencies: string[]): MidInput[] {
 /** What `npm start` prints about the demo's MIDs: what they collect and what they pay out. */
 export function demoMidsLine(currencies: string[]): string {
   const list = currencies.join(', ');
-  return `Its sandbox MIDs collect by ${PAYMENT_METHODS.join(', ')} and pay out by ${DISBURSEMENT_METHODS.join(' and ')} in ${list}`;
+  return (
+    `Its sandbox MIDs collect by ${PAYMENT_METHODS.join(', ')} and pay out by ${DISBURSEMENT_METHODS.join(' and ')} in ${list}, ` +
+    `and collect by MOBILE_MONEY in ${DEMO_CONVERTED_CURRENCY}, converted into the ${DEMO_BUSINESS.default_currency} wallet`
+  );
+}
+
+/** The one MID of a currency without a wallet: mobile money collected, converted into the default wallet. */
+export function demoConvertedMid(): MidInput {
+  return { ...demoMids([DEMO_CONVERTED_CURRENCY])[0], payment_method: 'MOBILE_MONEY', disburses: false };
 }
 
 export function curlLine(baseUrl: string, apiKey: string, apiSecret: string): string {
@@ -151,7 +165,7 @@ export class DemoMerchant {
       if (await t.oneOrNone('SELECT 1 FROM businesses LIMIT 1')) return null;
       const businessId = await this.p.businesses.insertBusiness(t, DEMO_BUSINESS);
       for (const currency of DEMO_EXTRA_WALLETS) await this.p.businesses.insertWallet(t, businessId, currency, false);
-      for (const mid of demoMids(DEMO_CURRENCIES)) await this.p.mids.insertMid(t, businessId, mid);
+      for (const mid of [...demoMids(DEMO_CURRENCIES), demoConvertedMid()]) await this.p.mids.insertMid(t, businessId, mid);
       for (const [base, quote, rate] of DEMO_RATES) {
         await seedSandboxRate(t, base, quote, rate.toFixed(RATE_DECIMALS), this.p.now());
       }

@@ -112,6 +112,10 @@ describe('the README and the guides against a sandbox service with its demo merc
     expect(rates).toContainEqual(expect.objectContaining({ base: 'USD', quote: 'UGX', rate: 3700 }));
     const payment = await svc.merchant(token).get('/v1/collections?merchant_reference=ORD-0001-2025');
     expect(payment.body.data).toEqual([expect.objectContaining({ merchant_reference: 'ORD-0001-2025', request_currency: 'UGX', request_amount: 50000 })]);
+    // the payment in TZS, converted into the UGX wallet as its quote said
+    const converted = (await svc.merchant(token).get('/v1/collections?merchant_reference=ORD-0002-TZS')).body.data[0];
+    const quote = await svc.services.db.one("SELECT quote_id, account_amount_minor, total_credit_minor, fx_rate::text FROM fx_quotes WHERE request_currency = 'TZS'");
+    expect(converted).toMatchObject({ request_currency: 'TZS', account_currency: 'UGX', account_amount: Number(quote.account_amount_minor) / 100, total_credit: Number(quote.total_credit_minor) / 100, fx_rate: Number(quote.fx_rate), fx_markup: 0, fx_source: 'sandbox' });
   });
 
   it('left the money-out walk done, by curl and by the SDK: each refund and payout of the demo merchant COMPLETED, the wallet down by exactly them', async () => {

@@ -49,19 +49,21 @@ describe('seedDemoIfEmpty', () => {
 
   it('creates an active sandbox MID per payment method and wallet currency; every one collects, those by phone and bank also disburse', async () => {
     const mids = (await svc.admin.get(`/v1/admin/businesses/${demo!.business_id}/mids?per_page=100`)).body.data;
-    expect(mids).toHaveLength(16);
+    expect(mids).toHaveLength(17);
     for (const method of ['MOBILE_MONEY', 'CARD', 'BANK', 'CRYPTO']) {
       for (const currency of ['UGX', 'USD', 'KES', 'EUR']) {
         const disburses = method === 'MOBILE_MONEY' || method === 'BANK';
         expect(mids).toContainEqual(expect.objectContaining({ payment_method: method, currency, service_type: 'sandbox', processing_rank: 1, active: true, collects: true, disburses }));
       }
     }
-    expect(demo!.mids).toBe('Its sandbox MIDs collect by MOBILE_MONEY, CARD, BANK, CRYPTO and pay out by MOBILE_MONEY and BANK in UGX, USD, KES, EUR');
+    // and one without a wallet: mobile money in TZS, converted into the UGX wallet
+    expect(mids).toContainEqual(expect.objectContaining({ payment_method: 'MOBILE_MONEY', currency: 'TZS', service_type: 'sandbox', active: true, collects: true, disburses: false }));
+    expect(demo!.mids).toBe('Its sandbox MIDs collect by MOBILE_MONEY, CARD, BANK, CRYPTO and pay out by MOBILE_MONEY and BANK in UGX, USD, KES, EUR, and collect by MOBILE_MONEY in TZS, converted into the UGX wallet');
   });
 
   it('sets market rates', async () => {
     const rates = (await svc.admin.get('/v1/admin/fx-rates?per_page=100')).body.data.map((r: { base: string; quote: string; rate: number }) => `${r.base}${r.quote}=${r.rate}`);
-    expect(rates).toEqual(expect.arrayContaining(['USDUGX=3700', 'USDKES=129.5', 'EURUSD=1.08', 'USDTZS=2650', 'USDRWF=1350']));
+    expect(rates).toEqual(expect.arrayContaining(['USDUGX=3700', 'USDKES=129.5', 'EURUSD=1.08', 'USDTZS=2650', 'USDRWF=1350', 'EURUGX=3996', 'EURTZS=2862']));
   });
 
   it('issues one API token and writes the credentials to DATA_DIR/demo-credentials.json, mode 600', async () => {
