@@ -43,6 +43,8 @@ export const MUTANTS: Mutant[] = [
   { id: 'fx-cross-leg-dropped', file: 'src/domain/fx.ts', find: 'const ratio = mulRatios(first.ratio, second.ratio);', replace: 'const ratio = second.ratio;', tests: ['test/domain/fx.test.ts'] },
   { id: 'fx-stale-feed-used', file: 'src/domain/rate-age.ts', find: 'return businessDaysAfter(asOf, now) <= ages.ecbBusinessDays;', replace: 'return true;', tests: ['test/domain/rate-age.test.ts'] },
   { id: 'fx-markup-added', file: 'src/domain/fx.ts', find: 'num: 100n * p.den - p.num', replace: 'num: 100n * p.den + p.num', tests: ['test/rates/markup.test.ts'] },
+  { id: 'fx-quote-never-expires', file: 'src/merchants/quotes.ts', find: 'if (r.now.getTime() >= row.expires_at.getTime()) {', replace: 'if (r.now.getTime() < 0) {', tests: ['test/rates/quotes.test.ts'] },
+  { id: 'fx-quote-amount-unchecked', file: 'src/merchants/quotes.ts', find: "row.request_amount_minor !== r.requestAmountMinor ? 'amount' : null,", replace: 'null,', tests: ['test/rates/quotes.test.ts'] },
   { id: 'fx-percent-scale', file: 'src/domain/money.ts', find: 'return roundDiv(amountMinor * p.num, p.den * 100n);', replace: 'return roundDiv(amountMinor * p.num, p.den * 10n);', tests: ['test/domain/fees.test.ts'] },
   // ledger
   { id: 'ledger-unbalanced-below-zero', file: 'src/domain/ledger.ts', find: 'if (sum !== 0n) throw', replace: 'if (sum > 0n) throw', tests: ['test/domain/ledger.test.ts'] },
