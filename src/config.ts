@@ -118,6 +118,8 @@ export interface RateSettings {
   refreshMinutes: number;
   /** business days a feed's rate stays current; hours an operator's does (0 = no limit) */
   maxAges: RateMaxAges;
+  /** a feed's rate moving more than this percentage from the rate in use is held for the operator (src/rates/jumps.ts) */
+  jumpPercent: number;
 }
 
 /** The feeds' published homes: the ECB's reference rates page, and Frankfurter's public API (version 1). */
@@ -251,6 +253,7 @@ function rateSettings(env: Env): RateSettings {
       frankfurterBusinessDays: int(env, 'FRANKFURTER_RATE_MAX_AGE_BUSINESS_DAYS', 2, 0, 30),
       operatorHours: int(env, 'OPERATOR_RATE_MAX_AGE_HOURS', 0, 0, 365 * 24),
     },
+    jumpPercent: int(env, 'RATE_JUMP_PERCENT', 10, 1, 1000),
   };
 }
 
