@@ -1,4 +1,4 @@
-// Proves the jump guard of the daily feeds through the public API, against a fake ECB over real sockets: a day whose rate for a pair moves more than RATE_JUMP_PERCENT from the rate in use is held with its source, as_of and the previous rate, and not used (conversions keep the last rate, which goes stale on its own into RATE_UNAVAILABLE); it is used only once an operator admin accepts it, once (two decisions at once: one taken, the other INVALID_STATE), with who and when on the jump and in the audit log; a refused one stays unused and is not held again; a newer day supersedes a held jump; the operator's own rate is never held; the operator's watch shows each pair's age, staleness and held jump, and each feed's last refresh and error; bad input (an unknown pair, no held jump, another rate, support's role) is a clear error that changes nothing.
+// Proves the jump guard of the daily feeds through the public API, against a fake ECB over real sockets: a day whose rate for a pair moves more than RATE_JUMP_PERCENT from the rate in use is held with its source, as_of and the previous rate, and not used (conversions keep the last rate, which goes stale on its own into RATE_UNAVAILABLE); it is used only once an operator admin accepts it, once (two decisions at once: one taken, the other INVALID_STATE), with who and when on the jump and in the audit log; a refused one stays unused and is not held again; a newer day supersedes a held jump; the operator's own rate is never held; the operator's watch shows each pair's age, staleness and held jump, and each feed's last refresh and error; bad input (an unknown pair, no held jump, another rate, support's or a merchant's role) is a clear error that changes nothing.
 import { FakeEcb } from '../fakes/ecb';
 import { mobileMoney, setupMerchant } from '../helpers/fixtures';
 import type { MerchantSetup } from '../helpers/fixtures';
@@ -114,9 +114,10 @@ it("shows each pair's age, staleness and held jump, and each feed's last refresh
   expect([refused.status, refused.body.code]).toEqual([503, 'RATE_UNAVAILABLE']);
 });
 
-it('refuses an unknown pair, a pair with no held jump, another rate, bad input and operator support, changing nothing', async () => {
+it("refuses an unknown pair, a pair with no held jump, another rate, bad input, operator support and a merchant's owner, changing nothing", async () => {
   const support = await signedIn(svc, await createUser(svc, { role: 'operator_support', totp: true }), testClock);
   const { session } = await operatorAdmin();
+  const owner = await signedIn(svc, await createUser(svc, { role: 'merchant_owner', business_id: m.businessId }), testClock);
   const stateOf = async () => {
     const { user_sessions: _sessions, ...rest } = await databaseState(svc.services.db);
     return rest;
@@ -138,6 +139,9 @@ it('refuses an unknown pair, a pair with no held jump, another rate, bad input a
   expect([forbidden.status, forbidden.body.code]).toEqual([403, 'FORBIDDEN']);
   const watching = await support.get('/v1/admin/fx-rates/watch');
   expect(watching.status).toBe(200);
+  // the feeds and the held jumps are the operator's: a merchant's owner neither reads nor decides them
+  expect((await owner.get('/v1/admin/fx-rates/watch')).body.code).toBe('FORBIDDEN');
+  expect((await owner.post('/v1/admin/fx-rates/EUR/KES/held-jump/accept', { rate: 162.4 })).body.code).toBe('FORBIDDEN');
 
   expect(await stateOf()).toEqual(state);
 });
