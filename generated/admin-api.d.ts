@@ -484,6 +484,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/fx-rates/watch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Watch market rates
+         * @description Every pair's rate in use, its source, `as_of`, age in seconds and whether it is stale, with the jump held for it (a feed's new rate that moved more than `RATE_JUMP_PERCENT`, waiting for an operator admin's decision); and each daily feed's last refresh attempt, last success, newest reference date and last error. Operators only.
+         */
+        get: operations["getFxRateWatch"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/fx-rates/{base}/{quote}/held-jump/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept a held rate jump
+         * @description The held rate becomes the pair's rate in use, with its source and `as_of` (so it converts while current), and the jump is kept as `accepted` with who decided and when. One decision only, by an operator admin, written to the audit log: when the pair has no jump waiting (never held, already decided, superseded by a newer day) or its held rate is not the `rate` given, the answer is `INVALID_STATE` and nothing changes; of two decisions at once, one is taken and the other answers `INVALID_STATE`.
+         */
+        post: operations["acceptFxRateJump"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/fx-rates/{base}/{quote}/held-jump/refuse": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Refuse a held rate jump
+         * @description The held rate is discarded: the pair keeps its rate in use (which goes stale on its own), the feed's day is not held again, and the jump is kept as `refused` with who decided and when. One decision only, by an operator admin, written to the audit log: when the pair has no jump waiting (never held, already decided, superseded by a newer day) or its held rate is not the `rate` given, the answer is `INVALID_STATE` and nothing changes; of two decisions at once, one is taken and the other answers `INVALID_STATE`.
+         */
+        post: operations["refuseFxRateJump"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/admin/collections": {
         parameters: {
             query?: never;
@@ -2480,6 +2540,95 @@ export interface components {
             message: string;
             data: components["schemas"]["FxRate"];
         };
+        /** @description A daily feed's new rate for a pair that moved more than `RATE_JUMP_PERCENT` from the rate in use, held and not used until an operator admin decides: `accepted` (it became the rate in use), `refused` (it was discarded) or `superseded` (a newer day of the feeds came first). `decision` is `null` while it waits. */
+        FxRateJump: {
+            base: components["schemas"]["Currency"];
+            quote: components["schemas"]["Currency"];
+            /** @description The held rate, 1 `base` = `rate` `quote`. */
+            rate: number;
+            /** @enum {string} */
+            source: "ecb" | "frankfurter";
+            as_of: components["schemas"]["Timestamp"];
+            /** @description The rate in use when the jump was held. */
+            previous_rate: number;
+            /** @enum {string} */
+            previous_source: "ecb" | "frankfurter" | "operator" | "sandbox";
+            previous_as_of: components["schemas"]["Timestamp"];
+            /** @description How far `rate` is from `previous_rate`, in percent of `previous_rate` (negative when down), to 2 decimals. */
+            move_percent: number;
+            held_at: components["schemas"]["Timestamp"];
+            decision: null | ("accepted" | "refused" | "superseded");
+            /** @description The email of the person who decided, `operator key`, or `null` (waiting, or superseded). */
+            decided_by: null | string;
+            decided_at: components["schemas"]["Timestamp"] | null;
+        };
+        /** @description What an operator watches of the market rates: each pair's rate in use with its age, whether it is stale (past its source's maximum age, so conversions needing it are refused with `RATE_UNAVAILABLE`) and the jump held for it, if any; and each daily feed's last refresh. */
+        FxRateWatch: {
+            /** @description Every pair with a rate, ordered by `base` then `quote`. */
+            pairs: {
+                base: components["schemas"]["Currency"];
+                quote: components["schemas"]["Currency"];
+                rate: number;
+                /** @enum {string} */
+                source: "ecb" | "frankfurter" | "operator" | "sandbox";
+                as_of: components["schemas"]["Timestamp"];
+                updated_at: components["schemas"]["Timestamp"];
+                /** @description Seconds since `as_of`. */
+                age_seconds: number;
+                /** @description Whether the rate is past its source's maximum age (`ECB_RATE_MAX_AGE_BUSINESS_DAYS`, `FRANKFURTER_RATE_MAX_AGE_BUSINESS_DAYS`, `OPERATOR_RATE_MAX_AGE_HOURS`): conversions needing it are refused. */
+                stale: boolean;
+                /** @description The jump waiting for a decision, or `null`. */
+                held_jump: components["schemas"]["FxRateJump"] | null;
+            }[];
+            /** @description Each daily feed, configured or not, by name. */
+            feeds: {
+                /** @enum {string} */
+                name: "ecb" | "frankfurter";
+                last_attempt_at: components["schemas"]["Timestamp"] | null;
+                last_success_at: components["schemas"]["Timestamp"] | null;
+                /** @description The reference date of the newest day the feed gave. */
+                last_as_of: components["schemas"]["Timestamp"] | null;
+                /** @description Why the last attempt failed; `null` after a success. */
+                last_error: string | null;
+            }[];
+        };
+        /** @description Envelope of the market rates as an operator watches them. */
+        FxRateWatchResponse: {
+            /**
+             * @description Always `200` on success.
+             * @constant
+             */
+            code: 200;
+            /**
+             * @description Always `success` for this operation.
+             * @constant
+             */
+            status: "success";
+            /** @description Human-readable outcome. */
+            message: string;
+            data: components["schemas"]["FxRateWatch"];
+        };
+        /** @description The held rate decided on, as shown to the operator: when the pair's held jump is another rate (a newer day replaced it), the decision is refused with `INVALID_STATE` and nothing changes. */
+        FxRateJumpDecision: {
+            /** @example 162.4 */
+            rate: number;
+        };
+        /** @description Envelope of one held jump, after the decision. */
+        FxRateJumpResponse: {
+            /**
+             * @description Always `200` on success.
+             * @constant
+             */
+            code: 200;
+            /**
+             * @description Always `success` for this operation.
+             * @constant
+             */
+            status: "success";
+            /** @description Human-readable outcome. */
+            message: string;
+            data: components["schemas"]["FxRateJump"];
+        };
         /** @description One step the customer follows to complete the payment. */
         Instruction: {
             /**
@@ -3940,6 +4089,16 @@ export interface components {
          * @example 3
          */
         TokenId: number;
+        /**
+         * @description The pair's base currency.
+         * @example EUR
+         */
+        RateBase: components["schemas"]["Currency"];
+        /**
+         * @description The pair's quote currency.
+         * @example KES
+         */
+        RateQuote: components["schemas"]["Currency"];
         /**
          * @description Only the collection with this `gateway_reference` (exact match).
          * @example PCD4Q38UJREMYY4NQVTDQA
@@ -5409,6 +5568,124 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getFxRateWatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The market rates as an operator watches them. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FxRateWatchResponse"];
+                };
+            };
+            /** @description `VALIDATION_ERROR`: the query has an unknown parameter. */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    acceptFxRateJump: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The pair's base currency.
+                 * @example EUR
+                 */
+                base: components["parameters"]["RateBase"];
+                /**
+                 * @description The pair's quote currency.
+                 * @example KES
+                 */
+                quote: components["parameters"]["RateQuote"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["FxRateJumpDecision"];
+            };
+        };
+        responses: {
+            /** @description The jump after the decision. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FxRateJumpResponse"];
+                };
+            };
+            /** @description `VALIDATION_ERROR`, `INVALID_JSON`, `UNSUPPORTED_MEDIA_TYPE`, or `INVALID_STATE`: no jump of the pair waits for a decision, or its held rate is not `rate`. Nothing is changed. */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description `NOT_FOUND`: the pair has no rate. */
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    refuseFxRateJump: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The pair's base currency.
+                 * @example EUR
+                 */
+                base: components["parameters"]["RateBase"];
+                /**
+                 * @description The pair's quote currency.
+                 * @example KES
+                 */
+                quote: components["parameters"]["RateQuote"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["FxRateJumpDecision"];
+            };
+        };
+        responses: {
+            /** @description The jump after the decision. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FxRateJumpResponse"];
+                };
+            };
+            /** @description `VALIDATION_ERROR`, `INVALID_JSON`, `UNSUPPORTED_MEDIA_TYPE`, or `INVALID_STATE`: no jump of the pair waits for a decision, or its held rate is not `rate`. Nothing is changed. */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description `NOT_FOUND`: the pair has no rate. */
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
         };
     };
     listAdminCollections: {

@@ -120,6 +120,8 @@ export interface RateSettings {
   maxAges: RateMaxAges;
   /** how long an FX quote holds its price for a request-to-pay naming it (src/merchants/quotes.ts) */
   quoteTtlSeconds: number;
+  /** a feed's rate moving more than this percentage from the rate in use is held for the operator (src/rates/jumps.ts) */
+  jumpPercent: number;
 }
 
 /** The feeds' published homes: the ECB's reference rates page, and Frankfurter's public API (version 1). */
@@ -254,6 +256,7 @@ function rateSettings(env: Env): RateSettings {
       operatorHours: int(env, 'OPERATOR_RATE_MAX_AGE_HOURS', 0, 0, 365 * 24),
     },
     quoteTtlSeconds: int(env, 'FX_QUOTE_TTL_SECONDS', 300, 10, 3600),
+    jumpPercent: int(env, 'RATE_JUMP_PERCENT', 10, 1, 1000),
   };
 }
 

@@ -129,7 +129,7 @@ export async function startService(o: StartOptions): Promise<RunningService> {
   if (role !== 'worker') services.configCache.live(database.kind === 'postgres');
   if (telemetry.metricsUrl) {
     figures.observePool(database.db, database.kind);
-    if (runsWorkers) figures.observeBacklogs(database.db, services.now, () => services.workers?.lagSeconds?.());
+    if (runsWorkers) figures.observeBacklogs(database.db, services.now, () => services.workers?.lagSeconds?.(), services.config.rates.maxAges);
   }
   ready = true;
   log.info('listening', { port, env: o.config.appEnv, role, database: database.kind });

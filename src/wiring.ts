@@ -39,6 +39,7 @@ import { UserService } from './people/users';
 import { ProcessorRequestService } from './processor-requests';
 import { SharedRateLimit } from './merchants/rate-limit';
 import { RetentionService } from './workers/retention';
+import { RateJumps } from './rates/jumps';
 import { RateRefresh } from './rates/refresh';
 import { RoutingTurns } from './collections/routing-turns';
 import { masterKeys } from './crypto/secretbox';
@@ -77,6 +78,8 @@ export interface Services extends Base {
   quotes: QuoteService;
   /** market rates from the daily feeds, refreshed by a worker (src/rates/) */
   rates: RateRefresh;
+  /** what the operator watches of market rates, and their decisions on held jumps (rates/jumps.ts) */
+  rateJumps: RateJumps;
   ledger: LedgerService;
   cards: CardService;
   collections: CollectionService;
@@ -144,6 +147,7 @@ export function buildServices(input: BaseInput): Services {
   const apiTokens = new ApiTokenService(using(base, { notifications, guards }));
   const fxRates = new FxRateService(base);
   const rates = new RateRefresh(using(base, { changed: () => configCache.invalidate() }));
+  const rateJumps = new RateJumps(base);
   const demoMerchant = new DemoMerchant(using(base, { businesses, mids, apiTokens }));
   const goLive = new GoLiveService(using(base, { ledger }));
   const retention = new RetentionService(
@@ -207,6 +211,7 @@ export function buildServices(input: BaseInput): Services {
     pricing,
     quotes,
     rates,
+    rateJumps,
     ledger,
     cards,
     collections,

@@ -37,9 +37,10 @@ describe('loadConfig', () => {
       refreshMinutes: 60,
       maxAges: { ecbBusinessDays: 2, frankfurterBusinessDays: 2, operatorHours: 0 },
       quoteTtlSeconds: 300,
+      jumpPercent: 10,
     });
-    const set = loadConfig({ DATA_DIR: dir(), RATE_FEEDS: 'frankfurter, ecb', FRANKFURTER_BASE_URL: 'http://rates.internal:8080/', OPERATOR_RATE_MAX_AGE_HOURS: '48', FX_QUOTE_TTL_SECONDS: '120' }).rates;
-    expect(set).toMatchObject({ feeds: ['frankfurter', 'ecb'], baseUrls: { frankfurter: 'http://rates.internal:8080' }, maxAges: { operatorHours: 48 }, quoteTtlSeconds: 120 });
+    const set = loadConfig({ DATA_DIR: dir(), RATE_FEEDS: 'frankfurter, ecb', FRANKFURTER_BASE_URL: 'http://rates.internal:8080/', OPERATOR_RATE_MAX_AGE_HOURS: '48', FX_QUOTE_TTL_SECONDS: '120', RATE_JUMP_PERCENT: '25' }).rates;
+    expect(set).toMatchObject({ feeds: ['frankfurter', 'ecb'], baseUrls: { frankfurter: 'http://rates.internal:8080' }, maxAges: { operatorHours: 48 }, quoteTtlSeconds: 120, jumpPercent: 25 });
   });
 
   it('reads the proxies to trust as addresses or CIDR blocks', () => {
@@ -90,6 +91,7 @@ describe('loadConfig', () => {
     [{ ECB_RATES_BASE_URL: 'ftp://ecb' }, /ECB_RATES_BASE_URL must use http: or https:/],
     [{ RATE_FEED_TIMEOUT_MS: '50' }, /RATE_FEED_TIMEOUT_MS must be between 100 and 120000/],
     [{ ECB_RATE_MAX_AGE_BUSINESS_DAYS: 'two' }, /ECB_RATE_MAX_AGE_BUSINESS_DAYS must be a whole number/],
+    [{ RATE_JUMP_PERCENT: '0' }, /RATE_JUMP_PERCENT must be between 1 and 1000/],
   ])('refuses %j with one clear line', (env, message) => {
     expect(() => loadConfig({ DATA_DIR: dir(), ...env })).toThrow(ConfigError);
     expect(() => loadConfig({ DATA_DIR: dir(), ...env })).toThrow(message);

@@ -95,6 +95,10 @@ export const RULES: Record<string, Rule> = {
   deleteApiToken: admin('merchant_developer'),
   setFxRate: admin(),
   listFxRates: read('merchant_viewer'),
+  // the feeds' errors and the held jumps are the operator's; deciding a jump is an admin's money decision
+  getFxRateWatch: read(null),
+  acceptFxRateJump: admin(),
+  refuseFxRateJump: admin(),
   listAdminCollections: read('merchant_viewer'),
   getAdminCollection: read('merchant_viewer'),
   resolveHeldCollection: admin(),

@@ -141,6 +141,8 @@ const TARGETS: Record<string, Target> = {
   regenerateApiToken: { type: 'api_token', param: 'token_id' },
   deleteApiToken: { type: 'api_token', param: 'token_id' },
   setFxRate: { type: 'fx_rate' },
+  acceptFxRateJump: { type: 'fx_rate' },
+  refuseFxRateJump: { type: 'fx_rate' },
   rotateCardKey: { type: 'card_key' },
   resendAdminNotification: { type: 'collection', param: 'gateway_reference' },
   resolveHeldCollection: { type: 'collection', param: 'gateway_reference' },

@@ -14,7 +14,10 @@ import {
   METRIC_DB_CLIENT_OPERATION_DURATION,
   METRIC_HTTP_SERVER_REQUEST_DURATION,
 } from '@opentelemetry/semantic-conventions';
+import type { RateMaxAges } from '../config';
 import { pingDatabase } from '../db';
+import type { RateSource } from '../domain/fx';
+import { isCurrent } from '../domain/rate-age';
 import type { Db } from '../db';
 import { contextFrom } from './index';
 import type { Telemetry } from './index';
@@ -42,6 +45,9 @@ export const METRIC = {
   dbConnections: 'db.client.connection.count',
   dbPending: 'db.client.connection.pending_requests',
   databaseUp: 'paycollect.database.up',
+  fxRateAge: 'paycollect.fx_rate.age',
+  fxRateStale: 'paycollect.fx_rate.stale',
+  fxRateJumpsHeld: 'paycollect.fx_rate.jumps_held',
 } as const;
 
 /**
@@ -57,6 +63,7 @@ export function prometheusNames(): { histograms: string[]; counters: string[]; g
     gauges: [
       METRIC.processorUnknown, METRIC.processorHeld, METRIC.reconciliationBacklog, METRIC.providerReportsDue, METRIC.webhookOutboxDepth,
       METRIC.webhookOutboxAge, METRIC.emailBacklog, METRIC.workerLag, METRIC.dbConnections, METRIC.dbPending, METRIC.databaseUp,
+      METRIC.fxRateAge, METRIC.fxRateStale, METRIC.fxRateJumpsHeld,
     ].map(p),
   };
 }
@@ -74,6 +81,9 @@ interface Backlog {
   held: number;
   reconciliation: number;
   reports_due: number;
+  rate_jumps_held: number;
+  /** every market rate's pair, source and as_of (a few dozen rows) */
+  rates: { base: string; quote: string; source: RateSource; as_of: string }[];
 }
 
 const BACKLOG_SQL = `SELECT
@@ -84,7 +94,9 @@ const BACKLOG_SQL = `SELECT
   (SELECT count(*)::int FROM processor_requests WHERE state = 'unknown') AS unknown,
   (SELECT count(*)::int FROM processor_requests WHERE state = 'held') AS held,
   (SELECT count(*)::int FROM processor_requests WHERE next_check_at <= $1 OR next_send_at <= $1) AS reconciliation,
-  (SELECT count(*)::int FROM provider_events WHERE processed_at IS NULL AND due_at <= $1) AS reports_due`;
+  (SELECT count(*)::int FROM provider_events WHERE processed_at IS NULL AND due_at <= $1) AS reports_due,
+  (SELECT count(*)::int FROM fx_rate_jumps WHERE decision IS NULL) AS rate_jumps_held,
+  (SELECT coalesce(json_agg(json_build_object('base', base, 'quote', quote, 'source', source, 'as_of', as_of)), '[]'::json) FROM fx_rates) AS rates`;
 
 export class Figures {
   private readonly httpDuration: Histogram;
@@ -223,7 +235,8 @@ export class Figures {
 
   // ---- backlogs, read from the database when scraped (processes that run the workers) ----------
 
-  observeBacklogs(db: Db, now: () => Date, lagSeconds: () => ReadonlyMap<string, number> | undefined): void {
+  /** The backlogs, the workers' lag, and each market rate's age and staleness (by `maxAges`, src/domain/rate-age.ts) with the jumps held. */
+  observeBacklogs(db: Db, now: () => Date, lagSeconds: () => ReadonlyMap<string, number> | undefined, maxAges: RateMaxAges): void {
     const gauge = (name: string, description: string, unit?: string): ObservableGauge => this.meter.createObservableGauge(name, { description, unit });
     const g = {
       depth: gauge(METRIC.webhookOutboxDepth, 'Webhook notifications neither delivered nor given up', '{notification}'),
@@ -234,6 +247,9 @@ export class Figures {
       reconciliation: gauge(METRIC.reconciliationBacklog, 'Processor sends and status queries due and not yet done', '{request}'),
       reports: gauge(METRIC.providerReportsDue, 'Provider reports due and not yet applied', '{report}'),
       lag: gauge(METRIC.workerLag, 'How far each background worker is behind its schedule (time since its last run ended, less its interval)', 's'),
+      rateAge: gauge(METRIC.fxRateAge, "Age of each pair's market rate (time since its as_of), by base, quote and source", 's'),
+      rateStale: gauge(METRIC.fxRateStale, "Whether each pair's market rate is past its source's maximum age (1) or current (0)"),
+      jumpsHeld: gauge(METRIC.fxRateJumpsHeld, 'Market rate jumps held for the operator', '{jump}'),
     };
     this.meter.addBatchObservableCallback(async (o) => {
       const at = now();
@@ -253,6 +269,13 @@ export class Figures {
       o.observe(g.held, b.held);
       o.observe(g.reconciliation, b.reconciliation);
       o.observe(g.reports, b.reports_due);
+      o.observe(g.jumpsHeld, b.rate_jumps_held);
+      for (const r of b.rates) {
+        const asOf = new Date(r.as_of);
+        const labels = { base: r.base, quote: r.quote, source: r.source };
+        o.observe(g.rateAge, Math.max(0, Math.floor((at.getTime() - asOf.getTime()) / 1000)), labels);
+        o.observe(g.rateStale, isCurrent(r.source, asOf, at, maxAges) ? 0 : 1, labels);
+      }
     }, Object.values(g));
   }
 }

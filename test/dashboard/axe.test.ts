@@ -1,12 +1,13 @@
 // Proves, in Chromium against a real service and database, that axe-core (the accessibility engine
 // browsers' own audits use) finds no serious or critical violation on any dashboard page: the sign-in
 // page, the accept-invitation page, every page of the operator console signed in as an operator admin, and every page of the
-// merchant portal signed in as a merchant's owner, with data on them (a business, MIDs, a payment and its refund), and a
+// merchant portal signed in as a merchant's owner, with data on them (a business, MIDs, a payment and its refund, a market rate jump held), and a
 // phone's header with its menu open.
 import { readFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { launchBrowser } from '../helpers/browser';
 import { closeAll, dashboardPage, describeBrowser, PHONE, signIn } from '../helpers/dashboard';
+import { FakeEcb } from '../fakes/ecb';
 import { mobileMoney, setupMerchant } from '../helpers/fixtures';
 import type { MerchantSetup } from '../helpers/fixtures';
 import { startTestService } from '../helpers/service';
@@ -17,6 +18,7 @@ import { Clock, createUser, tokenFromOutbox, totpCode } from '../helpers/users';
 const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 
 const clock = new Clock();
+const ecb = new FakeEcb({ date: '2026-11-25', rates: { KES: '140.5' } });
 let svc: TestService;
 let browser: Browser;
 let shop: MerchantSetup;
@@ -58,7 +60,12 @@ async function scan(page: Page, paths: string[]): Promise<Record<string, string[
 }
 
 beforeAll(async () => {
-  svc = await startTestService({ now: clock.now, env: { SANDBOX_MM_DELAY_MS: '3600000' } });
+  await ecb.start();
+  svc = await startTestService({ now: clock.now, env: { SANDBOX_MM_DELAY_MS: '3600000', ECB_RATES_BASE_URL: ecb.url } });
+  // a feed's rate and a jump held over it, so the Market rates page shows its pairs, feeds and held jumps with their buttons
+  await svc.services.rates.refresh('ecb');
+  ecb.day = { date: '2026-11-26', rates: { KES: '170' } };
+  expect(await svc.services.rates.refresh('ecb')).toMatchObject({ held: 1 });
   shop = await setupMerchant(svc, { name: 'Axe Shop', mids: [{ payment_method: 'MOBILE_MONEY', currency: 'UGX' }] });
   const r = await shop.client.post('/v1/collections/request-to-pay', mobileMoney({ amount: 25000 }));
   expect(r.status).toBe(200);
@@ -76,7 +83,10 @@ beforeAll(async () => {
   disbursed = d.body.data.gateway_reference;
   browser = (await launchBrowser()) as Browser;
 }, 180_000);
-afterAll(() => closeAll(browser, svc));
+afterAll(async () => {
+  await closeAll(browser, svc);
+  await ecb.stop();
+});
 
 describeBrowser('an accessibility scan (axe-core) of every dashboard page', () => {
   it('finds no serious or critical violation on the sign-in page', async () => {

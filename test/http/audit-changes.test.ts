@@ -156,6 +156,8 @@ const SECRETS_ONLY: Record<string, string> = {
   resolveHeldRefund: 'moves a held refund; its entry is checked by test/refunds/mpesa-refunds.test.ts',
   approveDisbursement: 'moves a disbursement (its record is its own history); its entry is checked by test/disbursements/approve-disbursement.test.ts',
   rejectDisbursement: 'moves a disbursement (its record is its own history); its entry is checked by test/disbursements/approve-disbursement.test.ts',
+  acceptFxRateJump: 'decides a held rate jump (its answer is the jump after the decision); its entry is checked by test/rates/jumps.test.ts',
+  refuseFxRateJump: 'decides a held rate jump (its answer is the jump after the decision); its entry is checked by test/rates/jumps.test.ts',
 };
 
 it('has a case for every changing operation of admin.yaml that needs a credential', () => {

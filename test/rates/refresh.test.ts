@@ -68,8 +68,8 @@ it('stores a day with its source and as_of, and converts KES into the UGX wallet
 it('writes nothing when the feed repeats its day (a weekend), and records the success', async () => {
   clock = new Date('2026-11-28T10:00:00Z'); // Saturday
   const before = await moneyState();
-  expect(await svc.services.rates.refresh('ecb')).toEqual({ feed: 'ecb', stored: 0, error: null });
-  expect(await svc.services.rates.refresh('frankfurter')).toEqual({ feed: 'frankfurter', stored: 0, error: null });
+  expect(await svc.services.rates.refresh('ecb')).toEqual({ feed: 'ecb', stored: 0, held: 0, error: null });
+  expect(await svc.services.rates.refresh('frankfurter')).toEqual({ feed: 'frankfurter', stored: 0, held: 0, error: null });
   expect(await moneyState()).toEqual(before);
   expect(await source('frankfurter')).toMatchObject({ last_success_at: clock, last_error: null });
 });
@@ -142,7 +142,7 @@ it('refuses each converting request once its rate is past the max age, creating 
 
 it('takes a newer day from Frankfurter, and converts again', async () => {
   frankfurter.day = { date: '2026-12-02', rates: { USD: '1.1', KES: '142.25', UGX: '4120.5' } };
-  expect(await svc.services.rates.refresh('frankfurter')).toEqual({ feed: 'frankfurter', stored: 3, error: null });
+  expect(await svc.services.rates.refresh('frankfurter')).toEqual({ feed: 'frankfurter', stored: 3, held: 0, error: null });
   expect(expectOk(await svc.admin.get('/v1/admin/fx-rates'))).toContainEqual(expect.objectContaining({ base: 'EUR', quote: 'USD', rate: 1.1, source: 'frankfurter', as_of: '2026-12-02T00:00:00Z' }));
   expect((await pay(await merchant(), 'KES', 1000)).body.data).toMatchObject({ account_amount: 28966.61 });
 });

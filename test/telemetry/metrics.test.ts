@@ -88,6 +88,8 @@ it('reports collections, processor calls, webhook deliveries, backlogs, HTTP and
     20_000,
     'the failed send to be recorded',
   );
+  // a market rate, so that its age and staleness are reported (test/rates/rate-metrics.test.ts proves their values)
+  expectOk(await svc.admin.put('/v1/admin/fx-rates', { base: 'EUR', quote: 'KES', rate: 150 }));
   const { text, samples } = await scrape();
   fake.mode = 'up';
 
@@ -104,6 +106,9 @@ it('reports collections, processor calls, webhook deliveries, backlogs, HTTP and
   expect(value(samples, 'paycollect_email_backlog')).toBeGreaterThanOrEqual(0);
   expect(value(samples, 'paycollect_reconciliation_backlog')).toBeGreaterThanOrEqual(0);
   expect(value(samples, 'paycollect_worker_lag', { worker: 'webhooks' })).toBeGreaterThanOrEqual(0);
+  expect(value(samples, 'paycollect_fx_rate_age', { base: 'EUR', quote: 'KES', source: 'operator' })).toBeLessThan(60);
+  expect(value(samples, 'paycollect_fx_rate_stale', { base: 'EUR', quote: 'KES', source: 'operator' })).toBe(0);
+  expect(value(samples, 'paycollect_fx_rate_jumps_held')).toBe(0);
 
   // the semantic conventions' names; the route is the operation's template
   const route = { http_request_method: 'POST', http_route: '/v1/collections/request-to-pay', http_response_status_code: '200' };

@@ -89,4 +89,12 @@ export const admin = typedHandlers({
   setFxRate: async ({ body }, ctx) => ok(await ctx.services.fxRates.setFxRate(body.base, body.quote, body.rate), 'Market rate set'),
 
   listFxRates: ({ query }, ctx) => pagedReply(ctx, query, 'Market rates retrieved', (page) => ctx.services.fxRates.listFxRates(page)),
+
+  getFxRateWatch: async (_request, ctx) => ok(await ctx.services.rateJumps.watch(), 'Market rates retrieved'),
+
+  acceptFxRateJump: async ({ path, body }, ctx) =>
+    ok(await ctx.services.rateJumps.decide(path.base, path.quote, 'accepted', body.rate, callerName(ctx)), 'Rate jump accepted: the held rate is in use'),
+
+  refuseFxRateJump: async ({ path, body }, ctx) =>
+    ok(await ctx.services.rateJumps.decide(path.base, path.quote, 'refused', body.rate, callerName(ctx)), 'Rate jump refused: the rate in use is kept'),
 });

@@ -1,4 +1,4 @@
-// The operator's service-wide pages: market rates, failing webhooks and the card key.
+// The operator's service-wide pages: market rates (their watch in Rates.tsx), failing webhooks and the card key.
 import { useState } from 'react';
 import type { FormEvent } from 'react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
@@ -10,16 +10,17 @@ import { Pager, useCursorList } from '../../ui/paging';
 import { LoadError, Loading, Notice, Time } from '../../ui/parts';
 import { DataTable } from '../../ui/table';
 import { asNumber } from '../../ui/values';
+import { RateWatch, WATCH_KEY } from './Rates';
 
 export function FxRates() {
   const queries = useQueryClient();
-  const { list: rates, pages } = useCursorList(['fx-rates'], (cursor) => unwrapPage(admin.GET('/v1/admin/fx-rates', { params: { query: { cursor, per_page: 25 } } })));
   const [f, setF] = useState({ base: '', quote: '', rate: '' });
   const set = (k: keyof typeof f) => (v: string) => setF({ ...f, [k]: v });
   const save = useMutation({
     mutationFn: () => unwrap(admin.PUT('/v1/admin/fx-rates', { body: { base: f.base.trim().toUpperCase(), quote: f.quote.trim().toUpperCase(), rate: asNumber(f.rate) } })),
     onSuccess: async () => {
       setF({ base: '', quote: '', rate: '' });
+      await queries.invalidateQueries({ queryKey: WATCH_KEY });
       await queries.invalidateQueries({ queryKey: ['fx-rates'] });
     },
   });
@@ -30,22 +31,11 @@ export function FxRates() {
   return (
     <>
       <h1>Market rates</h1>
-      <p>1 unit of the base currency is worth “rate” units of the quote currency. Collections accepted afterwards use the new rate.</p>
-      {rates.isPending && <Loading what="market rates" />}
-      {rates.error && <LoadError error={rates.error} retry={() => rates.refetch()} />}
-      {rates.data && rates.data.items.length === 0 && <p>No market rate yet: a collection in a currency the business has no wallet for is refused.</p>}
-      {rates.data && rates.data.items.length > 0 && (
-        <DataTable
-          rows={rates.data.items}
-          rowKey={(r) => r.base + r.quote}
-          columns={[
-            { head: 'Pair', cell: (r) => `${r.base} → ${r.quote}` },
-            { head: 'Rate', num: true, cell: (r) => r.rate },
-            { head: 'Updated', cell: (r) => <Time at={r.updated_at} /> },
-          ]}
-        />
-      )}
-      <Pager pages={pages} total={rates.data?.total} />
+      <p>
+        1 unit of the base currency is worth “rate” units of the quote currency. Collections accepted afterwards use the new rate; a stale rate converts nothing (the request is refused), and a feed's jump beyond the guard waits for
+        a decision here.
+      </p>
+      <RateWatch />
       <Guard need="operate">
         <form onSubmit={submit} aria-label="Set a market rate" className="inline-form">
           <TextField label="Base" name="base" maxLength={3} required error={save.error} value={f.base} onValue={set('base')} />
