@@ -6,6 +6,7 @@ import { admin, unwrap } from '../../api';
 import type { Admin } from '../../api';
 import { Link } from '../../router';
 import { BarChart } from '../../ui/chart';
+import { HELD_PAYMENTS } from '../../ui/collections';
 import { LoadError, Loading, Money, Section, Time } from '../../ui/parts';
 import { DataTable } from '../../ui/table';
 
@@ -105,7 +106,8 @@ function Attention({ attention }: { attention: NonNullable<Admin['Overview']['at
           <Link to="/webhooks">failing webhook{attention.failing_webhooks === 1 ? '' : 's'}</Link>
         </li>
         <li>
-          <strong>{attention.held_payments}</strong> held payment{attention.held_payments === 1 ? '' : 's'}
+          <strong>{attention.held_payments}</strong>
+          <Link to={HELD_PAYMENTS}>held payment{attention.held_payments === 1 ? '' : 's'}</Link>
         </li>
         <li>
           <strong>{attention.held_refunds}</strong>
