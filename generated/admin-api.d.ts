@@ -297,7 +297,7 @@ export interface paths {
         };
         /**
          * Overview of collections and what waits on an operator
-         * @description What the dashboard shows first, for one business (`business_id`; a merchant's own people always get their own) or every business: today's (from 00:00 UTC) and the last 30 days' collections (today and the 29 UTC days before it) by payment method, with how many completed, the success rate (completed among those no longer `PENDING`) and the completed amount per currency. Operators also get the same per processor and MID over the last 30 days, and what waits on them: API tokens with failing webhooks, payments and refunds held for a decision and requests of unknown outcome; a merchant's own people get `mids` empty and `attention` null.
+         * @description What the dashboard shows first, for one business (`business_id`; a merchant's own people always get their own) or every business: today's (from 00:00 UTC) and the last 30 days' collections (today and the 29 UTC days before it) by payment method, and the last 30 days day by day per method and currency (`days`), with how many completed, the success rate (completed among those no longer `PENDING`) and the completed amount per currency. Operators also get the same per processor and MID over the last 30 days, and what waits on them: API tokens with failing webhooks, payments and refunds held for a decision and requests of unknown outcome; a merchant's own people get `mids` empty and `attention` null.
          */
         get: operations["getOverview"];
         put?: never;
@@ -1997,6 +1997,26 @@ export interface components {
                 methods: (components["schemas"]["OverviewCounts"] & {
                     payment_method: components["schemas"]["PaymentMethod"];
                 })[];
+            }[];
+            /** @description The last 30 days (today and the 29 UTC days before it) day by day, one entry per UTC day, payment method and requested currency with a collection created, oldest day first, then by method and currency: the numbers of the overview's chart of volume and success rate over time (and of the table beside it). */
+            days: {
+                /**
+                 * Format: date
+                 * @description The UTC day the collections were created.
+                 */
+                day: string;
+                payment_method: components["schemas"]["PaymentMethod"];
+                currency: components["schemas"]["Currency"];
+                /** @description Collections created that day. */
+                collections: number;
+                /** @description Of those, how many are `COMPLETED`. */
+                completed: number;
+                /** @description Of those, how many are no longer `PENDING`. */
+                final: number;
+                /** @description `completed` / `final`, rounded to four decimal places; `null` when none is final yet. */
+                success_rate: number | null;
+                /** @description The completed amount, in `currency`. */
+                volume: components["schemas"]["Money"];
             }[];
             /** @description Operators only (empty for a merchant's own people), over the last 30 days, one entry per MID that was routed a collection. */
             mids: (components["schemas"]["OverviewCounts"] & {
