@@ -297,7 +297,7 @@ export interface paths {
         };
         /**
          * Overview of collections and what waits on an operator
-         * @description What the dashboard shows first, for one business (`business_id`; a merchant's own people always get their own) or every business: today's (from 00:00 UTC) and the last 30 days' collections (today and the 29 UTC days before it) by payment method, with how many completed, the success rate (completed among those no longer `PENDING`) and the completed amount per currency. Operators also get the same per processor and MID over the last 30 days, and what waits on them: API tokens with failing webhooks, payments and refunds held for a decision and requests of unknown outcome; a merchant's own people get `mids` empty and `attention` null.
+         * @description What the dashboard shows first, for one business (`business_id`; a merchant's own people always get their own) or every business: today's (from 00:00 UTC) and the last 30 days' collections (today and the 29 UTC days before it) by payment method, and the last 30 days day by day per method and currency (`days`), with how many completed, the success rate (completed among those no longer `PENDING`) and the completed amount per currency. Operators also get the same per processor and MID over the last 30 days, and what waits on them: API tokens with failing webhooks, payments and refunds held for a decision and requests of unknown outcome; a merchant's own people get `mids` empty and `attention` null.
          */
         get: operations["getOverview"];
         put?: never;
@@ -2059,6 +2059,26 @@ export interface components {
                 methods: (components["schemas"]["OverviewCounts"] & {
                     payment_method: components["schemas"]["PaymentMethod"];
                 })[];
+            }[];
+            /** @description The last 30 days (today and the 29 UTC days before it) day by day, one entry per UTC day, payment method and requested currency with a collection created, oldest day first, then by method and currency: the numbers of the overview's chart of volume and success rate over time (and of the table beside it). */
+            days: {
+                /**
+                 * Format: date
+                 * @description The UTC day the collections were created.
+                 */
+                day: string;
+                payment_method: components["schemas"]["PaymentMethod"];
+                currency: components["schemas"]["Currency"];
+                /** @description Collections created that day. */
+                collections: number;
+                /** @description Of those, how many are `COMPLETED`. */
+                completed: number;
+                /** @description Of those, how many are no longer `PENDING`. */
+                final: number;
+                /** @description `completed` / `final`, rounded to four decimal places; `null` when none is final yet. */
+                success_rate: number | null;
+                /** @description The completed amount, in `currency`. */
+                volume: components["schemas"]["Money"];
             }[];
             /** @description Operators only (empty for a merchant's own people), over the last 30 days, one entry per MID that was routed a collection. */
             mids: (components["schemas"]["OverviewCounts"] & {
@@ -4110,6 +4130,11 @@ export interface components {
          */
         FilterAccountNumber: string & components["schemas"]["Text"];
         /**
+         * @description `true`: only collections whose processor request is held for an operator's decision (the processor confirmed another amount or currency, or answered something that settles nothing by itself): they stay `PENDING`, are not credited and do not expire until an operator settles them (`POST /v1/admin/collections/{gateway_reference}/resolve-held`); `false` or absent: every collection. A merchant gets its own business's only, as with every filter.
+         * @example true
+         */
+        FilterCollectionHeld: boolean;
+        /**
          * @description The collection's `gateway_reference`, as returned when it was requested.
          * @example PCD4Q38UJREMYY4NQVTDQA
          */
@@ -5736,6 +5761,11 @@ export interface operations {
                  * @example 2025-11-30T23:59:59Z
                  */
                 to?: components["parameters"]["FilterTo"];
+                /**
+                 * @description `true`: only collections whose processor request is held for an operator's decision (the processor confirmed another amount or currency, or answered something that settles nothing by itself): they stay `PENDING`, are not credited and do not expire until an operator settles them (`POST /v1/admin/collections/{gateway_reference}/resolve-held`); `false` or absent: every collection. A merchant gets its own business's only, as with every filter.
+                 * @example true
+                 */
+                held?: components["parameters"]["FilterCollectionHeld"];
                 /**
                  * @description Items per page.
                  * @example 10

@@ -21,6 +21,8 @@ export interface CollectionFilters {
   from?: Date;
   to?: Date;
   business_id?: number;
+  /** only the collections whose processor request is held for an operator's decision; false or absent: every one */
+  held?: boolean;
 }
 
 const DAY_MS = 86_400_000;
@@ -30,7 +32,7 @@ const FOLD_PAST_SQL = sqlFile(__dirname, 'fold-past-counts.sql');
  * The filters of a collection list (src/db/filters.ts). The columns exist in both collections and
  * collection_counts, except merchant_reference, gateway_reference, account_number and created_at: the
  * counts leave out from/to (COUNTED_FILTERS) and filter on day instead, and a search by a reference or an
- * account is counted from collections.
+ * account, or of the held, is counted from collections.
  */
 const COLLECTION_FILTERS: FilterTable<CollectionFilters> = [
   { field: 'business_id', column: 'business_id', operator: '=' },
@@ -42,6 +44,8 @@ const COLLECTION_FILTERS: FilterTable<CollectionFilters> = [
   { field: 'account_number', column: 'account_number', operator: '=' },
   { field: 'from', column: 'created_at', operator: '>=' },
   { field: 'to', column: 'created_at', operator: '<=' },
+  // the held requests are few and read through processor_requests_waiting (its condition implied by this one)
+  { field: 'held', column: "id IN (SELECT collection_id FROM processor_requests WHERE state = 'held')", operator: 'if' },
 ];
 const COUNTED_FILTERS = COLLECTION_FILTERS.filter((c) => c.column !== 'created_at');
 
@@ -92,9 +96,9 @@ export function splitDays(from?: Date, to?: Date): DaySplit {
 
 /** The statement that counts the collections matching `f`, exactly, in one snapshot, and its values. */
 export function collectionCountSql(f: CollectionFilters): Where {
-  // one collection per business at most (one in all by gateway_reference), or one customer's: their
-  // indexes answer at once, and collection_counts has no such columns
-  if (f.merchant_reference || f.gateway_reference || f.account_number) {
+  // one collection per business at most (one in all by gateway_reference), or one customer's, or the few
+  // held: their indexes answer at once, and collection_counts has no such columns
+  if (f.merchant_reference || f.gateway_reference || f.account_number || f.held) {
     const w = collectionWhere(f);
     return { text: `SELECT count(*) AS total FROM collections WHERE ${w.text}`, values: w.values };
   }

@@ -15,6 +15,7 @@ import type { ProcessorRequestView } from '../api-records/collection';
 import { ChargeAdapter } from './charges';
 import { RequestEngine } from './engine';
 import { HeldPayments } from './held';
+import { DECLINED_NOTE } from './reconcile';
 
 export class ProcessorRequestService {
   private readonly engine: RequestEngine;
@@ -68,6 +69,15 @@ export class ProcessorRequestService {
   async prompt(serviceType: string, callbackToken: string, body: unknown): Promise<void> {
     if (!this.s.processors.has(serviceType) || !/^[A-Za-z0-9_-]{16,64}$/.test(callbackToken)) throw notFound();
     if (!(await this.engine.prompt(serviceType, callbackToken, body))) throw notFound();
+  }
+
+  /**
+   * The processor's words on the customer's last attempt at a payment still payable, when it was declined
+   * (the request's note until a later answer replaces it); null otherwise.
+   */
+  async lastDecline(collectionId: bigint): Promise<string | null> {
+    const r = await this.s.db.oneOrNone<{ last_error: string | null }>('SELECT last_error FROM processor_requests WHERE collection_id = $1', [collectionId]);
+    return r?.last_error?.startsWith(DECLINED_NOTE) ? r.last_error.slice(DECLINED_NOTE.length) : null;
   }
 
   viewsOf(collectionIds: bigint[]): Promise<Map<bigint, ProcessorRequestView>> {

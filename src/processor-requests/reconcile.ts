@@ -44,6 +44,9 @@ export type CheckAction =
   /** a final answer that changes nothing (the collection is already final) */
   | { do: 'settle' };
 
+/** The request's note (last_error) while the customer's last attempt stands declined, before the processor's words. */
+export const DECLINED_NOTE = 'declined, the customer may try again: ';
+
 function at(now: Date, ms: number): Date {
   return new Date(now.getTime() + ms);
 }
@@ -97,6 +100,6 @@ export function decide(i: CheckInput): CheckAction {
   }
   if (!pending) return { do: 'settle' };
   const message = o.message ?? 'Payment failed';
-  if (o.status === 'FAILED' && i.retryableDecline) return later(`declined, the customer may try again: ${message}`, `Payment not completed in time (last attempt: ${message})`);
+  if (o.status === 'FAILED' && i.retryableDecline) return later(`${DECLINED_NOTE}${message}`, `Payment not completed in time (last attempt: ${message})`);
   return { do: 'fail', status: o.status, message };
 }

@@ -1,5 +1,6 @@
-// The dashboard's overview (issue 27): for one business or all, today's (UTC) and the last 30 days'
-// collections by payment method with their success rate and completed volume per currency; for
+// The dashboard's overview: for one business or all, today's (UTC) and the last 30 days'
+// collections by payment method with their success rate and completed volume per currency, the last 30
+// days day by day per method and currency (the chart over time); for
 // operators also the same per processor and MID over 30 days and what waits on them (failing webhooks,
 // held payments and refunds, unknown outcomes). Read in one snapshot; amounts stay in minor units until
 // the record.
@@ -9,6 +10,7 @@ import type { DbOf } from './sql';
 const DAY_MS = 86_400_000;
 const methodsSql = reportSql('overview-methods.sql');
 const midsSql = reportSql('overview-mids.sql');
+const daysSql = reportSql('overview-days.sql');
 const attentionSql = reportSql('overview-attention.sql');
 
 /** One group's counts as the statements return them, per currency. */
@@ -22,6 +24,11 @@ export interface CountRow {
 
 export interface MethodRow extends CountRow {
   payment_method: string;
+}
+
+/** One UTC day (YYYY-MM-DD) of one method and currency. */
+export interface DayRow extends MethodRow {
+  day: string;
 }
 
 export interface MidRow extends CountRow {
@@ -41,6 +48,8 @@ export interface OverviewData {
   asOf: Date;
   today: { from: Date; rows: MethodRow[] };
   last30Days: { from: Date; rows: MethodRow[] };
+  /** the last 30 days, day by day, oldest first */
+  days: DayRow[];
   /** operators only */
   mids: MidRow[] | null;
   attention: Attention | null;
@@ -60,9 +69,10 @@ export class Overviews {
     return this.db().tx({ mode: SNAPSHOT }, async (t) => {
       const todays = await t.any<MethodRow>(methodsSql, { from: today, business_id: businessId });
       const month = await t.any<MethodRow>(methodsSql, { from: monthAgo, business_id: businessId });
+      const days = await t.any<DayRow>(daysSql, { from: monthAgo, business_id: businessId });
       const mids = operator ? await t.any<MidRow>(midsSql, { from: monthAgo, business_id: businessId }) : null;
       const attention = operator ? await t.one<Attention>(attentionSql, { business_id: businessId }) : null;
-      return { asOf, today: { from: today, rows: todays }, last30Days: { from: monthAgo, rows: month }, mids, attention };
+      return { asOf, today: { from: today, rows: todays }, last30Days: { from: monthAgo, rows: month }, days, mids, attention };
     });
   }
 }

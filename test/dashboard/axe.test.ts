@@ -3,8 +3,8 @@
 // page, the accept-invitation page, every page of the operator console signed in as an operator admin, and every page of the
 // merchant portal signed in as a merchant's owner, with data on them (a business, MIDs, a payment and its refund, a market rate jump held), and a
 // phone's header with its menu open.
-import { readFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
+import { seriousViolations } from '../helpers/axe';
 import { launchBrowser } from '../helpers/browser';
 import { closeAll, dashboardPage, describeBrowser, PHONE, signIn } from '../helpers/dashboard';
 import { FakeEcb } from '../fakes/ecb';
@@ -14,9 +14,6 @@ import { startTestService } from '../helpers/service';
 import type { TestService } from '../helpers/service';
 import { Clock, createUser, tokenFromOutbox, totpCode } from '../helpers/users';
 
-// axe.source is the engine as one script; read from the package's file so the test injects exactly it.
-const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
-
 const clock = new Clock();
 const ecb = new FakeEcb({ date: '2026-11-25', rates: { KES: '140.5' } });
 let svc: TestService;
@@ -24,26 +21,6 @@ let browser: Browser;
 let shop: MerchantSetup;
 let paid: string;
 let disbursed: string;
-
-interface Violation {
-  id: string;
-  impact: string | null;
-  help: string;
-  nodes: { target: unknown[] }[];
-}
-
-/** The serious and critical violations axe finds on the page as it is now, as readable lines. */
-async function seriousViolations(page: Page): Promise<string[]> {
-  // evaluated through the debugger protocol: the dashboard's Content-Security-Policy (rightly) refuses an inline script
-  await page.evaluate(AXE_SOURCE);
-  const violations = await page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run(context: Document, options: object): Promise<{ violations: Violation[] }> } }).axe;
-    return (await axe.run(document, { resultTypes: ['violations'] })).violations;
-  });
-  return violations
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${v.impact} ${v.id}: ${v.help} at ${v.nodes.map((n) => JSON.stringify(n.target)).join(', ')}`);
-}
 
 /** Opens each address, waits until its heading is shown and nothing is loading, and scans it; returns what axe found, by address. */
 async function scan(page: Page, paths: string[]): Promise<Record<string, string[]>> {
@@ -115,7 +92,7 @@ describeBrowser('an accessibility scan (axe-core) of every dashboard page', () =
     clock.advance(30_000);
     await signIn(page, operator.email, operator.password, totpCode(svc));
     await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
-    const paths = ['/overview', '/businesses', '/businesses/new', ...['', '/wallets', '/mids', '/tokens', '/go-live'].map((s) => `/businesses/${shop.businessId}${s}`), '/collections', `/collections/${paid}`, '/refunds', '/disbursements', `/disbursements/${disbursed}`, '/reports/settlement', '/go-live-requests', '/webhooks', '/rates', '/card-keys', '/users', '/audit', '/account'];
+    const paths = ['/overview', '/businesses', '/businesses/new', ...['', '/wallets', '/mids', '/tokens', '/go-live'].map((s) => `/businesses/${shop.businessId}${s}`), '/collections', '/collections?held=true', `/collections/${paid}`, '/refunds', '/disbursements', `/disbursements/${disbursed}`, '/reports/settlement', '/go-live-requests', '/webhooks', '/rates', '/card-keys', '/users', '/audit', '/account'];
     expect(await scan(page, paths)).toEqual({});
     await page.context().close();
   }, 300_000);

@@ -1,8 +1,11 @@
-// Proves, in Chromium against a live deployment (APP_ENV live, a fake MTN over real HTTP), that an operator admin sees a
+// Proves, in Chromium against a live deployment (APP_ENV live, a fake MTN over real HTTP), that the operator's overview
+// counts held payments and links to the Collections list of them ("Held only"), which says why each is held and what
+// to do next, and passes axe; that an operator admin sees a
 // held payment's processor request with our reference at the processor and why it is held, resolves it from the collection page (outcome, note, confirm)
 // and then sees the resolution; operator support sees the held request without the form.
 import type { Browser } from 'playwright-core';
 import { FakeMtnMomo } from '../fakes/mtn-momo';
+import { seriousViolations } from '../helpers/axe';
 import { launchBrowser } from '../helpers/browser';
 import { closeAll, dashboardPage, describeBrowser, signIn } from '../helpers/dashboard';
 import { FAST_PROCESSORS, liveMerchant, requestOf } from '../helpers/live';
@@ -54,6 +57,31 @@ async function operatorPage(role: 'operator_admin' | 'operator_support') {
 }
 
 describeBrowser('a held payment on the operator collection page', () => {
+  it('is counted on the overview, whose link lists the held payments with why and what to do next', async () => {
+    const settled = expectOk(await m.client.post('/v1/collections/request-to-pay', { currency: 'UGX', amount: 1000, payment_method: 'MOBILE_MONEY', account_number: '256772000123', merchant_reference: 'NOT-HELD-1', narration: 'Order paid in full' })).gateway_reference;
+    await eventually(async () => (await requestOf(svc, settled))?.state === 'settled', 15_000, 'settled');
+    const user = await createUser(svc, { role: 'operator_support', totp: true });
+    const page = await dashboardPage(browser, svc, '/overview');
+    clock.advance(30_000);
+    await signIn(page, user.email, user.password, totpCode(svc));
+    const waiting = page.getByRole('region', { name: 'Waiting on an operator' });
+    await waiting.getByRole('listitem').filter({ hasText: /^1\s*held payment$/ }).waitFor();
+    await waiting.getByRole('link', { name: 'held payment', exact: true }).click();
+    await page.getByRole('heading', { name: 'What to do with a held payment' }).waitFor();
+    await expect(page.getByRole('checkbox', { name: 'Held only' }).isChecked()).resolves.toBe(true);
+    await page.getByText(/^1 collection created from/).waitFor();
+    const table = page.getByRole('region', { name: 'Collections found' });
+    const row = table.getByRole('row').filter({ hasText: 'HELD-BROWSER-1' });
+    await row.getByRole('cell', { name: 'the processor confirmed 4999900 minor units, we asked for 5000000' }).waitFor();
+    expect(await table.getByText('NOT-HELD-1').count()).toBe(0);
+    expect(await page.getByRole('main').innerText()).toContain('resolve it as COMPLETED');
+    expect(await seriousViolations(page)).toEqual([]);
+    // the operator takes it from there: its page, with our reference at the processor
+    await row.getByRole('link', { name: 'HELD-BROWSER-1' }).click();
+    await page.getByRole('region', { name: 'Processor request' }).getByText(/^Held: .*4999900/).waitFor();
+    await page.context().close();
+  }, 120_000);
+
   it('shows support the held request without the resolve form', async () => {
     const { page, request } = await operatorPage('operator_support');
     await request.getByText('held', { exact: true }).waitFor();

@@ -1,4 +1,4 @@
-// Proves, in Chromium against a real service and database, the overview (issue 27): an operator sees today's and the last 30 days' payments by method as a chart with a table of the same numbers, the success rate per MID and what waits on an operator; a merchant's owner sees its own business with its balances (each currency in its own minor unit) and nothing of the processors' side.
+// Proves, in Chromium against a real service and database, the overview: an operator sees today's and the last 30 days' payments by method as a chart with a table of the same numbers, the success rate per MID and what waits on an operator; a merchant's owner sees its own business with its balances (each currency in its own minor unit) and nothing of the processors' side.
 import type { Browser } from 'playwright-core';
 import { launchBrowser } from '../helpers/browser';
 import { closeAll, dashboardPage, describeBrowser, fitsWidth, PHONE, signIn } from '../helpers/dashboard';

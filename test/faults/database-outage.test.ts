@@ -1,7 +1,8 @@
-// Proves on a private PostgreSQL cluster stopped and restarted under requests that every operation answers 503 SERVICE_UNAVAILABLE with Retry-After while the database is down (never 401, never 500), that /healthz tells the truth, and that nothing accepted is lost.
+// Proves on a private PostgreSQL cluster stopped and restarted under requests that every operation answers 503 SERVICE_UNAVAILABLE with Retry-After while the database is down (never 401, never 500), that a customer's hosted payment page answers a page in words instead (503, Retry-After: do not pay again, try again in a minute), that /healthz tells the truth, and that nothing accepted is lost.
 import { openPostgres } from '../../src/db';
 import type { Database } from '../../src/db';
-import { mobileMoney, setupMerchant } from '../helpers/fixtures';
+import { mobileMoney, ref, setupMerchant } from '../helpers/fixtures';
+import { expectOk } from '../helpers/merchants';
 import type { MerchantSetup } from '../helpers/fixtures';
 import { eventually } from '../helpers/notify-fixtures';
 import { clusterBinariesPresent, PG_BIN, startPrivateCluster } from '../helpers/private-cluster';
@@ -57,6 +58,9 @@ suite(`database outage (private cluster from ${PG_BIN})`, () => {
     const callers = Array.from({ length: 4 }, load);
     await eventually(() => accepted.size >= 20, 30_000, 'requests accepted before the outage');
     const paid = (await m.client.post('/v1/collections/request-to-pay', mobileMoney({ account_number: SUCCESS }))).body.data;
+    const bank = { currency: 'UGX', amount: 25000, payment_method: 'BANK', account_number: 'acct-0042', redirect_url: 'https://shop.example.org/return', merchant_reference: ref(), narration: 'Hosted page order' };
+    const hosted = expectOk<{ gateway_reference: string; payment_url: string }>(await m.client.post('/v1/collections/request-to-pay', bank));
+    expect((await fetch(hosted.payment_url)).status).toBe(200);
 
     cluster.stop();
     const before = accepted.size;
@@ -72,6 +76,16 @@ suite(`database outage (private cluster from ${PG_BIN})`, () => {
     expectOutage(await m.client.get('/v1/data/wallets/balances'));
     expectOutage(await svc.anon.post('/v1/auth/token', { api_key: m.apiKey }, { headers: { 'secret-key': m.apiSecret } }));
     expectOutage(await svc.admin.get('/v1/admin/businesses'));
+    // the customer on a hosted payment page gets a page that says what happened and what to do, not the API's JSON
+    for (const res of [await fetch(hosted.payment_url), await fetch(hosted.payment_url, { method: 'POST', body: new URLSearchParams({ token: new URL(hosted.payment_url).searchParams.get('token')!, action: 'approve' }) })]) {
+      expect(res.status).toBe(503);
+      expect(res.headers.get('retry-after')).toBe('60');
+      expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+      const words = (await res.text()).replace(/<[^>]+>/g, ' ').replace(/\s+/g, ' ');
+      expect(words).toContain('We could not reach our records');
+      expect(words).toContain('Your payment may still go through: do not pay again');
+      expect(words).toContain('Try this page again in a minute');
+    }
 
     cluster.start();
     await eventually(async () => (await fetch(svc.url + '/healthz')).status === 200, 30_000, '/healthz 200 after the restart');
@@ -97,5 +111,9 @@ suite(`database outage (private cluster from ${PG_BIN})`, () => {
     const [again] = [...refused];
     const retried = await m.client.post('/v1/collections/request-to-pay', { ...mobileMoney({ account_number: SILENT }), merchant_reference: again });
     expect(retried.status).toBe(200);
+    // and the page tried again shows the payment, still payable
+    const back = await fetch(hosted.payment_url);
+    expect(back.status).toBe(200);
+    expect(await back.text()).toContain('25,000 UGX');
   }, 180_000);
 });

@@ -5,7 +5,7 @@ import { useState } from 'react';
 import type { FormEvent } from 'react';
 import type { Admin } from '../api';
 import { Link, navigate } from '../router';
-import { Field, SelectField, TextField } from './forms';
+import { CheckField, Field, SelectField, TextField } from './forms';
 import { Money, Status, Time } from './parts';
 import { DataTable } from './table';
 import { localInputOf, PAYMENT_METHODS, STATUSES, utcOf, zoneName } from './values';
@@ -23,9 +23,14 @@ export interface Search {
   status?: Admin['TransactionStatus'];
   payment_method?: Admin['PaymentMethod'];
   currency?: string;
+  /** an operator's "Held only": the payments whose processor request waits on their decision */
+  held?: boolean;
   from: string;
   to: string;
 }
+
+/** Where the overview's held count leads: every held payment, whenever it was made (they never expire). */
+export const HELD_PAYMENTS = '/collections?held=true&from=2000-01-01T00:00:00Z';
 
 /** The search the address holds (times in UTC); without dates, the last 30 days up to the end of the viewer's today. */
 export function searchOf(query: URLSearchParams, now = new Date()): Search {
@@ -41,6 +46,7 @@ export function searchOf(query: URLSearchParams, now = new Date()): Search {
     status: opt('status') as Search['status'],
     payment_method: opt('method') as Search['payment_method'],
     currency: opt('currency'),
+    held: query.get('held') === 'true' || undefined,
     from: query.get('from') || api(start),
     to: query.get('to') || api(endOfToday),
   };
@@ -53,7 +59,7 @@ export function queryOf(s: Search) {
     gateway_reference: s.gateway_reference,
     account_number: s.account_number,
     business_id: s.business_id as unknown as number | undefined,
-    status: s.status, payment_method: s.payment_method, currency: s.currency, from: s.from, to: s.to, per_page: 20 };
+    status: s.status, payment_method: s.payment_method, currency: s.currency, held: s.held, from: s.from, to: s.to, per_page: 20 };
 }
 
 function addressOf(base: string, s: Search): string {
@@ -66,6 +72,7 @@ function addressOf(base: string, s: Search): string {
   put('status', s.status);
   put('method', s.payment_method);
   put('currency', s.currency);
+  put('held', s.held ? 'true' : undefined);
   put('from', s.from);
   put('to', s.to);
   return `${base}?${q}`;
@@ -87,10 +94,11 @@ export function SearchForm({ base, search, error, businesses }: { base: string; 
     status: search.status ?? '',
     method: search.payment_method ?? '',
     currency: search.currency ?? '',
+    held: search.held ?? false,
     from: localInputOf(search.from) || search.from,
     to: localInputOf(search.to) || search.to,
   });
-  const set = (k: keyof typeof f) => (v: string) => setF({ ...f, [k]: v });
+  const set = (k: Exclude<keyof typeof f, 'held'>) => (v: string) => setF({ ...f, [k]: v });
   const submit = (e: FormEvent) => {
     e.preventDefault();
     navigate(
@@ -102,6 +110,7 @@ export function SearchForm({ base, search, error, businesses }: { base: string; 
         status: (f.status || undefined) as Search['status'],
         payment_method: (f.method || undefined) as Search['payment_method'],
         currency: f.currency.trim().toUpperCase() || undefined,
+        held: (businesses && f.held) || undefined,
         from: utcOf(f.from, false),
         to: utcOf(f.to, true),
       }),
@@ -130,6 +139,7 @@ export function SearchForm({ base, search, error, businesses }: { base: string; 
       <SelectField label="Status" name="status" error={error} options={['', ...STATUSES]} value={f.status} onValue={set('status')} />
       <SelectField label="Method" name="payment_method" error={error} options={['', ...PAYMENT_METHODS]} value={f.method} onValue={set('method')} />
       <TextField label="Currency" name="currency" maxLength={3} error={error} value={f.currency} onValue={set('currency')} />
+      {businesses && <CheckField label="Held only" name="held" checked={f.held} onValue={(held) => setF({ ...f, held })} />}
       <TextField label={`From (${zoneName()})`} name="from" type="datetime-local" className="when" error={error} value={f.from} onValue={set('from')} />
       <TextField label={`To (${zoneName()})`} name="to" type="datetime-local" className="when" error={error} value={f.to} onValue={set('to')} />
       <button type="submit">Search</button>
@@ -147,8 +157,11 @@ export function WindowLine({ search, total }: { search: Search; total: number | 
   );
 }
 
-/** `business`: a column naming each row's business, linked to its page (the operator's list). */
-export function CollectionTable({ base, rows, business, label = 'Collections found' }: { base: string; rows: Admin['AdminCollection'][]; business?: boolean; label?: string }) {
+/**
+ * `business`: a column naming each row's business, linked to its page (the operator's list); `held`: a
+ * column saying why each is held (the operator's "Held only").
+ */
+export function CollectionTable({ base, rows, business, held, label = 'Collections found' }: { base: string; rows: Admin['AdminCollection'][]; business?: boolean; held?: boolean; label?: string }) {
   return (
     <DataTable
       label={label}
@@ -169,6 +182,7 @@ export function CollectionTable({ base, rows, business, label = 'Collections fou
         },
         ...(business ? [{ head: 'Business', cell: (c: Admin['AdminCollection']) => <Link to={`/businesses/${c.business_id}`}>{c.business_name}</Link> }] : []),
         { head: 'Status', lead: true, cell: (c) => <Status status={c.transaction_status} /> },
+        ...(held ? [{ head: 'Held because', cell: (c: Admin['AdminCollection']) => c.processor_request?.held_reason ?? '—' }] : []),
         { head: 'Method', cell: (c) => c.payment_method },
         { head: 'Customer', cell: (c) => c.account_number ?? c.account_email ?? '—' },
         { head: 'Amount', num: true, lead: true, cell: (c) => <Money amount={c.request_amount} currency={c.request_currency} /> },

@@ -11,8 +11,8 @@ import type { QueryOf, Operations } from '../typed';
 
 type ListFilter = 'status' | 'payment_method' | 'currency' | 'merchant_reference' | 'from' | 'to';
 
-/** Query filters of the list and export operations (the operator's add business_id). */
-export function filtersOf(q: Pick<QueryOf<Operations['listCollections']>, ListFilter> & { business_id?: string }): CollectionFilters {
+/** Query filters of the list and export operations (the operator's add business_id; the lists add held). */
+export function filtersOf(q: Pick<QueryOf<Operations['listCollections']>, ListFilter> & { business_id?: string; held?: unknown }): CollectionFilters {
   const date = (v: string | undefined) => (v === undefined ? undefined : parseApiTime(v));
   return {
     status: q.status as CollectionFilters['status'],
@@ -22,6 +22,8 @@ export function filtersOf(q: Pick<QueryOf<Operations['listCollections']>, ListFi
     from: date(q.from),
     to: date(q.to),
     business_id: q.business_id === undefined ? undefined : Number(q.business_id),
+    // the query's text, as the validator let it through ("true" or "false")
+    held: String(q.held) === 'true' ? true : undefined,
   };
 }
 

@@ -87,6 +87,10 @@ function overviewRecord(o: OverviewData) {
       { period: 'today' as const, from: apiTime(o.today.from), methods: methods(o.today.rows) },
       { period: 'last_30_days' as const, from: apiTime(o.last30Days.from), methods: methods(o.last30Days.rows) },
     ],
+    days: o.days.map((d) => {
+      const { volume, ...counts } = countsRecord([d]);
+      return { day: d.day, payment_method: d.payment_method as PaymentMethod, currency: d.currency, ...counts, volume: volume[0]?.amount ?? 0 };
+    }),
     mids: groups(o.mids ?? [], (r) => String(r.mid_id)).map((g) => ({ service_type: g[0].service_type, mid_id: g[0].mid_id, business_id: g[0].business_id, ...countsRecord(g) })),
     attention: o.attention,
   };

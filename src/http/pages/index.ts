@@ -4,7 +4,8 @@
 // A collection whose processor has its own pages goes there instead (./processor-checkout.ts), and
 // comes back to /pay/{gateway_reference}/return; nothing posted here can decide it.
 import express from 'express';
-import type { Request, Response } from 'express';
+import type { NextFunction, Request, Response } from 'express';
+import { isDatabaseUnavailable } from '../../db';
 import { isFinal } from '../../domain/collection';
 import type { CollectionRow, PaymentMethod } from '../../domain/collection';
 import type { Services } from '../../wiring';
@@ -21,6 +22,35 @@ const registry: Record<PaymentMethod, MethodPages | undefined> = { CARD: cardPag
 
 function notFound(res: Response, s: Services) {
   res.status(404).type('html').send(page('Payment not found', '<h1>Payment not found</h1><p>This payment link is not valid.</p>', s.config.appEnv === 'sandbox'));
+}
+
+/** How long a customer is asked to wait before opening the page again when our records cannot be reached. */
+const OUTAGE_RETRY_SECONDS = 60;
+
+/**
+ * A failure on a payment page: our database outage is a page for the customer (503, Retry-After), never the
+ * API's JSON; it says what happened and what to do, since a payment may be under way at the processor.
+ * Anything else goes on to the service's error handler.
+ */
+function failed(s: Services, req: Request, res: Response, next: NextFunction, err: unknown): void {
+  if (!isDatabaseUnavailable(err)) return next(err);
+  s.log.warn('database unavailable on a payment page', { path: req.path, err });
+  const token = String(req.query.token ?? req.body?.token ?? '');
+  const again = `/pay/${encodeURIComponent(String(req.params.reference ?? ''))}${token ? `?token=${encodeURIComponent(token)}` : ''}`;
+  res
+    .status(503)
+    .set('Retry-After', String(OUTAGE_RETRY_SECONDS))
+    .type('html')
+    .send(
+      page(
+        'Payment page unavailable',
+        `<h1>We could not reach our records</h1>
+<p>Your payment may still go through: <strong>do not pay again</strong>.</p>
+<p>Try this page again in a minute; it will show where your payment stands.</p>
+<p><a href="${escapeHtml(again)}"><button class="primary" type="button">Try this page again</button></a></p>`,
+        s.config.appEnv === 'sandbox',
+      ),
+    );
 }
 
 async function load(s: Services, req: Request): Promise<CollectionRow | null> {
@@ -58,7 +88,7 @@ export function mountPages(app: express.Router, s: Services): void {
       if (isFinal(row.status) || !pages) return res.type('html').send(resultPage(s, row));
       res.type('html').send(await pages.render(pageRequest(s, req, res, row)));
     } catch (e) {
-      next(e);
+      failed(s, req, res, next, e);
     }
   });
 
@@ -71,7 +101,7 @@ export function mountPages(app: express.Router, s: Services): void {
       if (!row || !(await s.checkouts.route(row))) return notFound(res, s);
       await confirmed(s, res, row);
     } catch (e) {
-      next(e);
+      failed(s, req, res, next, e);
     }
   });
 
@@ -94,7 +124,7 @@ export function mountPages(app: express.Router, s: Services): void {
       if (target) return res.redirect(303, target);
       res.type('html').send(resultPage(s, moved));
     } catch (e) {
-      next(e);
+      failed(s, req, res, next, e);
     }
   });
 }

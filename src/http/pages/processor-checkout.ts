@@ -25,9 +25,18 @@ function finished(s: Services, res: Response, row: CollectionRow): void {
   res.type('html').send(resultPage(s, row));
 }
 
-/** Still PENDING after asking the processor: say so, and offer to look again, to pay, or to leave. */
-function notYet(s: Services, res: Response, row: CollectionRow): void {
+/**
+ * Still PENDING after asking the processor: say so (and that the last attempt was declined, when it was,
+ * in the processor's words), and offer to look again, to pay, or to leave.
+ */
+async function notYet(s: Services, res: Response, row: CollectionRow): Promise<void> {
   const shop = redirectTarget(row);
+  const declined = await s.processorRequests.lastDecline(row.id);
+  const attempt = declined
+    ? `<p role="alert">Your last attempt was declined (the payment service said: ${escapeHtml(declined)}). Nothing was taken for it. You can go back
+to the payment and try again, with another card or account if need be.</p>`
+    : `<p>If you paid, the confirmation will follow shortly (a crypto payment once the network confirms it). If you left the payment
+page before paying, you can go back to it.</p>`;
   send(
     s,
     res,
@@ -35,8 +44,7 @@ function notYet(s: Services, res: Response, row: CollectionRow): void {
     'Payment not confirmed yet',
     `<h1>Your payment is not confirmed yet</h1>
 <p class="amount">${escapeHtml(amountDue(row))}</p>
-<p>If you paid, the confirmation will follow shortly (a crypto payment once the network confirms it). If you left the payment
-page before paying, you can go back to it.</p>
+${attempt}
 <p><a href="${escapeHtml(s.checkouts.returnUrl(row))}"><button class="primary" type="button">Check again</button></a></p>
 <p><a href="${escapeHtml(paymentUrl(row))}"><button class="secondary" type="button">Go back to the payment</button></a></p>
 ${shop ? `<p><a href="${escapeHtml(shop)}"><button class="secondary" type="button">Return to the merchant</button></a></p>` : ''}
@@ -48,7 +56,7 @@ ${shop ? `<p><a href="${escapeHtml(shop)}"><button class="secondary" type="butto
 export async function confirmed(s: Services, res: Response, row: CollectionRow): Promise<void> {
   const now = row.status === 'PENDING' || row.status === 'EXPIRED' ? await s.checkouts.confirm(row) : row;
   if (isFinal(now.status)) return finished(s, res, now);
-  notYet(s, res, now);
+  await notYet(s, res, now);
 }
 
 /** What opening payment_url led to, as the customer sees it. */

@@ -1,4 +1,4 @@
-// Proves the live hosted-checkout flow over plain HTTP against fake Paystack and BTCPay servers: payment_url starts the payment once and redirects, the return is confirmed with the processor (never the query string), signed webhooks only prompt a query (forged ones refused), outages change nothing, a declined checkout stays payable and a success after our final word is held, never lost, direct cards are charged once, never kept and answered with their outcome, and crypto completes only when settled.
+// Proves the live hosted-checkout flow over plain HTTP against fake Paystack and BTCPay servers: payment_url starts the payment once and redirects, the return is confirmed with the processor (never the query string), signed webhooks only prompt a query (forged ones refused), outages change nothing, a declined checkout stays payable (the not-yet page says the attempt was declined) and a success after our final word is held, never lost, direct cards are charged once, never kept and answered with their outcome, and crypto completes only when settled.
 import { encryptCard } from '../../../scripts/encrypt-card';
 import { signature as paystackSignature } from '../../../src/processors/paystack/transformers';
 import { DECLINED_CARD, NO_3DS_CARD, PIN_CARD } from '../../fakes/paystack';
@@ -146,6 +146,8 @@ describe('Paystack hosted checkout', () => {
     const forged = await get(`${base}?token=${token}&trxref=${p.gateway_reference}&reference=${p.gateway_reference}&status=success`);
     expect(forged.status).toBe(200);
     expect(forged.html).toContain('not confirmed yet');
+    expect(forged.html).toContain('If you paid, the confirmation will follow shortly');
+    expect(forged.html).not.toContain('declined');
     expect((await get(`${base}?token=not-the-token&status=COMPLETED`)).status).toBe(404);
     expect((await get(`${w.svc.url}/pay/PCNOSUCHPAYMENT/return?token=${token}`)).status).toBe(404);
     const approve = await post(`${w.svc.url}/pay/${p.gateway_reference}`, { token, action: 'approve' });
@@ -176,6 +178,9 @@ describe('Paystack hosted checkout', () => {
     const page = await get(back);
     expect(page.status).toBe(200);
     expect(page.html).toContain('Go back to the payment');
+    // and says the attempt was declined, in the processor's words, and how to go on
+    expect(page.html).toContain('Your last attempt was declined (the payment service said: The payment was declined: Declined)');
+    expect(page.html).not.toContain('If you paid, the confirmation will follow shortly');
     const verified = () => w.paystack.calls.filter((c) => c.path === `/transaction/verify/${p.gateway_reference}`).length;
     expect(verified()).toBeGreaterThanOrEqual(1);
     // the scheduled checks see `failed` too and leave it PENDING

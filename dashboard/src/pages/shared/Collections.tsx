@@ -40,12 +40,32 @@ export function CollectionsPage({ title, base, businessId }: { title: string; ba
         businesses={operator ? (businesses.data ?? []) : undefined}
       />
       <WindowLine search={search} total={list.data?.total} />
+      {operator && search.held && <HeldNextSteps />}
       <CollectionsCsvLink search={search} businessId={businessId} />
       {list.isPending && <Loading what={title.toLowerCase()} />}
       {list.error && <LoadError error={list.error} retry={() => list.refetch()} />}
-      {list.data && list.data.items.length > 0 && <CollectionTable base={base} rows={list.data.items} business={operator} label={`${title} found`} />}
+      {list.data && list.data.items.length > 0 && <CollectionTable base={base} rows={list.data.items} business={operator} held={operator && search.held} label={`${title} found`} />}
       <Pager pages={pages} />
     </>
+  );
+}
+
+/** What an operator does with a held payment, above the list of them. */
+function HeldNextSteps() {
+  return (
+    <Section title="What to do with a held payment">
+      <p>
+        A held payment stays PENDING: it is not credited and does not expire until an operator decides. The processor confirmed another
+        amount or currency than was asked, or answered something that settles nothing by itself.
+      </p>
+      <ol>
+        <li>Open the payment and look it up at the processor with our reference there (under Processor request).</li>
+        <li>If the customer paid what was asked, resolve it as COMPLETED: it is credited and the merchant is notified.</li>
+        <li>If the processor shows no such payment, or one that cannot be accepted, resolve it as FAILED: nothing is credited and the merchant is notified.</li>
+        <li>Write in the note what you checked; the decision is taken once and kept with your name.</li>
+      </ol>
+      <p className="hint">Only operator admins resolve a held payment; support sees it without the form.</p>
+    </Section>
   );
 }
 

@@ -6,13 +6,15 @@ import { admin, unwrap } from '../../api';
 import type { Admin } from '../../api';
 import { Link } from '../../router';
 import { BarChart } from '../../ui/chart';
+import { HELD_PAYMENTS } from '../../ui/collections';
 import { LoadError, Loading, Money, Section, Time } from '../../ui/parts';
 import { DataTable } from '../../ui/table';
+import { DayChart, daysFrom } from '../../ui/time-chart';
 
 type Counts = Admin['OverviewCounts'];
 const PERIOD_TITLE = { today: 'Today', last_30_days: 'Last 30 days' } as const;
 
-const rate = (c: Counts) => (c.success_rate === null ? '—' : `${(c.success_rate * 100).toFixed(1)} %`);
+const rate = (c: Pick<Counts, 'success_rate'>) => (c.success_rate === null ? '—' : `${(c.success_rate * 100).toFixed(1)} %`);
 
 function Volume({ c }: { c: Counts }) {
   if (c.volume.length === 0) return <>—</>;
@@ -68,6 +70,7 @@ export function Overview({ businessId }: { businessId?: number }) {
           )}
         </Section>
       ))}
+      <DaysSection days={o.days} from={o.periods.find((p) => p.period === 'last_30_days')?.from ?? o.as_of} asOf={o.as_of} />
       {o.attention && (
         <Section title="Processors and MIDs, last 30 days">
           {o.mids.length === 0 ? (
@@ -96,6 +99,47 @@ export function Overview({ businessId }: { businessId?: number }) {
   );
 }
 
+type Day = Admin['Overview']['days'][number];
+
+/** The last 30 days day by day: per method and currency, a chart of volume and success rate, and a table of the same numbers. */
+function DaysSection({ days, from, asOf }: { days: Day[]; from: string; asOf: string }) {
+  const groups = new Map<string, Day[]>();
+  for (const d of days) groups.set(`${d.payment_method} ${d.currency}`, [...(groups.get(`${d.payment_method} ${d.currency}`) ?? []), d]);
+  const window = daysFrom(from, asOf.slice(0, 10));
+  return (
+    <Section title="Last 30 days, day by day">
+      {groups.size === 0 && (
+        <p>
+          No payment since <Time at={from} />.
+        </p>
+      )}
+      {[...groups].map(([name, rows]) => {
+        const byDay = new Map(rows.map((r) => [r.day, r]));
+        const points = window.map((day) => ({ day, volume: byDay.get(day)?.volume ?? 0, successRate: byDay.get(day)?.success_rate ?? null }));
+        return (
+          <div key={name} className="day-group">
+            <h3>{name}</h3>
+            <DayChart label={`${name}: volume and success rate per day, last 30 days`} currency={rows[0].currency} points={points} />
+            <DataTable
+              label={`${name} per day, last 30 days`}
+              stacked
+              rows={rows}
+              rowKey={(d) => d.day}
+              columns={[
+                { head: 'Day (UTC)', cell: (d) => d.day },
+                { head: 'Payments', num: true, cell: (d) => d.collections },
+                { head: 'Completed', num: true, cell: (d) => d.completed },
+                { head: 'Success rate', num: true, cell: (d) => rate(d) },
+                { head: 'Volume', num: true, cell: (d) => <Money amount={d.volume} currency={d.currency} /> },
+              ]}
+            />
+          </div>
+        );
+      })}
+    </Section>
+  );
+}
+
 function Attention({ attention }: { attention: NonNullable<Admin['Overview']['attention']> }) {
   return (
     <Section title="Waiting on an operator">
@@ -105,7 +149,8 @@ function Attention({ attention }: { attention: NonNullable<Admin['Overview']['at
           <Link to="/webhooks">failing webhook{attention.failing_webhooks === 1 ? '' : 's'}</Link>
         </li>
         <li>
-          <strong>{attention.held_payments}</strong> held payment{attention.held_payments === 1 ? '' : 's'}
+          <strong>{attention.held_payments}</strong>
+          <Link to={HELD_PAYMENTS}>held payment{attention.held_payments === 1 ? '' : 's'}</Link>
         </li>
         <li>
           <strong>{attention.held_refunds}</strong>
