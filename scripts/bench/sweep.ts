@@ -1,4 +1,4 @@
-// The fixed-rate sweep (issue 25): the open-loop sender at a rising offered load, a few seconds a step,
+// The fixed-rate sweep: the open-loop sender at a rising offered load, a few seconds a step,
 // until a step misses (p99 over the limit, an error, or fewer answers than were sent); the highest rate
 // that held is the figure. The stopping rule is here apart from any clock, so it is tested alone.
 

@@ -1,5 +1,5 @@
 // One transaction around a whole change made through the operator API: the change and its audit
-// entry commit together or not at all (issue 17). Services keep calling `services.db`; while a change
+// entry commit together or not at all. Services keep calling `services.db`; while a change
 // is open it answers the change's transaction, so their own tx() become savepoints inside it. Work for
 // other connections (waking a worker) waits for the commit, and what must outlive a rollback (a failed
 // attempt counted by the sign-in throttle) is written again once the transaction is gone.

@@ -1,4 +1,4 @@
-// Dashboard roles and what each may call (issue 17). Pure: the HTTP layer asks, this answers.
+// Dashboard roles and what each may call. Pure: the HTTP layer asks, this answers.
 // Every operation of admin.yaml has a rule here; test/domain/roles.test.ts fails when one is missing.
 
 export const ROLES = ['operator_admin', 'operator_support', 'merchant_owner', 'merchant_developer', 'merchant_viewer'] as const;

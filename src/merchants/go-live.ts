@@ -1,4 +1,4 @@
-// The merchant side of going live (issue 17): a go-live request the operator sees next to the
+// The merchant side of going live: a go-live request the operator sees next to the
 // certification, and the business's balances with the dates held amounts are released.
 import { listPage } from '../db/keyset';
 import type { KeyColumn, ListPage, PageRequest } from '../db/keyset';

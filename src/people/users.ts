@@ -1,4 +1,4 @@
-// Dashboard users (issue 17): accounts with roles, invitations that expire, password resets by email,
+// Dashboard users: accounts with roles, invitations that expire, password resets by email,
 // the first operator account and the sandbox demo merchant user. Emails go through the outbox. A person
 // who becomes an owner of a business (invited as one, or given the role) is announced to its other owners
 // and to the operator admins, and approves disbursements only once OWNER_APPROVAL_WAIT_HOURS have passed

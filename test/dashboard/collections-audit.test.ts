@@ -1,4 +1,4 @@
-// Proves, in Chromium against a real service and database (issue 27): an operator's collections list names each
+// Proves, in Chromium against a real service and database: an operator's collections list names each
 // row's business and searches by business, gateway reference, merchant reference and customer number (a bad value
 // shows its error at the field); a payment's page names the business and shows the narration and the customer's
 // number, with the service's own ledger accounts for operators only; times show in the viewer's time zone with UTC

@@ -1,4 +1,4 @@
-// Proves, in Chromium against a real service and database (issue 27): the date filters of the payments list and
+// Proves, in Chromium against a real service and database: the date filters of the payments list and
 // the audit log, and a statement's days, are in the viewer's time zone (a browser in Africa/Nairobi, UTC+3): each says its zone, the API
 // is asked for the UTC instant of the wall time typed (the download link too), the address keeps UTC and the
 // filter shows the same wall time again after a reload; and each date input shows its whole value, on a desktop

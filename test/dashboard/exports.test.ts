@@ -1,4 +1,4 @@
-// Proves, in Chromium against a real service and database (issue 27): the collections list's "Download CSV"
+// Proves, in Chromium against a real service and database: the collections list's "Download CSV"
 // link downloads the export with the list's current filters (the file has the header and exactly the rows
 // the filters find), and a wallet's statement downloads as CSV for the chosen days, from the merchant's
 // balances and from the operator's wallets of the business, opening balance, the payment's line and closing

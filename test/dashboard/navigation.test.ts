@@ -1,4 +1,4 @@
-// Proves, in Chromium against a real service and database (issue 27): on a 390 x 844 phone the header keeps to
+// Proves, in Chromium against a real service and database: on a 390 x 844 phone the header keeps to
 // an eighth of the screen, its navigation folded behind a "Menu" disclosure (aria-expanded, aria-controls) that
 // the keyboard opens, whose links lead to every page, and that closes when a page is chosen or on Escape; on a
 // desktop the navigation stays in the header with no Menu button.

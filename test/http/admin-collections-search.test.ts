@@ -1,4 +1,4 @@
-// Proves what the operator's collection page and search read (issue 27): the business's name, the
+// Proves what the operator's collection page and search read: the business's name, the
 // narration and the customer's account on each record; a merchant's own people see their wallets'
 // postings only, never the service's own ledger accounts nor the processor side; the operator's search
 // across several businesses by business, gateway reference, merchant reference and customer number, with

@@ -1,4 +1,4 @@
-// What the dashboard needs around a business that the operator API lacked (issue 17): the go-live
+// What the dashboard needs around a business that the operator API lacked: the go-live
 // request, balances with release dates, a collection's webhook log and its re-send.
 import { AppError } from '../../errors';
 import { callerName } from '../context';

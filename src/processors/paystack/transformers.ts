@@ -14,7 +14,7 @@ import { jsonObject, record, text } from '../vendor-json';
 /** Currency.yaml: the currencies Paystack takes; each in its smallest unit (kobo, pesewas, cents). */
 export const PAYSTACK_CURRENCIES: readonly string[] = ['GHS', 'KES', 'NGN', 'ZAR', 'USD'];
 
-/** Every status word Paystack's transaction carries (issue 15; the transaction list filter in paths/transaction.yaml). */
+/** Every status word Paystack's transaction carries (the transaction list filter in paths/transaction.yaml). */
 export const PAYSTACK_STATUSES = ['success', 'failed', 'abandoned', 'ongoing', 'pending', 'processing', 'queued', 'reversed'] as const;
 export type PaystackStatus = (typeof PAYSTACK_STATUSES)[number];
 

@@ -1,4 +1,4 @@
-// One business account, split as people look for it (issue 27: one form of 2,700 px was too much):
+// One business account, split as people look for it (one form of 2,700 px was too much):
 // terms and fees, wallets, MIDs, API tokens and the go-live review, each at its own address under
 // /businesses/:id, with the business's name, its verification and a navigation between them on each.
 import { useState } from 'react';
