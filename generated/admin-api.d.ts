@@ -160,9 +160,10 @@ export interface paths {
          *     as one CSV file, newest first, written as it is read: a million rows download without the service
          *     holding them. One record per collection with the columns an accountant reconciles with: times in
          *     UTC (`created_at_utc`, `updated_at_utc`, `credited_at_utc` when the wallet was credited), both
-         *     references, status, method, the amount asked and its currency, the rate applied, the amount in the
-         *     wallet's currency, the fee, the total credited, who paid the fee, the customer's account, name and
-         *     email, the narration, the institution and the status message. Amounts are exact decimal text. A
+         *     references, status, method, the amount asked and its currency, the rate applied and beside it the
+         *     FX markup made visible (`fx_reference_rate`, `fx_markup` = `fx_rate - fx_reference_rate` exactly,
+         *     `fx_source`, `fx_as_of_utc`; all empty without a conversion), the amount in the wallet's currency,
+         *     the fee, the total credited, who paid the fee, the customer's account, name and email, the narration, the institution and the status message. Amounts are exact decimal text. A
          *     collection created while the file is being written is not in it (it would be above the first
          *     row). Unknown query parameters are refused (`VALIDATION_ERROR`).
          */
