@@ -556,7 +556,10 @@ export interface paths {
          * @description Returns every movement of your wallet in `currency` between `from` (included) and `to` (excluded):
          *     the opening balance at `from`, one line per movement, oldest first (a collection credited with its
          *     fee and reserve hold, a reserve released, a card payment settled, and refunds and disbursements
-         *     once they exist, each with its reference), and the closing balance at `to`. The statement
+         *     once they exist, each with its reference), and the closing balance at `to`. The credit of a
+         *     collection paid in another currency and converted also shows what the customer paid and the FX
+         *     markup (`request_amount`, `request_currency`, `fx_rate`, `fx_reference_rate`, `fx_markup`,
+         *     `fx_source`, `fx_as_of`; `null`, or empty cells in CSV, on every other line). The statement
          *     reconciles exactly: the opening balance plus every line's `change` is the closing balance, per kind
          *     of account and in total. Take `per_page` lines (default 10, at most 100), then pass
          *     `paging.next_cursor` as `cursor` with the same `from` and `to`. With `format=csv` the whole
@@ -586,9 +589,10 @@ export interface paths {
          *     as one CSV file, newest first, written as it is read: a million rows download without the service
          *     holding them. One record per collection with the columns an accountant reconciles with: times in
          *     UTC (`created_at_utc`, `updated_at_utc`, `credited_at_utc` when the wallet was credited), both
-         *     references, status, method, the amount asked and its currency, the rate applied, the amount in the
-         *     wallet's currency, the fee, the total credited, who paid the fee, the customer's account, name and
-         *     email, the narration, the institution and the status message. Amounts are exact decimal text. A
+         *     references, status, method, the amount asked and its currency, the rate applied and beside it the
+         *     FX markup made visible (`fx_reference_rate`, `fx_markup` = `fx_rate - fx_reference_rate` exactly,
+         *     `fx_source`, `fx_as_of_utc`; all empty without a conversion), the amount in the wallet's currency,
+         *     the fee, the total credited, who paid the fee, the customer's account, name and email, the narration, the institution and the status message. Amounts are exact decimal text. A
          *     collection created while the file is being written is not in it (it would be above the first
          *     row). Unknown query parameters are refused (`VALIDATION_ERROR`).
          */
@@ -1888,7 +1892,7 @@ export interface components {
             other: components["schemas"]["Money"];
             total: components["schemas"]["Money"];
         };
-        /** @description One movement of the wallet: the postings of one ledger journal on the wallet's accounts. A credit splits between `available` (or `pending`) and `reserved`; a reserve release or a card settlement moves money between them and leaves `change.total` at 0. */
+        /** @description One movement of the wallet: the postings of one ledger journal on the wallet's accounts. A credit splits between `available` (or `pending`) and `reserved`; a reserve release or a card settlement moves money between them and leaves `change.total` at 0. A line that credits a converted collection (its `collection_credit`, the payment in a currency other than the wallet's) also shows what the customer paid and the FX markup, as the collection record has them: `request_amount`, `request_currency`, `fx_rate` (applied), `fx_reference_rate`, `fx_markup` (exactly `fx_rate - fx_reference_rate`), `fx_source` and `fx_as_of`; on every other line they are `null`. */
         StatementLine: {
             /**
              * Format: date-time
@@ -1913,6 +1917,23 @@ export interface components {
             fee: components["schemas"]["Money"];
             /** @description The wallet's total balance after this movement. */
             balance_after: components["schemas"]["Money"];
+            /** @description What the customer paid, in `request_currency`, on a line that credits a converted collection; `null` on every other line. */
+            request_amount: components["schemas"]["Money"] | null;
+            /** @description The currency the customer paid in, beside `request_amount`; `null` when it is. */
+            request_currency: components["schemas"]["Currency"] | null;
+            /** @description The rate applied from `request_currency` to the wallet's currency; `null` unless the line credits a converted collection. */
+            fx_rate: number | null;
+            /** @description The market rate before the business's FX markup; `null` unless the line credits a converted collection (and for a collection converted before markups were recorded). */
+            fx_reference_rate: number | null;
+            /** @description What the markup did to the rate, exactly `fx_rate - fx_reference_rate` (negative, or 0 without a markup); `null` when `fx_reference_rate` is. */
+            fx_markup: number | null;
+            /**
+             * @description Where the reference rate came from (of a cross rate, its older leg); `null` when `fx_reference_rate` is.
+             * @enum {string|null}
+             */
+            fx_source: "ecb" | "frankfurter" | "operator" | "sandbox" | null;
+            /** @description The time the reference rate is valid for; `null` when `fx_reference_rate` is. */
+            fx_as_of: components["schemas"]["Timestamp"] | null;
         };
         /** @description A wallet's statement for [`from`, `to`): the balances at both ends and the movements in between, oldest first, a page at a time. It reconciles exactly: `opening_balance` plus the `change` of every line of every page equals `closing_balance`, per kind of account and in total. */
         WalletStatement: {

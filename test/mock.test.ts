@@ -1,12 +1,14 @@
 // Proves `npm run mock` (Prism on the merchant document) answers every merchant operation with a response that
 // validates against the spec, accepts valid requests the old multipleOf refused and `{}` on body-less actions, and
 // tells the story through `Prefer: example=` (a collection's, an FX quote's with request-to-pay refused at a stale rate or an expired quote, a refund's and a disbursement's, with the disbursement's refusals by
-// `Prefer: code=`): the zero-logic sandbox never contradicts the contract.
+// `Prefer: code=`; the collections export and the wallet statement under the service's own CSV headers, one converted collection's FX markup the same in both):
+// the zero-logic sandbox never contradicts the contract.
 import { startPrism } from './helpers/prism';
 import type { Prism } from './helpers/prism';
 import { checkResponse, specApis } from './helpers/spec';
-import { headerOf, parseCsv } from './reports/csv';
-import { REFUNDS_CSV_HEADER } from '../src/reports/exports';
+import { headerOf, parseCsv, rateUnits } from './reports/csv';
+import { COLLECTIONS_CSV_HEADER, REFUNDS_CSV_HEADER } from '../src/reports/exports';
+import { STATEMENT_CSV_HEADER } from '../src/reports/statement';
 import { moneyText } from '../src/domain/currencies';
 
 let prism: Prism;
@@ -230,6 +232,40 @@ it('exports the refunds of the collection example as CSV under the header the se
   const refund = await (await fetch(`${base}/v1/refunds/RFH7KQ2M9XW4TB3NCVE5PA`, { headers: { ...mockHeaders, prefer: 'example=completed' } })).json();
   const completed = rows.find((r) => r.gateway_reference === refund.data.gateway_reference)!;
   expect([completed.created_at_utc, completed.updated_at_utc, completed.reason]).toEqual([refund.data.created_at, refund.data.updated_at, refund.data.reason]);
+});
+
+it('exports collections and answers the statement under the headers the service writes, a converted collection showing the same FX markup in both', async () => {
+  const csv = async (url: string) => {
+    const res = await fetch(base + url, { headers: { ...mockHeaders, accept: 'text/csv' } });
+    expect(res.status).toBe(200);
+    return res.text();
+  };
+  const exported = await csv('/v1/exports/collections');
+  expect(headerOf(exported)).toEqual(COLLECTIONS_CSV_HEADER);
+  const rows = parseCsv(exported);
+  const fx = (r: Record<string, string>) => [r.fx_rate, r.fx_reference_rate, r.fx_markup, r.fx_source, r.fx_as_of_utc];
+  const converted = rows.filter((r) => r.fx_rate !== '');
+  expect(converted).toHaveLength(1);
+  const [c] = converted;
+  expect(rateUnits(c.fx_markup)).toBe(rateUnits(c.fx_rate) - rateUnits(c.fx_reference_rate));
+  for (const r of rows.filter((r) => r.fx_rate === '')) expect(fx(r)).toEqual(['', '', '', '', '']);
+  const period = 'from=2025-11-01T00:00:00Z&to=2025-12-01T00:00:00Z';
+  const statement = await csv(`/v1/data/wallets/UGX/statement?${period}&format=csv`);
+  expect(headerOf(statement)).toEqual(STATEMENT_CSV_HEADER);
+  const records = parseCsv(statement);
+  const credit = records.filter((r) => r.fx_rate !== '');
+  expect(credit).toEqual([expect.objectContaining({
+    kind: 'collection_credit', collection_reference: c.gateway_reference, net: c.total_credit, fee: c.fee, currency: c.account_currency,
+    request_amount: c.request_amount, request_currency: c.request_currency, fx_rate: c.fx_rate, fx_reference_rate: c.fx_reference_rate,
+    fx_markup: c.fx_markup, fx_source: c.fx_source, fx_as_of_utc: c.fx_as_of_utc,
+  })]);
+  const json = await (await fetch(`${base}/v1/data/wallets/UGX/statement?${period}`, { headers: mockHeaders })).json();
+  const lines = json.data.lines as Record<string, unknown>[];
+  expect(lines.filter((l) => l.fx_rate !== null)).toEqual([expect.objectContaining({
+    journal_id: Number(credit[0].journal_id), request_amount: Number(c.request_amount), request_currency: c.request_currency, fx_rate: Number(c.fx_rate),
+    fx_reference_rate: Number(c.fx_reference_rate), fx_markup: Number(c.fx_markup), fx_source: c.fx_source, fx_as_of: c.fx_as_of_utc,
+  })]);
+  expect(lines.map((l) => l.journal_id)).toEqual(records.slice(1, -1).map((r) => Number(r.journal_id)));
 });
 
 it('gives an access token that has not expired', async () => {

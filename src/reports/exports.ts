@@ -49,16 +49,17 @@ async function writeKeyset<R extends { page_key: string }>(
 
 export const COLLECTIONS_CSV_HEADER = [
   'created_at_utc', 'updated_at_utc', 'credited_at_utc', 'gateway_reference', 'merchant_reference', 'business_id',
-  'status', 'payment_method', 'request_amount', 'request_currency', 'fx_rate', 'account_amount', 'account_currency',
-  'fee', 'total_credit', 'fee_paid_by', 'customer_account', 'customer_name', 'customer_email', 'narration',
-  'institution_name', 'message',
+  'status', 'payment_method', 'request_amount', 'request_currency', 'fx_rate', 'fx_reference_rate', 'fx_markup', 'fx_source',
+  'fx_as_of_utc', 'account_amount', 'account_currency', 'fee', 'total_credit', 'fee_paid_by', 'customer_account', 'customer_name',
+  'customer_email', 'narration', 'institution_name', 'message',
 ];
 
 /** The columns export-collections.sql reads, as the collections table has them, and two of its own. */
 type ExportRow = Pick<
   CollectionRow,
   | 'id' | 'created_at' | 'updated_at' | 'gateway_reference' | 'merchant_reference' | 'business_id' | 'status' | 'payment_method'
-  | 'request_amount_minor' | 'request_currency' | 'fx_rate' | 'account_amount_minor' | 'account_currency' | 'fee_minor'
+  | 'request_amount_minor' | 'request_currency' | 'fx_rate' | 'fx_reference_rate' | 'fx_markup' | 'fx_source' | 'fx_as_of'
+  | 'account_amount_minor' | 'account_currency' | 'fee_minor'
   | 'total_credit_minor' | 'customer_charged' | 'account_number' | 'account_name' | 'account_email' | 'narration'
   | 'institution_name' | 'message'
 > & { credited_at: Date | null; page_key: string };
@@ -67,6 +68,7 @@ function record(r: ExportRow): Cell[] {
   return [
     timeCell(r.created_at), timeCell(r.updated_at), timeCell(r.credited_at), r.gateway_reference, textCell(r.merchant_reference),
     String(r.business_id), r.status, r.payment_method, amountCell(r.request_amount_minor, r.request_currency), r.request_currency, r.fx_rate,
+    r.fx_reference_rate, r.fx_markup, r.fx_source, timeCell(r.fx_as_of),
     amountCell(r.account_amount_minor, r.account_currency), r.account_currency, amountCell(r.fee_minor, r.account_currency), amountCell(r.total_credit_minor, r.account_currency),
     r.customer_charged ? 'customer' : 'merchant', textCell(r.account_number), textCell(r.account_name), textCell(r.account_email),
     textCell(r.narration), textCell(r.institution_name), textCell(r.message),

@@ -42,6 +42,21 @@ export interface Buckets {
   total: bigint;
 }
 
+/**
+ * What the customer paid and what it was converted at, on a line that credits a converted collection: the
+ * collection's own record of it (rates as NUMERIC text, markup exactly applied - reference; the reference,
+ * markup, source and as-of null for a collection converted before markups were recorded).
+ */
+export interface LineFx {
+  requestAmountMinor: bigint;
+  requestCurrency: string;
+  rate: string;
+  referenceRate: string | null;
+  markup: string | null;
+  source: string | null;
+  asOf: Date | null;
+}
+
 export interface StatementLine {
   at: Date;
   journalId: bigint;
@@ -52,6 +67,8 @@ export interface StatementLine {
   change: Buckets;
   feeMinor: bigint;
   balanceAfterMinor: bigint;
+  /** null on every line but the credit of a converted collection */
+  fx: LineFx | null;
 }
 
 export interface StatementPage {
@@ -70,6 +87,13 @@ interface LineRow {
   reference_type: StatementLine['referenceType'];
   reference: string | null;
   collection_reference: string | null;
+  request_amount_minor: bigint | null;
+  request_currency: string | null;
+  fx_rate: string | null;
+  fx_reference_rate: string | null;
+  fx_markup: string | null;
+  fx_source: string | null;
+  fx_as_of: Date | null;
   available_minor: bigint;
   pending_minor: bigint;
   reserved_minor: bigint;
@@ -120,6 +144,20 @@ function lineOf(r: LineRow, balanceAfterMinor: bigint): StatementLine {
     change: { available: r.available_minor, pending: r.pending_minor, reserved: r.reserved_minor, other: r.other_minor, total: r.net_minor },
     feeMinor: r.fee_minor,
     balanceAfterMinor,
+    fx: fxOf(r),
+  };
+}
+
+function fxOf(r: LineRow): LineFx | null {
+  if (r.fx_rate === null || r.request_amount_minor === null || r.request_currency === null) return null;
+  return {
+    requestAmountMinor: r.request_amount_minor,
+    requestCurrency: r.request_currency,
+    rate: r.fx_rate,
+    referenceRate: r.fx_reference_rate,
+    markup: r.fx_markup,
+    source: r.fx_source,
+    asOf: r.fx_as_of,
   };
 }
 
@@ -135,10 +173,14 @@ function withBalances(rows: LineRow[], before: bigint): StatementLine[] {
 export const STATEMENT_CSV_HEADER = [
   'time_utc', 'journal_id', 'kind', 'reference_type', 'reference', 'collection_reference',
   'available', 'pending', 'reserved', 'other', 'net', 'fee', 'balance_after', 'currency',
+  'request_amount', 'request_currency', 'fx_rate', 'fx_reference_rate', 'fx_markup', 'fx_source', 'fx_as_of_utc',
 ];
 
+/** The FX cells of a record: blank unless the line credits a converted collection. */
+const NO_FX: Cell[] = [null, null, null, null, null, null, null];
+
 function balanceRecord(kind: 'opening_balance' | 'closing_balance', at: Date, b: Buckets, currency: string): Cell[] {
-  return [timeCell(at), null, kind, null, null, null, amountCell(b.available, currency), amountCell(b.pending, currency), amountCell(b.reserved, currency), amountCell(b.other, currency), null, null, amountCell(b.total, currency), currency];
+  return [timeCell(at), null, kind, null, null, null, amountCell(b.available, currency), amountCell(b.pending, currency), amountCell(b.reserved, currency), amountCell(b.other, currency), null, null, amountCell(b.total, currency), currency, ...NO_FX];
 }
 
 function lineRecord(l: StatementLine, currency: string): Cell[] {
@@ -146,8 +188,13 @@ function lineRecord(l: StatementLine, currency: string): Cell[] {
   return [
     timeCell(l.at), String(l.journalId), l.kind, l.referenceType, l.reference, l.collectionReference,
     amountCell(c.available, currency), amountCell(c.pending, currency), amountCell(c.reserved, currency), amountCell(c.other, currency), amountCell(c.total, currency),
-    amountCell(l.feeMinor, currency), amountCell(l.balanceAfterMinor, currency), currency,
+    amountCell(l.feeMinor, currency), amountCell(l.balanceAfterMinor, currency), currency, ...fxCells(l.fx),
   ];
+}
+
+function fxCells(fx: LineFx | null): Cell[] {
+  if (fx === null) return NO_FX;
+  return [amountCell(fx.requestAmountMinor, fx.requestCurrency), fx.requestCurrency, fx.rate, fx.referenceRate, fx.markup, fx.source, timeCell(fx.asOf)];
 }
 
 export class WalletStatements {

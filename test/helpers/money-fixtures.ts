@@ -26,6 +26,8 @@ export interface BusinessOptions {
   reserveMonths?: number;
   cardSettlementDays?: number;
   fees?: { method: PaymentMethod; percent: string; fixedMinor: bigint }[];
+  /** the business's FX markup in percent ("2.50"), 0 by default */
+  fxMarkupPercent?: string;
 }
 
 export interface BusinessFixture {
@@ -36,9 +38,9 @@ export interface BusinessFixture {
 export async function createBusiness(db: Db, o: BusinessOptions = {}): Promise<BusinessFixture> {
   const def = o.defaultCurrency ?? 'UGX';
   const { id } = await db.one<{ id: number }>(
-    `INSERT INTO businesses (name, default_currency, fee_bearer, rolling_reserve_percent, rolling_reserve_months, card_settlement_days)
-     VALUES ('Money Test Shop', $1, $2, $3, $4, $5) RETURNING id`,
-    [def, o.feeBearer ?? 'merchant', o.reservePercent ?? '0', o.reserveMonths ?? 0, o.cardSettlementDays ?? 0],
+    `INSERT INTO businesses (name, default_currency, fee_bearer, rolling_reserve_percent, rolling_reserve_months, card_settlement_days, fx_markup_percent)
+     VALUES ('Money Test Shop', $1, $2, $3, $4, $5, $6) RETURNING id`,
+    [def, o.feeBearer ?? 'merchant', o.reservePercent ?? '0', o.reserveMonths ?? 0, o.cardSettlementDays ?? 0, o.fxMarkupPercent ?? '0'],
   );
   const walletIds: Record<string, number> = {};
   for (const currency of new Set([def, ...(o.wallets ?? [])])) {
@@ -73,7 +75,7 @@ export interface PendingOptions {
   amountMinor: bigint;
 }
 
-/** A PENDING collection priced as request-to-pay prices it (the configuration cache's inputs, priceFrom), inserted by SQL. */
+/** A PENDING collection priced as request-to-pay prices it (the configuration cache's inputs, priceFrom), with the rate, reference rate, markup, source and as-of it records, inserted by SQL. */
 export async function insertPending(s: Services, businessId: number, o: PendingOptions): Promise<CollectionRow> {
   const ref = `mref_${randomBytes(8).toString('hex')}`;
   const method = o.method ?? 'MOBILE_MONEY';
@@ -82,12 +84,15 @@ export async function insertPending(s: Services, businessId: number, o: PendingO
   const p = s.pricing.priceFrom(pricing, { businessId, paymentMethod: method, requestCurrency: currency, requestAmountMinor: o.amountMinor, now: s.now() });
   return s.db.one<CollectionRow>(
     `INSERT INTO collections (business_id, gateway_reference, merchant_reference, request_hash, payment_method, message,
-       request_amount_minor, request_currency, account_amount_minor, account_currency, fx_rate, fee_minor,
-       total_credit_minor, customer_charged, narration, expires_at)
-     VALUES ($1, $2, $3, 'hash', $4, 'Awaiting payment by the customer', $5, $6, $7, $8, $9, $10, $11, $12,
+       request_amount_minor, request_currency, account_amount_minor, account_currency, fx_rate, fx_reference_rate, fx_markup,
+       fx_source, fx_as_of, fee_minor, total_credit_minor, customer_charged, narration, expires_at)
+     VALUES ($1, $2, $3, 'hash', $4, 'Awaiting payment by the customer', $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16,
        'money fixture order', now() + interval '30 minutes')
      RETURNING *`,
-    [businessId, `gw_${ref}`, ref, method, o.amountMinor, currency, p.accountAmountMinor, p.accountCurrency, p.fxRate, p.feeMinor, p.totalCreditMinor, p.customerCharged],
+    [
+      businessId, `gw_${ref}`, ref, method, o.amountMinor, currency, p.accountAmountMinor, p.accountCurrency,
+      p.fxRate, p.fxReferenceRate, p.fxMarkup, p.fxSource, p.fxAsOf, p.feeMinor, p.totalCreditMinor, p.customerCharged,
+    ],
   );
 }
 

@@ -24,3 +24,14 @@ export function minorOf(text: string, currency: string): bigint {
   const minor = BigInt(m[2]) * 100n + BigInt(m[3] ?? '0');
   return m[1] ? -minor : minor;
 }
+
+/**
+ * A rate's exact decimal text as the reports write it (NUMERIC with 12 decimals: "-92.500000000000") in
+ * units of 10^-12, never through a float, so that markup = applied - reference can be checked exactly.
+ */
+export function rateUnits(text: string): bigint {
+  const m = /^(-?)(\d+)\.(\d{12})$/.exec(text);
+  if (!m) throw new Error(`not a rate with 12 decimals: ${JSON.stringify(text)}`);
+  const units = BigInt(m[2] + m[3]);
+  return m[1] ? -units : units;
+}

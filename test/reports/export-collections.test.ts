@@ -1,17 +1,19 @@
-// Proves the collections export (exportCollections, exportAdminCollections): a few thousand rows stream as CSV that parses back with every row once, newest first, across batches and equal times; amounts exact, times UTC as the header says; the list's filters apply; free text stays inert in a spreadsheet; a merchant gets only its own rows; bad filters are refused and change nothing.
+// Proves the collections export (exportCollections, exportAdminCollections): a few thousand rows stream as CSV that parses back with every row once, newest first, across batches and equal times; amounts exact, times UTC as the header says; a converted collection shows its reference rate, markup (exactly applied - reference), source and as-of beside the rate applied, an unconverted one blanks; the list's filters apply; free text stays inert in a spreadsheet; a merchant gets only its own rows; bad filters are refused and change nothing.
 import { startTestService } from '../helpers/service';
 import type { Client, TestService } from '../helpers/service';
-import { complete, createBusiness, insertPending, merchantClient } from '../helpers/money-fixtures';
+import { complete, createBusiness, insertPending, merchantClient, setRate } from '../helpers/money-fixtures';
 import type { BusinessFixture } from '../helpers/money-fixtures';
 import { createUser, signedIn } from '../helpers/users';
 import { EXPORT_BATCH } from '../../src/reports/exports';
-import { headerOf, minorOf, parseCsv } from './csv';
+import { apiTime } from '../../src/domain/time';
+import { headerOf, minorOf, parseCsv, rateUnits } from './csv';
 
 /** More than two batches, so the keyset loop goes on twice. */
 const ROWS = 2 * EXPORT_BATCH + 345;
 let svc: TestService;
 let biz: BusinessFixture;
 let other: BusinessFixture;
+let marked: BusinessFixture;
 let merchant: Client;
 let credited: string;
 
@@ -47,6 +49,11 @@ beforeAll(async () => {
   await complete(s, row.id);
   credited = row.gateway_reference;
   merchant = await merchantClient(svc, biz.businessId);
+  // a business with a 2.5 % FX markup: a payment in USD converted to its UGX wallet, and one in UGX
+  marked = await createBusiness(s.db, { defaultCurrency: 'UGX', fxMarkupPercent: '2.5', fees: [{ method: 'MOBILE_MONEY', percent: '3', fixedMinor: 0n }] });
+  await setRate(s.db, 'USD', 'UGX', '3700');
+  await complete(s, (await insertPending(s, marked.businessId, { currency: 'USD', amountMinor: 1000n })).id);
+  await insertPending(s, marked.businessId, { amountMinor: 500000n });
   // building the rows through the per-row count trigger takes a while on a machine shared with other suites
 }, 180_000);
 afterAll(async () => {
@@ -55,10 +62,11 @@ afterAll(async () => {
 
 const HEADER = [
   'created_at_utc', 'updated_at_utc', 'credited_at_utc', 'gateway_reference', 'merchant_reference', 'business_id',
-  'status', 'payment_method', 'request_amount', 'request_currency', 'fx_rate', 'account_amount', 'account_currency',
-  'fee', 'total_credit', 'fee_paid_by', 'customer_account', 'customer_name', 'customer_email', 'narration',
-  'institution_name', 'message',
+  'status', 'payment_method', 'request_amount', 'request_currency', 'fx_rate', 'fx_reference_rate', 'fx_markup', 'fx_source',
+  'fx_as_of_utc', 'account_amount', 'account_currency', 'fee', 'total_credit', 'fee_paid_by', 'customer_account', 'customer_name',
+  'customer_email', 'narration', 'institution_name', 'message',
 ];
+const NO_FX = { fx_rate: '', fx_reference_rate: '', fx_markup: '', fx_source: '', fx_as_of_utc: '' };
 
 async function exported(client: Client, url: string) {
   const res = await client.get(url, { headers: { accept: 'text/csv' } });
@@ -90,7 +98,7 @@ it('streams every collection of the merchant once, newest first, across batches 
   const n = rows.find((r) => r.gateway_reference === 'PCX000007')!;
   expect(n).toEqual(expect.objectContaining({
     merchant_reference: 'ORDER-000007', business_id: String(biz.businessId), status: 'PENDING', payment_method: 'MOBILE_MONEY',
-    request_amount: '1000.07', request_currency: 'UGX', fx_rate: '', account_amount: '1000.07', fee: '30', total_credit: '970.07',
+    request_amount: '1000.07', request_currency: 'UGX', ...NO_FX, account_amount: '1000.07', fee: '30', total_credit: '970.07',
     fee_paid_by: 'merchant', customer_account: '256777000001', credited_at_utc: '', narration: 'order 7',
   }));
 });
@@ -105,6 +113,24 @@ it('keeps the exact text of quotes, commas and line breaks, marks formula-lookin
   expect(r.merchant_reference).toBe("'+ORD-FORMULA");
   expect(r.credited_at_utc).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
   expect(r).toEqual(expect.objectContaining({ request_amount: '25.05', fee: '0.75', total_credit: '24.30' }));
+});
+
+it('shows the reference rate, markup, source and as-of of a converted collection beside the rate applied, and blanks without a conversion', async () => {
+  const marker = await merchantClient(svc, marked.businessId);
+  const rows = await exported(marker, '/v1/exports/collections');
+  expect(rows.map((r) => r.request_currency)).toEqual(['UGX', 'USD']);
+  const [plain, converted] = rows;
+  expect(plain).toEqual(expect.objectContaining({ request_amount: '5000', account_amount: '5000', account_currency: 'UGX', ...NO_FX }));
+  const rate = await svc.services.db.one<{ as_of: Date }>(`SELECT as_of FROM fx_rates WHERE base = 'USD' AND quote = 'UGX'`);
+  // 10 USD x 3700 x 0.975 = 36075 UGX, fee 3 %
+  expect(converted).toEqual(expect.objectContaining({
+    status: 'COMPLETED', request_amount: '10.00', request_currency: 'USD', fx_rate: '3607.500000000000', fx_reference_rate: '3700.000000000000',
+    fx_markup: '-92.500000000000', fx_source: 'operator', fx_as_of_utc: apiTime(rate.as_of), account_amount: '36075', account_currency: 'UGX',
+    fee: '1082.25', total_credit: '34992.75',
+  }));
+  expect(rateUnits(converted.fx_markup)).toBe(rateUnits(converted.fx_rate) - rateUnits(converted.fx_reference_rate));
+  // the operator's export of the business: the same rows
+  expect(await exported(svc.admin, `/v1/admin/exports/collections?business_id=${marked.businessId}`)).toEqual(rows);
 });
 
 it('applies the list filters: status, method, time range and merchant reference', async () => {

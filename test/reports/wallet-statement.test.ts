@@ -1,10 +1,11 @@
-// Proves the wallet statement (getWalletStatement, getAdminWalletStatement): on a ledger with every kind of posting (credits to available and pending, fees, reserve holds, reserve releases, card settlements) it reconciles exactly, opening + lines = closing, per account kind and in total, in JSON pages and in CSV; a refund's journal shows with its own reference; a merchant reads only its own wallets; bad periods are refused and change nothing.
+// Proves the wallet statement (getWalletStatement, getAdminWalletStatement): on a ledger with every kind of posting (credits to available and pending, fees, reserve holds, reserve releases, card settlements) it reconciles exactly, opening + lines = closing, per account kind and in total, in JSON pages and in CSV; the credit of a converted collection shows what the customer paid, the reference rate, the markup (exactly applied - reference), the applied rate, source and as-of, as its record does, and every other line shows none; a refund's journal shows with its own reference; a merchant reads only its own wallets; bad periods are refused and change nothing.
 import { startTestService } from '../helpers/service';
 import type { Client, TestService } from '../helpers/service';
-import { complete, createBusiness, insertPending, ledgerCounts, merchantClient } from '../helpers/money-fixtures';
+import { complete, createBusiness, insertPending, ledgerCounts, merchantClient, setRate } from '../helpers/money-fixtures';
 import type { BusinessFixture } from '../helpers/money-fixtures';
 import { createUser, signedIn } from '../helpers/users';
-import { headerOf, minorOf, parseCsv } from './csv';
+import { apiTime } from '../../src/domain/time';
+import { headerOf, minorOf, parseCsv, rateUnits } from './csv';
 
 const DAY = 86_400_000;
 let svc: TestService;
@@ -18,6 +19,9 @@ const iso = (d: Date) => d.toISOString().slice(0, 19) + 'Z';
 const minor = (n: number) => BigInt(Math.round(n * 100));
 const KINDS = ['available', 'pending', 'reserved', 'other', 'total'] as const;
 type Buckets = Record<(typeof KINDS)[number], number>;
+/** A line that credits no converted collection: no payment amount, no conversion. */
+const NO_FX = { request_amount: null, request_currency: null, fx_rate: null, fx_reference_rate: null, fx_markup: null, fx_source: null, fx_as_of: null };
+const FX_COLUMNS = ['request_amount', 'request_currency', 'fx_rate', 'fx_reference_rate', 'fx_markup', 'fx_source', 'fx_as_of_utc'];
 
 beforeAll(async () => {
   svc = await startTestService({ workers: false });
@@ -118,6 +122,7 @@ it('lists every movement of the whole history and closes on the wallet balance',
     change: { available: 87.3, pending: 0, reserved: 9.7, other: 0, total: 97 },
     fee: 3,
     balance_after: 97,
+    ...NO_FX,
   });
   // a card credit goes to pending until it settles; the settlement moves it without changing the total
   expect(st.lines[1].change.pending).toBeGreaterThan(0);
@@ -158,7 +163,7 @@ it('answers the whole statement as CSV that parses back and reconciles', async (
   expect(res.headers.get('content-disposition')).toMatch(/^attachment; filename="statement-UGX-\d{4}-\d\d-\d\d-\d{4}-\d\d-\d\d\.csv"$/);
   expect(headerOf(res.text)).toEqual([
     'time_utc', 'journal_id', 'kind', 'reference_type', 'reference', 'collection_reference',
-    'available', 'pending', 'reserved', 'other', 'net', 'fee', 'balance_after', 'currency',
+    'available', 'pending', 'reserved', 'other', 'net', 'fee', 'balance_after', 'currency', ...FX_COLUMNS,
   ]);
   const records = parseCsv(res.text);
   expect(records.map((r) => r.kind)).toEqual(['opening_balance', 'settlement', 'settlement', 'reserve_release', 'reserve_release', 'reserve_release', 'reserve_release', 'closing_balance']);
@@ -172,6 +177,7 @@ it('answers the whole statement as CSV that parses back and reconciles', async (
   const net = records.slice(1, -1).reduce((acc, r) => acc + minorOf(r.net, 'UGX'), minorOf(opening.balance_after, 'UGX'));
   expect(net).toBe(minorOf(closing.balance_after, 'UGX'));
   expect(records.every((r) => r.currency === 'UGX')).toBe(true);
+  expect(records.every((r) => FX_COLUMNS.every((c) => r[c] === ''))).toBe(true);
   // the same figures as the JSON statement
   const json = await allLines(merchant, (q) => merchantUrl('UGX', q), from, to, 100);
   expect(minorOf(closing.balance_after, 'UGX')).toBe(minor(json.closing.total));
@@ -256,4 +262,47 @@ it('refuses bad periods and parameters with 400 naming the field, and changes no
   expect(await ledgerCounts(svc.services.db)).toEqual(before);
   const unknown = await svc.admin.get(adminUrl(999999, 'UGX', 'from=2025-01-01T00:00:00Z&to=2025-02-01T00:00:00Z'));
   expect(unknown.status).toBe(404);
+});
+
+it('shows on the credit of a converted collection what the customer paid and the FX markup, as its record does, and on no other line', async () => {
+  const s = svc.services;
+  const marked = await createBusiness(s.db, {
+    defaultCurrency: 'UGX', fxMarkupPercent: '2.5', reservePercent: '10', reserveMonths: 1, fees: [{ method: 'MOBILE_MONEY', percent: '3', fixedMinor: 0n }],
+  });
+  await setRate(s.db, 'USD', 'UGX', '3700');
+  const from = new Date(Date.now() - 3_600_000);
+  const converted = await insertPending(s, marked.businessId, { currency: 'USD', amountMinor: 1000n });
+  await complete(s, converted.id);
+  const plain = await insertPending(s, marked.businessId, { amountMinor: 500000n });
+  await complete(s, plain.id);
+  // the reserve released a month on: lines of the converted collection that do not credit it
+  expect(await s.ledger.releaseDue(new Date(Date.now() + 40 * DAY))).toBe(2);
+  const to = new Date(Date.now() + 50 * DAY);
+  const { as_of: asOf } = await s.db.one<{ as_of: Date }>(`SELECT as_of FROM fx_rates WHERE base = 'USD' AND quote = 'UGX'`);
+  const client = await merchantClient(svc, marked.businessId);
+  const st = await allLines(client, (q) => merchantUrl('UGX', q), from, to, 100);
+  expect(st.lines.map((l: any) => l.kind)).toEqual(['collection_credit', 'collection_credit', 'reserve_release', 'reserve_release']);
+  expectReconciles(st.opening, st.lines, st.closing);
+  const [credit, ...others] = st.lines;
+  // 10 USD x 3700 x 0.975 = 36075 UGX; fee 3 %
+  expect(credit).toEqual(expect.objectContaining({
+    reference: converted.gateway_reference, fee: 1082.25, change: expect.objectContaining({ total: 34992.75 }),
+    request_amount: 10, request_currency: 'USD', fx_rate: 3607.5, fx_reference_rate: 3700, fx_markup: -92.5, fx_source: 'operator', fx_as_of: apiTime(asOf),
+  }));
+  const record = (await client.get(`/v1/collections/${converted.gateway_reference}`)).body.data;
+  for (const k of ['request_amount', 'request_currency', 'fx_rate', 'fx_reference_rate', 'fx_markup', 'fx_source', 'fx_as_of'] as const) expect(`${k} ${credit[k]}`).toBe(`${k} ${record[k]}`);
+  // the plain credit, and a release of each collection's reserve
+  expect(others.map((l: any) => l.collection_reference).sort()).toEqual([converted.gateway_reference, plain.gateway_reference, plain.gateway_reference].sort());
+  for (const l of others) expect(l).toEqual(expect.objectContaining(NO_FX));
+  // the operator reads the same lines
+  expect((await allLines(svc.admin, (q) => adminUrl(marked.businessId, 'UGX', q), from, to, 3)).lines).toEqual(st.lines);
+
+  const res = await client.get(merchantUrl('UGX', `from=${iso(from)}&to=${iso(to)}&format=csv`), { headers: { accept: 'text/csv' } });
+  expect(res.status).toBe(200);
+  const records = parseCsv(res.text);
+  expect(records.map((r) => r.kind)).toEqual(['opening_balance', 'collection_credit', 'collection_credit', 'reserve_release', 'reserve_release', 'closing_balance']);
+  const fxCells = (r: Record<string, string>) => FX_COLUMNS.map((c) => r[c]);
+  expect(fxCells(records[1])).toEqual(['10.00', 'USD', '3607.500000000000', '3700.000000000000', '-92.500000000000', 'operator', apiTime(asOf)]);
+  expect(rateUnits(records[1].fx_markup)).toBe(rateUnits(records[1].fx_rate) - rateUnits(records[1].fx_reference_rate));
+  for (const r of [records[0], ...records.slice(2)]) expect(fxCells(r)).toEqual(['', '', '', '', '', '', '']);
 });

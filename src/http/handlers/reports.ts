@@ -7,7 +7,7 @@ import type { Sink } from '../../reports/csv';
 import type { CountRow, MethodRow, OverviewData } from '../../reports/overview';
 import { settlementCsv } from '../../reports/settlement';
 import type { SettlementReport } from '../../reports/settlement';
-import type { Buckets, StatementPage, StatementQuery } from '../../reports/statement';
+import type { Buckets, LineFx, StatementPage, StatementQuery } from '../../reports/statement';
 import type { CollectionFilters } from '../../collections';
 import type { PaymentMethod } from '../../domain/collection';
 import type { DisbursementFilters } from '../../disbursements/filters';
@@ -38,6 +38,20 @@ function balancesRecord(b: Buckets) {
   return { available: toApi(b.available), pending: toApi(b.pending), reserved: toApi(b.reserved), other: toApi(b.other), total: toApi(b.total) };
 }
 
+/** A line's payment and conversion, as the collection record shows them (all null when the line credits no converted collection). */
+function lineFxRecord(fx: LineFx | null) {
+  const rate = (text: string | null) => (text === null ? null : Number(text));
+  return {
+    request_amount: fx === null ? null : toApi(fx.requestAmountMinor),
+    request_currency: fx?.requestCurrency ?? null,
+    fx_rate: rate(fx?.rate ?? null),
+    fx_reference_rate: rate(fx?.referenceRate ?? null),
+    fx_markup: rate(fx?.markup ?? null),
+    fx_source: (fx?.source ?? null) as 'ecb' | 'frankfurter' | 'operator' | 'sandbox' | null,
+    fx_as_of: apiTimeOrNull(fx?.asOf ?? null),
+  };
+}
+
 function statementRecord(q: StatementQuery, p: StatementPage) {
   return {
     currency: q.currency,
@@ -55,6 +69,7 @@ function statementRecord(q: StatementQuery, p: StatementPage) {
       change: balancesRecord(l.change),
       fee: toApi(l.feeMinor),
       balance_after: toApi(l.balanceAfterMinor),
+      ...lineFxRecord(l.fx),
     })),
   };
 }
