@@ -38,6 +38,11 @@ export function isCurrent(source: RateSource, asOf: Date, now: Date, ages: RateM
   }
 }
 
+/** A rate's age in whole seconds since its as_of (0 for an as_of in the future): what the watch and the metric show. */
+export function ageSeconds(asOf: Date, now: Date): number {
+  return Math.max(0, Math.floor((now.getTime() - asOf.getTime()) / 1000));
+}
+
 /** A row-level check for chooseRate: rows without an as_of (built by hand) are current. */
 export function rowCurrent(now: Date, ages: RateMaxAges): (row: FxRow) => boolean {
   return (row) => !row.as_of || isCurrent(row.source ?? 'operator', new Date(row.as_of), now, ages);

@@ -4,7 +4,7 @@
 // the one writer of fx_rates (writes.ts); refused, it is discarded. Who decided and when stay on the jump.
 import type { Base } from '../base';
 import { AppError } from '../errors';
-import { isCurrent } from '../domain/rate-age';
+import { ageSeconds, isCurrent } from '../domain/rate-age';
 import { apiTime } from '../domain/time';
 import type { RateSource } from '../domain/fx';
 import { fxRateJumpRecord, rateFeedStatus } from '../api-records/rates';
@@ -41,7 +41,7 @@ export class RateJumps {
         source: p.source,
         as_of: apiTime(p.as_of),
         updated_at: apiTime(p.updated_at),
-        age_seconds: Math.max(0, Math.floor((now.getTime() - p.as_of.getTime()) / 1000)),
+        age_seconds: ageSeconds(p.as_of, now),
         stale: !isCurrent(p.source, p.as_of, now, this.s.config.rates.maxAges),
         held_jump: jumps.get(`${p.base}/${p.quote}`) ?? null,
       })),

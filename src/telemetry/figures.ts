@@ -17,7 +17,7 @@ import {
 import type { RateMaxAges } from '../config';
 import { pingDatabase } from '../db';
 import type { RateSource } from '../domain/fx';
-import { isCurrent } from '../domain/rate-age';
+import { ageSeconds, isCurrent } from '../domain/rate-age';
 import type { Db } from '../db';
 import { contextFrom } from './index';
 import type { Telemetry } from './index';
@@ -273,7 +273,7 @@ export class Figures {
       for (const r of b.rates) {
         const asOf = new Date(r.as_of);
         const labels = { base: r.base, quote: r.quote, source: r.source };
-        o.observe(g.rateAge, Math.max(0, Math.floor((at.getTime() - asOf.getTime()) / 1000)), labels);
+        o.observe(g.rateAge, ageSeconds(asOf, at), labels);
         o.observe(g.rateStale, isCurrent(r.source, asOf, at, maxAges) ? 0 : 1, labels);
       }
     }, Object.values(g));
