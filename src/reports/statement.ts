@@ -148,8 +148,9 @@ function lineOf(r: LineRow, balanceAfterMinor: bigint): StatementLine {
   };
 }
 
+/** The conversion on the credit of a converted collection; null on every other line (the row reads it for each line of a collection). */
 function fxOf(r: LineRow): LineFx | null {
-  if (r.fx_rate === null || r.request_amount_minor === null || r.request_currency === null) return null;
+  if (r.kind !== 'collection_credit' || r.fx_rate === null || r.request_amount_minor === null || r.request_currency === null) return null;
   return {
     requestAmountMinor: r.request_amount_minor,
     requestCurrency: r.request_currency,

@@ -3,9 +3,9 @@
 -- change to each kind of the wallet's accounts, the fee the journal took (its fee_revenue postings) and
 -- its reference: a refund's or a disbursement's gateway_reference for their journals, the journal's own
 -- `reference` when its table has one (to_jsonb reads a column that may not exist without naming it), else
--- its collection's gateway_reference. A line that credits a converted collection (its collection_credit journal)
--- also carries what the customer paid and what it was converted at, so that the FX markup shows beside the
--- credit; every other line has them NULL.
+-- its collection's gateway_reference. Every line of a collection reads what the customer paid and what it
+-- was converted at from the same row; statement.ts shows them on the credit of a converted collection only
+-- (its collection_credit journal), so that the FX markup stands beside the credit.
 SELECT p.created_at, p.journal_id, j.kind,
   CASE
     WHEN j.kind LIKE 'refund%' THEN 'refund'
@@ -14,7 +14,7 @@ SELECT p.created_at, p.journal_id, j.kind,
   END AS reference_type,
   COALESCE(r.gateway_reference, d.gateway_reference, to_jsonb(j) ->> 'reference', c.gateway_reference) AS reference,
   c.gateway_reference AS collection_reference,
-  fx.request_amount_minor, fx.request_currency, fx.fx_rate, fx.fx_reference_rate, fx.fx_markup, fx.fx_source, fx.fx_as_of,
+  c.request_amount_minor, c.request_currency, c.fx_rate, c.fx_reference_rate, c.fx_markup, c.fx_source, c.fx_as_of,
   COALESCE(SUM(p.amount_minor) FILTER (WHERE a.kind = 'available'), 0)::bigint AS available_minor,
   COALESCE(SUM(p.amount_minor) FILTER (WHERE a.kind = 'pending'), 0)::bigint AS pending_minor,
   COALESCE(SUM(p.amount_minor) FILTER (WHERE a.kind = 'reserved'), 0)::bigint AS reserved_minor,
@@ -27,11 +27,10 @@ FROM postings p
 JOIN ledger_accounts a ON a.id = p.account_id AND a.wallet_id = ${wallet_id}
 JOIN journals j ON j.id = p.journal_id
 LEFT JOIN collections c ON c.id = j.collection_id
-LEFT JOIN collections fx ON fx.id = j.collection_id AND j.kind = 'collection_credit' AND fx.fx_rate IS NOT NULL
 LEFT JOIN refunds r ON r.id = j.refund_id
 LEFT JOIN disbursements d ON d.id = j.disbursement_id
 WHERE p.created_at >= ${from} AND p.created_at < ${to}
   AND (p.created_at, p.journal_id) > (${after}::timestamptz, ${after_journal}::bigint)
-GROUP BY p.created_at, p.journal_id, j.id, c.gateway_reference, fx.id, r.gateway_reference, d.gateway_reference
+GROUP BY p.created_at, p.journal_id, j.id, c.id, r.gateway_reference, d.gateway_reference
 ORDER BY p.created_at, p.journal_id
 LIMIT ${limit}
