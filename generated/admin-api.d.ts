@@ -2625,6 +2625,8 @@ export interface components {
             feeds: {
                 /** @enum {string} */
                 name: "ecb" | "frankfurter";
+                /** @description Whether this service refreshes the feed (`RATE_FEEDS` names it); one that is not is never asked. */
+                configured: boolean;
                 last_attempt_at: components["schemas"]["Timestamp"] | null;
                 last_success_at: components["schemas"]["Timestamp"] | null;
                 /** @description The reference date of the newest day the feed gave. */

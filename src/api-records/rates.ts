@@ -51,9 +51,10 @@ export interface RateSourceRecordRow {
   last_error: string | null;
 }
 
-export function rateFeedStatus(r: RateSourceRecordRow): RateFeedStatus {
+export function rateFeedStatus(r: RateSourceRecordRow, configured: boolean): RateFeedStatus {
   return {
     name: r.name,
+    configured,
     last_attempt_at: apiTimeOrNull(r.last_attempt_at),
     last_success_at: apiTimeOrNull(r.last_success_at),
     last_as_of: apiTimeOrNull(r.last_as_of),

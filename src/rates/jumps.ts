@@ -45,7 +45,7 @@ export class RateJumps {
         stale: !isCurrent(p.source, p.as_of, now, this.s.config.rates.maxAges),
         held_jump: jumps.get(`${p.base}/${p.quote}`) ?? null,
       })),
-      feeds: feeds.map(rateFeedStatus),
+      feeds: feeds.map((f) => rateFeedStatus(f, this.s.config.rates.feeds.includes(f.name))),
     };
   }
 

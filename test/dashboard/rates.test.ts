@@ -62,6 +62,9 @@ describeBrowser('the Market rates page', () => {
     await pairRow(page, 'EUR → USD').getByText('1.09').waitFor();
     const feed = page.getByRole('region', { name: 'Rate feeds' }).getByRole('row', { name: /^ecb\b/ });
     await feed.getByText(/^HTTP 503/).waitFor();
+    // a feed RATE_FEEDS does not name is never asked: it says so rather than "never"
+    const frankfurter = page.getByRole('region', { name: 'Rate feeds' }).getByRole('row', { name: /^frankfurter\b/ });
+    await frankfurter.getByText('not configured').waitFor();
     expect(await jumpRow(page, 'EUR → KES').textContent()).toMatch(/140\.5162\.4\+15\.59%ecb/);
     expect(await jumpRow(page, 'EUR → UGX').textContent()).toMatch(/4100\.253500-14\.64%ecb/);
     expect(await page.getByRole('button', { name: 'Accept the EUR/KES jump' }).isDisabled()).toBe(true);

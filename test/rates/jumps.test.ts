@@ -106,8 +106,8 @@ it("shows each pair's age, staleness and held jump, and each feed's last refresh
   });
   expect(w.pairs.find((p: { quote: string }) => p.quote === 'UGX')).toMatchObject({ rate: 4101, as_of: '2026-11-30T00:00:00Z', age_seconds: 2 * 86_400 + 10 * 3600, stale: false, held_jump: null });
   expect(w.feeds).toEqual([
-    { name: 'ecb', last_attempt_at: '2026-12-02T10:00:00Z', last_success_at: '2026-11-30T17:00:00Z', last_as_of: '2026-11-30T00:00:00Z', last_error: expect.stringMatching(/^HTTP 503/) },
-    { name: 'frankfurter', last_attempt_at: null, last_success_at: null, last_as_of: null, last_error: null },
+    { name: 'ecb', configured: true, last_attempt_at: '2026-12-02T10:00:00Z', last_success_at: '2026-11-30T17:00:00Z', last_as_of: '2026-11-30T00:00:00Z', last_error: expect.stringMatching(/^HTTP 503/) },
+    { name: 'frankfurter', configured: false, last_attempt_at: null, last_success_at: null, last_as_of: null, last_error: null },
   ]);
   // the held jump is never used silently: the stale rate it kept is refused
   const refused = await pay('KES', 1000);

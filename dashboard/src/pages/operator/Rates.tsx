@@ -69,7 +69,7 @@ export function RateWatch() {
           stacked
           columns={[
             { head: 'Feed', cell: (f) => f.name },
-            { head: 'Last refresh', cell: (f) => (f.last_attempt_at ? <Time at={f.last_attempt_at} /> : 'never') },
+            { head: 'Last refresh', cell: (f) => (f.last_attempt_at ? <Time at={f.last_attempt_at} /> : f.configured ? 'never' : 'not configured') },
             { head: 'Last success', cell: (f) => (f.last_success_at ? <Time at={f.last_success_at} /> : 'never') },
             { head: 'Last error', className: 'break', cell: (f) => f.last_error ?? 'none' },
           ]}
