@@ -17,6 +17,8 @@ export interface RetentionDays {
   emails: number;
   /** audit log entries */
   audit: number;
+  /** FX quotes, counted from their expiry */
+  quotes: number;
 }
 
 export interface Config {
@@ -354,6 +356,7 @@ export function loadConfig(env: Env = process.env): Config {
       deliveryAttempts: int(env, 'DELIVERY_LOG_RETENTION_DAYS', 90, 0, 36_500),
       emails: int(env, 'EMAIL_RETENTION_DAYS', 90, 0, 36_500),
       audit: int(env, 'AUDIT_RETENTION_DAYS', 730, 0, 36_500),
+      quotes: int(env, 'FX_QUOTE_RETENTION_DAYS', 30, 0, 36_500),
     },
     processors: processorSettings(env, appEnv),
     rates: rateSettings(env),

@@ -155,6 +155,7 @@ export function buildServices(input: BaseInput): Services {
       deliveryAttempts: (before, limit) => notifications.deleteOldAttempts(before, limit),
       emails: (before, limit) => notifications.deleteOldEmails(before, limit),
       audit: (before, limit) => audit.deleteOld(before, limit),
+      quotes: (before, limit) => quotes.deleteExpired(before, limit),
     },
     input.config.retentionDays,
     input.now,

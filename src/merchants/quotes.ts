@@ -85,6 +85,15 @@ export class QuoteService {
     );
   }
 
+  /**
+   * Deletes up to `limit` quotes, oldest expiry first, that expired before `before` (retention). A collection
+   * keeps its own copy of the price it was converted at, so nothing reads a quote once it has expired.
+   */
+  async deleteExpired(before: Date, limit: number): Promise<number> {
+    const sql = 'DELETE FROM fx_quotes WHERE id IN (SELECT id FROM fx_quotes WHERE expires_at < $1 ORDER BY expires_at LIMIT $2)';
+    return (await this.s.db.result(sql, [before, limit])).rowCount;
+  }
+
   /** One of the business's quotes; NOT_FOUND for an unknown one or another business's. */
   async getQuote(businessId: number, quoteId: string): Promise<QuoteRow> {
     const row = await this.s.db.oneOrNone<QuoteRow>('SELECT * FROM fx_quotes WHERE quote_id = $1 AND business_id = $2', [quoteId, businessId]);

@@ -2,9 +2,10 @@
 // postings, holds: the books), collections and their notifications (one or two rows per collection,
 // needed to re-send and to number what follows). Deleted after their period (0 = kept for ever): the
 // delivery log of a notification that is finished (delivered or given up), emails that were sent or
-// given up (they hold personal data and the text once sent), and audit entries. Deleted oldest first,
+// given up (they hold personal data and the text once sent), audit entries, and FX quotes once expired
+// (a collection keeps the price it was converted at). Deleted oldest first,
 // in bounded batches, so a worker never holds long locks and a large backlog drains over several runs. The
-// deletes are the owning wings' own (notifications, people), handed in by src/wiring.ts.
+// deletes are the owning wings' own (notifications, people, merchants), handed in by src/wiring.ts.
 import type { RetentionDays } from '../config';
 import type { WorkerSpec } from './loops';
 

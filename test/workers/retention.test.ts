@@ -1,5 +1,5 @@
 // Proves the retention worker: past their period it deletes the delivery log of finished webhook
-// notifications, sent or given-up emails and audit entries, oldest first and in bounded batches; it keeps
+// notifications, sent or given-up emails, audit entries and expired FX quotes, oldest first and in bounded batches; it keeps
 // what is younger, the attempts of a notification still being retried, emails still waiting to be sent,
 // and never touches collections, notifications or the ledger; a period of 0 keeps everything; a bad
 // period stops start-up with a clear error.
@@ -12,7 +12,7 @@ import type { ServicesFixture } from '../helpers/money-fixtures';
 
 const NOW = new Date('2030-06-01T12:00:00Z');
 const daysAgo = (days: number) => new Date(NOW.getTime() - days * 86_400_000);
-const PERIODS: RetentionDays = { deliveryAttempts: 90, emails: 90, audit: 730 };
+const PERIODS: RetentionDays = { deliveryAttempts: 90, emails: 90, audit: 730, quotes: 30 };
 
 let fx: ServicesFixture;
 beforeAll(async () => {
@@ -28,6 +28,7 @@ const retention = (days: RetentionDays = PERIODS) => {
     deliveryAttempts: (before, limit) => s.notifications.deleteOldAttempts(before, limit),
     emails: (before, limit) => s.notifications.deleteOldEmails(before, limit),
     audit: (before, limit) => s.audit.deleteOld(before, limit),
+    quotes: (before, limit) => s.quotes.deleteExpired(before, limit),
   }, days, () => NOW);
 };
 
@@ -74,7 +75,7 @@ const emailsLeft = async (ids: bigint[]) => (await db().any<{ id: bigint }>('SEL
 const auditCount = async () => (await db().one<{ n: number }>('SELECT count(*)::int AS n FROM audit_log')).n;
 
 beforeEach(async () => {
-  await db().none('TRUNCATE notification_attempts, emails, audit_log');
+  await db().none('TRUNCATE notification_attempts, emails, audit_log, fx_quotes');
 });
 
 describe('retention', () => {
@@ -115,6 +116,24 @@ describe('retention', () => {
     expect(await retention().prune()).toBe(0);
   }, 60_000);
 
+  it('deletes quotes that expired more than the period ago, oldest first, and keeps younger and valid ones', async () => {
+    const b = await createBusiness(db());
+    const quote = (id: string, expiredDaysAgo: number) =>
+      db().none(
+        `INSERT INTO fx_quotes (quote_id, business_id, payment_method, request_amount_minor, request_currency, account_currency, account_amount_minor,
+           fx_rate, fx_reference_rate, fx_markup, fx_source, fee_minor, total_credit_minor, customer_charged, created_at, expires_at)
+         VALUES ($1, $2, 'MOBILE_MONEY', 1000, 'KES', 'EUR', 7, 0.0069, 0.007, -0.0001, 'operator', 0, 7, false, $3::timestamptz - interval '5 minutes', $3)`,
+        [id, b.businessId, daysAgo(expiredDaysAgo)],
+      );
+    await quote('qt_old', 31);
+    await quote('qt_older', 400);
+    await quote('qt_recent', 29);
+    await quote('qt_valid', -1);
+    expect(await retention().prune()).toBe(2);
+    expect((await db().any<{ quote_id: string }>('SELECT quote_id FROM fx_quotes ORDER BY quote_id')).map((r) => r.quote_id)).toEqual(['qt_recent', 'qt_valid']);
+    expect(await retention({ ...PERIODS, quotes: 0 }).prune()).toBe(0);
+  });
+
   it('keeps everything when a period is 0, and never touches collections or the ledger', async () => {
     const c = await collection();
     const ledger = await ledgerCounts(db());
@@ -122,7 +141,7 @@ describe('retention', () => {
     const old = await notification(c, 'delivered', 5000);
     await email('sent', 5000);
     await auditEntries(2, 5000);
-    expect(await retention({ deliveryAttempts: 0, emails: 0, audit: 0 }).prune()).toBe(0);
+    expect(await retention({ deliveryAttempts: 0, emails: 0, audit: 0, quotes: 0 }).prune()).toBe(0);
     expect(await attemptsOf([old])).toBe(1);
     expect(await auditCount()).toBe(2);
 
@@ -134,13 +153,14 @@ describe('retention', () => {
 
 describe('retention settings', () => {
   it('default to 90 days of delivery log and emails and 730 days of audit entries', () => {
-    expect(loadConfig({}).retentionDays).toEqual({ deliveryAttempts: 90, emails: 90, audit: 730 });
-    expect(loadConfig({ AUDIT_RETENTION_DAYS: '0', EMAIL_RETENTION_DAYS: '30' }).retentionDays).toEqual({ deliveryAttempts: 90, emails: 30, audit: 0 });
+    expect(loadConfig({}).retentionDays).toEqual({ deliveryAttempts: 90, emails: 90, audit: 730, quotes: 30 });
+    expect(loadConfig({ AUDIT_RETENTION_DAYS: '0', EMAIL_RETENTION_DAYS: '30', FX_QUOTE_RETENTION_DAYS: '7' }).retentionDays).toEqual({ deliveryAttempts: 90, emails: 30, audit: 0, quotes: 7 });
   });
 
   it('refuse a period that is not a whole number of days, naming the setting', () => {
     expect(() => loadConfig({ DELIVERY_LOG_RETENTION_DAYS: '2 weeks' })).toThrow(ConfigError);
     expect(() => loadConfig({ DELIVERY_LOG_RETENTION_DAYS: '2 weeks' })).toThrow(/DELIVERY_LOG_RETENTION_DAYS/);
     expect(() => loadConfig({ AUDIT_RETENTION_DAYS: '-1' })).toThrow(/AUDIT_RETENTION_DAYS/);
+    expect(() => loadConfig({ FX_QUOTE_RETENTION_DAYS: 'soon' })).toThrow(/FX_QUOTE_RETENTION_DAYS/);
   });
 });
