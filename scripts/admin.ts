@@ -112,6 +112,8 @@ const COMMANDS: Record<string, Command> = {
       rank: { type: 'string', help: 'processing rank, 1 the highest (default 1)' },
       'reject-first-time': { type: 'boolean', help: 'take only cards seen more than a year ago' },
       inactive: { type: 'boolean', help: 'create it inactive' },
+      disburses: { type: 'boolean', help: 'it also pays out (refunds, disbursements) where its processor can' },
+      'payouts-only': { type: 'boolean', help: 'with --disburses: it pays out and takes no payments' },
     },
     request: (f) => ({
       method: 'POST',
@@ -128,6 +130,8 @@ const COMMANDS: Record<string, Command> = {
         processing_rank: num(f, 'rank'),
         reject_first_time_depositors: f['reject-first-time'] === true ? true : undefined,
         active: f.inactive === true ? false : undefined,
+        disburses: f.disburses === true ? true : undefined,
+        collects: f['payouts-only'] === true ? false : undefined,
       }),
     }),
   },

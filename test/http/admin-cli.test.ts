@@ -55,7 +55,9 @@ it('sets up a merchant end to end: business, wallet, MID, token, rate, list', as
   const id = String(business.id);
   expect(data(await admin(['add-wallet', '--business', id, '--currency', 'USD', '--default']))).toMatchObject({ currency: 'USD', is_default: true });
   const mid = data(await admin(['add-mid', '--business', id, '--method', 'CARD', '--currency', 'USD', '--traffic', 'UG,KE', '--password', 'pw-123456', '--rank', '2']));
-  expect(mid).toMatchObject({ service_type: 'sandbox', payment_method: 'CARD', allowed_traffic: ['UG', 'KE'], processing_rank: 2, has_password: true });
+  expect(mid).toMatchObject({ service_type: 'sandbox', payment_method: 'CARD', allowed_traffic: ['UG', 'KE'], processing_rank: 2, has_password: true, collects: true, disburses: false });
+  const payouts = data(await admin(['add-mid', '--business', id, '--method', 'MOBILE_MONEY', '--currency', 'UGX', '--disburses', '--payouts-only']));
+  expect(payouts).toMatchObject({ payment_method: 'MOBILE_MONEY', collects: false, disburses: true });
   const token = data(
     await admin(['issue-token', '--business', id, '--email', 'ops@clibooks.example', '--webhook-url', 'https://8.8.8.8/hook', '--webhook-hash', 'cli-webhook-hash-0123456789', '--email-merchant']),
   );
