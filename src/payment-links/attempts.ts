@@ -75,6 +75,14 @@ export class LinkAttempts {
     }
   }
 
+  /** One of the link's collections by its gateway_reference, or null. */
+  collectionOf(link: PaymentLinkRow, gatewayReference: string): Promise<Pick<CollectionRow, 'gateway_reference' | 'status'> | null> {
+    return this.s.db.oneOrNone(
+      'SELECT c.gateway_reference, c.status FROM payment_link_attempts a JOIN collections c ON c.id = a.collection_id WHERE a.link_id = $1 AND c.gateway_reference = $2',
+      [link.id, gatewayReference],
+    );
+  }
+
   /** The request-to-pay of an attempt: the customer's browser comes back to the link's own end page. */
   private body(link: PaymentLinkRow, input: AttemptInput): RequestToPayBody {
     return {
