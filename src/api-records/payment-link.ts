@@ -46,6 +46,11 @@ export function linkUrl(publicBaseUrl: string, linkId: string): string {
 
 const money = (minor: bigint | null) => (minor === null ? null : toApi(minor));
 
+/** The row as the operator's AdminPaymentLink: the contract's PaymentLink and its business. */
+export function adminPaymentLinkRecord(row: PaymentLinkRow, publicBaseUrl: string): PaymentLinkRecord & { business_id: number } {
+  return { ...paymentLinkRecord(row, publicBaseUrl), business_id: row.business_id };
+}
+
 /** The row as the contract's PaymentLink. */
 export function paymentLinkRecord(row: PaymentLinkRow, publicBaseUrl: string): PaymentLinkRecord {
   const url = linkUrl(publicBaseUrl, row.link_id);
