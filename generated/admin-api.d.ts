@@ -1960,7 +1960,7 @@ export interface components {
              * @description What the page asks, as the customer reads it.
              * @example Order number
              */
-            label: string;
+            label: string & components["schemas"]["Text"];
             /** @description Whether the customer must fill it in to pay. */
             required: boolean;
         };
@@ -2061,7 +2061,7 @@ export interface components {
          */
         PaymentLinkDeactivate: {
             /** @example Sold out, thank you! */
-            message: string;
+            message: string & components["schemas"]["Text"];
         };
         /** @description A refund: money given back to the customer of a `COMPLETED` collection, through the processor that took it. Every field is always present; a blank field is `null`, never omitted. */
         RefundRecord: {

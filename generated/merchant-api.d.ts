@@ -1399,7 +1399,7 @@ export interface components {
              * @description What the page asks, as the customer reads it.
              * @example Order number
              */
-            label: string;
+            label: string & components["schemas"]["Text"];
             /** @description Whether the customer must fill it in to pay. */
             required: boolean;
         };
@@ -1479,9 +1479,9 @@ export interface components {
              * @description What the customer pays for, the page's heading.
              * @example Tailoring deposit
              */
-            title: string;
+            title: string & components["schemas"]["Text"];
             /** @description More words for the customer under the title. */
-            description?: string;
+            description?: string & components["schemas"]["Text"];
             /** @description The fixed amount the customer pays, in `currency`. */
             amount?: components["schemas"]["CollectionAmount"];
             /** @description The least the customer may choose to pay (with `max_amount`). */
@@ -1507,7 +1507,7 @@ export interface components {
              */
             redirect_url?: string;
             /** @description What the customer reads once the payment is over, when there is no `redirect_url`. */
-            confirmation_message?: string;
+            confirmation_message?: string & components["schemas"]["Text"];
         };
         /** @description Envelope of one payment link. */
         PaymentLinkResponse: {
@@ -1531,7 +1531,7 @@ export interface components {
          */
         PaymentLinkDeactivate: {
             /** @example Sold out, thank you! */
-            message: string;
+            message: string & components["schemas"]["Text"];
         };
         /** @description The body of an action that takes no input: send no body at all, or `{}`. Any field is refused (`VALIDATION_ERROR`). */
         EmptyBody: Record<string, never>;

@@ -3,6 +3,7 @@ import { createRealDatabase, SHARED_PG_URL } from '../helpers/db';
 import { openPostgres } from '../../src/db';
 import { eventually, setupMerchant } from '../helpers/fixtures';
 import type { MerchantSetup } from '../helpers/fixtures';
+import { openLink, postLink } from '../helpers/link-pages';
 import { expectOk } from '../helpers/merchants';
 import { needsRealServer } from '../helpers/requires';
 import { startTestService } from '../helpers/service';
@@ -33,21 +34,8 @@ needsRealServer().describe('a payment link limit under concurrency (real Postgre
   const link = async () =>
     expectOk(await m.client.post('/v1/payment-links', { title: 'One-off commission', amount: 75000, currency: 'UGX', payment_methods: ['MOBILE_MONEY'], completed_limit: 1 })) as { link_id: string };
 
-  async function open(linkId: string) {
-    const res = await fetch(`${svc.url}/l/${linkId}`);
-    const html = await res.text();
-    return { status: res.status, cookie: (res.headers.get('set-cookie') ?? '').split(';')[0], csrf: /name="csrf" value="([^"]+)"/.exec(html)?.[1] ?? '' };
-  }
-
-  async function pay(linkId: string, form: { cookie: string; csrf: string }, phone: string) {
-    const res = await fetch(`${svc.url}/l/${linkId}`, {
-      method: 'POST',
-      redirect: 'manual',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: form.cookie },
-      body: new URLSearchParams({ csrf: form.csrf, method: 'MOBILE_MONEY', phone }).toString(),
-    });
-    return { status: res.status, html: await res.text() };
-  }
+  const open = (linkId: string) => openLink(svc.url, linkId);
+  const pay = (linkId: string, opened: { cookie: string; csrf: string }, phone: string) => postLink(svc.url, linkId, opened, { method: 'MOBILE_MONEY', phone });
 
   const collectionsOf = (linkId: string) =>
     svc.database.db.any<{ gateway_reference: string; status: string }>(

@@ -12,6 +12,9 @@ const MAX_CUSTOM_VALUE = 100;
 
 export type FormErrors = Record<string, string>;
 
+/** Text PostgreSQL can store: no NUL, no unpaired surrogate (a browser never sends them; a forged form may). */
+const STORABLE = /^(?:[^\u0000\uD800-\uDFFF]|[\uD800-\uDBFF][\uDC00-\uDFFF])*$/;
+
 /** The amount in minor units from the customer's text ("1500", "1500.50"), or null when it is not one. */
 function minorFromText(text: string): bigint | null {
   const m = /^(\d{1,12})(?:\.(\d{1,2}))?$/.exec(text.trim());
@@ -33,6 +36,7 @@ function amountOf(link: PaymentLinkRow, form: Record<string, string>, errors: Fo
 /** What the form posted, as an attempt, or the errors to show with it. */
 export function readForm(link: PaymentLinkRow, form: Record<string, string>): { input: AttemptInput } | { errors: FormErrors } {
   const errors: FormErrors = {};
+  for (const [field, value] of Object.entries(form)) if (typeof value !== 'string' || !STORABLE.test(value)) errors[field] = 'Remove the characters that cannot be read';
   const amountMinor = amountOf(link, form, errors);
   const method = link.payment_methods.find((m) => m === form.method) ?? null;
   if (!method) errors.method = 'Choose how to pay';

@@ -1,6 +1,7 @@
 // Proves a payment link's page: it shows the link (title, description, amount or bounds, custom fields, methods, phone) without JavaScript; a submission makes exactly one ordinary collection carrying the link, sends the customer to that collection's own hosted page, and once the sandbox completes it the link counts it and its end page thanks the customer; bad input, a missing CSRF pair, a deactivated, expired or exhausted link (410) and a client over its rate (429) create nothing; the QR codes are served as PNG and SVG.
 import { eventually, setupMerchant } from '../../helpers/fixtures';
 import type { MerchantSetup } from '../../helpers/fixtures';
+import { openLink, postLink } from '../../helpers/link-pages';
 import { expectOk } from '../../helpers/merchants';
 import { startTestService } from '../../helpers/service';
 import type { TestService } from '../../helpers/service';
@@ -31,24 +32,10 @@ async function newLink(body: Record<string, unknown> = {}) {
   return expectOk(await m.client.post('/v1/payment-links', { ...base, ...body })) as { link_id: string; url: string };
 }
 
-/** The page as a browser opens it: its status and HTML, and the cookie and CSRF value its form needs. */
-async function open(linkId: string) {
-  const res = await fetch(`${svc.url}/l/${linkId}`);
-  const html = await res.text();
-  const cookie = (res.headers.get('set-cookie') ?? '').split(';')[0];
-  const csrf = /name="csrf" value="([^"]+)"/.exec(html)?.[1] ?? '';
-  return { status: res.status, html, cookie, csrf };
-}
+const open = (linkId: string) => openLink(svc.url, linkId);
 
 async function submit(linkId: string, form: Record<string, string>, withCsrf = true, opened?: { cookie: string; csrf: string }) {
-  const { cookie, csrf } = opened ?? (await open(linkId));
-  const res = await fetch(`${svc.url}/l/${linkId}`, {
-    method: 'POST',
-    redirect: 'manual',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', cookie },
-    body: new URLSearchParams(withCsrf ? { csrf, ...form } : form).toString(),
-  });
-  return { status: res.status, location: res.headers.get('location'), html: await res.text() };
+  return postLink(svc.url, linkId, opened ?? (await open(linkId)), form, withCsrf);
 }
 
 const paid = { method: 'MOBILE_MONEY', phone: '256777000001', field0: 'ORD-77' };
@@ -114,6 +101,9 @@ it('refuses bad input and a missing CSRF pair, creating nothing', async () => {
   const unknownMethod = await submit(link.link_id, { ...paid, amount: '1500', method: 'CARD' });
   expect(unknownMethod.status).toBe(400);
   expect((await submit(link.link_id, { ...paid, amount: '1500' }, false)).status).toBe(403);
+  const unreadable = await submit(link.link_id, { ...paid, amount: '1500', field0: 'ORD\u0000' });
+  expect(unreadable.status).toBe(400);
+  expect(unreadable.html).toContain('cannot be read');
   expect(await made(link.link_id)).toEqual([]);
   expect(await collections()).toBe(before);
 });
