@@ -239,6 +239,69 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/payment-links": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List payment links of all businesses
+         * @description Returns the payment links of every business (or of `business_id`; a merchant user always gets its own
+         *     business's), newest first, with their counts, a page at a time. Take `per_page` items (default 10, at
+         *     most 100), then pass the answer's `paging.next_cursor` as `cursor` for the next page until it is `null`.
+         *     Unknown query parameters are refused (`VALIDATION_ERROR`).
+         */
+        get: operations["listAdminPaymentLinks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/payment-links/{link_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a payment link of any business
+         * @description Returns one payment link with its business and counts (a merchant user: one of its own business's).
+         */
+        get: operations["getAdminPaymentLink"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/payment-links/{link_id}/deactivate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Deactivate a payment link of any business
+         * @description Stops a link taking payments (a link abused for fraud, say): its page shows `message` (status 410) and creates nothing; the link is kept with its counts, and the merchant may reactivate it. Operator admins and the business's owners may; the change is in the audit log.
+         */
+        post: operations["deactivateAdminPaymentLink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/admin/refunds": {
         parameters: {
             query?: never;
@@ -1883,6 +1946,123 @@ export interface components {
          * @enum {string}
          */
         DisbursementStatus: "PENDING_APPROVAL" | "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "CANCELLED" | "REVERSED";
+        /**
+         * @description A payment link's id, as `createPaymentLink` answered it: `pl_` and 24 random characters (144 random bits), unguessable. It is the last part of the link's `url`.
+         * @example pl_Q7rX2mLk9VbT4nWc8YhZ3sPa
+         */
+        PaymentLinkId: string;
+        /**
+         * PaymentLinkCustomField
+         * @description A field the customer fills in on the link's page (an order number, say), kept with the attempt.
+         */
+        PaymentLinkCustomField: {
+            /**
+             * @description What the page asks, as the customer reads it.
+             * @example Order number
+             */
+            label: string & components["schemas"]["Text"];
+            /** @description Whether the customer must fill it in to pay. */
+            required: boolean;
+        };
+        /**
+         * PaymentLink
+         * @description A payment link: a page of ours at `url` where a customer pays the merchant. Each payment made there is an ordinary collection (same fees, routing, ledger, webhooks and emails). Every field is always present; a blank one is `null`.
+         */
+        PaymentLink: {
+            link_id: components["schemas"]["PaymentLinkId"];
+            /**
+             * Format: uri
+             * @description The link to share; it carries nothing secret.
+             */
+            url: string;
+            /**
+             * Format: uri
+             * @description A QR code of `url` as a PNG image.
+             */
+            qr_png_url: string;
+            /**
+             * Format: uri
+             * @description A QR code of `url` as an SVG image.
+             */
+            qr_svg_url: string;
+            title: string;
+            description: string | null;
+            /** @description The fixed amount; `null` when the customer chooses. */
+            amount: number | null;
+            min_amount: number | null;
+            max_amount: number | null;
+            currency: components["schemas"]["Currency"];
+            payment_methods: components["schemas"]["PaymentMethod"][];
+            /** @description When the link stops taking payments; `null` for never. */
+            expires_at: components["schemas"]["Timestamp"] | null;
+            completed_limit: number | null;
+            custom_fields: components["schemas"]["PaymentLinkCustomField"][];
+            redirect_url: string | null;
+            confirmation_message: string | null;
+            /**
+             * @description A deactivated link shows its `deactivation_message` and takes no payment.
+             * @enum {string}
+             */
+            state: "active" | "deactivated";
+            deactivation_message: string | null;
+            /** @description Collections customers started on the link. */
+            attempts: number;
+            /** @description Those of them completed. */
+            completed_payments: number;
+            /** @description The sum of the completed ones' amounts, in `currency`. */
+            amount_collected: number;
+            created_at: components["schemas"]["Timestamp"];
+            updated_at: components["schemas"]["Timestamp"];
+        };
+        /**
+         * AdminPaymentLink
+         * @description A payment link as the operator sees it (`PaymentLink`), with the business it belongs to.
+         */
+        AdminPaymentLink: components["schemas"]["PaymentLink"] & {
+            /** @description The business whose link it is. */
+            business_id: number;
+        };
+        /** @description Envelope of a page of payment links, newest first, as the operator sees them. */
+        AdminPaymentLinkListResponse: {
+            /**
+             * @description Always `200` on success.
+             * @constant
+             */
+            code: 200;
+            /**
+             * @description Always `success` for this operation.
+             * @constant
+             */
+            status: "success";
+            /** @description Human-readable outcome. */
+            message: string;
+            data: components["schemas"]["AdminPaymentLink"][];
+            paging: components["schemas"]["Paging"];
+        };
+        /** @description Envelope of one payment link, as the operator sees it. */
+        AdminPaymentLinkResponse: {
+            /**
+             * @description Always `200` on success.
+             * @constant
+             */
+            code: 200;
+            /**
+             * @description Always `success` for this operation.
+             * @constant
+             */
+            status: "success";
+            /** @description Human-readable outcome. */
+            message: string;
+            data: components["schemas"]["AdminPaymentLink"];
+        };
+        /**
+         * PaymentLinkDeactivate
+         * @description Why the link is deactivated; its page shows the message to a customer who opens it.
+         */
+        PaymentLinkDeactivate: {
+            /** @example Sold out, thank you! */
+            message: string & components["schemas"]["Text"];
+        };
         /** @description A refund: money given back to the customer of a `COMPLETED` collection, through the processor that took it. Every field is always present; a blank field is `null`, never omitted. */
         RefundRecord: {
             /**
@@ -4113,6 +4293,11 @@ export interface components {
          */
         FilterDisbursementMerchantReference: string;
         /**
+         * @description The payment link's `link_id`, as `createPaymentLink` answered it.
+         * @example pl_Q7rX2mLk9VbT4nWc8YhZ3sPa
+         */
+        PaymentLinkId: components["schemas"]["PaymentLinkId"];
+        /**
          * @description The UTC calendar day (`YYYY-MM-DD`, not in the future): the report covers the collections created that day, whenever they were confirmed or completed.
          * @example 2025-11-25
          */
@@ -4892,6 +5077,145 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             /** @description `NOT_FOUND`: a merchant user asked for another business, or an operator for a business that does not exist (`business_id`). */
             404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listAdminPaymentLinks: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only collections of this business.
+                 * @example 7
+                 */
+                business_id?: components["parameters"]["FilterBusinessId"];
+                /**
+                 * @description Items per page.
+                 * @example 10
+                 */
+                per_page?: components["parameters"]["PerPage"];
+                /**
+                 * @description Where to go on: the `paging.next_cursor` of the previous page (send the same filters). Keyset paging: no item is repeated or skipped while new ones are being created. Not with `page` or `offset`.
+                 * @example WyIyMDI1LTExLTI1VDEwOjE1OjAyKzAwOjAwIiwxMDQ4XQ
+                 */
+                cursor?: components["parameters"]["Cursor"];
+                /**
+                 * @description Page number, 1-based, at most 21474837 (so that the items it skips fit the `offset` bound). Ignored when `offset` is given.
+                 * @example 2
+                 */
+                page?: components["parameters"]["Page"];
+                /**
+                 * @description Number of items to skip from the first, at most 2147483647. When given it wins over `page`.
+                 * @example 20
+                 */
+                offset?: components["parameters"]["Offset"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of links, newest first; an empty array past the last page. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-PH-Total": components["headers"]["XPHTotal"];
+                    "X-PH-TotalPages": components["headers"]["XPHTotalPages"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminPaymentLinkListResponse"];
+                };
+            };
+            /** @description `VALIDATION_ERROR`: a filter or paging parameter is malformed or out of range, or the query has an unknown parameter. */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description `FORBIDDEN`: the caller's role may not list payment links. */
+            403: components["responses"]["Forbidden"];
+            /** @description `NOT_FOUND`: no business has this `business_id`. */
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getAdminPaymentLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The payment link's `link_id`, as `createPaymentLink` answered it.
+                 * @example pl_Q7rX2mLk9VbT4nWc8YhZ3sPa
+                 */
+                link_id: components["parameters"]["PaymentLinkId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The link. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminPaymentLinkResponse"];
+                };
+            };
+            /** @description `VALIDATION_ERROR`: `link_id` is malformed. */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description `FORBIDDEN`: the caller's role may not read payment links. */
+            403: components["responses"]["Forbidden"];
+            /** @description `NOT_FOUND`: no payment link (of your business) has this `link_id`. */
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deactivateAdminPaymentLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The payment link's `link_id`, as `createPaymentLink` answered it.
+                 * @example pl_Q7rX2mLk9VbT4nWc8YhZ3sPa
+                 */
+                link_id: components["parameters"]["PaymentLinkId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PaymentLinkDeactivate"];
+            };
+        };
+        responses: {
+            /** @description The link, deactivated. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminPaymentLinkResponse"];
+                };
+            };
+            /** @description `VALIDATION_ERROR`: `link_id` is malformed or `message` missing or too long. `INVALID_JSON`, `UNSUPPORTED_MEDIA_TYPE`: the body is not a JSON object sent as `application/json`. Nothing changed. */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description `FORBIDDEN`: the caller's role may not deactivate links. `CSRF_FAILED`: the session's `X-CSRF-Token` is missing. */
+            403: components["responses"]["Forbidden"];
+            /** @description `NOT_FOUND`: no payment link (of your business) has this `link_id`. */
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

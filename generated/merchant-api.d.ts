@@ -145,6 +145,98 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/payment-links": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List payment links
+         * @description Returns your payment links, newest first, a page at a time, with their counts. Take `per_page` items
+         *     (default 10, at most 100), then pass the answer's `paging.next_cursor` as `cursor` for the next page
+         *     until it is `null`. For compatibility, `page` or `offset` and the `Link` header work too. Unknown query
+         *     parameters are refused (`VALIDATION_ERROR`).
+         */
+        get: operations["listPaymentLinks"];
+        put?: never;
+        /**
+         * Create a payment link
+         * @description Creates a link to share (in a chat, an invoice, a QR code): the customer opens `url`, chooses a method
+         *     among `payment_methods`, fills in the custom fields and pays on our hosted page. Each payment is an
+         *     ordinary collection made under the API token that created the link, so its webhooks and emails go where
+         *     that token's go. The link takes payments until it expires (`expires_at`), until `completed_limit`
+         *     payments are completed or under way, or until you deactivate it; then its page answers that it is no
+         *     longer available. Refused input creates nothing.
+         */
+        post: operations["createPaymentLink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/payment-links/{link_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a payment link
+         * @description Returns one of your payment links with its counts: collections started on it (`attempts`), those completed (`completed_payments`) and the sum of their amounts (`amount_collected`).
+         */
+        get: operations["getPaymentLink"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/payment-links/{link_id}/deactivate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Deactivate a payment link
+         * @description Stops the link taking payments: its page shows your `message` (status 410) and creates nothing. The link is kept, with its counts; payments already under way go on. Deactivating a deactivated link replaces its message. `reactivatePaymentLink` undoes it.
+         */
+        post: operations["deactivatePaymentLink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/payment-links/{link_id}/reactivate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reactivate a payment link
+         * @description Lets a deactivated link take payments again (until it expires or reaches its limit). Reactivating an active link changes nothing. No request body (or `{}`).
+         */
+        post: operations["reactivatePaymentLink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/quotes": {
         parameters: {
             query?: never;
@@ -1294,6 +1386,156 @@ export interface components {
             paging: components["schemas"]["Paging"];
         };
         /**
+         * @description A payment link's id, as `createPaymentLink` answered it: `pl_` and 24 random characters (144 random bits), unguessable. It is the last part of the link's `url`.
+         * @example pl_Q7rX2mLk9VbT4nWc8YhZ3sPa
+         */
+        PaymentLinkId: string;
+        /**
+         * PaymentLinkCustomField
+         * @description A field the customer fills in on the link's page (an order number, say), kept with the attempt.
+         */
+        PaymentLinkCustomField: {
+            /**
+             * @description What the page asks, as the customer reads it.
+             * @example Order number
+             */
+            label: string & components["schemas"]["Text"];
+            /** @description Whether the customer must fill it in to pay. */
+            required: boolean;
+        };
+        /**
+         * PaymentLink
+         * @description A payment link: a page of ours at `url` where a customer pays the merchant. Each payment made there is an ordinary collection (same fees, routing, ledger, webhooks and emails). Every field is always present; a blank one is `null`.
+         */
+        PaymentLink: {
+            link_id: components["schemas"]["PaymentLinkId"];
+            /**
+             * Format: uri
+             * @description The link to share; it carries nothing secret.
+             */
+            url: string;
+            /**
+             * Format: uri
+             * @description A QR code of `url` as a PNG image.
+             */
+            qr_png_url: string;
+            /**
+             * Format: uri
+             * @description A QR code of `url` as an SVG image.
+             */
+            qr_svg_url: string;
+            title: string;
+            description: string | null;
+            /** @description The fixed amount; `null` when the customer chooses. */
+            amount: number | null;
+            min_amount: number | null;
+            max_amount: number | null;
+            currency: components["schemas"]["Currency"];
+            payment_methods: components["schemas"]["PaymentMethod"][];
+            /** @description When the link stops taking payments; `null` for never. */
+            expires_at: components["schemas"]["Timestamp"] | null;
+            completed_limit: number | null;
+            custom_fields: components["schemas"]["PaymentLinkCustomField"][];
+            redirect_url: string | null;
+            confirmation_message: string | null;
+            /**
+             * @description A deactivated link shows its `deactivation_message` and takes no payment.
+             * @enum {string}
+             */
+            state: "active" | "deactivated";
+            deactivation_message: string | null;
+            /** @description Collections customers started on the link. */
+            attempts: number;
+            /** @description Those of them completed. */
+            completed_payments: number;
+            /** @description The sum of the completed ones' amounts, in `currency`. */
+            amount_collected: number;
+            created_at: components["schemas"]["Timestamp"];
+            updated_at: components["schemas"]["Timestamp"];
+        };
+        /** @description Envelope of a page of payment links, newest first. */
+        PaymentLinkListResponse: {
+            /**
+             * @description Always `200` on success.
+             * @constant
+             */
+            code: 200;
+            /**
+             * @description Always `success` for this operation.
+             * @constant
+             */
+            status: "success";
+            /** @description Human-readable outcome. */
+            message: string;
+            data: components["schemas"]["PaymentLink"][];
+            paging: components["schemas"]["Paging"];
+        };
+        /**
+         * PaymentLinkCreate
+         * @description A payment link to share. Give either `amount` (a fixed amount) or both `min_amount` and `max_amount` (the customer chooses an amount between them, both included), never both kinds. At most one of `redirect_url` and `confirmation_message`. Unknown fields are refused.
+         */
+        PaymentLinkCreate: {
+            /**
+             * @description What the customer pays for, the page's heading.
+             * @example Tailoring deposit
+             */
+            title: string & components["schemas"]["Text"];
+            /** @description More words for the customer under the title. */
+            description?: string & components["schemas"]["Text"];
+            /** @description The fixed amount the customer pays, in `currency`. */
+            amount?: components["schemas"]["CollectionAmount"];
+            /** @description The least the customer may choose to pay (with `max_amount`). */
+            min_amount?: components["schemas"]["CollectionAmount"];
+            /** @description The most the customer may choose to pay (with `min_amount`); not below `min_amount`. */
+            max_amount?: components["schemas"]["CollectionAmount"];
+            /** @description Currency of the amounts; each payment is an ordinary collection in it. */
+            currency: components["schemas"]["Currency"];
+            /** @description The methods the customer may choose among. */
+            payment_methods: components["schemas"]["PaymentMethod"][];
+            /**
+             * Format: date-time
+             * @description When the link stops taking payments; in the future. Absent, it does not expire.
+             */
+            expires_at?: string;
+            /** @description How many completed payments the link takes; it is no longer offered once that many are completed or under way. Absent, no limit. */
+            completed_limit?: number;
+            /** @description Up to three fields the customer fills in. */
+            custom_fields?: components["schemas"]["PaymentLinkCustomField"][];
+            /**
+             * Format: uri
+             * @description Where the customer's browser goes once the payment is over, with `gateway_reference` and `status` added to the query (read the collection rather than trust them).
+             */
+            redirect_url?: string;
+            /** @description What the customer reads once the payment is over, when there is no `redirect_url`. */
+            confirmation_message?: string & components["schemas"]["Text"];
+        };
+        /** @description Envelope of one payment link. */
+        PaymentLinkResponse: {
+            /**
+             * @description Always `200` on success.
+             * @constant
+             */
+            code: 200;
+            /**
+             * @description Always `success` for this operation.
+             * @constant
+             */
+            status: "success";
+            /** @description Human-readable outcome. */
+            message: string;
+            data: components["schemas"]["PaymentLink"];
+        };
+        /**
+         * PaymentLinkDeactivate
+         * @description Why the link is deactivated; its page shows the message to a customer who opens it.
+         */
+        PaymentLinkDeactivate: {
+            /** @example Sold out, thank you! */
+            message: string & components["schemas"]["Text"];
+        };
+        /** @description The body of an action that takes no input: send no body at all, or `{}`. Any field is refused (`VALIDATION_ERROR`). */
+        EmptyBody: Record<string, never>;
+        /**
          * QuoteCreate
          * @description What a payment would credit the wallet: the payment's `amount`, `currency` and `payment_method` (as a request-to-pay will send them) and `account_currency`, the wallet's currency, which must be the wallet such a payment credits (the business has no wallet in `currency`; its default wallet). Unknown fields are refused.
          */
@@ -1421,8 +1663,6 @@ export interface components {
             message: string;
             data: components["schemas"]["CollectionDetail"];
         };
-        /** @description The body of an action that takes no input: send no body at all, or `{}`. Any field is refused (`VALIDATION_ERROR`). */
-        EmptyBody: Record<string, never>;
         /** @description One attempt to deliver a notification to the webhook URL. */
         NotificationAttempt: {
             /**
@@ -2215,6 +2455,11 @@ export interface components {
          */
         Offset: number;
         /**
+         * @description The payment link's `link_id`, as `createPaymentLink` answered it.
+         * @example pl_Q7rX2mLk9VbT4nWc8YhZ3sPa
+         */
+        PaymentLinkId: components["schemas"]["PaymentLinkId"];
+        /**
          * @description The quote's `quote_id`, as `createQuote` answered it.
          * @example qt_Vb3k9QmX2LrT8wNc4YhZ7sPa
          */
@@ -2511,6 +2756,214 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: a filter or paging parameter is malformed or out of range, or the query has an unknown parameter. */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listPaymentLinks: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Items per page.
+                 * @example 10
+                 */
+                per_page?: components["parameters"]["PerPage"];
+                /**
+                 * @description Where to go on: the `paging.next_cursor` of the previous page (send the same filters). Keyset paging: no item is repeated or skipped while new ones are being created. Not with `page` or `offset`.
+                 * @example WyIyMDI1LTExLTI1VDEwOjE1OjAyKzAwOjAwIiwxMDQ4XQ
+                 */
+                cursor?: components["parameters"]["Cursor"];
+                /**
+                 * @description Page number, 1-based, at most 21474837 (so that the items it skips fit the `offset` bound). Ignored when `offset` is given.
+                 * @example 2
+                 */
+                page?: components["parameters"]["Page"];
+                /**
+                 * @description Number of items to skip from the first, at most 2147483647. When given it wins over `page`.
+                 * @example 20
+                 */
+                offset?: components["parameters"]["Offset"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of links, newest first; an empty array past the last page. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-PH-Total": components["headers"]["XPHTotal"];
+                    "X-PH-TotalPages": components["headers"]["XPHTotalPages"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaymentLinkListResponse"];
+                };
+            };
+            /** @description `VALIDATION_ERROR`: a paging parameter is malformed or out of range, or the query has an unknown parameter. */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createPaymentLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PaymentLinkCreate"];
+            };
+        };
+        responses: {
+            /** @description The link, active. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaymentLinkResponse"];
+                };
+            };
+            /**
+             * @description One of:
+             *     - `VALIDATION_ERROR`: a field breaks a rule: both `amount` and `min_amount`/`max_amount` (or
+             *       neither), `min_amount` above `max_amount`, an unknown payment method, more than three custom
+             *       fields, `expires_at` not in the future, both `redirect_url` and `confirmation_message`; `data`
+             *       lists every broken rule.
+             *     - `INVALID_JSON`, `UNSUPPORTED_MEDIA_TYPE`: the body is not a JSON object sent as `application/json`.
+             *
+             *     No link was created.
+             */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getPaymentLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The payment link's `link_id`, as `createPaymentLink` answered it.
+                 * @example pl_Q7rX2mLk9VbT4nWc8YhZ3sPa
+                 */
+                link_id: components["parameters"]["PaymentLinkId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The link. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaymentLinkResponse"];
+                };
+            };
+            /** @description `VALIDATION_ERROR`: `link_id` is malformed. */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description `NOT_FOUND`: no payment link of yours has this `link_id`. */
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deactivatePaymentLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The payment link's `link_id`, as `createPaymentLink` answered it.
+                 * @example pl_Q7rX2mLk9VbT4nWc8YhZ3sPa
+                 */
+                link_id: components["parameters"]["PaymentLinkId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PaymentLinkDeactivate"];
+            };
+        };
+        responses: {
+            /** @description The link, deactivated. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaymentLinkResponse"];
+                };
+            };
+            /** @description `VALIDATION_ERROR`: `link_id` is malformed or `message` missing or too long. `INVALID_JSON`, `UNSUPPORTED_MEDIA_TYPE`: the body is not a JSON object sent as `application/json`. Nothing changed. */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description `NOT_FOUND`: no payment link of yours has this `link_id`. */
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    reactivatePaymentLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The payment link's `link_id`, as `createPaymentLink` answered it.
+                 * @example pl_Q7rX2mLk9VbT4nWc8YhZ3sPa
+                 */
+                link_id: components["parameters"]["PaymentLinkId"];
+            };
+            cookie?: never;
+        };
+        /** @description No input; send no body or `{}`. */
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["EmptyBody"];
+            };
+        };
+        responses: {
+            /** @description The link, active. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaymentLinkResponse"];
+                };
+            };
+            /** @description `VALIDATION_ERROR`: `link_id` is malformed. Nothing changed. */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description `NOT_FOUND`: no payment link of yours has this `link_id`. */
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

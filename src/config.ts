@@ -51,6 +51,9 @@ export interface Config {
   smtpUrl: string | null;
   webhookAllowPrivate: boolean;
   rateLimitRps: number;
+  /** submissions of a payment link's page per minute, per link and per client address (docs/contract/payment-links.md) */
+  paymentLinkAttemptsPerMinute: number;
+  paymentLinkClientAttemptsPerMinute: number;
   seedDemo: boolean;
   sandboxMmDelayMs: number;
   pendingTtlSeconds: number;
@@ -338,6 +341,8 @@ export function loadConfig(env: Env = process.env): Config {
     smtpUrl,
     webhookAllowPrivate: bool(env, 'WEBHOOK_ALLOW_PRIVATE', appEnv === 'sandbox'),
     rateLimitRps: int(env, 'RATE_LIMIT_RPS', 100, 0, 1_000_000),
+    paymentLinkAttemptsPerMinute: int(env, 'PAYMENT_LINK_ATTEMPTS_PER_MINUTE', 120, 1, 1_000_000),
+    paymentLinkClientAttemptsPerMinute: int(env, 'PAYMENT_LINK_CLIENT_ATTEMPTS_PER_MINUTE', 10, 1, 1_000_000),
     seedDemo: bool(env, 'SEED_DEMO', appEnv === 'sandbox'),
     sandboxMmDelayMs: int(env, 'SANDBOX_MM_DELAY_MS', 3000, 0, 3_600_000),
     pendingTtlSeconds: int(env, 'PENDING_TTL_SECONDS', 1800, 1, 30 * 86400),

@@ -15,9 +15,11 @@ import type { Processors } from './processors';
 import type { WorkerSpec, Workers } from './workers/loops';
 import { AuditService } from './people/audit';
 import { AccessTokenService } from './merchants/access-tokens';
+import type { Principal } from './merchants/access-tokens';
 import { CardService } from './cards/card-keys';
 import { CheckoutService } from './processor-requests/checkouts';
 import { CollectionService } from './collections';
+import type { RequestToPayBody } from './collections/request-to-pay';
 import { ConfigCache } from './merchants/config-cache';
 import { GoLiveService } from './merchants/go-live';
 import { LedgerService } from './ledger/ledger';
@@ -38,6 +40,8 @@ import { TotpService } from './people/totp';
 import { UserService } from './people/users';
 import { ProcessorRequestService } from './processor-requests';
 import { SharedRateLimit } from './merchants/rate-limit';
+import { PaymentLinkService } from './payment-links/index';
+import { LinkAttempts } from './payment-links/attempts';
 import { RetentionService } from './workers/retention';
 import { RateJumps } from './rates/jumps';
 import { RateRefresh } from './rates/refresh';
@@ -111,6 +115,10 @@ export interface Services extends Base {
   adminDisbursements: AdminDisbursementService;
   /** statements, exports and the settlement report (src/reports/) */
   reports: ReportService;
+  /** payment links merchants share (src/payment-links/) */
+  paymentLinks: PaymentLinkService;
+  /** customers' attempts on a payment link's page, each an ordinary collection (src/payment-links/attempts.ts) */
+  linkAttempts: LinkAttempts;
   /** set once the workers run (server.ts); until then Base.kick wakes nothing */
   workers: Workers | null;
 }
@@ -199,6 +207,8 @@ export function buildServices(input: BaseInput): Services {
   const processorRequests = new ProcessorRequestService(using(base, { collections, processors, refunds, disbursements, processId: liveness.processId }));
   checkouts = new CheckoutService(using(base, { collections, processorRequests, processors, refunds, disbursements }));
   const reports = new ReportService(() => base.db, input.now);
+  const paymentLinks = new PaymentLinkService(base);
+  const linkAttempts = new LinkAttempts(using(base, { requestToPay: (p: Principal, body: RequestToPayBody) => collections.requestToPay(p, body) }));
 
   const services: Services = {
     ...base,
@@ -234,6 +244,8 @@ export function buildServices(input: BaseInput): Services {
     disbursements,
     adminDisbursements,
     reports,
+    paymentLinks,
+    linkAttempts,
     get workers() {
       return workers;
     },

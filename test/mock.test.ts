@@ -22,11 +22,14 @@ afterAll(() => prism?.stop());
 
 const REF = 'PCK7M2QX9D4W8N3R6T5Y2Z';
 const QUOTE = 'qt_Vb3k9QmX2LrT8wNc4YhZ7sPa';
+const LINK = 'pl_Q7rX2mLk9VbT4nWc8YhZ3sPa';
 const bodies: Record<string, unknown> = {
   createAccessToken: { api_key: 'pk_sandbox_Xk2e9QmV4tLr8WbN1cYh7Gs', expires_in: 900 },
   requestToPay: { currency: 'UGX', amount: 50000, payment_method: 'MOBILE_MONEY', account_number: '256777000001', merchant_reference: 'ORD-20251125-0001', narration: 'Order 20251125-0001' },
   simulateCollection: { outcome: 'COMPLETED' },
   createQuote: { amount: 10, currency: 'USD', account_currency: 'UGX', payment_method: 'MOBILE_MONEY' },
+  createPaymentLink: { title: 'Tailoring deposit', amount: 50000, currency: 'UGX', payment_methods: ['MOBILE_MONEY', 'CARD'], completed_limit: 1 },
+  deactivatePaymentLink: { message: 'Sold out, thank you!' },
   createRefund: { amount: 20000, merchant_reference: 'RFD-20251125-0001', reason: 'Order cancelled by the customer' },
   createDisbursement: { amount: 150000, currency: 'UGX', payment_method: 'MOBILE_MONEY', account_number: '256772123456', account_name: 'Okello Transport Ltd', merchant_reference: 'PAY-20251125-0001', narration: 'Driver payout week 47' },
 };
@@ -39,7 +42,7 @@ it('answers every merchant operation with a response that validates', async () =
   const operations = merchant.getOperations();
   expect(operations.length).toBeGreaterThanOrEqual(11);
   for (const op of operations) {
-    const urlPath = op.path.replace('{gateway_reference}', REF).replace('{currency}', 'UGX').replace('{quote_id}', QUOTE) + (queries[op.operationId ?? ''] ?? '');
+    const urlPath = op.path.replace('{gateway_reference}', REF).replace('{currency}', 'UGX').replace('{quote_id}', QUOTE).replace('{link_id}', LINK) + (queries[op.operationId ?? ''] ?? '');
     const body = bodies[op.operationId ?? ''];
     const res = await fetch(base + urlPath, {
       method: op.method.toUpperCase(),

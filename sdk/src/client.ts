@@ -27,6 +27,8 @@ export type PublicKey = components['schemas']['PublicKey'];
 export type DisbursementCreate = components['schemas']['DisbursementCreate'];
 export type DisbursementQuery = NonNullable<operations['listDisbursements']['parameters']['query']>;
 export type QuoteCreate = components['schemas']['QuoteCreate'];
+export type PaymentLinkCreate = components['schemas']['PaymentLinkCreate'];
+export type PaymentLinkQuery = NonNullable<operations['listPaymentLinks']['parameters']['query']>;
 
 export interface PayCollectOptions {
   apiKey: string;
@@ -45,7 +47,7 @@ export interface PayCollectOptions {
   now?: () => number;
 }
 
-export interface PayCollect extends DisbursementCalls, QuoteCalls {
+export interface PayCollect extends DisbursementCalls, QuoteCalls, PaymentLinkCalls {
   /** the generated client: `api.POST('/v1/collections/request-to-pay', { body })`, typed by the contract */
   api: Client<paths>;
   /** the access token in use, fetched or renewed when needed */
@@ -84,6 +86,28 @@ function quoteCalls(api: Client<paths>) {
     createQuote: (body: QuoteCreate) => api.POST('/v1/quotes', { body }),
     /** One quote, as it was given (`GET /v1/quotes/{quote_id}`). */
     getQuote: (quoteId: string) => api.GET('/v1/quotes/{quote_id}', { params: { path: { quote_id: quoteId } } }),
+  };
+}
+
+/**
+ * The payment link operations of the generated client by name, typed by it: share a link's `url` (or its
+ * QR code) and each customer's payment on it is an ordinary collection.
+ */
+export type PaymentLinkCalls = ReturnType<typeof paymentLinkCalls>;
+
+function paymentLinkCalls(api: Client<paths>) {
+  const path = (linkId: string) => ({ params: { path: { link_id: linkId } } });
+  return {
+    /** A link to share, with its `url` and QR codes (`POST /v1/payment-links`). */
+    createPaymentLink: (body: PaymentLinkCreate) => api.POST('/v1/payment-links', { body }),
+    /** One link with its counts (`GET /v1/payment-links/{link_id}`). */
+    getPaymentLink: (linkId: string) => api.GET('/v1/payment-links/{link_id}', path(linkId)),
+    /** A page of links, newest first (`GET /v1/payment-links`); `iterate` follows the pages. */
+    listPaymentLinks: (query?: PaymentLinkQuery) => api.GET('/v1/payment-links', { params: { query } }),
+    /** Stops the link taking payments; its page shows `message` (`POST /v1/payment-links/{link_id}/deactivate`). */
+    deactivatePaymentLink: (linkId: string, message: string) => api.POST('/v1/payment-links/{link_id}/deactivate', { ...path(linkId), body: { message } }),
+    /** Lets a deactivated link take payments again (`POST /v1/payment-links/{link_id}/reactivate`). */
+    reactivatePaymentLink: (linkId: string) => api.POST('/v1/payment-links/{link_id}/reactivate', path(linkId)),
   };
 }
 
@@ -138,6 +162,7 @@ export function createPayCollect(o: PayCollectOptions): PayCollect {
     api,
     ...disbursementCalls(api),
     ...quoteCalls(api),
+    ...paymentLinkCalls(api),
     accessToken: () => tokens.get(),
     async publicKey({ refresh = false } = {}) {
       if (key && !refresh) return key;

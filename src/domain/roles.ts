@@ -81,6 +81,10 @@ export const RULES: Record<string, Rule> = {
   exportAdminCollections: read('merchant_viewer'),
   exportAdminRefunds: read('merchant_viewer'),
   listAdminRefunds: read('merchant_viewer'),
+  // whoever may see the business's collections may see its payment links; its owners may deactivate one
+  listAdminPaymentLinks: read('merchant_viewer'),
+  getAdminPaymentLink: read('merchant_viewer'),
+  deactivateAdminPaymentLink: admin('merchant_owner'),
   getSettlementReport: read(null),
   getOverview: read('merchant_viewer'),
   listBusinessBalances: read('merchant_viewer'),

@@ -16,7 +16,7 @@ import type { Handler, RequestContext } from './context';
 
 const READS = new Set(['GET', 'HEAD']);
 /** Lists whose `business_id` filter a merchant user cannot leave: it is set to its own business. */
-const BUSINESS_FILTERED = new Set(['listAdminCollections', 'listAdminDisbursements', 'exportAdminCollections', 'exportAdminRefunds', 'exportAdminDisbursements', 'listAdminRefunds', 'listUsers', 'listInvitations', 'listAuditLog', 'getOverview']);
+const BUSINESS_FILTERED = new Set(['listAdminCollections', 'listAdminDisbursements', 'exportAdminCollections', 'exportAdminRefunds', 'exportAdminDisbursements', 'listAdminRefunds', 'listAdminPaymentLinks', 'listUsers', 'listInvitations', 'listAuditLog', 'getOverview']);
 const MAX_ID = 2_147_483_647;
 /**
  * Changes that wait on a processor over the network and write nothing of ours but their audit entry:
@@ -35,9 +35,10 @@ const OWNER_OF: [string, string | null][] = [
   ['gateway_reference', 'SELECT business_id FROM collections WHERE gateway_reference = $1'],
   ['disbursement_reference', 'SELECT business_id FROM disbursements WHERE gateway_reference = $1'],
   ['refund_reference', 'SELECT business_id FROM refunds WHERE gateway_reference = $1'],
+  ['link_id', 'SELECT business_id FROM payment_links WHERE link_id = $1'],
 ];
 /** Path parameters that are references (text), not numeric ids. */
-const REFERENCES = new Set(['gateway_reference', 'disbursement_reference', 'refund_reference']);
+const REFERENCES = new Set(['gateway_reference', 'disbursement_reference', 'refund_reference', 'link_id']);
 
 const isId = (v: string) => /^\d{1,10}$/.test(v) && Number(v) >= 1 && Number(v) <= MAX_ID;
 const notYours = () => new AppError('NOT_FOUND', 'No record of yours has this id');
@@ -152,6 +153,7 @@ const TARGETS: Record<string, Target> = {
   approveDisbursement: { type: 'disbursement', param: 'disbursement_reference' },
   rejectDisbursement: { type: 'disbursement', param: 'disbursement_reference' },
   requestGoLive: { type: 'go_live_request' },
+  deactivateAdminPaymentLink: { type: 'payment_link', find: 'SELECT id FROM payment_links WHERE link_id = $<link_id>' },
   updateUser: { type: 'user', param: 'user_id' },
   createInvitation: { type: 'invitation' },
   revokeInvitation: { type: 'invitation', param: 'invitation_id' },

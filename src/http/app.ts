@@ -18,6 +18,7 @@ import { fieldErrors } from './validation';
 import { mountStatic } from './static';
 import { sendStream } from './streaming';
 import { mountPages } from './pages/index';
+import { mountLinkPages } from './pages/link';
 import { mountDashboard } from './dashboard';
 import { mountProbes } from './probes';
 import { inRequestSpan, noteRoute, observeRequest } from '../telemetry/http';
@@ -258,6 +259,7 @@ export function createHttpApp(o: HttpAppOptions): express.Express {
   mountStatic(site);
   mountDashboard(site);
   mountPages(site, services);
+  mountLinkPages(site, services);
   app.use((req: Request, res: Response, next: NextFunction) => (apiOf(req.path) ? next() : site(req, res, next)));
 
   // A body must be JSON and at most 64 KiB; the size is checked before anything is read.

@@ -53,6 +53,10 @@ const SHOWN = {
     table: 'invitations',
     columns: ['id', 'email', 'role', 'business_id', 'invited_by_user_id', 'invited_by_email', 'created_at', 'expires_at', 'accepted_at', 'revoked_at'],
   },
+  payment_link: {
+    table: 'payment_links',
+    columns: ['id', 'link_id', 'business_id', 'title', 'state', 'deactivation_message', 'deactivated_at', 'updated_at'],
+  },
 } satisfies Record<string, { table: string; columns: string[]; extra?: string }>;
 export type TargetType = keyof typeof SHOWN | 'collection' | 'refund' | 'disbursement' | 'fx_rate' | 'card_key' | 'session' | 'go_live_request';
 

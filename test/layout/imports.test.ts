@@ -13,6 +13,8 @@ export const WING_ORDER: readonly (readonly string[])[] = [
   ['main.ts', 'server.ts'],
   ['http'],
   ['wiring.ts'],
+  // payment links make their collections through request-to-pay
+  ['payment-links'],
   // read-only views of the ledger, the collections and the processor requests
   ['reports'],
   ['processor-requests'],

@@ -1,4 +1,4 @@
-// Proves one writer per shared table (docs/layout.md): every statement under src/ (the .sql files and the SQL written inline in the code) that inserts into, updates or deletes from journals, postings, ledger_accounts, notifications, emails, audit_log, fx_rates or fx_quotes lives in the wing that owns the table; any other wing asks the owner.
+// Proves one writer per shared table (docs/layout.md): every statement under src/ (the .sql files and the SQL written inline in the code) that inserts into, updates or deletes from journals, postings, ledger_accounts, notifications, emails, audit_log, fx_rates, fx_quotes, payment_links or payment_link_attempts lives in the wing that owns the table; any other wing asks the owner.
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 
@@ -13,6 +13,8 @@ const OWNER: Record<string, string> = {
   audit_log: 'people',
   fx_rates: 'rates',
   fx_quotes: 'merchants',
+  payment_links: 'payment-links',
+  payment_link_attempts: 'payment-links',
 };
 const WRITE = new RegExp(String.raw`\b(?:INSERT\s+INTO|UPDATE|DELETE\s+FROM)\s+(${Object.keys(OWNER).join('|')})\b`, 'gi');
 

@@ -18,11 +18,11 @@ function mac(secret: string, cookie: string, reference: string): string {
 }
 
 /** Sets the cookie when absent and returns the value for the form's hidden `csrf` field. */
-export function csrfField(req: Request, res: Response, secret: string, reference: string): string {
+export function csrfField(req: Request, res: Response, secret: string, reference: string, cookiePath = '/pay'): string {
   let cookie = cookieOf(req);
   if (!cookie || !/^[A-Za-z0-9_-]{20,64}$/.test(cookie)) {
     cookie = randomBytes(24).toString('base64url');
-    res.append('Set-Cookie', `${COOKIE}=${cookie}; Path=/pay; HttpOnly; SameSite=Strict; Max-Age=7200`);
+    res.append('Set-Cookie', `${COOKIE}=${cookie}; Path=${cookiePath}; HttpOnly; SameSite=Strict; Max-Age=7200`);
   }
   return mac(secret, cookie, reference);
 }

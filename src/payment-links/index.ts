@@ -1,0 +1,97 @@
+// Payment links (docs/contract/payment-links.md): a merchant's link to share, deactivated (never deleted)
+// with a message, and read with its counts. This wing is the one writer of payment_links and
+// payment_link_attempts; the customers' attempts on the hosted page are ./attempts.ts.
+import type { Base } from '../base';
+import type { PaymentLinkRow } from '../api-records/payment-link';
+import { pooledRandomBytes } from '../crypto/random-pool';
+import { listPage } from '../db/keyset';
+import type { KeyColumn, ListPage, PageRequest } from '../db/keyset';
+import { AppError, validationError } from '../errors';
+import type { Principal } from '../merchants/access-tokens';
+import { planLink } from './inputs';
+import type { PaymentLinkCreate } from './inputs';
+
+/** `pl_` and 24 base64url characters: 144 random bits. */
+function newLinkId(): string {
+  return `pl_${pooledRandomBytes(18).toString('base64url')}`;
+}
+
+const NEWEST_FIRST: KeyColumn[] = [
+  { column: 'created_at', type: 'timestamptz' },
+  { column: 'id', type: 'bigint' },
+];
+
+/** Why a link takes no payment now, as its page says it; null while it does. */
+export type Unavailable = { reason: 'deactivated'; message: string | null } | { reason: 'expired' } | { reason: 'exhausted' };
+
+export function unavailable(row: PaymentLinkRow, held: number, now: Date): Unavailable | null {
+  if (row.state === 'deactivated') return { reason: 'deactivated', message: row.deactivation_message };
+  if (row.expires_at && row.expires_at.getTime() <= now.getTime()) return { reason: 'expired' };
+  if (row.completed_limit !== null && held >= row.completed_limit) return { reason: 'exhausted' };
+  return null;
+}
+
+export class PaymentLinkService {
+  constructor(private readonly s: Base) {}
+
+  /** Writes the link, or refuses with VALIDATION_ERROR naming every broken rule and writes nothing. */
+  async create(p: Principal, body: PaymentLinkCreate): Promise<PaymentLinkRow> {
+    const now = this.s.now();
+    const planned = planLink(body, now);
+    if ('errors' in planned) throw validationError(planned.errors);
+    const l = planned.plan;
+    const { link_id: linkId } = await this.s.db.one<{ link_id: string }>(
+      `INSERT INTO payment_links (link_id, business_id, api_token_id, title, description, currency, amount_minor, min_amount_minor, max_amount_minor,
+         payment_methods, expires_at, completed_limit, custom_fields, redirect_url, confirmation_message, state, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, 'active', $16, $16) RETURNING link_id`,
+      [
+        newLinkId(), p.businessId, p.apiTokenId, l.title, l.description, l.currency, l.amountMinor, l.minAmountMinor, l.maxAmountMinor,
+        l.paymentMethods, l.expiresAt, l.completedLimit, JSON.stringify(l.customFields), l.redirectUrl, l.confirmationMessage, now,
+      ],
+    );
+    return this.get(p.businessId, linkId);
+  }
+
+  /** One link with its counts: of the business (NOT_FOUND for another's), or of any business for `null`. */
+  async get(businessId: number | null, linkId: string): Promise<PaymentLinkRow> {
+    const row = await this.s.db.oneOrNone<PaymentLinkRow>(
+      'SELECT * FROM payment_links_counted WHERE link_id = $1 AND ($2::int IS NULL OR business_id = $2)',
+      [linkId, businessId],
+    );
+    if (!row) throw new AppError('NOT_FOUND', 'No payment link of yours has this link_id');
+    return row;
+  }
+
+  /** A business's links (or every business's, for `null`), newest first, with their counts. */
+  list(businessId: number | null, page: PageRequest): Promise<ListPage<PaymentLinkRow>> {
+    const sql = businessId === null ? 'SELECT * FROM payment_links_counted WHERE true' : 'SELECT * FROM payment_links_counted WHERE business_id = $1';
+    return listPage<PaymentLinkRow>(this.s.db, { sql, values: businessId === null ? [] : [businessId], key: NEWEST_FIRST, direction: 'DESC' }, page);
+  }
+
+  /** Stops the link taking payments; its page shows `message`. Payments under way go on. */
+  async deactivate(businessId: number | null, linkId: string, message: string): Promise<PaymentLinkRow> {
+    const r = await this.s.db.result(
+      `UPDATE payment_links SET state = 'deactivated', deactivation_message = $3, deactivated_at = coalesce(deactivated_at, $4), updated_at = $4
+       WHERE link_id = $1 AND ($2::int IS NULL OR business_id = $2)`,
+      [linkId, businessId, message, this.s.now()],
+    );
+    if (r.rowCount === 0) throw new AppError('NOT_FOUND', 'No payment link of yours has this link_id');
+    return this.get(businessId, linkId);
+  }
+
+  /** Lets a deactivated link take payments again; an active one is left as it is. */
+  async reactivate(businessId: number, linkId: string): Promise<PaymentLinkRow> {
+    await this.get(businessId, linkId);
+    await this.s.db.none(
+      `UPDATE payment_links SET state = 'active', deactivation_message = NULL, deactivated_at = NULL, updated_at = $3
+       WHERE link_id = $1 AND business_id = $2 AND state = 'deactivated'`,
+      [linkId, businessId, this.s.now()],
+    );
+    return this.get(businessId, linkId);
+  }
+
+  /** The link a customer opened, or null for an id that names none. */
+  forPage(linkId: string): Promise<PaymentLinkRow | null> {
+    return this.s.db.oneOrNone<PaymentLinkRow>('SELECT * FROM payment_links_counted WHERE link_id = $1', [linkId]);
+  }
+}

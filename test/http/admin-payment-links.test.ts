@@ -1,0 +1,54 @@
+// Proves the operator's payment link operations: an operator lists every business's links (or one business's) with their business and counts and reads any one; a merchant user sees only its own business's; an operator admin deactivates a link with a message (the merchant sees it deactivated, the change is audited) while support staff may not, and bad input changes nothing.
+import { setupMerchant } from '../helpers/fixtures';
+import type { MerchantSetup } from '../helpers/fixtures';
+import { expectOk } from '../helpers/merchants';
+import { startTestService } from '../helpers/service';
+import type { TestService } from '../helpers/service';
+import { Clock, createUser, signedIn } from '../helpers/users';
+
+const clock = new Clock();
+let svc: TestService;
+let a: MerchantSetup;
+let b: MerchantSetup;
+let linkA: { link_id: string };
+let linkB: { link_id: string };
+
+beforeAll(async () => {
+  svc = await startTestService({ now: clock.now });
+  a = await setupMerchant(svc);
+  b = await setupMerchant(svc);
+  linkA = expectOk(await a.client.post('/v1/payment-links', { title: 'A', amount: 100, currency: 'UGX', payment_methods: ['CARD'] }));
+  linkB = expectOk(await b.client.post('/v1/payment-links', { title: 'B', amount: 200, currency: 'UGX', payment_methods: ['BANK'] }));
+}, 180_000);
+afterAll(async () => {
+  await svc?.close();
+});
+
+const ids = (res: { body: { data: { link_id: string }[] } }) => res.body.data.map((l) => l.link_id);
+
+it('lists every business links, or one business, with their business and counts, and reads any one', async () => {
+  expect(ids(await svc.admin.get('/v1/admin/payment-links'))).toEqual([linkB.link_id, linkA.link_id]);
+  expect(ids(await svc.admin.get(`/v1/admin/payment-links?business_id=${a.businessId}`))).toEqual([linkA.link_id]);
+  expect((await svc.admin.get('/v1/admin/payment-links?business_id=999999')).status).toBe(404);
+  const one = expectOk(await svc.admin.get(`/v1/admin/payment-links/${linkB.link_id}`));
+  expect(one).toMatchObject({ link_id: linkB.link_id, business_id: b.businessId, title: 'B', attempts: 0, state: 'active' });
+  expect((await svc.admin.get('/v1/admin/payment-links/pl_AAAAAAAAAAAAAAAAAAAAAAAA')).status).toBe(404);
+});
+
+it('shows a merchant user only its own business links', async () => {
+  const viewer = await signedIn(svc, await createUser(svc, { role: 'merchant_viewer', business_id: a.businessId }), clock);
+  expect(ids(await viewer.get('/v1/admin/payment-links'))).toEqual([linkA.link_id]);
+  expect((await viewer.get(`/v1/admin/payment-links/${linkB.link_id}`)).status).toBe(404);
+});
+
+it('lets an operator admin deactivate a link, audited, but not support staff; bad input changes nothing', async () => {
+  const support = await signedIn(svc, await createUser(svc, { role: 'operator_support', totp: true }), clock);
+  expect((await support.post(`/v1/admin/payment-links/${linkA.link_id}/deactivate`, { message: 'Fraud' })).status).toBe(403);
+  expect((await svc.admin.post(`/v1/admin/payment-links/${linkA.link_id}/deactivate`, { message: '' })).status).toBe(400);
+  expect(expectOk(await a.client.get(`/v1/payment-links/${linkA.link_id}`)).state).toBe('active');
+  const off = expectOk(await svc.admin.post(`/v1/admin/payment-links/${linkA.link_id}/deactivate`, { message: 'Reported as fraud' }));
+  expect([off.state, off.deactivation_message, off.business_id]).toEqual(['deactivated', 'Reported as fraud', a.businessId]);
+  expect(expectOk(await a.client.get(`/v1/payment-links/${linkA.link_id}`)).deactivation_message).toBe('Reported as fraud');
+  const entry = await svc.services.db.one("SELECT after FROM audit_log WHERE action = 'deactivateAdminPaymentLink' ORDER BY id DESC LIMIT 1");
+  expect(entry.after).toMatchObject({ link_id: linkA.link_id, state: 'deactivated' });
+});
