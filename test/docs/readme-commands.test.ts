@@ -101,7 +101,7 @@ describe('the README and the guides against a sandbox service with its demo merc
     expect(r.stdout).not.toMatch(/"status":\s*"error"/);
   }, 180_000);
 
-  it('left what the documents say they make: the operator set-up beside the demo merchant, and the first payment', async () => {
+  it('left what the documents say they make: the operator set-up beside the demo merchant, the first payment and the shared payment link', async () => {
     const businesses = (await svc.admin.get('/v1/admin/businesses?per_page=100')).body.data as { id: number; name: string }[];
     const kampala = businesses.filter((b) => b.name === 'Kampala Books');
     expect(kampala).toHaveLength(1);
@@ -112,6 +112,10 @@ describe('the README and the guides against a sandbox service with its demo merc
     expect(rates).toContainEqual(expect.objectContaining({ base: 'USD', quote: 'UGX', rate: 3700 }));
     const payment = await svc.merchant(token).get('/v1/collections?merchant_reference=ORD-0001-2025');
     expect(payment.body.data).toEqual([expect.objectContaining({ merchant_reference: 'ORD-0001-2025', request_currency: 'UGX', request_amount: 50000 })]);
+    // the payment link the README shares: fixed, by mobile money, active, its page open to a customer
+    const links = (await svc.merchant(token).get('/v1/payment-links')).body.data as { url: string }[];
+    expect(links).toEqual([expect.objectContaining({ title: 'Tailoring deposit', amount: 25000, currency: 'UGX', payment_methods: ['MOBILE_MONEY'], state: 'active', qr_png_url: `${links[0]?.url}/qr.png` })]);
+    expect((await fetch(links[0].url)).status).toBe(200);
     // the payment in TZS, converted into the UGX wallet as its quote said
     const converted = (await svc.merchant(token).get('/v1/collections?merchant_reference=ORD-0002-TZS')).body.data[0];
     const quote = await svc.services.db.one("SELECT quote_id, account_amount_minor, total_credit_minor, fx_rate::text FROM fx_quotes WHERE request_currency = 'TZS'");
