@@ -1757,6 +1757,8 @@ export interface components {
             reference: string | null;
             /** @description The `gateway_reference` of the collection the movement belongs to, when there is one. */
             collection_reference: string | null;
+            /** @description The merchant's own reference (`merchant_reference`) of what the movement belongs to: the refund's or the disbursement's on their movements, else the collection's (its credit, reserve release or card settlement); `null` when the movement belongs to none of them. */
+            merchant_reference: string | null;
             change: components["schemas"]["StatementBalances"];
             /** @description The fee the service took in this movement (0 when none). */
             fee: components["schemas"]["Money"];
