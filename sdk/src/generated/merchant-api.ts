@@ -3301,6 +3301,11 @@ export interface operations {
                  * @example 2025-11-30T23:59:59Z
                  */
                 to?: components["parameters"]["FilterTo"];
+                /**
+                 * @description `true`: only collections whose processor request is held for an operator's decision (the processor confirmed another amount or currency, or answered something that settles nothing by itself): they stay `PENDING`, are not credited and do not expire until an operator settles them (`POST /v1/admin/collections/{gateway_reference}/resolve-held`); `false` or absent: every collection. A merchant gets its own business's only, as with every filter.
+                 * @example true
+                 */
+                held?: components["parameters"]["FilterCollectionHeld"];
             };
             header?: never;
             path?: never;
