@@ -1820,6 +1820,8 @@ export interface components {
             reference: string | null;
             /** @description The `gateway_reference` of the collection the movement belongs to, when there is one. */
             collection_reference: string | null;
+            /** @description The merchant's own reference (`merchant_reference`) of what the movement belongs to: the refund's or the disbursement's on their movements, else the collection's (its credit, reserve release or card settlement); `null` when the movement belongs to none of them. */
+            merchant_reference: string | null;
             change: components["schemas"]["StatementBalances"];
             /** @description The fee the service took in this movement (0 when none). */
             fee: components["schemas"]["Money"];
@@ -4248,6 +4250,11 @@ export interface components {
          */
         FilterTo: components["schemas"]["TimeFilter"];
         /**
+         * @description `true`: only collections whose processor request is held for an operator's decision (the processor confirmed another amount or currency, or answered something that settles nothing by itself): they stay `PENDING`, are not credited and do not expire until an operator settles them (`POST /v1/admin/collections/{gateway_reference}/resolve-held`); `false` or absent: every collection. A merchant gets its own business's only, as with every filter.
+         * @example true
+         */
+        FilterCollectionHeld: boolean;
+        /**
          * @description Only refunds with this `transaction_status`.
          * @example COMPLETED
          */
@@ -4337,11 +4344,6 @@ export interface components {
          * @example 256777000001
          */
         FilterAccountNumber: string & components["schemas"]["Text"];
-        /**
-         * @description `true`: only collections whose processor request is held for an operator's decision (the processor confirmed another amount or currency, or answered something that settles nothing by itself): they stay `PENDING`, are not credited and do not expire until an operator settles them (`POST /v1/admin/collections/{gateway_reference}/resolve-held`); `false` or absent: every collection. A merchant gets its own business's only, as with every filter.
-         * @example true
-         */
-        FilterCollectionHeld: boolean;
         /**
          * @description The collection's `gateway_reference`, as returned when it was requested.
          * @example PCD4Q38UJREMYY4NQVTDQA
@@ -4919,6 +4921,11 @@ export interface operations {
                  * @example 2025-11-30T23:59:59Z
                  */
                 to?: components["parameters"]["FilterTo"];
+                /**
+                 * @description `true`: only collections whose processor request is held for an operator's decision (the processor confirmed another amount or currency, or answered something that settles nothing by itself): they stay `PENDING`, are not credited and do not expire until an operator settles them (`POST /v1/admin/collections/{gateway_reference}/resolve-held`); `false` or absent: every collection. A merchant gets its own business's only, as with every filter.
+                 * @example true
+                 */
+                held?: components["parameters"]["FilterCollectionHeld"];
             };
             header?: never;
             path?: never;

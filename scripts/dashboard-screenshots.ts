@@ -137,6 +137,9 @@ async function main() {
     await desk.getByLabel('Code from the app').fill(currentCode(secret, new Date()));
     await desk.getByRole('button', { name: 'Confirm' }).click();
     await desk.getByRole('button', { name: 'I have stored the codes' }).click();
+    // signing in lands on the Overview; the businesses are a link away
+    await desk.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
+    await go(desk, 'Businesses');
     await shoot(desk, '03-businesses', () => desk.getByRole('navigation', { name: 'Pages' }).getByText('Page 1').waitFor());
     await desk.getByRole('navigation', { name: 'Pages' }).getByRole('button', { name: 'Next' }).click();
     await desk.getByRole('link', { name: 'Demo Merchant' }).click();
@@ -286,12 +289,17 @@ async function merchantFirstDay(phone: Page, base: string, dataDir: string, brow
   await shoot(grace, '27-merchant-payout-approved-phone', () => grace.getByRole('region', { name: 'Timeline' }).getByText(/^Approved /).waitFor());
   await grace.context().close();
 
-  // the statement: the UGX wallet after the day, and its statement for chosen days as CSV
+  // the statement: the UGX wallet after the day, then its statement of today (UTC) on screen, with the CSV of the same days
   await go(phone, 'Balances');
   const wallet = phone.getByRole('region', { name: 'UGX wallet' });
-  await wallet.getByRole('link', { name: 'Download UGX statement (CSV)' }).waitFor();
+  await wallet.getByRole('link', { name: 'UGX statement' }).waitFor();
   await wallet.screenshot({ path: path.join(OUT, '28-merchant-statement-phone.png') });
   process.stdout.write('docs/dashboard/28-merchant-statement-phone.png\n');
+  await wallet.getByRole('link', { name: 'UGX statement' }).click();
+  const statementForm = phone.getByRole('form', { name: 'Statement filters' });
+  await statementForm.getByLabel('From (UTC day, yyyy-mm-dd)').fill(new Date().toISOString().slice(0, 10));
+  await statementForm.getByRole('button', { name: 'Show statement' }).click();
+  await shoot(phone, '34-merchant-statement-page-phone', () => phone.getByRole('region', { name: 'UGX statement lines' }).getByText('Payout held').first().waitFor());
 
   // the demo asks to go live, for the operator's review (docs/dashboard/operator-day.md)
   await go(phone, 'Go live');
@@ -324,7 +332,7 @@ async function operatorDay(desk: Page) {
   await go(desk, 'Settlement report');
   const today = new Date().toISOString().slice(0, 10);
   const day = desk.getByRole('form', { name: 'Settlement day' });
-  await day.getByLabel('Day (UTC)').fill(today);
+  await day.getByLabel('Day (UTC, yyyy-mm-dd)').fill(today);
   await day.getByRole('button', { name: 'Show report' }).click();
   await shoot(desk, '32-settlement-report', () => desk.getByRole('heading', { name: `Totals for ${today} (UTC)` }).waitFor());
 

@@ -57,7 +57,7 @@ export function App() {
   const operator = isOperator(s.user);
   const page = operator ? operatorPage(path, s.user) : merchantPage(path, s.user);
   return (
-    <Shell nav={operator ? operatorNav(s.user) : merchantNav(s.user)} home={operator ? '/businesses' : '/overview'} path={path} user={s.user} title={operator ? 'Operator console' : 'Merchant portal'}>
+    <Shell nav={operator ? operatorNav(s.user) : merchantNav(s.user)} home="/overview" path={path} user={s.user} title={operator ? 'Operator console' : 'Merchant portal'}>
       {page ?? <NotFound />}
     </Shell>
   );
@@ -72,7 +72,7 @@ function Shell({ nav, home, path, user, title, children }: { nav: { to: string; 
   const main = useRef<HTMLElement>(null);
   const toggle = useRef<HTMLButtonElement>(null);
   const [open, setOpen] = useState(false);
-  // the start address shows the Overview (a merchant's) or Businesses (an operator's): its link is the current page
+  // the start address shows the Overview (a merchant's or an operator's): its link is the current page
   const here = path === '/' ? home : path;
   // After a navigation, focus moves to the page so keyboard and screen-reader users start there.
   useEffect(() => {

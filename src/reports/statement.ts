@@ -64,6 +64,8 @@ export interface StatementLine {
   referenceType: 'collection' | 'refund' | 'disbursement' | null;
   reference: string | null;
   collectionReference: string | null;
+  /** the merchant's own reference of the refund, disbursement or collection the line belongs to */
+  merchantReference: string | null;
   change: Buckets;
   feeMinor: bigint;
   balanceAfterMinor: bigint;
@@ -87,6 +89,7 @@ interface LineRow {
   reference_type: StatementLine['referenceType'];
   reference: string | null;
   collection_reference: string | null;
+  merchant_reference: string | null;
   request_amount_minor: bigint | null;
   request_currency: string | null;
   fx_rate: string | null;
@@ -141,6 +144,7 @@ function lineOf(r: LineRow, balanceAfterMinor: bigint): StatementLine {
     referenceType: r.reference_type,
     reference: r.reference,
     collectionReference: r.collection_reference,
+    merchantReference: r.merchant_reference,
     change: { available: r.available_minor, pending: r.pending_minor, reserved: r.reserved_minor, other: r.other_minor, total: r.net_minor },
     feeMinor: r.fee_minor,
     balanceAfterMinor,
@@ -172,7 +176,7 @@ function withBalances(rows: LineRow[], before: bigint): StatementLine[] {
 }
 
 export const STATEMENT_CSV_HEADER = [
-  'time_utc', 'journal_id', 'kind', 'reference_type', 'reference', 'collection_reference',
+  'time_utc', 'journal_id', 'kind', 'reference_type', 'reference', 'collection_reference', 'merchant_reference',
   'available', 'pending', 'reserved', 'other', 'net', 'fee', 'balance_after', 'currency',
   'request_amount', 'request_currency', 'fx_rate', 'fx_reference_rate', 'fx_markup', 'fx_source', 'fx_as_of_utc',
 ];
@@ -181,13 +185,13 @@ export const STATEMENT_CSV_HEADER = [
 const NO_FX: Cell[] = [null, null, null, null, null, null, null];
 
 function balanceRecord(kind: 'opening_balance' | 'closing_balance', at: Date, b: Buckets, currency: string): Cell[] {
-  return [timeCell(at), null, kind, null, null, null, amountCell(b.available, currency), amountCell(b.pending, currency), amountCell(b.reserved, currency), amountCell(b.other, currency), null, null, amountCell(b.total, currency), currency, ...NO_FX];
+  return [timeCell(at), null, kind, null, null, null, null, amountCell(b.available, currency), amountCell(b.pending, currency), amountCell(b.reserved, currency), amountCell(b.other, currency), null, null, amountCell(b.total, currency), currency, ...NO_FX];
 }
 
 function lineRecord(l: StatementLine, currency: string): Cell[] {
   const c = l.change;
   return [
-    timeCell(l.at), String(l.journalId), l.kind, l.referenceType, l.reference, l.collectionReference,
+    timeCell(l.at), String(l.journalId), l.kind, l.referenceType, l.reference, l.collectionReference, l.merchantReference,
     amountCell(c.available, currency), amountCell(c.pending, currency), amountCell(c.reserved, currency), amountCell(c.other, currency), amountCell(c.total, currency),
     amountCell(l.feeMinor, currency), amountCell(l.balanceAfterMinor, currency), currency, ...fxCells(l.fx),
   ];

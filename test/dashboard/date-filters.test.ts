@@ -1,5 +1,6 @@
 // Proves, in Chromium against a real service and database: the date filters of the payments list and
-// the audit log, and a statement's days, are in the viewer's time zone (a browser in Africa/Nairobi, UTC+3): each says its zone, the API
+// the audit log are in the viewer's time zone (a browser in Africa/Nairobi, UTC+3), while a statement's days
+// are UTC days typed as yyyy-mm-dd under a label that says so (its CSV and its lines are in UTC): each says its zone, the API
 // is asked for the UTC instant of the wall time typed (the download link too), the address keeps UTC and the
 // filter shows the same wall time again after a reload; and each date input shows its whole value, on a desktop
 // and on a 390 px phone (nothing scrolled out of the box).
@@ -92,14 +93,24 @@ describeBrowser("date filters in the viewer's time zone", () => {
     }
   }, 180_000);
 
-  it("downloads a statement for whole days of the viewer's time zone", async () => {
-    const { page } = await nairobiPage('/balances', 'none', PHONE);
-    const wallet = page.getByRole('group', { name: 'UGX statement' });
-    await wallet.getByLabel('Statement from (GMT+3)').fill('2026-11-20');
-    await wallet.getByLabel('to (included)').fill('2026-11-21');
-    expect(await wallet.locator('input[type="date"]').evaluateAll((inputs) => inputs.every((i) => i.scrollWidth <= i.clientWidth))).toBe(true);
-    const link = new URL((await wallet.getByRole('link', { name: 'Download UGX statement (CSV)' }).getAttribute('href')) as string, svc.url);
-    expect([link.searchParams.get('from'), link.searchParams.get('to')]).toEqual(['2026-11-19T21:00:00Z', '2026-11-21T21:00:00Z']);
+  it('asks for a statement of whole UTC days typed as yyyy-mm-dd under a UTC label, in Nairobi as anywhere', async () => {
+    const { page, asked } = await nairobiPage('/statement', `businesses/${shop.businessId}/wallets/UGX/statement`, PHONE);
+    const form = page.getByRole('form', { name: 'Statement filters' });
+    // text fields, not the browser's date picker: what is typed is what the label says, a UTC day
+    const from = form.getByLabel('From (UTC day, yyyy-mm-dd)');
+    expect(await from.getAttribute('type')).toBe('text');
+    await from.fill('2026-11-20');
+    await form.getByLabel('To (UTC day, included, yyyy-mm-dd)').fill('2026-11-21');
+    await form.getByRole('button', { name: 'Show statement' }).click();
+    const period = page.getByRole('region', { name: 'UGX statement', exact: true });
+    await period.getByText('2026-11-20 00:00:00 UTC').waitFor();
+    await period.getByText('2026-11-22 00:00:00 UTC').waitFor();
+    await page.getByText('No movement of the UGX wallet in these days.').waitFor();
+    expect(await form.getByLabel('From (UTC day, yyyy-mm-dd)').inputValue()).toBe('2026-11-20');
+    const last = asked[asked.length - 1];
+    expect([last.get('from'), last.get('to')]).toEqual(['2026-11-20T00:00:00Z', '2026-11-22T00:00:00Z']);
+    const link = new URL((await page.getByRole('link', { name: 'Download CSV' }).getAttribute('href')) as string, svc.url);
+    expect([link.searchParams.get('from'), link.searchParams.get('to'), link.searchParams.get('format')]).toEqual(['2026-11-20T00:00:00Z', '2026-11-22T00:00:00Z', 'csv']);
     await page.context().close();
   }, 120_000);
 });

@@ -1,8 +1,8 @@
 // Proves, in Chromium against a real service and database: the collections list's "Download CSV"
 // link downloads the export with the list's current filters (the file has the header and exactly the rows
-// the filters find), and a wallet's statement downloads as CSV for the chosen days, from the merchant's
-// balances and from the operator's wallets of the business, opening balance, the payment's line and closing
-// balance included; and the refunds page lists them and its "Download CSV" gives a merchant its own refunds and an operator every
+// the filters find), and a wallet's statement downloads as CSV for the chosen UTC days, from the merchant's
+// Statement page and from the operator's statement of the business, opening balance, the payment's line (with
+// the merchant's own reference) and closing balance included; and the refunds page lists them and its "Download CSV" gives a merchant its own refunds and an operator every
 // business's (or one business's), with the page's filters. The dashboard's session cookie goes along with the plain link.
 import type { Browser, Page } from 'playwright-core';
 import { launchBrowser } from '../helpers/browser';
@@ -84,34 +84,27 @@ describeBrowser('downloads from the dashboard', () => {
     await page.context().close();
   }, 120_000);
 
-  it("downloads a wallet's statement from the merchant's balances and from the operator's wallets", async () => {
+  it("downloads a wallet's statement from the merchant's Statement page and from the operator's, each line with the merchant's own reference", async () => {
     const check = (text: string) => {
-      expect(headerOf(text)).toEqual(expect.arrayContaining(['time_utc', 'kind', 'reference', 'net', 'balance_after', 'currency']));
+      expect(headerOf(text)).toEqual(expect.arrayContaining(['time_utc', 'kind', 'reference', 'merchant_reference', 'net', 'balance_after', 'currency']));
       const rows = parseCsv(text);
       expect(rows[0].kind).toBe('opening_balance');
       expect(rows[0].time_utc).toBe(`${today()}T00:00:00Z`);
       expect(rows[rows.length - 1].kind).toBe('closing_balance');
       const lines = rows.slice(1, -1);
-      expect(lines.map((l) => [l.kind, l.reference, l.currency])).toEqual([['collection_credit', refs.booksPaid, 'UGX']]);
+      expect(lines.map((l) => [l.kind, l.reference, l.merchant_reference, l.currency])).toEqual([['collection_credit', refs.booksPaid, 'ORD-BOOKS-0001', 'UGX']]);
       expect(rows[rows.length - 1].balance_after).toBe(lines[0].balance_after);
     };
-    const merchant = await dashboardPage(browser, svc, '/balances');
+    const days = `currency=UGX&from=${today()}&to=${today()}`;
+    const merchant = await dashboardPage(browser, svc, `/statement?${days}`);
     await signIn(merchant, owner.email, owner.password);
-    const wallet = merchant.getByRole('group', { name: 'UGX statement' });
-    await wallet.getByLabel('Statement from (UTC)').fill(today());
-    await wallet.getByLabel('to (included)').fill(today());
-    check((await download(merchant, 'Download UGX statement (CSV)')).text);
-    // a last day before the first: no link, a word on what to do
-    await wallet.getByLabel('Statement from (UTC)').fill('2099-01-02');
-    await wallet.getByText('Choose a first day on or before the last day.').waitFor();
-    expect(await wallet.getByRole('link').count()).toBe(0);
+    await merchant.getByRole('region', { name: 'UGX statement lines' }).getByText('ORD-BOOKS-0001').waitFor();
+    check((await download(merchant, 'Download CSV')).text);
     await merchant.context().close();
 
-    const page = await operatorPage(`/businesses/${books.businessId}/wallets`);
-    const group = page.getByRole('group', { name: 'UGX statement' });
-    await group.getByLabel('Statement from (UTC)').fill(today());
-    await group.getByLabel('to (included)').fill(today());
-    check((await download(page, 'Download UGX statement (CSV)')).text);
+    const page = await operatorPage(`/businesses/${books.businessId}/statement?${days}`);
+    await page.getByRole('region', { name: 'UGX statement lines' }).getByText('ORD-BOOKS-0001').waitFor();
+    check((await download(page, 'Download CSV')).text);
     await page.context().close();
   }, 120_000);
 

@@ -1,13 +1,13 @@
 // Proves, in Chromium against a live deployment (APP_ENV live, a fake MTN over real HTTP), that the operator's overview
 // counts held payments and links to the Collections list of them ("Held only"), which says why each is held and what
-// to do next, and passes axe; that an operator admin sees a
+// to do next, whose "Download CSV" holds only them, and passes axe; that an operator admin sees a
 // held payment's processor request with our reference at the processor and why it is held, resolves it from the collection page (outcome, note, confirm)
 // and then sees the resolution; operator support sees the held request without the form.
 import type { Browser } from 'playwright-core';
 import { FakeMtnMomo } from '../fakes/mtn-momo';
 import { seriousViolations } from '../helpers/axe';
 import { launchBrowser } from '../helpers/browser';
-import { closeAll, dashboardPage, describeBrowser, signIn } from '../helpers/dashboard';
+import { closeAll, dashboardPage, describeBrowser, download, signIn } from '../helpers/dashboard';
 import { FAST_PROCESSORS, liveMerchant, requestOf } from '../helpers/live';
 import type { LiveMerchant } from '../helpers/live';
 import { expectOk } from '../helpers/merchants';
@@ -16,6 +16,7 @@ import type { Receiver } from '../helpers/notify-fixtures';
 import { startTestService } from '../helpers/service';
 import type { TestService } from '../helpers/service';
 import { Clock, createUser, totpCode } from '../helpers/users';
+import { parseCsv } from '../reports/csv';
 
 /** the fake's number that succeeds for one unit less than asked (test/fakes/mtn-momo.ts) */
 const SHORT_PAYER = '46733123459';
@@ -75,6 +76,10 @@ describeBrowser('a held payment on the operator collection page', () => {
     await row.getByRole('cell', { name: 'the processor confirmed 4999900 minor units, we asked for 5000000' }).waitFor();
     expect(await table.getByText('NOT-HELD-1').count()).toBe(0);
     expect(await page.getByRole('main').innerText()).toContain('resolve it as COMPLETED');
+    // the list's Download CSV keeps "Held only": the file holds the held payment and not the settled one
+    await page.getByText('of every collection these filters find (held only)').waitFor();
+    const file = parseCsv((await download(page, 'Download CSV')).text);
+    expect(file.map((r) => r.merchant_reference)).toEqual(['HELD-BROWSER-1']);
     expect(await seriousViolations(page)).toEqual([]);
     // the operator takes it from there: its page, with our reference at the processor
     await row.getByRole('link', { name: 'HELD-BROWSER-1' }).click();

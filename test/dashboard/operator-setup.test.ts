@@ -3,7 +3,7 @@
 // nothing, that an API secret is shown once then only masked, and that a third token is refused.
 import type { Browser, Page } from 'playwright-core';
 import { launchBrowser } from '../helpers/browser';
-import { closeAll, dashboardPage, describeBrowser, fieldError } from '../helpers/dashboard';
+import { closeAll, dashboardPage, describeBrowser, fieldError, navTo } from '../helpers/dashboard';
 import { startReceiver } from '../helpers/notify-fixtures';
 import type { Receiver } from '../helpers/notify-fixtures';
 import { startTestService } from '../helpers/service';
@@ -61,6 +61,10 @@ describeBrowser('operator console in Chromium', () => {
     await page.getByLabel('Authenticator code').waitFor();
     await page.keyboard.type(totpCode(svc));
     await page.keyboard.press('Enter');
+    // signing in lands on the operators' Overview; the businesses are a link away
+    await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
+    expect(await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Overview' }).getAttribute('aria-current')).toBe('page');
+    await navTo(page, 'Businesses');
     await page.getByRole('heading', { name: 'Businesses' }).waitFor();
     await page.getByText('No business yet').waitFor();
 
@@ -91,7 +95,7 @@ describeBrowser('operator console in Chromium', () => {
 
     // The business's page is split: the terms alone, then each part at its own address.
     const sections = page.getByRole('navigation', { name: 'Business sections' });
-    expect(await sections.getByRole('link').allTextContents()).toEqual(['Terms and fees', 'Wallets', 'MIDs', 'API tokens', 'Go-live review']);
+    expect(await sections.getByRole('link').allTextContents()).toEqual(['Terms and fees', 'Wallets', 'Statement', 'MIDs', 'API tokens', 'Go-live review']);
     expect(await sections.getByRole('link', { name: 'Terms and fees' }).getAttribute('aria-current')).toBe('page');
     expect(await page.getByRole('form', { name: 'Add a wallet' }).count()).toBe(0);
     expect(await page.getByRole('region', { name: 'MIDs (routing terminals)' }).count()).toBe(0);

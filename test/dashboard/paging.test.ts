@@ -1,7 +1,7 @@
 // Proves, in Chromium against a real service and database, that the dashboard's lists page by cursor: Next and Previous walk the businesses list with no business shown twice or skipped while new ones are created between pages, Previous back to the first page reads the list's top again, and a merchant owner pages its audit log.
 import type { Browser, Page } from 'playwright-core';
 import { launchBrowser } from '../helpers/browser';
-import { dashboardPage, describeBrowser, signIn } from '../helpers/dashboard';
+import { dashboardPage, describeBrowser, signIn, navTo } from '../helpers/dashboard';
 import { createBusiness } from '../helpers/merchants';
 import { startTestService } from '../helpers/service';
 import type { TestService } from '../helpers/service';
@@ -38,6 +38,8 @@ describeBrowser('cursor paging in Chromium', () => {
     const page = await dashboardPage(browser, svc);
     clock.advance(30_000);
     await signIn(page, operator.email, operator.password, totpCode(svc));
+    await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
+    await navTo(page, 'Businesses');
     await page.getByRole('heading', { name: 'Businesses' }).waitFor();
     const pager = page.getByRole('navigation', { name: 'Pages' });
     await pager.getByText(`Page 1 · ${PER_PAGE + 5} in all`).waitFor();

@@ -56,7 +56,7 @@ describeBrowser('dashboard people in Chromium', () => {
     const codes = await page.getByRole('region', { name: 'Recovery codes' }).getByRole('listitem').allTextContents();
     expect(codes.length).toBeGreaterThanOrEqual(8);
     await page.getByRole('button', { name: 'I have stored the codes' }).click();
-    await page.getByRole('heading', { name: 'Businesses' }).waitFor();
+    await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
     expect(await page.content()).not.toContain(codes[0]);
     expect((await rows('SELECT totp_enabled_at FROM users WHERE id = $1', [admin.id]))[0].totp_enabled_at).not.toBeNull();
 
@@ -69,13 +69,13 @@ describeBrowser('dashboard people in Chromium', () => {
     clock.advance(30_000);
     await page.getByLabel('Authenticator code').fill(totpCode(svc, secret));
     await page.getByRole('button', { name: 'Continue' }).click();
-    await page.getByRole('heading', { name: 'Businesses' }).waitFor();
+    await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
     await page.context().close();
   }, SETUP_MS);
 
   it('ends an idle session and says so on the sign-in page', async () => {
     const page = await operatorPage('operator_admin');
-    await page.getByRole('heading', { name: 'Businesses' }).waitFor();
+    await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
     clock.advance(IDLE_MS + 60_000);
     await page.getByRole('link', { name: 'Market rates' }).click();
     await page.getByRole('form', { name: 'Sign in' }).waitFor();

@@ -54,7 +54,7 @@ describeBrowser('the settlement report page', () => {
     await page.getByText('For the collections created on one UTC day').waitFor();
 
     const form = page.getByRole('form', { name: 'Settlement day' });
-    await form.getByLabel('Day (UTC)').fill(DAY);
+    await form.getByLabel('Day (UTC, yyyy-mm-dd)').fill(DAY);
     await form.getByRole('button', { name: 'Show report' }).click();
     await page.getByRole('heading', { name: `Totals for ${DAY} (UTC)` }).waitFor();
     expect(new URL(page.url()).searchParams.get('date')).toBe(DAY);

@@ -1,4 +1,4 @@
-// The collection lists' `held` filter: the merchant's own held payments and, for operators, every business's
+// The collection lists' and exports' `held` filter: the merchant's own held payments and, for operators, every business's
 // (or one's), counted exactly and paged like any list; `held=false` lists every collection; a value that is no
 // boolean is refused at the field and changes nothing. Against a fake MTN over HTTP (it confirms one unit less
 // than asked for SHORT_PAYER, which holds the payment for an operator).
@@ -11,6 +11,7 @@ import type { Receiver } from '../helpers/notify-fixtures';
 import { startTestService } from '../helpers/service';
 import type { TestService } from '../helpers/service';
 import { databaseState } from '../helpers/state';
+import { parseCsv } from '../reports/csv';
 
 /** the fake's number that succeeds for one unit less than asked (test/fakes/mtn-momo.ts) */
 const SHORT_PAYER = '46733123459';
@@ -82,9 +83,25 @@ it('lists operators every business’s held payments, or one business’s, with 
   expect(one.headers.get('x-ph-total')).toBe('1');
 });
 
+it('exports the held payments only, as the lists do: a merchant its own, operators every business or one', async () => {
+  const csvRefs = async (res: { status: number; text: string }) => {
+    expect(res.status).toBe(200);
+    return parseCsv(res.text).map((r) => r.gateway_reference);
+  };
+  expect(await csvRefs(await shop.client.get('/v1/exports/collections?held=true', { headers: { accept: 'text/csv' } }))).toEqual([...heldOfShop].reverse());
+  expect((await csvRefs(await shop.client.get('/v1/exports/collections?held=false', { headers: { accept: 'text/csv' } }))).sort()).toEqual([settled, ...heldOfShop].sort());
+  expect(await csvRefs(await svc.admin.get('/v1/admin/exports/collections?held=true'))).toEqual([heldOfOther, heldOfShop[1], heldOfShop[0]]);
+  expect(await csvRefs(await svc.admin.get(`/v1/admin/exports/collections?held=true&business_id=${other.businessId}`))).toEqual([heldOfOther]);
+});
+
 it('refuses a held that is no boolean at the field, changing nothing', async () => {
   const state = await databaseState(svc.services.db);
-  for (const res of [await shop.client.get('/v1/collections?held=maybe'), await svc.admin.get('/v1/admin/collections?held=1x')]) {
+  for (const res of [
+    await shop.client.get('/v1/collections?held=maybe'),
+    await svc.admin.get('/v1/admin/collections?held=1x'),
+    await shop.client.get('/v1/exports/collections?held=maybe'),
+    await svc.admin.get('/v1/admin/exports/collections?held=1x'),
+  ]) {
     expect(res.status).toBe(400);
     expect(errorFields(res)).toContain('held');
   }

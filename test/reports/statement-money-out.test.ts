@@ -10,9 +10,11 @@ let svc: TestService;
 let m: MerchantSetup;
 let from: Date;
 let collection: string;
-let paid: { id: string; gateway_reference: string };
-let waiting: { id: string; gateway_reference: string };
-let refund: { gateway_reference: string };
+/** the collection's own merchant reference, as the shop named it */
+let collectionMine: string;
+let paid: { id: string; gateway_reference: string; merchant_reference: string };
+let waiting: { id: string; gateway_reference: string; merchant_reference: string };
+let refund: { gateway_reference: string; merchant_reference: string };
 /** when the refund's hold was posted: a whole second (the service's clock is pinned there for it), as a period's bounds are */
 let heldAt: Date;
 /** the service's clock: the real time, or a time pinned for one request */
@@ -27,7 +29,10 @@ beforeAll(async () => {
   svc = await startTestService({ workers: false, now: () => pinned ?? new Date(), env: { PROCESSOR_CHECK_SCHEDULE: '100ms,200ms' } });
   from = new Date(Date.now() - 60_000);
   m = await disbursingMerchant(svc, 100000);
-  collection = (await svc.services.db.one<{ gateway_reference: string }>('SELECT gateway_reference FROM collections WHERE business_id = $1', [m.businessId])).gateway_reference;
+  ({ gateway_reference: collection, merchant_reference: collectionMine } = await svc.services.db.one<{ gateway_reference: string; merchant_reference: string }>(
+    'SELECT gateway_reference, merchant_reference FROM collections WHERE business_id = $1',
+    [m.businessId],
+  ));
   expectOk(await svc.admin.patch(`/v1/admin/businesses/${m.businessId}`, { disbursement_fee_fixed: 500 }));
   const secret = { headers: { 'secret-key': m.apiSecret } };
   const payout = (amount: number) => ({
@@ -81,13 +86,15 @@ function expectReconciles(st: { opening: Buckets; lines: { change: Buckets; bala
 
 it('shows a payout as disbursement lines, its hold and then its payout with the fee; holds pending at the end are in other and in the total', async () => {
   const st = await statement(from, later());
-  expect(st.lines.map((l) => [l.kind, l.reference_type, l.reference])).toEqual([
-    ['collection_credit', 'collection', collection],
-    ['disbursement_hold', 'disbursement', paid.gateway_reference],
-    ['disbursement_out', 'disbursement', paid.gateway_reference],
-    ['disbursement_hold', 'disbursement', waiting.gateway_reference],
-    ['refund_hold', 'refund', refund.gateway_reference],
+  // each line names the gateway's reference and, beside it, the merchant's own
+  expect(st.lines.map((l) => [l.kind, l.reference_type, l.reference, l.merchant_reference])).toEqual([
+    ['collection_credit', 'collection', collection, collectionMine],
+    ['disbursement_hold', 'disbursement', paid.gateway_reference, paid.merchant_reference],
+    ['disbursement_out', 'disbursement', paid.gateway_reference, paid.merchant_reference],
+    ['disbursement_hold', 'disbursement', waiting.gateway_reference, waiting.merchant_reference],
+    ['refund_hold', 'refund', refund.gateway_reference, refund.merchant_reference],
   ]);
+  expect(new Set([collectionMine, paid.merchant_reference, waiting.merchant_reference, refund.merchant_reference]).size).toBe(4);
   expect(st.total).toBe(5);
   const [, hold, out, , refundHold] = st.lines;
   // amount + fee held: out of available into the hold, the balance unchanged
@@ -104,14 +111,14 @@ it('shows a payout as disbursement lines, its hold and then its payout with the 
   const csv = await m.client.get(url(`from=${iso(from)}&to=${iso(later())}&format=csv`), { headers: { accept: 'text/csv' } });
   expect(csv.status).toBe(200);
   const records = parseCsv(csv.text);
-  expect(records.map((r) => [r.kind, r.reference_type, r.reference, r.fee])).toEqual([
-    ['opening_balance', '', '', ''],
-    ['collection_credit', 'collection', collection, '0'],
-    ['disbursement_hold', 'disbursement', paid.gateway_reference, '0'],
-    ['disbursement_out', 'disbursement', paid.gateway_reference, '500'],
-    ['disbursement_hold', 'disbursement', waiting.gateway_reference, '0'],
-    ['refund_hold', 'refund', refund.gateway_reference, '0'],
-    ['closing_balance', '', '', ''],
+  expect(records.map((r) => [r.kind, r.reference_type, r.reference, r.merchant_reference, r.fee])).toEqual([
+    ['opening_balance', '', '', '', ''],
+    ['collection_credit', 'collection', collection, collectionMine, '0'],
+    ['disbursement_hold', 'disbursement', paid.gateway_reference, paid.merchant_reference, '0'],
+    ['disbursement_out', 'disbursement', paid.gateway_reference, paid.merchant_reference, '500'],
+    ['disbursement_hold', 'disbursement', waiting.gateway_reference, waiting.merchant_reference, '0'],
+    ['refund_hold', 'refund', refund.gateway_reference, refund.merchant_reference, '0'],
+    ['closing_balance', '', '', '', ''],
   ]);
   expect(records[records.length - 1]).toMatchObject({ other: '40500', balance_after: '79500' });
 });

@@ -14,6 +14,8 @@ let other: BusinessFixture;
 let merchant: Client;
 let t0: Date;
 const refs: string[] = [];
+/** each collection's own merchant reference, beside its gateway reference in refs */
+const mine: string[] = [];
 
 const iso = (d: Date) => d.toISOString().slice(0, 19) + 'Z';
 const minor = (n: number) => BigInt(Math.round(n * 100));
@@ -36,6 +38,7 @@ beforeAll(async () => {
     const row = await insertPending(s, biz.businessId, { amountMinor, method });
     await complete(s, row.id);
     refs.push(row.gateway_reference);
+    mine.push(row.merchant_reference);
   }
   // card settlement after 2 days, then the reserve a month on: every kind of posting there is today
   expect(await s.ledger.releaseDue(new Date(Date.now() + 3 * DAY))).toBe(2);
@@ -119,6 +122,7 @@ it('lists every movement of the whole history and closes on the wallet balance',
     reference_type: 'collection',
     reference: refs[0],
     collection_reference: refs[0],
+    merchant_reference: mine[0],
     change: { available: 87.3, pending: 0, reserved: 9.7, other: 0, total: 97 },
     fee: 3,
     balance_after: 97,
@@ -162,7 +166,7 @@ it('answers the whole statement as CSV that parses back and reconciles', async (
   expect(res.headers.get('content-type')).toMatch(/^text\/csv; charset=utf-8/);
   expect(res.headers.get('content-disposition')).toMatch(/^attachment; filename="statement-UGX-\d{4}-\d\d-\d\d-\d{4}-\d\d-\d\d\.csv"$/);
   expect(headerOf(res.text)).toEqual([
-    'time_utc', 'journal_id', 'kind', 'reference_type', 'reference', 'collection_reference',
+    'time_utc', 'journal_id', 'kind', 'reference_type', 'reference', 'collection_reference', 'merchant_reference',
     'available', 'pending', 'reserved', 'other', 'net', 'fee', 'balance_after', 'currency', ...FX_COLUMNS,
   ]);
   const records = parseCsv(res.text);
@@ -182,6 +186,9 @@ it('answers the whole statement as CSV that parses back and reconciles', async (
   const json = await allLines(merchant, (q) => merchantUrl('UGX', q), from, to, 100);
   expect(minorOf(closing.balance_after, 'UGX')).toBe(minor(json.closing.total));
   expect(records.slice(1, -1).map((r) => r.reference)).toEqual(json.lines.map((l: any) => l.reference));
+  // a reserve release or a settlement names the merchant's own reference of its collection too
+  expect(records.slice(1, -1).map((r) => r.merchant_reference)).toEqual(json.lines.map((l: any) => mine[refs.indexOf(l.collection_reference)]));
+  expect(records[0].merchant_reference).toBe('');
 });
 
 it('shows an empty wallet as equal opening and closing balances with no line', async () => {
@@ -216,7 +223,7 @@ it('shows a refund journal with its own reference, beside the collection it refu
   const from = new Date(Date.now() + 44 * DAY);
   const st = await allLines(merchant, (q) => merchantUrl('UGX', q), from, new Date(Date.now() + 46 * DAY), 10);
   expect(st.lines).toEqual([
-    expect.objectContaining({ kind: 'refund', reference_type: 'refund', reference: 'RF7Q2M3K8ZT', collection_reference: refs[0], change: { available: -25, pending: 0, reserved: 0, other: 0, total: -25 }, fee: 0 }),
+    expect.objectContaining({ kind: 'refund', reference_type: 'refund', reference: 'RF7Q2M3K8ZT', collection_reference: refs[0], merchant_reference: null, change: { available: -25, pending: 0, reserved: 0, other: 0, total: -25 }, fee: 0 }),
   ]);
   expectReconciles(st.opening, st.lines, st.closing);
 });

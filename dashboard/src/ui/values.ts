@@ -36,3 +36,9 @@ export function utcOf(local: string, end: boolean): string {
 export function zoneName(at = new Date()): string {
   return new Intl.DateTimeFormat('en-US', { timeZoneName: 'short' }).formatToParts(at).find((p) => p.type === 'timeZoneName')?.value ?? 'local time';
 }
+
+/** A whole UTC day as the reports of days take it (the statement, the settlement report): `yyyy-mm-dd` text. */
+export const UTC_DAY = /^\d{4}-\d\d-\d\d$/;
+/** Why those fields are text: a browser's date picker shows its own format (12/01/2026), which is no UTC day. */
+export const UTC_DAY_HINT = 'A day in UTC, written yyyy-mm-dd (e.g. 2026-12-01): not the browser’s own date format or time zone.';
+export const todayUtc = () => new Date().toISOString().slice(0, 10);

@@ -66,6 +66,7 @@ function statementRecord(q: StatementQuery, p: StatementPage) {
       reference_type: l.referenceType,
       reference: l.reference,
       collection_reference: l.collectionReference,
+      merchant_reference: l.merchantReference,
       change: balancesRecord(l.change),
       fee: toApi(l.feeMinor),
       balance_after: toApi(l.balanceAfterMinor),

@@ -3,7 +3,8 @@
 -- change to each kind of the wallet's accounts, the fee the journal took (its fee_revenue postings) and
 -- its reference: a refund's or a disbursement's gateway_reference for their journals, the journal's own
 -- `reference` when its table has one (to_jsonb reads a column that may not exist without naming it), else
--- its collection's gateway_reference. Every line of a collection reads what the customer paid and what it
+-- its collection's gateway_reference; beside it the merchant's own reference of the same refund, disbursement
+-- or collection (null on a line of none, as a journal that names only its own reference). Every line of a collection reads what the customer paid and what it
 -- was converted at from the same row; statement.ts shows them on the credit of a converted collection only
 -- (its collection_credit journal), so that the FX markup stands beside the credit.
 SELECT p.created_at, p.journal_id, j.kind,
@@ -14,6 +15,11 @@ SELECT p.created_at, p.journal_id, j.kind,
   END AS reference_type,
   COALESCE(r.gateway_reference, d.gateway_reference, to_jsonb(j) ->> 'reference', c.gateway_reference) AS reference,
   c.gateway_reference AS collection_reference,
+  CASE
+    WHEN j.kind LIKE 'refund%' THEN r.merchant_reference
+    WHEN j.kind LIKE 'disbursement%' THEN d.merchant_reference
+    ELSE c.merchant_reference
+  END AS merchant_reference,
   c.request_amount_minor, c.request_currency, c.fx_rate, c.fx_reference_rate, c.fx_markup, c.fx_source, c.fx_as_of,
   COALESCE(SUM(p.amount_minor) FILTER (WHERE a.kind = 'available'), 0)::bigint AS available_minor,
   COALESCE(SUM(p.amount_minor) FILTER (WHERE a.kind = 'pending'), 0)::bigint AS pending_minor,
@@ -31,6 +37,6 @@ LEFT JOIN refunds r ON r.id = j.refund_id
 LEFT JOIN disbursements d ON d.id = j.disbursement_id
 WHERE p.created_at >= ${from} AND p.created_at < ${to}
   AND (p.created_at, p.journal_id) > (${after}::timestamptz, ${after_journal}::bigint)
-GROUP BY p.created_at, p.journal_id, j.id, c.id, r.gateway_reference, d.gateway_reference
+GROUP BY p.created_at, p.journal_id, j.id, c.id, r.gateway_reference, r.merchant_reference, d.gateway_reference, d.merchant_reference
 ORDER BY p.created_at, p.journal_id
 LIMIT ${limit}

@@ -9,7 +9,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { admin, unwrap } from '../../api';
 import type { Admin } from '../../api';
 import { useCan } from '../../session';
-import { StatementDownload } from '../../ui/downloads';
+import { Link } from '../../router';
 import { FormError, TextField } from '../../ui/forms';
 import { LoadError, Loading, Money, Notice, Section, Time } from '../../ui/parts';
 import { ScheduledChanges } from '../../ui/scheduled';
@@ -89,7 +89,10 @@ export function Balances({ businessId }: { businessId: number }) {
               </table>
             </div>
           )}
-          <StatementDownload businessId={businessId} currency={w.currency} />
+          <p>
+            <Link to={`/statement?currency=${w.currency}`}>{w.currency} statement</Link>{' '}
+            <span className="muted">(every movement of the days you choose, on screen and as CSV)</span>
+          </p>
           {wallets.data && <DisbursementSettings wallet={wallets.data.data.find((x) => x.currency === w.currency)} />}
         </Section>
       ))}

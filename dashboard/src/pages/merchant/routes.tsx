@@ -10,6 +10,7 @@ import { DisbursementPage, DisbursementsPage } from '../shared/Disbursements';
 import { Overview } from '../shared/Overview';
 import { People } from '../shared/People';
 import { RefundsPage } from '../shared/Refunds';
+import { StatementPage } from '../shared/Statement';
 import { ApiTokens } from '../shared/ApiTokens';
 import { Balances } from './Balances';
 import { MerchantGoLive } from './GoLive';
@@ -23,6 +24,7 @@ export function merchantNav(user: User): { to: string; label: string }[] {
     { to: '/refunds', label: 'Refunds' },
     { to: '/disbursements', label: 'Disbursements' },
     { to: '/balances', label: 'Balances' },
+    { to: '/statement', label: 'Statement' },
     { to: '/developers', label: 'API tokens and webhooks' },
     { to: '/deliveries', label: 'Webhook deliveries' },
     { to: '/go-live', label: 'Go live' },
@@ -44,6 +46,7 @@ export function merchantPage(path: string, user: User): ReactNode | null {
   // signing in lands on the overview: balances and today's payments first
   if (path === '/' || path === '/overview') return <Overview businessId={businessId} />;
   if (path === '/balances') return <Balances businessId={businessId} />;
+  if (path === '/statement') return <StatementPage base="/statement" businessId={businessId} />;
   if (path === '/developers') return <ApiTokens businessId={businessId} page />;
   if (path === '/deliveries') return <WebhookDeliveries businessId={businessId} />;
   if (path === '/go-live') return <MerchantGoLive businessId={businessId} />;

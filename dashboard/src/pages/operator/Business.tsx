@@ -13,6 +13,7 @@ import { Wallets } from './Wallets';
 import { DisbursementTerms } from './DisbursementTerms';
 import { Mids } from './Mids';
 import { ApiTokens } from '../shared/ApiTokens';
+import { StatementPage } from '../shared/Statement';
 import { Guard } from '../../ui/guard';
 import { GoLive } from './GoLive';
 
@@ -20,6 +21,7 @@ import { GoLive } from './GoLive';
 export const BUSINESS_SECTIONS = [
   { path: '', label: 'Terms and fees' },
   { path: 'wallets', label: 'Wallets' },
+  { path: 'statement', label: 'Statement' },
   { path: 'mids', label: 'MIDs' },
   { path: 'tokens', label: 'API tokens' },
   { path: 'go-live', label: 'Go-live review' },
@@ -58,6 +60,7 @@ export function Business({ id, section = '' }: { id: number; section?: BusinessS
       {section === '' && <Terms business={b} />}
       {section === '' && <DisbursementTerms key={b.updated_at} business={b} />}
       {section === 'wallets' && <Wallets business={b} />}
+      {section === 'statement' && <StatementPage businessId={b.id} base={`/businesses/${b.id}/statement`} nested />}
       {section === 'mids' && <Mids businessId={b.id} />}
       {section === 'tokens' && <ApiTokens businessId={b.id} />}
       {section === 'go-live' && <GoLive business={b} />}

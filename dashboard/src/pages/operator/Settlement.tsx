@@ -10,9 +10,8 @@ import { Link, navigate, useLocation } from '../../router';
 import { TextField } from '../../ui/forms';
 import { LoadError, Loading, Money, Section, Status, Time } from '../../ui/parts';
 import { DataTable } from '../../ui/table';
+import { todayUtc, UTC_DAY, UTC_DAY_HINT } from '../../ui/values';
 
-const DAY = /^\d{4}-\d\d-\d\d$/;
-const todayUtc = () => new Date().toISOString().slice(0, 10);
 
 const MISMATCH: Record<string, string> = {
   confirmed_not_completed: 'Confirmed by the processor, not completed here',
@@ -31,7 +30,7 @@ export function SettlementReport() {
       if (typeof body === 'string') throw new Error('PayCollect answered the report as a file, not as JSON');
       return body.data;
     },
-    enabled: DAY.test(asked),
+    enabled: UTC_DAY.test(asked),
   });
   const show = (e: FormEvent) => {
     e.preventDefault();
@@ -46,11 +45,11 @@ export function SettlementReport() {
         no processor and are not in it.
       </p>
       <form onSubmit={show} aria-label="Settlement day" className="inline-form">
-        <TextField label="Day (UTC)" name="date" type="date" required max={todayUtc()} error={report.error} value={date} onValue={setDate} />
+        <TextField label="Day (UTC, yyyy-mm-dd)" name="date" type="text" required inputMode="numeric" autoComplete="off" hint={UTC_DAY_HINT} error={report.error} value={date} onValue={setDate} />
         <button type="submit">Show report</button>
       </form>
-      {!DAY.test(asked) && <p role="alert" className="error">“{asked}” is not a day: choose one above.</p>}
-      {report.isPending && DAY.test(asked) && <Loading what="the settlement report" />}
+      {!UTC_DAY.test(asked) && <p role="alert" className="error">“{asked}” is not a day: choose one above.</p>}
+      {report.isPending && UTC_DAY.test(asked) && <Loading what="the settlement report" />}
       {report.error && <LoadError error={report.error} />}
       {report.data && <Report report={report.data} />}
     </>

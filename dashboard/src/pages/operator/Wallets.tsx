@@ -5,7 +5,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { admin, unwrap, unwrapPage } from '../../api';
 import type { Admin } from '../../api';
 import { CheckField, FormError, TextField } from '../../ui/forms';
-import { StatementDownload } from '../../ui/downloads';
+import { Link } from '../../router';
 import { Guard } from '../../ui/guard';
 import { LoadError, Loading, Section, Time } from '../../ui/parts';
 import { WalletLimits } from './DisbursementTerms';
@@ -41,7 +41,8 @@ export function Wallets({ business }: { business: Admin['Business'] }) {
           {wallets.data.items.map((w) => (
             <li key={w.currency}>
               <strong>{w.currency}</strong> {w.is_default && <span className="tag">default</span>} <span className="muted">since <Time at={w.created_at} /></span>
-              <StatementDownload businessId={business.id} currency={w.currency} />
+              {' '}
+              <Link to={`/businesses/${business.id}/statement?currency=${w.currency}`}>{w.currency} statement</Link>
               <WalletLimits wallet={w} />
             </li>
           ))}

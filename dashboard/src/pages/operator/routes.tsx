@@ -34,7 +34,9 @@ export function operatorNav(user: User): { to: string; label: string }[] {
 }
 
 export function operatorPage(path: string, user: User): ReactNode | null {
-  if (path === '/' || path === '/businesses') return <Businesses />;
+  // signing in lands on the overview: what waits on the operators first
+  if (path === '/' || path === '/overview') return <Overview />;
+  if (path === '/businesses') return <Businesses />;
   if (path === '/businesses/new') return <NewBusiness />;
   const business = match('/businesses/:id', path);
   if (business && /^\d+$/.test(business.id)) return <Business key={business.id} id={Number(business.id)} />;
@@ -47,7 +49,6 @@ export function operatorPage(path: string, user: User): ReactNode | null {
   const collection = match('/collections/:reference', path);
   if (collection) return <CollectionPage key={collection.reference} reference={collection.reference} operator />;
   if (path === '/refunds') return <RefundsPage base="/refunds" />;
-  if (path === '/overview') return <Overview />;
   // the report's own address, and the two a person guesses first
   if (path === '/reports/settlement' || path === '/reports' || path === '/settlement') return <SettlementReport />;
   if (path === '/go-live-requests') return <GoLiveRequests />;
