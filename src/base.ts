@@ -18,3 +18,19 @@ export interface Base {
   /** wake a named worker soon (e.g. right after a commit that gave it work); a no-op until workers start */
   kick: (worker: string) => void;
 }
+
+/**
+ * A flow of a wing built from the wing's narrow parts and its one state change (a refund's request, a
+ * payout's approvals, a money-out adapter): `db` is the database as the flow should use it now (inside an
+ * audited change, that change's transaction).
+ */
+export abstract class WingFlow<P extends { db: () => Db }, C> {
+  constructor(
+    protected readonly p: P,
+    protected readonly changes: C,
+  ) {}
+
+  protected get db(): Db {
+    return this.p.db();
+  }
+}

@@ -265,13 +265,20 @@ function rateSettings(env: Env): RateSettings {
   };
 }
 
+/** Writes a file of secrets in DATA_DIR readable by the owner only (mode 600): text as is, else pretty JSON; returns its path. */
+export function writeSecretFile(dataDir: string, name: string, content: string | object): string {
+  const file = path.join(dataDir, name);
+  writeFileSync(file, (typeof content === 'string' ? content : JSON.stringify(content, null, 2)) + '\n', { mode: 0o600 });
+  chmodSync(file, 0o600);
+  return file;
+}
+
 /** A secret kept in DATA_DIR: read it, or create it on first start (mode 600). */
 function persistedSecret(dataDir: string, file: string, make: () => string): { value: string; created: boolean } {
   const p = path.join(dataDir, file);
   if (existsSync(p)) return { value: readFileSync(p, 'utf8').trim(), created: false };
   const value = make();
-  writeFileSync(p, value + '\n', { mode: 0o600 });
-  chmodSync(p, 0o600);
+  writeSecretFile(dataDir, file, value);
   return { value, created: true };
 }
 

@@ -4,23 +4,17 @@
 // the (business_id[, status], created_at) indexes.
 import { sqlFile } from '../db';
 import type { Db } from '../db';
-import { where } from '../db/filters';
-import type { FilterTable, Where } from '../db/filters';
+import { movementFilters, where } from '../db/filters';
+import type { FilterTable, MovementFilters, Where } from '../db/filters';
 import type { PaymentMethod, Status } from '../domain/collection';
 
 /** The filters of a collection list (merchant API, operator API, exports). */
-export interface CollectionFilters {
+export interface CollectionFilters extends MovementFilters {
   status?: Status;
   payment_method?: PaymentMethod;
-  currency?: string;
-  merchant_reference?: string;
   /** the operator's search: one collection by its gateway_reference, a customer's by account_number */
   gateway_reference?: string;
   account_number?: string;
-  /** inclusive bounds on created_at */
-  from?: Date;
-  to?: Date;
-  business_id?: number;
   /** only the collections whose processor request is held for an operator's decision; false or absent: every one */
   held?: boolean;
 }
@@ -35,15 +29,10 @@ const FOLD_PAST_SQL = sqlFile(__dirname, 'fold-past-counts.sql');
  * account, or of the held, is counted from collections.
  */
 const COLLECTION_FILTERS: FilterTable<CollectionFilters> = [
-  { field: 'business_id', column: 'business_id', operator: '=' },
-  { field: 'status', column: 'status', operator: '=' },
+  ...movementFilters('', 'request_currency'),
   { field: 'payment_method', column: 'payment_method', operator: '=' },
-  { field: 'currency', column: 'request_currency', operator: '=' },
-  { field: 'merchant_reference', column: 'merchant_reference', operator: '=' },
   { field: 'gateway_reference', column: 'gateway_reference', operator: '=' },
   { field: 'account_number', column: 'account_number', operator: '=' },
-  { field: 'from', column: 'created_at', operator: '>=' },
-  { field: 'to', column: 'created_at', operator: '<=' },
   // the held requests are few and read through processor_requests_waiting (its condition implied by this one)
   { field: 'held', column: "id IN (SELECT collection_id FROM processor_requests WHERE state = 'held')", operator: 'if' },
 ];

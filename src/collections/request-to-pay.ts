@@ -11,7 +11,7 @@ import { STATUS_MESSAGES } from '../domain/collection';
 import type { CollectionRow } from '../domain/collection';
 import { groupedIn } from '../domain/currencies';
 import { customerPaysMinor } from '../domain/fees';
-import { MoneyFormatError, toMinor } from '../domain/money';
+import { requestedMinor } from '../domain/money';
 import { choose, phoneCountry, shortlist } from '../domain/routing';
 import { AppError, validationError } from '../errors';
 import type { Principal } from '../merchants/access-tokens';
@@ -187,13 +187,7 @@ export class RequestToPay {
   }
 
   private async create(p: Principal, body: RequestToPayBody, hash: string, config: RequestConfig): Promise<{ row: CollectionRow } | { existing: CollectionRow }> {
-    let amountMinor: bigint;
-    try {
-      amountMinor = toMinor(body.amount);
-    } catch (e) {
-      if (e instanceof MoneyFormatError) throw validationError([{ field: 'amount', message: e.message }]);
-      throw e;
-    }
+    const amountMinor = requestedMinor(body.amount);
     const card = body.payment_method === 'CARD' && body.encrypted_card ? await this.seeCard(body.encrypted_card) : null;
     const now = this.s.now();
     const method = body.payment_method;

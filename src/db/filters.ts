@@ -21,6 +21,33 @@ export interface Filter<F> {
 /** A list's filters, declared once per list. */
 export type FilterTable<F> = readonly Filter<F>[];
 
+/** The filters every list of a business's money movements has (collections, refunds, disbursements). */
+export interface MovementFilters {
+  /** one business's (always set for a merchant; an operator may leave it out) */
+  business_id?: number;
+  status?: string;
+  currency?: string;
+  merchant_reference?: string;
+  /** created at, both included */
+  from?: Date;
+  to?: Date;
+}
+
+/**
+ * The filters of `MovementFilters` over a table of money movements, its columns named with `prefix` (the
+ * statement's alias and a dot, or nothing), its currency column `currency`; a list adds its own after them.
+ */
+export function movementFilters<F extends MovementFilters>(prefix: '' | `${string}.`, currency = 'currency'): FilterTable<F> {
+  return [
+    { field: 'business_id', column: `${prefix}business_id`, operator: '=' },
+    { field: 'status', column: `${prefix}status`, operator: '=' },
+    { field: 'currency', column: `${prefix}${currency}`, operator: '=' },
+    { field: 'merchant_reference', column: `${prefix}merchant_reference`, operator: '=' },
+    { field: 'from', column: `${prefix}created_at`, operator: '>=' },
+    { field: 'to', column: `${prefix}created_at`, operator: '<=' },
+  ];
+}
+
 /** A list's conditions (`TRUE` when none was given) and the values its parameters number. */
 export interface Where {
   text: string;

@@ -49,7 +49,19 @@ export interface Database {
 }
 
 /** Statement files read so far, by path: two flows of a wing that run one statement share its one QueryFile. */
-const sqlFiles = new Map<string, pgPromise.QueryFile>();
+const readSqlFiles = new Map<string, pgPromise.QueryFile>();
+
+/** A statement file's name in camel case, as `sqlFiles` keys it: `lock-wallet` is `lockWallet`. */
+type CamelCase<S extends string> = S extends `${infer Head}-${infer Tail}` ? `${Head}${Capitalize<CamelCase<Tail>>}` : S;
+
+/**
+ * The statements a file runs, from its wing's sql/ folder (`names` without `.sql`), each as `sqlFile`
+ * reads it, under its name in camel case: `sqlFiles(__dirname, ['lock-wallet']).lockWallet`.
+ */
+export function sqlFiles<N extends string>(dir: string, names: readonly N[]): { readonly [K in N as CamelCase<K>]: pgPromise.QueryFile } {
+  const camel = (n: string) => n.replace(/-(\w)/g, (_, c: string) => c.toUpperCase());
+  return Object.fromEntries(names.map((n) => [camel(n), sqlFile(dir, `${n}.sql`)])) as { readonly [K in N as CamelCase<K>]: pgPromise.QueryFile };
+}
 
 /**
  * A named statement kept beside the code that runs it: `dir` is the caller's folder (its `__dirname`),
@@ -57,11 +69,11 @@ const sqlFiles = new Map<string, pgPromise.QueryFile>();
  */
 export function sqlFile(dir: string, name: string): pgPromise.QueryFile {
   const at = path.join(dir, 'sql', name);
-  const known = sqlFiles.get(at);
+  const known = readSqlFiles.get(at);
   if (known) return known;
   const file = new pgp.QueryFile(at, { minify: true });
   if (file.error) throw file.error;
-  sqlFiles.set(at, file);
+  readSqlFiles.set(at, file);
   return file;
 }
 

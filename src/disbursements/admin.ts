@@ -4,9 +4,8 @@
 // rejected, and by whom) and the changes of state its one move keeps (with, when an API token asked for
 // it, the delivery of each change's webhook notification). Reads only: every change of a disbursement
 // goes through DisbursementService.
-import type { QueryFile } from 'pg-promise';
 import type { components } from '../../generated/admin-api';
-import { sqlFile } from '../db';
+import { sqlFiles } from '../db';
 import { listDisbursements } from './filters';
 import type { DisbursementFilters } from './filters';
 import type { Db } from '../db';
@@ -14,15 +13,10 @@ import type { ListPage, PageRequest } from '../db/keyset';
 import type { DisbursementStatus } from '../domain/disbursement';
 import { apiTime } from '../domain/time';
 import { AppError } from '../errors';
-import { toDisbursementRecord } from './record';
-import type { DisbursementRow } from './record';
+import { toDisbursementRecord } from '../api-records/disbursement';
+import type { DisbursementRow } from '../api-records/disbursement';
 
-const sql = (name: string): QueryFile => sqlFile(__dirname, name);
-const SQL = {
-  auditTrail: sql('admin-audit-trail.sql'),
-  stateChanges: sql('admin-state-changes.sql'),
-  byGatewayReference: sql('admin-by-gateway-reference.sql'),
-};
+const SQL = sqlFiles(__dirname, ['admin-audit-trail', 'admin-state-changes', 'admin-by-gateway-reference']);
 
 export type AdminDisbursement = components['schemas']['AdminDisbursement'];
 export type AdminDisbursementDetail = components['schemas']['AdminDisbursementDetail'];
@@ -59,7 +53,7 @@ export class AdminDisbursementService {
 
   /** One disbursement of any business with its timeline, oldest event first. */
   async get(gatewayReference: string): Promise<AdminDisbursementDetail> {
-    const row = await this.db.oneOrNone<DisbursementRow>(SQL.byGatewayReference, { gatewayReference });
+    const row = await this.db.oneOrNone<DisbursementRow>(SQL.adminByGatewayReference, { gatewayReference });
     if (!row) throw new AppError('NOT_FOUND', 'No disbursement has this reference');
     return { ...(await this.recordOf(row)), timeline: await this.timelineOf(row) };
   }
@@ -89,11 +83,11 @@ export class AdminDisbursementService {
   }
 
   private async timelineOf(row: DisbursementRow): Promise<TimelineEntry[]> {
-    const trail = await this.db.any<{ at: Date; action: string; actor_type: string; actor_email: string | null; transaction_status: string | null }>(SQL.auditTrail, {
+    const trail = await this.db.any<{ at: Date; action: string; actor_type: string; actor_email: string | null; transaction_status: string | null }>(SQL.adminAuditTrail, {
       gatewayReference: row.gateway_reference,
       businessId: row.business_id,
     });
-    const changes = await this.db.any<{ at: Date; transaction_status: string; sequence: number | null; delivered_at: Date | null; gave_up_at: Date | null }>(SQL.stateChanges, {
+    const changes = await this.db.any<{ at: Date; transaction_status: string; sequence: number | null; delivered_at: Date | null; gave_up_at: Date | null }>(SQL.adminStateChanges, {
       disbursementId: row.id,
     });
     // a replay in the dashboard is audited too: the disbursement was asked for once, by the first

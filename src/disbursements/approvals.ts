@@ -4,24 +4,19 @@
 // API token that did), who may reject it (any owner: rejecting keeps the money in), the decision, and the
 // deadline, checked where the decision is taken and by the timeout that cancels what nobody decided in
 // time. Every decision goes through the one state change.
-import type { QueryFile } from 'pg-promise';
-import { sqlFile } from '../db';
-import type { Db } from '../db';
+import { sqlFiles } from '../db';
+import { WingFlow } from '../base';
 import { needsApproval } from '../domain/disbursement';
 import type { DisbursementStatus } from '../domain/disbursement';
 import { ifRolledBack, inOpenChange } from '../db/change';
 import { apiTime } from '../domain/time';
 import { AppError } from '../errors';
 import type { DisbursementParts } from './parts';
-import type { DisbursementRow } from './record';
+import type { DisbursementRow } from '../api-records/disbursement';
 import type { DisbursementStateChanges } from './state-change';
 import type { WorkerSpec } from '../workers/loops';
 
-const sql = (name: string): QueryFile => sqlFile(__dirname, name);
-const SQL = {
-  byGatewayReference: sql('by-gateway-reference.sql'),
-  approvalsDue: sql('approvals-due.sql'),
-};
+const SQL = sqlFiles(__dirname, ['by-gateway-reference', 'approvals-due']);
 
 /** Disbursements cancelled per run of the timeout worker. */
 const BATCH = 20;
@@ -50,16 +45,7 @@ export function approvalOf(amountMinor: bigint, w: { disbursement_approval_thres
   return { waits, expiresAt: waits ? new Date(now.getTime() + w.disbursement_approval_hours * 3_600_000) : null };
 }
 
-export class DisbursementApprovals {
-  constructor(
-    private readonly p: DisbursementParts,
-    private readonly changes: DisbursementStateChanges,
-  ) {}
-
-  private get db(): Db {
-    return this.p.db();
-  }
-
+export class DisbursementApprovals extends WingFlow<DisbursementParts, DisbursementStateChanges> {
   /**
    * An owner approves (to PENDING: sent next) or rejects (to CANCELLED: the hold returns) a disbursement
    * waiting for approval; INVALID_STATE once decided. Past its deadline it is cancelled instead, as the

@@ -4,7 +4,7 @@
 import { moneyText } from '../domain/currencies';
 import { maskedAccountNumber } from '../domain/disbursement';
 import { emailTime } from '../domain/time';
-import type { DisbursementRow } from './record';
+import type { DisbursementRow } from '../api-records/disbursement';
 
 /** An email for every active owner of the business but `exceptUserId`. */
 export interface OwnersEmail {

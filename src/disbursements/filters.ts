@@ -1,33 +1,19 @@
 // A disbursement list, shared by the merchant's list (GET /v1/disbursements) and the dashboard's
 // (GET /v1/admin/disbursements): its filters as one WHERE clause over a disbursement `d`, and the page.
 import type { Db } from '../db';
-import { where } from '../db/filters';
-import type { FilterTable, Where } from '../db/filters';
+import { movementFilters, where } from '../db/filters';
+import type { FilterTable, MovementFilters, Where } from '../db/filters';
 import { listPage } from '../db/keyset';
 import type { KeyColumn, ListPage, PageRequest } from '../db/keyset';
 import type { DisbursementStatus } from '../domain/disbursement';
-import type { DisbursementRow } from './record';
+import type { DisbursementRow } from '../api-records/disbursement';
 
-export interface DisbursementFilters {
+export interface DisbursementFilters extends MovementFilters {
   status?: DisbursementStatus;
-  currency?: string;
-  merchant_reference?: string;
-  /** created at, both included */
-  from?: Date;
-  to?: Date;
-  /** one business's disbursements (always set for a merchant; an operator may leave it out) */
-  business_id?: number;
 }
 
-/** The filters over `disbursements d` (src/db/filters.ts): only the conditions given. */
-const DISBURSEMENT_FILTERS: FilterTable<DisbursementFilters> = [
-  { field: 'business_id', column: 'd.business_id', operator: '=' },
-  { field: 'status', column: 'd.status', operator: '=' },
-  { field: 'currency', column: 'd.currency', operator: '=' },
-  { field: 'merchant_reference', column: 'd.merchant_reference', operator: '=' },
-  { field: 'from', column: 'd.created_at', operator: '>=' },
-  { field: 'to', column: 'd.created_at', operator: '<=' },
-];
+/** The filters over `disbursements d` (src/db/filters.ts): only the conditions given; a money movement's, no others. */
+const DISBURSEMENT_FILTERS: FilterTable<DisbursementFilters> = movementFilters('d.');
 
 /** The conditions of `f` over `disbursements d`, numbered after `values`. */
 export function disbursementWhere(f: DisbursementFilters, values: unknown[] = []): Where {

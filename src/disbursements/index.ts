@@ -10,7 +10,7 @@ import type { ApprovalDecision } from './approvals';
 import type { DisbursementFilters } from './filters';
 import type { DisbursementParts } from './parts';
 import { PayoutAdapter } from './processor-calls';
-import type { DisbursementRow } from './record';
+import type { DisbursementRow } from '../api-records/disbursement';
 import { DisbursementRequests } from './request';
 import type { DashboardRequester, DisbursementCaller, DisbursementCreateBody } from './request';
 import { DisbursementStateChanges } from './state-change';

@@ -5,15 +5,15 @@
 // its available balance are checked in the same transaction. Reading one and listing them.
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { isIP } from 'node:net';
-import type { QueryFile } from 'pg-promise';
 import type { components } from '../../generated/merchant-api';
-import { sqlFile } from '../db';
-import type { Db, Tx } from '../db';
+import { sqlFiles } from '../db';
+import { WingFlow } from '../base';
+import type { Tx } from '../db';
 import type { ListPage, PageRequest } from '../db/keyset';
 import { DISBURSEMENT_MESSAGES, disbursementFee, disbursementHeldMinor, disbursementHoldPlan, limitRefusal, maskedAccountNumber } from '../domain/disbursement';
 import type { DisbursementStatus } from '../domain/disbursement';
 import { moneyText } from '../domain/currencies';
-import { MoneyFormatError, toMinor } from '../domain/money';
+import { amountOrError } from '../domain/money';
 import { AppError, validationError } from '../errors';
 import { currentTraceParent } from '../telemetry';
 import type { FieldError } from '../errors';
@@ -22,8 +22,8 @@ import { approvalOf } from './approvals';
 import { listDisbursements } from './filters';
 import type { DisbursementFilters } from './filters';
 import type { DisbursementParts } from './parts';
-import { toDisbursementRecord } from './record';
-import type { DisbursementRow } from './record';
+import { toDisbursementRecord } from '../api-records/disbursement';
+import type { DisbursementRow } from '../api-records/disbursement';
 import { moneyOf } from './state-change';
 import type { DisbursementStateChanges } from './state-change';
 
@@ -53,17 +53,9 @@ export interface DashboardRequester {
   requestId: string | null;
 }
 
-const sql = (name: string): QueryFile => sqlFile(__dirname, name);
-const SQL = {
-  tokenGuard: sql('token-guard.sql'),
-  routes: sql('routes.sql'),
-  lockWallet: sql('lock-wallet.sql'),
-  dayTotal: sql('day-total.sql'),
-  walletAvailable: sql('wallet-available.sql'),
-  insert: sql('insert.sql'),
-  byReference: sql('by-reference.sql'),
-  byGatewayReference: sql('by-gateway-reference.sql'),
-};
+const SQL = sqlFiles(__dirname, [
+  'token-guard', 'routes', 'lock-wallet', 'day-total', 'wallet-available', 'insert', 'by-reference', 'by-gateway-reference',
+]);
 
 const DAY_MS = 86_400_000;
 const REF_ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
@@ -105,16 +97,7 @@ export function clientInet(address: string | undefined): string | null {
   return isIP(plain) ? plain : null;
 }
 
-export class DisbursementRequests {
-  constructor(
-    private readonly p: DisbursementParts,
-    private readonly changes: DisbursementStateChanges,
-  ) {}
-
-  private get db(): Db {
-    return this.p.db();
-  }
-
+export class DisbursementRequests extends WingFlow<DisbursementParts, DisbursementStateChanges> {
   /**
    * The API token's secret, then its IP allowlist (in live, a token without one is refused). A refusal
    * for the address is written to the audit log and changes nothing else; a wrong secret changes nothing.
@@ -265,19 +248,13 @@ function replay(row: DisbursementRow, hash: string): { row: DisbursementRow; rep
 
 /** The rules the contract's schema cannot state: two decimals, a phone for mobile money, bank_code with BANK only. Every broken one is listed. */
 function checkBody(b: DisbursementCreateBody): bigint {
-  const errors: FieldError[] = [];
-  let amountMinor = 0n;
-  try {
-    amountMinor = toMinor(b.amount);
-  } catch (e) {
-    if (!(e instanceof MoneyFormatError)) throw e;
-    errors.push({ field: 'amount', message: e.message });
-  }
+  const amount = amountOrError(b.amount);
+  const errors: FieldError[] = typeof amount === 'bigint' ? [] : [amount];
   if (b.payment_method === 'MOBILE_MONEY' && !PHONE.test(b.account_number)) {
     errors.push({ field: 'account_number', message: 'must be the phone number, 10 to 15 digits, country code first, no +' });
   }
   if (b.payment_method === 'BANK' && b.bank_code === undefined) errors.push({ field: 'bank_code', message: 'is required when payment_method is BANK' });
   if (b.payment_method === 'MOBILE_MONEY' && b.bank_code !== undefined) errors.push({ field: 'bank_code', message: 'is only for payment_method BANK' });
-  if (errors.length > 0) throw validationError(errors);
-  return amountMinor;
+  if (errors.length > 0 || typeof amount !== 'bigint') throw validationError(errors);
+  return amount;
 }

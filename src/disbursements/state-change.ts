@@ -1,20 +1,16 @@
 // The one path by which a disbursement changes state (docs/contract/disbursements.md): the move, guarded
 // on the states it may come from and kept for the timeline in the same statement, the journal the move
 // calls for, the webhook notification and the owners' emails, in one transaction.
-import type { QueryFile } from 'pg-promise';
-import { sqlFile } from '../db';
+import { sqlFiles } from '../db';
 import type { Db, Tx } from '../db';
 import { DISBURSEMENT_MESSAGES, disbursementMovesFrom, disbursementOutcomePlan, isDisbursementSettled } from '../domain/disbursement';
 import type { DisbursementJournal, DisbursementStatus } from '../domain/disbursement';
 import { disbursementEmails } from './emails';
 import type { DisbursementParts } from './parts';
-import { toDisbursementRecord } from './record';
-import type { DisbursementRow } from './record';
+import { toDisbursementRecord } from '../api-records/disbursement';
+import type { DisbursementRow } from '../api-records/disbursement';
 
-const sql = (name: string): QueryFile => sqlFile(__dirname, name);
-const SQL = {
-  move: sql('move.sql'),
-};
+const SQL = sqlFiles(__dirname, ['move']);
 
 /** A move of a disbursement: to which state, and what its request to the processor becomes. */
 export interface DisbursementMove {

@@ -1,5 +1,8 @@
 // Money is integer minor units (bigint) inside; the API's 2-decimal JSON numbers are converted here
 // and nowhere else. Every currency of this API uses 2 decimals (the specification's rule for amounts).
+import { validationError } from '../errors';
+import type { FieldError } from '../errors';
+
 export const SCALE = 2;
 const FACTOR = 100n;
 
@@ -13,6 +16,23 @@ export function toMinor(amount: number): bigint {
   if (!m) throw new MoneyFormatError(`amount ${text} has more than ${SCALE} decimal places`);
   const minor = BigInt(m[2]) * FACTOR + BigInt((m[3] ?? '').padEnd(SCALE, '0'));
   return m[1] === '-' ? -minor : minor;
+}
+
+/** A request's `amount` in minor units, or why it is none: the error of the field `amount` (toMinor's rules). */
+export function amountOrError(amount: number): bigint | FieldError {
+  try {
+    return toMinor(amount);
+  } catch (e) {
+    if (e instanceof MoneyFormatError) return { field: 'amount', message: e.message };
+    throw e;
+  }
+}
+
+/** A request's `amount` in minor units; VALIDATION_ERROR on the field `amount` when it is none. */
+export function requestedMinor(amount: number): bigint {
+  const minor = amountOrError(amount);
+  if (typeof minor !== 'bigint') throw validationError([minor]);
+  return minor;
 }
 
 /** 1250n -> 12.5 (a JSON number with at most 2 decimals). */

@@ -1,9 +1,8 @@
 // The sandbox demo merchant (docs/contract/operator.md): what it holds, and the credentials file and curl
 // line a newcomer copies to get a first access token, and its seeding on first start.
-import { chmodSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { Base } from '../base';
+import { writeSecretFile } from '../config';
 import { hashSecret, newCredentials } from './access-tokens';
 import type { ApiTokenService } from './api-tokens';
 import type { BusinessService } from './businesses';
@@ -122,10 +121,7 @@ export interface DemoFileContent {
 
 /** Readable by the owner only: it holds a secret. Returns the file's path. */
 export function writeDemoFile(dataDir: string, content: DemoFileContent): string {
-  const file = path.join(dataDir, DEMO_FILE);
-  writeFileSync(file, JSON.stringify(content, null, 2) + '\n', { mode: 0o600 });
-  chmodSync(file, 0o600);
-  return file;
+  return writeSecretFile(dataDir, DEMO_FILE, content);
 }
 
 export interface DemoCredentials {

@@ -5,8 +5,7 @@
 // so one person cannot quietly take a guard away and move money the next minute. A change that tightens
 // one applies at once and withdraws a loosening of the same setting that waits (so setting a guard to what
 // it is now is how an owner stops one). The `guard-changes` worker applies what is due.
-import type { QueryFile } from 'pg-promise';
-import { sqlFile } from '../db';
+import { sqlFiles } from '../db';
 import type { Tx } from '../db';
 import { emailTime, apiTime } from '../domain/time';
 import { toApi } from '../domain/money';
@@ -16,13 +15,7 @@ import type { Base } from '../base';
 import type { ScheduledGuardChange } from '../api-records/merchant';
 import type { WorkerSpec } from '../workers/loops';
 
-const sql = (name: string): QueryFile => sqlFile(__dirname, name);
-const SQL = {
-  schedule: sql('guard-schedule.sql'),
-  withdraw: sql('guard-withdraw.sql'),
-  scheduled: sql('guard-scheduled.sql'),
-  due: sql('guard-due.sql'),
-};
+const SQL = sqlFiles(__dirname, ['guard-schedule', 'guard-withdraw', 'guard-scheduled', 'guard-due']);
 
 /** Changes applied per worker run. */
 const BATCH = 50;
@@ -114,7 +107,7 @@ export class GuardChanges {
       'If nobody agreed to this, any owner can stop it in the dashboard before then (Balances for a wallet,',
       'API tokens for an allowlist), and should ask why it was asked for.',
     ].join('\n');
-    await t.none(SQL.schedule, {
+    await t.none(SQL.guardSchedule, {
       now, effectiveAt, businessId: target.businessId, field: target.field, userId: by.userId, requestedBy: by.name,
       walletId: 'walletId' in target ? target.walletId : null,
       apiTokenId: 'apiTokenId' in target ? target.apiTokenId : null,
@@ -128,7 +121,7 @@ export class GuardChanges {
 
   /** A setting changed at once (tightened, or set to what it is): a loosening of it that waits is withdrawn. */
   async withdraw(t: Tx, target: { walletId: number; field: WalletGuard } | { apiTokenId: number; field: 'ip_allowlist' }): Promise<void> {
-    await t.none(SQL.withdraw, {
+    await t.none(SQL.guardWithdraw, {
       now: this.s.now(), field: target.field,
       walletId: 'walletId' in target ? target.walletId : null,
       apiTokenId: 'apiTokenId' in target ? target.apiTokenId : null,
@@ -137,7 +130,7 @@ export class GuardChanges {
 
   /** The loosenings that wait, per wallet and per API token, oldest first. */
   async waiting(t: Pick<Tx, 'any'>, ids: { walletIds?: number[]; apiTokenIds?: number[] }): Promise<{ wallets: Map<number, ScheduledChange[]>; apiTokens: Map<number, ScheduledChange[]> }> {
-    const rows = await t.any<ScheduledRow>(SQL.scheduled, { walletIds: ids.walletIds ?? [], apiTokenIds: ids.apiTokenIds ?? [] });
+    const rows = await t.any<ScheduledRow>(SQL.guardScheduled, { walletIds: ids.walletIds ?? [], apiTokenIds: ids.apiTokenIds ?? [] });
     const wallets = new Map<number, ScheduledChange[]>();
     const apiTokens = new Map<number, ScheduledChange[]>();
     for (const r of rows) {
@@ -159,7 +152,7 @@ export class GuardChanges {
     const applied = await this.s.db.tx('guard-changes', async (t) => {
       // the version row first, as every change to a configuration table takes it (migration 0070)
       await t.one('SELECT version FROM config_version FOR UPDATE');
-      const due = await t.any<DueRow>(SQL.due, { now: this.s.now(), limit: BATCH });
+      const due = await t.any<DueRow>(SQL.guardDue, { now: this.s.now(), limit: BATCH });
       for (const d of due) await this.apply(t, d);
       return due.length;
     });

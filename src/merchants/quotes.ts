@@ -6,7 +6,7 @@
 import type { Base } from '../base';
 import { pooledRandomBytes } from '../crypto/random-pool';
 import type { PaymentMethod } from '../domain/collection';
-import { MoneyFormatError, toMinor } from '../domain/money';
+import { requestedMinor } from '../domain/money';
 import { apiTime } from '../domain/time';
 import { AppError, validationError } from '../errors';
 import type { QuoteRow } from '../api-records/quote';
@@ -55,13 +55,7 @@ export class QuoteService {
    * UNSUPPORTED_CURRENCY (no rate for the pair) or RATE_UNAVAILABLE (no current rate).
    */
   async createQuote(p: Principal, body: QuoteCreate): Promise<QuoteRow> {
-    let amountMinor: bigint;
-    try {
-      amountMinor = toMinor(body.amount);
-    } catch (e) {
-      if (e instanceof MoneyFormatError) throw validationError([{ field: 'amount', message: e.message }]);
-      throw e;
-    }
+    const amountMinor = requestedMinor(body.amount);
     if (body.account_currency === body.currency) {
       throw validationError([{ field: 'account_currency', message: 'must differ from currency: a payment into a wallet of its own currency needs no quote' }]);
     }

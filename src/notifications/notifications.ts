@@ -50,9 +50,13 @@ export interface StatusChangeValues {
   email_texts: string[];
 }
 
-/** The outbox rows of a collection's state change and of its request-to-pay: the notifications' CTEs of collections/sql/move.sql and create.sql. */
-export const STATUS_CHANGE_CTES = sqlPart(__dirname, 'status-change-ctes.sql');
-export const START_EMAILS_CTE = sqlPart(__dirname, 'start-emails-cte.sql');
+/**
+ * The outbox rows of a collection's state change and of its request-to-pay: the notifications' CTEs of
+ * collections/sql/move.sql and create.sql, each its own part then the emails' one (collection-emails-cte.sql).
+ */
+const COLLECTION_EMAILS_CTE = sqlPart(__dirname, 'collection-emails-cte.sql');
+export const STATUS_CHANGE_CTES = `${sqlPart(__dirname, 'status-change-ctes.sql')},\n${COLLECTION_EMAILS_CTE}`;
+export const START_EMAILS_CTE = `${sqlPart(__dirname, 'start-emails-cte.sql')},\n${COLLECTION_EMAILS_CTE}`;
 
 const SQL = {
   freeDeadClaims: sqlFile(__dirname, 'free-dead-claims.sql'),

@@ -4,8 +4,7 @@
 // and to the operator admins, and approves disbursements only once OWNER_APPROVAL_WAIT_HOURS have passed
 // (owner_since; docs/contract/disbursements.md, "Four eyes").
 import { createHash, randomBytes } from 'node:crypto';
-import { chmodSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
+import { writeSecretFile } from '../config';
 import { AppError, validationError } from '../errors';
 import type { Tx } from '../db';
 import { where } from '../db/filters';
@@ -116,13 +115,6 @@ export function roleOf(actor: Actor): Role {
 
 /** A generated password: 24 base64url characters (144 bits). */
 const newPassword = () => randomBytes(18).toString('base64url');
-
-function writeSecretFile(dataDir: string, name: string, content: object): string {
-  const file = path.join(dataDir, name);
-  writeFileSync(file, JSON.stringify(content, null, 2) + '\n', { mode: 0o600 });
-  chmodSync(file, 0o600);
-  return file;
-}
 
 export interface NewUser {
   email: string;

@@ -119,10 +119,15 @@ export class RequestEngine {
   // ---- sends ------------------------------------------------------------------------------------
 
   /** Sends what is due (new requests, retries, a resend after "not found"), every kind or one; returns how many were claimed. */
-  async sendDue(only?: RequestKind): Promise<number> {
+  sendDue(only?: RequestKind): Promise<number> {
+    return this.due(only, (kind) => this.claimSends(kind), (kind, c) => this.sendOne(kind, c));
+  }
+
+  /** What is due of every kind or one, claimed by `claim` and each carried out by `one`; returns how many were claimed. */
+  private async due(only: RequestKind | undefined, claim: (kind: RequestKind) => Promise<ClaimedRequest[]>, one: (kind: RequestKind, c: ClaimedRequest) => Promise<void>): Promise<number> {
     const counts = await Promise.all(this.chosen(only).map(async ({ adapter }) => {
-      const claimed = await this.claimSends(adapter.kind);
-      await Promise.all(claimed.map((c) => this.sendOne(adapter.kind, c)));
+      const claimed = await claim(adapter.kind);
+      await Promise.all(claimed.map((c) => one(adapter.kind, c)));
       return claimed.length;
     }));
     return counts.reduce((x, y) => x + y, 0);
@@ -136,14 +141,9 @@ export class RequestEngine {
       return this.afterSend(a, c, { kind: 'unknown', detail: 'the worker sending it stopped before writing the outcome' });
     }
     if (c.state !== 'sending') return a.unsent(c);
-    await this.observed(a.kind, c, 'send', async (): Promise<SendAnswer> => {
-      try {
-        return await a.send(this.context(c), c, this.callbackUrl(c));
-      } catch (err) {
-        this.s.log.error('processor send failed', { kind: a.kind, service_type: c.service_type, gateway_reference: c.gateway_reference, err });
-        return { kind: 'unknown', detail: 'connector failed' };
-      }
-    }, (answer) => this.afterSend(a, c, answer));
+    // a connector that throws may have sent: an unknown outcome
+    const thrown: SendAnswer = { kind: 'unknown', detail: 'connector failed' };
+    await this.observed(a.kind, c, 'send', () => a.send(this.context(c), c, this.callbackUrl(c)), thrown, (answer) => this.afterSend(a, c, answer));
   }
 
   private async afterSend(a: AnyAdapter, c: ClaimedRequest, r: SendAnswer): Promise<void> {
@@ -171,13 +171,8 @@ export class RequestEngine {
   // ---- status queries -----------------------------------------------------------------------------
 
   /** Asks about what is due, every kind or one; returns how many were claimed. */
-  async checkDue(only?: RequestKind): Promise<number> {
-    const counts = await Promise.all(this.chosen(only).map(async ({ adapter }) => {
-      const claimed = await this.claimChecks(adapter.kind);
-      await Promise.all(claimed.map((c) => this.checkOne(adapter.kind, c)));
-      return claimed.length;
-    }));
-    return counts.reduce((x, y) => x + y, 0);
+  checkDue(only?: RequestKind): Promise<number> {
+    return this.due(only, (kind) => this.claimChecks(kind), (kind, c) => this.checkOne(kind, c));
   }
 
   /** One claimed status query. */
@@ -187,14 +182,8 @@ export class RequestEngine {
       // not with the processor (queued, sending, held) or final for good: nothing to ask
       return a.record(c, { state: c.state, nextSendAt: c.next_send_at, nextCheckAt: null, lastError: c.last_error });
     }
-    await this.observed(a.kind, c, 'status', async (): Promise<QueryResult<string>> => {
-      try {
-        return await a.query(this.context(c), c, this.callbackUrl(c));
-      } catch (err) {
-        this.s.log.error('processor status query failed', { kind: a.kind, service_type: c.service_type, gateway_reference: c.gateway_reference, err });
-        return { kind: 'unavailable', detail: 'connector failed' };
-      }
-    }, (result) => this.afterCheck(a, c, result));
+    const thrown: QueryResult<string> = { kind: 'unavailable', detail: 'connector failed' };
+    await this.observed(a.kind, c, 'status', () => a.query(this.context(c), c, this.callbackUrl(c)), thrown, (result) => this.afterCheck(a, c, result));
   }
 
   private async afterCheck(a: AnyAdapter, c: ClaimedRequest, result: QueryResult<string>): Promise<void> {
@@ -213,14 +202,20 @@ export class RequestEngine {
 
   /**
    * One call to a processor, timed per processor, MID, kind and outcome, in its own span continuing the
-   * trace that queued the request, then what follows from its answer, inside the span.
+   * trace that queued the request, then what follows from its answer, inside the span. A connector that
+   * throws is logged, and its answer is `onThrow`.
    */
-  private async observed<T extends { kind: string }>(kind: RequestKind, c: ClaimedRequest, operation: ProcessorOperation, call: () => Promise<T>, then: (result: T) => Promise<void>): Promise<void> {
+  private async observed<T extends { kind: string }>(kind: RequestKind, c: ClaimedRequest, operation: ProcessorOperation, call: () => Promise<T>, onThrow: T, then: (result: T) => Promise<void>): Promise<void> {
     const midId = c.mid_id ?? 0;
     const span = this.s.figures.processorSpan(c.service_type, midId, kind, operation, c.trace_parent);
     await inSpan(span, async () => {
       const started = performance.now();
-      const result = await call();
+      let result = onThrow;
+      try {
+        result = await call();
+      } catch (err) {
+        this.s.log.error(operation === 'send' ? 'processor send failed' : 'processor status query failed', { kind, service_type: c.service_type, gateway_reference: c.gateway_reference, err });
+      }
       const failed = CALL_ERRORS.has(result.kind);
       this.s.figures.processorCall(c.service_type, midId, kind, operation, result.kind, (performance.now() - started) / 1000, failed);
       span.setAttribute('paycollect.processor.outcome', result.kind);

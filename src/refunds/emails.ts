@@ -4,7 +4,7 @@
 import type { EmailDraft } from '../notifications/email';
 import { moneyText } from '../domain/currencies';
 import { emailTime } from '../domain/time';
-import type { RefundRow } from './record';
+import type { RefundRow } from '../api-records/refund';
 
 export interface RefundRecipients {
   notification_email: string;

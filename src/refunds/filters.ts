@@ -1,19 +1,12 @@
 // The filters of a business's refund list (GET /v1/refunds), shared by the list and the refunds export
 // (docs/reports.md): one WHERE clause over a refund `r` joined to its collection `c`.
-import { where } from '../db/filters';
-import type { FilterTable, Where } from '../db/filters';
+import { movementFilters, where } from '../db/filters';
+import type { FilterTable, MovementFilters, Where } from '../db/filters';
 import type { RefundStatus } from '../domain/refund';
 
-export interface RefundFilters {
+export interface RefundFilters extends MovementFilters {
   status?: RefundStatus;
-  currency?: string;
-  merchant_reference?: string;
   collection_gateway_reference?: string;
-  /** created at, both included */
-  from?: Date;
-  to?: Date;
-  /** one business's refunds (always set for a merchant; an operator may leave it out) */
-  business_id?: number;
   /** only the refunds held for an operator's decision (refunds_held_newest); false or absent: every refund */
   held?: boolean;
 }
@@ -23,13 +16,8 @@ export interface RefundFilters {
  * planner picks the index each combination needs.
  */
 const REFUND_FILTERS: FilterTable<RefundFilters> = [
-  { field: 'business_id', column: 'r.business_id', operator: '=' },
-  { field: 'status', column: 'r.status', operator: '=' },
-  { field: 'currency', column: 'r.currency', operator: '=' },
-  { field: 'merchant_reference', column: 'r.merchant_reference', operator: '=' },
+  ...movementFilters('r.'),
   { field: 'collection_gateway_reference', column: 'c.gateway_reference', operator: '=' },
-  { field: 'from', column: 'r.created_at', operator: '>=' },
-  { field: 'to', column: 'r.created_at', operator: '<=' },
   // the condition of refunds_held_newest word for word, so the planner may read that partial index
   { field: 'held', column: "r.send_state = 'held'", operator: 'if' },
 ];

@@ -6,7 +6,7 @@ import type { ListPage, PageRequest } from '../db/keyset';
 import type { RefundFilters } from './filters';
 import type { RefundParts } from './parts';
 import { RefundAdapter } from './processor-calls';
-import type { RefundRow } from './record';
+import type { RefundRow } from '../api-records/refund';
 import { RefundRequests } from './request';
 import type { RefundCreateBody, RefundRequester } from './request';
 import { RefundStateChanges } from './state-change';

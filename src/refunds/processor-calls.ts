@@ -5,27 +5,17 @@
 // the refunded payment first (M-Pesa's receipt) is asked before the refund is sent: that ask is this
 // adapter's own step, only a read. Callbacks and signed webhooks about refunds are prompts, but for an
 // asynchronous result naming the id the send was given, which is the answer.
-import type { QueryFile } from 'pg-promise';
-import { sqlFile } from '../db';
-import type { Db } from '../db';
+import { sqlFiles } from '../db';
 import { REFUND_MESSAGES } from '../domain/refund';
-import { pendingReasonOf, stepAfter } from '../processors/requests';
-import type { CallbackHit, CallbackReading, ClaimedRequest, QueueShape, RequestAdapter, RequestRecord, SendAnswer } from '../processors/requests';
-import type { CallContext, Observed, OriginalCheck, QueryResult, RefundConnector, RefundOrder } from '../processors/types';
+import { MoneyOutAdapter, moneyOutQueue } from '../processors/money-out-requests';
+import { pendingReasonOf } from '../processors/requests';
+import type { CallbackHit, CallbackReading, ClaimedRequest, QueueShape, RequestRecord, SendAnswer } from '../processors/requests';
+import type { CallbackNote, CallContext, Observed, ObservedStatus, OriginalCheck, QueryResult, RefundConnector, RefundOrder } from '../processors/types';
 import type { RefundParts } from './parts';
-import type { RefundRow } from './record';
+import type { RefundRow } from '../api-records/refund';
 import type { RefundStateChanges } from './state-change';
 
-const sql = (name: string): QueryFile => sqlFile(__dirname, name);
-const SQL = {
-  requestState: sql('request-state.sql'),
-  callbackNote: sql('callback-note.sql'),
-  promptByPayment: sql('prompt-by-payment.sql'),
-  originalOf: sql('original-of.sql'),
-  originalAsked: sql('original-asked.sql'),
-  originalConfirmed: sql('original-confirmed.sql'),
-  hold: sql('hold.sql'),
-};
+const SQL = sqlFiles(__dirname, ['request-state', 'prompt-by-payment', 'original-of', 'original-asked', 'original-confirmed', 'hold']);
 
 /** A refund claimed for a send or a query, with what the call needs. */
 export interface Claimed extends RefundRow, ClaimedRequest {
@@ -39,38 +29,22 @@ export interface Claimed extends RefundRow, ClaimedRequest {
   original_receipt: string | null;
 }
 
-export class RefundAdapter implements RequestAdapter<Claimed> {
+export class RefundAdapter extends MoneyOutAdapter<{ claim: Claimed; connector: RefundConnector; status: ObservedStatus; parts: RefundParts; changes: RefundStateChanges }> {
   readonly kind = 'refund' as const;
-  readonly queue: QueueShape = {
-    table: 'refunds',
-    key: 'id',
-    state: 'send_state',
+  readonly queue: QueueShape = moneyOutQueue('refunds', {
     from: ', collections c LEFT JOIN processor_requests p ON p.collection_id = c.id',
     where: ' AND c.id = q.collection_id',
-    sendable: "q.status = 'PENDING'",
     watch: 'false',
-    ownerStatus: 'q.status',
     returning: `q.*, c.gateway_reference AS collection_gateway_reference, c.request_amount_minor AS collection_amount_minor,
   c.account_number, p.reference AS original_reference, p.vendor_reference AS original_vendor_reference, p.receipt AS original_receipt`,
-  };
+  });
 
-  constructor(
-    private readonly p: RefundParts,
-    private readonly changes: RefundStateChanges,
-  ) {}
-
-  private get db(): Db {
-    return this.p.db();
+  protected connectorOf(serviceType: string): RefundConnector | null {
+    return this.p.refundsOf(serviceType);
   }
 
-  private connectorOf(serviceType: string): RefundConnector {
-    const c = this.p.refundsOf(serviceType);
-    if (!c) throw new Error(`service type ${serviceType} offers no refunds`);
-    return c;
-  }
-
-  offers(serviceType: string): boolean {
-    return this.p.refundsOf(serviceType) !== null;
+  protected readCallback(connector: RefundConnector, body: unknown): CallbackNote {
+    return connector.parseRefundCallback(body);
   }
 
   /** The collection refunded, as it was sent to the processor. */
@@ -93,7 +67,7 @@ export class RefundAdapter implements RequestAdapter<Claimed> {
 
   /** Asking about the refunded payment is only reading: a worker that died asking is simply asked again. */
   onlyReads(r: Claimed): boolean {
-    return this.connectorOf(r.service_type).originalCheck !== undefined && r.original_confirmed_at === null;
+    return this.connector(r.service_type).originalCheck !== undefined && r.original_confirmed_at === null;
   }
 
   /**
@@ -102,7 +76,7 @@ export class RefundAdapter implements RequestAdapter<Claimed> {
    * (promptOriginal). Asked again on the check schedule while no answer comes.
    */
   async send(ctx: CallContext, r: Claimed, callbackUrl: string): Promise<SendAnswer> {
-    const connector = this.connectorOf(r.service_type);
+    const connector = this.connector(r.service_type);
     const order = this.orderOf(r, callbackUrl);
     if (connector.originalCheck && r.original_confirmed_at === null) {
       const sent = await connector.originalCheck.ask(ctx, order);
@@ -113,33 +87,15 @@ export class RefundAdapter implements RequestAdapter<Claimed> {
   }
 
   query(ctx: CallContext, r: Claimed, callbackUrl: string): Promise<QueryResult<string>> {
-    return this.connectorOf(r.service_type).queryRefund(ctx, { reference: r.reference, vendorReference: r.vendor_reference, callbackUrl, original: this.originalOf(r) });
+    return this.connector(r.service_type).queryRefund(ctx, { reference: r.reference, vendorReference: r.vendor_reference, callbackUrl, original: this.originalOf(r) });
   }
 
   async other(r: Claimed, a: { value: unknown }): Promise<void> {
     this.p.log.info('processor asked about the refunded payment', { service_type: r.service_type, gateway_reference: r.gateway_reference });
-    await this.db.none(SQL.originalAsked, { refundId: r.id, queryReference: a.value, nextSendAt: stepAfter(this.p.now(), this.p.config.processors.checkScheduleMs, r.send_attempts - 1) });
+    await this.db.none(SQL.originalAsked, { refundId: r.id, queryReference: a.value, nextSendAt: this.askedAt(r.send_attempts - 1) });
   }
 
-  async accepted(r: Claimed, a: { vendorReference: string | null; claimUrl?: string | null }): Promise<void> {
-    await this.changes.move(r.id, { to: 'PROCESSING', vendorReference: a.vendorReference, claimUrl: a.claimUrl ?? null, nextCheckAt: stepAfter(this.p.now(), this.p.config.processors.checkScheduleMs, 0) });
-  }
-
-  async refused(r: Claimed, a: { message: string }): Promise<void> {
-    await this.changes.move(r.id, { to: 'FAILED', failureReason: a.message });
-  }
-
-  unsent(r: Claimed): Promise<void> {
-    return this.record(r, { state: r.state, nextSendAt: null, nextCheckAt: r.next_check_at, lastError: r.last_error });
-  }
-
-  async checked(r: Claimed, result: QueryResult<string>): Promise<void> {
-    const again = stepAfter(this.p.now(), this.p.config.processors.checkScheduleMs, r.checks);
-    if (result.kind !== 'observed') {
-      const note = result.kind === 'not_found' ? 'not found at the processor' : result.detail;
-      return this.record(r, { state: r.state, nextSendAt: null, nextCheckAt: again, lastError: note });
-    }
-    const o = result.observed as Observed;
+  protected async observed(r: Claimed, o: Observed, again: Date): Promise<void> {
     if (o.held) return this.holdForOperator(r.id, o);
     // a refund found by our reference keeps what its send's lost answer would have given: the processor's id, the claim link
     const found = { vendorReference: o.vendorReference ?? null, claimUrl: o.claimUrl ?? null };
@@ -181,21 +137,20 @@ export class RefundAdapter implements RequestAdapter<Claimed> {
   }
 
   /**
-   * A processor's callback about a refund. What it says is taken as the answer only from a vendor whose
-   * results come this way (M-Pesa's reversal and status results, `observed`) and only when it names the
-   * processor's id the send was given; else it may only fill in that id, and it is a prompt.
+   * A processor's callback about a refund (MoneyOutAdapter's rule: M-Pesa's reversal and status results
+   * naming the id the send was given are the answer), or first, for a processor with an original check,
+   * its answer about the refunded payment.
    */
   async callback(hit: CallbackHit, serviceType: string, body: unknown): Promise<CallbackReading> {
-    const connector = this.connectorOf(serviceType);
-    if (connector.originalCheck && (await this.promptOriginal(connector.originalCheck, serviceType, hit, body))) return { answered: true };
-    const note = connector.parseRefundCallback(body);
-    if (note.vendorReference !== null) await this.db.none(SQL.callbackNote, { refundId: hit.id, vendorReference: note.vendorReference });
-    const o = note.observed;
-    if (!o || o.unmapped || note.vendorReference === null || note.vendorReference !== hit.vendor_reference) return { answered: false };
+    const check = this.connector(serviceType).originalCheck;
+    if (check && (await this.promptOriginal(check, serviceType, hit, body))) return { answered: true };
+    return super.callback(hit, serviceType, body);
+  }
+
+  protected async callbackAnswer(hit: CallbackHit, o: Observed): Promise<void> {
     if (o.held) await this.holdForOperator(hit.id, o);
     else if (o.status !== 'PENDING') await this.changes.move(hit.id, { to: o.status, failureReason: o.status === 'COMPLETED' ? null : (o.message ?? REFUND_MESSAGES[o.status]) });
-    else if (hit.status === 'PENDING') await this.changes.move(hit.id, { to: 'PROCESSING', nextCheckAt: stepAfter(this.p.now(), this.p.config.processors.checkScheduleMs, 0) });
-    return { answered: true };
+    else if (hit.status === 'PENDING') await this.changes.move(hit.id, { to: 'PROCESSING', nextCheckAt: this.askedAt(0) });
   }
 
   /**
@@ -239,13 +194,9 @@ export class RefundAdapter implements RequestAdapter<Claimed> {
    * A processor's signed webhook (checked by the caller) that may be about refunds of one payment: a
    * prompt to ask about them now. Returns how many refunds it prompted.
    */
-  async promptByPayment(serviceType: string, body: unknown): Promise<number> {
-    const connector = this.p.refundsOf(serviceType);
-    if (!connector) return 0;
-    const note = connector.parseRefundCallback(body);
-    if (!note.vendorReference && !note.originalReference) return 0;
-    const hits = await this.db.any(SQL.promptByPayment, { now: this.p.now(), serviceType, vendorReference: note.vendorReference, originalReference: note.originalReference ?? null });
-    if (hits.length > 0) this.p.kick('refund-checks');
-    return hits.length;
+  promptByPayment(serviceType: string, body: unknown): Promise<number> {
+    return this.promptNamed(serviceType, body, SQL.promptByPayment, (note) =>
+      note.vendorReference || note.originalReference ? { vendorReference: note.vendorReference, originalReference: note.originalReference ?? null } : null,
+    );
   }
 }

@@ -2,22 +2,22 @@
 // hold on the wallet's available balance, the collection's refunded amount and the audit entry, in one
 // transaction; a replay answers the refund made first. Reading one, a collection's, and listing them.
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import type { QueryFile } from 'pg-promise';
 import type { components } from '../../generated/merchant-api';
-import { sqlFile } from '../db';
-import type { Db, Tx } from '../db';
+import { sqlFiles } from '../db';
+import { WingFlow } from '../base';
+import type { Tx } from '../db';
 import { listPage } from '../db/keyset';
 import type { KeyColumn, ListPage, PageRequest } from '../db/keyset';
 import { moneyText } from '../domain/currencies';
-import { MoneyFormatError, toMinor } from '../domain/money';
+import { requestedMinor } from '../domain/money';
 import { availableCovers, REFUND_MESSAGES, refundAmounts, refundHoldPlan, RefundRefused } from '../domain/refund';
 import { AppError, validationError } from '../errors';
 import { currentTraceParent } from '../telemetry';
 import { refundWhere } from './filters';
 import type { RefundFilters } from './filters';
 import type { RefundParts } from './parts';
-import { toRefundRecord } from './record';
-import type { RefundRow } from './record';
+import { toRefundRecord } from '../api-records/refund';
+import type { RefundRow } from '../api-records/refund';
 import type { RefundStateChanges } from './state-change';
 
 export type RefundCreateBody = components['schemas']['RefundCreate'];
@@ -34,18 +34,9 @@ export interface RefundRequester {
   byToken: boolean;
 }
 
-const sql = (name: string): QueryFile => sqlFile(__dirname, name);
-const SQL = {
-  lockCollection: sql('lock-collection.sql'),
-  refundedAccount: sql('refunded-account.sql'),
-  lockWallet: sql('lock-wallet.sql'),
-  walletAvailable: sql('wallet-available.sql'),
-  insertRefund: sql('insert-refund.sql'),
-  collectionRefunded: sql('collection-refunded.sql'),
-  byReference: sql('by-reference.sql'),
-  byGatewayReference: sql('by-gateway-reference.sql'),
-  ofCollection: sql('of-collection.sql'),
-};
+const SQL = sqlFiles(__dirname, [
+  'lock-collection', 'refunded-account', 'lock-wallet', 'wallet-available', 'insert-refund', 'collection-refunded', 'by-reference', 'by-gateway-reference', 'of-collection',
+]);
 
 const REF_ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
 const NEWEST_FIRST: KeyColumn[] = [
@@ -80,16 +71,7 @@ export function refundRequestHash(collectionReference: string, body: RefundCreat
   return createHash('sha256').update(JSON.stringify(asked)).digest('hex');
 }
 
-export class RefundRequests {
-  constructor(
-    private readonly p: RefundParts,
-    private readonly changes: RefundStateChanges,
-  ) {}
-
-  private get db(): Db {
-    return this.p.db();
-  }
-
+export class RefundRequests extends WingFlow<RefundParts, RefundStateChanges> {
   /**
    * Accepts a refund of the caller's COMPLETED collection: the refund row, the collection's refunded
    * amount, the hold journal and the audit entry commit together, or nothing does. A replay (same
@@ -99,7 +81,7 @@ export class RefundRequests {
     const hash = refundRequestHash(collectionReference, body);
     const earlier = await this.byMerchantReference(who.businessId, body.merchant_reference);
     if (earlier) return this.replay(earlier, hash);
-    const requested = body.amount === undefined ? null : minorOf(body.amount);
+    const requested = body.amount === undefined ? null : requestedMinor(body.amount);
     try {
       const row = await this.db.tx('refund-create', (t) => this.createIn(t, who, collectionReference, body, hash, requested, requestId));
       this.p.kick('refund-sends');
@@ -175,15 +157,6 @@ export class RefundRequests {
     const w = refundWhere(f);
     const text = `SELECT r.*, c.gateway_reference AS collection_gateway_reference FROM refunds r JOIN collections c ON c.id = r.collection_id WHERE ${w.text}`;
     return listPage<RefundRow>(this.db, { sql: text, values: w.values, key: NEWEST_FIRST, direction: 'DESC' }, page);
-  }
-}
-
-function minorOf(amount: number): bigint {
-  try {
-    return toMinor(amount);
-  } catch (e) {
-    if (e instanceof MoneyFormatError) throw validationError([{ field: 'amount', message: e.message }]);
-    throw e;
   }
 }
 

@@ -2,8 +2,7 @@
 // (guarded on where it may come from), the collection's refunded amount given back on FAILED or
 // CANCELLED, the outcome journal of a final state, the notification and the emails; and an operator's
 // decision on a refund held for them, through that same path.
-import type { QueryFile } from 'pg-promise';
-import { sqlFile } from '../db';
+import { sqlFiles } from '../db';
 import { inOneChange } from '../db/change';
 import type { Db, Tx } from '../db';
 import { isRefundFinal, REFUND_MESSAGES, refundMovesFrom, refundOutcomePlan } from '../domain/refund';
@@ -12,14 +11,10 @@ import { AppError } from '../errors';
 import { refundEmails } from './emails';
 import type { RefundRecipients } from './emails';
 import type { RefundParts } from './parts';
-import { toRefundRecord } from './record';
-import type { RefundRow } from './record';
+import { toRefundRecord } from '../api-records/refund';
+import type { RefundRow } from '../api-records/refund';
 
-const sql = (name: string): QueryFile => sqlFile(__dirname, name);
-const SQL = {
-  collectionRefunded: sql('collection-refunded.sql'),
-  move: sql('move.sql'),
-};
+const SQL = sqlFiles(__dirname, ['collection-refunded', 'move']);
 
 /** What the merchant reads on a held refund an operator failed: its money is back in the wallet. */
 export const RESOLVED_FAILED_REASON = 'Not refunded: the processor could not settle this refund, and an operator returned its money to your wallet';

@@ -1,6 +1,6 @@
 // The dashboard's overview: for one business or all, today's (UTC) and the last 30 days'
-// collections by payment method with their success rate and completed volume per currency, the last 30
-// days day by day per method and currency (the chart over time); for
+// collections by payment method with their success rate and completed volume per currency (summed from
+// the days), the last 30 days day by day per method and currency (the chart over time); for
 // operators also the same per processor and MID over 30 days and what waits on them (failing webhooks,
 // held payments and refunds, unknown outcomes). Read in one snapshot; amounts stay in minor units until
 // the record.
@@ -8,7 +8,6 @@ import { reportSql, SNAPSHOT } from './sql';
 import type { DbOf } from './sql';
 
 const DAY_MS = 86_400_000;
-const methodsSql = reportSql('overview-methods.sql');
 const midsSql = reportSql('overview-mids.sql');
 const daysSql = reportSql('overview-days.sql');
 const attentionSql = reportSql('overview-attention.sql');
@@ -67,12 +66,29 @@ export class Overviews {
     const today = new Date(Math.floor(asOf.getTime() / DAY_MS) * DAY_MS);
     const monthAgo = new Date(today.getTime() - 29 * DAY_MS);
     return this.db().tx({ mode: SNAPSHOT }, async (t) => {
-      const todays = await t.any<MethodRow>(methodsSql, { from: today, business_id: businessId });
-      const month = await t.any<MethodRow>(methodsSql, { from: monthAgo, business_id: businessId });
       const days = await t.any<DayRow>(daysSql, { from: monthAgo, business_id: businessId });
       const mids = operator ? await t.any<MidRow>(midsSql, { from: monthAgo, business_id: businessId }) : null;
       const attention = operator ? await t.one<Attention>(attentionSql, { business_id: businessId }) : null;
-      return { asOf, today: { from: today, rows: todays }, last30Days: { from: monthAgo, rows: month }, days, mids, attention };
+      const todays = byMethod(days.filter((d) => d.day >= utcDay(today)));
+      return { asOf, today: { from: today, rows: todays }, last30Days: { from: monthAgo, rows: byMethod(days) }, days, mids, attention };
     });
   }
+}
+
+/** A UTC day as the days' statement writes it (YYYY-MM-DD). */
+function utcDay(d: Date): string {
+  return d.toISOString().slice(0, 10);
+}
+
+/** Days' rows summed per payment method and currency, ordered by method, then currency. */
+export function byMethod(days: readonly DayRow[]): MethodRow[] {
+  const sums = new Map<string, MethodRow>();
+  for (const { payment_method, currency, collections, completed, final, volume_minor } of days) {
+    const key = `${payment_method} ${currency}`;
+    const s = sums.get(key);
+    if (!s) sums.set(key, { payment_method, currency, collections, completed, final, volume_minor });
+    else Object.assign(s, { collections: s.collections + collections, completed: s.completed + completed, final: s.final + final, volume_minor: s.volume_minor + volume_minor });
+  }
+  const order = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+  return [...sums.values()].sort((a, b) => order(a.payment_method, b.payment_method) || order(a.currency, b.currency));
 }

@@ -1,6 +1,6 @@
 // Proves the owners' disbursement emails, as a real SMTP server receives them: one waiting for approval asks every active owner of the business (not a developer, a disabled owner or another business's owner) with the amount, the recipient (its number masked but for the last four characters), the reference, the deadline and the link to its dashboard page; one ending FAILED or REVERSED tells the owners its money is back in the wallet; the emails are written with the state change (none for other states, none for a repeated move); the requester of one waiting is left out (checked on the builder: today every disbursement is asked for by an API token, so every owner is asked).
 import { disbursementEmails } from '../../src/disbursements/emails';
-import type { DisbursementRow } from '../../src/disbursements/record';
+import type { DisbursementRow } from '../../src/api-records/disbursement';
 import { disbursingMerchant, eventually, ref } from '../helpers/fixtures';
 import type { MerchantSetup } from '../helpers/fixtures';
 import { startTestService } from '../helpers/service';

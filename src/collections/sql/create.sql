@@ -9,6 +9,8 @@
 -- arrays whose email_owners is its place (1-based). Answers one row a request, in their order: n_ (its place),
 -- current_ (its configuration guard held), created_ (true: inserted; false: the existing row; NULL: taken by
 -- a row this statement cannot see, another transaction's or another request's of this same batch) and the row.
+-- The emails' CTEs are the notifications' (notifications/sql/start-emails-cte.sql, collection-emails-cte.sql),
+-- included at load.
 WITH input AS (
   SELECT * FROM unnest(${config_version}::bigint[], ${business_id}::int[], ${api_token_id}::int[],
     ${gateway_reference}::text[], ${merchant_reference}::text[], ${request_hash}::text[], ${payment_method}::text[],

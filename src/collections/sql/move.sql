@@ -11,7 +11,7 @@
 -- in a circle; a collection twice in one batch is changed at most once: the guard makes the other a miss. Answers one row per move that applied (n_ its place, none when its
 -- guard found the row changed) and credited_: false when a completion found the collection credited already
 -- (one credit journal per collection). The credit's CTEs are the ledger's (ledger/sql/credit-ctes.sql), the
--- notification's and emails' the notifications' (notifications/sql/status-change-ctes.sql), included at load.
+-- notification's and emails' the notifications' (notifications/sql/status-change-ctes.sql, collection-emails-cte.sql), included at load.
 WITH input AS (
   SELECT * FROM unnest(${id}::bigint[], ${from}::text[], ${notification_seq}::int[], ${api_token_id}::int[],
     ${status}::text[], ${message}::text[], ${updated_at}::timestamptz[], ${taken}::int[],

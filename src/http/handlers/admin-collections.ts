@@ -2,7 +2,7 @@ import { AppError } from '../../errors';
 import { certificationOf } from '../../sandbox/certification';
 import { SERVICE_ACCOUNTS, toAdminRecord } from '../../api-records/collection';
 import type { CollectionRow } from '../../domain/collection';
-import { toRefundSummary } from '../../refunds/record';
+import { toRefundSummary } from '../../api-records/refund';
 import { merchantUser } from '../context';
 import type { RequestContext } from '../context';
 import { ok } from '../envelope';

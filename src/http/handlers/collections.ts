@@ -2,7 +2,7 @@ import { toRecord } from '../../api-records/collection';
 import { quoteRecord } from '../../api-records/quote';
 import type { CollectionFilters } from '../../collections';
 import { parseApiTime } from '../../domain/time';
-import { toRefundSummary } from '../../refunds/record';
+import { toRefundSummary } from '../../api-records/refund';
 import { principalOf } from '../context';
 import { accepted, ok } from '../envelope';
 import { pageOf, pageReply } from '../paging';

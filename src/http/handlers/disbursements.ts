@@ -6,7 +6,7 @@ import { parseApiTime } from '../../domain/time';
 import type { DisbursementStatus } from '../../domain/disbursement';
 import type { DisbursementFilters } from '../../disbursements/filters';
 import type { DisbursementCaller } from '../../disbursements';
-import { toDisbursementRecord } from '../../disbursements/record';
+import { toDisbursementRecord } from '../../api-records/disbursement';
 import { AppError } from '../../errors';
 import { clientAddress, merchantUser, principalOf } from '../context';
 import type { RequestContext } from '../context';
