@@ -2301,6 +2301,15 @@ export interface components {
                 /** @description Requests a processor may have (`processor_request.state` `unknown`) until a status query tells. */
                 unknown_outcomes: number;
             };
+            /** @description A merchant's own people only (`null` for operators): the decisions waiting in their business, for the overview's attention area. */
+            waiting: null | {
+                /** @description Disbursements waiting for an owner's approval (`GET /v1/admin/disbursements?status=PENDING_APPROVAL` lists them). */
+                approvals: number;
+                /** @description Of those, how many the caller may approve now (the four-eyes rule: an owner for the waiting period who neither asked for it nor holds the secret of the API token that asked; an owner who joined after a request counts it too), as the session's `waiting_for_you`. */
+                approvals_for_you: number;
+                /** @description Refunds of the business held for an operator's decision. */
+                held_refunds: number;
+            };
         };
         /** @description Envelope of the overview. */
         OverviewResponse: {
@@ -3781,6 +3790,11 @@ export interface components {
              * @example 8
              */
             recovery_codes_left: number | null;
+            /**
+             * @description How many of the business's disbursements wait for an owner's approval that this person may approve now (not one they asked for, nor one asked for with an API token whose secret they hold, and only once they have been an owner for the waiting period): the dashboard's badge on its Disbursements menu item. 0 for operators, for people who may not approve, and until the session is `active`.
+             * @example 1
+             */
+            waiting_for_you: number;
         };
         /** @description Envelope of the caller's session. */
         SessionResponse: {

@@ -7,7 +7,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { admin, ApiError, unwrap } from './api';
 import { Link, useLocation } from './router';
 import { adopt, forget, isOperator, roleName, SESSION_KEY, whenCsrfRefused, whenSessionEnds } from './session';
-import type { Session, User } from './session';
+import type { NavItem, Session, User } from './session';
 import { EnrolTotp } from './pages/auth/EnrolTotp';
 import { AuthPage, Login, SecondFactor, SignOutLink } from './pages/auth/SignIn';
 import { AcceptInvitation, ResetPassword } from './pages/auth/Tokens';
@@ -57,7 +57,7 @@ export function App() {
   const operator = isOperator(s.user);
   const page = operator ? operatorPage(path, s.user) : merchantPage(path, s.user);
   return (
-    <Shell nav={operator ? operatorNav(s.user) : merchantNav(s.user)} home="/overview" path={path} user={s.user} title={operator ? 'Operator console' : 'Merchant portal'}>
+    <Shell nav={operator ? operatorNav(s.user) : merchantNav(s.user, s.waiting_for_you)} home="/overview" path={path} user={s.user} title={operator ? 'Operator console' : 'Merchant portal'}>
       {page ?? <NotFound />}
     </Shell>
   );
@@ -68,7 +68,7 @@ export function App() {
  * and narrower, styles.css) they fold behind a "Menu" button, a disclosure that opens below the header and
  * closes when a page is chosen or on Escape, so the header keeps to one line of the screen.
  */
-function Shell({ nav, home, path, user, title, children }: { nav: { to: string; label: string }[]; home: string; path: string; user: User; title: string; children: ReactNode }) {
+function Shell({ nav, home, path, user, title, children }: { nav: NavItem[]; home: string; path: string; user: User; title: string; children: ReactNode }) {
   const main = useRef<HTMLElement>(null);
   const toggle = useRef<HTMLButtonElement>(null);
   const [open, setOpen] = useState(false);
@@ -101,6 +101,11 @@ function Shell({ nav, home, path, user, title, children }: { nav: { to: string; 
                 <li key={n.to}>
                   <Link to={n.to} aria-current={here === n.to || here.startsWith(n.to + '/') ? 'page' : undefined} onClick={() => setOpen(false)}>
                     {n.label}
+                    {n.badge && (
+                      <span className="badge" role="img" aria-label={n.badge.name}>
+                        {n.badge.count}
+                      </span>
+                    )}
                   </Link>
                 </li>
               ))}

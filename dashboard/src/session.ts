@@ -11,6 +11,13 @@ export type Role = components['schemas']['Role'];
 
 export const SESSION_KEY = ['session'] as const;
 
+/** A menu item; `badge`: a count beside it, with its accessible name (what it counts). */
+export interface NavItem {
+  to: string;
+  label: string;
+  badge?: { count: number; name: string };
+}
+
 let csrf: string | null = null;
 let farewell: string | null = null;
 let onEnded: (() => void) | null = null;

@@ -16,7 +16,7 @@ import type { DisbursementRow } from '../api-records/disbursement';
 import type { DisbursementStateChanges } from './state-change';
 import type { WorkerSpec } from '../workers/loops';
 
-const SQL = sqlFiles(__dirname, ['by-gateway-reference', 'approvals-due']);
+const SQL = sqlFiles(__dirname, ['by-gateway-reference', 'approvals-due', 'waiting-approval']);
 
 /** Disbursements cancelled per run of the timeout worker. */
 const BATCH = 20;
@@ -43,6 +43,33 @@ export interface ApprovalDecision {
 export function approvalOf(amountMinor: bigint, w: { disbursement_approval_threshold_minor: bigint | null; disbursement_approval_hours: number }, now: Date): { waits: boolean; expiresAt: Date | null } {
   const waits = needsApproval(amountMinor, w.disbursement_approval_threshold_minor);
   return { waits, expiresAt: waits ? new Date(now.getTime() + w.disbursement_approval_hours * 3_600_000) : null };
+}
+
+/** Who might approve: a person of the business, and since when they are an owner (null: not an owner). */
+export interface Approver {
+  userId: number;
+  ownerSince: Date | null;
+}
+
+/** How many of a business's disbursements wait for approval, and how many of them this person may approve. */
+export interface Waiting {
+  waiting: number;
+  forYou: number;
+}
+
+/**
+ * Why `who` may not approve a disbursement asked for by `row`'s asker (null: they may): the four-eyes
+ * rule, where a decision is taken and where the dashboard counts what waits for a person.
+ */
+export function approvalRefusal(row: Pick<DisbursementRow, 'requested_by_user_id' | 'token_holder_user_id'>, who: Approver, now: Date, waitHours: number): string | null {
+  if (row.requested_by_user_id === who.userId) return 'Another owner must decide on a disbursement you asked for';
+  if (row.token_holder_user_id === who.userId) {
+    return 'You hold the secret of the API token that asked for this disbursement (you created or last regenerated it): another owner must approve it';
+  }
+  const from = who.ownerSince === null ? null : new Date(who.ownerSince.getTime() + waitHours * 3_600_000);
+  if (from === null) return 'Only an owner approves disbursements';
+  if (from > now) return `A new owner approves disbursements from ${apiTime(from)} on (${waitHours} hours after becoming an owner)`;
+  return null;
 }
 
 export class DisbursementApprovals extends WingFlow<DisbursementParts, DisbursementStateChanges> {
@@ -79,14 +106,19 @@ export class DisbursementApprovals extends WingFlow<DisbursementParts, Disbursem
    * OWNER_APPROVAL_WAIT_HOURS (a second owner account made by the first is noticed before it approves).
    */
   private mayApprove(row: DisbursementRow, d: ApprovalDecision, now: Date): void {
-    if (row.requested_by_user_id === d.userId) throw new AppError('FORBIDDEN', 'Another owner must decide on a disbursement you asked for');
-    if (row.token_holder_user_id === d.userId) {
-      throw new AppError('FORBIDDEN', 'You hold the secret of the API token that asked for this disbursement (you created or last regenerated it): another owner must approve it');
-    }
-    const from = d.ownerSince === null ? null : new Date(d.ownerSince.getTime() + this.p.config.ownerApprovalWaitHours * 3_600_000);
-    if (from === null || from > now) {
-      throw new AppError('FORBIDDEN', from === null ? 'Only an owner approves disbursements' : `A new owner approves disbursements from ${apiTime(from)} on (${this.p.config.ownerApprovalWaitHours} hours after becoming an owner)`);
-    }
+    const refusal = approvalRefusal(row, d, now, this.p.config.ownerApprovalWaitHours);
+    if (refusal !== null) throw new AppError('FORBIDDEN', refusal);
+  }
+
+  /**
+   * What waits for approval in `businessId`, and how much of it `who` may approve now (the same rule as
+   * `decide`): an owner who joined after a request counts it once past the waiting period.
+   */
+  async waitingFor(businessId: number, who: Approver): Promise<Waiting> {
+    const now = this.p.now();
+    const groups = await this.db.any<Pick<DisbursementRow, 'requested_by_user_id' | 'token_holder_user_id'> & { n: number; open: number }>(SQL.waitingApproval, { businessId, now });
+    const forYou = groups.filter((g) => approvalRefusal(g, who, now, this.p.config.ownerApprovalWaitHours) === null);
+    return { waiting: groups.reduce((a, g) => a + g.n, 0), forYou: forYou.reduce((a, g) => a + g.open, 0) };
   }
 
   /**

@@ -6,7 +6,7 @@
 import type { ListPage, PageRequest } from '../db/keyset';
 import type { WorkerSpec } from '../workers/loops';
 import { DisbursementApprovals } from './approvals';
-import type { ApprovalDecision } from './approvals';
+import type { ApprovalDecision, Approver, Waiting } from './approvals';
 import type { DisbursementFilters } from './filters';
 import type { DisbursementParts } from './parts';
 import { PayoutAdapter } from './processor-calls';
@@ -60,6 +60,11 @@ export class DisbursementService {
 
   decide(gatewayReference: string, d: ApprovalDecision): Promise<DisbursementRow> {
     return this.approvals.decide(gatewayReference, d);
+  }
+
+  /** What waits for an owner's approval in a business, and how much of it for `who` (four eyes). */
+  waitingFor(businessId: number, who: Approver): Promise<Waiting> {
+    return this.approvals.waitingFor(businessId, who);
   }
 
   expireApprovals(): Promise<number> {

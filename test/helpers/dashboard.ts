@@ -45,7 +45,9 @@ export function fieldError(page: Page, scope: string, field: string) {
 export async function navTo(page: Page, label: string): Promise<void> {
   const toggle = page.getByRole('button', { name: 'Menu' });
   if ((await toggle.isVisible()) && (await toggle.getAttribute('aria-expanded')) !== 'true') await toggle.click();
-  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: label, exact: true }).click();
+  // an item's name may end in its badge's count ("Disbursements 1 waiting for your approval")
+  const name = new RegExp(`^${label.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}( ?\\d+ .*)?$`);
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name }).click();
 }
 
 /** True when nothing on the page is wider than the window (no sideways scrolling of the page itself). */

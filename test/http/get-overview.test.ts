@@ -1,5 +1,5 @@
 // Proves the overview (getOverview): today's and the last 30 days' collections by payment method with their success rate and completed volume, per business or over all; per MID and what waits on an operator for operators only; a merchant's people confined to their business; bad filters refused.
-import { eventually, mobileMoney, ref, setupMerchant } from '../helpers/fixtures';
+import { disbursingMerchant, eventually, mobileMoney, ref, setupMerchant } from '../helpers/fixtures';
 import type { MerchantSetup } from '../helpers/fixtures';
 import { databaseState } from '../helpers/state';
 import { startTestService } from '../helpers/service';
@@ -83,6 +83,32 @@ describe('the overview', () => {
     expect(res.body.data.mids).toEqual([]);
     expect(res.body.data.attention).toBeNull();
     expect((await owner.get(`/v1/admin/overview?business_id=${tools.businessId}`)).status).toBe(404);
+  });
+
+  it("tells a merchant's person what waits for approval and how much for them (four eyes), the session too, and changes nothing", async () => {
+    const shop = await disbursingMerchant(svc, 50000);
+    await svc.services.db.none('UPDATE wallets SET disbursement_approval_threshold_minor = 100000 WHERE business_id = $1', [shop.businessId]);
+    const [asker, holder, veteran] = [await createUser(svc, { role: 'merchant_owner', business_id: shop.businessId }), await createUser(svc, { role: 'merchant_owner', business_id: shop.businessId }), await createUser(svc, { role: 'merchant_owner', business_id: shop.businessId })];
+    const newcomer = await createUser(svc, { role: 'merchant_owner', business_id: shop.businessId, fresh: true });
+    const developer = await createUser(svc, { role: 'merchant_developer', business_id: shop.businessId });
+    for (const [reference, column, who] of [['PAY-OVER-1', 'requested_by_user_id', asker.id], ['PAY-OVER-2', 'token_holder_user_id', holder.id]] as const) {
+      const res = await shop.client.post('/v1/disbursements', { amount: 5000, currency: 'UGX', payment_method: 'MOBILE_MONEY', account_number: '256772123503', account_name: 'Okello Transport', merchant_reference: reference }, { headers: { 'secret-key': shop.apiSecret } });
+      expect(res.status).toBe(200);
+      await svc.services.db.none(`UPDATE disbursements SET ${column} = $2 WHERE gateway_reference = $1`, [res.body.data.gateway_reference, who]);
+    }
+    const disbursements = () => svc.services.db.any('SELECT * FROM disbursements WHERE business_id = $1 ORDER BY id', [shop.businessId]);
+    const before = await disbursements();
+    // the asker and the token's holder may each approve the other's; an owner for less than the waiting period none
+    for (const [user, forYou] of [[veteran, 2], [asker, 1], [holder, 1], [newcomer, 0], [developer, 0]] as const) {
+      const session = await signedIn(svc, user);
+      const res = await session.get('/v1/admin/overview');
+      expect(res.status).toBe(200);
+      expect(res.body.data.waiting).toEqual({ approvals: 2, approvals_for_you: forYou, held_refunds: 0 });
+      expect((await session.get('/v1/admin/session')).body.data.waiting_for_you).toBe(forYou);
+    }
+    expect((await owner.get('/v1/admin/overview')).body.data.waiting).toEqual({ approvals: 0, approvals_for_you: 0, held_refunds: 0 });
+    expect((await overview()).waiting).toBeNull();
+    expect(await disbursements()).toEqual(before);
   });
 
   it('refuses bad filters with a clear error and changes nothing', async () => {

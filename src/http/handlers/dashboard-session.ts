@@ -4,8 +4,17 @@ import { clientAddress as addressOf } from '../context';
 import { ok } from '../envelope';
 import { sessionActorOf } from '../access';
 import { typedHandlers } from '../typed';
+import type { SessionRow } from '../../people/sessions';
+import type { UserRow } from '../../people/users';
+import { waitingOf } from './waiting';
 
 const clientAddress = (ctx: RequestContext) => addressOf(ctx) ?? 'unknown';
+
+/** The session as the API shows it, with how many disbursements wait for this person's approval (0 until signed in fully). */
+async function sessionView(ctx: RequestContext, row: SessionRow, user: UserRow) {
+  const waiting = row.state === 'active' ? await waitingOf(ctx, user) : null;
+  return { ...(await ctx.services.sessions.view(row, user)), waiting_for_you: waiting?.forYou ?? 0 };
+}
 
 export const merchant = typedHandlers({});
 export const admin = typedHandlers({
@@ -13,12 +22,12 @@ export const admin = typedHandlers({
     const { sessions, audit } = ctx.services;
     const { id, row, user } = await sessions.login(email, password, clientAddress(ctx));
     await audit.record({ actor: { type: 'user', user }, action: 'login', businessId: user.business_id, targetType: 'session', targetId: null, before: null, after: { state: row.state }, requestId: ctx.requestId });
-    return ok(await sessions.view(row, user), 'Signed in', { 'Set-Cookie': sessions.cookie(id) });
+    return ok(await sessionView(ctx, row, user), 'Signed in', { 'Set-Cookie': sessions.cookie(id) });
   },
 
   getSession: async (_input, ctx) => {
     const actor = sessionActorOf(ctx);
-    return ok(await ctx.services.sessions.view(actor.session, actor.user), 'Session retrieved');
+    return ok(await sessionView(ctx, actor.session, actor.user), 'Session retrieved');
   },
 
   logout: async (_input, ctx) => {
@@ -30,7 +39,7 @@ export const admin = typedHandlers({
     const actor = sessionActorOf(ctx);
     const { id, row } = await ctx.services.totp.verify(actor, body);
     const user = await ctx.services.users.get(actor.user.id);
-    return ok(await ctx.services.sessions.view(row, user), 'Second factor accepted', { 'Set-Cookie': ctx.services.sessions.cookie(id) });
+    return ok(await sessionView(ctx, row, user), 'Second factor accepted', { 'Set-Cookie': ctx.services.sessions.cookie(id) });
   },
 
   startTotpEnrolment: async ({ body }, ctx) =>
@@ -41,7 +50,7 @@ export const admin = typedHandlers({
     const { codes, rotated } = await ctx.services.totp.confirm(actor, body.code);
     const user = await ctx.services.users.get(actor.user.id);
     return ok(
-      { recovery_codes: codes, session: await ctx.services.sessions.view(rotated.row, user) },
+      { recovery_codes: codes, session: await sessionView(ctx, rotated.row, user) },
       'Two-factor authentication is on; store the recovery codes now, they are not shown again',
       { 'Set-Cookie': ctx.services.sessions.cookie(rotated.id) },
     );
@@ -51,7 +60,7 @@ export const admin = typedHandlers({
     const actor = sessionActorOf(ctx);
     const { id, row } = await ctx.services.sessions.changePassword(actor, current_password, new_password);
     const user = await ctx.services.users.get(actor.user.id);
-    return ok(await ctx.services.sessions.view(row, user), 'Password changed; your other sessions have ended', { 'Set-Cookie': ctx.services.sessions.cookie(id) });
+    return ok(await sessionView(ctx, row, user), 'Password changed; your other sessions have ended', { 'Set-Cookie': ctx.services.sessions.cookie(id) });
   },
 
   requestPasswordReset: async ({ body }, ctx) => {

@@ -20,6 +20,8 @@ import { typedHandlers } from '../typed';
 import { filtersOf } from './collections';
 import { callerOf, checkBusinessFilter, disbursementFiltersOf } from './disbursements';
 import { refundFiltersOf } from './refunds';
+import { waitingOf } from './waiting';
+import type { Waiting } from '../../disbursements/approvals';
 
 const CSV = 'text/csv; charset=utf-8';
 
@@ -95,7 +97,8 @@ function groups<T>(rows: T[], key: (r: T) => string): T[][] {
   return [...by.values()];
 }
 
-function overviewRecord(o: OverviewData) {
+/** `waiting`: a merchant person's (null for an operator), with the business's held refunds. */
+function overviewRecord(o: OverviewData, waiting: Waiting | null) {
   const methods = (rows: MethodRow[]) => groups(rows, (r) => r.payment_method).map((g) => ({ payment_method: g[0].payment_method as PaymentMethod, ...countsRecord(g) }));
   return {
     as_of: apiTime(o.asOf),
@@ -109,6 +112,7 @@ function overviewRecord(o: OverviewData) {
     }),
     mids: groups(o.mids ?? [], (r) => String(r.mid_id)).map((g) => ({ service_type: g[0].service_type, mid_id: g[0].mid_id, business_id: g[0].business_id, ...countsRecord(g) })),
     attention: o.attention,
+    waiting: waiting && { approvals: waiting.waiting, approvals_for_you: waiting.forYou, held_refunds: o.heldRefunds ?? 0 },
   };
 }
 
@@ -209,7 +213,8 @@ export const admin = typedHandlers({
     const operator = !merchantUser(ctx);
     // an operator asking about a business that does not exist is told so, not shown zeros
     if (businessId !== null && operator) await ctx.services.businesses.getBusiness(businessId);
-    return ok(overviewRecord(await ctx.services.reports.overviews.of(businessId, operator)), 'Overview retrieved');
+    const waiting = ctx.actor?.type === 'user' && !operator ? await waitingOf(ctx, ctx.actor.user) : null;
+    return ok(overviewRecord(await ctx.services.reports.overviews.of(businessId, operator), waiting), 'Overview retrieved');
   },
 
   getSettlementReport: async ({ query }, ctx) => {

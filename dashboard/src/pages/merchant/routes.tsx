@@ -2,7 +2,7 @@
 import type { ReactNode } from 'react';
 import { match } from '../../router';
 import { can } from '../../session';
-import type { User } from '../../session';
+import type { NavItem, User } from '../../session';
 import { Account } from '../shared/Account';
 import { AuditLog } from '../shared/AuditLog';
 import { CollectionPage, CollectionsPage } from '../shared/Collections';
@@ -17,12 +17,14 @@ import { MerchantGoLive } from './GoLive';
 import { NewDisbursement } from './NewDisbursement';
 import { WebhookDeliveries } from './WebhookDeliveries';
 
-export function merchantNav(user: User): { to: string; label: string }[] {
+/** `waitingForYou`: the session's count of disbursements this person may approve, the Disbursements item's badge. */
+export function merchantNav(user: User, waitingForYou = 0): NavItem[] {
+  const badge = waitingForYou > 0 ? { count: waitingForYou, name: `${waitingForYou} waiting for your approval` } : undefined;
   return [
     { to: '/overview', label: 'Overview' },
     { to: '/payments', label: 'Payments' },
     { to: '/refunds', label: 'Refunds' },
-    { to: '/disbursements', label: 'Disbursements' },
+    { to: '/disbursements', label: 'Disbursements', badge },
     { to: '/balances', label: 'Balances' },
     { to: '/statement', label: 'Statement' },
     { to: '/developers', label: 'API tokens and webhooks' },

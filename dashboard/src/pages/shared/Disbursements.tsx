@@ -13,7 +13,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { admin, unwrap, unwrapPage } from '../../api';
 import type { Admin } from '../../api';
 import { Link, navigate, useLocation } from '../../router';
-import { useCan, useSession } from '../../session';
+import { SESSION_KEY, useCan, useSession } from '../../session';
 import { FormError, TextField } from '../../ui/forms';
 import { Pager, useCursorList } from '../../ui/paging';
 import { ConfirmGroup, LoadError, Loading, Money, MoneyMinor, Section, Status, Time } from '../../ui/parts';
@@ -155,7 +155,10 @@ function Approval({ d }: { d: Admin['AdminDisbursementDetail'] }) {
   // an approval is sent only from its summary: what leaves the wallet, to whom, then a second click
   const [reviewing, setReviewing] = useState(false);
   const path = { disbursement_reference: d.gateway_reference };
-  const done = () => void queries.invalidateQueries({ queryKey: ['disbursement', d.gateway_reference] });
+  // the menu's badge (the session's count) and the overview's counts change with the decision
+  const done = () => {
+    for (const queryKey of [['disbursement', d.gateway_reference], SESSION_KEY, ['overview']]) void queries.invalidateQueries({ queryKey });
+  };
   const approve = useMutation({
     mutationFn: () => unwrap(admin.POST('/v1/admin/disbursements/{disbursement_reference}/approve', { params: { path }, body: { code: code.trim() } })),
     // a code is good once: whatever the answer, the next try wants the next one

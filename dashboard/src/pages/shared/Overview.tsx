@@ -1,6 +1,7 @@
 // The overview, the page to look at first (getOverview): today's and the last 30 days' payments by method
 // with their success rate and volume, each as a chart with a table of the same numbers; a merchant also
-// sees its balances, an operator the success rate per processor and MID and what waits on an operator.
+// sees its balances and what waits for a decision (payouts for approval, held refunds), an operator the
+// success rate per processor and MID and what waits on an operator.
 import { useQuery } from '@tanstack/react-query';
 import { admin, unwrap } from '../../api';
 import type { Admin } from '../../api';
@@ -46,6 +47,7 @@ export function Overview({ businessId }: { businessId?: number }) {
         As of <Time at={o.as_of} />. Success rate: completed payments among those no longer pending.
       </p>
       {o.attention && <Attention attention={o.attention} />}
+      {o.waiting && <Waiting waiting={o.waiting} />}
       {businessId !== undefined && <BalancesLine businessId={businessId} />}
       {o.periods.map((p) => (
         <Section key={p.period} title={PERIOD_TITLE[p.period]}>
@@ -158,6 +160,26 @@ function Attention({ attention }: { attention: NonNullable<Admin['Overview']['at
         </li>
         <li>
           <strong>{attention.unknown_outcomes}</strong> unknown outcome{attention.unknown_outcomes === 1 ? '' : 's'}
+        </li>
+      </ul>
+    </Section>
+  );
+}
+
+/** A merchant's decisions waiting: payouts for an owner's approval (and how many for this person), held refunds. */
+function Waiting({ waiting }: { waiting: NonNullable<Admin['Overview']['waiting']> }) {
+  const plural = (n: number) => (n === 1 ? '' : 's');
+  return (
+    <Section title="Waiting for a decision">
+      <ul className="attention">
+        <li>
+          <strong>{waiting.approvals}</strong>
+          <Link to="/disbursements?status=PENDING_APPROVAL">disbursement{plural(waiting.approvals)} waiting for approval</Link>
+          {waiting.approvals > 0 && <> ({waiting.approvals_for_you === 0 ? 'none for you' : `${waiting.approvals_for_you} for you`})</>}
+        </li>
+        <li>
+          <strong>{waiting.held_refunds}</strong>
+          <Link to="/refunds?held=true">refund{plural(waiting.held_refunds)} held</Link> for an operator's decision
         </li>
       </ul>
     </Section>
