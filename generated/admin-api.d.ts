@@ -364,7 +364,7 @@ export interface paths {
         };
         /**
          * Overview of collections and what waits on an operator
-         * @description What the dashboard shows first, for one business (`business_id`; a merchant's own people always get their own) or every business: today's (from 00:00 UTC) and the last 30 days' collections (today and the 29 UTC days before it) by payment method, and the last 30 days day by day per method and currency (`days`), with how many completed, the success rate (completed among those no longer `PENDING`) and the completed amount per currency. Operators also get the same per processor and MID over the last 30 days, and what waits on them: API tokens with failing webhooks, payments and refunds held for a decision and requests of unknown outcome; a merchant's own people get `mids` empty and `attention` null.
+         * @description What the dashboard shows first, for one business (`business_id`; a merchant's own people always get their own) or every business: today's (from 00:00 UTC) and the last 30 days' collections (today and the 29 UTC days before it) by payment method, and the last 30 days day by day per method and currency (`days`), with how many completed, the success rate (completed among those no longer `PENDING`) and the completed amount per currency. Operators also get the same per processor and MID over the last 30 days, and what waits on them: API tokens with failing webhooks, payments and refunds held for a decision and requests of unknown outcome; a merchant's own people get `mids` empty and `attention` null, and instead `waiting`: the payouts waiting for an owner's approval (and how many for the caller).
          */
         get: operations["getOverview"];
         put?: never;
@@ -2307,8 +2307,6 @@ export interface components {
                 approvals: number;
                 /** @description Of those, how many the caller may approve now (the four-eyes rule: an owner for the waiting period who neither asked for it nor holds the secret of the API token that asked; an owner who joined after a request counts it too), as the session's `waiting_for_you`. */
                 approvals_for_you: number;
-                /** @description Refunds of the business held for an operator's decision. */
-                held_refunds: number;
             };
         };
         /** @description Envelope of the overview. */

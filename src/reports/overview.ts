@@ -2,7 +2,7 @@
 // collections by payment method with their success rate and completed volume per currency (summed from
 // the days), the last 30 days day by day per method and currency (the chart over time); for
 // operators also the same per processor and MID over 30 days and what waits on them (failing webhooks,
-// held payments and refunds, unknown outcomes), for merchants their held refunds. Read in one snapshot; amounts stay in minor units until
+// held payments and refunds, unknown outcomes). Read in one snapshot; amounts stay in minor units until
 // the record.
 import { reportSql, SNAPSHOT } from './sql';
 import type { DbOf } from './sql';
@@ -53,7 +53,6 @@ export interface OverviewData {
   mids: MidRow[] | null;
   attention: Attention | null;
   /** merchants only: refunds held for an operator's decision */
-  heldRefunds: number | null;
 }
 
 export class Overviews {
@@ -72,8 +71,7 @@ export class Overviews {
       const mids = operator ? await t.any<MidRow>(midsSql, { from: monthAgo, business_id: businessId }) : null;
       const attention = operator ? await t.one<Attention>(attentionSql, { business_id: businessId }) : null;
       const todays = byMethod(days.filter((d) => d.day >= utcDay(today)));
-      const heldRefunds = operator ? null : (await t.one<Attention>(attentionSql, { business_id: businessId })).held_refunds;
-      return { asOf, today: { from: today, rows: todays }, last30Days: { from: monthAgo, rows: byMethod(days) }, days, mids, attention, heldRefunds };
+      return { asOf, today: { from: today, rows: todays }, last30Days: { from: monthAgo, rows: byMethod(days) }, days, mids, attention };
     });
   }
 }

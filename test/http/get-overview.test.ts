@@ -103,10 +103,10 @@ describe('the overview', () => {
       const session = await signedIn(svc, user);
       const res = await session.get('/v1/admin/overview');
       expect(res.status).toBe(200);
-      expect(res.body.data.waiting).toEqual({ approvals: 2, approvals_for_you: forYou, held_refunds: 0 });
+      expect(res.body.data.waiting).toEqual({ approvals: 2, approvals_for_you: forYou });
       expect((await session.get('/v1/admin/session')).body.data.waiting_for_you).toBe(forYou);
     }
-    expect((await owner.get('/v1/admin/overview')).body.data.waiting).toEqual({ approvals: 0, approvals_for_you: 0, held_refunds: 0 });
+    expect((await owner.get('/v1/admin/overview')).body.data.waiting).toEqual({ approvals: 0, approvals_for_you: 0 });
     expect((await overview()).waiting).toBeNull();
     expect(await disbursements()).toEqual(before);
   });

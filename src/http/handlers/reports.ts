@@ -112,7 +112,7 @@ function overviewRecord(o: OverviewData, waiting: Waiting | null) {
     }),
     mids: groups(o.mids ?? [], (r) => String(r.mid_id)).map((g) => ({ service_type: g[0].service_type, mid_id: g[0].mid_id, business_id: g[0].business_id, ...countsRecord(g) })),
     attention: o.attention,
-    waiting: waiting && { approvals: waiting.waiting, approvals_for_you: waiting.forYou, held_refunds: o.heldRefunds ?? 0 },
+    waiting: waiting && { approvals: waiting.waiting, approvals_for_you: waiting.forYou },
   };
 }
 

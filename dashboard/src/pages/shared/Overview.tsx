@@ -166,7 +166,7 @@ function Attention({ attention }: { attention: NonNullable<Admin['Overview']['at
   );
 }
 
-/** A merchant's decisions waiting: payouts for an owner's approval (and how many for this person), held refunds. */
+/** A merchant's decisions waiting: payouts for an owner's approval (and how many for this person). */
 function Waiting({ waiting }: { waiting: NonNullable<Admin['Overview']['waiting']> }) {
   const plural = (n: number) => (n === 1 ? '' : 's');
   return (
@@ -176,10 +176,6 @@ function Waiting({ waiting }: { waiting: NonNullable<Admin['Overview']['waiting'
           <strong>{waiting.approvals}</strong>
           <Link to="/disbursements?status=PENDING_APPROVAL">disbursement{plural(waiting.approvals)} waiting for approval</Link>
           {waiting.approvals > 0 && <> ({waiting.approvals_for_you === 0 ? 'none for you' : `${waiting.approvals_for_you} for you`})</>}
-        </li>
-        <li>
-          <strong>{waiting.held_refunds}</strong>
-          <Link to="/refunds?held=true">refund{plural(waiting.held_refunds)} held</Link> for an operator's decision
         </li>
       </ul>
     </Section>

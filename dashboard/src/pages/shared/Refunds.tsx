@@ -1,7 +1,8 @@
 // Refunds of every payment (a merchant's own, an operator's of every business or one): filters kept in the
 // address, as the collection search keeps its own, the list (listAdminRefunds) paged by cursor, and the refunds
 // export (exportAdminRefunds) with the same filters as a CSV download. Operators see the refunds held for
-// them marked with why; "Held only" lists just the held ones (a merchant's too); an operator admin decides one (resolveHeldRefund).
+// them marked with why (and "Held only" lists just those); an operator admin decides one (resolveHeldRefund).
+// A merchant's people see a held refund as the merchant API reads it: no mark, no filter.
 import { useState } from 'react';
 import type { FormEvent } from 'react';
 import { useQuery } from '@tanstack/react-query';
@@ -50,7 +51,7 @@ export function RefundsPage({ base, businessId }: { base: string; businessId?: n
           query: {
             business_id: operator ? (filters.business_id as unknown as number | undefined) : businessId,
             status: filters.status as Admin['RefundStatus'] | undefined,
-            held: filters.held === 'true' ? true : undefined,
+            held: operator && filters.held === 'true' ? true : undefined,
             currency: filters.currency,
             merchant_reference: filters.merchant_reference,
             collection_gateway_reference: filters.collection_gateway_reference,
@@ -147,7 +148,7 @@ function FilterForm({ base, filters, businesses }: { base: string; filters: Filt
         </Field>
       )}
       <SelectField label="State" name="status" error={null} options={['', ...STATES]} value={f.status ?? ''} onValue={set('status')} />
-      <CheckField label="Held only" name="held" checked={f.held === 'true'} onValue={(v) => set('held')(v ? 'true' : '')} />
+      {businesses && <CheckField label="Held only" name="held" checked={f.held === 'true'} onValue={(v) => set('held')(v ? 'true' : '')} />}
       <TextField label="Currency" name="currency" maxLength={3} error={null} value={f.currency ?? ''} onValue={set('currency')} />
       <TextField label="Merchant reference" name="merchant_reference" error={null} value={f.merchant_reference ?? ''} onValue={set('merchant_reference')} />
       <TextField label="Payment's gateway reference" name="collection_gateway_reference" error={null} value={f.collection_gateway_reference ?? ''} onValue={set('collection_gateway_reference')} />
