@@ -8,8 +8,13 @@
 // CheckoutRequestID", about no reference of ours), and a Transaction Status query about an
 // OriginatorConversationID M-Pesa never took is answered, as the fake implements it, by a Result R000002
 // "The OriginalTransactionID is invalid", which may also mean a request still in its queue; so the engine
-// never sends either again on it, tested below. Of a refund (a reversal, after a Transaction Status check
-// of the payment's receipt that the callback gave) only the takeover of a dead process's claim is tested.
+// never sends either again on it, tested below. A refund is a reversal of the payment's receipt (which
+// its STK callback gave), sent once a Transaction Status query of that receipt, whose Result comes to the
+// refund's callback URL, confirms it as this payment: that first step only reads, and is driven as the
+// refund is started; the reversal is asked about by a Transaction Status query naming the
+// OriginatorConversationID its answer, or its Result on the callback URL, gave. Two refunds cannot wait
+// unsent side by side (driving the second's first step would send the first's reversal), so the takeover
+// of a dead process's claim is tested below, on that first step.
 import { FakeMpesa } from '../fakes/mpesa';
 import { FAST_PROCESSORS, liveMerchant, secretOf } from '../helpers/live';
 import type { LiveMerchant } from '../helpers/live';
@@ -127,7 +132,66 @@ collection.start = async () => {
   return ref;
 };
 
-engineRules('M-Pesa', w, [collection, payout]);
+/** The reversals M-Pesa took for a refund (answered or not): they name its callback URL as their ResultURL. */
+const reversalsOf = (r: RequestRow) => [...fake.reversals.values()].filter((x) => x.resultUrl.endsWith(r.callback_token));
+
+const refund: KindRules = {
+  kind: 'refund',
+  // a payment of KES 1,500 completed with its receipt, refunded whole, the receipt confirmed: its reversal is due
+  start: async () => {
+    const paid = await collection.start();
+    await driven(w, 'collection', async () => ((await collection.status(paid)) === 'COMPLETED' && (await paymentReceipt(paid)) !== null ? true : undefined), 'paid, with its receipt');
+    seq += 1;
+    const ref = expectOk(await m.client.post(`/v1/collections/${paid}/refunds`, { amount: 1500, merchant_reference: `ENG-MP-R-${process.pid}-${seq}` })).gateway_reference;
+    await paymentConfirmed(ref);
+    return ref;
+  },
+  status: async (ref) => expectOk(await m.client.get(`/v1/refunds/${ref}`)).transaction_status,
+  loseNextAnswer: () => { fake.swallowReversal = 1; },
+  atProcessor: (r) => reversalsOf(r)[0],
+  // a reversal taken (answered or not) is a reversal at the fake; a query, a Transaction Status query about
+  // the reversal (by its OriginatorConversationID), not the one about the payment's receipt that came first
+  calls: (r) => [
+    ...Array<string>(reversalsOf(r).length).fill('send'),
+    ...Array<string>(fake.statusQueries.filter((q) => q.resultUrl.endsWith(r.callback_token) && q.originalConversationId !== null).length).fill('query'),
+  ],
+  // every Result M-Pesa posted to the refund's callback URL (about the payment, the reversal's own, a status query's), posted again
+  prompt: async (r) => {
+    const sent = fake.resultsSent.filter((x) => x.url.endsWith(r.callback_token));
+    expect(sent.length).toBeGreaterThan(0);
+    for (const x of sent) {
+      const res = await fetch(x.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(x.body) });
+      expect(res.status).toBe(200);
+    }
+  },
+  noNotFound: 'a reversal is asked about only by the OriginatorConversationID M-Pesa gave it',
+  ownTakeover: "a refund's first step, which only reads, is driven as it is started",
+};
+
+const paymentReceipt = async (collectionRef: string) =>
+  (await svc.services.db.one<{ receipt: string | null }>('SELECT p.receipt FROM processor_requests p JOIN collections c ON c.id = p.collection_id WHERE c.gateway_reference = $1', [collectionRef])).receipt;
+
+/**
+ * A refund's first step, which only reads: Transaction Status of the payment's receipt, asked again until
+ * its Result on the refund's callback URL confirms the payment (a Result that came before its query's id
+ * was kept is dropped). Then the reversal is due, and nothing has sent it.
+ */
+async function paymentConfirmed(ref: string): Promise<void> {
+  const r = await requestOf(svc, 'refund', ref);
+  const asked = () => fake.statusQueries.filter((q) => q.resultUrl.endsWith(r.callback_token)).length;
+  const answered = () => fake.resultsSent.filter((x) => x.url.endsWith(r.callback_token)).length;
+  const confirmed = async () => (await svc.services.db.one<{ at: Date | null }>('SELECT original_confirmed_at AS at FROM refunds WHERE id = $1', [r.id])).at !== null;
+  await eventually(async () => {
+    if (await confirmed()) return true;
+    w.advance(400);
+    await svc.services.processorRequests.sendDue('refund');
+    await eventually(() => (answered() >= asked() ? true : undefined), 5000, 'the Result about the payment');
+    return (await confirmed()) ? true : undefined;
+  }, 20_000, 'the refunded payment confirmed');
+  expect(reversalsOf(r)).toEqual([]);
+}
+
+engineRules('M-Pesa', w, [collection, payout, refund]);
 
 describe('M-Pesa, which has no clear "not found" for a request of ours', () => {
   it('never pushes again, nor asks blind, a collection of unknown outcome whose push never reached it', async () => {
@@ -169,6 +233,22 @@ describe('M-Pesa, which has no clear "not found" for a request of ours', () => {
     expect(payout.atProcessor(r)).toBeUndefined();
     expect((await requestOf(svc, 'payout', ref)).send_attempts).toBe(0);
     expect(['PENDING', 'PROCESSING']).toContain(await payout.status(ref));
+  });
+
+  it('never reverses again, nor asks blind, a refund of unknown outcome whose reversal never reached it: no OriginatorConversationID to ask by', async () => {
+    const ref = await refund.start();
+    const r = await requestOf(svc, 'refund', ref);
+    // what a reversal that never reached M-Pesa leaves behind: an unknown outcome, its status query due
+    await svc.services.db.none("UPDATE refunds SET send_state = 'unknown', next_send_at = NULL, next_check_at = $2 WHERE id = $1", [r.id, w.now()]);
+    for (let i = 0; i < 5; i++) {
+      w.advance(400);
+      await svc.services.processorRequests.sendDue('refund');
+      await svc.services.processorRequests.checkDue('refund');
+    }
+    expect(refund.calls(r)).toEqual([]);
+    expect(refund.atProcessor(r)).toBeUndefined();
+    expect(await requestOf(svc, 'refund', ref)).toMatchObject({ state: 'unknown', send_attempts: r.send_attempts, vendor_reference: null });
+    expect(await refund.status(ref)).toBe('PENDING');
   });
 });
 

@@ -65,6 +65,31 @@ const refundUrl = async (gatewayReference: string) => {
   return `${svc.config.publicBaseUrl}/callbacks/mpesa/${token}`;
 };
 
+/**
+ * Waits until nothing more can happen to a refund or its payment without a new word from outside, before a
+ * "changes nothing" snapshot (never a fixed sleep): neither has a send or a status query due or under a
+ * worker's claim (a hold keeps the name of a claim it came during, whose answer is then ignored), M-Pesa
+ * has posted every Result it owes to the refund's callback URL, and its calls read the same twice in a row.
+ */
+async function quiet(reference: string): Promise<void> {
+  const url = await refundUrl(reference);
+  let last = '';
+  await eventually(async () => {
+    const { busy } = await svc.services.db.one<{ busy: number }>(
+      `SELECT count(*)::int AS busy FROM refunds r JOIN processor_requests p ON p.collection_id = r.collection_id
+        WHERE r.gateway_reference = $1 AND (r.next_send_at IS NOT NULL OR r.next_check_at IS NOT NULL OR (r.claimed_by IS NOT NULL AND r.send_state <> 'held')
+          OR p.next_send_at IS NOT NULL OR p.next_check_at IS NOT NULL OR p.claimed_by IS NOT NULL)`,
+      [reference],
+    );
+    const owed = fake.statusQueries.filter((q) => q.resultUrl === url).length + [...fake.reversals.values()].filter((x) => x.resultUrl === url && x.resultCode !== null).length;
+    const posted = fake.resultsSent.filter((x) => x.url === url).length;
+    const calls = [fake.calls.length, fake.statusQueries.length, fake.reversals.size, fake.resultsSent.length].join(' ');
+    const same = calls === last;
+    last = calls;
+    return busy === 0 && posted >= owed && same ? true : undefined;
+  }, 15_000, `refund ${reference} and its payment with nothing due or under way, and every Result M-Pesa owes posted`);
+}
+
 /** A callback nobody at Safaricom sent: a success naming `receipt`, posted to the collection's own callback URL. */
 async function forgeCallback(collection: string, receipt: string): Promise<void> {
   const request = (await requestOf(svc, collection))!;
@@ -116,6 +141,7 @@ it('a late "already reversed" or failure Result for a COMPLETED refund holds not
     wallet: await balance(),
     refunded: expectOk(await m.client.get(`/v1/collections/${collection}`)).refunded_amount,
   });
+  await quiet(r.gateway_reference);
   const before = await state();
   expect(before.refund).toMatchObject({ status: 'COMPLETED', send_state: 'settled', held_reason: null, failure_reason: null });
   expect(before.journals).toEqual(['refund_hold', 'refund_out']);
@@ -126,7 +152,7 @@ it('a late "already reversed" or failure Result for a COMPLETED refund holds not
   };
   expect((await late('R000001', 'The transaction has already been reversed')).status).toBe(200);
   expect((await late('R000002', 'The OriginalTransactionID is invalid')).status).toBe(200);
-  await new Promise((settle) => setTimeout(settle, 1000));
+  await quiet(r.gateway_reference);
   expect(await state()).toEqual(before);
   expect(svc.logs.some((l) => l.includes('refund held for the operator') && l.includes(r.gateway_reference))).toBe(false);
   expect(hooksFor(hooks.received, r.gateway_reference).map((h) => h.transaction_status)).toEqual(['PROCESSING', 'COMPLETED']);
@@ -220,11 +246,12 @@ it('holds for an operator a refund M-Pesa answers "already reversed" (R000001): 
   const ownView = expectOk(await owner.get(`/v1/admin/collections/${collection}/refunds`));
   expect(ownView).toEqual([expect.objectContaining({ gateway_reference: reference, transaction_status: 'PROCESSING', held_reason: null, resolution: null })]);
   // the Result again (M-Pesa repeating it) changes nothing, and nothing asks M-Pesa about it again
+  await quiet(reference);
   const queries = fake.statusQueries.filter((q) => q.resultUrl === url).length;
   const repeat = fake.resultsSent.find((x) => x.url === url && JSON.stringify(x.body).includes('R000001'))!;
   const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(repeat.body) });
   expect(res.status).toBe(200);
-  await new Promise((done) => setTimeout(done, 1000));
+  await quiet(reference);
   expect(await balance()).toEqual(after);
   expect((await svc.services.db.one('SELECT status, send_state FROM refunds WHERE gateway_reference = $1', [reference]))).toEqual({ status: 'PROCESSING', send_state: 'held' });
   expect(fake.statusQueries.filter((q) => q.resultUrl === url)).toHaveLength(queries);
@@ -281,6 +308,7 @@ it('resolve-held FAILED returns the hold to the wallet as a failed refund; the d
 
 it('a held refund takes no late processor answer: a late move or a queued retry leaves it held, nothing is sent again, and resolve-held still moves it once', async () => {
   const { reference, url, before, held } = await heldRefund();
+  await quiet(reference);
   const refunds = svc.services.refunds;
   const rowOf = () => svc.services.db.one<{ id: string; status: string; send_state: string; held_reason: string | null; next_send_at: Date | null; next_check_at: Date | null }>(
     'SELECT id, status, send_state, held_reason, next_send_at, next_check_at FROM refunds WHERE gateway_reference = $1', [reference]);
@@ -304,8 +332,8 @@ it('a held refund takes no late processor answer: a late move or a queued retry 
     state: 'queued', nextSendAt: new Date(), nextCheckAt: null, lastError: 'M-Pesa answered 503',
   });
   expect(svc.logs.some((l) => l.includes('late processor answer for a refund held for the operator: ignored') && l.includes(reference))).toBe(true);
-  // the send worker runs every 500 ms and the retry was due at once: several runs pass
-  await new Promise((done) => setTimeout(done, 2000));
+  // nothing due (a retry written over the hold would be), nothing under way; then the workers' runs by hand
+  await quiet(reference);
   await svc.services.processorRequests.sendDue('refund');
   await svc.services.processorRequests.checkDue('refund');
   expect(reversals()).toBe(sent);
@@ -351,8 +379,8 @@ it('a status query under way when the R000001 Result holds the refund does not u
     fake.mode = 'up';
   }
   const queries = fake.statusQueries.filter((q) => q.resultUrl === url).length;
-  // past the check schedule: nothing asks M-Pesa again, nothing re-holds it with the query's reason
-  await new Promise((done) => setTimeout(done, 1500));
+  // once nothing is due or under way: nothing asked M-Pesa again, nothing re-held it with the query's reason
+  await quiet(r.gateway_reference);
   expect(fake.statusQueries.filter((q) => q.resultUrl === url)).toHaveLength(queries);
   expect(await svc.services.db.one('SELECT status, send_state, held_reason, next_send_at, next_check_at FROM refunds WHERE gateway_reference = $1', [r.gateway_reference]))
     .toEqual({ status: 'PROCESSING', send_state: 'held', held_reason: expect.stringMatching(/^M-Pesa says this payment was already reversed/), next_send_at: null, next_check_at: null });
