@@ -276,8 +276,11 @@ async function merchantFirstDay(phone: Page, base: string, dataDir: string, brow
   await grace.getByRole('button', { name: 'Sign in' }).click();
   await grace.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
   const approver = await enrolFromAccount(grace, base);
-  await go(grace, 'Disbursements');
-  await grace.getByLabel('Status').selectOption('PENDING_APPROVAL');
+  // back on the Overview, what waits for her: the count under "Waiting for a decision" and the menu's badge
+  await grace.goto(`${base}/dashboard`);
+  const waiting = grace.getByRole('region', { name: 'Waiting for a decision' });
+  await shoot(grace, '35-merchant-waiting-for-you-phone', () => waiting.getByText('(1 for you)').waitFor());
+  await waiting.getByRole('link', { name: 'disbursement waiting for approval' }).click();
   await grace.getByRole('heading', { name: 'Disbursements waiting for approval' }).waitFor();
   await grace.getByRole('link', { name: merchantReference }).click();
   await grace.getByRole('heading', { name: `Disbursement ${reference}` }).waitFor();
