@@ -255,7 +255,17 @@ export interface paths {
          */
         get: operations["listAdminPaymentLinks"];
         put?: never;
-        post?: never;
+        /**
+         * Create a payment link from the dashboard
+         * @description The dashboard's New payment link form: creates a link exactly as the merchant API's `createPaymentLink`
+         *     does (the same fields, rules, errors and link; see docs/contract/payment-links.md), plus `api_token_id`,
+         *     the business's API token the link's payments are made and notified under, since a session has no token
+         *     of its own. The business is the signed-in person's own: only its owners and developers
+         *     (`merchant_owner`, `merchant_developer`) may create one; viewers, operator support, operator admins and
+         *     the operator key are `FORBIDDEN` (a link's payments are notified to one of the merchant's own tokens,
+         *     which the merchant chooses). The change is in the audit log. Refused input creates nothing.
+         */
+        post: operations["createAdminPaymentLink"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2041,6 +2051,67 @@ export interface components {
             data: components["schemas"]["AdminPaymentLink"][];
             paging: components["schemas"]["Paging"];
         };
+        /**
+         * @description What the customer pays for, the page's heading.
+         * @example Tailoring deposit
+         */
+        title: string & components["schemas"]["Text"];
+        /** @description More words for the customer under the title. */
+        description: string & components["schemas"]["Text"];
+        /**
+         * @description Amount to collect, greater than 0, at most two decimal places (a JSON number; the service refuses a third decimal with `VALIDATION_ERROR`).
+         * @example 50000
+         */
+        CollectionAmount: number;
+        /** @description The fixed amount the customer pays, in `currency`. */
+        amount: components["schemas"]["CollectionAmount"];
+        /** @description The least the customer may choose to pay (with `max_amount`). */
+        min_amount: components["schemas"]["CollectionAmount"];
+        /** @description The most the customer may choose to pay (with `min_amount`); not below `min_amount`. */
+        max_amount: components["schemas"]["CollectionAmount"];
+        /** @description Currency of the amounts; each payment is an ordinary collection in it. */
+        currency: components["schemas"]["Currency"];
+        /** @description The methods the customer may choose among. */
+        payment_methods: components["schemas"]["PaymentMethod"][];
+        /**
+         * Format: date-time
+         * @description When the link stops taking payments; in the future. Absent, it does not expire.
+         */
+        expires_at: string;
+        /** @description How many completed payments the link takes; it is no longer offered once that many are completed or under way. Absent, no limit. */
+        completed_limit: number;
+        /** @description Up to three fields the customer fills in. */
+        custom_fields: components["schemas"]["PaymentLinkCustomField"][];
+        /**
+         * Format: uri
+         * @description Where the customer's browser goes once the payment is over, with `gateway_reference` and `status` added to the query (read the collection rather than trust them).
+         */
+        redirect_url: string;
+        /** @description What the customer reads once the payment is over, when there is no `redirect_url`. */
+        confirmation_message: string & components["schemas"]["Text"];
+        /**
+         * AdminPaymentLinkCreate
+         * @description A payment link made in the dashboard: the body of the merchant API's `createPaymentLink`, each field with the same rules, plus `api_token_id`, the business's API token the link's payments are made and notified under (its webhook URL, its signing hash, its emails). Unknown fields are refused.
+         */
+        AdminPaymentLinkCreate: {
+            title: components["schemas"]["title"];
+            description?: components["schemas"]["description"];
+            amount?: components["schemas"]["amount"];
+            min_amount?: components["schemas"]["min_amount"];
+            max_amount?: components["schemas"]["max_amount"];
+            currency: components["schemas"]["currency"];
+            payment_methods: components["schemas"]["payment_methods"];
+            expires_at?: components["schemas"]["expires_at"];
+            completed_limit?: components["schemas"]["completed_limit"];
+            custom_fields?: components["schemas"]["custom_fields"];
+            redirect_url?: components["schemas"]["redirect_url"];
+            confirmation_message?: components["schemas"]["confirmation_message"];
+            /**
+             * @description One of the business's API tokens (`listApiTokens`): the link's payments are collections made under it, so its webhooks and emails go where this token's go. Another business's token, or one deleted or never made, is refused (`VALIDATION_ERROR` on `api_token_id`).
+             * @example 12
+             */
+            api_token_id: number;
+        };
         /** @description Envelope of one payment link, as the operator sees it. */
         AdminPaymentLinkResponse: {
             /**
@@ -3459,9 +3530,9 @@ export interface components {
          * @description Amount the payee receives, in `currency`, greater than 0, at most two decimal places (a third decimal is refused with `VALIDATION_ERROR`). The fee is taken from the wallet on top of it.
          * @example 150000
          */
-        amount: number;
+        "properties-amount": number;
         /** @description The currency of one of your wallets; the disbursement is paid from that wallet. */
-        currency: components["schemas"]["Currency"];
+        "properties-currency": components["schemas"]["Currency"];
         /**
          * @description `MOBILE_MONEY` (to a phone) or `BANK` (to a bank account, with `bank_code`).
          * @enum {string}
@@ -3494,8 +3565,8 @@ export interface components {
         narration: string & components["schemas"]["Text"];
         /** @description A disbursement asked for in the dashboard: the body of the merchant API's `createDisbursement`, each field with the same rules, plus `code`, the current code of the owner's authenticator app, which stands in for the API token's secret. */
         AdminDisbursementCreate: {
-            amount: components["schemas"]["amount"];
-            currency: components["schemas"]["currency"];
+            amount: components["schemas"]["properties-amount"];
+            currency: components["schemas"]["properties-currency"];
             payment_method: components["schemas"]["payment_method"];
             account_number: components["schemas"]["account_number"];
             bank_code?: components["schemas"]["bank_code"];
@@ -5156,6 +5227,46 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             /** @description `NOT_FOUND`: no business has this `business_id`. */
             404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createAdminPaymentLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AdminPaymentLinkCreate"];
+            };
+        };
+        responses: {
+            /** @description The link, active. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminPaymentLinkResponse"];
+                };
+            };
+            /**
+             * @description One of (no link was created):
+             *     - `VALIDATION_ERROR`: a field breaks a rule of `createPaymentLink`, or `api_token_id` is missing or
+             *       names no API token of the business (another business's, a deleted one, an unknown one); `data`
+             *       lists every broken rule.
+             *     - `INVALID_JSON`, `UNSUPPORTED_MEDIA_TYPE`: the body is not a JSON object sent as `application/json`.
+             */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description `FORBIDDEN`: the caller is not an owner or developer of a business (viewers, operator support, operator admins, the operator key). `CSRF_FAILED`: the session's `X-CSRF-Token` is missing. */
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

@@ -104,6 +104,9 @@ const ABILITIES = {
   refund: ['operator_admin', 'merchant_owner', 'merchant_developer'],
   /** ask for a disbursement: a business's owners only (operators do not move merchants' money) */
   disburse: ['merchant_owner'],
+  /** make a payment link under one of the business's API tokens: its owners and developers */
+  createLinks: ['merchant_owner', 'merchant_developer'],
+  deactivateLinks: ['operator_admin', 'merchant_owner'],
 } satisfies Record<string, Role[]>;
 
 export type Ability = keyof typeof ABILITIES;

@@ -81,7 +81,9 @@ export const RULES: Record<string, Rule> = {
   exportAdminCollections: read('merchant_viewer'),
   exportAdminRefunds: read('merchant_viewer'),
   listAdminRefunds: read('merchant_viewer'),
-  // whoever may see the business's collections may see its payment links; its owners may deactivate one
+  // whoever may see the business's collections may see its payment links; its owners may deactivate one,
+  // its owners and developers make one under one of its API tokens (the handler refuses operators)
+  createAdminPaymentLink: admin('merchant_developer'),
   listAdminPaymentLinks: read('merchant_viewer'),
   getAdminPaymentLink: read('merchant_viewer'),
   deactivateAdminPaymentLink: admin('merchant_owner'),

@@ -125,6 +125,8 @@ interface Target {
   find?: string;
   /** the answer's field naming the created record, where it is not its `id` */
   answer?: string;
+  /** the created record's id read from the answer's fields (a payment link is named by its link_id) */
+  created?: string;
 }
 
 /** What each change touches, so its record can be read before and after. */
@@ -153,6 +155,7 @@ const TARGETS: Record<string, Target> = {
   approveDisbursement: { type: 'disbursement', param: 'disbursement_reference' },
   rejectDisbursement: { type: 'disbursement', param: 'disbursement_reference' },
   requestGoLive: { type: 'go_live_request' },
+  createAdminPaymentLink: { type: 'payment_link', created: 'SELECT id FROM payment_links WHERE link_id = $<link_id>' },
   deactivateAdminPaymentLink: { type: 'payment_link', find: 'SELECT id FROM payment_links WHERE link_id = $<link_id>' },
   updateUser: { type: 'user', param: 'user_id' },
   createInvitation: { type: 'invitation' },
@@ -199,6 +202,7 @@ async function recorded(operationId: string, actor: Actor, handler: Handler, c: 
   const before = target.type && targetId ? await audit.snapshot(target.type, targetId) : null;
   const reply = await handler(c, ctx);
   const data = ((reply.body as { data?: unknown }).data ?? null) as Data;
+  if (target.created && data) targetId = (await ctx.services.db.oneOrNone<{ id: number }>(target.created, data))?.id.toString() ?? null;
   targetId ??= target.answer ? String(data?.[target.answer] ?? '') || null : idOf(data);
   const after = target.type && targetId ? await audit.snapshot(target.type, targetId) : null;
   const afterOrAnswer = after ?? (target.param && before ? null : data);

@@ -7,6 +7,7 @@ import { pooledRandomBytes } from '../crypto/random-pool';
 import { listPage } from '../db/keyset';
 import type { KeyColumn, ListPage, PageRequest } from '../db/keyset';
 import { AppError, validationError } from '../errors';
+import type { FieldError } from '../errors';
 import type { Principal } from '../merchants/access-tokens';
 import { planLink } from './inputs';
 import type { PaymentLinkCreate } from './inputs';
@@ -34,11 +35,15 @@ export function unavailable(row: PaymentLinkRow, held: number, now: Date): Unava
 export class PaymentLinkService {
   constructor(private readonly s: Base) {}
 
-  /** Writes the link, or refuses with VALIDATION_ERROR naming every broken rule and writes nothing. */
-  async create(p: Principal, body: PaymentLinkCreate): Promise<PaymentLinkRow> {
+  /**
+   * Writes the link, or refuses with VALIDATION_ERROR naming every broken rule (with `refused`, what the
+   * caller found wrong beyond the link's own rules) and writes nothing.
+   */
+  async create(p: Principal, body: PaymentLinkCreate, refused: FieldError[] = []): Promise<PaymentLinkRow> {
     const now = this.s.now();
     const planned = planLink(body, now);
-    if ('errors' in planned) throw validationError(planned.errors);
+    const errors = [...('errors' in planned ? planned.errors : []), ...refused];
+    if ('errors' in planned || errors.length > 0) throw validationError(errors);
     const l = planned.plan;
     const { link_id: linkId } = await this.s.db.one<{ link_id: string }>(
       `INSERT INTO payment_links (link_id, business_id, api_token_id, title, description, currency, amount_minor, min_amount_minor, max_amount_minor,
@@ -50,6 +55,16 @@ export class PaymentLinkService {
       ],
     );
     return this.get(p.businessId, linkId);
+  }
+
+  /**
+   * A link made in the dashboard, under `apiTokenId`: one of the business's API tokens (kept from being
+   * deleted until the link is written), or VALIDATION_ERROR on `api_token_id` and nothing written.
+   */
+  async createUnderToken(businessId: number, apiTokenId: number, body: PaymentLinkCreate): Promise<PaymentLinkRow> {
+    const token = await this.s.db.oneOrNone('SELECT id FROM api_tokens WHERE id = $1 AND business_id = $2 FOR KEY SHARE', [apiTokenId, businessId]);
+    const refused = token ? [] : [{ field: 'api_token_id', message: "must be one of your business's API tokens" }];
+    return this.create({ businessId, apiTokenId }, body, refused);
   }
 
   /** One link with its counts: of the business (NOT_FOUND for another's), or of any business for `null`. */

@@ -1,7 +1,7 @@
 // Proves, in Chromium against a real service and database, that axe-core (the accessibility engine
 // browsers' own audits use) finds no serious or critical violation on any dashboard page: the sign-in
 // page, the accept-invitation page, every page of the operator console signed in as an operator admin, and every page of the
-// merchant portal signed in as a merchant's owner, with data on them (a business, MIDs, a payment and its refund, a market rate jump held), and a
+// merchant portal signed in as a merchant's owner, with data on them (a business, MIDs, a payment and its refund, a payment link, a market rate jump held), and a
 // phone's header with its menu open.
 import type { Browser, Page } from 'playwright-core';
 import { seriousViolations } from '../helpers/axe';
@@ -58,6 +58,8 @@ beforeAll(async () => {
   }, { headers: { 'secret-key': shop.apiSecret } });
   expect(d.status).toBe(200);
   disbursed = d.body.data.gateway_reference;
+  // a payment link, so the Payment links page shows a link's card (its URL, QR code and Deactivate) beside the form
+  expect((await shop.client.post('/v1/payment-links', { title: 'Axe link', min_amount: 1000, max_amount: 5000, currency: 'UGX', payment_methods: ['MOBILE_MONEY'] })).status).toBe(200);
   browser = (await launchBrowser()) as Browser;
 }, 180_000);
 afterAll(async () => {
@@ -104,7 +106,7 @@ describeBrowser('an accessibility scan (axe-core) of every dashboard page', () =
     clock.advance(30_000);
     await signIn(page, owner.email, owner.password, totpCode(svc));
     await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
-    const paths = ['/overview', '/payments', `/payments/${paid}`, '/refunds', '/disbursements', '/disbursements?status=PENDING_APPROVAL', '/disbursements/new', `/disbursements/${disbursed}`, '/balances', '/statement', '/developers', '/deliveries', '/go-live', '/team', '/audit', '/account'];
+    const paths = ['/overview', '/payments', `/payments/${paid}`, '/payment-links', '/refunds', '/disbursements', '/disbursements?status=PENDING_APPROVAL', '/disbursements/new', `/disbursements/${disbursed}`, '/balances', '/statement', '/developers', '/deliveries', '/go-live', '/team', '/audit', '/account'];
     expect(await scan(page, paths)).toEqual({});
     await page.context().close();
   }, 300_000);

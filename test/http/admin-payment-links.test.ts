@@ -1,7 +1,7 @@
-// Proves the operator's payment link operations: an operator lists every business's links (or one business's) with their business and counts and reads any one; a merchant user sees only its own business's; an operator admin deactivates a link with a message (the merchant sees it deactivated, the change is audited) while support staff may not, and bad input changes nothing.
+// Proves the operator's payment link operations: an operator lists every business's links (or one business's) with their business and counts and reads any one; a merchant user sees only its own business's; an operator admin deactivates a link with a message (the merchant sees it deactivated, the change is audited) while support staff may not, and bad input changes nothing; a merchant's developer creates a link in the dashboard under one of its business's API tokens (audited), while another business's token, a deleted or unknown one, a missing one, and viewers, support staff and the operator key are refused, writing nothing.
 import { setupMerchant } from '../helpers/fixtures';
 import type { MerchantSetup } from '../helpers/fixtures';
-import { expectOk } from '../helpers/merchants';
+import { expectOk, tokenBody } from '../helpers/merchants';
 import { startTestService } from '../helpers/service';
 import type { TestService } from '../helpers/service';
 import { Clock, createUser, signedIn } from '../helpers/users';
@@ -51,4 +51,39 @@ it('lets an operator admin deactivate a link, audited, but not support staff; ba
   expect(expectOk(await a.client.get(`/v1/payment-links/${linkA.link_id}`)).deactivation_message).toBe('Reported as fraud');
   const entry = await svc.services.db.one("SELECT after FROM audit_log WHERE action = 'deactivateAdminPaymentLink' ORDER BY id DESC LIMIT 1");
   expect(entry.after).toMatchObject({ link_id: linkA.link_id, state: 'deactivated' });
+});
+
+it("lets a merchant's developer create a link under one of its API tokens, audited; refuses other tokens and roles, writing nothing", async () => {
+  const developer = await signedIn(svc, await createUser(svc, { role: 'merchant_developer', business_id: a.businessId }), clock);
+  const viewer = await signedIn(svc, await createUser(svc, { role: 'merchant_viewer', business_id: a.businessId }), clock);
+  const support = await signedIn(svc, await createUser(svc, { role: 'operator_support', totp: true }), clock);
+  const deleted = expectOk(await svc.admin.post(`/v1/admin/businesses/${a.businessId}/api-tokens`, tokenBody())).id as number;
+  expect((await svc.admin.delete(`/v1/admin/api-tokens/${deleted}`)).status).toBe(200);
+  const body = { title: 'Made in the dashboard', amount: 300, currency: 'UGX', payment_methods: ['MOBILE_MONEY'], confirmation_message: 'Thank you' };
+  const written = async () => svc.services.db.one("SELECT (SELECT count(*)::int FROM payment_links) AS links, (SELECT count(*)::int FROM audit_log WHERE action = 'createAdminPaymentLink') AS entries");
+  const before = await written();
+
+  for (const tokenId of [b.apiTokenId, deleted, 999_999]) {
+    const refused = await developer.post('/v1/admin/payment-links', { ...body, api_token_id: tokenId });
+    expect([refused.status, refused.body.code, refused.body.data]).toEqual([400, 'VALIDATION_ERROR', [{ field: 'api_token_id', message: expect.any(String) }]]);
+  }
+  // every broken rule at once: the link's own and the token's
+  const both = await developer.post('/v1/admin/payment-links', { ...body, amount: undefined, api_token_id: b.apiTokenId });
+  expect(both.body.data.map((f: { field: string }) => f.field).sort()).toEqual(['amount', 'api_token_id']);
+  const missing = await developer.post('/v1/admin/payment-links', body);
+  expect([missing.status, missing.body.code]).toEqual([400, 'VALIDATION_ERROR']);
+  const refusedCallers: { post(p: string, body: unknown): Promise<{ status: number; body: any }> }[] = [viewer, support, svc.admin];
+  for (const caller of refusedCallers) {
+    const res = await caller.post('/v1/admin/payment-links', { ...body, api_token_id: a.apiTokenId });
+    expect([res.status, res.body.code]).toEqual([403, 'FORBIDDEN']);
+  }
+  expect(await written()).toEqual(before);
+
+  const made = expectOk(await developer.post('/v1/admin/payment-links', { ...body, api_token_id: a.apiTokenId }));
+  expect(made).toMatchObject({ business_id: a.businessId, title: 'Made in the dashboard', amount: 300, state: 'active', attempts: 0, url: `${svc.config.publicBaseUrl}/l/${made.link_id}` });
+  const row = await svc.services.db.one('SELECT business_id, api_token_id FROM payment_links WHERE link_id = $1', [made.link_id]);
+  expect(row).toEqual({ business_id: a.businessId, api_token_id: a.apiTokenId });
+  expect(expectOk(await a.client.get(`/v1/payment-links/${made.link_id}`)).title).toBe('Made in the dashboard');
+  const entry = await svc.services.db.one("SELECT business_id, before, after FROM audit_log WHERE action = 'createAdminPaymentLink' ORDER BY id DESC LIMIT 1");
+  expect(entry).toMatchObject({ business_id: a.businessId, before: null, after: { link_id: made.link_id, state: 'active' } });
 });

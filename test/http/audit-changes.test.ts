@@ -72,6 +72,16 @@ const CASES: Record<string, Case> = {
   // a check writes nothing but its entry: before and after are the same record
   checkMidCredentials: { run: async () => svc.admin.post(`/v1/admin/mids/${await sandboxMid()}/check-credentials`), changed: [] },
   createApiToken: { run: freshToken, changed: 'created' },
+  // an owner of the token's business makes it in the dashboard; the entry is the link, named by its id
+  createAdminPaymentLink: {
+    run: async () => {
+      const tokenId = await freshToken();
+      const { business_id: businessId } = await svc.services.db.one('SELECT business_id FROM api_tokens WHERE id = $1', [tokenId]);
+      const owner = await signedIn(svc, await createUser(svc, { role: 'merchant_owner', business_id: businessId }));
+      return owner.post('/v1/admin/payment-links', { title: 'Audited dashboard link', amount: 100, currency: 'UGX', payment_methods: ['CARD'], api_token_id: tokenId });
+    },
+    changed: 'created',
+  },
   deactivateAdminPaymentLink: {
     run: async () => {
       const tokenId = await freshToken();

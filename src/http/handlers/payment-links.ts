@@ -1,6 +1,7 @@
 // Payment links (docs/contract/payment-links.md): a merchant's links to share, each read with its counts.
 import { adminPaymentLinkRecord, paymentLinkRecord } from '../../api-records/payment-link';
 import type { PaymentLinkRow } from '../../api-records/payment-link';
+import { AppError } from '../../errors';
 import { merchantUser, principalOf } from '../context';
 import type { RequestContext } from '../context';
 import { ok } from '../envelope';
@@ -27,6 +28,16 @@ export const merchant = typedHandlers({
   reactivatePaymentLink: async ({ path }, ctx) => ok(record(ctx, await ctx.services.paymentLinks.reactivate(principalOf(ctx).businessId, path.link_id)), 'Payment link reactivated'),
 });
 export const admin = typedHandlers({
+  /** The dashboard's New payment link: the signed-in person's own business, under the API token they chose (the role rule let owners and developers through). */
+  createAdminPaymentLink: async ({ body }, ctx) => {
+    const actor = ctx.actor;
+    if (actor?.type !== 'user' || actor.user.business_id === null) {
+      throw new AppError('FORBIDDEN', "Only a business's own owners and developers make its payment links, under one of its API tokens");
+    }
+    const { api_token_id: apiTokenId, ...link } = body;
+    return ok(adminRecord(ctx, await ctx.services.paymentLinks.createUnderToken(actor.user.business_id, apiTokenId, link)), 'Payment link created');
+  },
+
   listAdminPaymentLinks: async ({ query }, ctx) => {
     const page = pageOf(query);
     const businessId = query.business_id === undefined ? null : Number(query.business_id);

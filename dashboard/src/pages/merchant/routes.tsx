@@ -15,6 +15,7 @@ import { ApiTokens } from '../shared/ApiTokens';
 import { Balances } from './Balances';
 import { MerchantGoLive } from './GoLive';
 import { NewDisbursement } from './NewDisbursement';
+import { PaymentLinks } from './PaymentLinks';
 import { WebhookDeliveries } from './WebhookDeliveries';
 
 /** `waitingForYou`: the session's count of disbursements this person may approve, the Disbursements item's badge. */
@@ -23,6 +24,7 @@ export function merchantNav(user: User, waitingForYou = 0): NavItem[] {
   return [
     { to: '/overview', label: 'Overview' },
     { to: '/payments', label: 'Payments' },
+    { to: '/payment-links', label: 'Payment links' },
     { to: '/refunds', label: 'Refunds' },
     { to: '/disbursements', label: 'Disbursements', badge },
     { to: '/balances', label: 'Balances' },
@@ -40,6 +42,7 @@ export function merchantPage(path: string, user: User): ReactNode | null {
   if (path === '/payments') return <CollectionsPage title="Payments" base="/payments" businessId={businessId} />;
   const payment = match('/payments/:reference', path);
   if (payment) return <CollectionPage key={payment.reference} reference={payment.reference} operator={false} />;
+  if (path === '/payment-links') return <PaymentLinks businessId={businessId} />;
   if (path === '/refunds') return <RefundsPage base="/refunds" businessId={businessId} />;
   if (path === '/disbursements') return <DisbursementsPage base="/disbursements" businessId={businessId} />;
   if (path === '/disbursements/new' && can(user, 'disburse')) return <NewDisbursement businessId={businessId} />;
