@@ -18,14 +18,21 @@ export function toMinor(amount: number): bigint {
   return m[1] === '-' ? -minor : minor;
 }
 
-/** A request's `amount` in minor units, or why it is none: the error of the field `amount` (toMinor's rules). */
-export function amountOrError(amount: number): bigint | FieldError {
+/** A request's amount in minor units, or why it is none: the error of its field (`amount` unless named; toMinor's rules). */
+export function amountOrError(amount: number, field = 'amount'): bigint | FieldError {
   try {
     return toMinor(amount);
   } catch (e) {
-    if (e instanceof MoneyFormatError) return { field: 'amount', message: e.message };
+    if (e instanceof MoneyFormatError) return { field, message: e.message };
     throw e;
   }
+}
+
+/** An amount a person typed ("1500", "1500.50": digits, at most 2 decimals, no sign) in minor units; null when it is not one. */
+export function minorFromText(text: string): bigint | null {
+  const m = /^(\d{1,12})(?:\.(\d{1,2}))?$/.exec(text.trim());
+  if (!m) return null;
+  return BigInt(m[1]) * FACTOR + BigInt((m[2] ?? '').padEnd(SCALE, '0'));
 }
 
 /** A request's `amount` in minor units; VALIDATION_ERROR on the field `amount` when it is none. */

@@ -3,7 +3,7 @@
 // more than three custom fields and malformed values; these are the rules between fields.
 import type { CustomField } from '../api-records/payment-link';
 import type { PaymentMethod } from '../domain/collection';
-import { MoneyFormatError, toMinor } from '../domain/money';
+import { amountOrError } from '../domain/money';
 import type { FieldError } from '../errors';
 import type { components } from '../../generated/merchant-api';
 
@@ -27,13 +27,10 @@ export interface LinkPlan {
 
 function minorOf(field: string, amount: number | undefined, errors: FieldError[]): bigint | null {
   if (amount === undefined) return null;
-  try {
-    return toMinor(amount);
-  } catch (e) {
-    if (!(e instanceof MoneyFormatError)) throw e;
-    errors.push({ field, message: e.message });
-    return null;
-  }
+  const minor = amountOrError(amount, field);
+  if (typeof minor === 'bigint') return minor;
+  errors.push(minor);
+  return null;
 }
 
 /** The amount rules: a fixed amount or a range, one kind only, the range the right way round. */

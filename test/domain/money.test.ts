@@ -2,6 +2,7 @@
 import {
   formatMinor,
   MAX_EXACT_MINOR,
+  minorFromText,
   MoneyFormatError,
   mulRatio,
   parseDecimal,
@@ -32,6 +33,21 @@ describe('toMinor', () => {
 
   it.each([[0.001], [12.345], [0.1 + 0.2], [1e21], [1e-7], [NaN], [Infinity], [-Infinity]])('refuses %p', (amount) => {
     expect(() => toMinor(amount)).toThrow(MoneyFormatError);
+  });
+});
+
+describe('minorFromText', () => {
+  it.each([
+    ['1500', 150000n],
+    ['1500.5', 150050n],
+    [' 0.01 ', 1n],
+    ['999999999999.99', 99999999999999n],
+  ])('%p -> %p', (text, minor) => {
+    expect(minorFromText(text)).toBe(minor);
+  });
+
+  it.each([[''], ['-5'], ['+5'], ['1,500'], ['12.345'], ['1e3'], ['.5'], ['5.'], ['1234567890123'], ['0x10']])('refuses %p', (text) => {
+    expect(minorFromText(text)).toBeNull();
   });
 });
 

@@ -4,6 +4,7 @@
 import type { PaymentLinkRow } from '../../api-records/payment-link';
 import { moneyText } from '../../domain/currencies';
 import type { PaymentMethod } from '../../domain/collection';
+import { minorFromText } from '../../domain/money';
 import type { AttemptInput } from '../../payment-links/attempts';
 import { escapeHtml } from './layout';
 
@@ -14,13 +15,6 @@ export type FormErrors = Record<string, string>;
 
 /** Text PostgreSQL can store: no NUL, no unpaired surrogate (a browser never sends them; a forged form may). */
 const STORABLE = /^(?:[^\u0000\uD800-\uDFFF]|[\uD800-\uDBFF][\uDC00-\uDFFF])*$/;
-
-/** The amount in minor units from the customer's text ("1500", "1500.50"), or null when it is not one. */
-function minorFromText(text: string): bigint | null {
-  const m = /^(\d{1,12})(?:\.(\d{1,2}))?$/.exec(text.trim());
-  if (!m) return null;
-  return BigInt(m[1]) * 100n + BigInt((m[2] ?? '').padEnd(2, '0'));
-}
 
 function amountOf(link: PaymentLinkRow, form: Record<string, string>, errors: FormErrors): bigint {
   if (link.amount_minor !== null) return link.amount_minor;
