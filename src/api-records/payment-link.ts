@@ -1,5 +1,5 @@
-// A payment link's row with its counts (the payment_links_counted view, written by src/payment-links/) and
-// the contract's PaymentLink built from it.
+// A payment link's row (payment_links, written by src/payment-links/), the same with its counts (the
+// payment_links_counted view) and the contract's PaymentLink built from that.
 import type { PaymentMethod } from '../domain/collection';
 import { toApi } from '../domain/money';
 import { apiTime, apiTimeOrNull } from '../domain/time';
@@ -34,6 +34,10 @@ export interface PaymentLinkRow {
   deactivated_at: Date | null;
   created_at: Date;
   updated_at: Date;
+}
+
+/** A link with its counts, as payment_links_counted reads it: what the API answers. */
+export interface CountedPaymentLinkRow extends PaymentLinkRow {
   attempts_count: number;
   completed_count: number;
   collected_minor: bigint;
@@ -47,12 +51,12 @@ export function linkUrl(publicBaseUrl: string, linkId: string): string {
 const money = (minor: bigint | null) => (minor === null ? null : toApi(minor));
 
 /** The row as the operator's AdminPaymentLink: the contract's PaymentLink and its business. */
-export function adminPaymentLinkRecord(row: PaymentLinkRow, publicBaseUrl: string): PaymentLinkRecord & { business_id: number } {
+export function adminPaymentLinkRecord(row: CountedPaymentLinkRow, publicBaseUrl: string): PaymentLinkRecord & { business_id: number } {
   return { ...paymentLinkRecord(row, publicBaseUrl), business_id: row.business_id };
 }
 
 /** The row as the contract's PaymentLink. */
-export function paymentLinkRecord(row: PaymentLinkRow, publicBaseUrl: string): PaymentLinkRecord {
+export function paymentLinkRecord(row: CountedPaymentLinkRow, publicBaseUrl: string): PaymentLinkRecord {
   const url = linkUrl(publicBaseUrl, row.link_id);
   return {
     link_id: row.link_id,

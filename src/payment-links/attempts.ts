@@ -53,21 +53,21 @@ export class LinkAttempts {
    * request-to-pay (NO_ROUTE, VALIDATION_ERROR...) are thrown once the reserved slot is freed.
    */
   async start(link: PaymentLinkRow, input: AttemptInput): Promise<{ collection: CollectionRow } | { gone: Unavailable }> {
-    const reserved = await this.s.db.tx(async (t): Promise<{ gone: Unavailable } | { id: bigint }> => {
+    const reserved = await this.s.db.tx(async (t): Promise<{ gone: Unavailable } | { id: bigint; apiTokenId: number }> => {
       const locked = await t.one<PaymentLinkRow>('SELECT * FROM payment_links WHERE id = $1 FOR UPDATE', [link.id]);
       const { held } = await t.one<{ held: number }>(HELD, { linkId: link.id, since: this.since() });
       const gone = unavailable(locked, held, this.s.now());
-      if (gone) return { gone };
+      // unavailable() refuses a link without an API token, so one is set here
+      if (gone || locked.api_token_id === null) return { gone: gone ?? { reason: 'deactivated', message: null } };
       const { id } = await t.one<{ id: bigint }>(
         'INSERT INTO payment_link_attempts (link_id, custom_values, created_at) VALUES ($1, $2, $3) RETURNING id',
         [link.id, JSON.stringify(input.customValues), this.s.now()],
       );
-      return { id };
+      return { id, apiTokenId: locked.api_token_id };
     });
     if ('gone' in reserved) return { gone: reserved.gone };
     try {
-      if (link.api_token_id === null) return { gone: { reason: 'deactivated', message: null } };
-      const { row } = await this.s.requestToPay({ businessId: link.business_id, apiTokenId: link.api_token_id }, this.body(link, input));
+      const { row } = await this.s.requestToPay({ businessId: link.business_id, apiTokenId: reserved.apiTokenId }, this.body(link, input));
       await this.s.db.none('UPDATE payment_link_attempts SET collection_id = $2 WHERE id = $1', [reserved.id, row.id]);
       return { collection: row };
     } finally {

@@ -2,7 +2,7 @@
 // with a message, and read with its counts. This wing is the one writer of payment_links and
 // payment_link_attempts; the customers' attempts on the hosted page are ./attempts.ts.
 import type { Base } from '../base';
-import type { PaymentLinkRow } from '../api-records/payment-link';
+import type { CountedPaymentLinkRow, PaymentLinkRow } from '../api-records/payment-link';
 import { pooledRandomBytes } from '../crypto/random-pool';
 import { listPage } from '../db/keyset';
 import type { KeyColumn, ListPage, PageRequest } from '../db/keyset';
@@ -26,7 +26,8 @@ const NEWEST_FIRST: KeyColumn[] = [
 export type Unavailable = { reason: 'deactivated'; message: string | null } | { reason: 'expired' } | { reason: 'exhausted' };
 
 export function unavailable(row: PaymentLinkRow, held: number, now: Date): Unavailable | null {
-  if (row.state === 'deactivated') return { reason: 'deactivated', message: row.deactivation_message };
+  // a link whose API token was deleted has nobody to make and notify its payments under
+  if (row.state === 'deactivated' || row.api_token_id === null) return { reason: 'deactivated', message: row.deactivation_message };
   if (row.expires_at && row.expires_at.getTime() <= now.getTime()) return { reason: 'expired' };
   if (row.completed_limit !== null && held >= row.completed_limit) return { reason: 'exhausted' };
   return null;
@@ -39,7 +40,7 @@ export class PaymentLinkService {
    * Writes the link, or refuses with VALIDATION_ERROR naming every broken rule (with `refused`, what the
    * caller found wrong beyond the link's own rules) and writes nothing.
    */
-  async create(p: Principal, body: PaymentLinkCreate, refused: FieldError[] = []): Promise<PaymentLinkRow> {
+  async create(p: Principal, body: PaymentLinkCreate, refused: FieldError[] = []): Promise<CountedPaymentLinkRow> {
     const now = this.s.now();
     const planned = planLink(body, now);
     const errors = [...('errors' in planned ? planned.errors : []), ...refused];
@@ -61,15 +62,15 @@ export class PaymentLinkService {
    * A link made in the dashboard, under `apiTokenId`: one of the business's API tokens (kept from being
    * deleted until the link is written), or VALIDATION_ERROR on `api_token_id` and nothing written.
    */
-  async createUnderToken(businessId: number, apiTokenId: number, body: PaymentLinkCreate): Promise<PaymentLinkRow> {
+  async createUnderToken(businessId: number, apiTokenId: number, body: PaymentLinkCreate): Promise<CountedPaymentLinkRow> {
     const token = await this.s.db.oneOrNone('SELECT id FROM api_tokens WHERE id = $1 AND business_id = $2 FOR KEY SHARE', [apiTokenId, businessId]);
     const refused = token ? [] : [{ field: 'api_token_id', message: "must be one of your business's API tokens" }];
     return this.create({ businessId, apiTokenId }, body, refused);
   }
 
   /** One link with its counts: of the business (NOT_FOUND for another's), or of any business for `null`. */
-  async get(businessId: number | null, linkId: string): Promise<PaymentLinkRow> {
-    const row = await this.s.db.oneOrNone<PaymentLinkRow>(
+  async get(businessId: number | null, linkId: string): Promise<CountedPaymentLinkRow> {
+    const row = await this.s.db.oneOrNone<CountedPaymentLinkRow>(
       'SELECT * FROM payment_links_counted WHERE link_id = $1 AND ($2::int IS NULL OR business_id = $2)',
       [linkId, businessId],
     );
@@ -78,13 +79,13 @@ export class PaymentLinkService {
   }
 
   /** A business's links (or every business's, for `null`), newest first, with their counts. */
-  list(businessId: number | null, page: PageRequest): Promise<ListPage<PaymentLinkRow>> {
+  list(businessId: number | null, page: PageRequest): Promise<ListPage<CountedPaymentLinkRow>> {
     const sql = businessId === null ? 'SELECT * FROM payment_links_counted WHERE true' : 'SELECT * FROM payment_links_counted WHERE business_id = $1';
-    return listPage<PaymentLinkRow>(this.s.db, { sql, values: businessId === null ? [] : [businessId], key: NEWEST_FIRST, direction: 'DESC' }, page);
+    return listPage<CountedPaymentLinkRow>(this.s.db, { sql, values: businessId === null ? [] : [businessId], key: NEWEST_FIRST, direction: 'DESC' }, page);
   }
 
   /** Stops the link taking payments; its page shows `message`. Payments under way go on. */
-  async deactivate(businessId: number | null, linkId: string, message: string): Promise<PaymentLinkRow> {
+  async deactivate(businessId: number | null, linkId: string, message: string): Promise<CountedPaymentLinkRow> {
     const r = await this.s.db.result(
       `UPDATE payment_links SET state = 'deactivated', deactivation_message = $3, deactivated_at = coalesce(deactivated_at, $4), updated_at = $4
        WHERE link_id = $1 AND ($2::int IS NULL OR business_id = $2)`,
@@ -95,7 +96,7 @@ export class PaymentLinkService {
   }
 
   /** Lets a deactivated link take payments again; an active one is left as it is. */
-  async reactivate(businessId: number, linkId: string): Promise<PaymentLinkRow> {
+  async reactivate(businessId: number, linkId: string): Promise<CountedPaymentLinkRow> {
     await this.get(businessId, linkId);
     await this.s.db.none(
       `UPDATE payment_links SET state = 'active', deactivation_message = NULL, deactivated_at = NULL, updated_at = $3
@@ -105,8 +106,8 @@ export class PaymentLinkService {
     return this.get(businessId, linkId);
   }
 
-  /** The link a customer opened, or null for an id that names none. */
+  /** The link a customer opened (without its counts: the page needs none), or null for an id that names none. */
   forPage(linkId: string): Promise<PaymentLinkRow | null> {
-    return this.s.db.oneOrNone<PaymentLinkRow>('SELECT * FROM payment_links_counted WHERE link_id = $1', [linkId]);
+    return this.s.db.oneOrNone<PaymentLinkRow>('SELECT * FROM payment_links WHERE link_id = $1', [linkId]);
   }
 }

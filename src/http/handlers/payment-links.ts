@@ -1,6 +1,6 @@
 // Payment links (docs/contract/payment-links.md): a merchant's links to share, each read with its counts.
 import { adminPaymentLinkRecord, paymentLinkRecord } from '../../api-records/payment-link';
-import type { PaymentLinkRow } from '../../api-records/payment-link';
+import type { CountedPaymentLinkRow } from '../../api-records/payment-link';
 import { AppError } from '../../errors';
 import { merchantUser, principalOf } from '../context';
 import type { RequestContext } from '../context';
@@ -8,8 +8,8 @@ import { ok } from '../envelope';
 import { pageOf, pageReply } from '../paging';
 import { typedHandlers } from '../typed';
 
-const record = (ctx: RequestContext, row: PaymentLinkRow) => paymentLinkRecord(row, ctx.services.config.publicBaseUrl);
-const adminRecord = (ctx: RequestContext, row: PaymentLinkRow) => adminPaymentLinkRecord(row, ctx.services.config.publicBaseUrl);
+const record = (ctx: RequestContext, row: CountedPaymentLinkRow) => paymentLinkRecord(row, ctx.services.config.publicBaseUrl);
+const adminRecord = (ctx: RequestContext, row: CountedPaymentLinkRow) => adminPaymentLinkRecord(row, ctx.services.config.publicBaseUrl);
 
 export const merchant = typedHandlers({
   createPaymentLink: async ({ body }, ctx) => ok(record(ctx, await ctx.services.paymentLinks.create(principalOf(ctx), body)), 'Payment link created'),

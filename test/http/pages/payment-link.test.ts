@@ -108,17 +108,20 @@ it('refuses bad input and a missing CSRF pair, creating nothing', async () => {
   expect(await collections()).toBe(before);
 });
 
-it('answers 410 for a deactivated, an expired and an exhausted link, even to a form opened before, and creates nothing', async () => {
+it('answers 410 for a deactivated, an expired and an exhausted link and one whose API token is gone, even to a form opened before, and creates nothing', async () => {
   const off = await newLink();
+  const tokenless = await newLink();
   const expired = await newLink({ expires_at: new Date(Date.now() + 3_600_000).toISOString().slice(0, 19) + 'Z' });
   const once = await newLink({ completed_limit: 1 });
   // the forms a customer opened while the links still took payments
-  const forms = await Promise.all([off, expired, once].map((l) => open(l.link_id)));
+  const forms = await Promise.all([off, expired, once, tokenless].map((l) => open(l.link_id)));
   expectOk(await m.client.post(`/v1/payment-links/${off.link_id}/deactivate`, { message: 'Closed for the holidays' }));
   await svc.services.db.none("UPDATE payment_links SET expires_at = now() - interval '1 minute' WHERE link_id = $1", [expired.link_id]);
+  // what deleting the link's API token leaves (its foreign key sets it null): nobody to take and notify its payments under
+  await svc.services.db.none('UPDATE payment_links SET api_token_id = NULL WHERE link_id = $1', [tokenless.link_id]);
   expect((await submit(once.link_id, paid)).status).toBe(303);
   const before = await collections();
-  const cases = [[off, 'Closed for the holidays'], [expired, 'has expired'], [once, 'no longer available']] as const;
+  const cases = [[off, 'Closed for the holidays'], [expired, 'has expired'], [once, 'no longer available'], [tokenless, 'no longer available']] as const;
   for (const [i, [link, words]] of cases.entries()) {
     const page = await open(link.link_id);
     expect(page.status).toBe(410);
@@ -130,6 +133,7 @@ it('answers 410 for a deactivated, an expired and an exhausted link, even to a f
   expect(await collections()).toBe(before);
   expect(await made(once.link_id)).toHaveLength(1);
   expect(await made(off.link_id)).toEqual([]);
+  expect(await made(tokenless.link_id)).toEqual([]);
 });
 
 it('serves the QR code of the link as PNG and SVG', async () => {
