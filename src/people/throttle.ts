@@ -1,5 +1,6 @@
-// Failed sign-in attempts counted in the database (the auth_failures table of the token endpoint), in
-// fixed one-minute windows per bucket, so every process of a deployment counts together.
+// Failed sign-in attempts (and a payment link page's submissions) counted in the database (the auth_failures
+// table of the token endpoint), in fixed one-minute windows per bucket, so every process of a deployment
+// counts together. Windows before the previous one are deleted by the first count of each window.
 import { AppError } from '../errors';
 import type { Db } from '../db';
 import { ifRolledBack } from '../db/change';
@@ -8,6 +9,9 @@ export const MAX_SIGN_IN_FAILURES_PER_MINUTE = 10;
 const WINDOW_MS = 60_000;
 
 export class FailureThrottle {
+  /** the window whose count last deleted the older ones (ms since the epoch) */
+  private prunedAt = 0;
+
   constructor(
     /** read at each call: inside an audited change it is the change's transaction */
     private readonly dbNow: () => Db,
@@ -29,6 +33,10 @@ export class FailureThrottle {
        RETURNING failures`,
       [buckets, windowStart],
     );
+    if (windowStart.getTime() > this.prunedAt) {
+      this.prunedAt = windowStart.getTime();
+      await this.db.none('DELETE FROM auth_failures WHERE window_start < $1', [new Date(windowStart.getTime() - WINDOW_MS)]);
+    }
     if (rows.some((r) => r.failures > this.limit)) {
       const retryAfter = Math.max(1, Math.ceil((windowStart.getTime() + WINDOW_MS - now) / 1000));
       throw new AppError('RATE_LIMITED', 'Too many attempts; wait before trying again', null, { 'Retry-After': String(retryAfter) });
@@ -49,7 +57,6 @@ export class FailureThrottle {
     } catch (e) {
       // the failure must count even when the change around it is rolled back
       ifRolledBack(() => this.count(buckets));
-      await this.db.none('DELETE FROM auth_failures WHERE window_start < $1', [new Date(windowStart.getTime() - WINDOW_MS)]);
       throw e;
     }
     await this.db.none(
