@@ -52,7 +52,6 @@ export interface OverviewData {
   /** operators only */
   mids: MidRow[] | null;
   attention: Attention | null;
-  /** merchants only: refunds held for an operator's decision */
 }
 
 export class Overviews {

@@ -10,9 +10,12 @@ import { waitingOf } from './waiting';
 
 const clientAddress = (ctx: RequestContext) => addressOf(ctx) ?? 'unknown';
 
-/** The session as the API shows it, with how many disbursements wait for this person's approval (0 until signed in fully). */
+/**
+ * The session as the API shows it, with how many disbursements wait for this person's approval: 0 until
+ * signed in fully, and for whoever is not an owner (only owners approve), without asking the database.
+ */
 async function sessionView(ctx: RequestContext, row: SessionRow, user: UserRow) {
-  const waiting = row.state === 'active' ? await waitingOf(ctx, user) : null;
+  const waiting = row.state === 'active' && user.owner_since !== null ? await waitingOf(ctx, user) : null;
   return { ...(await ctx.services.sessions.view(row, user)), waiting_for_you: waiting?.forYou ?? 0 };
 }
 

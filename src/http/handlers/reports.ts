@@ -97,7 +97,7 @@ function groups<T>(rows: T[], key: (r: T) => string): T[][] {
   return [...by.values()];
 }
 
-/** `waiting`: a merchant person's (null for an operator), with the business's held refunds. */
+/** `waiting`: what waits for a merchant person's approval (null for an operator). */
 function overviewRecord(o: OverviewData, waiting: Waiting | null) {
   const methods = (rows: MethodRow[]) => groups(rows, (r) => r.payment_method).map((g) => ({ payment_method: g[0].payment_method as PaymentMethod, ...countsRecord(g) }));
   return {
