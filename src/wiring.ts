@@ -40,7 +40,7 @@ import { TotpService } from './people/totp';
 import { UserService } from './people/users';
 import { ProcessorRequestService } from './processor-requests';
 import { SharedRateLimit } from './merchants/rate-limit';
-import { PaymentLinkService } from './payment-links/index';
+import { LINK_COMPLETION_CTES, PaymentLinkService } from './payment-links/index';
 import { LinkAttempts } from './payment-links/attempts';
 import { RetentionService } from './workers/retention';
 import { RateJumps } from './rates/jumps';
@@ -174,7 +174,7 @@ export function buildServices(input: BaseInput): Services {
   // the card charge is the checkouts', built after collections: called only once requests arrive
   let checkouts: CheckoutService | null = null;
   const chargeCard: CheckoutService['chargeCard'] = (...args) => (checkouts as CheckoutService).chargeCard(...args);
-  const collections = new CollectionService(using(base, { accessTokens, cards, chargeCard, configCache, ledger, notifications, pricing, processors, quotes, routingTurns }));
+  const collections = new CollectionService(using(base, { accessTokens, cards, chargeCard, configCache, ledger, notifications, pricing, processors, quotes, routingTurns, linkCompletionCtes: LINK_COMPLETION_CTES }));
   const refunds = new RefundService({
     db: () => base.db,
     config: input.config,
@@ -259,5 +259,5 @@ export function buildServices(input: BaseInput): Services {
 
 export function workerSpecs(s: Services): WorkerSpec[] {
   const rateLeases: WorkerSpec = { name: 'rate-leases', intervalMs: 60_000, run: () => s.rateLimit.forgetPast() };
-  return [rateLeases, ...s.collections.workers(), ...s.ledger.workers(), ...s.notifications.workers(), ...s.liveness.workers(), ...s.processorRequests.workers(), ...s.retention.workers(), ...s.disbursements.workers(), ...s.guards.workers(), ...s.rates.workers()];
+  return [rateLeases, ...s.collections.workers(), ...s.ledger.workers(), ...s.notifications.workers(), ...s.liveness.workers(), ...s.processorRequests.workers(), ...s.retention.workers(), ...s.disbursements.workers(), ...s.guards.workers(), ...s.rates.workers(), ...s.paymentLinks.workers()];
 }

@@ -29,4 +29,9 @@ export interface CollectionParts {
   /** FX quotes a request-to-pay may name (merchants/quotes.ts) */
   quotes: QuoteService;
   routingTurns: RoutingTurns;
+  /**
+   * The payment links' part of a state change (${@links} of sql/move.sql; payment-links/ is built on
+   * collections, so its SQL is handed in): a completion counted on its link, and the link's end told.
+   */
+  linkCompletionCtes: string;
 }

@@ -31,7 +31,7 @@ type MoveRead = CollectionRow & MoveExtras & { n_: string | number | bigint };
 
 /** A move's read and its write (sql/read-for-move.sql, sql/move.sql): constant texts, prepared on a real server. */
 const READ_FOR_MOVE_SQL = hotSqlFile(__dirname, 'read-for-move.sql');
-const MOVE_SQL = hotSqlFile(__dirname, 'move.sql', { credit: CREDIT_CTES, notices: STATUS_CHANGE_CTES });
+const moveSql = (links: string) => hotSqlFile(__dirname, 'move.sql', { credit: CREDIT_CTES, notices: STATUS_CHANGE_CTES, links });
 
 /** One move's values for move.sql: its element of each per-move array, and its postings, holds and emails. */
 interface PlannedMove {
@@ -66,6 +66,8 @@ function moveValues(batch: readonly PlannedMove[]): Record<string, unknown[]> {
 export class StateChanges {
   /** state changes outside a caller's transaction, with group commit (move-batch.ts) */
   private readonly moves: MoveBatches;
+  /** the write (sql/move.sql), with the payment links' part handed in */
+  private readonly moveStatement: ReturnType<typeof moveSql>;
 
   constructor(
     private readonly s: Base & CollectionParts,
@@ -73,6 +75,7 @@ export class StateChanges {
     private readonly queries: CollectionQueries,
   ) {
     this.moves = moveBatches(s, lanes, (q, asks) => this.moveOnce(q, asks));
+    this.moveStatement = moveSql(s.linkCompletionCtes);
   }
 
   /**
@@ -154,7 +157,7 @@ export class StateChanges {
   private async writeMoves(q: Queryable, writes: readonly { ask: MoveAsk; read: MoveRead }[]): Promise<MoveTry[]> {
     const now = this.s.now();
     const planned = await Promise.all(writes.map(({ ask, read }) => this.planMove(q, read, ask, now)));
-    const done = await q.any<CollectionRow & { credited_: boolean; n_: string | number | bigint }>(bound(q, MOVE_SQL, moveValues(planned)));
+    const done = await q.any<CollectionRow & { credited_: boolean; n_: string | number | bigint }>(bound(q, this.moveStatement, moveValues(planned)));
     const answers: MoveTry[] = writes.map(() => MISSED);
     for (const { credited_: credited, n_: place, ...moved } of done) {
       const p = planned[Number(place) - 1];

@@ -57,6 +57,8 @@ export interface StatusChangeValues {
 const COLLECTION_EMAILS_CTE = sqlPart(__dirname, 'collection-emails-cte.sql');
 export const STATUS_CHANGE_CTES = `${sqlPart(__dirname, 'status-change-ctes.sql')},\n${COLLECTION_EMAILS_CTE}`;
 export const START_EMAILS_CTE = `${sqlPart(__dirname, 'start-emails-cte.sql')},\n${COLLECTION_EMAILS_CTE}`;
+/** The webhook notification of a payment link's end, from the statement's `link_ended` (sql/link-ended-cte.sql). */
+export const LINK_ENDED_CTE = sqlPart(__dirname, 'link-ended-cte.sql');
 
 const SQL = {
   freeDeadClaims: sqlFile(__dirname, 'free-dead-claims.sql'),

@@ -2,6 +2,10 @@
 // with a message, and read with its counts. This wing is the one writer of payment_links and
 // payment_link_attempts; the customers' attempts on the hosted page are ./attempts.ts.
 import type { Base } from '../base';
+import { bound, hotSqlFile, sqlPart } from '../db';
+import { LINK_ENDED_CTE } from '../notifications/notifications';
+import { currentTraceParent } from '../telemetry';
+import type { WorkerSpec } from '../workers/loops';
 import type { CountedPaymentLinkRow, PaymentLinkRow } from '../api-records/payment-link';
 import { pooledRandomBytes } from '../crypto/random-pool';
 import { listPage } from '../db/keyset';
@@ -11,6 +15,17 @@ import type { FieldError } from '../errors';
 import type { Principal } from '../merchants/access-tokens';
 import { planLink } from './inputs';
 import type { PaymentLinkCreate } from './inputs';
+
+/**
+ * The links' part of a collection's state change (collections/sql/move.sql's ${@links}, handed in by
+ * src/wiring.ts): a completion counts on its link, and the one that brings it to its limit writes the
+ * link's `payment_link.exhausted` notification in the same statement.
+ */
+export const LINK_COMPLETION_CTES = `${sqlPart(__dirname, 'completion-cte.sql')},\n${LINK_ENDED_CTE}`;
+
+const EXPIRE_DUE_SQL = hotSqlFile(__dirname, 'expire-due.sql', { notice: LINK_ENDED_CTE });
+const EXPIRE_BATCH = 100;
+const EXPIRY_SWEEP_MS = 5000;
 
 /** `pl_` and 24 base64url characters: 144 random bits. */
 function newLinkId(): string {
@@ -104,6 +119,24 @@ export class PaymentLinkService {
       [linkId, businessId, this.s.now()],
     );
     return this.get(businessId, linkId);
+  }
+
+  /**
+   * The expiry sweep: active links past expires_at whose end was not told yet are ended, each with its one
+   * `payment_link.expired` notification in the same statement. Returns how many.
+   */
+  async endExpired(): Promise<number> {
+    const now = this.s.now();
+    const firstAttemptAt = new Date(now.getTime() + this.s.config.webhookRetryScheduleMs[0]);
+    const { ended } = await this.s.db.one<{ ended: number }>(
+      bound(this.s.db, EXPIRE_DUE_SQL, { now, limit: EXPIRE_BATCH, firstAttemptAt, traceParent: currentTraceParent() }),
+    );
+    if (ended > 0) this.s.kick('webhooks');
+    return ended;
+  }
+
+  workers(): WorkerSpec[] {
+    return [{ name: 'payment-link-expiry', intervalMs: EXPIRY_SWEEP_MS, run: () => this.endExpired() }];
   }
 
   /** The link a customer opened (without its counts: the page needs none), or null for an id that names none. */

@@ -897,6 +897,55 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    paymentLinkExhausted: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Payment link reached its limit
+         * @description Sent once to the `webhook_url` of the API token that made a payment link when the completion that brings
+         *     its completed payments to its `completed_limit` commits (the notification is written in that
+         *     completion's transaction), as an HTTP `POST` with a JSON body: `event` `payment_link.exhausted`,
+         *     `transaction_type` `payment_link`. The link's page answers 410 from then on. A link is ended once:
+         *     a link already told `payment_link.expired` is not told this. Signed, retried and deduplicated exactly
+         *     like the collection notifications (see `collectionStatusChanged`).
+         */
+        post: operations["paymentLinkExhausted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    paymentLinkExpired: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Payment link expired
+         * @description Sent once to the `webhook_url` of the API token that made a payment link when an active link passes its
+         *     `expires_at` (a sweep tells it within seconds), as an HTTP `POST` with a JSON body: `event`
+         *     `payment_link.expired`, `transaction_type` `payment_link`. A link ended by its limit first, or
+         *     deactivated at the time, is not told this. Signed, retried and deduplicated exactly like the collection
+         *     notifications (see `collectionStatusChanged`).
+         */
+        post: operations["paymentLinkExpired"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -2307,6 +2356,42 @@ export interface components {
              * @example 1
              */
             sequence: number;
+        };
+        /** @description Body of a payment link's end: sent once per link, by `payment_link.exhausted` when its completed payments reach `completed_limit` or by `payment_link.expired` when it passed `expires_at`, whichever comes first. */
+        PaymentLinkNotification: {
+            /**
+             * @description What the notification is about; branch on it when one endpoint receives every kind.
+             * @constant
+             */
+            transaction_type: "payment_link";
+            /**
+             * @description `payment_link.exhausted`: the completion that brought the link's completed payments to its `completed_limit` (written with that completion). `payment_link.expired`: the link, active, passed its `expires_at` (told by a sweep within seconds).
+             * @enum {string}
+             */
+            event: "payment_link.exhausted" | "payment_link.expired";
+            /** @description The link's id. */
+            link_id: string;
+            /** @description The link's title. */
+            title: string;
+            /** @description The link's limit of completed payments, or null for none. */
+            completed_limit: number | null;
+            /** @description The link's completed payments when it ended. */
+            completed_payments: number;
+            /**
+             * Format: date-time
+             * @description The link's expiry, or null for none (UTC).
+             */
+            expires_at: string | null;
+            /**
+             * Format: date-time
+             * @description When the link ended (UTC).
+             */
+            occurred_at: string;
+            /**
+             * @description A link's notifications number their own sequence; its end is its only one.
+             * @constant
+             */
+            sequence: 1;
         };
     };
     responses: {
@@ -4114,6 +4199,110 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["DisbursementNotification"];
+            };
+        };
+        responses: {
+            /** @description Acknowledged. Any 2xx status acknowledges the notification; anything else, a timeout (10 s) or a refused connection is retried per `WEBHOOK_RETRY_SCHEDULE`. The response body is ignored (its first 1 KiB is kept in the delivery log). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not acknowledged; the notification is retried per `WEBHOOK_RETRY_SCHEDULE`. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not acknowledged; the notification is retried per `WEBHOOK_RETRY_SCHEDULE`. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    paymentLinkExhausted: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Id of the notification (event), the same on every retry and re-send. Deduplicate on it.
+                 * @example evt_2f6c1b9a7d4e4c0f9a3e8b5d1c7f2a64
+                 */
+                "webhook-id": string;
+                /**
+                 * @description When this attempt was signed, in seconds since the Unix epoch.
+                 * @example 1764065705
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description `v1,` followed by `base64(HMAC-SHA256(UTF-8 bytes of webhook_hash, "<webhook-id>.<webhook-timestamp>.<body>"))`. Standard Webhooks allows several space-separated signatures; accept the message if any `v1` one matches.
+                 * @example v1,uQw0Mr8MxPRGPTsrS8mAKVnN45cS1fhlzzxbMH5Tegs=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PaymentLinkNotification"];
+            };
+        };
+        responses: {
+            /** @description Acknowledged. Any 2xx status acknowledges the notification; anything else, a timeout (10 s) or a refused connection is retried per `WEBHOOK_RETRY_SCHEDULE`. The response body is ignored (its first 1 KiB is kept in the delivery log). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not acknowledged; the notification is retried per `WEBHOOK_RETRY_SCHEDULE`. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not acknowledged; the notification is retried per `WEBHOOK_RETRY_SCHEDULE`. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    paymentLinkExpired: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Id of the notification (event), the same on every retry and re-send. Deduplicate on it.
+                 * @example evt_2f6c1b9a7d4e4c0f9a3e8b5d1c7f2a64
+                 */
+                "webhook-id": string;
+                /**
+                 * @description When this attempt was signed, in seconds since the Unix epoch.
+                 * @example 1764065705
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description `v1,` followed by `base64(HMAC-SHA256(UTF-8 bytes of webhook_hash, "<webhook-id>.<webhook-timestamp>.<body>"))`. Standard Webhooks allows several space-separated signatures; accept the message if any `v1` one matches.
+                 * @example v1,uQw0Mr8MxPRGPTsrS8mAKVnN45cS1fhlzzxbMH5Tegs=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PaymentLinkNotification"];
             };
         };
         responses: {

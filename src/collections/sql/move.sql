@@ -11,7 +11,9 @@
 -- in a circle; a collection twice in one batch is changed at most once: the guard makes the other a miss. Answers one row per move that applied (n_ its place, none when its
 -- guard found the row changed) and credited_: false when a completion found the collection credited already
 -- (one credit journal per collection). The credit's CTEs are the ledger's (ledger/sql/credit-ctes.sql), the
--- notification's and emails' the notifications' (notifications/sql/status-change-ctes.sql, collection-emails-cte.sql), included at load.
+-- notification's and emails' the notifications' (notifications/sql/status-change-ctes.sql, collection-emails-cte.sql), and
+-- the payment links' (payment-links/sql/completion-cte.sql: a completion counted on its link, the link's end
+-- told by the one that brings it to its limit), included at load.
 WITH input AS (
   SELECT * FROM unnest(${id}::bigint[], ${from}::text[], ${notification_seq}::int[], ${api_token_id}::int[],
     ${status}::text[], ${message}::text[], ${updated_at}::timestamptz[], ${taken}::int[],
@@ -34,6 +36,7 @@ moved AS (
 ),
 ${@credit},
 ${@notices},
+${@links},
 certification AS (
   INSERT INTO certification_events (business_id, scenario, gateway_reference, at)
   SELECT m.business_id, i.scenario, m.gateway_reference, m.updated_at
