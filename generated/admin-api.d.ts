@@ -312,6 +312,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/payment-links/{link_id}/reactivate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reactivate a payment link of any business
+         * @description Lets a deactivated link take payments again (until it expires or reaches its limit); reactivating an active link changes nothing. Operator admins and the business's owners may; the change is in the audit log. No request body (or `{}`).
+         */
+        post: operations["reactivateAdminPaymentLink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/admin/refunds": {
         parameters: {
             query?: never;
@@ -2136,6 +2156,8 @@ export interface components {
             /** @example Sold out, thank you! */
             message: string & components["schemas"]["Text"];
         };
+        /** @description The body of an action that takes no input: send no body at all, or `{}`. Any field is refused (`VALIDATION_ERROR`). */
+        EmptyBody: Record<string, never>;
         /** @description A refund: money given back to the customer of a `COMPLETED` collection, through the processor that took it. Every field is always present; a blank field is `null`, never omitted. */
         RefundRecord: {
             /**
@@ -2781,8 +2803,6 @@ export interface components {
             message: string;
             data: components["schemas"]["ApiToken"];
         };
-        /** @description The body of an action that takes no input: send no body at all, or `{}`. Any field is refused (`VALIDATION_ERROR`). */
-        EmptyBody: Record<string, never>;
         /** @description A market rate: 1 unit of `base` = `rate` units of `quote`, with where it came from and the time it is valid for (`as_of`: a feed's reference date at midnight UTC, or when the operator set it). With no direct rate for a pair, the inverse of the reverse rate is used, and with neither a cross rate through EUR. A rate older than its source's maximum age is not used (`RATE_UNAVAILABLE`). */
         FxRate: {
             base: components["schemas"]["Currency"];
@@ -5342,6 +5362,49 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             /** @description `FORBIDDEN`: the caller's role may not deactivate links. `CSRF_FAILED`: the session's `X-CSRF-Token` is missing. */
+            403: components["responses"]["Forbidden"];
+            /** @description `NOT_FOUND`: no payment link (of your business) has this `link_id`. */
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    reactivateAdminPaymentLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The payment link's `link_id`, as `createPaymentLink` answered it.
+                 * @example pl_Q7rX2mLk9VbT4nWc8YhZ3sPa
+                 */
+                link_id: components["parameters"]["PaymentLinkId"];
+            };
+            cookie?: never;
+        };
+        /** @description No input; send no body or `{}`. */
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["EmptyBody"];
+            };
+        };
+        responses: {
+            /** @description The link, active. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminPaymentLinkResponse"];
+                };
+            };
+            /** @description `VALIDATION_ERROR`: `link_id` is malformed or the body is not empty. `INVALID_JSON`, `UNSUPPORTED_MEDIA_TYPE`: the body is not a JSON object sent as `application/json`. Nothing changed. */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description `FORBIDDEN`: the caller's role may not reactivate links. `CSRF_FAILED`: the session's `X-CSRF-Token` is missing. */
             403: components["responses"]["Forbidden"];
             /** @description `NOT_FOUND`: no payment link (of your business) has this `link_id`. */
             404: components["responses"]["NotFound"];

@@ -157,6 +157,7 @@ const TARGETS: Record<string, Target> = {
   requestGoLive: { type: 'go_live_request' },
   createAdminPaymentLink: { type: 'payment_link', created: 'SELECT id FROM payment_links WHERE link_id = $<link_id>' },
   deactivateAdminPaymentLink: { type: 'payment_link', find: 'SELECT id FROM payment_links WHERE link_id = $<link_id>' },
+  reactivateAdminPaymentLink: { type: 'payment_link', find: 'SELECT id FROM payment_links WHERE link_id = $<link_id>' },
   updateUser: { type: 'user', param: 'user_id' },
   createInvitation: { type: 'invitation' },
   revokeInvitation: { type: 'invitation', param: 'invitation_id' },

@@ -110,12 +110,12 @@ export class PaymentLinkService {
     return this.get(businessId, linkId);
   }
 
-  /** Lets a deactivated link take payments again; an active one is left as it is. */
-  async reactivate(businessId: number, linkId: string): Promise<CountedPaymentLinkRow> {
+  /** Lets a deactivated link take payments again; an active one is left as it is. Of any business for `null`. */
+  async reactivate(businessId: number | null, linkId: string): Promise<CountedPaymentLinkRow> {
     await this.get(businessId, linkId);
     await this.s.db.none(
       `UPDATE payment_links SET state = 'active', deactivation_message = NULL, deactivated_at = NULL, updated_at = $3
-       WHERE link_id = $1 AND business_id = $2 AND state = 'deactivated'`,
+       WHERE link_id = $1 AND ($2::int IS NULL OR business_id = $2) AND state = 'deactivated'`,
       [linkId, businessId, this.s.now()],
     );
     return this.get(businessId, linkId);

@@ -1,10 +1,11 @@
 // Proves, in Chromium against a real service and database, the merchant's Payment links page at a phone's
-// 390 px: an owner finds the business's only API token already chosen, sees an API refusal at its field (a
-// minimum above the maximum, nothing written), creates a link and sees it listed with its URL and its QR code;
-// a customer with no session opens the URL, picks mobile money, enters a phone number and pays in the sandbox
-// until the page says it completed; the list then counts 1 completed; Deactivate asks first, with the message,
-// and the URL then answers the 410 page with it. An owner of a business with no API token is sent to create
-// one first.
+// 390 px: an owner finds the business's only API token already chosen, sees the API's refusals at their fields
+// (a minimum above the maximum; a redirect URL and a confirmation message both; nothing written), creates a
+// link with a description and sees it listed with its URL and its QR code; a customer with no session opens
+// the URL, reads the description, picks mobile money, enters a phone number and pays in the sandbox until the
+// page says it completed; the list then counts 1 completed; Deactivate asks first, with the message, and the
+// URL then answers the 410 page with it; Reactivate opens it again. An owner of a business with no API token
+// is sent to create one first.
 import type { Browser, Locator } from 'playwright-core';
 import { launchBrowser } from '../helpers/browser';
 import { closeAll, dashboardPage, describeBrowser, fieldError, fitsWidth, PHONE, signIn } from '../helpers/dashboard';
@@ -33,7 +34,7 @@ const pair = (card: Locator, term: string) => card.locator('dt', { hasText: new 
 const links = async () => svc.database.db.any('SELECT link_id, api_token_id, state FROM payment_links WHERE business_id = $1', [shop.businessId]);
 
 describeBrowser('payment links in the merchant portal', () => {
-  it('lets an owner create a link at phone width that a customer pays, then deactivate it after a confirmation', async () => {
+  it('lets an owner create a link at phone width that a customer pays, deactivate it after a confirmation, then reactivate it', async () => {
     const owner = await createUser(svc, { role: 'merchant_owner', business_id: shop.businessId });
     const page = await dashboardPage(browser, svc, '/payment-links', PHONE);
     await signIn(page, owner.email, owner.password);
@@ -47,14 +48,18 @@ describeBrowser('payment links in the merchant portal', () => {
     await form.getByLabel('The customer chooses, between a minimum and a maximum').check();
     await form.getByLabel('Minimum amount').fill('30000');
     await form.getByLabel('Maximum amount').fill('20000');
+    await form.getByLabel('Redirect URL, optional').fill('https://shop.example.org/thanks');
+    await form.getByLabel('Confirmation message, optional').fill('Thank you, we start sewing today');
     await form.getByRole('button', { name: 'Create payment link' }).click();
     expect(await fieldError(page, 'New payment link', 'min_amount').textContent()).toContain('must not be above max_amount');
+    expect(await fieldError(page, 'New payment link', 'confirmation_message').textContent()).toContain('not both');
     expect(await links()).toEqual([]);
+    await form.getByLabel('Redirect URL, optional').fill('');
+    await form.getByLabel('Description, optional').fill('Half now, half on delivery');
 
     await form.getByLabel('A fixed amount').check();
     await form.getByLabel('Amount', { exact: true }).fill('25000');
     expect(await form.getByRole('checkbox', { name: 'Mobile money' }).isChecked()).toBe(true);
-    await form.getByLabel('Confirmation message, optional').fill('Thank you, we start sewing today');
     await form.getByRole('button', { name: 'Create payment link' }).click();
     await form.getByText(/^Payment link “Tailoring deposit” created/).waitFor();
     const [made] = await links();
@@ -80,6 +85,7 @@ describeBrowser('payment links in the merchant portal', () => {
     const pay = await customer.newPage();
     await pay.goto(url);
     await pay.getByRole('heading', { name: 'Tailoring deposit' }).waitFor();
+    await pay.getByText('Half now, half on delivery').waitFor();
     await pay.getByRole('radio', { name: 'Mobile money' }).check();
     await pay.getByLabel('Phone number for mobile money (country code first)').fill('256777000001');
     await pay.getByRole('button', { name: 'Pay' }).click();
@@ -119,6 +125,15 @@ describeBrowser('payment links in the merchant portal', () => {
     const gone = await pay.goto(url);
     expect(gone?.status()).toBe(410);
     await pay.getByText('Closed for the holidays').waitFor();
+
+    // Reactivate: the link takes payments again, its page is the form once more
+    await card.getByRole('button', { name: 'Reactivate' }).click();
+    await pair(card, 'State').getByText('active', { exact: true }).waitFor();
+    expect(await card.getByRole('button', { name: 'Reactivate' }).count()).toBe(0);
+    expect((await links())[0].state).toBe('active');
+    const back = await pay.goto(url);
+    expect(back?.status()).toBe(200);
+    await pay.getByRole('button', { name: 'Pay' }).waitFor();
     await customer.close();
     await page.context().close();
   }, 240_000);

@@ -1,4 +1,4 @@
-// Proves the operator's payment link operations: an operator lists every business's links (or one business's) with their business and counts and reads any one; a merchant user sees only its own business's; an operator admin deactivates a link with a message (the merchant sees it deactivated, the change is audited) while support staff may not, and bad input changes nothing; a merchant's developer creates a link in the dashboard under one of its business's API tokens (audited), while another business's token, a deleted or unknown one, a missing one, and viewers, support staff and the operator key are refused, writing nothing.
+// Proves the operator's payment link operations: an operator lists every business's links (or one business's) with their business and counts and reads any one; a merchant user sees only its own business's; an operator admin deactivates a link with a message (the merchant sees it deactivated, the change is audited) and reactivates one while support staff may not, and bad input changes nothing; a merchant's developer creates a link in the dashboard under one of its business's API tokens (audited), while another business's token, a deleted or unknown one, a missing one, and viewers, support staff and the operator key are refused, writing nothing.
 import { setupMerchant } from '../helpers/fixtures';
 import type { MerchantSetup } from '../helpers/fixtures';
 import { expectOk, tokenBody } from '../helpers/merchants';
@@ -51,6 +51,20 @@ it('lets an operator admin deactivate a link, audited, but not support staff; ba
   expect(expectOk(await a.client.get(`/v1/payment-links/${linkA.link_id}`)).deactivation_message).toBe('Reported as fraud');
   const entry = await svc.services.db.one("SELECT after FROM audit_log WHERE action = 'deactivateAdminPaymentLink' ORDER BY id DESC LIMIT 1");
   expect(entry.after).toMatchObject({ link_id: linkA.link_id, state: 'deactivated' });
+});
+
+it('lets an operator admin reactivate a deactivated link, audited, but not support staff; an unknown link is NOT_FOUND', async () => {
+  const link = expectOk(await b.client.post('/v1/payment-links', { title: 'Paused', amount: 300, currency: 'UGX', payment_methods: ['CARD'] }));
+  expectOk(await b.client.post(`/v1/payment-links/${link.link_id}/deactivate`, { message: 'Back next week' }));
+  const support = await signedIn(svc, await createUser(svc, { role: 'operator_support', totp: true }), clock);
+  expect((await support.post(`/v1/admin/payment-links/${link.link_id}/reactivate`)).status).toBe(403);
+  expect((await svc.admin.post('/v1/admin/payment-links/pl_AAAAAAAAAAAAAAAAAAAAAAAA/reactivate')).status).toBe(404);
+  expect(expectOk(await b.client.get(`/v1/payment-links/${link.link_id}`)).state).toBe('deactivated');
+  const on = expectOk(await svc.admin.post(`/v1/admin/payment-links/${link.link_id}/reactivate`));
+  expect([on.state, on.deactivation_message, on.business_id]).toEqual(['active', null, b.businessId]);
+  expect(expectOk(await b.client.get(`/v1/payment-links/${link.link_id}`)).state).toBe('active');
+  const entry = await svc.services.db.one("SELECT before, after FROM audit_log WHERE action = 'reactivateAdminPaymentLink' ORDER BY id DESC LIMIT 1");
+  expect([entry.before.state, entry.after.state]).toEqual(['deactivated', 'active']);
 });
 
 it("lets a merchant's developer create a link under one of its API tokens, audited; refuses other tokens and roles, writing nothing", async () => {

@@ -91,6 +91,16 @@ const CASES: Record<string, Case> = {
     },
     changed: ['state', 'deactivation_message', 'deactivated_at'],
   },
+  reactivateAdminPaymentLink: {
+    run: async () => {
+      const tokenId = await freshToken();
+      const { business_id: businessId } = await svc.services.db.one('SELECT business_id FROM api_tokens WHERE id = $1', [tokenId]);
+      const link = await svc.services.paymentLinks.create({ businessId, apiTokenId: tokenId }, { title: 'Audited link', amount: 100, currency: 'UGX', payment_methods: ['CARD'] });
+      await svc.services.paymentLinks.deactivate(businessId, link.link_id, 'Paused');
+      return svc.admin.post(`/v1/admin/payment-links/${link.link_id}/reactivate`);
+    },
+    changed: ['state', 'deactivation_message', 'deactivated_at'],
+  },
   updateApiToken: { run: async () => svc.admin.patch(`/v1/admin/api-tokens/${await freshToken()}`, { email_user: true, webhook_url: 'https://8.8.8.8/changed' }), changed: ['email_user', 'webhook_url'] },
   regenerateApiToken: { run: async () => svc.admin.post(`/v1/admin/api-tokens/${await freshToken()}/regenerate`), changed: ['generation'] },
   deleteApiToken: { run: async () => svc.admin.delete(`/v1/admin/api-tokens/${await freshToken()}`), changed: 'deleted' },

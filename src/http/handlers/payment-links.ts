@@ -51,4 +51,6 @@ export const admin = typedHandlers({
 
   deactivateAdminPaymentLink: async ({ path, body }, ctx) =>
     ok(adminRecord(ctx, await ctx.services.paymentLinks.deactivate(null, path.link_id, body.message)), 'Payment link deactivated'),
+
+  reactivateAdminPaymentLink: async ({ path }, ctx) => ok(adminRecord(ctx, await ctx.services.paymentLinks.reactivate(null, path.link_id)), 'Payment link reactivated'),
 });

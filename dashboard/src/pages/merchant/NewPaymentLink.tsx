@@ -1,6 +1,6 @@
-// The New payment link form (createAdminPaymentLink): title, a fixed amount or a range the customer chooses
+// The New payment link form (createAdminPaymentLink): title and description, a fixed amount or a range the customer chooses
 // in, the currency (of the business's wallets), the methods offered, an optional expiry, limit of completed
-// payments and confirmation message, and the API token whose webhooks the link's payments are notified to:
+// payments, the redirect URL or confirmation message, and the API token whose webhooks the link's payments are notified to:
 // a choice among the business's tokens, the only one already chosen. Without a token the page says to create
 // one first. The API judges what is typed; its refusals show at the field they name.
 import { useState } from 'react';
@@ -15,10 +15,12 @@ import { asNumber, PAYMENT_METHODS, utcOf, zoneName } from '../../ui/values';
 
 type Method = (typeof PAYMENT_METHODS)[number];
 const METHOD_NAMES: Record<Method, string> = { MOBILE_MONEY: 'Mobile money', CARD: 'Card', BANK: 'Bank', CRYPTO: 'Crypto' };
-const FIELDS = ['title', 'amount', 'min_amount', 'max_amount', 'currency', 'payment_methods', 'expires_at', 'completed_limit', 'confirmation_message', 'api_token_id'];
+const FIELDS = ['title', 'description', 'redirect_url', 'amount', 'min_amount', 'max_amount', 'currency', 'payment_methods', 'expires_at', 'completed_limit', 'confirmation_message', 'api_token_id'];
 
 interface Typed {
   title: string;
+  description: string;
+  redirect: string;
   fixed: boolean;
   amount: string;
   min: string;
@@ -31,17 +33,19 @@ interface Typed {
   token: string;
 }
 
-const BLANK: Typed = { title: '', fixed: true, amount: '', min: '', max: '', currency: '', methods: ['MOBILE_MONEY'], expires: '', limit: '', confirmation: '', token: '' };
+const BLANK: Typed = { title: '', description: '', redirect: '', fixed: true, amount: '', min: '', max: '', currency: '', methods: ['MOBILE_MONEY'], expires: '', limit: '', confirmation: '', token: '' };
 
 /** What the form sends: the optional fields only when filled in, numbers as typed for the API to judge. */
 function bodyOf(t: Typed, currency: string, token: string): Admin['AdminPaymentLinkCreate'] {
   return {
     title: t.title,
+    ...(t.description.trim() ? { description: t.description } : {}),
     ...(t.fixed ? { amount: asNumber(t.amount) } : { min_amount: asNumber(t.min), max_amount: asNumber(t.max) }),
     currency,
     payment_methods: t.methods,
     ...(t.expires.trim() ? { expires_at: utcOf(t.expires, false) } : {}),
     ...(t.limit.trim() ? { completed_limit: asNumber(t.limit) } : {}),
+    ...(t.redirect.trim() ? { redirect_url: t.redirect.trim() } : {}),
     ...(t.confirmation.trim() ? { confirmation_message: t.confirmation } : {}),
     api_token_id: asNumber(token),
   } as Admin['AdminPaymentLinkCreate'];
@@ -107,6 +111,9 @@ function LinkForm({ businessId, tokens, currencies }: { businessId: number; toke
       <div className="wide">
         <TextField label="Title" name="title" required error={error} hint="What the customer pays for, the heading of the link's page." value={t.title} onValue={(v) => edit({ title: v })} />
       </div>
+      <div className="wide">
+        <TextField label="Description, optional" name="description" error={error} hint="A line under the title on the link's page." value={t.description} onValue={(v) => edit({ description: v })} />
+      </div>
       <fieldset className="field wide">
         <legend>Amount</legend>
         <label className="check">
@@ -149,6 +156,17 @@ function LinkForm({ businessId, tokens, currencies }: { businessId: number; toke
         onValue={(v) => edit({ expires: v })}
       />
       <TextField label="Most completed payments, optional" name="completed_limit" inputMode="numeric" error={error} hint="Empty: no limit." value={t.limit} onValue={(v) => edit({ limit: v })} />
+      <div className="wide">
+        <TextField
+          label="Redirect URL, optional"
+          name="redirect_url"
+          type="url"
+          error={error}
+          hint="Where the customer goes once the payment is over, told its reference and outcome; or a confirmation message instead."
+          value={t.redirect}
+          onValue={(v) => edit({ redirect: v })}
+        />
+      </div>
       <div className="wide">
         <TextField
           label="Confirmation message, optional"

@@ -1,6 +1,7 @@
 // The merchant's payment links (docs/contract/payment-links.md): the New payment link form, then each link
 // with its amount (or range), state and counts, its URL to copy and its QR code, and for owners Deactivate,
-// which asks first, with the message customers will read on the link's page.
+// which asks first, with the message customers will read on the link's page, and Reactivate for a deactivated
+// link.
 import { useRef, useState } from 'react';
 import type { FormEvent } from 'react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
@@ -106,7 +107,25 @@ function LinkCard({ link }: { link: PaymentLink }) {
         </div>
       )}
       {asking && <DeactivateForm link={link} onDone={() => setAsking(false)} />}
+      {mayDeactivate && link.state === 'deactivated' && <Reactivate link={link} />}
     </article>
+  );
+}
+
+/** Reactivate: the link takes payments again (until it expires or reaches its limit); nothing to confirm, as Deactivate undoes it. */
+function Reactivate({ link }: { link: PaymentLink }) {
+  const queries = useQueryClient();
+  const reactivate = useMutation({
+    mutationFn: () => unwrap(admin.POST('/v1/admin/payment-links/{link_id}/reactivate', { params: { path: { link_id: link.link_id } } })),
+    onSuccess: () => queries.invalidateQueries({ queryKey: ['payment-links'] }),
+  });
+  return (
+    <div className="actions">
+      <button type="button" className="small" onClick={() => reactivate.mutate()} disabled={reactivate.isPending}>
+        Reactivate
+      </button>
+      <FormError error={reactivate.error} shown={[]} />
+    </div>
   );
 }
 
