@@ -7,8 +7,9 @@ import type { components } from './generated/merchant-api';
 export type CollectionNotification = components['schemas']['CollectionNotification'];
 export type RefundNotification = components['schemas']['RefundNotification'];
 export type DisbursementNotification = components['schemas']['DisbursementNotification'];
-/** What a webhook carries: a collection's, a refund's or a disbursement's change; `transaction_type` tells which. */
-export type Notification = CollectionNotification | RefundNotification | DisbursementNotification;
+export type PaymentLinkNotification = components['schemas']['PaymentLinkNotification'];
+/** What a webhook carries: a collection's, a refund's or a disbursement's change, or a payment link's end; `transaction_type` tells which. */
+export type Notification = CollectionNotification | RefundNotification | DisbursementNotification | PaymentLinkNotification;
 
 /** Replays older (or clock skew larger) than this are refused. */
 export const DEFAULT_TOLERANCE_SECONDS = 5 * 60;
