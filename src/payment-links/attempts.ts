@@ -2,7 +2,6 @@
 // link's row is locked (so customers paying at once never take more slots than the limit), then an ordinary
 // collection made through request-to-pay under the API token that made the link, then the attempt given its
 // collection. When request-to-pay refuses, the attempt is deleted and its slot is free again.
-import { randomUUID } from 'node:crypto';
 import type { Base } from '../base';
 import { linkUrl } from '../api-records/payment-link';
 import type { PaymentLinkRow } from '../api-records/payment-link';
@@ -67,7 +66,7 @@ export class LinkAttempts {
     });
     if ('gone' in reserved) return { gone: reserved.gone };
     try {
-      const { row } = await this.s.requestToPay({ businessId: link.business_id, apiTokenId: reserved.apiTokenId }, this.body(link, input));
+      const { row } = await this.s.requestToPay({ businessId: link.business_id, apiTokenId: reserved.apiTokenId }, this.body(link, reserved.id, input));
       await this.s.db.none('UPDATE payment_link_attempts SET collection_id = $2 WHERE id = $1', [reserved.id, row.id]);
       return { collection: row };
     } finally {
@@ -83,13 +82,17 @@ export class LinkAttempts {
     );
   }
 
-  /** The request-to-pay of an attempt: the customer's browser comes back to the link's own end page. */
-  private body(link: PaymentLinkRow, input: AttemptInput): RequestToPayBody {
+  /**
+   * The request-to-pay of an attempt: the customer's browser comes back to the link's own end page. Its
+   * merchant_reference is the link's id and the attempt's id in base 36 (at most 27 + 1 + 8 of the 36 characters
+   * a reference may have), so the merchant reads on every collection which link it came from, and it is unique.
+   */
+  private body(link: PaymentLinkRow, attemptId: bigint, input: AttemptInput): RequestToPayBody {
     return {
       payment_method: input.method,
       amount: toApi(input.amountMinor),
       currency: link.currency,
-      merchant_reference: randomUUID(),
+      merchant_reference: attemptReference(link.link_id, attemptId),
       narration: `Payment link: ${link.title}`.slice(0, 64),
       redirect_url: `${linkUrl(this.s.config.publicBaseUrl, link.link_id)}/done`,
       ...(input.phone ? { account_number: input.phone } : {}),
@@ -97,4 +100,9 @@ export class LinkAttempts {
       ...(input.email ? { account_email: input.email } : {}),
     } as RequestToPayBody;
   }
+}
+
+/** A link's collection's merchant_reference: `pl_...-` and the attempt's id in base 36. */
+export function attemptReference(linkId: string, attemptId: bigint): string {
+  return `${linkId}-${attemptId.toString(36)}`;
 }

@@ -42,7 +42,7 @@ const paid = { method: 'MOBILE_MONEY', phone: '256777000001', field0: 'ORD-77' }
 
 async function made(linkId: string) {
   return svc.services.db.any(
-    `SELECT c.gateway_reference, c.status, c.payment_method, c.request_amount_minor, c.account_number, a.custom_values
+    `SELECT c.gateway_reference, c.merchant_reference, c.status, c.payment_method, c.request_amount_minor, c.account_number, a.custom_values
      FROM payment_link_attempts a JOIN payment_links l ON l.id = a.link_id LEFT JOIN collections c ON c.id = a.collection_id WHERE l.link_id = $1`,
     [linkId],
   );
@@ -70,6 +70,8 @@ it('makes one ordinary collection carrying the link, sends the customer to its p
   expect(rows[0]).toMatchObject({ payment_method: 'MOBILE_MONEY', request_amount_minor: 5000000n, account_number: '256777000001', custom_values: { 'Order number': 'ORD-77' } });
   expect(await collections()).toBe(before + 1);
   const ref = rows[0].gateway_reference as string;
+  // the collection names its link in its merchant_reference
+  expect(rows[0].merchant_reference).toMatch(new RegExp(`^${link.link_id}-[0-9a-z]{1,8}$`));
   expect(res.location).toMatch(new RegExp(`^/pay/${ref}\\?token=`));
   expect(res.location).not.toContain('256777000001');
   // the ordinary path: the merchant reads it with the API, its notifications are written
