@@ -6,9 +6,14 @@ import { callVendor } from '../transport';
 import type { PayoutObservedStatus, PayoutOrder, QueryResult, RefundOrder, SendResult } from '../types';
 import { readRecipient, readTransfer, readTransferVerify, transferRequest } from './payout-transformers';
 import type { RecipientRequest } from './payout-transformers';
+import { readDisputeFetch, readDisputeList } from './dispute-transformers';
+import type { DisputeAnswer } from './dispute-transformers';
 import { readRefundCreate, readRefundFetch, readRefundList, refundRequest } from './refund-transformers';
 import { chargeRequest, initializeRequest, readCharge, readInitialize, readVerify } from './transformers';
 import type { ChargeAnswer, InitializeAnswer, PaystackPayment, VerifyAnswer } from './transformers';
+
+/** Disputes asked for per page of GET /dispute. */
+export const DISPUTE_PAGE_SIZE = 50;
 
 export interface PaystackSettings {
   baseUrl: string;
@@ -66,6 +71,16 @@ export class PaystackClient {
 
   verifyTransfer(reference: string): Promise<QueryResult<PayoutObservedStatus> | Unreachable> {
     return this.call('GET', `/transfer/verify/${encodeURIComponent(reference)}`, undefined, readTransferVerify);
+  }
+
+  fetchDispute(id: string): Promise<DisputeAnswer | Unreachable> {
+    return this.call('GET', `/dispute/${encodeURIComponent(id)}`, undefined, readDisputeFetch);
+  }
+
+  /** One page of disputes opened since `from` (Paystack's from, perPage and page), at most DISPUTE_PAGE_SIZE. */
+  listDisputes(from: Date, page: number) {
+    const query = `from=${encodeURIComponent(from.toISOString())}&perPage=${DISPUTE_PAGE_SIZE}&page=${page}`;
+    return this.call('GET', `/dispute?${query}`, undefined, readDisputeList);
   }
 
   /** One attempt, never repeated by us: card data is not kept to send again. */
