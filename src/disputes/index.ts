@@ -13,10 +13,12 @@ import type { Logger } from '../log';
 import type { NotificationService } from '../notifications/notifications';
 import type { CallContext, DisputeConnector } from '../processors/types';
 import type { WorkerSpec } from '../workers/loops';
+import { AppError } from '../errors';
+import type { DisputeView } from '../api-records/dispute';
 import { disputeOpenedEmails } from './emails';
 import type { DisputeRecipients } from './emails';
 
-const SQL = sqlFiles(__dirname, ['disputed-collection', 'insert-dispute', 'move-dispute']);
+const SQL = sqlFiles(__dirname, ['disputed-collection', 'dispute-view', 'insert-dispute', 'move-dispute']);
 
 /** The poll looks back this far for disputes (a chargeback may come months after the payment). */
 export const DISPUTE_POLL_LOOKBACK_DAYS = 120;
@@ -199,7 +201,10 @@ export class DisputeService {
     return r?.gateway_reference ?? null;
   }
 
-  async get(gatewayReference: string): Promise<DisputeRow | null> {
-    return this.db.oneOrNone<DisputeRow>('SELECT * FROM disputes WHERE gateway_reference = $1', [gatewayReference]);
+  /** One dispute of the business, as the API shows it; NOT_FOUND for none (another business's included). */
+  async get(businessId: number, gatewayReference: string): Promise<DisputeView> {
+    const row = await this.db.oneOrNone<DisputeView>(SQL.disputeView, { businessId, gatewayReference });
+    if (!row) throw new AppError('NOT_FOUND', 'No dispute of yours has this gateway_reference');
+    return row;
   }
 }

@@ -1,4 +1,4 @@
-// Proves card disputes from Paystack against the project's fake Paystack over real HTTP: a signed charge.dispute.* event is a prompt (the dispute is fetched and recorded with its deadline, its hold taken from available, the merchant e-mailed); a declined dispute is learnt by the poll, then won when the bank decides (hold released); an unanswered one accepted at its deadline is debited exactly once however many prompts arrive together; a forged event changes nothing and a redelivered one nothing more; a refund of a disputed payment is refused, and a dispute and a refund at once leave the ledger sound.
+// Proves card disputes from Paystack (and getDispute, the merchant's read of one) against the project's fake Paystack over real HTTP: a signed charge.dispute.* event is a prompt (the dispute is fetched and recorded with its deadline, its hold taken from available, the merchant e-mailed); a declined dispute is learnt by the poll, then won when the bank decides (hold released); an unanswered one accepted at its deadline is debited exactly once however many prompts arrive together; a forged event changes nothing and a redelivered one nothing more; a refund of a disputed payment is refused, and a dispute and a refund at once leave the ledger sound.
 import { encryptCard } from '../../scripts/encrypt-card';
 import { ledgerDrift } from '../../src/ledger/ledger';
 import { signature } from '../../src/processors/paystack/transformers';
@@ -76,6 +76,15 @@ it('an event opens the dispute with its deadline and hold; a refund is refused; 
   expect(mail).toHaveLength(1);
   expect(mail[0]).toMatchObject({ recipient: 'payments@lagosbooks.example' });
   expect(mail[0].text_body).toContain(collection);
+  const read = await w.client.get(`/v1/disputes/${row!.gateway_reference}`);
+  expect(read.status).toBe(200);
+  expect(read.body.data).toEqual({
+    gateway_reference: row!.gateway_reference, collection_gateway_reference: collection, stage: 'chargeback', status: 'needs_response',
+    reason: 'Customer does not recognise the transaction', amount: 25000, currency: 'NGN', held_amount: 25000, debited_amount: null, refunded_amount: 0,
+    account_currency: 'NGN', deadline: row!.deadline_at.toISOString().slice(0, 19) + 'Z', resolution: null, opened_at: d.createdAt.slice(0, 19) + 'Z', closed_at: null,
+  });
+  const unknown = await w.client.get('/v1/disputes/DSP0000000000000000000');
+  expect([unknown.status, unknown.body.code]).toEqual([404, 'NOT_FOUND']);
 
   const refused = await w.client.post(`/v1/collections/${collection}/refunds`, { merchant_reference: `RFD-DSP-${process.pid}-1` });
   expect(refused.status).toBe(400);
@@ -92,6 +101,7 @@ it('an event opens the dispute with its deadline and hold; a refund is refused; 
   expect(await inStatus(d.id, 'won')).toMatchObject({ debited_minor: 0n, processor_status: 'resolved', resolution: 'declined' });
   expect(await walletOf(w, 'NGN')).toMatchObject({ available_balance: before.available_balance, balance: before.balance });
   expect((await journals(d.id)).map((j) => j.kind)).toEqual(['dispute_hold', 'dispute_hold', 'dispute_release', 'dispute_release']);
+  expect((await w.client.get(`/v1/disputes/${row!.gateway_reference}`)).body.data).toMatchObject({ status: 'won', debited_amount: 0, resolution: 'declined' });
   expect(await ledgerDrift(db())).toEqual([]);
 }, 60_000);
 
