@@ -466,6 +466,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/disputes/{gateway_reference}/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept a dispute
+         * @description Accepts one of your card disputes that needs your response, before its deadline: the processor is told (with your message), the customer's bank gets the amount back, and the held amount is debited from your wallet (for a partial acceptance only `amount`; the rest of the hold returns to your available balance). The answer is the dispute as the processor then reports it. A dispute that is under review, closed or past its deadline cannot be accepted.
+         */
+        post: operations["acceptDispute"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/disbursements": {
         parameters: {
             query?: never;
@@ -1962,6 +1982,16 @@ export interface components {
             message: string;
             data: components["schemas"]["DisputeRecord"];
         };
+        /** @description Accepting a dispute that needs your response: the customer's bank gets the amount back and the held amount is debited. Leave `amount` out to accept the whole dispute. */
+        DisputeAccept: {
+            /** @description A partial acceptance: the part of the disputed amount (in the dispute's currency) the customer gets back; the rest of the hold returns to your available balance. More than 0, at most the dispute's `amount`. */
+            amount?: components["schemas"]["Money"];
+            /**
+             * @description Why you accept, passed on to the processor with the acceptance (at most 500 characters).
+             * @example The order was never delivered; we accept the chargeback
+             */
+            message: string & components["schemas"]["Text"];
+        };
         /**
          * @description Stage of a disbursement. It starts `PENDING` (or `PENDING_APPROVAL` above the wallet's approval
          *     threshold) and ends in `COMPLETED`, `FAILED` or `CANCELLED`; a `COMPLETED` disbursement may later become
@@ -3450,6 +3480,46 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    acceptDispute: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The dispute's `gateway_reference`, as the dispute e-mail and the dispute list give it.
+                 * @example DSP3F9A61C0B2D4E8A7F155
+                 */
+                gateway_reference: components["parameters"]["DisputeGatewayReference"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DisputeAccept"];
+            };
+        };
+        responses: {
+            /** @description The dispute after the acceptance. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DisputeResponse"];
+                };
+            };
+            /** @description `VALIDATION_ERROR`: `amount` is 0 or more than the disputed amount, or `message` is missing; `INVALID_STATE`: the dispute does not need your response (under review, closed, or past its deadline), or the processor refused the acceptance. */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description `NOT_FOUND`: no dispute of yours has this `gateway_reference`. */
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            /** @description `SERVICE_UNAVAILABLE`: the processor did not answer; the dispute is unchanged here. Try again. */
             503: components["responses"]["ServiceUnavailable"];
         };
     };

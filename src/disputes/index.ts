@@ -13,7 +13,8 @@ import type { Logger } from '../log';
 import type { NotificationService } from '../notifications/notifications';
 import type { CallContext, DisputeConnector } from '../processors/types';
 import type { WorkerSpec } from '../workers/loops';
-import { AppError } from '../errors';
+import { AppError, validationError } from '../errors';
+import { amountOrError, toApi } from '../domain/money';
 import type { DisputeView } from '../api-records/dispute';
 import { disputeOpenedEmails } from './emails';
 import type { DisputeRecipients } from './emails';
@@ -199,6 +200,38 @@ export class DisputeService {
   async openOf(t: Tx | Db, collectionId: bigint): Promise<string | null> {
     const r = await t.oneOrNone<{ gateway_reference: string }>('SELECT gateway_reference FROM disputes WHERE collection_id = $1 AND closed_at IS NULL LIMIT 1', [collectionId]);
     return r?.gateway_reference ?? null;
+  }
+
+  /**
+   * The merchant accepts a dispute that needs its response, for the whole amount or `amount` of it (a
+   * partial acceptance), with its message: passed on to the processor, whose answer is then read and
+   * recorded as any other word on the dispute (the debit follows through `record`). INVALID_STATE for a
+   * dispute that does not need a response (answered, closed, or past its deadline: the processor accepted it
+   * already); SERVICE_UNAVAILABLE when the processor did not answer (nothing changed here).
+   */
+  async accept(businessId: number, gatewayReference: string, body: { amount?: number; message: string }): Promise<DisputeView> {
+    const d = await this.db.oneOrNone<DisputeRow & { service_type: string; credentials_enc: string | null }>(
+      'SELECT d.*, m.service_type, m.credentials_enc FROM disputes d JOIN mids m ON m.id = d.mid_id WHERE d.gateway_reference = $1 AND d.business_id = $2',
+      [gatewayReference, businessId],
+    );
+    if (!d) throw new AppError('NOT_FOUND', 'No dispute of yours has this gateway_reference');
+    if (d.status !== 'needs_response') throw new AppError('INVALID_STATE', `The dispute is ${d.status}: only a dispute that needs your response can be accepted`);
+    if (d.deadline_at.getTime() <= this.p.now().getTime()) throw new AppError('INVALID_STATE', 'The deadline to answer this dispute has passed: the processor accepts it for you');
+    const amount = body.amount === undefined ? d.amount_minor : amountOrError(body.amount);
+    if (typeof amount !== 'bigint') throw validationError([amount]);
+    if (amount <= 0n || amount > d.amount_minor) throw validationError([{ field: 'amount', message: `must be more than 0 and at most the disputed ${toApi(d.amount_minor)}` }]);
+    const connector = this.p.disputesOf(d.service_type);
+    if (!connector) throw new Error(`dispute ${d.id} is at ${d.service_type}, which has no disputes`);
+    const ctx = { midId: d.mid_id, credentials: this.p.openCredentials(d.credentials_enc) };
+    const a = await connector.acceptDispute(ctx, d.processor_dispute_id, amount, body.message);
+    if (a.kind === 'refused') throw new AppError('INVALID_STATE', `The processor refused the acceptance: ${a.message}`.slice(0, 300));
+    if (a.kind === 'unavailable') {
+      this.p.log.warn('dispute acceptance: the processor did not answer', { dispute: d.gateway_reference, detail: a.detail });
+      throw new AppError('SERVICE_UNAVAILABLE', 'The processor did not answer; the dispute is unchanged here. Try again in a moment');
+    }
+    const now = await connector.fetchDispute(ctx, d.processor_dispute_id);
+    if (now.kind === 'found') await this.record(d.service_type, now.dispute);
+    return this.get(businessId, gatewayReference);
   }
 
   /** One dispute of the business, as the API shows it; NOT_FOUND for none (another business's included). */

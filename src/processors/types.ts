@@ -299,6 +299,8 @@ export interface DisputeConnector {
   fetchDispute(ctx: CallContext, id: string): Promise<{ kind: 'found'; dispute: ObservedDispute } | { kind: 'not_found' } | { kind: 'unavailable'; detail: string }>;
   /** one page (1-based) of the disputes opened since `from`, newest first; `more` when another page follows */
   listDisputes(ctx: CallContext, from: Date, page: number): Promise<{ kind: 'listed'; disputes: ObservedDispute[]; more: boolean } | { kind: 'unavailable'; detail: string }>;
+  /** the merchant accepts the dispute for `amountMinor` (the whole, or a part), with a message to the processor */
+  acceptDispute(ctx: CallContext, id: string, amountMinor: bigint, message: string): Promise<{ kind: 'done' } | { kind: 'refused'; message: string } | { kind: 'unavailable'; detail: string }>;
 }
 
 export interface Connector {

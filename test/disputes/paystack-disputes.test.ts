@@ -162,3 +162,39 @@ it('a dispute and a refund of one payment at once: one of them waits for the oth
   }
   expect(await ledgerDrift(db())).toEqual([]);
 }, 60_000);
+
+it('acceptDispute: bad input changes nothing; a partial acceptance is passed on (the message uploaded, then resolve) and debits only its part; a second is refused', async () => {
+  const { tx } = await paid();
+  const before = await walletOf(w, 'NGN');
+  const d = w.paystack.disputes.open(tx);
+  const row = await inStatus(d.id, 'needs_response');
+  const accept = (body: unknown) => w.client.post(`/v1/disputes/${row.gateway_reference}/accept`, body);
+  const resolves = () => w.paystack.calls.filter((c) => c.method === 'PUT' && c.path === `/dispute/${d.id}/resolve`);
+
+  for (const bad of [{ message: 'x', amount: 30000 }, { message: 'x', amount: 0 }, {}, { message: '' }]) {
+    expect((await accept(bad)).body.code).toBe('VALIDATION_ERROR');
+  }
+  expect([(await w.client.post('/v1/disputes/DSP0000000000000000000/accept', { message: 'x' })).status]).toEqual([404]);
+  expect(resolves()).toEqual([]);
+  expect(await disputeOf(d.id)).toMatchObject({ status: 'needs_response', debited_minor: null });
+
+  const done = await accept({ amount: 10000, message: 'Part of the order was never delivered' });
+  expect(done.status).toBe(200);
+  expect(done.body.data).toMatchObject({ status: 'accepted', resolution: 'merchant-accepted', held_amount: 25000, debited_amount: 10000 });
+  const [call] = resolves();
+  const sent = call.body as { uploaded_filename: string; refund_amount: string; resolution: string; message: string };
+  expect(sent).toMatchObject({ resolution: 'merchant-accepted', refund_amount: '1000000', message: 'Part of the order was never delivered' });
+  expect(w.paystack.disputes.uploads.get(sent.uploaded_filename)).toBe('Part of the order was never delivered');
+  await w.paystack.deliveriesDone();
+  expect(await walletOf(w, 'NGN')).toMatchObject({ available_balance: before.available_balance - 10000, balance: before.balance - 10000 });
+  expect((await journals(d.id)).filter((j) => j.kind === 'dispute_debit')).toEqual([
+    { kind: 'dispute_debit', account: 'available', amount: '1500000' },
+    { kind: 'dispute_debit', account: 'dispute_hold', amount: '-2500000' },
+    { kind: 'dispute_debit', account: 'processor_clearing', amount: '1000000' },
+  ]);
+
+  const again = await accept({ message: 'again' });
+  expect([again.status, again.body.code]).toEqual([400, 'INVALID_STATE']);
+  expect(resolves()).toHaveLength(1);
+  expect(await ledgerDrift(db())).toEqual([]);
+}, 60_000);

@@ -14,6 +14,12 @@
 //   declines (the bank's decision is the next event);
 // - an unanswered dispute is accepted for the merchant at its deadline (Paystack's support article on
 //   chargebacks), here resolved merchant-accepted for the whole amount.
+// - GET /dispute/:id/upload_url?upload_filename= answers data { signedUrl, fileName }: the file is PUT to
+//   signedUrl (no key: the URL is signed), and PUT /dispute/:id/resolve { resolution merchant-accepted |
+//   declined, message, refund_amount (string, smallest unit), uploaded_filename, evidence } needs that
+//   fileName; a merchant-accepted resolution resolves the dispute for refund_amount (Paystack's Disputes API
+//   reference, "Get upload URL" and "Resolve a dispute": all four fields required); a dispute already
+//   resolved, or a refund_amount above the transaction, is refused 400 in the fake's own words.
 // Not Paystack: the controls open, contest, bankDecides, expire, remind (the fake's `/__fake/*` of disputes).
 import type { FakeTransaction } from './paystack';
 
@@ -105,8 +111,48 @@ export class FakeDisputes {
     this.event(d, 'charge.dispute.resolve');
   }
 
-  /** The Disputes API's reads; null for a path that is not one. */
-  route(method: string, url: URL): { status: number; json: unknown } | null {
+  /** Files PUT to a signed upload URL, by name. */
+  readonly uploads = new Map<string, string>();
+
+  /** A PUT to a signed upload URL (no key): kept under its name. */
+  upload(url: URL, raw: string): { status: number; json: unknown } {
+    const name = decodeURIComponent(url.pathname.slice('/__uploads/'.length));
+    if (!/^[\w.-]{1,120}$/.test(name)) return { status: 400, json: { message: 'bad upload name' } };
+    this.uploads.set(name, raw);
+    return { status: 200, json: {} };
+  }
+
+  private resolve(d: FakeDispute, body: unknown): { status: number; json: unknown } {
+    const b = (body ?? {}) as Record<string, unknown>;
+    const bad = (message: string) => ({ status: 400, json: { status: false, message, type: 'validation_error', code: 'invalid_params' } });
+    if (b.resolution !== 'merchant-accepted' && b.resolution !== 'declined') return bad('Resolution must be merchant-accepted or declined');
+    if (typeof b.message !== 'string' || !b.message) return bad('Message is required');
+    if (typeof b.uploaded_filename !== 'string' || !this.uploads.has(b.uploaded_filename)) return bad('Uploaded filename is required');
+    const refund = Number(b.refund_amount);
+    if (typeof b.refund_amount !== 'string' || !Number.isSafeInteger(refund) || refund < 0 || refund > d.transaction.amount) return bad('Invalid refund amount');
+    if (d.status !== 'awaiting-merchant-feedback') return bad('Dispute has already been resolved');
+    const now = new Date().toISOString();
+    if (b.resolution === 'declined') Object.assign(d, { status: 'awaiting-bank-feedback', resolution: 'declined', updatedAt: now });
+    else {
+      Object.assign(d, { status: 'resolved', resolution: 'merchant-accepted', refundAmount: refund, updatedAt: now });
+      this.event(d, 'charge.dispute.resolve');
+    }
+    return { status: 200, json: { status: true, message: 'Dispute successfully resolved', data: this.apiView(d) } };
+  }
+
+  /** The Disputes API; null for a path that is not one. */
+  route(method: string, url: URL, body: unknown, base: string): { status: number; json: unknown } | null {
+    const uploadUrl = /^\/dispute\/(\d+)\/upload_url$/.exec(url.pathname);
+    if (method === 'GET' && uploadUrl) {
+      if (!this.all.has(Number(uploadUrl[1]))) return { status: 404, json: { status: false, message: 'Dispute not found' } };
+      const fileName = `${uploadUrl[1]}-${Date.now().toString(36)}-${(url.searchParams.get('upload_filename') ?? 'file').replace(/[^\w.-]/g, '')}`;
+      return { status: 200, json: { status: true, message: 'Upload url generated', data: { signedUrl: `${base}/__uploads/${fileName}`, fileName } } };
+    }
+    const resolve = /^\/dispute\/(\d+)\/resolve$/.exec(url.pathname);
+    if (method === 'PUT' && resolve) {
+      const d = this.all.get(Number(resolve[1]));
+      return d ? this.resolve(d, body) : { status: 404, json: { status: false, message: 'Dispute not found' } };
+    }
     const one = /^\/dispute\/(\d+)$/.exec(url.pathname);
     if (method === 'GET' && one) {
       const d = this.all.get(Number(one[1]));

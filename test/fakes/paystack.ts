@@ -320,6 +320,10 @@ export class FakePaystack extends FakeServer {
 
   protected handle(req: http.IncomingMessage, res: http.ServerResponse, url: URL, raw: string): void {
     if (url.pathname.startsWith('/__fake/')) return this.control(url, raw, res);
+    if (req.method === 'PUT' && url.pathname.startsWith('/__uploads/')) {
+      const up = this.disputes.upload(url, raw);
+      return this.answer(req, res, up.status, up.json);
+    }
     if (url.pathname.startsWith('/checkout/') || url.pathname.startsWith('/3ds/')) return this.customer(req.method ?? 'GET', url, raw, res);
     if (!this.answerable(req, res, { status: false, message: 'Service unavailable' })) return;
     const body = parseJson(raw) ?? null;
@@ -371,7 +375,7 @@ export class FakePaystack extends FakeServer {
       const list = [...this.refunds.values()].filter((r) => !t || r.transaction.reference === t || String(r.transaction.id) === t).reverse().slice(0, perPage);
       return { status: 200, json: { status: true, message: 'Refunds retrieved', data: list.map((r) => this.refundView(r)), meta: { total: list.length, perPage, page: 1 } } };
     }
-    return this.disputes.route(req.method ?? 'GET', url) ?? { status: 404, json: { status: false, message: 'Route not found' } };
+    return this.disputes.route(req.method ?? 'GET', url, body, this.url) ?? { status: 404, json: { status: false, message: 'Route not found' } };
   }
 
   private recipient(body: unknown): { status: number; json: unknown } {

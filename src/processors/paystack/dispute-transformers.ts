@@ -98,3 +98,24 @@ export function readDisputeList(httpStatus: number, raw: unknown): { kind: 'list
   const pageCount = Number(meta?.pageCount ?? 1);
   return { kind: 'listed', disputes: read.filter((d): d is ObservedDispute => d !== null), unreadable: read.filter((d) => d === null).length, more: page < pageCount };
 }
+
+export type ResolveAnswer = { kind: 'done' } | { kind: 'refused'; message: string } | { kind: 'unreadable'; detail: string };
+
+/** GET /dispute/:id/upload_url: where to PUT the file, and the name resolve then gives as uploaded_filename. */
+export function readUploadUrl(httpStatus: number, raw: unknown): { kind: 'upload'; signedUrl: string; fileName: string } | ResolveAnswer {
+  const body = record(raw);
+  const data = record(body?.data);
+  const signedUrl = text(data?.signedUrl);
+  const fileName = text(data?.fileName);
+  if (httpStatus === 200 && body?.status === true && signedUrl && fileName) return { kind: 'upload', signedUrl, fileName };
+  if (httpStatus >= 400 && httpStatus < 500 && httpStatus !== 429) return { kind: 'refused', message: text(body?.message) ?? `HTTP ${httpStatus}` };
+  return { kind: 'unreadable', detail: `upload_url answered HTTP ${httpStatus}` };
+}
+
+/** PUT /dispute/:id/resolve: 200 with status true is done; another 4xx but 429 is Paystack's refusal, in its words. */
+export function readResolve(httpStatus: number, raw: unknown): ResolveAnswer {
+  const body = record(raw);
+  if (httpStatus === 200 && body?.status === true) return { kind: 'done' };
+  if (httpStatus >= 400 && httpStatus < 500 && httpStatus !== 429) return { kind: 'refused', message: text(body?.message) ?? `HTTP ${httpStatus}` };
+  return { kind: 'unreadable', detail: `resolve answered HTTP ${httpStatus}` };
+}

@@ -129,6 +129,11 @@ function paystackDisputes(client: (ctx: CallContext) => PaystackClient): Dispute
       if (a.kind === 'unreachable' || a.kind === 'unreadable') return { kind: 'unavailable', detail: a.detail };
       return a;
     },
+    async acceptDispute(ctx, id, amountMinor, message) {
+      const a = await client(ctx).acceptDispute(id, amountMinor, message);
+      if (a.kind === 'unreachable' || a.kind === 'unreadable') return { kind: 'unavailable', detail: a.detail };
+      return a;
+    },
     async listDisputes(ctx, from, page) {
       const a = await client(ctx).listDisputes(from, page);
       if (a.kind === 'unreachable' || a.kind === 'unreadable') return { kind: 'unavailable', detail: a.detail };
