@@ -5,6 +5,8 @@
 // hold when it opens, the release or the debit when it closes) and the merchant's e-mail.
 import { randomBytes } from 'node:crypto';
 import { sqlFiles } from '../db';
+import { listPage } from '../db/keyset';
+import type { KeyColumn, ListPage, PageRequest } from '../db/keyset';
 import type { Db, Tx } from '../db';
 import { COUNTRY_OF_CURRENCY, disputeDeadline, disputeHoldPlan, disputeOutcomePlan, inWalletCurrency, isDisputeClosed } from '../domain/dispute';
 import type { DisputeStatus, ObservedDispute } from '../domain/dispute';
@@ -18,6 +20,12 @@ import { amountOrError, toApi } from '../domain/money';
 import type { DisputeView } from '../api-records/dispute';
 import { disputeOpenedEmails } from './emails';
 import type { DisputeRecipients } from './emails';
+
+/** The list's order: newest first (disputes_business_newest). */
+const NEWEST_FIRST: KeyColumn[] = [
+  { column: 'created_at', type: 'timestamptz' },
+  { column: 'id', type: 'bigint' },
+];
 
 const SQL = sqlFiles(__dirname, ['disputed-collection', 'dispute-view', 'insert-dispute', 'move-dispute']);
 
@@ -232,6 +240,15 @@ export class DisputeService {
     const now = await connector.fetchDispute(ctx, d.processor_dispute_id);
     if (now.kind === 'found') await this.record(d.service_type, now.dispute);
     return this.get(businessId, gatewayReference);
+  }
+
+  /** A page of the business's disputes, newest first, of one status when given. */
+  list(businessId: number, status: DisputeStatus | undefined, page: PageRequest): Promise<ListPage<DisputeView>> {
+    const sql = `SELECT d.id, d.created_at, d.gateway_reference, c.gateway_reference AS collection_gateway_reference, d.stage, d.status, d.reason,
+        d.amount_minor, d.currency, d.held_minor, d.debited_minor, d.refunded_minor, w.currency AS account_currency, d.deadline_at, d.resolution, d.opened_at, d.closed_at
+      FROM disputes d JOIN collections c ON c.id = d.collection_id JOIN wallets w ON w.id = d.wallet_id
+      WHERE d.business_id = $1${status ? ' AND d.status = $2' : ''}`;
+    return listPage<DisputeView>(this.db, { sql, values: status ? [businessId, status] : [businessId], key: NEWEST_FIRST, direction: 'DESC' }, page);
   }
 
   /** One dispute of the business, as the API shows it; NOT_FOUND for none (another business's included). */

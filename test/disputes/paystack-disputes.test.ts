@@ -1,4 +1,4 @@
-// Proves card disputes from Paystack (and getDispute, the merchant's read of one) against the project's fake Paystack over real HTTP: a signed charge.dispute.* event is a prompt (the dispute is fetched and recorded with its deadline, its hold taken from available, the merchant e-mailed); a declined dispute is learnt by the poll, then won when the bank decides (hold released); an unanswered one accepted at its deadline is debited exactly once however many prompts arrive together; a forged event changes nothing and a redelivered one nothing more; a refund of a disputed payment is refused, and a dispute and a refund at once leave the ledger sound.
+// Proves card disputes from Paystack (and the merchant's listDisputes, getDispute and acceptDispute) against the project's fake Paystack over real HTTP: a signed charge.dispute.* event is a prompt (the dispute is fetched and recorded with its deadline, its hold taken from available, the merchant e-mailed); a declined dispute is learnt by the poll, then won when the bank decides (hold released); an unanswered one accepted at its deadline is debited exactly once however many prompts arrive together; a forged event changes nothing and a redelivered one nothing more; a refund of a disputed payment is refused, and a dispute and a refund at once leave the ledger sound.
 import { encryptCard } from '../../scripts/encrypt-card';
 import { ledgerDrift } from '../../src/ledger/ledger';
 import { signature } from '../../src/processors/paystack/transformers';
@@ -83,6 +83,11 @@ it('an event opens the dispute with its deadline and hold; a refund is refused; 
     reason: 'Customer does not recognise the transaction', amount: 25000, currency: 'NGN', held_amount: 25000, debited_amount: null, refunded_amount: 0,
     account_currency: 'NGN', deadline: row!.deadline_at.toISOString().slice(0, 19) + 'Z', resolution: null, opened_at: d.createdAt.slice(0, 19) + 'Z', closed_at: null,
   });
+  const listed = await w.client.get('/v1/disputes?status=needs_response&per_page=1');
+  expect(listed.status).toBe(200);
+  expect(listed.body.data).toEqual([read.body.data]);
+  expect((await w.client.get('/v1/disputes?status=won')).body.data.map((x: { gateway_reference: string }) => x.gateway_reference)).not.toContain(row!.gateway_reference);
+  expect((await w.client.get('/v1/disputes?status=open')).body.code).toBe('VALIDATION_ERROR');
   const unknown = await w.client.get('/v1/disputes/DSP0000000000000000000');
   expect([unknown.status, unknown.body.code]).toEqual([404, 'NOT_FOUND']);
 

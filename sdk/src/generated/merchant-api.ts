@@ -446,6 +446,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/disputes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List disputes
+         * @description Returns your card disputes, newest first, a page at a time; `status=needs_response` lists those waiting
+         *     for your answer. Take `per_page` items (default 10, at most 100), then pass the answer's
+         *     `paging.next_cursor` as `cursor` (with the same filter) for the next page until it is `null`. For
+         *     compatibility, `page` or `offset` and the `Link` header work too. Unknown query parameters are refused
+         *     (`VALIDATION_ERROR`).
+         */
+        get: operations["listDisputes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/disputes/{gateway_reference}": {
         parameters: {
             query?: never;
@@ -1966,6 +1990,23 @@ export interface components {
              */
             closed_at: string | null;
         };
+        /** @description Envelope of a page of disputes, newest first. */
+        DisputeListResponse: {
+            /**
+             * @description Always `200` on success.
+             * @constant
+             */
+            code: 200;
+            /**
+             * @description Always `success` for this operation.
+             * @constant
+             */
+            status: "success";
+            /** @description Human-readable outcome. */
+            message: string;
+            data: components["schemas"]["DisputeRecord"][];
+            paging: components["schemas"]["Paging"];
+        };
         /** @description Envelope of one dispute. */
         DisputeResponse: {
             /**
@@ -2616,6 +2657,11 @@ export interface components {
          * @example RFH7KQ2M9XW4TB3NCVE5PA
          */
         RefundGatewayReference: string & components["schemas"]["Text"];
+        /**
+         * @description Only disputes with this `status`.
+         * @example needs_response
+         */
+        FilterDisputeStatus: "needs_response" | "under_review" | "won" | "lost" | "accepted";
         /**
          * @description The dispute's `gateway_reference`, as the dispute e-mail and the dispute list give it.
          * @example DSP3F9A61C0B2D4E8A7F155
@@ -3443,6 +3489,62 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             /** @description `NOT_FOUND`: no refund of yours has this `gateway_reference`. */
             404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listDisputes: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only disputes with this `status`.
+                 * @example needs_response
+                 */
+                status?: components["parameters"]["FilterDisputeStatus"];
+                /**
+                 * @description Items per page.
+                 * @example 10
+                 */
+                per_page?: components["parameters"]["PerPage"];
+                /**
+                 * @description Where to go on: the `paging.next_cursor` of the previous page (send the same filters). Keyset paging: no item is repeated or skipped while new ones are being created. Not with `page` or `offset`.
+                 * @example WyIyMDI1LTExLTI1VDEwOjE1OjAyKzAwOjAwIiwxMDQ4XQ
+                 */
+                cursor?: components["parameters"]["Cursor"];
+                /**
+                 * @description Page number, 1-based, at most 21474837 (so that the items it skips fit the `offset` bound). Ignored when `offset` is given.
+                 * @example 2
+                 */
+                page?: components["parameters"]["Page"];
+                /**
+                 * @description Number of items to skip from the first, at most 2147483647. When given it wins over `page`.
+                 * @example 20
+                 */
+                offset?: components["parameters"]["Offset"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of disputes, newest first; an empty array past the last page. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-PH-Total": components["headers"]["XPHTotal"];
+                    "X-PH-TotalPages": components["headers"]["XPHTotalPages"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DisputeListResponse"];
+                };
+            };
+            /** @description `VALIDATION_ERROR`: the filter or a paging parameter is malformed or out of range, or the query has an unknown parameter. */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
