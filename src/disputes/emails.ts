@@ -39,3 +39,18 @@ export function disputeOpenedEmails(d: OpenedDispute, who: DisputeRecipients | n
   ];
   return [{ kind: 'summary', recipient: who.notification_email, subject: `Dispute ${d.gateway_reference}: ${moneyText(d.amount_minor, d.currency)} disputed`, text: lines.join('\n') }];
 }
+
+/** The reminder as the deadline nears, to the same address, for a dispute still needing an answer. */
+export function disputeReminderEmails(d: OpenedDispute, who: DisputeRecipients | null): EmailDraft[] {
+  if (!who || !who.email_merchant) return [];
+  const lines = [
+    `The deadline to answer dispute ${d.gateway_reference} is near: ${emailTime(d.deadline_at)}.`,
+    '',
+    `Collection reference: ${d.collection_gateway_reference}`,
+    `Amount disputed:      ${moneyText(d.amount_minor, d.currency)}`,
+    `Held from your wallet: ${moneyText(d.held_minor, d.account_currency)}`,
+    '',
+    'Without an answer by then the processor accepts the dispute for you and the held amount is debited.',
+  ];
+  return [{ kind: 'summary', recipient: who.notification_email, subject: `Reminder: dispute ${d.gateway_reference} must be answered by ${emailTime(d.deadline_at)}`, text: lines.join('\n') }];
+}

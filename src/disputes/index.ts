@@ -18,8 +18,8 @@ import type { WorkerSpec } from '../workers/loops';
 import { AppError, validationError } from '../errors';
 import { amountOrError, toApi } from '../domain/money';
 import type { DisputeView } from '../api-records/dispute';
-import { disputeOpenedEmails } from './emails';
-import type { DisputeRecipients } from './emails';
+import { disputeOpenedEmails, disputeReminderEmails } from './emails';
+import type { DisputeRecipients, OpenedDispute } from './emails';
 
 /** The list's order: newest first (disputes_business_newest). */
 const NEWEST_FIRST: KeyColumn[] = [
@@ -27,13 +27,16 @@ const NEWEST_FIRST: KeyColumn[] = [
   { column: 'id', type: 'bigint' },
 ];
 
-const SQL = sqlFiles(__dirname, ['disputed-collection', 'dispute-view', 'insert-dispute', 'move-dispute']);
+const SQL = sqlFiles(__dirname, ['disputed-collection', 'dispute-view', 'due-reminders', 'insert-dispute', 'move-dispute']);
 
 /** The poll looks back this far for disputes (a chargeback may come months after the payment). */
 export const DISPUTE_POLL_LOOKBACK_DAYS = 120;
 /** Pages of the dispute list read per MID per poll: a bound, the next poll reads on. */
 export const DISPUTE_POLL_MAX_PAGES = 5;
 export const DISPUTE_POLL_INTERVAL_MS = 15 * 60_000;
+/** A dispute still needing an answer is reminded once, this long before its deadline. */
+export const DISPUTE_REMINDER_LEAD_MS = 4 * 3_600_000;
+const DISPUTE_REMINDER_BATCH = 100;
 /** MIDs polled per run: a bound on one run's calls. */
 const DISPUTE_POLL_MAX_MIDS = 200;
 
@@ -140,8 +143,27 @@ export class DisputeService {
     return recorded;
   }
 
+  /** E-mails a reminder for each dispute still needing an answer whose deadline is within the lead of `now`, once each. */
+  async remind(now = this.p.now()): Promise<number> {
+    const sent = await this.db.tx('dispute-remind', async (t) => {
+      const due = await t.any<OpenedDispute & { id: bigint; collection_id: bigint; recipients: DisputeRecipients | null }>(SQL.dueReminders, {
+        now, remindBefore: new Date(now.getTime() + DISPUTE_REMINDER_LEAD_MS), limit: DISPUTE_REMINDER_BATCH,
+      });
+      for (const d of due) {
+        await this.p.notifications.enqueueEmails(t, d.collection_id, disputeReminderEmails(d, d.recipients));
+        await t.none('UPDATE disputes SET reminded_at = $2 WHERE id = $1', [d.id, now]);
+      }
+      return due.length;
+    });
+    if (sent > 0) this.p.kick('emails');
+    return sent;
+  }
+
   workers(): WorkerSpec[] {
-    return [{ name: 'dispute-poll', intervalMs: DISPUTE_POLL_INTERVAL_MS, run: () => this.poll() }];
+    return [
+      { name: 'dispute-poll', intervalMs: DISPUTE_POLL_INTERVAL_MS, run: () => this.poll() },
+      { name: 'dispute-reminders', intervalMs: 60_000, run: () => this.remind() },
+    ];
   }
 
   /**

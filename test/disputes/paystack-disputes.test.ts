@@ -203,3 +203,16 @@ it('acceptDispute: bad input changes nothing; a partial acceptance is passed on 
   expect(resolves()).toHaveLength(1);
   expect(await ledgerDrift(db())).toEqual([]);
 }, 60_000);
+
+it('a dispute still needing an answer is reminded once when its deadline is within four hours, never before', async () => {
+  const { tx } = await paid();
+  const d = w.paystack.disputes.open(tx);
+  const row = await inStatus(d.id, 'needs_response');
+  const reminders = () => db().any<{ subject: string }>('SELECT subject FROM emails WHERE subject LIKE $1', [`Reminder: dispute ${row.gateway_reference}%`]);
+  const deadline = row.deadline_at.getTime();
+  await w.svc.services.disputes.remind(new Date(deadline - 5 * 3_600_000));
+  expect(await reminders()).toEqual([]);
+  await w.svc.services.disputes.remind(new Date(deadline - 3_600_000));
+  await w.svc.services.disputes.remind(new Date(deadline - 1_800_000));
+  expect(await reminders()).toHaveLength(1);
+}, 60_000);
