@@ -16,7 +16,7 @@ export function isDisputeClosed(s: DisputeStatus): boolean {
 }
 
 /**
- * Paystack's response windows (Paystack's support article on chargeback deadlines): 16 hours for a
+ * Paystack's response windows, as Paystack states them for its integrations: 16 hours for a
  * Nigerian integration, 48 for Ghana, South Africa and Kenya, counted in the country's own time with the
  * clock paused from Friday 23:59 to Monday 00:00. None of the four keeps daylight saving, so each is
  * a fixed offset from UTC (Africa/Lagos +1, Africa/Accra 0, Africa/Johannesburg +2, Africa/Nairobi +3).

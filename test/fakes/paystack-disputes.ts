@@ -12,8 +12,8 @@
 // - charge.dispute.create when a dispute opens, charge.dispute.remind as its deadline nears,
 //   charge.dispute.resolve when it is resolved, signed like every event; nothing is sent when the merchant
 //   declines (the bank's decision is the next event);
-// - an unanswered dispute is accepted for the merchant at its deadline (Paystack's support article on
-//   chargebacks), here resolved merchant-accepted for the whole amount.
+// - an unanswered dispute is accepted for the merchant at its deadline (Paystack's statement of its dispute
+//   windows), here resolved merchant-accepted for the whole amount.
 // - GET /dispute/:id/upload_url?upload_filename= answers data { signedUrl, fileName }: the file is PUT to
 //   signedUrl (no key: the URL is signed), and PUT /dispute/:id/resolve { resolution merchant-accepted |
 //   declined, message, refund_amount (string, smallest unit), uploaded_filename, evidence } needs that

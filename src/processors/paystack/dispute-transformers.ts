@@ -8,9 +8,9 @@
 // What is read, and why (docs/contract/disputes.md): an event is only a prompt, never read for money: its
 // body names the dates differently from the API (created_at in an event, createdAt in an answer), and a
 // declined dispute sends nothing more until the bank decides, so the service always asks GET /dispute/:id
-// and reads that answer. `resolution` alone does not say who won: merchant-accepted (or auto-accepted,
-// Paystack's answer for a deadline missed) is an acceptance of refund_amount (a partial one when less than
-// the transaction); declined with status resolved is won when nothing was refunded (refund_amount 0 or
+// and reads that answer. `resolution` alone does not say who won: merchant-accepted (and auto-accepted,
+// read the same way should a missed deadline be recorded so) is an acceptance of refund_amount (a partial
+// one when less than the transaction); declined with status resolved is won when nothing was refunded (refund_amount 0 or
 // null), lost for refund_amount when the bank ruled for the customer. `archived` is closed with nothing
 // taken: won. The disputed amount is the transaction's: the dispute's own currency and refund_amount are
 // null until it is resolved.
