@@ -446,6 +446,70 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/disputes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List disputes
+         * @description Returns your card disputes, newest first, a page at a time; `status=needs_response` lists those waiting
+         *     for your answer. Take `per_page` items (default 10, at most 100), then pass the answer's
+         *     `paging.next_cursor` as `cursor` (with the same filter) for the next page until it is `null`. For
+         *     compatibility, `page` or `offset` and the `Link` header work too. Unknown query parameters are refused
+         *     (`VALIDATION_ERROR`).
+         */
+        get: operations["listDisputes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/disputes/{gateway_reference}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a dispute
+         * @description Returns one of your card disputes by its `gateway_reference`, as it is now: its status, the amount held from your wallet and the deadline to answer it. A dispute is answered on the processor's dashboard for now; this service learns the outcome from the processor. (On the Prism mock the answer is the `needs_response` example; send `Prefer: example=won` for the other.)
+         */
+        get: operations["getDispute"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/disputes/{gateway_reference}/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept a dispute
+         * @description Accepts one of your card disputes that needs your response, before its deadline: the processor is told (with your message), the customer's bank gets the amount back, and the held amount is debited from your wallet (for a partial acceptance only `amount`; the rest of the hold returns to your available balance). The answer is the dispute as the processor then reports it. A dispute that is under review, closed or past its deadline cannot be accepted.
+         */
+        post: operations["acceptDispute"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/disbursements": {
         parameters: {
             query?: never;
@@ -1921,6 +1985,103 @@ export interface components {
             message: string;
             data: components["schemas"]["RefundRecord"];
         };
+        /** @description A card dispute (chargeback): the customer's bank claims back a `COMPLETED` card collection. The disputed amount is held from the wallet while the dispute is open, released when it is won, and debited when it is lost or accepted. Every field is always present; a blank field is `null`, never omitted. */
+        DisputeRecord: {
+            /**
+             * @description This service's unique id of the dispute; `GET /v1/disputes/{gateway_reference}` uses it.
+             * @example DSP3F9A61C0B2D4E8A7F155
+             */
+            gateway_reference: string;
+            /**
+             * @description The `gateway_reference` of the collection disputed.
+             * @example PCD4Q38UJREMYY4NQVTDQA
+             */
+            collection_gateway_reference: string;
+            /**
+             * @description Where the dispute is in the card networks' process.
+             * @enum {string}
+             */
+            stage: "chargeback" | "fraud" | "pre-arbitration" | "arbitration";
+            /**
+             * @description `needs_response` until answered (by the deadline), `under_review` while the bank decides, then one of `won` (the hold is released), `lost` or `accepted` (the hold is debited), which is final.
+             * @enum {string}
+             */
+            status: "needs_response" | "under_review" | "won" | "lost" | "accepted";
+            /** @description The processor's note on why the payment is disputed, when it gives one. */
+            reason: string | null;
+            /** @description The amount the bank claims, in `currency`. */
+            amount: components["schemas"]["Money"];
+            /** @description Currency of `amount` (the payment's). */
+            currency: components["schemas"]["Currency"];
+            /** @description The claim in the wallet's currency, held from `available_balance` while the dispute is open. */
+            held_amount: components["schemas"]["Money"];
+            /** @description What was finally taken from the wallet, in `account_currency`: `0` when won, the whole hold when lost, the accepted amount when accepted; `null` while open. */
+            debited_amount: components["schemas"]["Money"] | null;
+            /** @description What refunds had already returned to the customer when the dispute was recorded, in the payment's currency. */
+            refunded_amount: components["schemas"]["Money"];
+            /** @description Currency of the wallet the amount is held from. */
+            account_currency: components["schemas"]["Currency"];
+            /**
+             * Format: date-time
+             * @description By when the dispute must be answered, by the processor's rule for the integration's country (16 hours in Nigeria, 48 in Ghana, South Africa and Kenya, the clock paused from Friday 23:59 to Monday 00:00 local time). Unanswered, the processor accepts it and the amount is debited.
+             */
+            deadline: string;
+            /** @description The processor's word on the resolution (Paystack `merchant-accepted` or `declined`); `null` until given. */
+            resolution: string | null;
+            /**
+             * Format: date-time
+             * @description When the processor opened the dispute.
+             */
+            opened_at: string;
+            /**
+             * Format: date-time
+             * @description When the dispute reached a final status; `null` while open.
+             */
+            closed_at: string | null;
+        };
+        /** @description Envelope of a page of disputes, newest first. */
+        DisputeListResponse: {
+            /**
+             * @description Always `200` on success.
+             * @constant
+             */
+            code: 200;
+            /**
+             * @description Always `success` for this operation.
+             * @constant
+             */
+            status: "success";
+            /** @description Human-readable outcome. */
+            message: string;
+            data: components["schemas"]["DisputeRecord"][];
+            paging: components["schemas"]["Paging"];
+        };
+        /** @description Envelope of one dispute. */
+        DisputeResponse: {
+            /**
+             * @description Always `200` on success.
+             * @constant
+             */
+            code: 200;
+            /**
+             * @description Always `success` for this operation.
+             * @constant
+             */
+            status: "success";
+            /** @description Human-readable outcome. */
+            message: string;
+            data: components["schemas"]["DisputeRecord"];
+        };
+        /** @description Accepting a dispute that needs your response: the customer's bank gets the amount back and the held amount is debited. Leave `amount` out to accept the whole dispute. */
+        DisputeAccept: {
+            /** @description A partial acceptance: the part of the disputed amount (in the dispute's currency) the customer gets back; the rest of the hold returns to your available balance. More than 0, at most the dispute's `amount`. */
+            amount?: components["schemas"]["Money"];
+            /**
+             * @description Why you accept, passed on to the processor with the acceptance (at most 500 characters).
+             * @example The order was never delivered; we accept the chargeback
+             */
+            message: string & components["schemas"]["Text"];
+        };
         /**
          * @description Stage of a disbursement. It starts `PENDING` (or `PENDING_APPROVAL` above the wallet's approval
          *     threshold) and ends in `COMPLETED`, `FAILED` or `CANCELLED`; a `COMPLETED` disbursement may later become
@@ -2581,6 +2742,16 @@ export interface components {
          * @example RFH7KQ2M9XW4TB3NCVE5PA
          */
         RefundGatewayReference: string & components["schemas"]["Text"];
+        /**
+         * @description Only disputes with this `status`.
+         * @example needs_response
+         */
+        FilterDisputeStatus: "needs_response" | "under_review" | "won" | "lost" | "accepted";
+        /**
+         * @description The dispute's `gateway_reference`, as the dispute e-mail and the dispute list give it.
+         * @example DSP3F9A61C0B2D4E8A7F155
+         */
+        DisputeGatewayReference: string & components["schemas"]["Text"];
         /**
          * @description The API token's secret (`api_secret`), shown once when the token was generated or regenerated. Every disbursement call needs it besides the access token: without it, or with a wrong one, the answer is `UNAUTHORIZED` (401) and nothing changes. (Declared optional so that a missing secret is answered as a credential problem, 401, rather than as malformed input, 400.)
          * @example sk_sandbox_Vb3Qm9Xk2Lr7Tz5Nw8Pc4Hd6Jf1Gs0Ye
@@ -3405,6 +3576,138 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listDisputes: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only disputes with this `status`.
+                 * @example needs_response
+                 */
+                status?: components["parameters"]["FilterDisputeStatus"];
+                /**
+                 * @description Items per page.
+                 * @example 10
+                 */
+                per_page?: components["parameters"]["PerPage"];
+                /**
+                 * @description Where to go on: the `paging.next_cursor` of the previous page (send the same filters). Keyset paging: no item is repeated or skipped while new ones are being created. Not with `page` or `offset`.
+                 * @example WyIyMDI1LTExLTI1VDEwOjE1OjAyKzAwOjAwIiwxMDQ4XQ
+                 */
+                cursor?: components["parameters"]["Cursor"];
+                /**
+                 * @description Page number, 1-based, at most 21474837 (so that the items it skips fit the `offset` bound). Ignored when `offset` is given.
+                 * @example 2
+                 */
+                page?: components["parameters"]["Page"];
+                /**
+                 * @description Number of items to skip from the first, at most 2147483647. When given it wins over `page`.
+                 * @example 20
+                 */
+                offset?: components["parameters"]["Offset"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of disputes, newest first; an empty array past the last page. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-PH-Total": components["headers"]["XPHTotal"];
+                    "X-PH-TotalPages": components["headers"]["XPHTotalPages"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DisputeListResponse"];
+                };
+            };
+            /** @description `VALIDATION_ERROR`: the filter or a paging parameter is malformed or out of range, or the query has an unknown parameter. */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getDispute: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The dispute's `gateway_reference`, as the dispute e-mail and the dispute list give it.
+                 * @example DSP3F9A61C0B2D4E8A7F155
+                 */
+                gateway_reference: components["parameters"]["DisputeGatewayReference"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The dispute. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DisputeResponse"];
+                };
+            };
+            /** @description `VALIDATION_ERROR`: `gateway_reference` is malformed. */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description `NOT_FOUND`: no dispute of yours has this `gateway_reference`. */
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    acceptDispute: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The dispute's `gateway_reference`, as the dispute e-mail and the dispute list give it.
+                 * @example DSP3F9A61C0B2D4E8A7F155
+                 */
+                gateway_reference: components["parameters"]["DisputeGatewayReference"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DisputeAccept"];
+            };
+        };
+        responses: {
+            /** @description The dispute after the acceptance. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DisputeResponse"];
+                };
+            };
+            /** @description `VALIDATION_ERROR`: `amount` is 0 or more than the disputed amount, or `message` is missing; `INVALID_STATE`: the dispute does not need your response (under review, closed, or past its deadline), or the processor refused the acceptance. */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description `NOT_FOUND`: no dispute of yours has this `gateway_reference`. */
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            /** @description `SERVICE_UNAVAILABLE`: the processor did not answer; the dispute is unchanged here. Try again. */
             503: components["responses"]["ServiceUnavailable"];
         };
     };

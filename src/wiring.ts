@@ -53,6 +53,7 @@ import { AdminDisbursementService } from './disbursements/admin';
 import { DisbursementService } from './disbursements';
 import { payoutConnectorOf } from './processors/sandbox/payouts';
 import { RefundService } from './refunds';
+import { DisputeService } from './disputes';
 import { refundConnectorOf } from './processors/sandbox/refunds';
 import { ReportService } from './reports';
 
@@ -109,6 +110,8 @@ export interface Services extends Base {
   rateLimit: SharedRateLimit;
   /** refunds of completed collections (src/refunds/) */
   refunds: RefundService;
+  /** card disputes reported by processors (src/disputes/) */
+  disputes: DisputeService;
   /** money paid out of wallets to phones and bank accounts (src/disbursements/) */
   disbursements: DisbursementService;
   /** disbursements as the dashboard reads them: every business's, with their timeline (src/disbursements/admin.ts) */
@@ -203,9 +206,19 @@ export function buildServices(input: BaseInput): Services {
     notifications,
     audit,
   });
+  const disputes = new DisputeService({
+    db: () => base.db,
+    log: input.log,
+    now: input.now,
+    kick: base.kick,
+    disputesOf: (serviceType) => (processors.has(serviceType) ? (processors.get(serviceType).connector?.disputes ?? null) : null),
+    openCredentials: (sealed) => openCredentials(masterKeys(input.config), sealed),
+    ledger,
+    notifications,
+  });
   const adminDisbursements = new AdminDisbursementService({ db: () => base.db, namesOf: (ids) => businesses.namesOf(ids) });
   const processorRequests = new ProcessorRequestService(using(base, { collections, processors, refunds, disbursements, processId: liveness.processId }));
-  checkouts = new CheckoutService(using(base, { collections, processorRequests, processors, refunds, disbursements }));
+  checkouts = new CheckoutService(using(base, { collections, processorRequests, processors, refunds, disbursements, disputes }));
   const reports = new ReportService(() => base.db, input.now);
   const paymentLinks = new PaymentLinkService(base);
   const linkAttempts = new LinkAttempts(using(base, { requestToPay: (p: Principal, body: RequestToPayBody) => collections.requestToPay(p, body) }));
@@ -241,6 +254,7 @@ export function buildServices(input: BaseInput): Services {
     retention,
     rateLimit,
     refunds,
+    disputes,
     disbursements,
     adminDisbursements,
     reports,
@@ -259,5 +273,5 @@ export function buildServices(input: BaseInput): Services {
 
 export function workerSpecs(s: Services): WorkerSpec[] {
   const rateLeases: WorkerSpec = { name: 'rate-leases', intervalMs: 60_000, run: () => s.rateLimit.forgetPast() };
-  return [rateLeases, ...s.collections.workers(), ...s.ledger.workers(), ...s.notifications.workers(), ...s.liveness.workers(), ...s.processorRequests.workers(), ...s.retention.workers(), ...s.disbursements.workers(), ...s.guards.workers(), ...s.rates.workers(), ...s.paymentLinks.workers()];
+  return [rateLeases, ...s.collections.workers(), ...s.ledger.workers(), ...s.notifications.workers(), ...s.liveness.workers(), ...s.processorRequests.workers(), ...s.retention.workers(), ...s.disbursements.workers(), ...s.disputes.workers(), ...s.guards.workers(), ...s.rates.workers(), ...s.paymentLinks.workers()];
 }

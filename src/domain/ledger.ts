@@ -4,14 +4,15 @@
 import type { PaymentMethod } from './collection';
 import { customerPaysMinor } from './fees';
 import { percentOf } from './money';
+import type { DisputeJournalKind } from './dispute';
 
 export const WALLET_ACCOUNT_KINDS = ['available', 'pending', 'reserved', 'refund_hold', 'disbursement_hold'] as const;
 export type WalletAccountKind = (typeof WALLET_ACCOUNT_KINDS)[number];
-/** fee_revenue and processor_clearing are the service's own accounts, one per currency. */
-export type AccountKind = WalletAccountKind | 'fee_revenue' | 'processor_clearing';
+/** fee_revenue and processor_clearing are the service's own accounts, one per currency; dispute_hold is a wallet's (src/domain/dispute.ts). */
+export type AccountKind = WalletAccountKind | 'dispute_hold' | 'fee_revenue' | 'processor_clearing';
 export type HoldBucket = 'pending' | 'reserved';
-export type JournalKind = 'collection_credit' | 'reserve_release' | 'settlement' | RefundJournalKind | DisbursementJournalKind;
-export type PostingKind = 'collection_credit' | 'fee' | 'reserve_hold' | 'reserve_release' | 'settlement' | RefundJournalKind | DisbursementJournalKind;
+export type JournalKind = 'collection_credit' | 'reserve_release' | 'settlement' | RefundJournalKind | DisbursementJournalKind | DisputeJournalKind;
+export type PostingKind = 'collection_credit' | 'fee' | 'reserve_hold' | 'reserve_release' | 'settlement' | RefundJournalKind | DisbursementJournalKind | DisputeJournalKind;
 /** A refund's journals (src/domain/refund.ts): the hold when it is written, then out or back. */
 export type RefundJournalKind = 'refund_hold' | 'refund_out' | 'refund_return';
 /** A disbursement's journals (src/domain/disbursement.ts): the hold, then out or back, and a reversal after out. */

@@ -115,11 +115,13 @@ export function toBalanceRecord(b: WalletBalance) {
   };
 }
 
-/** Whose a journal of money out is: a refund's (with its collection) or a disbursement's. */
+/** Whose a journal of money out is: a refund's (with its collection), a disbursement's, or a dispute's (with its collection). */
 export interface JournalOwner {
   collectionId?: bigint;
   refundId?: bigint;
   disbursementId?: bigint;
+  /** a dispute's hold and outcome (src/disputes/) */
+  disputeId?: bigint;
 }
 
 const POST_JOURNAL_SQL = sqlFile(__dirname, 'post-journal.sql');
@@ -275,7 +277,7 @@ export class LedgerService {
     assertBalanced(j.postings);
     const ids = await this.accountIds(t, j.businessId, j.postings.map((p) => p.account));
     const written = await t.any(POST_JOURNAL_SQL, {
-      collectionId: j.owner.collectionId ?? null, refundId: j.owner.refundId ?? null, disbursementId: j.owner.disbursementId ?? null, kind: j.kind, now: j.now,
+      collectionId: j.owner.collectionId ?? null, refundId: j.owner.refundId ?? null, disbursementId: j.owner.disbursementId ?? null, disputeId: j.owner.disputeId ?? null, kind: j.kind, now: j.now,
       accountIds: j.postings.map((p) => ids.get(accountName(p.account))),
       amounts: j.postings.map((p) => p.amountMinor),
       currencies: j.postings.map((p) => p.account.currency),

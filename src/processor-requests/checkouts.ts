@@ -16,6 +16,7 @@ import type { CheckoutOrder, CheckoutStart, CheckoutProcessor } from '../process
 import type { CallContext } from '../processors/types';
 import type { Base } from '../base';
 import type { DisbursementService } from '../disbursements';
+import type { DisputeService } from '../disputes';
 import type { RefundService } from '../refunds';
 import type { CollectionService } from '../collections';
 import type { Processors } from '../processors';
@@ -45,7 +46,7 @@ export type Opened =
   | { kind: 'confirm' };
 
 export class CheckoutService {
-  constructor(private readonly s: Base & { collections: CollectionService; processorRequests: ProcessorRequestService; processors: Processors; refunds: Pick<RefundService, 'promptByPayment'>; disbursements: Pick<DisbursementService, 'promptByReference'> }) {}
+  constructor(private readonly s: Base & { collections: CollectionService; processorRequests: ProcessorRequestService; processors: Processors; refunds: Pick<RefundService, 'promptByPayment'>; disbursements: Pick<DisbursementService, 'promptByReference'>; disputes: Pick<DisputeService, 'prompt'> }) {}
 
   /** The hosted processor a collection's MID uses, with what to charge; null for every other processor. */
   async route(row: CollectionRow): Promise<Route | null> {
@@ -210,6 +211,8 @@ export class CheckoutService {
       this.s.log.warn('processor webhook refused: signature does not hold', { service_type: serviceType, mid_id: midId });
       throw new AppError('UNAUTHORIZED', 'The webhook signature does not hold');
     }
+    // a dispute event: the dispute is asked for and recorded (src/disputes/), nothing else is prompted
+    if (await this.s.disputes.prompt(serviceType, midId, rawBody)) return;
     // Any MID of this processor: MIDs sharing one processor account share its one webhook URL. A prompt
     // only makes the service ask that collection's own processor with its own MID's credentials.
     const target = await this.s.db.oneOrNone<{ callback_token: string }>(

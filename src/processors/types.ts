@@ -3,6 +3,7 @@
 // credentials it takes. A real one also has a Connector: the asynchronous calls to the vendor, made
 // only by the engine of src/processor-requests/engine.ts, never while a merchant waits.
 import type { FinalStatus, Instruction, PaymentMethod } from '../domain/collection';
+import type { ObservedDispute } from '../domain/dispute';
 
 // ---- at request time (pure) --------------------------------------------------------------------
 
@@ -288,7 +289,23 @@ export interface PayoutConnector {
   parsePayoutCallback(body: unknown): CallbackNote<PayoutObservedStatus>;
 }
 
+/**
+ * Card disputes a processor reports (docs/contract/disputes.md): read only, each answer in our words.
+ * A processor without chargebacks (mobile money, bank, crypto) has none.
+ */
+export interface DisputeConnector {
+  /** the processor's word on a dispute named by an event that passed the signature check; null for any other body */
+  disputeOfEvent(rawBody: Buffer): string | null;
+  fetchDispute(ctx: CallContext, id: string): Promise<{ kind: 'found'; dispute: ObservedDispute } | { kind: 'not_found' } | { kind: 'unavailable'; detail: string }>;
+  /** one page (1-based) of the disputes opened since `from`, newest first; `more` when another page follows */
+  listDisputes(ctx: CallContext, from: Date, page: number): Promise<{ kind: 'listed'; disputes: ObservedDispute[]; more: boolean } | { kind: 'unavailable'; detail: string }>;
+  /** the merchant accepts the dispute for `amountMinor` (the whole, or a part), with a message to the processor */
+  acceptDispute(ctx: CallContext, id: string, amountMinor: bigint, message: string): Promise<{ kind: 'done' } | { kind: 'refused'; message: string } | { kind: 'unavailable'; detail: string }>;
+}
+
 export interface Connector {
+  /** card disputes at this processor; absent when it has no chargebacks */
+  readonly disputes?: DisputeConnector;
   /** refunds through this processor, or null when it offers none */
   readonly refunds: RefundConnector | null;
   /** payouts through this processor, or null when it offers none */

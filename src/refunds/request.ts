@@ -56,6 +56,8 @@ interface LockedCollection {
   refunded_minor: bigint;
   mid_id: number | null;
   service_type: string | null;
+  /** a dispute of the payment that is open, lost or accepted */
+  dispute_reference: string | null;
 }
 
 /** Thrown inside the create transaction when a concurrent request took the merchant_reference first. */
@@ -103,6 +105,9 @@ export class RefundRequests extends WingFlow<RefundParts, RefundStateChanges> {
     const c = await t.oneOrNone<LockedCollection>(SQL.lockCollection, { gatewayReference: collectionReference, businessId: who.businessId });
     if (!c) throw new AppError('NOT_FOUND', 'No collection of yours has this gateway_reference');
     if (c.status !== 'COMPLETED') throw new AppError('INVALID_STATE', `The collection is ${c.status}; only a COMPLETED collection can be refunded`);
+    if (c.dispute_reference) {
+      throw new AppError('INVALID_STATE', `The payment is disputed (dispute ${c.dispute_reference}): the customer's bank returns the money through the dispute, so it cannot also be refunded`);
+    }
     if (!c.service_type || !this.p.refundsOf(c.service_type)) {
       throw new AppError('INVALID_STATE', `The processor that took this payment (${c.service_type ?? 'none'}) offers no refunds through this service`);
     }

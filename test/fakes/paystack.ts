@@ -51,6 +51,7 @@
 // reverseTransfer, dropTransferEvents).
 import { createHmac, randomBytes } from 'node:crypto';
 import type http from 'node:http';
+import { FakeDisputes } from './paystack-disputes';
 import { esc, FAKE_MODES, FakeServer, htmlPage, parseJson } from './web';
 import type { FakeMode } from './web';
 
@@ -182,6 +183,8 @@ export class FakePaystack extends FakeServer {
   swallowTransfer = 0;
   /** references of transfers whose events are never delivered (lost webhooks) */
   readonly dropTransferEvents = new Set<string>();
+  /** card disputes: the Disputes API and charge.dispute.* events (paystack-disputes.ts) */
+  readonly disputes = new FakeDisputes(this);
 
   constructor(o: FakePaystackOptions = {}) {
     super();
@@ -220,6 +223,14 @@ export class FakePaystack extends FakeServer {
     const signature = createHmac('sha512', o.forged ? 'sk_test_not_the_key' : this.secretKey).update(body).digest('hex');
     // Paystack counts a delivery done only when answered 200.
     this.deliver(this.webhookUrl, reference, this.webhookRetryMs, (status) => status !== 200, () => ({ body, headers: { 'x-paystack-signature': signature } }));
+  }
+
+  /** A signed event `{ event, data }` with its retries; `forged` signs with another key. */
+  signedEvent(event: string, data: unknown, subject: string, forged = false): void {
+    if (!this.webhookUrl) return;
+    const body = Buffer.from(JSON.stringify({ event, data }));
+    const signature = createHmac('sha512', forged ? 'sk_test_not_the_key' : this.secretKey).update(body).digest('hex');
+    this.deliver(this.webhookUrl, subject, this.webhookRetryMs, (st) => st !== 200, () => ({ body, headers: { 'x-paystack-signature': signature } }));
   }
 
   failNextTransfer(reason = 'Could not credit the recipient account'): void {
@@ -309,6 +320,10 @@ export class FakePaystack extends FakeServer {
 
   protected handle(req: http.IncomingMessage, res: http.ServerResponse, url: URL, raw: string): void {
     if (url.pathname.startsWith('/__fake/')) return this.control(url, raw, res);
+    if (req.method === 'PUT' && url.pathname.startsWith('/__uploads/')) {
+      const up = this.disputes.upload(url, raw);
+      return this.answer(req, res, up.status, up.json);
+    }
     if (url.pathname.startsWith('/checkout/') || url.pathname.startsWith('/3ds/')) return this.customer(req.method ?? 'GET', url, raw, res);
     if (!this.answerable(req, res, { status: false, message: 'Service unavailable' })) return;
     const body = parseJson(raw) ?? null;
@@ -360,7 +375,7 @@ export class FakePaystack extends FakeServer {
       const list = [...this.refunds.values()].filter((r) => !t || r.transaction.reference === t || String(r.transaction.id) === t).reverse().slice(0, perPage);
       return { status: 200, json: { status: true, message: 'Refunds retrieved', data: list.map((r) => this.refundView(r)), meta: { total: list.length, perPage, page: 1 } } };
     }
-    return { status: 404, json: { status: false, message: 'Route not found' } };
+    return this.disputes.route(req.method ?? 'GET', url, body, this.url) ?? { status: 404, json: { status: false, message: 'Route not found' } };
   }
 
   private recipient(body: unknown): { status: number; json: unknown } {

@@ -20,7 +20,7 @@ export const WING_ORDER: readonly (readonly string[])[] = [
   ['processor-requests'],
   ['collections'],
   ['sandbox'],
-  ['refunds', 'disbursements'],
+  ['refunds', 'disbursements', 'disputes'],
   ['people'],
   ['merchants'],
   ['rates'],

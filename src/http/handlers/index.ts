@@ -10,6 +10,7 @@ import * as dashboardBusiness from './dashboard-business';
 import * as dashboardSession from './dashboard-session';
 import * as dashboardUsers from './dashboard-users';
 import * as disbursements from './disbursements';
+import * as disputes from './disputes';
 import * as notifications from './notifications';
 import * as paymentLinks from './payment-links';
 import * as processors from './processors';
@@ -18,7 +19,7 @@ import * as reports from './reports';
 import * as sandbox from './sandbox';
 import * as wallets from './wallets';
 
-const areas = [adminCollections, adminMerchants, auth, cards, collections, dashboardBusiness, dashboardSession, dashboardUsers, disbursements, notifications, paymentLinks, processors, refunds, reports, sandbox, wallets];
+const areas = [adminCollections, adminMerchants, auth, cards, collections, dashboardBusiness, dashboardSession, dashboardUsers, disbursements, disputes, notifications, paymentLinks, processors, refunds, reports, sandbox, wallets];
 
 interface Area {
   merchant: Record<string, Handler>;

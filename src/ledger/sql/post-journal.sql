@@ -1,10 +1,10 @@
--- One journal with its postings, the running balances following by trigger: a refund's or a
--- disbursement's (hold, out, return, reversal), each named by its owner. An owner has at most one journal
--- of each such kind (journals_one_refund_*, journals_one_disbursement_*): a second writes nothing, and the
--- caller sees no row.
+-- One journal with its postings, the running balances following by trigger: a refund's, a
+-- disbursement's (hold, out, return, reversal) or a dispute's (hold, release, debit), each named by its
+-- owner. An owner has at most one journal of each such kind (journals_one_refund_*,
+-- journals_one_disbursement_*, journals_one_dispute_*): a second writes nothing, and the caller sees no row.
 WITH journal AS (
-  INSERT INTO journals (collection_id, refund_id, disbursement_id, kind, created_at)
-  VALUES (${collectionId}, ${refundId}, ${disbursementId}, ${kind}, ${now})
+  INSERT INTO journals (collection_id, refund_id, disbursement_id, dispute_id, kind, created_at)
+  VALUES (${collectionId}, ${refundId}, ${disbursementId}, ${disputeId}, ${kind}, ${now})
   ON CONFLICT DO NOTHING
   RETURNING id
 ), posted AS (

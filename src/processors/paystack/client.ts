@@ -6,9 +6,14 @@ import { callVendor } from '../transport';
 import type { PayoutObservedStatus, PayoutOrder, QueryResult, RefundOrder, SendResult } from '../types';
 import { readRecipient, readTransfer, readTransferVerify, transferRequest } from './payout-transformers';
 import type { RecipientRequest } from './payout-transformers';
+import { readDisputeFetch, readDisputeList, readResolve, readUploadUrl } from './dispute-transformers';
+import type { DisputeAnswer, ResolveAnswer } from './dispute-transformers';
 import { readRefundCreate, readRefundFetch, readRefundList, refundRequest } from './refund-transformers';
 import { chargeRequest, initializeRequest, readCharge, readInitialize, readVerify } from './transformers';
 import type { ChargeAnswer, InitializeAnswer, PaystackPayment, VerifyAnswer } from './transformers';
+
+/** Disputes asked for per page of GET /dispute. */
+export const DISPUTE_PAGE_SIZE = 50;
 
 export interface PaystackSettings {
   baseUrl: string;
@@ -23,7 +28,7 @@ export type Unreachable = { kind: 'unreachable'; sent: boolean; detail: string }
 export class PaystackClient {
   constructor(private readonly s: PaystackSettings) {}
 
-  private async call<T>(method: 'GET' | 'POST', path: string, body: unknown, read: (status: number, json: unknown) => T): Promise<T | Unreachable> {
+  private async call<T>(method: 'GET' | 'POST' | 'PUT', path: string, body: unknown, read: (status: number, json: unknown) => T): Promise<T | Unreachable> {
     const a = await callVendor({
       method,
       url: this.s.baseUrl.replace(/\/+$/, '') + path,
@@ -66,6 +71,31 @@ export class PaystackClient {
 
   verifyTransfer(reference: string): Promise<QueryResult<PayoutObservedStatus> | Unreachable> {
     return this.call('GET', `/transfer/verify/${encodeURIComponent(reference)}`, undefined, readTransferVerify);
+  }
+
+  fetchDispute(id: string): Promise<DisputeAnswer | Unreachable> {
+    return this.call('GET', `/dispute/${encodeURIComponent(id)}`, undefined, readDisputeFetch);
+  }
+
+  /** One page of disputes opened since `from` (Paystack's from, perPage and page), at most DISPUTE_PAGE_SIZE. */
+  listDisputes(from: Date, page: number) {
+    const query = `from=${encodeURIComponent(from.toISOString())}&perPage=${DISPUTE_PAGE_SIZE}&page=${page}`;
+    return this.call('GET', `/dispute?${query}`, undefined, readDisputeList);
+  }
+
+  /**
+   * Accepts a dispute (merchant-accepted, for refundAmountMinor): the merchant's message goes up as a text
+   * file through the dispute's upload URL (resolve requires an uploaded_filename), then PUT resolve.
+   */
+  async acceptDispute(id: string, refundAmountMinor: bigint, message: string): Promise<ResolveAnswer | Unreachable> {
+    const path = `/dispute/${encodeURIComponent(id)}`;
+    const url = await this.call('GET', `${path}/upload_url?upload_filename=${encodeURIComponent(`acceptance-${id}.txt`)}`, undefined, readUploadUrl);
+    if (url.kind !== 'upload') return url;
+    const put = await callVendor({ method: 'PUT', url: url.signedUrl, headers: { 'content-type': 'text/plain' }, body: message, timeoutMs: this.s.timeoutMs });
+    if (put.kind !== 'answer') return { kind: 'unreachable', sent: put.sent, detail: put.detail };
+    if (put.status >= 300) return { kind: 'unreadable', detail: `the upload answered HTTP ${put.status}` };
+    const body = { resolution: 'merchant-accepted', message, refund_amount: String(refundAmountMinor), uploaded_filename: url.fileName };
+    return this.call('PUT', `${path}/resolve`, body, readResolve);
   }
 
   /** One attempt, never repeated by us: card data is not kept to send again. */

@@ -4,9 +4,10 @@
 import { unanswered } from '../transport';
 import { randomBytes } from 'node:crypto';
 import type { ProcessorCheckout, CheckoutOrder, CheckoutStart } from '../checkout';
-import type { CallContext, Connector, CredentialField, PayoutConnector, PayoutObservedStatus, PayoutOrder, Plan, Processor, QueryResult, RefundConnector, RefundOrder, StatusQuery } from '../types';
+import type { CallContext, Connector, DisputeConnector, CredentialField, PayoutConnector, PayoutObservedStatus, PayoutOrder, Plan, Processor, QueryResult, RefundConnector, RefundOrder, StatusQuery } from '../types';
 import { PaystackClient } from './client';
 import type { Unreachable } from './client';
+import { disputeEventId } from './dispute-transformers';
 import { recipientRequest, transferCallbackNote } from './payout-transformers';
 import { refundCallbackNote } from './refund-transformers';
 import { amountDecimals, gatewayReferenceOf, observe, paystackReference, problems, readWebhook, signatureValid } from './transformers';
@@ -115,10 +116,37 @@ function paystackPayouts(client: (ctx: CallContext) => PaystackClient): PayoutCo
   };
 }
 
+/**
+ * Disputes: read only. A charge.dispute.* event (signed like charge events, on the MID's webhook route)
+ * names the dispute; GET /dispute/:id is what is read (dispute-transformers.ts says why), and GET /dispute
+ * pages through the disputes a scheduled poll looks for.
+ */
+function paystackDisputes(client: (ctx: CallContext) => PaystackClient): DisputeConnector {
+  return {
+    disputeOfEvent: disputeEventId,
+    async fetchDispute(ctx, id) {
+      const a = await client(ctx).fetchDispute(id);
+      if (a.kind === 'unreachable' || a.kind === 'unreadable') return { kind: 'unavailable', detail: a.detail };
+      return a;
+    },
+    async acceptDispute(ctx, id, amountMinor, message) {
+      const a = await client(ctx).acceptDispute(id, amountMinor, message);
+      if (a.kind === 'unreachable' || a.kind === 'unreadable') return { kind: 'unavailable', detail: a.detail };
+      return a;
+    },
+    async listDisputes(ctx, from, page) {
+      const a = await client(ctx).listDisputes(from, page);
+      if (a.kind === 'unreachable' || a.kind === 'unreadable') return { kind: 'unavailable', detail: a.detail };
+      return { kind: 'listed', disputes: a.disputes, more: a.more };
+    },
+  };
+}
+
 export function paystackProcessor(t: PaystackTransport): Processor & { checkout: ProcessorCheckout } {
   const client = (ctx: CallContext) => new PaystackClient({ baseUrl: t.baseUrl, secretKey: ctx.credentials.secret_key ?? '', timeoutMs: t.timeoutMs });
 
   const connector: Connector = {
+    disputes: paystackDisputes(client),
     refunds: paystackRefunds(client),
     payouts: paystackPayouts(client),
     // A hosted checkout starts when the customer opens payment_url (hosted.start): nothing is queued to send.
