@@ -10,8 +10,9 @@ export type WalletAccountKind = (typeof WALLET_ACCOUNT_KINDS)[number];
 /** fee_revenue and processor_clearing are the service's own accounts, one per currency. */
 export type AccountKind = WalletAccountKind | 'fee_revenue' | 'processor_clearing';
 export type HoldBucket = 'pending' | 'reserved';
-export type JournalKind = 'collection_credit' | 'reserve_release' | 'settlement' | RefundJournalKind | DisbursementJournalKind;
-export type PostingKind = 'collection_credit' | 'fee' | 'reserve_hold' | 'reserve_release' | 'settlement' | RefundJournalKind | DisbursementJournalKind;
+export type JournalKind = 'collection_credit' | 'reserve_release' | 'settlement' | 'reconciliation_reversal' | RefundJournalKind | DisbursementJournalKind;
+/** reconciliation_reversal: a payment the processor reversed on its own, taken back from the wallet (docs/reconciliation.md) */
+export type PostingKind = 'collection_credit' | 'fee' | 'reserve_hold' | 'reserve_release' | 'settlement' | 'reconciliation_reversal' | RefundJournalKind | DisbursementJournalKind;
 /** A refund's journals (src/domain/refund.ts): the hold when it is written, then out or back. */
 export type RefundJournalKind = 'refund_hold' | 'refund_out' | 'refund_return';
 /** A disbursement's journals (src/domain/disbursement.ts): the hold, then out or back, and a reversal after out. */
