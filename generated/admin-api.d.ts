@@ -2899,7 +2899,8 @@ export interface components {
              * @enum {string}
              */
             action: "reverse" | "acknowledge";
-            reason: string;
+            /** @description Why, as the item and the audit log keep it. */
+            reason: string & components["schemas"]["Text"];
         };
         /** @description Envelope of a reconciliation item. */
         ReconciliationItemResponse: {

@@ -23,15 +23,9 @@ import { mountDashboard } from './dashboard';
 import { mountProbes } from './probes';
 import { inRequestSpan, noteRoute, observeRequest } from '../telemetry/http';
 import type { ProbeState } from './probes';
+import { isStreamedBody } from './streamed-body';
 
 export const BODY_LIMIT_BYTES = 64 * 1024;
-
-/** Operations whose body their handler reads as it arrives (a statement file of a MID, text/csv): not parsed or size-checked here. */
-const STREAMED_BODIES = /^\/v1\/admin\/mids\/[^/]+\/statements$/;
-
-function isStreamedBody(req: Request): boolean {
-  return req.method === 'POST' && STREAMED_BODIES.test(req.path) && req.is('text/csv') === 'text/csv';
-}
 /** how long a browser keeps to https once told (one year, the usual minimum for preload lists) */
 const HSTS_MAX_AGE_SECONDS = 31_536_000;
 

@@ -6,16 +6,23 @@ import { apiTime } from '../../domain/time';
 import { itemRecord, statementRecord } from '../../reconciliation';
 import type { ItemListRow } from '../../reconciliation';
 import type { Sink } from '../../reports/csv';
+import { AppError } from '../../errors';
 import { callerName } from '../context';
+import { isStreamedBody } from '../streamed-body';
 import type { RequestContext } from '../context';
 import { ok } from '../envelope';
 import { typedHandlers } from '../typed';
 
 const CSV = 'text/csv; charset=utf-8';
 
-/** The upload's body, as it arrives (the access layer left it unread: see app.ts, STREAMED_BODIES). */
+/**
+ * The upload's body, as it arrives (app.ts left it unread: streamed-body.ts). Anything but a text/csv body
+ * was read (or refused) by app.ts: none is no file, another type is not one.
+ */
 function bodyOf(ctx: RequestContext): AsyncIterable<Buffer> {
-  return ctx.req as unknown as AsyncIterable<Buffer>;
+  if (isStreamedBody(ctx.req)) return ctx.req as unknown as AsyncIterable<Buffer>;
+  if (ctx.req.body === undefined) throw new AppError('VALIDATION_ERROR', undefined, [{ field: 'requestBody', message: 'is required' }]);
+  throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'The statement is a text/csv body');
 }
 
 async function itemOf(ctx: RequestContext, midId: number, id: bigint) {
