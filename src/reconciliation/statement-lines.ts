@@ -136,8 +136,7 @@ const MTN_COLUMNS = ['Id', 'External Transaction Id', 'Date', 'Status', 'Type', 
  * The MTN MoMo partner report (the partner portal's CSV): a header row from "Id" (External Transaction Id,
  * Date, Status, Type, From, To, Amount, Currency, Fee, Fee Currency, Balance, ...). Our reference is the
  * External Transaction Id (the X-Reference-Id of the request to pay). Only SUCCESSFUL rows move money; a
- * REVERSAL row names the reversed payment's Id in External Transaction Id of its own (its Id is the
- * reversal's). The fee has its own column and is not part of the payment. Times are the partner's local
+ * REVERSAL row is named by its own Id and carries the reversed payment's External Transaction Id. The fee has its own column and is not part of the payment. Times are the partner's local
  * time, `offsetMinutes` east of UTC.
  */
 export class MtnPartnerReportReader extends HeaderedReader {

@@ -79,18 +79,18 @@ it("reads M-Pesa's statement: preamble, payments, charges, a cancelled attempt, 
   await expect(lines(new MpesaStatementReader(), noLink)).rejects.toThrow('line 9: a reversal without a Linked Transaction ID');
 });
 
-it("reads MTN's partner report in the partner's zone, the fee apart, a reversal named by its own id", async () => {
+it("reads MTN's partner report in the partner's zone, the fee apart, a reversal named by its own id carrying its payment's", async () => {
   const text = [
     'Id,External Transaction Id,Date,Status,Type,Provider Category,From,To,Amount,Currency,Fee,Fee Currency,Balance',
     '1001,5b6f3c1e-0d3a-4d6e-9f1a-2c3b4d5e6f70,2026-11-30 10:00:00,SUCCESSFUL,DEBIT,,256772123456,PayCollect,"25,000",UGX,250,UGX,"1,000,000"',
     '1002,7c8d9e0f-1a2b-4c3d-8e9f-0a1b2c3d4e5f,2026-11-30 10:05:00,FAILED,DEBIT,,256772123457,PayCollect,"10,000",UGX,0,UGX,"1,000,000"',
-    '1003,1001,2026-12-02 09:00:00,SUCCESSFUL,REVERSAL,,PayCollect,256772123456,"25,000",UGX,0,UGX,"975,000"',
+    '1003,5b6f3c1e-0d3a-4d6e-9f1a-2c3b4d5e6f70,2026-12-02 09:00:00,SUCCESSFUL,REVERSAL,,PayCollect,256772123456,"25,000",UGX,0,UGX,"975,000"',
   ].join('\n');
   expect(await lines(new MtnPartnerReportReader(180), text)).toEqual([
     'header',
     { reference: '5b6f3c1e-0d3a-4d6e-9f1a-2c3b4d5e6f70', kind: 'payment', originalReference: null, amountMinor: 2500000n, currency: 'UGX', occurredAt: new Date('2026-11-30T07:00:00Z') },
     'not_completed',
-    { reference: '1003', kind: 'reversal', originalReference: '1001', amountMinor: 2500000n, currency: 'UGX', occurredAt: new Date('2026-12-02T06:00:00Z') },
+    { reference: '1003', kind: 'reversal', originalReference: '5b6f3c1e-0d3a-4d6e-9f1a-2c3b4d5e6f70', amountMinor: 2500000n, currency: 'UGX', occurredAt: new Date('2026-12-02T06:00:00Z') },
   ]);
   await expect(lines(new MtnPartnerReportReader(0), 'Id,Date,Status\n')).rejects.toThrow(/the header row has no External Transaction Id, Type, Amount, Currency, Fee column/);
 });

@@ -1,0 +1,65 @@
+// Proves reconciliation with MTN MoMo's partner report through the operator API, against the fake MTN over
+// real sockets: the fake writes the report of the requests to pay it saw (the partner's local time, the fee
+// in its own column, amounts with thousands separators) with one of each kind of difference injected (an
+// amount over, a currency that is not ours, a payment we never asked for, a reversal by MTN); intake finds
+// each and no other, and a second upload of the same report creates nothing.
+import { FakeMtnMomo } from '../fakes/mtn-momo';
+import { mtnPartnerReport } from '../fakes/mtn-partner-report';
+import { FAST_PROCESSORS, liveMerchant } from '../helpers/live';
+import type { LiveMerchant } from '../helpers/live';
+import { expectOk } from '../helpers/merchants';
+import { eventually, startReceiver } from '../helpers/notify-fixtures';
+import type { Receiver } from '../helpers/notify-fixtures';
+import { startTestService } from '../helpers/service';
+import type { TestService } from '../helpers/service';
+
+const PAYMENTS = 12;
+let fake: FakeMtnMomo;
+let hooks: Receiver;
+let svc: TestService;
+let m: LiveMerchant;
+const references: string[] = [];
+
+beforeAll(async () => {
+  fake = new FakeMtnMomo();
+  await fake.start();
+  hooks = await startReceiver();
+  svc = await startTestService({ env: { APP_ENV: 'live', MTN_MOMO_BASE_URL: fake.url, ...FAST_PROCESSORS } });
+  m = await liveMerchant(svc, { serviceType: 'mtn_momo', currency: 'UGX', credentials: fake.credentials(), webhookUrl: hooks.url });
+  for (let i = 0; i < PAYMENTS; i++) {
+    const res = expectOk(await m.client.post('/v1/collections/request-to-pay', {
+      currency: 'UGX', amount: 50000, payment_method: 'MOBILE_MONEY', account_number: '256772123456', merchant_reference: `MTNRECON-${String(i).padStart(4, '0')}`, narration: 'Order for live goods',
+    }));
+    await eventually(async () => expectOk(await m.client.get(`/v1/collections/${res.gateway_reference}`)).transaction_status === 'COMPLETED', 15_000, 'completed');
+    references.push(fake.byExternalId(res.gateway_reference)!.reference);
+  }
+}, 120_000);
+afterAll(async () => {
+  await svc?.close();
+  await hooks?.close();
+  await fake?.stop();
+});
+
+it('finds every injected difference in the partner report, and no other; the same report twice creates nothing', async () => {
+  const [over, foreign, reversed] = [references[2], references[5], references[9]];
+  const report = mtnPartnerReport(fake, new Date(), 180, { amounts: new Map([[over, 50500]]), currencies: new Map([[foreign, 'RWF']]), reverse: new Set([reversed]), extra: [20000] });
+  const upload = () => svc.admin.post(`/v1/admin/mids/${m.midId}/statements`, undefined, { raw: report, headers: { 'content-type': 'text/csv; charset=utf-8' } });
+  const first = expectOk(await upload());
+  expect(first).toMatchObject({ created: true, statement: { source: 'mtn_partner_report', line_count: PAYMENTS + 2 } });
+  const items = expectOk(await svc.admin.get(`/v1/admin/mids/${m.midId}/reconciliation-items?limit=500`)).items as { state: string; reference: string; theirs_currency: string; ours_currency: string }[];
+  const states: Record<string, string[]> = {};
+  for (const i of items) (states[i.state] ??= []).push(i.reference);
+  const extra = items.find((i) => i.state === 'ours_missing')?.reference;
+  const reversal = items.find((i) => i.state === 'reversed_externally')?.reference;
+  expect(Object.fromEntries(Object.entries(states).map(([k, v]) => [k, v.sort()]))).toEqual({
+    matched: references.filter((r) => r !== over && r !== foreign).sort(),
+    amount_over: [over],
+    currency_mismatch: [foreign],
+    ours_missing: [extra],
+    reversed_externally: [reversal],
+  });
+  expect(items.find((i) => i.state === 'currency_mismatch')).toMatchObject({ theirs_currency: 'RWF', ours_currency: 'UGX' });
+  const again = expectOk(await upload());
+  expect(again.created).toBe(false);
+  expect((expectOk(await svc.admin.get(`/v1/admin/mids/${m.midId}/reconciliation-items?limit=500`)).items as object[])).toHaveLength(items.length);
+});
