@@ -9,12 +9,15 @@ import { apiTime } from '../domain/time';
 import { AppError } from '../errors';
 import { amountCell, csvLines, textCell, timeCell } from '../reports/csv';
 import type { Sink } from '../reports/csv';
+import type { WorkerSpec } from '../workers/loops';
 import { StatementIntake } from './intake';
 import type { Intake, StatementRecord } from './intake';
 import { Resolutions } from './resolutions';
 import type { ItemRow, ResolutionParts, ResolveAction } from './resolutions';
 
 const SQL = sqlFiles(__dirname, ['items', 'day-totals']);
+/** How often the worker looks for what the processors have not reported past the deadline (days, so hourly is soon enough). */
+export const MISSING_INTERVAL_MS = 3_600_000;
 /** Items per page of the list, and per query of the CSV export. */
 export const MAX_ITEMS_PAGE = 500;
 
@@ -77,6 +80,10 @@ export class ReconciliationService {
   constructor(private readonly s: ResolutionParts) {
     this.intake = new StatementIntake(s);
     this.resolutions = new Resolutions(s);
+  }
+
+  workers(): WorkerSpec[] {
+    return [{ name: 'reconciliation-missing', intervalMs: MISSING_INTERVAL_MS, run: () => this.intake.missingDue() }];
   }
 
   upload(midId: number, chunks: AsyncIterable<Buffer | string>, by: string): Promise<Intake> {

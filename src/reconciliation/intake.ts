@@ -78,11 +78,16 @@ export class StatementIntake {
         const statement = await this.open(t, mid.id, source, takenBy);
         let batch: StatementLine[] = [];
         let count = 0;
+        // the period the file covers: its lines' first and last times, those another statement gave too included
+        let first: Date | null = null;
+        let last: Date | null = null;
         for await (const record of csvRecords(hashed(), STATEMENT_LIMIT_BYTES)) {
           const read = reader.read(record);
           if ('line' in read) {
             batch.push(read.line);
             count++;
+            if (first === null || read.line.occurredAt < first) first = read.line.occurredAt;
+            if (last === null || read.line.occurredAt > last) last = read.line.occurredAt;
             if (batch.length === BATCH) {
               await this.write(t, statement.id, mid.id, batch);
               batch = [];
@@ -92,7 +97,7 @@ export class StatementIntake {
         reader.finish();
         await this.write(t, statement.id, mid.id, batch);
         digest = hash.digest('hex');
-        const closed = await this.close(t, statement.id, digest, count);
+        const closed = await this.close(t, statement.id, digest, count, first, last);
         if (!closed) throw new DuplicateStatement();
         await this.match(t, closed);
         return { statement: closed, created: true, skipped };
@@ -114,6 +119,17 @@ export class StatementIntake {
     await t.none(SQL.theirsMissing, { midId: statement.mid_id, now });
   }
 
+  /**
+   * What the processors have not reported past each MID's deadline, for every MID with statements: run by the
+   * `reconciliation-missing` worker, so a deadline passes without a new statement. Returns the items made.
+   */
+  async missingDue(now: Date = this.s.now()): Promise<number> {
+    const mids = await this.s.db.any<{ mid_id: number }>('SELECT DISTINCT mid_id FROM reconciliation_statements ORDER BY mid_id');
+    let made = 0;
+    for (const { mid_id: midId } of mids) made += (await this.s.db.result(SQL.theirsMissing, { midId, now })).rowCount;
+    return made;
+  }
+
   private open(t: Tx, midId: number, source: StatementSource, takenBy: string): Promise<{ id: bigint }> {
     // the hash is known once the file is read: a placeholder no file can have until then
     return t.one('INSERT INTO reconciliation_statements (mid_id, source, content_hash, taken_by, created_at) VALUES ($1, $2, $3, $4, $5) RETURNING id', [
@@ -122,13 +138,11 @@ export class StatementIntake {
   }
 
   /** The statement with its hash, count and period; null when the MID has this file already. */
-  private async close(t: Tx, id: bigint, contentHash: string, count: number): Promise<StatementRecord | null> {
-    const sql = `UPDATE reconciliation_statements s SET content_hash = $2, line_count = $3,
-        first_at = (SELECT min(occurred_at) FROM reconciliation_lines WHERE statement_id = s.id),
-        last_at = (SELECT max(occurred_at) FROM reconciliation_lines WHERE statement_id = s.id)
+  private async close(t: Tx, id: bigint, contentHash: string, count: number, first: Date | null, last: Date | null): Promise<StatementRecord | null> {
+    const sql = `UPDATE reconciliation_statements s SET content_hash = $2, line_count = $3, first_at = $4, last_at = $5
       WHERE s.id = $1 AND NOT EXISTS (SELECT FROM reconciliation_statements o WHERE o.mid_id = s.mid_id AND o.content_hash = $2)
       RETURNING s.*`;
-    return t.oneOrNone<StatementRecord>(sql, [id, contentHash, count]);
+    return t.oneOrNone<StatementRecord>(sql, [id, contentHash, count, first, last]);
   }
 
   private async write(t: Tx, statementId: bigint, midId: number, lines: StatementLine[]): Promise<void> {

@@ -13,6 +13,8 @@ export interface ReportInjections {
   amounts?: Map<string, number>;
   /** X-Reference-Id -> the currency the report says was paid in */
   currencies?: Map<string, string>;
+  /** X-Reference-Ids left out of the report */
+  omit?: Set<string>;
   /** X-Reference-Ids reversed by MTN after the payment */
   reverse?: Set<string>;
   /** payments we never asked for: their amounts */
@@ -33,7 +35,7 @@ export function mtnPartnerReport(fake: FakeMtnMomo, at: Date, offsetMinutes: num
   const ids = new Map<string, number>();
   const row = (cells: (string | number)[]) => rows.push(cells.map((c) => (/[",]/.test(String(c)) ? `"${String(c)}"` : String(c))).join(','));
   for (const r of fake.requests.values()) {
-    if (r.status !== 'SUCCESSFUL') continue;
+    if (r.status !== 'SUCCESSFUL' || inject.omit?.has(r.reference)) continue;
     id += 1;
     ids.set(r.reference, id);
     const amount = inject.amounts?.get(r.reference) ?? Number(r.amount);

@@ -19,6 +19,8 @@ let hooks: Receiver;
 let svc: TestService;
 let m: LiveMerchant;
 const references: string[] = [];
+/** the report's time: before the payments, so its period covers them all */
+let started: Date;
 
 beforeAll(async () => {
   fake = new FakeMtnMomo();
@@ -26,6 +28,7 @@ beforeAll(async () => {
   hooks = await startReceiver();
   svc = await startTestService({ env: { APP_ENV: 'live', MTN_MOMO_BASE_URL: fake.url, ...FAST_PROCESSORS } });
   m = await liveMerchant(svc, { serviceType: 'mtn_momo', currency: 'UGX', credentials: fake.credentials(), webhookUrl: hooks.url });
+  started = new Date();
   for (let i = 0; i < PAYMENTS; i++) {
     const res = expectOk(await m.client.post('/v1/collections/request-to-pay', {
       currency: 'UGX', amount: 50000, payment_method: 'MOBILE_MONEY', account_number: '256772123456', merchant_reference: `MTNRECON-${String(i).padStart(4, '0')}`, narration: 'Order for live goods',
@@ -42,7 +45,7 @@ afterAll(async () => {
 
 it('finds every injected difference in the partner report, and no other; the same report twice creates nothing', async () => {
   const [over, foreign, reversed] = [references[2], references[5], references[9]];
-  const report = mtnPartnerReport(fake, new Date(), 180, { amounts: new Map([[over, 50500]]), currencies: new Map([[foreign, 'RWF']]), reverse: new Set([reversed]), extra: [20000] });
+  const report = mtnPartnerReport(fake, started, 180, { amounts: new Map([[over, 50500]]), currencies: new Map([[foreign, 'RWF']]), reverse: new Set([reversed]), extra: [20000] });
   const upload = () => svc.admin.post(`/v1/admin/mids/${m.midId}/statements`, undefined, { raw: report, headers: { 'content-type': 'text/csv; charset=utf-8' } });
   const first = expectOk(await upload());
   expect(first).toMatchObject({ created: true, statement: { source: 'mtn_partner_report', line_count: PAYMENTS + 2 } });
@@ -62,4 +65,23 @@ it('finds every injected difference in the partner report, and no other; the sam
   const again = expectOk(await upload());
   expect(again.created).toBe(false);
   expect((expectOk(await svc.admin.get(`/v1/admin/mids/${m.midId}/reconciliation-items?limit=500`)).items as object[])).toHaveLength(items.length);
+});
+
+it('a payment no report gave becomes theirs_missing once its deadline has passed, once, by the worker', async () => {
+  const res = expectOk(await m.client.post('/v1/collections/request-to-pay', {
+    currency: 'UGX', amount: 50000, payment_method: 'MOBILE_MONEY', account_number: '256772123456', merchant_reference: 'MTNRECON-LATE', narration: 'Order for live goods',
+  }));
+  await eventually(async () => expectOk(await m.client.get(`/v1/collections/${res.gateway_reference}`)).transaction_status === 'COMPLETED', 15_000, 'completed');
+  const left = fake.byExternalId(res.gateway_reference)!.reference;
+  // a later report of the same payments but this one
+  const report = mtnPartnerReport(fake, new Date(Date.now() + 1_000), 180, { omit: new Set([left]) });
+  expect(expectOk(await svc.admin.post(`/v1/admin/mids/${m.midId}/statements`, undefined, { raw: report, headers: { 'content-type': 'text/csv' } })).created).toBe(true);
+  const missing = async () => (expectOk(await svc.admin.get(`/v1/admin/mids/${m.midId}/reconciliation-items?state=theirs_missing`)).items as { reference: string; gateway_reference: string }[]);
+  // within the deadline (3 days) nothing is missing
+  expect(await missing()).toEqual([]);
+  expect(await svc.services.reconciliation.intake.missingDue(new Date())).toBe(0);
+  const late = new Date(Date.now() + 4 * 86_400_000);
+  expect(await svc.services.reconciliation.intake.missingDue(late)).toBe(1);
+  expect(await svc.services.reconciliation.intake.missingDue(late)).toBe(0);
+  expect(await missing()).toMatchObject([{ reference: left, gateway_reference: res.gateway_reference }]);
 });
