@@ -21,7 +21,8 @@ export const MISSING_INTERVAL_MS = 3_600_000;
 /** Items per page of the list, and per query of the CSV export. */
 export const MAX_ITEMS_PAGE = 500;
 
-export type ItemListRow = ItemRow & { gateway_reference: string | null; collection_status: Status | null; line_kind: 'payment' | 'reversal' | null };
+/** An item as the list reads it (sql/items.sql): its day as text (YYYY-MM-DD, UTC), and its collection's reference and state. */
+export type ItemListRow = ItemRow & { day: string; gateway_reference: string | null; collection_status: Status | null; line_kind: 'payment' | 'reversal' | null };
 
 export interface ItemQuery {
   day: string | null;
@@ -36,7 +37,7 @@ export interface Settings {
   approval_threshold_minor: bigint | null;
 }
 
-const dayText = (d: Date | string) => (typeof d === 'string' ? d.slice(0, 10) : apiTime(d).slice(0, 10));
+const dayText = (d: string) => d.slice(0, 10);
 
 export function itemRecord(r: ItemListRow) {
   const amount = (m: bigint | null) => (m === null ? null : toApi(m));

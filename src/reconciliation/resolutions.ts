@@ -28,7 +28,6 @@ export interface ItemRow {
   id: bigint;
   mid_id: number;
   business_id: number | null;
-  day: Date | string;
   state: ItemState;
   collection_id: bigint | null;
   reference: string;
@@ -82,6 +81,9 @@ export class Resolutions {
       if (item.resolution !== null) throw new AppError('INVALID_STATE', `The item is ${item.resolution === 'resolved' ? 'resolved already' : 'waiting for a second operator\'s approval'}`);
       if (r.action === 'reverse' && (item.state !== 'reversed_externally' || item.collection_status !== 'COMPLETED')) {
         throw new AppError('INVALID_STATE', 'Only a reversal by the processor of a COMPLETED collection is posted as a reversal; acknowledge the item instead');
+      }
+      if (r.action === 'reverse' && (item.theirs_minor !== item.ours_minor || item.theirs_currency !== item.ours_currency)) {
+        throw new AppError('INVALID_STATE', 'The processor reversed part of the payment only: a partial reversal is not posted here; acknowledge the item instead');
       }
       const amount = r.action === 'reverse' ? (item.theirs_minor as bigint) : 0n;
       const waits = needsApproval(amount, item.approval_threshold_minor);
