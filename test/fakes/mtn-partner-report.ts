@@ -17,6 +17,8 @@ export interface ReportInjections {
   omit?: Set<string>;
   /** X-Reference-Ids reversed by MTN after the payment */
   reverse?: Set<string>;
+  /** X-Reference-Id -> the part of the payment MTN reversed (the whole when not given) */
+  reversedAmounts?: Map<string, number>;
   /** payments we never asked for: their amounts */
   extra?: number[];
 }
@@ -28,10 +30,13 @@ const local = (d: Date, offsetMinutes: number) => {
 };
 const thousands = (n: number) => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 
+/** MTN's own transaction ids: unique across reports, as MTN's are */
+let lastId = 5_000_000;
+
 /** The report of every successful request to pay the fake saw, at `at` (the partner `offsetMinutes` east of UTC). */
 export function mtnPartnerReport(fake: FakeMtnMomo, at: Date, offsetMinutes: number, inject: ReportInjections = {}): string {
   const rows: string[] = ['Id,External Transaction Id,Date,Status,Type,Provider Category,From,To,Amount,Currency,Fee,Fee Currency,Balance'];
-  let id = 5_000_000;
+  let id = lastId;
   const ids = new Map<string, number>();
   const row = (cells: (string | number)[]) => rows.push(cells.map((c) => (/[",]/.test(String(c)) ? `"${String(c)}"` : String(c))).join(','));
   for (const r of fake.requests.values()) {
@@ -46,7 +51,8 @@ export function mtnPartnerReport(fake: FakeMtnMomo, at: Date, offsetMinutes: num
   for (const reference of inject.reverse ?? []) {
     const r = fake.requests.get(reference);
     if (!r || !ids.has(reference)) throw new Error(`no payment ${reference} to reverse`);
-    row([++id, reference, local(new Date(at.getTime() + 60_000), offsetMinutes), 'SUCCESSFUL', 'REVERSAL', 'Collections', 'PayCollect', r.partyId, thousands(Number(r.amount)), r.currency, 0, r.currency, thousands(1_000_000)]);
+    row([++id, reference, local(new Date(at.getTime() + 60_000), offsetMinutes), 'SUCCESSFUL', 'REVERSAL', 'Collections', 'PayCollect', r.partyId, thousands(inject.reversedAmounts?.get(reference) ?? Number(r.amount)), r.currency, 0, r.currency, thousands(1_000_000)]);
   }
+  lastId = id;
   return rows.join('\r\n') + '\r\n';
 }

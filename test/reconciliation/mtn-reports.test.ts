@@ -85,3 +85,18 @@ it('a payment no report gave becomes theirs_missing once its deadline has passed
   expect(await svc.services.reconciliation.intake.missingDue(late)).toBe(0);
   expect(await missing()).toMatchObject([{ reference: left, gateway_reference: res.gateway_reference }]);
 });
+
+it('a reversal of part of a payment is found, and refused as a whole reversal: nothing is posted', async () => {
+  const part = references[4];
+  const report = mtnPartnerReport(fake, new Date(Date.now() + 2_000), 180, { reverse: new Set([part]), reversedAmounts: new Map([[part, 20000]]) });
+  expect(expectOk(await svc.admin.post(`/v1/admin/mids/${m.midId}/statements`, undefined, { raw: report, headers: { 'content-type': 'text/csv' } })).created).toBe(true);
+  const items = expectOk(await svc.admin.get(`/v1/admin/mids/${m.midId}/reconciliation-items?state=reversed_externally&limit=500`)).items as { id: number; theirs_amount: number; ours_amount: number }[];
+  const partial = items.find((i) => i.theirs_amount === 20000)!;
+  expect(partial).toMatchObject({ ours_amount: 50000 });
+  const res = await svc.admin.post(`/v1/admin/mids/${m.midId}/reconciliation-items/${partial.id}/resolve`, { action: 'reverse', reason: 'MTN reversed part of it' });
+  expect(res.status).toBe(400);
+  expect(res.body.code).toBe('INVALID_STATE');
+  const posted = await svc.services.db.one<{ n: number }>("SELECT count(*)::int AS n FROM journals WHERE kind = 'reconciliation_reversal'");
+  expect(posted.n).toBe(0);
+  expect(expectOk(await svc.admin.get(`/v1/admin/mids/${m.midId}/reconciliation-items?state=reversed_externally&limit=500`)).items.find((i: { id: number }) => i.id === partial.id)).toMatchObject({ resolution: null });
+});
