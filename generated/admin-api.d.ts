@@ -489,6 +489,142 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/mids/{mid_id}/statements": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a MID's statements
+         * @description The processor statements taken in for the MID, newest first (at most 200): their source, SHA-256, number of lines, the period they cover and who took them in.
+         */
+        get: operations["listReconciliationStatements"];
+        put?: never;
+        /**
+         * Upload a processor's statement of a MID
+         * @description Takes in the processor's own statement file of the MID, as downloaded from its portal, as the request
+         *     body (`text/csv`, at most 64 MiB, read as it arrives): the M-Pesa organisation statement for an
+         *     `mpesa` MID, the MTN MoMo partner report for an `mtn_momo` MID (docs/reconciliation.md describes both
+         *     formats). Its payment and reversal lines are kept and matched at once against our collections into
+         *     items (`GET /v1/admin/mids/{mid_id}/reconciliation-items`); charges, balance rows and rows that are not
+         *     Completed are counted in `skipped`. The same file again creates nothing: the answer is the statement
+         *     taken in first, with `created` false. A line another statement gave already is kept once. A file
+         *     that cannot be read (no header row, an amount or time that is not one, a quote left open) is refused
+         *     with `VALIDATION_ERROR` naming its line, and nothing is kept.
+         */
+        post: operations["uploadReconciliationStatement"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/mids/{mid_id}/reconciliation-items": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a MID's reconciliation items
+         * @description The MID's items in id order, a page at a time (`after` the last id of the previous page), of one day (UTC) and of one state when given. With `day`, `totals` gives the day's totals on both sides (what the processor reported, payments less reversals; what we recorded for the day's items) and how many items are in each state; who resolved each item, how and why is on the item.
+         */
+        get: operations["listReconciliationItems"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/mids/{mid_id}/reconciliation-items/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export a MID's reconciliation items as CSV
+         * @description The MID's items (of one day and one state when given) as one CSV file in id order, written as it is read: its state, references, both sides' amounts as exact decimal text with their currencies, and the resolution with who asked, who approved and when (UTC).
+         */
+        get: operations["exportReconciliationItems"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/mids/{mid_id}/reconciliation-items/{item_id}/resolve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resolve a reconciliation item
+         * @description An operator's resolution, with a reason. `reverse` (a `reversed_externally` item of a COMPLETED collection) posts a new journal through the ledger that takes the collection's credit back (the wallet debited, processor clearing credited, the fee returned) and moves the collection to `REVERSED`, which sends the merchant one signed webhook and one e-mail; `acknowledge` records the decision only. A reversal of more than the MID's `approval_threshold` waits for a second operator (`resolution` `awaiting_approval`) and nothing moves until then. Past decisions are never edited.
+         */
+        post: operations["resolveReconciliationItem"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/mids/{mid_id}/reconciliation-items/{item_id}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve a reconciliation item's resolution
+         * @description A second operator's approval of a resolution waiting for one: carried out once (the journal, the collection's move, its webhook and e-mail). The operator who asked cannot approve (`FORBIDDEN`); a second approval, or two at once, carries nothing out again (`INVALID_STATE`).
+         */
+        post: operations["approveReconciliationItem"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/mids/{mid_id}/reconciliation-settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a MID's reconciliation settings
+         * @description The deadline after which a completed collection the processor has not reported is `theirs_missing` (3 days unless set), and the amount above which a reversal waits for a second operator (none unless set).
+         */
+        get: operations["getReconciliationSettings"];
+        /**
+         * Set a MID's reconciliation settings
+         * @description Sets the MID's `theirs_missing_days` and `approval_threshold` (null: no reversal waits for approval).
+         */
+        put: operations["setReconciliationSettings"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/admin/businesses/{business_id}/api-tokens": {
         parameters: {
             query?: never;
@@ -1913,7 +2049,11 @@ export interface components {
          *     next `sequence`). A success the processor confirms after a collection became `FAILED` or `CANCELLED`
          *     is never dropped and never credited by itself: it is held for an operator, who either credits it (the
          *     collection then becomes `COMPLETED` once, notified with the next `sequence`) or has the processor
-         *     return the money (the collection stays as it is). Money moves only on `COMPLETED`.
+         *     return the money (the collection stays as it is). Money moves only on `COMPLETED`, and back only on
+         *     `REVERSED`: a `COMPLETED` collection becomes `REVERSED` once, when the processor reversed the payment on
+         *     its own (a mobile-money operator's reversal after a customer's complaint, found in its statement) and an
+         *     operator has posted the reversal (its amount is taken back from the wallet; notified with the next
+         *     `sequence`).
          *     - `PENDING`: accepted, waiting for the customer or the provider.
          *     - `COMPLETED`: the customer paid; `total_credit` is credited to the wallet.
          *     - `FAILED`: the provider declined or the payment failed, and the customer cannot try again on the same
@@ -1922,9 +2062,11 @@ export interface components {
          *     - `CANCELLED`: the customer cancelled on the payment page.
          *     - `EXPIRED`: still `PENDING` after the expiry time (30 minutes by default); with a live processor, after
          *       asking it once more.
+         *     - `REVERSED`: was `COMPLETED`; the processor reversed the payment after the fact, and the credit was taken
+         *       back from the wallet.
          * @enum {string}
          */
-        TransactionStatus: "PENDING" | "COMPLETED" | "FAILED" | "CANCELLED" | "EXPIRED";
+        TransactionStatus: "PENDING" | "COMPLETED" | "FAILED" | "CANCELLED" | "EXPIRED" | "REVERSED";
         /**
          * @description Stage of a refund. Every refund starts `PENDING` and ends in exactly one of `COMPLETED`, `FAILED` or
          *     `CANCELLED`, which never change again. Each change after `PENDING` is sent to your webhook.
@@ -2654,6 +2796,163 @@ export interface components {
                 /** @description What the processor answered, without credentials. */
                 detail: string;
             };
+        };
+        /** @description A processor's statement taken in for a MID. */
+        ReconciliationStatement: {
+            id: number;
+            mid_id: number;
+            /**
+             * @description The vendor's file or record it came from.
+             * @enum {string}
+             */
+            source: "mpesa_statement" | "mtn_partner_report" | "paystack_settlement";
+            /** @description SHA-256 (hex) of the file as uploaded; the same file twice is taken in once. */
+            content_hash: string;
+            /** @description Payment and reversal lines read (fee, balance and failed rows are not lines). */
+            line_count: number;
+            /** Format: date-time */
+            first_at: string | null;
+            /** Format: date-time */
+            last_at: string | null;
+            /** @description Who uploaded it (a person's email, or `operator key`). */
+            taken_by: string;
+            /** Format: date-time */
+            created_at: string;
+        };
+        /** @description Envelope of a MID's statements. */
+        ReconciliationStatementsResponse: {
+            /** @description The HTTP status. */
+            code: number;
+            /** @constant */
+            status: "success";
+            message: string;
+            data: components["schemas"]["ReconciliationStatement"][];
+        };
+        /** @description Envelope of a statement taken in. */
+        ReconciliationIntakeResponse: {
+            /** @description The HTTP status. */
+            code: number;
+            /** @constant */
+            status: "success";
+            message: string;
+            data: {
+                statement: components["schemas"]["ReconciliationStatement"];
+                /** @description false when the MID had this file already (nothing was created). */
+                created: boolean;
+                skipped: {
+                    fee: number;
+                    not_completed: number;
+                    other: number;
+                };
+            };
+        };
+        /**
+         * @description What matching decided about a line of a processor's statement, or about a collection it did not report:
+         *     - `matched`: the processor's line and our collection agree in reference, currency and amount.
+         *     - `amount_over` / `amount_under`: the processor moved more / less than we recorded.
+         *     - `currency_mismatch`: the processor moved another currency than we recorded.
+         *     - `ours_missing`: the processor moved money we have no completed collection for.
+         *     - `theirs_missing`: a completed collection the processor has not reported past the MID's deadline
+         *       (`theirs_missing_days` after it, within the period its statements cover).
+         *     - `reversed_externally`: the processor reversed a payment on its own (a reversal row naming it).
+         * @enum {string}
+         */
+        ReconciliationItemState: "matched" | "amount_over" | "amount_under" | "currency_mismatch" | "ours_missing" | "theirs_missing" | "reversed_externally";
+        /** @description One decision of matching, with the operator's resolution when there is one. */
+        ReconciliationItem: {
+            id: number;
+            mid_id: number;
+            business_id: number | null;
+            /**
+             * Format: date
+             * @description The day (UTC) of the processor's line, or of the collection for `theirs_missing`.
+             */
+            day: string;
+            state: components["schemas"]["ReconciliationItemState"];
+            /** @description The processor's reference of the line (M-Pesa's receipt, MTN's external id), or of the collection. */
+            reference: string;
+            /** @enum {string|null} */
+            line_kind: "payment" | "reversal" | null;
+            /** @description Our collection's reference, when one was found. */
+            gateway_reference: string | null;
+            collection_status: components["schemas"]["TransactionStatus"] | null;
+            ours_amount: number | null;
+            ours_currency: string | null;
+            theirs_amount: number | null;
+            theirs_currency: string | null;
+            /** @enum {string|null} */
+            resolution: "awaiting_approval" | "resolved" | null;
+            /** @enum {string|null} */
+            action: "reverse" | "acknowledge" | null;
+            reason: string | null;
+            requested_by: string | null;
+            /** Format: date-time */
+            requested_at: string | null;
+            approved_by: string | null;
+            /** Format: date-time */
+            resolved_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        /** @description Envelope of a page of reconciliation items. */
+        ReconciliationItemsResponse: {
+            /** @description The HTTP status. */
+            code: number;
+            /** @constant */
+            status: "success";
+            message: string;
+            data: {
+                items: components["schemas"]["ReconciliationItem"][];
+                /** @description With `day`, the day's totals on both sides and the items per state; else null. */
+                totals: null | {
+                    /** @description What the processor reported (payments less reversals). */
+                    theirs_amount: number;
+                    /** @description What we recorded for the day's items. */
+                    ours_amount: number;
+                    states: {
+                        [key: string]: number;
+                    };
+                };
+            };
+        };
+        ReconciliationResolution: {
+            /**
+             * @description `reverse`: post the processor's reversal of a `reversed_externally` item (its collection is `COMPLETED`): the collection's credit is taken back from the wallet and it becomes `REVERSED`. `acknowledge`: record the decision with its reason; no money moves.
+             * @enum {string}
+             */
+            action: "reverse" | "acknowledge";
+            /** @description Why, as the item and the audit log keep it. */
+            reason: string & components["schemas"]["Text"];
+        };
+        /** @description Envelope of a reconciliation item. */
+        ReconciliationItemResponse: {
+            /** @description The HTTP status. */
+            code: number;
+            /** @constant */
+            status: "success";
+            message: string;
+            data: components["schemas"]["ReconciliationItem"];
+        };
+        /** @description A MID's reconciliation settings. */
+        ReconciliationSettings: {
+            mid_id: number;
+            /** @description Days after a completed collection before a processor that has not reported it makes it `theirs_missing` (default 3). */
+            theirs_missing_days: number;
+            /** @description A reversal of more than this waits for a second operator's approval; null, none does. */
+            approval_threshold: number | null;
+        };
+        /** @description Envelope of a MID's reconciliation settings. */
+        ReconciliationSettingsResponse: {
+            /** @description The HTTP status. */
+            code: number;
+            /** @constant */
+            status: "success";
+            message: string;
+            data: components["schemas"]["ReconciliationSettings"];
+        };
+        ReconciliationSettingsInput: {
+            theirs_missing_days: number;
+            approval_threshold: number | null;
         };
         /** @description An API token. Neither the secret nor the webhook hash is ever returned here. */
         ApiToken: {
@@ -4423,6 +4722,22 @@ export interface components {
          */
         MidId: number;
         /**
+         * @description The day (UTC) of the items, `YYYY-MM-DD`; with it the answer carries the day's totals.
+         * @example 2026-11-30
+         */
+        ReconciliationDay: string;
+        /** @description Only items in this state. */
+        ReconciliationState: components["schemas"]["ReconciliationItemState"];
+        /** @description Items after this id (the last `id` of the previous page). */
+        ReconciliationAfter: number;
+        /** @description Items per page. */
+        ReconciliationLimit: number;
+        /**
+         * @description Reconciliation item id.
+         * @example 42
+         */
+        ReconciliationItemId: number;
+        /**
          * @description API token id.
          * @example 3
          */
@@ -5818,6 +6133,353 @@ export interface operations {
                 };
             };
             /** @description `VALIDATION_ERROR` (a `mid_id` that is not a positive integer, an unknown query parameter), or `INVALID_JSON` / `UNSUPPORTED_MEDIA_TYPE` for a body, which this operation does not take. */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description `NOT_FOUND`: no MID has this id. */
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listReconciliationStatements: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description MID id.
+                 * @example 12
+                 */
+                mid_id: components["parameters"]["MidId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The MID's statements. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReconciliationStatementsResponse"];
+                };
+            };
+            /** @description `VALIDATION_ERROR`: a `mid_id` that is not a positive integer, or an unknown query parameter. */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description `NOT_FOUND`: no MID has this id. */
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    uploadReconciliationStatement: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description MID id.
+                 * @example 12
+                 */
+                mid_id: components["parameters"]["MidId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example Receipt No.,Completion Time,Initiation Time,Details,Transaction Status,Paid In,Withdrawn,Balance,Balance Confirmed,Reason Type,Other Party Info,Linked Transaction ID,A/C No.
+                 *     NLJ7RT61SV,2026-11-30 08:02:11,2026-11-30 08:02:05,Pay Bill Online,Completed,"1,500.00",,"520,499.00",true,Pay Bill Online,254708374149 - JANE DOE,,PC7F3K9Q
+                 */
+                "text/csv": string;
+            };
+        };
+        responses: {
+            /** @description The statement as taken in (`created` true), or as taken in before when the MID had this file already (`created` false; nothing was created). */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReconciliationIntakeResponse"];
+                };
+            };
+            /** @description `VALIDATION_ERROR`: the file cannot be read (its line named), or the MID's processor has no statement file; `UNSUPPORTED_MEDIA_TYPE` for a body that is not `text/csv`. Nothing is kept. */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description `NOT_FOUND`: no MID has this id. */
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listReconciliationItems: {
+        parameters: {
+            query?: {
+                /**
+                 * @description The day (UTC) of the items, `YYYY-MM-DD`; with it the answer carries the day's totals.
+                 * @example 2026-11-30
+                 */
+                day?: components["parameters"]["ReconciliationDay"];
+                /** @description Only items in this state. */
+                state?: components["parameters"]["ReconciliationState"];
+                /** @description Items after this id (the last `id` of the previous page). */
+                after?: components["parameters"]["ReconciliationAfter"];
+                /** @description Items per page. */
+                limit?: components["parameters"]["ReconciliationLimit"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description MID id.
+                 * @example 12
+                 */
+                mid_id: components["parameters"]["MidId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of items. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReconciliationItemsResponse"];
+                };
+            };
+            /** @description `VALIDATION_ERROR`: a malformed parameter or an unknown one. */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description `NOT_FOUND`: no MID has this id. */
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    exportReconciliationItems: {
+        parameters: {
+            query?: {
+                /**
+                 * @description The day (UTC) of the items, `YYYY-MM-DD`; with it the answer carries the day's totals.
+                 * @example 2026-11-30
+                 */
+                day?: components["parameters"]["ReconciliationDay"];
+                /** @description Only items in this state. */
+                state?: components["parameters"]["ReconciliationState"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description MID id.
+                 * @example 12
+                 */
+                mid_id: components["parameters"]["MidId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The CSV file, a header row then one record per item. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Content-Disposition": components["headers"]["ContentDisposition"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example id,day,state,reference,gateway_reference,ours_amount,ours_currency,theirs_amount,theirs_currency,resolution,action,reason,requested_by,approved_by,resolved_at
+                     *     42,2026-11-30,amount_under,NLJ7RT61SV,PC-20261130-7F3K9Q,1500,KES,1450,KES,,,,,,
+                     */
+                    "text/csv": components["schemas"]["CsvFile"];
+                };
+            };
+            /** @description `VALIDATION_ERROR`: a malformed parameter or an unknown one. */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description `NOT_FOUND`: no MID has this id. */
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    resolveReconciliationItem: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description MID id.
+                 * @example 12
+                 */
+                mid_id: components["parameters"]["MidId"];
+                /**
+                 * @description Reconciliation item id.
+                 * @example 42
+                 */
+                item_id: components["parameters"]["ReconciliationItemId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "action": "reverse",
+                 *       "reason": "Customer complaint; Safaricom reversed the payment"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ReconciliationResolution"];
+            };
+        };
+        responses: {
+            /** @description The item after the decision. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReconciliationItemResponse"];
+                };
+            };
+            /** @description `VALIDATION_ERROR`, `INVALID_JSON`, `UNSUPPORTED_MEDIA_TYPE`, or `INVALID_STATE`: the item is matched, resolved already or waiting (resolve), nothing waits for approval (approve), or `reverse` of an item that is not a reversal of a COMPLETED collection. Nothing is changed. */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description `NOT_FOUND`: the MID has no item with this id. */
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    approveReconciliationItem: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description MID id.
+                 * @example 12
+                 */
+                mid_id: components["parameters"]["MidId"];
+                /**
+                 * @description Reconciliation item id.
+                 * @example 42
+                 */
+                item_id: components["parameters"]["ReconciliationItemId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The item after the decision. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReconciliationItemResponse"];
+                };
+            };
+            /** @description `VALIDATION_ERROR`, `INVALID_JSON`, `UNSUPPORTED_MEDIA_TYPE`, or `INVALID_STATE`: the item is matched, resolved already or waiting (resolve), nothing waits for approval (approve), or `reverse` of an item that is not a reversal of a COMPLETED collection. Nothing is changed. */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description `NOT_FOUND`: the MID has no item with this id. */
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getReconciliationSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description MID id.
+                 * @example 12
+                 */
+                mid_id: components["parameters"]["MidId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The MID's settings. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReconciliationSettingsResponse"];
+                };
+            };
+            /** @description `VALIDATION_ERROR`: a malformed `mid_id` or an unknown query parameter. */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description `NOT_FOUND`: no MID has this id. */
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    setReconciliationSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description MID id.
+                 * @example 12
+                 */
+                mid_id: components["parameters"]["MidId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "theirs_missing_days": 3,
+                 *       "approval_threshold": 1000
+                 *     }
+                 */
+                "application/json": components["schemas"]["ReconciliationSettingsInput"];
+            };
+        };
+        responses: {
+            /** @description The MID's settings as set. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReconciliationSettingsResponse"];
+                };
+            };
+            /** @description `VALIDATION_ERROR`, `INVALID_JSON` or `UNSUPPORTED_MEDIA_TYPE`. Nothing is changed. */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];

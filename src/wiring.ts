@@ -5,7 +5,8 @@
 // which call back into collections) is broken with a callback.
 import type { Base } from './base';
 import type { Config } from './config';
-import type { Db, Tx } from './db';
+import type { Db, Queryable, Tx } from './db';
+import type { MoveFrom } from './collections/move-batch';
 import { dbOf } from './db/change';
 import type { Logger } from './log';
 import { telemetryOff } from './telemetry';
@@ -56,6 +57,7 @@ import { RefundService } from './refunds';
 import { DisputeService } from './disputes';
 import { refundConnectorOf } from './processors/sandbox/refunds';
 import { ReportService } from './reports';
+import { ReconciliationService } from './reconciliation';
 
 /** What the caller gives: Base less what is built here (the db getter, kick; figures when none are given). */
 export interface BaseInput {
@@ -118,6 +120,8 @@ export interface Services extends Base {
   adminDisbursements: AdminDisbursementService;
   /** statements, exports and the settlement report (src/reports/) */
   reports: ReportService;
+  /** the processors' statements set against our records, and the operators' resolutions (src/reconciliation/) */
+  reconciliation: ReconciliationService;
   /** payment links merchants share (src/payment-links/) */
   paymentLinks: PaymentLinkService;
   /** customers' attempts on a payment link's page, each an ordinary collection (src/payment-links/attempts.ts) */
@@ -220,6 +224,7 @@ export function buildServices(input: BaseInput): Services {
   const processorRequests = new ProcessorRequestService(using(base, { collections, processors, refunds, disbursements, processId: liveness.processId }));
   checkouts = new CheckoutService(using(base, { collections, processorRequests, processors, refunds, disbursements, disputes }));
   const reports = new ReportService(() => base.db, input.now);
+  const reconciliation = new ReconciliationService(using(base, { ledger, moveCollection: (q: Queryable, id: bigint, outcome: 'REVERSED', message: string, from: MoveFrom) => collections.move(q, id, outcome, message, from) }));
   const paymentLinks = new PaymentLinkService(base);
   const linkAttempts = new LinkAttempts(using(base, { requestToPay: (p: Principal, body: RequestToPayBody) => collections.requestToPay(p, body) }));
 
@@ -258,6 +263,7 @@ export function buildServices(input: BaseInput): Services {
     disbursements,
     adminDisbursements,
     reports,
+    reconciliation,
     paymentLinks,
     linkAttempts,
     get workers() {
@@ -273,5 +279,5 @@ export function buildServices(input: BaseInput): Services {
 
 export function workerSpecs(s: Services): WorkerSpec[] {
   const rateLeases: WorkerSpec = { name: 'rate-leases', intervalMs: 60_000, run: () => s.rateLimit.forgetPast() };
-  return [rateLeases, ...s.collections.workers(), ...s.ledger.workers(), ...s.notifications.workers(), ...s.liveness.workers(), ...s.processorRequests.workers(), ...s.retention.workers(), ...s.disbursements.workers(), ...s.disputes.workers(), ...s.guards.workers(), ...s.rates.workers(), ...s.paymentLinks.workers()];
+  return [rateLeases, ...s.collections.workers(), ...s.ledger.workers(), ...s.notifications.workers(), ...s.liveness.workers(), ...s.processorRequests.workers(), ...s.retention.workers(), ...s.disbursements.workers(), ...s.disputes.workers(), ...s.guards.workers(), ...s.rates.workers(), ...s.reconciliation.workers(), ...s.paymentLinks.workers()];
 }

@@ -13,7 +13,7 @@ import type { CollectionRow, FinalStatus } from '../domain/collection';
  * word), FAILED or CANCELLED when an operator credits a success held because it came after that word
  * (docs/contract/states.md).
  */
-export type MoveFrom = 'PENDING' | 'EXPIRED' | 'FAILED' | 'CANCELLED';
+export type MoveFrom = 'PENDING' | 'EXPIRED' | 'FAILED' | 'CANCELLED' | 'COMPLETED';
 
 /** One collection's asked-for change. */
 export interface MoveAsk {

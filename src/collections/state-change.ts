@@ -174,7 +174,8 @@ export class StateChanges {
     // The row as the state change will leave it, before its notification takes a sequence number.
     const row: CollectionRow = {
       ...before, status: ask.outcome, message: ask.message ?? STATUS_MESSAGES[ask.outcome], updated_at: now,
-      late_completed_at: ask.from === 'PENDING' ? null : now,
+      // a late completion's time (EXPIRED, FAILED or CANCELLED -> COMPLETED); a reversal keeps the row's
+      late_completed_at: ask.from === 'PENDING' ? null : ask.from === 'COMPLETED' ? before.late_completed_at : now,
     };
     const taken = row.api_token_id === null ? 0 : 1;
     const credit = ask.outcome === 'COMPLETED' ? await this.s.ledger.creditValues(q, row, creditContext) : NO_CREDIT;

@@ -1,9 +1,10 @@
 // The collection and its state machine: PENDING -> COMPLETED | FAILED | CANCELLED | EXPIRED, the last
-// four final. Pure: no database, no clock.
+// four final; COMPLETED -> REVERSED only when an operator resolves a reversal the processor made on its own
+// (docs/reconciliation.md). Pure: no database, no clock.
 export const PAYMENT_METHODS = ['MOBILE_MONEY', 'CARD', 'BANK', 'CRYPTO'] as const;
 export type PaymentMethod = (typeof PAYMENT_METHODS)[number];
 
-export const STATUSES = ['PENDING', 'COMPLETED', 'FAILED', 'CANCELLED', 'EXPIRED'] as const;
+export const STATUSES = ['PENDING', 'COMPLETED', 'FAILED', 'CANCELLED', 'EXPIRED', 'REVERSED'] as const;
 export type Status = (typeof STATUSES)[number];
 export type FinalStatus = Exclude<Status, 'PENDING'>;
 
@@ -11,8 +12,9 @@ export function isFinal(s: Status): s is FinalStatus {
   return s !== 'PENDING';
 }
 
-/** Only a PENDING collection moves, and only to a final state. */
+/** A PENDING collection moves to a final state; a COMPLETED one only to REVERSED (a reconciliation's resolution). */
 export function canTransition(from: Status, to: Status): boolean {
+  if (from === 'COMPLETED') return to === 'REVERSED';
   return from === 'PENDING' && isFinal(to);
 }
 
@@ -22,6 +24,7 @@ export const STATUS_MESSAGES: Record<Status, string> = {
   FAILED: 'Payment failed',
   CANCELLED: 'Payment cancelled by the customer',
   EXPIRED: 'Payment not completed in time',
+  REVERSED: 'Payment reversed by the processor',
 };
 
 export interface Instruction {

@@ -23,6 +23,7 @@ import { mountDashboard } from './dashboard';
 import { mountProbes } from './probes';
 import { inRequestSpan, noteRoute, observeRequest } from '../telemetry/http';
 import type { ProbeState } from './probes';
+import { isStreamedBody } from './streamed-body';
 
 export const BODY_LIMIT_BYTES = 64 * 1024;
 /** how long a browser keeps to https once told (one year, the usual minimum for preload lists) */
@@ -262,8 +263,10 @@ export function createHttpApp(o: HttpAppOptions): express.Express {
   mountLinkPages(site, services);
   app.use((req: Request, res: Response, next: NextFunction) => (apiOf(req.path) ? next() : site(req, res, next)));
 
-  // A body must be JSON and at most 64 KiB; the size is checked before anything is read.
+  // A body must be JSON and at most 64 KiB; the size is checked before anything is read. A processor's
+  // statement file (text/csv) is the exception: its handler reads it as it arrives, up to its own limit.
   app.use((req: Request, res: Response, next: NextFunction) => {
+    if (isStreamedBody(req)) return next();
     const length = Number(req.header('content-length') ?? 0);
     if (length > BODY_LIMIT_BYTES) return sendError(res, 'PAYLOAD_TOO_LARGE');
     const hasBody = length > 0 || req.header('transfer-encoding') !== undefined;
@@ -279,7 +282,8 @@ export function createHttpApp(o: HttpAppOptions): express.Express {
     if ((req as RawBodyRequest).emptyBody) req.body = undefined;
     inRequestSpan(res, () =>
       api.handleRequest(
-        { method: req.method, path: req.path, query: req.query as Record<string, string | string[]>, headers: req.headers as Record<string, string | string[]>, body: req.body },
+        // a streamed body is not read here: the operation's validation sees it as present, its handler reads it
+        { method: req.method, path: req.path, query: req.query as Record<string, string | string[]>, headers: req.headers as Record<string, string | string[]>, body: isStreamedBody(req) ? 'text/csv' : req.body },
         req,
         res,
       ),

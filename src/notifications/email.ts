@@ -60,6 +60,7 @@ const RECEIPT_HEADLINE: Record<string, string> = {
   FAILED: 'Your payment did not go through; you were not charged.',
   CANCELLED: 'Your payment was cancelled; you were not charged.',
   EXPIRED: 'Your payment was not completed in time; you were not charged.',
+  REVERSED: 'Your payment was reversed by the processor; the money went back to your account.',
 };
 
 export function receipt(row: CollectionRow, recipient: string, business: string): EmailDraft {

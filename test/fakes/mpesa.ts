@@ -140,6 +140,8 @@ export interface FakeStkPush {
   /** null while the prompt is open */
   resultCode: number | null;
   receipt: string | null;
+  /** when the customer's answer was carried out (the statement's Completion Time) */
+  settledAt?: Date;
 }
 
 export interface FakeReversal {
@@ -317,6 +319,7 @@ export class FakeMpesa extends FakeServer {
     p.resultCode = resultCode;
     // a receipt is ten letters and digits (NLJ7RT61SV in the portal's callback sample)
     p.receipt = resultCode === 0 ? 'NLJ' + randomBytes(4).toString('hex').toUpperCase().slice(0, 7) : null;
+    p.settledAt = new Date();
     if (this.o.callbacks === 'drop') return;
     const times = this.o.callbacks === 'duplicate' ? 2 : 1;
     for (let i = 0; i < times; i++) this.later(this.o.callbackDelayMs, () => this.callBack(p, p.amount + amountDelta));

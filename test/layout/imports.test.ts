@@ -15,6 +15,8 @@ export const WING_ORDER: readonly (readonly string[])[] = [
   ['wiring.ts'],
   // payment links make their collections through request-to-pay
   ['payment-links'],
+  // reconciliation moves a collection (a reversal) through its one state change and writes its CSV as the reports do
+  ['reconciliation'],
   // read-only views of the ledger, the collections and the processor requests
   ['reports'],
   ['processor-requests'],

@@ -1,7 +1,7 @@
 // What a form sends: numbers as numbers when they read as numbers, otherwise the text as typed, so
 // the API (not the dashboard) judges it and its own words appear next to the field.
 export const PAYMENT_METHODS = ['MOBILE_MONEY', 'CARD', 'BANK', 'CRYPTO'] as const;
-export const STATUSES = ['PENDING', 'COMPLETED', 'FAILED', 'CANCELLED', 'EXPIRED'] as const;
+export const STATUSES = ['PENDING', 'COMPLETED', 'FAILED', 'CANCELLED', 'EXPIRED', 'REVERSED'] as const;
 
 export function asNumber(text: string): number {
   const t = text.trim();

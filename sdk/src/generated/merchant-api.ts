@@ -877,7 +877,8 @@ export interface webhooks {
          *     leaves `PENDING` (to `COMPLETED`, `FAILED`, `CANCELLED` or `EXPIRED`), and once more if a processor
          *     confirms payment of an `EXPIRED` collection (a late completion: `EXPIRED` then `COMPLETED`, sequence
          *     1 then 2) or an operator credits a payment the processor confirmed after the collection was `FAILED`
-         *     or `CANCELLED` (`FAILED` then `COMPLETED`), as an HTTP `POST` with a JSON body: the collection record
+         *     or `CANCELLED` (`FAILED` then `COMPLETED`), or an operator posts a reversal the processor made on its
+         *     own after completion (`COMPLETED` then `REVERSED`), as an HTTP `POST` with a JSON body: the collection record
          *     as it is after the change, plus `sequence`.
          *
          *     **Verify before you trust it.** Headers follow Standard Webhooks: compute
@@ -1328,7 +1329,11 @@ export interface components {
          *     next `sequence`). A success the processor confirms after a collection became `FAILED` or `CANCELLED`
          *     is never dropped and never credited by itself: it is held for an operator, who either credits it (the
          *     collection then becomes `COMPLETED` once, notified with the next `sequence`) or has the processor
-         *     return the money (the collection stays as it is). Money moves only on `COMPLETED`.
+         *     return the money (the collection stays as it is). Money moves only on `COMPLETED`, and back only on
+         *     `REVERSED`: a `COMPLETED` collection becomes `REVERSED` once, when the processor reversed the payment on
+         *     its own (a mobile-money operator's reversal after a customer's complaint, found in its statement) and an
+         *     operator has posted the reversal (its amount is taken back from the wallet; notified with the next
+         *     `sequence`).
          *     - `PENDING`: accepted, waiting for the customer or the provider.
          *     - `COMPLETED`: the customer paid; `total_credit` is credited to the wallet.
          *     - `FAILED`: the provider declined or the payment failed, and the customer cannot try again on the same
@@ -1337,9 +1342,11 @@ export interface components {
          *     - `CANCELLED`: the customer cancelled on the payment page.
          *     - `EXPIRED`: still `PENDING` after the expiry time (30 minutes by default); with a live processor, after
          *       asking it once more.
+         *     - `REVERSED`: was `COMPLETED`; the processor reversed the payment after the fact, and the credit was taken
+         *       back from the wallet.
          * @enum {string}
          */
-        TransactionStatus: "PENDING" | "COMPLETED" | "FAILED" | "CANCELLED" | "EXPIRED";
+        TransactionStatus: "PENDING" | "COMPLETED" | "FAILED" | "CANCELLED" | "EXPIRED" | "REVERSED";
         /**
          * @description How the customer pays:
          *     - `MOBILE_MONEY`: a payment prompt on the customer's phone; `account_number` is the phone number.

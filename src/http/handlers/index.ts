@@ -14,12 +14,13 @@ import * as disputes from './disputes';
 import * as notifications from './notifications';
 import * as paymentLinks from './payment-links';
 import * as processors from './processors';
+import * as reconciliation from './reconciliation';
 import * as refunds from './refunds';
 import * as reports from './reports';
 import * as sandbox from './sandbox';
 import * as wallets from './wallets';
 
-const areas = [adminCollections, adminMerchants, auth, cards, collections, dashboardBusiness, dashboardSession, dashboardUsers, disbursements, disputes, notifications, paymentLinks, processors, refunds, reports, sandbox, wallets];
+const areas = [adminCollections, adminMerchants, auth, cards, collections, dashboardBusiness, dashboardSession, dashboardUsers, disbursements, disputes, notifications, paymentLinks, processors, reconciliation, refunds, reports, sandbox, wallets];
 
 interface Area {
   merchant: Record<string, Handler>;

@@ -1,0 +1,25 @@
+-- Money we recorded that the processor has not reported (docs/reconciliation.md, "Matching"): a COMPLETED
+-- collection of the MID, made within the period its statements cover, older than the MID's deadline (T+3
+-- days unless set), with no payment line of any statement. One item per collection, however often this
+-- runs; a line that arrives later is matched on its own and leaves the decided item as it is.
+WITH covered AS (
+  SELECT s.mid_id, min(s.first_at) AS first_at, max(s.last_at) AS last_at
+  FROM reconciliation_statements s WHERE s.mid_id = ${midId} AND s.first_at IS NOT NULL
+  GROUP BY s.mid_id
+), deadline AS (
+  SELECT cv.mid_id, cv.first_at, least(cv.last_at, ${now}::timestamptz - make_interval(days => COALESCE(st.theirs_missing_days, 3))) AS until_
+  FROM covered cv LEFT JOIN reconciliation_settings st ON st.mid_id = cv.mid_id
+)
+INSERT INTO reconciliation_items (mid_id, business_id, day, state, collection_id, reference, ours_minor, ours_currency, created_at)
+SELECT pr.mid_id, c.business_id, (c.created_at AT TIME ZONE 'UTC')::date, 'theirs_missing', c.id,
+  COALESCE(pr.receipt, pr.reference), pr.amount_minor, pr.currency, ${now}
+FROM deadline d
+JOIN processor_requests pr ON pr.mid_id = d.mid_id
+JOIN collections c ON c.id = pr.collection_id
+WHERE c.status = 'COMPLETED' AND c.created_at >= d.first_at AND c.created_at < d.until_
+  AND NOT EXISTS (
+    SELECT FROM reconciliation_lines l
+    WHERE l.mid_id = pr.mid_id AND l.kind = 'payment' AND (l.reference = pr.receipt OR l.reference = pr.reference)
+  )
+ORDER BY c.id
+ON CONFLICT (collection_id) WHERE state = 'theirs_missing' DO NOTHING

@@ -1,0 +1,58 @@
+// The MTN MoMo partner report of a fake MTN's requests to pay, as the partner portal lets a collection
+// account download it (CSV): a header row from "Id" (External Transaction Id, Date, Status, Type, Provider
+// Category, From, To, Amount, Currency, Fee, Fee Currency, Balance); `Date` in the partner's local time without
+// a zone; amounts with thousands separators; the fee in its own column; our X-Reference-Id in External
+// Transaction Id; a reversal as a REVERSAL row of its own Id, carrying the reversed payment's External
+// Transaction Id. What is
+// injected (another amount or currency, a payment we never asked for, a reversal) is the test's to say.
+import { randomUUID } from 'node:crypto';
+import type { FakeMtnMomo } from './mtn-momo';
+
+export interface ReportInjections {
+  /** X-Reference-Id -> the amount the report says was paid instead */
+  amounts?: Map<string, number>;
+  /** X-Reference-Id -> the currency the report says was paid in */
+  currencies?: Map<string, string>;
+  /** X-Reference-Ids left out of the report */
+  omit?: Set<string>;
+  /** X-Reference-Ids reversed by MTN after the payment */
+  reverse?: Set<string>;
+  /** X-Reference-Id -> the part of the payment MTN reversed (the whole when not given) */
+  reversedAmounts?: Map<string, number>;
+  /** payments we never asked for: their amounts */
+  extra?: number[];
+}
+
+const pad = (n: number) => String(n).padStart(2, '0');
+const local = (d: Date, offsetMinutes: number) => {
+  const e = new Date(d.getTime() + offsetMinutes * 60_000);
+  return `${e.getUTCFullYear()}-${pad(e.getUTCMonth() + 1)}-${pad(e.getUTCDate())} ${pad(e.getUTCHours())}:${pad(e.getUTCMinutes())}:${pad(e.getUTCSeconds())}`;
+};
+const thousands = (n: number) => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+
+/** MTN's own transaction ids: unique across reports, as MTN's are */
+let lastId = 5_000_000;
+
+/** The report of every successful request to pay the fake saw, at `at` (the partner `offsetMinutes` east of UTC). */
+export function mtnPartnerReport(fake: FakeMtnMomo, at: Date, offsetMinutes: number, inject: ReportInjections = {}): string {
+  const rows: string[] = ['Id,External Transaction Id,Date,Status,Type,Provider Category,From,To,Amount,Currency,Fee,Fee Currency,Balance'];
+  let id = lastId;
+  const ids = new Map<string, number>();
+  const row = (cells: (string | number)[]) => rows.push(cells.map((c) => (/[",]/.test(String(c)) ? `"${String(c)}"` : String(c))).join(','));
+  for (const r of fake.requests.values()) {
+    if (r.status !== 'SUCCESSFUL' || inject.omit?.has(r.reference)) continue;
+    id += 1;
+    ids.set(r.reference, id);
+    const amount = inject.amounts?.get(r.reference) ?? Number(r.amount);
+    const currency = inject.currencies?.get(r.reference) ?? r.currency;
+    row([id, r.reference, local(at, offsetMinutes), 'SUCCESSFUL', 'DEBIT', 'Collections', r.partyId, 'PayCollect', thousands(amount), currency, Math.round(amount * 0.01), currency, thousands(1_000_000)]);
+  }
+  for (const amount of inject.extra ?? []) row([++id, randomUUID(), local(at, offsetMinutes), 'SUCCESSFUL', 'DEBIT', 'Collections', '256772000001', 'PayCollect', thousands(amount), 'UGX', 0, 'UGX', thousands(1_000_000)]);
+  for (const reference of inject.reverse ?? []) {
+    const r = fake.requests.get(reference);
+    if (!r || !ids.has(reference)) throw new Error(`no payment ${reference} to reverse`);
+    row([++id, reference, local(new Date(at.getTime() + 60_000), offsetMinutes), 'SUCCESSFUL', 'REVERSAL', 'Collections', 'PayCollect', r.partyId, thousands(inject.reversedAmounts?.get(reference) ?? Number(r.amount)), r.currency, 0, r.currency, thousands(1_000_000)]);
+  }
+  lastId = id;
+  return rows.join('\r\n') + '\r\n';
+}

@@ -1,0 +1,154 @@
+// Proves reconciliation with M-Pesa's organisation statement through the operator API, against the fake
+// Daraja over real sockets: the fake writes the statement of the payments it saw (a byte-order mark, a
+// preamble, quoted amounts with thousands separators, charge rows, a cancelled attempt, Details broken over
+// two lines) with one of each kind of difference injected (an amount over, one under, a payment we never
+// asked for, one left out past the deadline, a reversal by the operator); intake finds each and no other;
+// the same file again creates nothing; a file that cannot be read is refused and changes nothing; a
+// reversal above the MID's threshold waits for a second operator, is refused to the operator who asked, and
+// of two approvals at once one is carried out: one reversing journal, the collection REVERSED, one signed
+// webhook and one e-mail, and the ledger's drift check finds nothing.
+import { ledgerDrift } from '../../src/ledger/ledger';
+import { mpesaStatement } from '../fakes/mpesa-statement';
+import { collectedKes, mpesaRefunds } from '../helpers/mpesa-refunds';
+import type { MpesaRefunds } from '../helpers/mpesa-refunds';
+import { expectOk } from '../helpers/merchants';
+import { eventually } from '../helpers/notify-fixtures';
+import { Clock, createUser, signedIn } from '../helpers/users';
+
+const clock = new Clock();
+let live: MpesaRefunds;
+const PAYMENTS = 24;
+const refs: string[] = [];
+const receipts: string[] = [];
+let statement = '';
+
+beforeAll(async () => {
+  live = await mpesaRefunds(clock);
+  for (let i = 0; i < PAYMENTS; i++) refs.push(await collectedKes(live.m, `RECON-${String(i).padStart(4, "0")}`, `2547083741${String(10 + i)}`));
+  for (const ref of refs) {
+    const row = await live.svc.services.db.one<{ receipt: string }>(
+      'SELECT pr.receipt FROM processor_requests pr JOIN collections c ON c.id = pr.collection_id WHERE c.gateway_reference = $1', [ref],
+    );
+    receipts.push(row.receipt);
+  }
+  // the payments are 4 days old when their statement is taken in: past the MID's T+3 deadline
+  clock.advance(4 * 86_400_000);
+}, 120_000);
+afterAll(async () => {
+  await live?.close();
+});
+
+const upload = (text: string) =>
+  live.svc.admin.post(`/v1/admin/mids/${live.m.midId}/statements`, undefined, { raw: text, headers: { 'content-type': 'text/csv' } });
+
+async function counts() {
+  return live.svc.services.db.one<{ statements: number; lines: number; items: number }>(
+    `SELECT (SELECT count(*)::int FROM reconciliation_statements) AS statements, (SELECT count(*)::int FROM reconciliation_lines) AS lines,
+       (SELECT count(*)::int FROM reconciliation_items) AS items`,
+  );
+}
+
+async function itemsByState(): Promise<Record<string, string[]>> {
+  const res = expectOk(await live.svc.admin.get(`/v1/admin/mids/${live.m.midId}/reconciliation-items?limit=500`));
+  const out: Record<string, string[]> = {};
+  for (const i of res.items as { state: string; reference: string }[]) (out[i.state] ??= []).push(i.reference);
+  for (const k of Object.keys(out)) out[k].sort();
+  return out;
+}
+
+it('finds every injected difference in the statement, and no other', async () => {
+  const [over, under, omitted, reversed] = [receipts[3], receipts[7], receipts[12], receipts[18]];
+  statement = mpesaStatement(live.fake, { amounts: new Map([[over, 1510], [under, 1450]]), omit: new Set([omitted]), reverse: new Set([reversed]), extra: [2750] });
+  const res = expectOk(await upload(statement));
+  expect(res.created).toBe(true);
+  // 23 payments, one never asked for, one reversal
+  expect(res.statement).toMatchObject({ source: 'mpesa_statement', line_count: 25 });
+  expect(res.skipped).toEqual({ fee: PAYMENTS - 1, not_completed: 1, other: 0 });
+  const states = await itemsByState();
+  const extra = (await live.svc.services.db.one<{ reference: string }>("SELECT reference FROM reconciliation_lines WHERE amount_minor = 275000")).reference;
+  const reversal = (await live.svc.services.db.one<{ reference: string }>("SELECT reference FROM reconciliation_lines WHERE kind = 'reversal'")).reference;
+  expect(states).toEqual({
+    matched: receipts.filter((r) => ![over, under, omitted].includes(r)).sort(),
+    amount_over: [over],
+    amount_under: [under],
+    ours_missing: [extra],
+    theirs_missing: [omitted],
+    reversed_externally: [reversal],
+  });
+  const under_ = (expectOk(await live.svc.admin.get(`/v1/admin/mids/${live.m.midId}/reconciliation-items?state=amount_under`)).items as object[])[0];
+  expect(under_).toMatchObject({ reference: under, gateway_reference: refs[7], ours_amount: 1500, ours_currency: 'KES', theirs_amount: 1450, theirs_currency: 'KES', resolution: null });
+});
+
+it('takes the same file in once: a second upload creates nothing', async () => {
+  const before = await counts();
+  const res = expectOk(await upload(statement));
+  expect(res.created).toBe(false);
+  expect(await counts()).toEqual(before);
+  expect(expectOk(await live.svc.admin.get(`/v1/admin/mids/${live.m.midId}/statements`))).toHaveLength(1);
+});
+
+it('refuses a file it cannot read, naming the line, and keeps nothing of it', async () => {
+  const before = await counts();
+  const broken = statement.replace(/"1,500\.00"/, '"1,5x0.00"');
+  const res = await upload(broken);
+  expect(res.status).toBe(400);
+  expect(res.body.code).toBe('VALIDATION_ERROR');
+  expect(res.body.message).toMatch(/line \d+: Paid In "1,5x0\.00" is not an amount/);
+  const noHeader = await upload('Receipt,When\r\nABC,2026-11-30\r\n');
+  expect(noHeader.status).toBe(400);
+  expect(await counts()).toEqual(before);
+});
+
+it('a reversal above the threshold waits for a second operator; of two approvals at once one posts it, once', async () => {
+  expectOk(await live.svc.admin.put(`/v1/admin/mids/${live.m.midId}/reconciliation-settings`, { theirs_missing_days: 3, approval_threshold: 1000 }));
+  // the merchant asked for an e-mail of every final state
+  expectOk(await live.svc.admin.patch(`/v1/admin/api-tokens/${live.m.apiTokenId}`, { email_merchant: true, notification_email: 'finance@shop.example' }));
+  const [alice, bob, carol] = await Promise.all([0, 1, 2].map(() => createUser(live.svc, { role: 'operator_admin', totp: true })));
+  const a = await signedIn(live.svc, alice, clock);
+  const b = await signedIn(live.svc, bob, clock);
+  const c = await signedIn(live.svc, carol, clock);
+  const item = (expectOk(await live.svc.admin.get(`/v1/admin/mids/${live.m.midId}/reconciliation-items?state=reversed_externally`)).items as { id: number; gateway_reference: string }[])[0];
+  expect(item.gateway_reference).toBe(refs[18]);
+  const base = `/v1/admin/mids/${live.m.midId}/reconciliation-items/${item.id}`;
+  const asked = expectOk(await a.post(`${base}/resolve`, { action: 'reverse', reason: 'Customer complaint: Safaricom reversed it' }));
+  expect(asked).toMatchObject({ resolution: 'awaiting_approval', action: 'reverse', requested_by: alice.email, approved_by: null, collection_status: 'COMPLETED' });
+  const journals = () => live.svc.services.db.one<{ n: number }>("SELECT count(*)::int AS n FROM journals WHERE kind = 'reconciliation_reversal'");
+  expect((await journals()).n).toBe(0);
+  const own = await a.post(`${base}/approve`);
+  expect(own.status).toBe(403);
+  const [one, two] = await Promise.all([b.post(`${base}/approve`), c.post(`${base}/approve`)]);
+  expect([one.status, two.status].sort()).toEqual([200, 400]);
+  const again = await b.post(`${base}/approve`);
+  expect(again.body.code).toBe('INVALID_STATE');
+  expect((await journals()).n).toBe(1);
+  const collection = expectOk(await live.svc.admin.get(`/v1/admin/collections/${refs[18]}`));
+  expect(collection.transaction_status).toBe('REVERSED');
+  const hooks = await eventually(async () => {
+    const found = live.hooks.received.filter((r) => JSON.parse(r.body).gateway_reference === refs[18] && JSON.parse(r.body).transaction_status === 'REVERSED');
+    return found.length > 0 ? found : undefined;
+  }, 10_000, 'the REVERSED webhook');
+  expect(hooks).toHaveLength(1);
+  expect(hooks[0].headers['webhook-signature']).toMatch(/^v1,/);
+  const emails = await live.svc.services.db.any("SELECT e.recipient, e.subject FROM emails e JOIN collections c ON c.id = e.collection_id WHERE c.gateway_reference = $1 AND e.subject LIKE '%REVERSED%'", [refs[18]]);
+  expect(emails).toEqual([{ recipient: 'finance@shop.example', subject: `Collection ${refs[18]} REVERSED: 1,500.00 KES` }]);
+  expect(await ledgerDrift(live.svc.services.db)).toEqual([]);
+});
+
+it('an operator acknowledges a difference with a reason; a decided item is not decided again', async () => {
+  const item = (expectOk(await live.svc.admin.get(`/v1/admin/mids/${live.m.midId}/reconciliation-items?state=amount_under`)).items as { id: number }[])[0];
+  const base = `/v1/admin/mids/${live.m.midId}/reconciliation-items/${item.id}`;
+  const done = expectOk(await live.svc.admin.post(`${base}/resolve`, { action: 'acknowledge', reason: 'Short by the processor: claimed' }));
+  expect(done).toMatchObject({ resolution: 'resolved', action: 'acknowledge', requested_by: 'operator key' });
+  expect((await live.svc.admin.post(`${base}/resolve`, { action: 'acknowledge', reason: 'again' })).body.code).toBe('INVALID_STATE');
+  const matched = (expectOk(await live.svc.admin.get(`/v1/admin/mids/${live.m.midId}/reconciliation-items?state=matched&limit=1`)).items as { id: number }[])[0];
+  expect((await live.svc.admin.post(`/v1/admin/mids/${live.m.midId}/reconciliation-items/${matched.id}/resolve`, { action: 'reverse', reason: 'not one' })).body.code).toBe('INVALID_STATE');
+  // a later statement overlapping this one: its known lines are kept once, decided items stay as they are
+  const before = await itemsByState();
+  const later = expectOk(await upload(statement.replace('PayCollect Test Till', 'PayCollect Test Till (again)')));
+  expect(later.created).toBe(true);
+  expect(await itemsByState()).toEqual(before);
+  const csv = await live.svc.admin.get(`/v1/admin/mids/${live.m.midId}/reconciliation-items/export?state=amount_under`);
+  expect(csv.status).toBe(200);
+  expect(csv.text.split('\r\n')[1]).toContain('amount_under');
+  expect(csv.text).toContain('Short by the processor: claimed');
+});
