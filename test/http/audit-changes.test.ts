@@ -187,6 +187,10 @@ const SECRETS_ONLY: Record<string, string> = {
   rejectDisbursement: 'moves a disbursement (its record is its own history); its entry is checked by test/disbursements/approve-disbursement.test.ts',
   acceptFxRateJump: 'decides a held rate jump (its answer is the jump after the decision); its entry is checked by test/rates/jumps.test.ts',
   refuseFxRateJump: 'decides a held rate jump (its answer is the jump after the decision); its entry is checked by test/rates/jumps.test.ts',
+  uploadReconciliationStatement: "takes a processor's statement in (its answer is the statement); its entry is checked by test/reconciliation/mpesa-statements.test.ts",
+  resolveReconciliationItem: 'decides a reconciliation item (its answer is the item after the decision); its entry is checked by test/reconciliation/mpesa-statements.test.ts',
+  approveReconciliationItem: 'approves a reconciliation item (its answer is the item after the decision); its entry is checked by test/reconciliation/mpesa-statements.test.ts',
+  setReconciliationSettings: "sets a MID's reconciliation settings (its answer is the settings saved); its entry is checked by test/reconciliation/mpesa-statements.test.ts",
 };
 
 it('has a case for every changing operation of admin.yaml that needs a credential', () => {

@@ -148,11 +148,12 @@ it('writes nothing for a refused change', async () => {
  * The columns that hold secrets, read from the migrations so that one added later is covered: sealed
  * values (`*_enc`), hashes of secrets (`*_hash`), anything named secret, and the TOTP state (but the
  * date it was turned on). `collections.request_hash` is left out: it digests the merchant's own
- * request, for idempotent replays, and hides nothing; `api_tokens.secret_holder_user_id` names the person
+ * request, for idempotent replays, and hides nothing; `reconciliation_statements.content_hash` digests a
+ * processor's statement file, to take it in once, and hides nothing either; `api_tokens.secret_holder_user_id` names the person
  * who may hold a token's secret (a user's id, shown in the audit of who asked what) and is no secret.
  */
 function secretColumns(): { table: string; column: string }[] {
-  const isSecret = (c: string) => /_enc$|_hash$|secret|^totp_/.test(c) && c !== 'totp_enabled_at' && c !== 'request_hash' && c !== 'secret_holder_user_id';
+  const isSecret = (c: string) => /_enc$|_hash$|secret|^totp_/.test(c) && c !== 'totp_enabled_at' && c !== 'request_hash' && c !== 'content_hash' && c !== 'secret_holder_user_id';
   const dir = path.resolve(__dirname, '..', '..', 'src', 'db', 'migrations');
   const found: { table: string; column: string }[] = [];
   for (const file of readdirSync(dir).filter((f) => f.endsWith('.sql'))) {

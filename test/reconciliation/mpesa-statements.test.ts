@@ -132,6 +132,18 @@ it('a reversal above the threshold waits for a second operator; of two approvals
   const emails = await live.svc.services.db.any("SELECT e.recipient, e.subject FROM emails e JOIN collections c ON c.id = e.collection_id WHERE c.gateway_reference = $1 AND e.subject LIKE '%REVERSED%'", [refs[18]]);
   expect(emails).toEqual([{ recipient: 'finance@shop.example', subject: `Collection ${refs[18]} REVERSED: 1,500.00 KES` }]);
   expect(await ledgerDrift(live.svc.services.db)).toEqual([]);
+  // each decision is in the audit log with who made it; the refused and the losing approvals left no entry
+  const entries = await live.svc.services.db.any<{ action: string; actor_email: string | null; after: Record<string, unknown> | null }>(
+    "SELECT action, actor_email, after FROM audit_log WHERE action IN ('setReconciliationSettings', 'resolveReconciliationItem', 'approveReconciliationItem') ORDER BY id",
+  );
+  expect(entries.map((e) => e.action)).toEqual(['setReconciliationSettings', 'resolveReconciliationItem', 'approveReconciliationItem']);
+  expect(entries[0].after).toMatchObject({ theirs_missing_days: 3, approval_threshold: 1000 });
+  expect(entries[1]).toMatchObject({ actor_email: alice.email, after: { resolution: 'awaiting_approval', action: 'reverse' } });
+  expect([bob.email, carol.email]).toContain(entries[2].actor_email);
+  expect(entries[2].after).toMatchObject({ resolution: 'resolved', collection_status: 'REVERSED' });
+  const uploads = await live.svc.services.db.any<{ after: { statement?: { id?: number } } }>("SELECT after FROM audit_log WHERE action = 'uploadReconciliationStatement' ORDER BY id");
+  expect(uploads.length).toBeGreaterThan(0);
+  expect(uploads[0].after.statement?.id).toEqual(expect.any(Number));
 });
 
 it('an operator acknowledges a difference with a reason; a decided item is not decided again', async () => {
