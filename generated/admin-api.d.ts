@@ -2565,7 +2565,12 @@ export interface components {
          * @enum {string}
          */
         DeliveryState: "delivered" | "retrying" | "gave_up";
-        /** @description One webhook notification of a business's collection, refund or disbursement, and where its delivery stands. */
+        /**
+         * @description `payment_link.exhausted`: the completion that brought the link's completed payments to its `completed_limit` (written with that completion). `payment_link.expired`: the link, active, passed its `expires_at` (told by a sweep within seconds).
+         * @enum {string}
+         */
+        event: "payment_link.exhausted" | "payment_link.expired";
+        /** @description One webhook notification of a business's collection, refund, disbursement or payment link, and where its delivery stands. */
         Delivery: {
             /** @description The notification's id, increasing with creation. */
             id: number;
@@ -2576,13 +2581,13 @@ export interface components {
              * @example disbursement
              * @enum {string}
              */
-            subject: "collection" | "refund" | "disbursement";
-            /** @description The collection, refund or disbursement the notification is about (see `subject`). */
+            subject: "collection" | "refund" | "disbursement" | "payment_link";
+            /** @description The collection, refund or disbursement the notification is about (see `subject`); for a payment link, its `link_id`. */
             gateway_reference: string;
             /** @description Order of the notification among its subject's notifications. */
             sequence: number;
-            /** @description The status it announces, a collection's, a refund's or a disbursement's. */
-            transaction_status: components["schemas"]["TransactionStatus"] | components["schemas"]["RefundStatus"] | components["schemas"]["DisbursementStatus"];
+            /** @description The status it announces, a collection's, a refund's or a disbursement's; for a payment link, the event of its end. */
+            transaction_status: components["schemas"]["TransactionStatus"] | components["schemas"]["RefundStatus"] | components["schemas"]["DisbursementStatus"] | components["schemas"]["event"];
             /** @description When the notification was written (UTC). */
             created_at: components["schemas"]["Timestamp"];
             state: components["schemas"]["DeliveryState"];
