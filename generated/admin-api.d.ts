@@ -2811,7 +2811,7 @@ export interface components {
              * @enum {string}
              */
             source: "mpesa_statement" | "mtn_partner_report" | "paystack_settlement";
-            /** @description SHA-256 (hex) of the file as uploaded; the same file twice is taken in once. */
+            /** @description SHA-256 (hex) of the file as uploaded, or of `paystack_settlement:<id>` for a settlement pulled from Paystack; the same file or settlement twice is taken in once. */
             content_hash: string;
             /** @description Payment and reversal lines read (fee, balance and failed rows are not lines). */
             line_count: number;
@@ -2819,7 +2819,7 @@ export interface components {
             first_at: string | null;
             /** Format: date-time */
             last_at: string | null;
-            /** @description Who uploaded it (a person's email, or `operator key`). */
+            /** @description Who uploaded it (a person's email, or `operator key`); `settlement-pull` for a settlement pulled from the processor. */
             taken_by: string;
             /** Format: date-time */
             created_at: string;

@@ -224,7 +224,14 @@ export function buildServices(input: BaseInput): Services {
   const processorRequests = new ProcessorRequestService(using(base, { collections, processors, refunds, disbursements, processId: liveness.processId }));
   checkouts = new CheckoutService(using(base, { collections, processorRequests, processors, refunds, disbursements, disputes }));
   const reports = new ReportService(() => base.db, input.now);
-  const reconciliation = new ReconciliationService(using(base, { ledger, moveCollection: (q: Queryable, id: bigint, outcome: 'REVERSED', message: string, from: MoveFrom) => collections.move(q, id, outcome, message, from) }));
+  const reconciliation = new ReconciliationService(
+    using(base, {
+      ledger,
+      moveCollection: (q: Queryable, id: bigint, outcome: 'REVERSED', message: string, from: MoveFrom) => collections.move(q, id, outcome, message, from),
+      settlementsOf: (serviceType: string) => (processors.has(serviceType) ? (processors.get(serviceType).connector?.settlements ?? null) : null),
+      openCredentials: (sealed: string | null) => openCredentials(masterKeys(input.config), sealed),
+    }),
+  );
   const paymentLinks = new PaymentLinkService(base);
   const linkAttempts = new LinkAttempts(using(base, { requestToPay: (p: Principal, body: RequestToPayBody) => collections.requestToPay(p, body) }));
 

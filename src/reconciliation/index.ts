@@ -13,6 +13,8 @@ import type { WorkerSpec } from '../workers/loops';
 import { StatementIntake } from './intake';
 import type { Intake, StatementRecord } from './intake';
 import { Resolutions } from './resolutions';
+import { SETTLEMENT_PULL_INTERVAL_MS, SettlementPull } from './settlement-pull';
+import type { PullParts } from './settlement-pull';
 import type { ItemRow, ResolutionParts, ResolveAction } from './resolutions';
 
 const SQL = sqlFiles(__dirname, ['items', 'day-totals']);
@@ -77,14 +79,19 @@ export function statementRecord(s: StatementRecord) {
 export class ReconciliationService {
   readonly intake: StatementIntake;
   readonly resolutions: Resolutions;
+  readonly settlements: SettlementPull;
 
-  constructor(private readonly s: ResolutionParts) {
+  constructor(private readonly s: ResolutionParts & PullParts) {
     this.intake = new StatementIntake(s);
     this.resolutions = new Resolutions(s);
+    this.settlements = new SettlementPull(s, this.intake);
   }
 
   workers(): WorkerSpec[] {
-    return [{ name: 'reconciliation-missing', intervalMs: MISSING_INTERVAL_MS, run: () => this.intake.missingDue() }];
+    return [
+      { name: 'reconciliation-missing', intervalMs: MISSING_INTERVAL_MS, run: () => this.intake.missingDue() },
+      { name: 'reconciliation-settlements', intervalMs: SETTLEMENT_PULL_INTERVAL_MS, run: () => this.settlements.pull() },
+    ];
   }
 
   upload(midId: number, chunks: AsyncIterable<Buffer | string>, by: string): Promise<Intake> {

@@ -104,12 +104,38 @@ export class StatementIntake {
       });
     } catch (e) {
       if (e instanceof CsvError) throw new AppError('VALIDATION_ERROR', `The statement cannot be read: ${e.message}`, [{ field: 'body', message: e.message }]);
-      // the same file taken in at the same moment: the unique hash lets one through
-      const raced = (e as { code?: string; constraint?: string }).code === '23505' && (e as { constraint?: string }).constraint === 'reconciliation_statements_mid_id_content_hash_key';
-      if (!(e instanceof DuplicateStatement) && !raced) throw e;
-      const first = await this.s.db.one<StatementRecord>('SELECT * FROM reconciliation_statements WHERE mid_id = $1 AND content_hash = $2', [mid.id, digest]);
-      return { statement: first, created: false, skipped };
+      return { statement: await this.takenBefore(e, mid.id, digest), created: false, skipped };
     }
+  }
+
+  /**
+   * A statement whose lines are read already (a settlement pulled through the processor's API), known by
+   * `contentHash`: written and matched in one transaction, or the MID's statement of that hash when it has it
+   * (created: false).
+   */
+  async take(midId: number, source: StatementSource, contentHash: string, lines: StatementLine[], takenBy: string): Promise<Intake> {
+    const skipped = { fee: 0, not_completed: 0, other: 0 };
+    try {
+      return await this.s.db.tx('reconciliation-intake', async (t) => {
+        const statement = await this.open(t, midId, source, takenBy);
+        for (let i = 0; i < lines.length; i += BATCH) await this.write(t, statement.id, midId, lines.slice(i, i + BATCH));
+        const times = lines.map((l) => l.occurredAt.getTime());
+        const span = (pick: (...n: number[]) => number) => (times.length === 0 ? null : new Date(times.reduce((a, b) => pick(a, b))));
+        const closed = await this.close(t, statement.id, contentHash, lines.length, span(Math.min), span(Math.max));
+        if (!closed) throw new DuplicateStatement();
+        await this.match(t, closed);
+        return { statement: closed, created: true, skipped };
+      });
+    } catch (e) {
+      return { statement: await this.takenBefore(e, midId, contentHash), created: false, skipped };
+    }
+  }
+
+  /** The statement the MID had already, when `e` says so (or the same one was taken at the same moment: the unique hash lets one through); else `e` is thrown. */
+  private async takenBefore(e: unknown, midId: number, contentHash: string): Promise<StatementRecord> {
+    const raced = (e as { code?: string }).code === '23505' && (e as { constraint?: string }).constraint === 'reconciliation_statements_mid_id_content_hash_key';
+    if (!(e instanceof DuplicateStatement) && !raced) throw e;
+    return this.s.db.one<StatementRecord>('SELECT * FROM reconciliation_statements WHERE mid_id = $1 AND content_hash = $2', [midId, contentHash]);
   }
 
   /** Matches a statement's lines, then looks for what the processor has not reported past the MID's deadline. */
