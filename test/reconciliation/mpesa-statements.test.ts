@@ -133,14 +133,23 @@ it('a reversal above the threshold waits for a second operator; of two approvals
   expect(emails).toEqual([{ recipient: 'finance@shop.example', subject: `Collection ${refs[18]} REVERSED: 1,500.00 KES` }]);
   expect(await ledgerDrift(live.svc.services.db)).toEqual([]);
   // each decision is in the audit log with who made it; the refused and the losing approvals left no entry
-  const entries = await live.svc.services.db.any<{ action: string; actor_email: string | null; after: Record<string, unknown> | null }>(
-    "SELECT action, actor_email, after FROM audit_log WHERE action IN ('setReconciliationSettings', 'resolveReconciliationItem', 'approveReconciliationItem') ORDER BY id",
+  // a decision's entry names the item and shows it before and after
+  const entries = await live.svc.services.db.any<{ action: string; actor_email: string | null; target_type: string | null; target_id: string | null; before: Record<string, unknown> | null; after: Record<string, unknown> | null }>(
+    "SELECT action, actor_email, target_type, target_id, before, after FROM audit_log WHERE action IN ('setReconciliationSettings', 'resolveReconciliationItem', 'approveReconciliationItem') ORDER BY id",
   );
   expect(entries.map((e) => e.action)).toEqual(['setReconciliationSettings', 'resolveReconciliationItem', 'approveReconciliationItem']);
   expect(entries[0].after).toMatchObject({ theirs_missing_days: 3, approval_threshold: 1000 });
-  expect(entries[1]).toMatchObject({ actor_email: alice.email, after: { resolution: 'awaiting_approval', action: 'reverse' } });
+  expect(entries[1]).toMatchObject({
+    actor_email: alice.email, target_type: 'reconciliation_item', target_id: String(item.id),
+    before: { id: item.id, state: 'reversed_externally', resolution: null, action: null, requested_by: null },
+    after: { id: item.id, resolution: 'awaiting_approval', action: 'reverse', reason: 'Customer complaint: Safaricom reversed it', requested_by: alice.email, approved_by: null },
+  });
   expect([bob.email, carol.email]).toContain(entries[2].actor_email);
-  expect(entries[2].after).toMatchObject({ resolution: 'resolved', collection_status: 'REVERSED' });
+  expect(entries[2]).toMatchObject({
+    target_type: 'reconciliation_item', target_id: String(item.id),
+    before: { resolution: 'awaiting_approval', approved_by: null, resolved_at: null },
+    after: { resolution: 'resolved', requested_by: alice.email, approved_by: entries[2].actor_email },
+  });
   const uploads = await live.svc.services.db.any<{ after: { statement?: { id?: number } } }>("SELECT after FROM audit_log WHERE action = 'uploadReconciliationStatement' ORDER BY id");
   expect(uploads.length).toBeGreaterThan(0);
   expect(uploads[0].after.statement?.id).toEqual(expect.any(Number));
