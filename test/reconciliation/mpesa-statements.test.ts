@@ -6,7 +6,8 @@
 // the same file again creates nothing; a file that cannot be read is refused and changes nothing; a
 // reversal above the MID's threshold waits for a second operator, is refused to the operator who asked, and
 // of two approvals at once one is carried out: one reversing journal, the collection REVERSED, one signed
-// webhook and one e-mail, and the ledger's drift check finds nothing.
+// webhook and one e-mail, and the ledger's drift check finds nothing; an amount the processor paid over is
+// adjusted the same way (four eyes, once) by exactly the difference.
 import { ledgerDrift } from '../../src/ledger/ledger';
 import { mpesaStatement } from '../fakes/mpesa-statement';
 import { collectedKes, mpesaRefunds } from '../helpers/mpesa-refunds';
@@ -153,6 +154,48 @@ it('a reversal above the threshold waits for a second operator; of two approvals
   const uploads = await live.svc.services.db.any<{ after: { statement?: { id?: number } } }>("SELECT after FROM audit_log WHERE action = 'uploadReconciliationStatement' ORDER BY id");
   expect(uploads.length).toBeGreaterThan(0);
   expect(uploads[0].after.statement?.id).toEqual(expect.any(Number));
+});
+
+it('an amount over is adjusted by exactly the difference, through four eyes above the threshold, once of two approvals at once', async () => {
+  // a threshold of 5.00 KES: the 10.00 KES the processor paid over waits for a second operator
+  expectOk(await live.svc.admin.put(`/v1/admin/mids/${live.m.midId}/reconciliation-settings`, { theirs_missing_days: 3, approval_threshold: 5 }));
+  const [dana, erin, fred] = await Promise.all([0, 1, 2].map(() => createUser(live.svc, { role: 'operator_admin', totp: true })));
+  const [d, e, f] = await Promise.all([dana, erin, fred].map((u) => signedIn(live.svc, u, clock)));
+  const item = (expectOk(await live.svc.admin.get(`/v1/admin/mids/${live.m.midId}/reconciliation-items?state=amount_over`)).items as { id: number; ours_amount: number; theirs_amount: number }[])[0];
+  expect([item.ours_amount, item.theirs_amount]).toEqual([1500, 1510]);
+  const base = `/v1/admin/mids/${live.m.midId}/reconciliation-items/${item.id}`;
+  const balances = () => live.svc.services.db.any<{ kind: string; wallet: boolean; balance: string }>(
+    `SELECT a.kind, a.wallet_id IS NOT NULL AS wallet, sum(p.amount_minor)::text AS balance FROM postings p JOIN ledger_accounts a ON a.id = p.account_id
+     WHERE a.currency = 'KES' AND a.kind IN ('available', 'processor_clearing') GROUP BY a.kind, a.wallet_id ORDER BY a.kind`,
+  );
+  const adjustments = () => live.svc.services.db.one<{ n: number }>("SELECT count(*)::int AS n FROM journals WHERE kind = 'reconciliation_adjustment'");
+  const before = await balances();
+  // an action that does not fit the item is refused and changes nothing
+  const matched = (expectOk(await live.svc.admin.get(`/v1/admin/mids/${live.m.midId}/reconciliation-items?state=matched&limit=1`)).items as { id: number }[])[0];
+  const wrong = await d.post(`/v1/admin/mids/${live.m.midId}/reconciliation-items/${matched.id}/resolve`, { action: 'adjust', reason: 'not an amount difference' });
+  expect([wrong.status, wrong.body.code]).toEqual([400, 'INVALID_STATE']);
+  const missing = (expectOk(await live.svc.admin.get(`/v1/admin/mids/${live.m.midId}/reconciliation-items?state=ours_missing`)).items as { id: number }[])[0];
+  expect((await d.post(`/v1/admin/mids/${live.m.midId}/reconciliation-items/${missing.id}/resolve`, { action: 'adjust', reason: 'no collection of ours' })).body.code).toBe('INVALID_STATE');
+  expect((await d.post(`${base}/resolve`, { action: 'adjust', reason: 'x' })).status).toBe(400);
+  const asked = expectOk(await d.post(`${base}/resolve`, { action: 'adjust', reason: 'Safaricom paid 10.00 over: credited to the merchant' }));
+  expect(asked).toMatchObject({ resolution: 'awaiting_approval', action: 'adjust', requested_by: dana.email, approved_by: null });
+  expect((await adjustments()).n).toBe(0);
+  expect(await balances()).toEqual(before);
+  expect((await d.post(`${base}/approve`)).status).toBe(403);
+  const [one, two] = await Promise.all([e.post(`${base}/approve`), f.post(`${base}/approve`)]);
+  expect([one.status, two.status].sort()).toEqual([200, 400]);
+  expect((await e.post(`${base}/approve`)).body.code).toBe('INVALID_STATE');
+  expect((await adjustments()).n).toBe(1);
+  // the wallet's available balance gained exactly the 10.00 KES, processor clearing gave it
+  const after = await balances();
+  const moved = (kind: string) => BigInt(after.find((b) => b.kind === kind)?.balance ?? '0') - BigInt(before.find((b) => b.kind === kind)?.balance ?? '0');
+  expect([moved('available'), moved('processor_clearing')]).toEqual([1000n, -1000n]);
+  expect(await ledgerDrift(live.svc.services.db)).toEqual([]);
+  const done = expectOk(await live.svc.admin.get(`${base.replace(/\/\d+$/, '')}?state=amount_over`)).items[0];
+  expect(done).toMatchObject({ resolution: 'resolved', action: 'adjust', requested_by: dana.email, approved_by: expect.any(String), collection_status: 'COMPLETED' });
+  // the ledger itself holds one adjustment per collection, whatever asks for a second
+  const collectionId = (await live.svc.services.db.one<{ collection_id: string }>("SELECT collection_id FROM journals WHERE kind = 'reconciliation_adjustment'")).collection_id;
+  await expect(live.svc.services.db.none("INSERT INTO journals (collection_id, kind, created_at) VALUES ($1, 'reconciliation_adjustment', now())", [collectionId])).rejects.toThrow(/journals_one_reconciliation_adjustment/);
 });
 
 it('an operator acknowledges a difference with a reason; a decided item is not decided again', async () => {
