@@ -14,6 +14,7 @@ import { collectedKes, mpesaRefunds } from '../helpers/mpesa-refunds';
 import type { MpesaRefunds } from '../helpers/mpesa-refunds';
 import { expectOk } from '../helpers/merchants';
 import { eventually } from '../helpers/notify-fixtures';
+import { samplesOf } from '../helpers/scrape';
 import { Clock, createUser, signedIn } from '../helpers/users';
 
 const clock = new Clock();
@@ -24,7 +25,7 @@ const receipts: string[] = [];
 let statement = '';
 
 beforeAll(async () => {
-  live = await mpesaRefunds(clock);
+  live = await mpesaRefunds(clock, { METRICS_PORT: '0' });
   for (let i = 0; i < PAYMENTS; i++) refs.push(await collectedKes(live.m, `RECON-${String(i).padStart(4, "0")}`, `2547083741${String(10 + i)}`));
   for (const ref of refs) {
     const row = await live.svc.services.db.one<{ receipt: string }>(
@@ -78,6 +79,17 @@ it('finds every injected difference in the statement, and no other', async () =>
   });
   const under_ = (expectOk(await live.svc.admin.get(`/v1/admin/mids/${live.m.midId}/reconciliation-items?state=amount_under`)).items as object[])[0];
   expect(under_).toMatchObject({ reference: under, gateway_reference: refs[7], ours_amount: 1500, ours_currency: 'KES', theirs_amount: 1450, theirs_currency: 'KES', resolution: null });
+  // the figures an operator watches: what is not resolved, per state, and the oldest undecided item's age, an hour on
+  clock.advance(3_600_000);
+  const mid = `mid="${live.m.midId}"`;
+  expect((await samplesOf(live.svc.metricsUrl!, 'paycollect_reconciliation_unmatched')).sort((a, b) => a.labels.localeCompare(b.labels))).toEqual(
+    ['amount_over', 'amount_under', 'currency_mismatch', 'ours_missing', 'reversed_externally', 'theirs_missing'].map((state) => ({
+      labels: `{${mid},state="${state}"}`, value: state === 'currency_mismatch' ? 0 : 1,
+    })),
+  );
+  // the hour the clock moved, and the moment the scrape itself took
+  const [age] = await samplesOf(live.svc.metricsUrl!, 'paycollect_reconciliation_undecided_age');
+  expect([age.labels, Math.floor(age.value)]).toEqual([`{${mid}}`, 3600]);
 });
 
 it('takes the same file in once: a second upload creates nothing', async () => {
@@ -160,7 +172,10 @@ it('an amount over is adjusted by exactly the difference, through four eyes abov
   // a threshold of 5.00 KES: the 10.00 KES the processor paid over waits for a second operator
   expectOk(await live.svc.admin.put(`/v1/admin/mids/${live.m.midId}/reconciliation-settings`, { theirs_missing_days: 3, approval_threshold: 5 }));
   const [dana, erin, fred] = await Promise.all([0, 1, 2].map(() => createUser(live.svc, { role: 'operator_admin', totp: true })));
-  const [d, e, f] = await Promise.all([dana, erin, fred].map((u) => signedIn(live.svc, u, clock)));
+  // one after another: each signs in with the code of its own 30-second step
+  const d = await signedIn(live.svc, dana, clock);
+  const e = await signedIn(live.svc, erin, clock);
+  const f = await signedIn(live.svc, fred, clock);
   const item = (expectOk(await live.svc.admin.get(`/v1/admin/mids/${live.m.midId}/reconciliation-items?state=amount_over`)).items as { id: number; ours_amount: number; theirs_amount: number }[])[0];
   expect([item.ours_amount, item.theirs_amount]).toEqual([1500, 1510]);
   const base = `/v1/admin/mids/${live.m.midId}/reconciliation-items/${item.id}`;
@@ -215,4 +230,7 @@ it('an operator acknowledges a difference with a reason; a decided item is not d
   expect(csv.status).toBe(200);
   expect(csv.text.split('\r\n')[1]).toContain('amount_under');
   expect(csv.text).toContain('Short by the processor: claimed');
+  // decided items leave the figures: the under acknowledged, the over adjusted, the reversal carried out
+  const open = await samplesOf(live.svc.metricsUrl!, 'paycollect_reconciliation_unmatched');
+  expect(open.filter((o) => o.value > 0).map((o) => o.labels.replace(/.*state="(\w+)".*/, '$1'))).toEqual(['ours_missing', 'theirs_missing']);
 });
