@@ -55,7 +55,7 @@ CREATE TABLE reconciliation_items (
   created_at TIMESTAMPTZ NOT NULL,
   -- the operator's resolution: asked (awaiting_approval above the MID's threshold), then resolved
   resolution TEXT CHECK (resolution IN ('awaiting_approval', 'resolved')),
-  action TEXT CHECK (action IN ('reverse', 'adjust', 'acknowledge')),
+  action TEXT CHECK (action IN ('reverse', 'acknowledge')),
   reason TEXT,
   requested_by TEXT,
   requested_at TIMESTAMPTZ,
