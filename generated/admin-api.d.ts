@@ -572,7 +572,7 @@ export interface paths {
         put?: never;
         /**
          * Resolve a reconciliation item
-         * @description An operator's resolution, with a reason. `reverse` (a `reversed_externally` item of a COMPLETED collection) posts a new journal through the ledger that takes the collection's credit back (the wallet debited, processor clearing credited, the fee returned) and moves the collection to `REVERSED`, which sends the merchant one signed webhook and one e-mail; `acknowledge` records the decision only. A reversal of more than the MID's `approval_threshold` waits for a second operator (`resolution` `awaiting_approval`) and nothing moves until then. Past decisions are never edited.
+         * @description An operator's resolution, with a reason. `reverse` (a `reversed_externally` item of a COMPLETED collection) posts a new journal through the ledger that takes the collection's credit back (the wallet debited, processor clearing credited, the fee returned) and moves the collection to `REVERSED`, which sends the merchant one signed webhook and one e-mail; `adjust` (an `amount_over` or `amount_under` item of a COMPLETED collection credited in the statement's currency) posts a new journal through the ledger moving exactly the difference between the wallet's available balance and processor clearing (credited when the processor paid more, debited when it paid less; the fee stays as charged), once per item; `acknowledge` records the decision only. A reversal, or an adjustment, of more than the MID's `approval_threshold` (the difference, for an adjustment) waits for a second operator (`resolution` `awaiting_approval`) and nothing moves until then. Past decisions are never edited.
          */
         post: operations["resolveReconciliationItem"];
         delete?: never;
@@ -592,7 +592,7 @@ export interface paths {
         put?: never;
         /**
          * Approve a reconciliation item's resolution
-         * @description A second operator's approval of a resolution waiting for one: carried out once (the journal, the collection's move, its webhook and e-mail). The operator who asked cannot approve (`FORBIDDEN`); a second approval, or two at once, carries nothing out again (`INVALID_STATE`).
+         * @description A second operator's approval of a resolution waiting for one: carried out once (a reversal's journal, the collection's move, its webhook and e-mail; an adjustment's journal). The operator who asked cannot approve (`FORBIDDEN`); a second approval, or two at once, carries nothing out again (`INVALID_STATE`).
          */
         post: operations["approveReconciliationItem"];
         delete?: never;
@@ -2888,7 +2888,7 @@ export interface components {
             /** @enum {string|null} */
             resolution: "awaiting_approval" | "resolved" | null;
             /** @enum {string|null} */
-            action: "reverse" | "acknowledge" | null;
+            action: "reverse" | "adjust" | "acknowledge" | null;
             reason: string | null;
             requested_by: string | null;
             /** Format: date-time */
@@ -2922,10 +2922,10 @@ export interface components {
         };
         ReconciliationResolution: {
             /**
-             * @description `reverse`: post the processor's reversal of a `reversed_externally` item (its collection is `COMPLETED`): the collection's credit is taken back from the wallet and it becomes `REVERSED`. `acknowledge`: record the decision with its reason; no money moves.
+             * @description `reverse`: post the processor's reversal of a `reversed_externally` item (its collection is `COMPLETED`): the collection's credit is taken back from the wallet and it becomes `REVERSED`. `adjust`: post the difference of an `amount_over` or `amount_under` item (its collection is `COMPLETED` and credited in the statement's currency): the wallet's available balance is credited (over) or debited (under) by exactly what the processor paid more or less, against processor clearing; the fee stays as charged. One adjustment per item. `acknowledge`: record the decision with its reason; no money moves.
              * @enum {string}
              */
-            action: "reverse" | "acknowledge";
+            action: "reverse" | "adjust" | "acknowledge";
             /** @description Why, as the item and the audit log keep it. */
             reason: string & components["schemas"]["Text"];
         };

@@ -158,6 +158,8 @@ const TARGETS: Record<string, Target> = {
   createAdminPaymentLink: { type: 'payment_link', created: 'SELECT id FROM payment_links WHERE link_id = $<link_id>' },
   deactivateAdminPaymentLink: { type: 'payment_link', find: 'SELECT id FROM payment_links WHERE link_id = $<link_id>' },
   reactivateAdminPaymentLink: { type: 'payment_link', find: 'SELECT id FROM payment_links WHERE link_id = $<link_id>' },
+  resolveReconciliationItem: { type: 'reconciliation_item', param: 'item_id' },
+  approveReconciliationItem: { type: 'reconciliation_item', param: 'item_id' },
   updateUser: { type: 'user', param: 'user_id' },
   createInvitation: { type: 'invitation' },
   revokeInvitation: { type: 'invitation', param: 'invitation_id' },

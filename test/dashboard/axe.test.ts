@@ -94,7 +94,7 @@ describeBrowser('an accessibility scan (axe-core) of every dashboard page', () =
     clock.advance(30_000);
     await signIn(page, operator.email, operator.password, totpCode(svc));
     await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
-    const paths = ['/overview', '/businesses', '/businesses/new', ...['', '/wallets', '/statement', '/mids', '/tokens', '/go-live'].map((s) => `/businesses/${shop.businessId}${s}`), '/collections', '/collections?held=true', `/collections/${paid}`, '/refunds', '/disbursements', `/disbursements/${disbursed}`, '/reports/settlement', '/go-live-requests', '/webhooks', '/rates', '/card-keys', '/users', '/audit', '/account'];
+    const paths = ['/overview', '/businesses', '/businesses/new', ...['', '/wallets', '/statement', '/mids', '/tokens', '/go-live'].map((s) => `/businesses/${shop.businessId}${s}`), '/collections', '/collections?held=true', `/collections/${paid}`, '/refunds', '/disbursements', `/disbursements/${disbursed}`, '/reports/settlement', `/reconciliation?mid=${Object.values(shop.midIds)[0]}&day=2026-03-14`, '/go-live-requests', '/webhooks', '/rates', '/card-keys', '/users', '/audit', '/account'];
     expect(await scan(page, paths)).toEqual({});
     await page.context().close();
   }, 300_000);

@@ -14,6 +14,7 @@ import { Business, isBusinessSection } from './Business';
 import { Businesses, NewBusiness } from './Businesses';
 import { GoLiveRequests } from './GoLiveRequests';
 import { CardKeys, FailingWebhooks, FxRates } from './Operations';
+import { ReconciliationPage } from './Reconciliation';
 import { SettlementReport } from './Settlement';
 
 export function operatorNav(user: User): { to: string; label: string }[] {
@@ -24,6 +25,7 @@ export function operatorNav(user: User): { to: string; label: string }[] {
     { to: '/refunds', label: 'Refunds' },
     { to: '/disbursements', label: 'Disbursements' },
     { to: '/reports/settlement', label: 'Settlement report' },
+    { to: '/reconciliation', label: 'Reconciliation' },
     { to: '/go-live-requests', label: 'Go-live requests' },
     { to: '/webhooks', label: 'Failing webhooks' },
     { to: '/rates', label: 'Market rates' },
@@ -51,6 +53,7 @@ export function operatorPage(path: string, user: User): ReactNode | null {
   if (path === '/refunds') return <RefundsPage base="/refunds" />;
   // the report's own address, and the two a person guesses first
   if (path === '/reports/settlement' || path === '/reports' || path === '/settlement') return <SettlementReport />;
+  if (path === '/reconciliation') return <ReconciliationPage />;
   if (path === '/go-live-requests') return <GoLiveRequests />;
   if (path === '/webhooks') return <FailingWebhooks />;
   if (path === '/rates') return <FxRates />;
