@@ -309,8 +309,11 @@ export interface ObservedSettlement {
   id: string;
   /** paid out, its list of payments final; false while the processor is still making it */
   settled: boolean;
-  currency: string;
+  /** its currency, when a settlement has one */
+  currency: string | null;
   settledAt: Date | null;
+  /** the period it accounts for in full, when it is a period (a day of a store's invoices): a payment of ours in it and not in it is missing */
+  covers?: { from: Date; to: Date };
 }
 
 /** One payment a settlement paid out: the processor's reference of it and what the customer paid. */
@@ -328,8 +331,8 @@ type Listed<K extends string, T> = { kind: 'listed'; more: boolean } & { [key in
  * read only, each answer in our words. A processor whose statements come as files has none.
  */
 export interface SettlementConnector {
-  /** one page (1-based) of the settlements made since `from` */
-  listSettlements(ctx: CallContext, from: Date, page: number): Promise<Listed<'settlements', ObservedSettlement> | { kind: 'unavailable'; detail: string }>;
+  /** one page (1-based) of the settlements made since `from` (`now` is the time of asking) */
+  listSettlements(ctx: CallContext, from: Date, now: Date, page: number): Promise<Listed<'settlements', ObservedSettlement> | { kind: 'unavailable'; detail: string }>;
   /** one page (1-based) of the payments settlement `id` paid out; unavailable when a page cannot be read whole */
   settlementPayments(ctx: CallContext, id: string, page: number): Promise<Listed<'payments', SettledPayment> | { kind: 'unavailable'; detail: string }>;
 }

@@ -17,7 +17,7 @@ const BATCH = 2_000;
 /** A statement file over this is refused (a month of a busy till is well under it). */
 export const STATEMENT_LIMIT_BYTES = 64 * 1024 * 1024;
 
-export type StatementSource = 'mpesa_statement' | 'mtn_partner_report' | 'paystack_settlement';
+export type StatementSource = 'mpesa_statement' | 'mtn_partner_report' | 'paystack_settlement' | 'btcpay_invoices';
 
 /** The partner's local time of an MTN report, by the MID's currency (the country's zone). */
 const MTN_OFFSET_MINUTES: Record<string, number> = { UGX: 180, RWF: 120, ZMW: 120, GHS: 0, XAF: 60, XOF: 0, ZAR: 120, EUR: 60 };
@@ -51,7 +51,7 @@ interface MidOfStatement {
 function readerOf(mid: MidOfStatement): { source: StatementSource; reader: StatementReader } {
   if (mid.service_type === 'mpesa') return { source: 'mpesa_statement', reader: new MpesaStatementReader() };
   if (mid.service_type === 'mtn_momo') return { source: 'mtn_partner_report', reader: new MtnPartnerReportReader(MTN_OFFSET_MINUTES[mid.currency] ?? 0) };
-  throw new AppError('VALIDATION_ERROR', `A ${mid.service_type} MID has no statement file to upload (Paystack's settlements are pulled on a schedule)`);
+  throw new AppError('VALIDATION_ERROR', `A ${mid.service_type} MID has no statement file to upload (Paystack's settlements and BTCPay's settled invoices are pulled on a schedule)`);
 }
 
 class DuplicateStatement extends Error {}
@@ -110,16 +110,17 @@ export class StatementIntake {
 
   /**
    * A statement whose lines are read already (a settlement pulled through the processor's API), known by
-   * `contentHash`: written and matched in one transaction, or the MID's statement of that hash when it has it
+   * `contentHash`, accounting in full for the period `covers` when it is a period (a day of invoices): written and matched in one transaction, or the MID's statement of that hash when it has it
    * (created: false).
    */
-  async take(midId: number, source: StatementSource, contentHash: string, lines: StatementLine[], takenBy: string): Promise<Intake> {
+  async take(midId: number, source: StatementSource, contentHash: string, lines: StatementLine[], takenBy: string, covers?: { from: Date; to: Date }): Promise<Intake> {
     const skipped = { fee: 0, not_completed: 0, other: 0 };
     try {
       return await this.s.db.tx('reconciliation-intake', async (t) => {
         const statement = await this.open(t, midId, source, takenBy);
         for (let i = 0; i < lines.length; i += BATCH) await this.write(t, statement.id, midId, lines.slice(i, i + BATCH));
-        const times = lines.map((l) => l.occurredAt.getTime());
+        // its period: its lines' first and last times, and the whole of the period it accounts for when it is one
+        const times = [...lines.map((l) => l.occurredAt.getTime()), ...(covers ? [covers.from.getTime(), covers.to.getTime()] : [])];
         const span = (pick: (...n: number[]) => number) => (times.length === 0 ? null : new Date(times.reduce((a, b) => pick(a, b))));
         const closed = await this.close(t, statement.id, contentHash, lines.length, span(Math.min), span(Math.max));
         if (!closed) throw new DuplicateStatement();

@@ -26,7 +26,7 @@ export const SETTLEMENT_PULL_INTERVAL_MS = 3_600_000;
 export const PULLED_BY = 'settlement-pull';
 
 /** Which statement source a processor's settlements are, by its service type. */
-const SOURCES: Record<string, StatementSource> = { paystack: 'paystack_settlement' };
+const SOURCES: Record<string, StatementSource> = { paystack: 'paystack_settlement', btcpay: 'btcpay_invoices' };
 
 export interface PullParts extends Base {
   settlementsOf(serviceType: string): SettlementConnector | null;
@@ -70,7 +70,7 @@ export class SettlementPull {
   private async pullAccount(connector: SettlementConnector, ctx: CallContext, mids: number[], source: StatementSource, from: Date): Promise<number> {
     let taken = 0;
     for (let page = 1; page <= MAX_LIST_PAGES; page++) {
-      const listed = await connector.listSettlements(ctx, from, page);
+      const listed = await connector.listSettlements(ctx, from, this.s.now(), page);
       if (listed.kind !== 'listed') {
         this.s.log.warn('settlement pull: the processor did not answer the list', { mid_id: ctx.midId, detail: listed.detail });
         return taken;
@@ -84,7 +84,7 @@ export class SettlementPull {
         const lines = await this.payments(connector, ctx, settlement.id);
         if (!lines) continue;
         const shares = await this.shareOut(mids, lines);
-        for (const midId of missing) if ((await this.intake.take(midId, source, hash, shares.get(midId) ?? [], PULLED_BY)).created) taken++;
+        for (const midId of missing) if ((await this.intake.take(midId, source, hash, shares.get(midId) ?? [], PULLED_BY, settlement.covers)).created) taken++;
       }
       if (!listed.more) break;
     }

@@ -22,7 +22,13 @@ beforeAll(async () => {
 afterAll(() => w?.close());
 
 const db = () => w.svc.services.db;
-const pull = () => w.svc.services.reconciliation.settlements.pull();
+/** A pull: the Paystack statements it took in (the world's BTCPay store is read by the same pull; its days are not counted here). */
+async function pull(): Promise<number> {
+  const paystack = async () => (await db().one<{ n: number }>("SELECT count(*)::int AS n FROM reconciliation_statements WHERE source = 'paystack_settlement'")).n;
+  const before = await paystack();
+  await w.svc.services.reconciliation.settlements.pull();
+  return (await paystack()) - before;
+}
 
 /** A NGN card payment Paystack completes at once: its reference at Paystack. */
 async function paid(amount: number): Promise<string> {
@@ -46,7 +52,7 @@ async function itemsOf(midId: number): Promise<Record<string, string[]>> {
 }
 
 const counts = () => db().one<{ statements: number; lines: number; items: number }>(
-  `SELECT (SELECT count(*)::int FROM reconciliation_statements) AS statements, (SELECT count(*)::int FROM reconciliation_lines) AS lines,
+  `SELECT (SELECT count(*)::int FROM reconciliation_statements WHERE source = 'paystack_settlement') AS statements, (SELECT count(*)::int FROM reconciliation_lines) AS lines,
      (SELECT count(*)::int FROM reconciliation_items) AS items`,
 );
 

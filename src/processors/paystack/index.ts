@@ -145,7 +145,7 @@ function paystackDisputes(client: (ctx: CallContext) => PaystackClient): Dispute
 /** Settlements: read only, for reconciliation (settlement-transformers.ts says what is read). */
 function paystackSettlements(client: (ctx: CallContext) => PaystackClient): SettlementConnector {
   return {
-    async listSettlements(ctx, from, page) {
+    async listSettlements(ctx, from, _now, page) {
       const a = await client(ctx).listSettlements(from, page);
       if (a.kind !== 'listed') return { kind: 'unavailable', detail: a.detail };
       return { kind: 'listed', settlements: a.settlements, more: a.more };
