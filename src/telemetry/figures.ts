@@ -92,15 +92,15 @@ interface Backlog {
 
 /**
  * Reconciliation items not resolved (docs/reconciliation.md), per MID and state (every state but matched),
- * with the age of the oldest no operator has decided: every state of each MID with a statement reader
- * (M-Pesa, MTN MoMo) or with items, 0 when none, so an alert sees a MID's series before its first difference.
+ * with the age of the oldest no operator has decided: every state of each MID whose processor's statements are
+ * read (M-Pesa, MTN MoMo, Paystack, BTCPay) or with items, 0 when none, so an alert sees a MID's series before its first difference.
  */
 const UNMATCHED_SQL = `SELECT m.id AS mid, s.state, count(i.id)::int AS items,
     EXTRACT(EPOCH FROM $1::timestamptz - min(i.created_at) FILTER (WHERE i.resolution IS NULL))::float8 AS age
   FROM mids m
   CROSS JOIN unnest(ARRAY['amount_over', 'amount_under', 'currency_mismatch', 'ours_missing', 'theirs_missing', 'reversed_externally']) AS s(state)
   LEFT JOIN reconciliation_items i ON i.mid_id = m.id AND i.state = s.state AND i.resolution IS DISTINCT FROM 'resolved'
-  WHERE m.service_type IN ('mpesa', 'mtn_momo') OR EXISTS (SELECT 1 FROM reconciliation_items x WHERE x.mid_id = m.id)
+  WHERE m.service_type IN ('mpesa', 'mtn_momo', 'paystack', 'btcpay') OR EXISTS (SELECT 1 FROM reconciliation_items x WHERE x.mid_id = m.id)
   GROUP BY m.id, s.state ORDER BY m.id, s.state`;
 
 const BACKLOG_SQL = `SELECT
