@@ -86,6 +86,8 @@ export const RULES: Record<string, Rule> = {
   createAdminPaymentLink: admin('merchant_developer'),
   listAdminPaymentLinks: read('merchant_viewer'),
   getAdminPaymentLink: read('merchant_viewer'),
+  listAdminDisputes: read('merchant_viewer'),
+  getAdminDispute: read('merchant_viewer'),
   deactivateAdminPaymentLink: admin('merchant_owner'),
   reactivateAdminPaymentLink: admin('merchant_owner'),
   getSettlementReport: read(null),
