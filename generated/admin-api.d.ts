@@ -251,7 +251,7 @@ export interface paths {
          * @description Returns the card disputes of every business (or of `business_id`; a merchant user always gets its own
          *     business's), newest first, a page at a time. Filters combine: `status`, `business_id`, `mid_id` (the MID
          *     of the disputed payment) and `deadline_before` (`status=needs_response&deadline_before=...` lists the
-         *     disputes about to be accepted for their merchants). Read-only: a dispute is answered by its merchant.
+         *     disputes about to be accepted for their merchants). The operator only reads: a dispute is answered by its merchant.
          *     Take `per_page` items (default 10, at most 100), then pass the answer's `paging.next_cursor` as `cursor`
          *     (with the same filters) for the next page until it is `null`. Unknown query parameters are refused
          *     (`VALIDATION_ERROR`).
@@ -279,6 +279,26 @@ export interface paths {
         get: operations["getAdminDispute"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/disputes/{dispute_reference}/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept a dispute from the dashboard
+         * @description The dashboard's Accept on the Disputes page: accepts one of the signed-in person's own business's card disputes exactly as the merchant API's `acceptDispute` does (the same service, fields, rules, errors and answer; see docs/contract/disputes.md), wholly or for `amount` of it, with the message to the processor. Only the business's owners (`merchant_owner`) may accept; developers, viewers, operator support, operator admins and the operator key are `FORBIDDEN` (a dispute is the merchant's to answer). The change is in the audit log. Refused input changes nothing and tells the processor nothing.
+         */
+        post: operations["acceptAdminDispute"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2264,6 +2284,16 @@ export interface components {
             /** @description Human-readable outcome. */
             message: string;
             data: components["schemas"]["AdminDispute"];
+        };
+        /** @description Accepting a dispute that needs your response: the customer's bank gets the amount back and the held amount is debited. Leave `amount` out to accept the whole dispute. */
+        DisputeAccept: {
+            /** @description A partial acceptance: the part of the disputed amount (in the dispute's currency) the customer gets back; the rest of the hold returns to your available balance. More than 0, at most the dispute's `amount`. */
+            amount?: components["schemas"]["Money"];
+            /**
+             * @description Why you accept, passed on to the processor with the acceptance (at most 500 characters).
+             * @example The order was never delivered; we accept the chargeback
+             */
+            message: string & components["schemas"]["Text"];
         };
         /**
          * @description A payment link's id, as `createPaymentLink` answered it: `pl_` and 24 random characters (144 random bits), unguessable. It is the last part of the link's `url`.
@@ -5786,6 +5816,49 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    acceptAdminDispute: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The dispute's `gateway_reference` (`DSP...`), as the dispute lists give it.
+                 * @example DSP3F9A61C0B2D4E8A7F155
+                 */
+                dispute_reference: components["parameters"]["AdminDisputeReference"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DisputeAccept"];
+            };
+        };
+        responses: {
+            /** @description The dispute after the acceptance, as the processor then reports it. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminDisputeResponse"];
+                };
+            };
+            /** @description `VALIDATION_ERROR`: `amount` is 0 or more than the disputed amount, or `message` is missing; `INVALID_STATE`: the dispute does not need your response (under review, closed, or past its deadline), or the processor refused the acceptance. `INVALID_JSON`, `UNSUPPORTED_MEDIA_TYPE`: the body is not a JSON object sent as `application/json`. */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description `FORBIDDEN`: the caller is not an owner of a business (developers, viewers, operator support, operator admins, the operator key). `CSRF_FAILED`: the session's `X-CSRF-Token` is missing. */
+            403: components["responses"]["Forbidden"];
+            /** @description `NOT_FOUND`: no dispute of your business has this `dispute_reference`. */
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            /** @description `SERVICE_UNAVAILABLE`: the processor did not answer; the dispute is unchanged here. Try again. */
             503: components["responses"]["ServiceUnavailable"];
         };
     };

@@ -88,6 +88,7 @@ export const RULES: Record<string, Rule> = {
   getAdminPaymentLink: read('merchant_viewer'),
   listAdminDisputes: read('merchant_viewer'),
   getAdminDispute: read('merchant_viewer'),
+  acceptAdminDispute: admin('merchant_owner'),
   deactivateAdminPaymentLink: admin('merchant_owner'),
   reactivateAdminPaymentLink: admin('merchant_owner'),
   getSettlementReport: read(null),

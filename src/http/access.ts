@@ -19,11 +19,12 @@ const READS = new Set(['GET', 'HEAD']);
 const BUSINESS_FILTERED = new Set(['listAdminCollections', 'listAdminDisbursements', 'exportAdminCollections', 'exportAdminRefunds', 'exportAdminDisbursements', 'listAdminRefunds', 'listAdminPaymentLinks', 'listAdminDisputes', 'listUsers', 'listInvitations', 'listAuditLog', 'getOverview']);
 const MAX_ID = 2_147_483_647;
 /**
- * Changes that wait on a processor over the network and write nothing of ours but their audit entry:
+ * Changes that wait on a processor over the network and write nothing of ours but their audit entry
+ * (a dispute's acceptance: the processor's word after it is recorded in its own transaction, as any word):
  * run outside one transaction, so no connection sits idle in a transaction for as long as the vendor
  * takes; the entry is written once the answer is in.
  */
-const OUTSIDE_A_CHANGE = new Set(['checkMidCredentials']);
+const OUTSIDE_A_CHANGE = new Set(['checkMidCredentials', 'acceptAdminDispute']);
 
 /** Path parameter -> the statement finding the business its record belongs to. */
 const OWNER_OF: [string, string | null][] = [

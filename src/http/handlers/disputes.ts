@@ -2,6 +2,7 @@
 // operator reads every business's (a merchant user its own).
 import { toAdminDisputeRecord, toDisputeRecord } from '../../api-records/dispute';
 import { parseApiTime } from '../../domain/time';
+import { AppError } from '../../errors';
 import type { DisputeStatus } from '../../domain/dispute';
 import { merchantUser, principalOf } from '../context';
 import { ok } from '../envelope';
@@ -31,6 +32,13 @@ export const admin = typedHandlers({
     if (filters.business_id !== undefined && !merchantUser(ctx)) await ctx.services.businesses.getBusiness(filters.business_id);
     const found = await ctx.services.disputes.list(filters, page);
     return pageReply(ctx, query, page, { ...found, rows: found.rows.map(toAdminDisputeRecord) }, 'Disputes retrieved');
+  },
+  /** The dashboard's Accept: the signed-in owner's own business (the role rule let owners through; an operator admin has none), as acceptDispute. */
+  acceptAdminDispute: async ({ path, body }, ctx) => {
+    const actor = ctx.actor;
+    if (actor?.type !== 'user' || actor.user.business_id === null) throw new AppError('FORBIDDEN', "Only a business's own owners accept its disputes");
+    await ctx.services.disputes.accept(actor.user.business_id, path.dispute_reference, body);
+    return ok(toAdminDisputeRecord(await ctx.services.disputes.get(actor.user.business_id, path.dispute_reference)), 'Dispute accepted');
   },
   getAdminDispute: async ({ path }, ctx) => ok(toAdminDisputeRecord(await ctx.services.disputes.get(null, path.dispute_reference)), 'Dispute retrieved'),
 });
