@@ -106,11 +106,31 @@ export class DisputeService {
     const connector = this.p.disputesOf(serviceType);
     const id = connector?.disputeOfEvent(rawBody) ?? null;
     if (!connector || id === null) return false;
+    await this.learn(serviceType, midId, id);
+    return true;
+  }
+
+  /** The processor is asked for one dispute with the MID's credentials, and its answer recorded. */
+  async learn(serviceType: string, midId: number, id: string): Promise<Recorded | null> {
+    const connector = this.p.disputesOf(serviceType);
+    if (!connector) return null;
     const mid = await this.db.one<{ credentials_enc: string | null }>('SELECT credentials_enc FROM mids WHERE id = $1', [midId]);
     const a = await connector.fetchDispute({ midId, credentials: this.p.openCredentials(mid.credentials_enc) }, id);
-    if (a.kind === 'found') await this.record(serviceType, a.dispute);
-    else this.p.log.warn('dispute event: the processor did not answer for the dispute', { service_type: serviceType, mid_id: midId, dispute: id, answer: a.kind });
-    return true;
+    if (a.kind === 'found') return this.record(serviceType, a.dispute);
+    if (a.kind === 'unavailable') this.p.log.warn('dispute: the processor did not answer for the dispute', { service_type: serviceType, mid_id: midId, dispute: id, detail: a.detail });
+    else this.p.log.info('dispute: the processor has no such dispute', { service_type: serviceType, mid_id: midId, dispute: id });
+    return null;
+  }
+
+  /** Each open dispute of a business read again from its processor and recorded (the sandbox's clock moved). */
+  async reread(businessId: number): Promise<number> {
+    const open = await this.db.any<{ service_type: string; mid_id: number; processor_dispute_id: string }>(
+      'SELECT m.service_type, d.mid_id, d.processor_dispute_id FROM disputes d JOIN mids m ON m.id = d.mid_id WHERE d.business_id = $1 AND d.closed_at IS NULL ORDER BY d.id',
+      [businessId],
+    );
+    let moved = 0;
+    for (const d of open) if ((await this.learn(d.service_type, d.mid_id, d.processor_dispute_id)) === 'moved') moved += 1;
+    return moved;
   }
 
   /** The scheduled poll: each MID of a processor with chargebacks, its disputes of the look-back, a bounded number of pages. */
