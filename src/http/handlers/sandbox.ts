@@ -34,4 +34,3 @@ export const merchant = typedHandlers({
   },
 });
 export const admin = {};
-
