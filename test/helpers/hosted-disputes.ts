@@ -1,5 +1,5 @@
-// A card payment Paystack completes at once in the hosted world (test/helpers/hosted.ts), for its bank to
-// dispute through the fake Paystack's disputes, and the dispute's row as the disputes wing wrote it.
+// A card payment Paystack completes at once in the hosted world (test/helpers/hosted.ts), to refund or for
+// its bank to dispute through the fake Paystack's disputes, and a dispute's row as the disputes wing wrote it.
 import { encryptCard } from '../../scripts/encrypt-card';
 import { NO_3DS_CARD } from '../fakes/paystack';
 import type { FakeTransaction } from '../fakes/paystack';
