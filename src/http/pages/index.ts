@@ -101,6 +101,8 @@ export function mountPages(app: express.Router, s: Services): void {
       const answer = await pages.answer(pageRequest(s, req, res, row), req.body as Record<string, string>);
       if ('html' in answer) return res.status(answer.status ?? 200).type('html').send(answer.html);
       const moved = (await s.collections.applyOutcome(row.id, answer.final, answer.message)) ?? (await s.collections.get(row.gateway_reference, null));
+      // the sandbox's issuer disputes a payment of a disputing card as soon as it completes (src/sandbox/disputes.ts)
+      if (sandbox && moved.status === 'COMPLETED' && moved.payment_method === 'CARD' && moved.mid_id !== null) await s.disputes.learn('sandbox', moved.mid_id, moved.gateway_reference);
       const target = redirectTarget(moved);
       if (target) return res.redirect(303, target);
       res.type('html').send(resultPage(s, moved));

@@ -12,6 +12,7 @@ import { People } from '../shared/People';
 import { RefundsPage } from '../shared/Refunds';
 import { Business, isBusinessSection } from './Business';
 import { Businesses, NewBusiness } from './Businesses';
+import { OperatorDisputes } from './Disputes';
 import { GoLiveRequests } from './GoLiveRequests';
 import { CardKeys, FailingWebhooks, FxRates } from './Operations';
 import { ReconciliationPage } from './Reconciliation';
@@ -23,6 +24,7 @@ export function operatorNav(user: User): { to: string; label: string }[] {
     { to: '/businesses', label: 'Businesses' },
     { to: '/collections', label: 'Collections' },
     { to: '/refunds', label: 'Refunds' },
+    { to: '/disputes', label: 'Disputes' },
     { to: '/disbursements', label: 'Disbursements' },
     { to: '/reports/settlement', label: 'Settlement report' },
     { to: '/reconciliation', label: 'Reconciliation' },
@@ -51,6 +53,7 @@ export function operatorPage(path: string, user: User): ReactNode | null {
   const collection = match('/collections/:reference', path);
   if (collection) return <CollectionPage key={collection.reference} reference={collection.reference} operator />;
   if (path === '/refunds') return <RefundsPage base="/refunds" />;
+  if (path === '/disputes') return <OperatorDisputes />;
   // the report's own address, and the two a person guesses first
   if (path === '/reports/settlement' || path === '/reports' || path === '/settlement') return <SettlementReport />;
   if (path === '/reconciliation') return <ReconciliationPage />;
