@@ -2985,7 +2985,7 @@ export interface components {
              * @description The vendor's file or record it came from.
              * @enum {string}
              */
-            source: "mpesa_statement" | "mtn_partner_report" | "paystack_settlement" | "btcpay_invoices";
+            source: "mpesa_statement" | "mtn_partner_report" | "paystack_settlement" | "btcpay_invoices" | "sandbox_statement";
             /** @description SHA-256 (hex) of the file as uploaded, or of `paystack_settlement:<id>` for a settlement pulled from Paystack; the same file or settlement twice is taken in once. */
             content_hash: string;
             /** @description Payment and reversal lines read (fee, balance and failed rows are not lines). */

@@ -56,6 +56,7 @@ import { payoutConnectorOf } from './processors/sandbox/payouts';
 import { RefundService } from './refunds';
 import { DisputeService } from './disputes';
 import { SandboxDisputes } from './sandbox/disputes';
+import { SandboxStatements } from './sandbox/statements';
 import { refundConnectorOf } from './processors/sandbox/refunds';
 import { ReportService } from './reports';
 import { ReconciliationService } from './reconciliation';
@@ -117,6 +118,8 @@ export interface Services extends Base {
   disputes: DisputeService;
   /** the sandbox's disputing cards and its clock (src/sandbox/disputes.ts) */
   sandboxDisputes: SandboxDisputes;
+  /** the sandbox processor's statements and the reversals a developer asks of it (src/sandbox/statements.ts) */
+  sandboxStatements: SandboxStatements;
   /** money paid out of wallets to phones and bank accounts (src/disbursements/) */
   disbursements: DisbursementService;
   /** disbursements as the dashboard reads them: every business's, with their timeline (src/disbursements/admin.ts) */
@@ -215,6 +218,8 @@ export function buildServices(input: BaseInput): Services {
   });
   // the sandbox's simulated issuer answers for the sandbox's MIDs, in the sandbox only (src/sandbox/disputes.ts)
   const sandboxDisputes = new SandboxDisputes(() => base.db, input.now, (pan) => cards.fingerprint(pan));
+  // and its simulated processor's statements, for reconciliation (src/sandbox/statements.ts)
+  const sandboxStatements = new SandboxStatements(() => base.db, input.now);
   const disputes = new DisputeService({
     db: () => base.db,
     log: input.log,
@@ -234,7 +239,8 @@ export function buildServices(input: BaseInput): Services {
     using(base, {
       ledger,
       moveCollection: (q: Queryable, id: bigint, outcome: 'REVERSED', message: string, from: MoveFrom) => collections.move(q, id, outcome, message, from),
-      settlementsOf: (serviceType: string) => (processors.has(serviceType) ? (processors.get(serviceType).connector?.settlements ?? null) : null),
+      settlementsOf: (serviceType: string) =>
+        serviceType === 'sandbox' && input.config.appEnv === 'sandbox' ? sandboxStatements : processors.has(serviceType) ? (processors.get(serviceType).connector?.settlements ?? null) : null,
       openCredentials: (sealed: string | null) => openCredentials(masterKeys(input.config), sealed),
     }),
   );
@@ -274,6 +280,7 @@ export function buildServices(input: BaseInput): Services {
     refunds,
     disputes,
     sandboxDisputes,
+    sandboxStatements,
     disbursements,
     adminDisbursements,
     reports,

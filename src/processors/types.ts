@@ -319,6 +319,8 @@ export interface ObservedSettlement {
 /** One payment a settlement paid out: the processor's reference of it and what the customer paid. */
 export interface SettledPayment {
   reference: string;
+  /** a reversal's: the reference of the payment it takes back */
+  reverses?: string;
   amountMinor: bigint;
   currency: string;
   occurredAt: Date;

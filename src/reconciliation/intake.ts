@@ -17,7 +17,7 @@ const BATCH = 2_000;
 /** A statement file over this is refused (a month of a busy till is well under it). */
 export const STATEMENT_LIMIT_BYTES = 64 * 1024 * 1024;
 
-export type StatementSource = 'mpesa_statement' | 'mtn_partner_report' | 'paystack_settlement' | 'btcpay_invoices';
+export type StatementSource = 'mpesa_statement' | 'mtn_partner_report' | 'paystack_settlement' | 'btcpay_invoices' | 'sandbox_statement';
 
 /** The partner's local time of an MTN report, by the MID's currency (the country's zone). */
 const MTN_OFFSET_MINUTES: Record<string, number> = { UGX: 180, RWF: 120, ZMW: 120, GHS: 0, XAF: 60, XOF: 0, ZAR: 120, EUR: 60 };

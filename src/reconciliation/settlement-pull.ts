@@ -26,7 +26,7 @@ export const SETTLEMENT_PULL_INTERVAL_MS = 3_600_000;
 export const PULLED_BY = 'settlement-pull';
 
 /** Which statement source a processor's settlements are, by its service type. */
-const SOURCES: Record<string, StatementSource> = { paystack: 'paystack_settlement', btcpay: 'btcpay_invoices' };
+const SOURCES: Record<string, StatementSource> = { paystack: 'paystack_settlement', btcpay: 'btcpay_invoices', sandbox: 'sandbox_statement' };
 
 export interface PullParts extends Base {
   settlementsOf(serviceType: string): SettlementConnector | null;
@@ -119,7 +119,9 @@ export class SettlementPull {
         this.s.log.warn('settlement pull: a settlement could not be read whole; the next run asks again', { mid_id: ctx.midId, settlement: id, detail: a.detail });
         return null;
       }
-      for (const p of a.payments) lines.push({ reference: p.reference, kind: 'payment', originalReference: null, amountMinor: p.amountMinor, currency: p.currency, occurredAt: p.occurredAt });
+      for (const p of a.payments) {
+        lines.push({ reference: p.reference, kind: p.reverses ? 'reversal' : 'payment', originalReference: p.reverses ?? null, amountMinor: p.amountMinor, currency: p.currency, occurredAt: p.occurredAt });
+      }
       if (!a.more) return lines;
     }
     this.s.log.warn('settlement pull: a settlement has more payments than one run reads; left unread', { mid_id: ctx.midId, settlement: id });

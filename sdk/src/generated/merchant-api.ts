@@ -880,6 +880,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/sandbox/collections/{gateway_reference}/reverse": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reverse a payment at the sandbox processor
+         * @description Sandbox only (404 in live). The sandbox's simulated processor takes one of your `COMPLETED` payments back outside the API, as a mobile-money operator does after a customer's complaint: the reversal is reported at once in the processor's statement, and reconciliation finds it (`reversed_externally`). Nothing changes for you until an operator resolves it: the reversal is then posted, the collection moves to `REVERSED` and your webhook and e-mail tell you, as they would in live (docs/reconciliation.md, "The sandbox's statements"). The collection is answered as it stands (still `COMPLETED`). A payment is reversed once (`INVALID_STATE` the second time, or for a collection that is not `COMPLETED`).
+         */
+        post: operations["reverseSandboxCollection"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     collectionStatusChanged: {
@@ -4457,6 +4477,41 @@ export interface operations {
             /** @description `NOT_FOUND`: not in the sandbox (live has no sandbox tools). */
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    reverseSandboxCollection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The collection's `gateway_reference`, as returned when it was requested.
+                 * @example PCD4Q38UJREMYY4NQVTDQA
+                 */
+                gateway_reference: components["parameters"]["GatewayReference"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The collection, still `COMPLETED` until an operator resolves the reversal. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CollectionResponse"];
+                };
+            };
+            /** @description `INVALID_STATE`: the collection is not `COMPLETED`, or the sandbox processor has reversed it already. */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description `NOT_FOUND`: no collection of yours has this `gateway_reference`, or this is the live deployment. */
+            404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

@@ -25,6 +25,15 @@ export const merchant = typedHandlers({
   },
 
   /** The business's sandbox clock forward, then its open disputes read again (src/sandbox/disputes.ts). */
+  reverseSandboxCollection: async ({ path }, ctx) => {
+    sandboxOnly(ctx);
+    const p = principalOf(ctx);
+    await ctx.services.sandboxStatements.reverse(p.businessId, path.gateway_reference);
+    // the simulated processor's notice is read at once: the reversal is an item for the operators now
+    await ctx.services.reconciliation.settlements.pull();
+    const row = await ctx.services.collections.get(path.gateway_reference, p.businessId);
+    return ok(toRecord(row), 'Payment reversed at the sandbox processor; an operator resolves it in reconciliation');
+  },
   advanceSandboxClock: async ({ body }, ctx) => {
     sandboxOnly(ctx);
     const businessId = principalOf(ctx).businessId;

@@ -22,6 +22,12 @@ WITH lines AS (
     SELECT c.id, c.business_id, c.status, pr.amount_minor, pr.currency
     FROM processor_requests pr JOIN collections c ON c.id = pr.collection_id
     WHERE pr.mid_id = l.mid_id AND pr.vendor_reference = COALESCE(l.original_reference, l.reference)
+    UNION ALL
+    -- a sandbox payment: no processor request, the simulated processor knows it by its gateway_reference
+    SELECT c.id, c.business_id, c.status, c.request_amount_minor, c.request_currency
+    FROM collections c
+    WHERE c.gateway_reference = COALESCE(l.original_reference, l.reference) AND c.mid_id = l.mid_id
+      AND NOT EXISTS (SELECT FROM processor_requests pr WHERE pr.collection_id = c.id)
     LIMIT 1
   ) ours ON true
 )
