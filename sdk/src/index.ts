@@ -8,7 +8,7 @@ export type { ApiError, ErrorCode, FieldError } from './errors';
 export { iterate } from './paging';
 export type { Page } from './paging';
 export { verifyWebhook, WebhookVerificationError, DEFAULT_TOLERANCE_SECONDS } from './webhooks';
-export type { CollectionNotification, DisbursementNotification, Notification, PaymentLinkNotification, RefundNotification, VerifyOptions } from './webhooks';
+export type { CollectionNotification, DisbursementNotification, DisputeNotification, Notification, PaymentLinkNotification, RefundNotification, VerifyOptions } from './webhooks';
 export { encryptCard, PLAIN_FORM_MAX_BYTES } from './card';
 export type { CardDetails } from './card';
 export type { components, operations, paths, webhooks } from './generated/merchant-api';

@@ -2,7 +2,8 @@
 // processor's dispute is learnt from its signed events (prompts: the service asks the processor for the
 // dispute) and from a scheduled poll of its dispute list; each word is recorded by `record`, in one
 // transaction under the disputed collection's lock: the dispute's row, its journal through the ledger (the
-// hold when it opens, the release or the debit when it closes) and the merchant's e-mail.
+// hold when it opens, the release or the debit when it closes), the merchant's webhook notification
+// (webhooks.ts) and e-mail.
 import { randomBytes } from 'node:crypto';
 import { sqlFiles } from '../db';
 import { listPage } from '../db/keyset';
@@ -20,6 +21,7 @@ import { amountOrError, toApi } from '../domain/money';
 import type { DisputeView } from '../api-records/dispute';
 import { disputeOpenedEmails, disputeReminderEmails } from './emails';
 import type { DisputeRecipients, OpenedDispute } from './emails';
+import { notifyDispute } from './webhooks';
 
 /** The list's order: newest first (disputes_business_newest). */
 const NEWEST_FIRST: KeyColumn[] = [
@@ -50,7 +52,7 @@ export interface DisputeParts {
   /** a MID's sealed credentials, opened (never logged) */
   openCredentials: (sealed: string | null) => CallContext['credentials'];
   ledger: Pick<LedgerService, 'postJournal'>;
-  notifications: Pick<NotificationService, 'enqueueEmails'>;
+  notifications: Pick<NotificationService, 'enqueueEmails' | 'enqueueWebhook'>;
 }
 
 export interface DisputeRow {
@@ -143,7 +145,10 @@ export class DisputeService {
     return recorded;
   }
 
-  /** E-mails a reminder for each dispute still needing an answer whose deadline is within the lead of `now`, once each. */
+  /**
+   * Reminds the merchant of each dispute still needing an answer whose deadline is within the lead of `now`,
+   * once each: the e-mail and the `dispute.deadline_near` webhook, in one transaction.
+   */
   async remind(now = this.p.now()): Promise<number> {
     const sent = await this.db.tx('dispute-remind', async (t) => {
       const due = await t.any<OpenedDispute & { id: bigint; collection_id: bigint; recipients: DisputeRecipients | null }>(SQL.dueReminders, {
@@ -151,11 +156,12 @@ export class DisputeService {
       });
       for (const d of due) {
         await this.p.notifications.enqueueEmails(t, d.collection_id, disputeReminderEmails(d, d.recipients));
+        await notifyDispute(t, this.p.notifications, d.id, 'dispute.deadline_near', this.p.now()); // written now, as the e-mail
         await t.none('UPDATE disputes SET reminded_at = $2 WHERE id = $1', [d.id, now]);
       }
       return due.length;
     });
-    if (sent > 0) this.p.kick('emails');
+    if (sent > 0) this.kickOutbox();
     return sent;
   }
 
@@ -182,8 +188,13 @@ export class DisputeService {
       return this.move(t, known, d, now);
     });
     if (done === 'no_collection') this.p.log.warn('dispute names no completed card collection of ours', { service_type: serviceType, dispute: d.processorDisputeId });
-    if (done === 'opened' || done === 'moved') this.p.kick('emails');
+    if (done === 'opened' || done === 'moved') this.kickOutbox();
     return done;
+  }
+
+  private kickOutbox(): void {
+    this.p.kick('emails');
+    this.p.kick('webhooks');
   }
 
   private async open(t: Tx, c: Disputed, d: ObservedDispute, now: Date): Promise<Recorded> {
@@ -196,6 +207,7 @@ export class DisputeService {
     if (!row) throw new Error(`dispute ${d.processorDisputeId} was written by another transaction under the collection's lock`);
     await this.post(t, row, disputeHoldPlan({ walletId: row.wallet_id, currency: c.account_currency, heldMinor: row.held_minor }), now);
     await this.p.notifications.enqueueEmails(t, c.id, disputeOpenedEmails({ ...row, collection_gateway_reference: c.gateway_reference, account_currency: c.account_currency }, c.recipients));
+    await notifyDispute(t, this.p.notifications, row.id, 'dispute.opened', now);
     this.p.log.info('dispute opened', { dispute: row.gateway_reference, collection: c.gateway_reference });
     if (d.status !== 'needs_response') await this.move(t, row, d, now);
     return 'opened';
@@ -214,6 +226,7 @@ export class DisputeService {
       const plan = disputeOutcomePlan({ walletId: row.wallet_id, currency: currency.currency, heldMinor: row.held_minor }, d.status as 'won' | 'lost' | 'accepted', row.debited_minor ?? 0n);
       await this.post(t, row, plan, now);
     }
+    if (row.status !== known.status) await notifyDispute(t, this.p.notifications, row.id, 'dispute.status_changed', now);
     this.p.log.info('dispute moved', { dispute: row.gateway_reference, status: row.status });
     return 'moved';
   }

@@ -1011,6 +1011,34 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    disputeChanged: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Dispute opened, changed, or its deadline near
+         * @description Sent to the `webhook_url` of the API token that asked for the disputed card payment when a dispute is
+         *     first recorded (`event` `dispute.opened`), each time it moves to another `status`
+         *     (`dispute.status_changed`: `under_review`, then `won`, `lost` or `accepted`), and once when it still needs
+         *     your response four hours before its `deadline` (`dispute.deadline_near`, with the reminder e-mail), as an
+         *     HTTP `POST` with a JSON body: the dispute record as it is then (`transaction_type` `dispute`), plus `event`
+         *     and `sequence` (1, 2, ... per dispute). Each notification is written in the transaction of the change it
+         *     tells of, so a change is told once however many times the processor repeats it. Signed, retried and
+         *     delivered in order exactly like the collection notifications (see `collectionStatusChanged`); those of
+         *     one dispute are delivered in order, independently of its collection's.
+         */
+        post: operations["disputeChanged"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -2560,6 +2588,24 @@ export interface components {
              * @constant
              */
             sequence: 1;
+        };
+        /** @description Body of a dispute notification: the dispute record as it is after the change, plus `transaction_type` `dispute`, the `event` and `sequence`. */
+        DisputeNotification: components["schemas"]["DisputeRecord"] & {
+            /**
+             * @description What the notification is about; branch on it when one endpoint receives every kind.
+             * @constant
+             */
+            transaction_type: "dispute";
+            /**
+             * @description `dispute.opened`: the dispute was first recorded (its hold taken). `dispute.status_changed`: it moved to another `status` (under review, or closed: won, lost or accepted). `dispute.deadline_near`: it still needs your response and its `deadline` is less than four hours away (once per dispute).
+             * @enum {string}
+             */
+            event: "dispute.opened" | "dispute.status_changed" | "dispute.deadline_near";
+            /**
+             * @description Position of this notification among the dispute's notifications: 1, 2, ... (its opening is 1). Ignore a notification whose `sequence` is not higher than the last one you processed for the same dispute `gateway_reference`.
+             * @example 1
+             */
+            sequence: number;
         };
     };
     responses: {
@@ -4613,6 +4659,58 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["PaymentLinkNotification"];
+            };
+        };
+        responses: {
+            /** @description Acknowledged. Any 2xx status acknowledges the notification; anything else, a timeout (10 s) or a refused connection is retried per `WEBHOOK_RETRY_SCHEDULE`. The response body is ignored (its first 1 KiB is kept in the delivery log). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not acknowledged; the notification is retried per `WEBHOOK_RETRY_SCHEDULE`. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not acknowledged; the notification is retried per `WEBHOOK_RETRY_SCHEDULE`. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    disputeChanged: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Id of the notification (event), the same on every retry and re-send. Deduplicate on it.
+                 * @example evt_2f6c1b9a7d4e4c0f9a3e8b5d1c7f2a64
+                 */
+                "webhook-id": string;
+                /**
+                 * @description When this attempt was signed, in seconds since the Unix epoch.
+                 * @example 1764065705
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description `v1,` followed by `base64(HMAC-SHA256(UTF-8 bytes of webhook_hash, "<webhook-id>.<webhook-timestamp>.<body>"))`. Standard Webhooks allows several space-separated signatures; accept the message if any `v1` one matches.
+                 * @example v1,uQw0Mr8MxPRGPTsrS8mAKVnN45cS1fhlzzxbMH5Tegs=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DisputeNotification"];
             };
         };
         responses: {
