@@ -510,6 +510,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/disputes/{gateway_reference}/evidence": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Contest a dispute with evidence
+         * @description Contests one of your card disputes that needs your response, before its deadline: your evidence goes to the processor, then your file (or, without one, your message as a text file), then the dispute is declined with nothing refunded. The customer's bank then decides: the dispute is `under_review` until it does, the amount stays held, and the outcome (`won`: the hold is released; `lost`: debited) is told by the `disputeChanged` webhook. The answer is the dispute as the processor then reports it. A dispute that is under review, closed or past its deadline cannot be contested, and nothing is sent.
+         */
+        post: operations["submitDisputeEvidence"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/disbursements": {
         parameters: {
             query?: never;
@@ -2116,6 +2136,61 @@ export interface components {
              * @example The order was never delivered; we accept the chargeback
              */
             message: string & components["schemas"]["Text"];
+        };
+        /** @description Contesting a dispute that needs your response: your evidence (the processor's evidence fields), your message to the customer's bank and, when you have one, a file (a receipt, a proof of delivery). The dispute is declined with nothing refunded, and the bank decides. Without a file, your message is sent as the file the processor requires. */
+        DisputeEvidence: {
+            /**
+             * Format: email
+             * @description The customer's e-mail address, as you know it.
+             * @example adaeze.okafor@example.com
+             */
+            customer_email: string;
+            /**
+             * @description The customer's name.
+             * @example Adaeze Okafor
+             */
+            customer_name: string & components["schemas"]["Text"];
+            /**
+             * @description The customer's phone number, digits with an optional leading `+`.
+             * @example 2348012345678
+             */
+            customer_phone: string;
+            /**
+             * @description What was sold or delivered, and when.
+             * @example Two textbooks, collected at the Marina shop on 24 November
+             */
+            service_details: string & components["schemas"]["Text"];
+            /**
+             * @description Where the goods were delivered, when they were.
+             * @example 3 Marina, Lagos
+             */
+            delivery_address?: string & components["schemas"]["Text"];
+            /**
+             * Format: date
+             * @description When the goods were delivered (`YYYY-MM-DD`), when they were.
+             * @example 2025-11-24
+             */
+            delivery_date?: string;
+            /**
+             * @description Why the payment stands, passed on to the processor with the decline (at most 500 characters).
+             * @example The customer collected the books in person and signed for them
+             */
+            message: string & components["schemas"]["Text"];
+            /** @description One file for the bank, in base64: at most 40 KiB once decoded (the API takes bodies of at most 64 KiB). */
+            file?: {
+                /**
+                 * @description The file's name (letters, digits, `_`, `.`, `-`).
+                 * @example delivery-note.pdf
+                 */
+                name: string;
+                /**
+                 * @description The file's type.
+                 * @enum {string}
+                 */
+                content_type: "application/pdf" | "image/jpeg" | "image/png";
+                /** @description The file's bytes in standard base64 (no line breaks). */
+                content: string;
+            };
         };
         /**
          * @description Stage of a disbursement. It starts `PENDING` (or `PENDING_APPROVAL` above the wallet's approval
@@ -3753,6 +3828,47 @@ export interface operations {
                 };
             };
             /** @description `VALIDATION_ERROR`: `amount` is 0 or more than the disputed amount, or `message` is missing; `INVALID_STATE`: the dispute does not need your response (under review, closed, or past its deadline), or the processor refused the acceptance. */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description `NOT_FOUND`: no dispute of yours has this `gateway_reference`. */
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            /** @description `SERVICE_UNAVAILABLE`: the processor did not answer; the dispute is unchanged here. Try again. */
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    submitDisputeEvidence: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The dispute's `gateway_reference`, as the dispute e-mail and the dispute list give it.
+                 * @example DSP3F9A61C0B2D4E8A7F155
+                 */
+                gateway_reference: components["parameters"]["DisputeGatewayReference"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DisputeEvidence"];
+            };
+        };
+        responses: {
+            /** @description The dispute after the decline, under review while the bank decides. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DisputeResponse"];
+                };
+            };
+            /** @description `VALIDATION_ERROR`: a field is missing or malformed, `delivery_date` is not a date, or the file's `content` is not base64 or is over 40 KiB decoded; `INVALID_STATE`: the dispute does not need your response (under review, closed, or past its deadline), or the processor refused the evidence or the decline (in its words). */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             /** @description `NOT_FOUND`: no dispute of yours has this `gateway_reference`. */

@@ -22,6 +22,8 @@ import type { DisputeView } from '../api-records/dispute';
 import { disputeOpenedEmails, disputeReminderEmails } from './emails';
 import type { DisputeRecipients, OpenedDispute } from './emails';
 import { notifyDispute } from './webhooks';
+import { answerable, evidenceOf } from './responses';
+import type { components } from '../../generated/merchant-api';
 
 /** The list's order: newest first (disputes_business_newest). */
 const NEWEST_FIRST: KeyColumn[] = [
@@ -253,13 +255,7 @@ export class DisputeService {
    * already); SERVICE_UNAVAILABLE when the processor did not answer (nothing changed here).
    */
   async accept(businessId: number, gatewayReference: string, body: { amount?: number; message: string }): Promise<DisputeView> {
-    const d = await this.db.oneOrNone<DisputeRow & { service_type: string; credentials_enc: string | null }>(
-      'SELECT d.*, m.service_type, m.credentials_enc FROM disputes d JOIN mids m ON m.id = d.mid_id WHERE d.gateway_reference = $1 AND d.business_id = $2',
-      [gatewayReference, businessId],
-    );
-    if (!d) throw new AppError('NOT_FOUND', 'No dispute of yours has this gateway_reference');
-    if (d.status !== 'needs_response') throw new AppError('INVALID_STATE', `The dispute is ${d.status}: only a dispute that needs your response can be accepted`);
-    if (d.deadline_at.getTime() <= this.p.now().getTime()) throw new AppError('INVALID_STATE', 'The deadline to answer this dispute has passed: the processor accepts it for you');
+    const d = await answerable(this.db, this.p.now(), businessId, gatewayReference, 'accepted');
     const amount = body.amount === undefined ? d.amount_minor : amountOrError(body.amount);
     if (typeof amount !== 'bigint') throw validationError([amount]);
     if (amount <= 0n || amount > d.amount_minor) throw validationError([{ field: 'amount', message: `must be more than 0 and at most the disputed ${toApi(d.amount_minor)}` }]);
@@ -267,14 +263,40 @@ export class DisputeService {
     if (!connector) throw new Error(`dispute ${d.id} is at ${d.service_type}, which has no disputes`);
     const ctx = { midId: d.mid_id, credentials: this.p.openCredentials(d.credentials_enc) };
     const a = await connector.acceptDispute(ctx, d.processor_dispute_id, amount, body.message);
-    if (a.kind === 'refused') throw new AppError('INVALID_STATE', `The processor refused the acceptance: ${a.message}`.slice(0, 300));
+    return this.answered(businessId, d, 'acceptance', a);
+  }
+
+  /**
+   * The merchant contests a dispute that needs its response: its evidence, its file (or its message as one)
+   * and its message passed on to the processor, which declines the dispute with nothing refunded; what was
+   * sent (the file by name, type and size) is kept on the dispute, whose new state is read and recorded as
+   * any other word on it (under review until the bank decides). The same refusals as an acceptance.
+   */
+  async submitEvidence(businessId: number, gatewayReference: string, body: components['schemas']['DisputeEvidence']): Promise<DisputeView> {
+    const d = await answerable(this.db, this.p.now(), businessId, gatewayReference, 'contested');
+    const { evidence, file, message } = evidenceOf(gatewayReference, body);
+    const connector = this.p.disputesOf(d.service_type);
+    if (!connector) throw new Error(`dispute ${d.id} is at ${d.service_type}, which has no disputes`);
+    const ctx = { midId: d.mid_id, credentials: this.p.openCredentials(d.credentials_enc) };
+    const a = await connector.declineDispute(ctx, d.processor_dispute_id, evidence, file, message);
+    if (a.kind === 'done') {
+      const sent = { ...evidence, message, file: { name: file.name, content_type: file.contentType, bytes: file.bytes.length }, at: this.p.now().toISOString() };
+      await this.db.none('UPDATE disputes SET evidence = $2 WHERE id = $1', [d.id, JSON.stringify(sent)]);
+    }
+    return this.answered(businessId, d, 'evidence', a);
+  }
+
+  /** After the processor's answer to the merchant's: a refusal or no answer is the caller's error; done, the dispute is read back and recorded. */
+  private async answered(businessId: number, d: DisputeRow & { service_type: string; credentials_enc: string | null }, what: string, a: Awaited<ReturnType<DisputeConnector['acceptDispute']>>): Promise<DisputeView> {
+    if (a.kind === 'refused') throw new AppError('INVALID_STATE', `The processor refused the ${what}: ${a.message}`.slice(0, 300));
     if (a.kind === 'unavailable') {
-      this.p.log.warn('dispute acceptance: the processor did not answer', { dispute: d.gateway_reference, detail: a.detail });
+      this.p.log.warn(`dispute ${what}: the processor did not answer`, { dispute: d.gateway_reference, detail: a.detail });
       throw new AppError('SERVICE_UNAVAILABLE', 'The processor did not answer; the dispute is unchanged here. Try again in a moment');
     }
-    const now = await connector.fetchDispute(ctx, d.processor_dispute_id);
-    if (now.kind === 'found') await this.record(d.service_type, now.dispute);
-    return this.get(businessId, gatewayReference);
+    const connector = this.p.disputesOf(d.service_type);
+    const now = await connector?.fetchDispute({ midId: d.mid_id, credentials: this.p.openCredentials(d.credentials_enc) }, d.processor_dispute_id);
+    if (now?.kind === 'found') await this.record(d.service_type, now.dispute);
+    return this.get(businessId, d.gateway_reference);
   }
 
   /** A page of the business's disputes, newest first, of one status when given. */

@@ -3,16 +3,10 @@
 // record, signed with the token's webhook_hash), a redelivered event tells nothing more, each move to another
 // status is told in the dispute's own sequence, and the reminder as the deadline nears is told once with its
 // e-mail; none of them joins the collection's own notification log.
-import { signWebhook } from '../../src/notifications/signing';
-import { encryptCard } from '../../scripts/encrypt-card';
-import { NO_3DS_CARD } from '../fakes/paystack';
-import type { FakeTransaction } from '../fakes/paystack';
-import { requestPayment, startHostedWorld } from '../helpers/hosted';
+import { startHostedWorld } from '../helpers/hosted';
 import type { HostedWorld } from '../helpers/hosted';
-import { eventually } from '../helpers/notify-fixtures';
-import type { Received } from '../helpers/notify-fixtures';
+import { disputeIn, disputeWebhooks, paidByCard, signedByTheHostedHash } from '../helpers/hosted-disputes';
 
-const WEBHOOK_HASH = 'whsec-hosted-0123456789abcdef';
 let w: HostedWorld;
 
 beforeAll(async () => {
@@ -23,40 +17,9 @@ beforeAll(async () => {
 afterAll(() => w?.close());
 
 const db = () => w.svc.services.db;
-
-async function paid(): Promise<{ collection: string; tx: FakeTransaction }> {
-  const key = (await w.client.get('/v1/public-key')).body.data.public_key;
-  const encrypted = encryptCard(key, {
-    full_name: 'Chinedu Eze', card_number: NO_3DS_CARD, expiry_month: '12', expiry_year: String(new Date().getUTCFullYear() + 2), cvv: '408',
-    billing_address: '3 Marina', billing_city: 'Lagos', billing_zip: '', billing_state: 'Lagos', billing_country: 'NG',
-  });
-  const p = await requestPayment(w, 'CARD', { encrypted_card: encrypted });
-  await eventually(async () => (await w.client.get(`/v1/collections/${p.gateway_reference}`)).body.data.transaction_status === 'COMPLETED', 15_000, 'paid');
-  const tx = w.paystack.transaction(p.gateway_reference);
-  if (!tx) throw new Error('no transaction at the fake');
-  return { collection: p.gateway_reference, tx };
-}
-
-const disputeRow = (processorId: number) => db().oneOrNone<{ id: bigint; gateway_reference: string; status: string; deadline_at: Date }>(
-  'SELECT id, gateway_reference, status, deadline_at FROM disputes WHERE processor_dispute_id = $1', [String(processorId)]);
-const inStatus = (processorId: number, status: string) => eventually(async () => {
-  const r = await disputeRow(processorId);
-  return r?.status === status ? r : undefined;
-}, 15_000, `dispute ${status}`);
-
-/** The dispute webhooks the merchant received, once the outbox has delivered everything. */
-async function told(gatewayReference: string): Promise<Received[]> {
-  await eventually(async () => Number((await db().one('SELECT count(*) AS n FROM notifications WHERE delivered_at IS NULL AND gave_up_at IS NULL')).n) === 0, 15_000, 'the outbox delivered');
-  return w.hooks.received.filter((r) => {
-    const b = JSON.parse(r.body);
-    return b.transaction_type === 'dispute' && b.gateway_reference === gatewayReference;
-  });
-}
-
-const signedByTheMerchantsHash = (r: Received) => {
-  const h = (name: string) => String(r.headers[name]);
-  return signWebhook(WEBHOOK_HASH, h('webhook-id'), Number(h('webhook-timestamp')), r.body) === h('webhook-signature');
-};
+const paid = () => paidByCard(w);
+const inStatus = (processorId: number, status: string) => disputeIn(w, processorId, status);
+const told = (gatewayReference: string) => disputeWebhooks(w, gatewayReference);
 
 it('opened: one signed dispute.opened with the dispute record; a redelivered event tells nothing more; the collection\'s log does not show it', async () => {
   const { collection, tx } = await paid();
@@ -64,7 +27,7 @@ it('opened: one signed dispute.opened with the dispute record; a redelivered eve
   const row = await inStatus(d.id, 'needs_response');
   const [opened, ...more] = await told(row.gateway_reference);
   expect(more).toEqual([]);
-  expect(signedByTheMerchantsHash(opened)).toBe(true);
+  expect(signedByTheHostedHash(opened)).toBe(true);
   const record = (await w.client.get(`/v1/disputes/${row.gateway_reference}`)).body.data;
   expect(JSON.parse(opened.body)).toEqual({ transaction_type: 'dispute', event: 'dispute.opened', ...record, sequence: 1 });
   expect(record).toMatchObject({ collection_gateway_reference: collection, status: 'needs_response', amount: 25000, held_amount: 25000 });

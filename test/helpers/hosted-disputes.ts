@@ -1,0 +1,52 @@
+// What the dispute tests over the fake Paystack share: a card payment Paystack completes at once, a
+// dispute's row awaited in a status, and the dispute webhooks the merchant received once the outbox is empty.
+import { encryptCard } from '../../scripts/encrypt-card';
+import { signWebhook } from '../../src/notifications/signing';
+import { NO_3DS_CARD } from '../fakes/paystack';
+import type { FakeTransaction } from '../fakes/paystack';
+import { requestPayment } from './hosted';
+import type { HostedWorld } from './hosted';
+import { eventually } from './notify-fixtures';
+import type { Received } from './notify-fixtures';
+
+/** The hosted world's API token's webhook_hash (helpers/hosted.ts). */
+export const HOSTED_WEBHOOK_HASH = 'whsec-hosted-0123456789abcdef';
+
+/** A NGN 25,000 card payment Paystack completes at once, and its transaction at the fake. */
+export async function paidByCard(w: HostedWorld): Promise<{ collection: string; tx: FakeTransaction }> {
+  const key = (await w.client.get('/v1/public-key')).body.data.public_key;
+  const encrypted = encryptCard(key, {
+    full_name: 'Chinedu Eze', card_number: NO_3DS_CARD, expiry_month: '12', expiry_year: String(new Date().getUTCFullYear() + 2), cvv: '408',
+    billing_address: '3 Marina', billing_city: 'Lagos', billing_zip: '', billing_state: 'Lagos', billing_country: 'NG',
+  });
+  const p = await requestPayment(w, 'CARD', { encrypted_card: encrypted });
+  await eventually(async () => (await w.client.get(`/v1/collections/${p.gateway_reference}`)).body.data.transaction_status === 'COMPLETED', 15_000, 'paid');
+  const tx = w.paystack.transaction(p.gateway_reference);
+  if (!tx) throw new Error('no transaction at the fake');
+  return { collection: p.gateway_reference, tx };
+}
+
+export interface DisputeState { id: bigint; gateway_reference: string; status: string; deadline_at: Date; evidence: Record<string, unknown> | null }
+
+/** The dispute of the processor's id once it is in `status`. */
+export function disputeIn(w: HostedWorld, processorId: number, status: string): Promise<DisputeState> {
+  return eventually(async () => {
+    const r = await w.svc.services.db.oneOrNone<DisputeState>(
+      'SELECT id, gateway_reference, status, deadline_at, evidence FROM disputes WHERE processor_dispute_id = $1', [String(processorId)]);
+    return r?.status === status ? r : undefined;
+  }, 15_000, `dispute ${status}`);
+}
+
+/** The dispute webhooks the merchant received about a dispute, once the outbox has delivered everything. */
+export async function disputeWebhooks(w: HostedWorld, gatewayReference: string): Promise<Received[]> {
+  await eventually(async () => Number((await w.svc.services.db.one('SELECT count(*) AS n FROM notifications WHERE delivered_at IS NULL AND gave_up_at IS NULL')).n) === 0, 15_000, 'the outbox delivered');
+  return w.hooks.received.filter((r) => {
+    const b = JSON.parse(r.body);
+    return b.transaction_type === 'dispute' && b.gateway_reference === gatewayReference;
+  });
+}
+
+export function signedByTheHostedHash(r: Received): boolean {
+  const h = (name: string) => String(r.headers[name]);
+  return signWebhook(HOSTED_WEBHOOK_HASH, h('webhook-id'), Number(h('webhook-timestamp')), r.body) === h('webhook-signature');
+}
