@@ -3,7 +3,7 @@
 // changed; evidence is posted, the file PUT to the signed upload URL over a real socket and the dispute
 // declined with nothing refunded, so it is under review; the bank then rules for the merchant
 // (charge.dispute.resolve): won, the hold released by exactly one journal, the merchant told each step, and
-// the ledger sound. Without a file the message goes up as the file.
+// the ledger sound; the wallet's dispute_held_balance shows the hold while it is open. Without a file the message goes up as the file.
 import { ledgerDrift } from '../../src/ledger/ledger';
 import { startHostedWorld } from '../helpers/hosted';
 import type { HostedWorld } from '../helpers/hosted';
@@ -75,7 +75,11 @@ it('evidence with a file: declined at Paystack and under review; the bank rules 
   expect(resolve.uploaded_filename).toMatch(/delivery-note\.pdf$/);
   expect(w.paystack.disputes.uploads.get(resolve.uploaded_filename)).toBe(PDF.toString('utf8'));
   expect((await disputeIn(w, d.id, 'under_review')).evidence).toMatchObject({ ...fields, message, file: { name: 'delivery-note.pdf', content_type: 'application/pdf', bytes: PDF.length } });
-  expect(await walletOf(w, 'NGN')).toMatchObject({ available_balance: before.available_balance - 25000 });
+  // the balance reads show what the open dispute holds, apart from the balance
+  expect(before.dispute_held_balance).toBe(0);
+  expect(await walletOf(w, 'NGN')).toMatchObject({ available_balance: before.available_balance - 25000, balance: before.balance - 25000, dispute_held_balance: 25000 });
+  const listed = (await w.client.get('/v1/data/wallets/balances')).body.data.find((b: { currency: string }) => b.currency === 'NGN');
+  expect(listed).toMatchObject({ dispute_held_balance: 25000 });
 
   // contested already: a second submission is refused, nothing more sent
   const again = await submit(EVIDENCE);
@@ -91,7 +95,7 @@ it('evidence with a file: declined at Paystack and under review; the bank rules 
     { kind: 'dispute_release', account: 'available', amount: '2500000' },
     { kind: 'dispute_release', account: 'dispute_hold', amount: '-2500000' },
   ]);
-  expect(await walletOf(w, 'NGN')).toMatchObject({ available_balance: before.available_balance, balance: before.balance });
+  expect(await walletOf(w, 'NGN')).toMatchObject({ available_balance: before.available_balance, balance: before.balance, dispute_held_balance: 0 });
   const told = (await disputeWebhooks(w, row.gateway_reference)).map((r) => JSON.parse(r.body));
   expect(told.map((b) => [b.sequence, b.event, b.status])).toEqual([
     [1, 'dispute.opened', 'needs_response'],
