@@ -1,7 +1,7 @@
 // @paycollect/sdk: the merchant API's types and client generated from its OpenAPI document
 // (openapi-typescript + openapi-fetch), and small hand-written helpers on top.
 export { createPayCollect, unwrap, SANDBOX_URL, LIVE_URL } from './client';
-export type { DisbursementCalls, DisbursementCreate, DisbursementQuery, PayCollect, PayCollectOptions, PaymentLinkCalls, PaymentLinkCreate, PaymentLinkQuery, PublicKey, QuoteCalls, QuoteCreate } from './client';
+export type { DisbursementCalls, DisbursementCreate, DisbursementQuery, DisputeAccept, DisputeCalls, DisputeEvidence, DisputeQuery, PayCollect, PayCollectOptions, PaymentLinkCalls, PaymentLinkCreate, PaymentLinkQuery, PublicKey, QuoteCalls, QuoteCreate } from './client';
 export type { AccessToken } from './tokens';
 export { PayCollectError } from './errors';
 export type { ApiError, ErrorCode, FieldError } from './errors';
