@@ -3,15 +3,13 @@
 // record, signed with the token's webhook_hash), a redelivered event tells nothing more, each move to another
 // status is told in the dispute's own sequence, and the reminder as the deadline nears is told once with its
 // e-mail; none of them joins the collection's own notification log.
-import { startHostedWorld } from '../helpers/hosted';
 import type { HostedWorld } from '../helpers/hosted';
-import { disputeIn, disputeWebhooks, paidByCard, signedByTheHostedHash } from '../helpers/hosted-disputes';
+import { disputeIn, disputeWebhooks, paidByCard, signedByTheHostedHash, startDisputeWorld } from '../helpers/hosted-disputes';
 
 let w: HostedWorld;
 
 beforeAll(async () => {
-  w = await startHostedWorld({ PROCESSOR_CHECK_SCHEDULE: '10m' });
-  await w.svc.services.db.none('UPDATE api_tokens SET email_merchant = true WHERE business_id = $1', [w.businessId]);
+  w = await startDisputeWorld();
 }, 180_000);
 
 afterAll(() => w?.close());

@@ -1,39 +1,22 @@
 // Proves card disputes from Paystack (and the merchant's listDisputes, getDispute and acceptDispute) against the project's fake Paystack over real HTTP: a signed charge.dispute.* event is a prompt (the dispute is fetched and recorded with its deadline, its hold taken from available, the merchant e-mailed); a declined dispute is learnt by the poll, then won when the bank decides (hold released); an unanswered one accepted at its deadline is debited exactly once however many prompts arrive together; a forged event changes nothing and a redelivered one nothing more; a refund of a disputed payment is refused, and a dispute and a refund at once leave the ledger sound.
-import { encryptCard } from '../../scripts/encrypt-card';
 import { ledgerDrift } from '../../src/ledger/ledger';
 import { signature } from '../../src/processors/paystack/transformers';
-import { NO_3DS_CARD } from '../fakes/paystack';
-import type { FakeTransaction } from '../fakes/paystack';
-import { requestPayment, startHostedWorld } from '../helpers/hosted';
 import type { HostedWorld } from '../helpers/hosted';
+import { paidByCard, startDisputeWorld } from '../helpers/hosted-disputes';
 import { refundIn, walletOf } from '../helpers/hosted-refunds';
 import { eventually } from '../helpers/notify-fixtures';
 
 let w: HostedWorld;
 
 beforeAll(async () => {
-  w = await startHostedWorld({ PROCESSOR_CHECK_SCHEDULE: '10m' });
-  // the merchant asked for merchant e-mails: a dispute opened is one of them
-  await w.svc.services.db.none('UPDATE api_tokens SET email_merchant = true WHERE business_id = $1', [w.businessId]);
+  w = await startDisputeWorld();
 }, 180_000);
 
 afterAll(() => w?.close());
 
 const db = () => w.svc.services.db;
 
-/** A NGN 25,000 card payment Paystack completes at once, and its transaction at the fake. */
-async function paid(): Promise<{ collection: string; tx: FakeTransaction }> {
-  const key = (await w.client.get('/v1/public-key')).body.data.public_key;
-  const encrypted = encryptCard(key, {
-    full_name: 'Adaeze Okafor', card_number: NO_3DS_CARD, expiry_month: '12', expiry_year: String(new Date().getUTCFullYear() + 2), cvv: '408',
-    billing_address: '3 Marina', billing_city: 'Lagos', billing_zip: '', billing_state: 'Lagos', billing_country: 'NG',
-  });
-  const p = await requestPayment(w, 'CARD', { encrypted_card: encrypted });
-  await eventually(async () => (await w.client.get(`/v1/collections/${p.gateway_reference}`)).body.data.transaction_status === 'COMPLETED', 15_000, 'paid');
-  const tx = w.paystack.transaction(p.gateway_reference);
-  if (!tx) throw new Error('no transaction at the fake');
-  return { collection: p.gateway_reference, tx };
-}
+const paid = () => paidByCard(w);
 
 interface Row { gateway_reference: string; status: string; processor_status: string; stage: string; amount_minor: bigint; held_minor: bigint; debited_minor: bigint | null; refunded_minor: bigint; deadline_at: Date; opened_at: Date; resolution: string | null; updated_at: Date }
 

@@ -4,13 +4,20 @@ import { encryptCard } from '../../scripts/encrypt-card';
 import { signWebhook } from '../../src/notifications/signing';
 import { NO_3DS_CARD } from '../fakes/paystack';
 import type { FakeTransaction } from '../fakes/paystack';
-import { requestPayment } from './hosted';
+import { requestPayment, startHostedWorld } from './hosted';
 import type { HostedWorld } from './hosted';
 import { eventually } from './notify-fixtures';
 import type { Received } from './notify-fixtures';
 
 /** The hosted world's API token's webhook_hash (helpers/hosted.ts). */
 export const HOSTED_WEBHOOK_HASH = 'whsec-hosted-0123456789abcdef';
+
+/** The hosted world with no scheduled processor checks, its merchant asking for merchant e-mails (a dispute's are among them). */
+export async function startDisputeWorld(): Promise<HostedWorld> {
+  const w = await startHostedWorld({ PROCESSOR_CHECK_SCHEDULE: '10m' });
+  await w.svc.services.db.none('UPDATE api_tokens SET email_merchant = true WHERE business_id = $1', [w.businessId]);
+  return w;
+}
 
 /** A NGN 25,000 card payment Paystack completes at once, and its transaction at the fake. */
 export async function paidByCard(w: HostedWorld): Promise<{ collection: string; tx: FakeTransaction }> {
