@@ -239,6 +239,72 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/disputes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List card disputes of all businesses
+         * @description Returns the card disputes of every business (or of `business_id`; a merchant user always gets its own
+         *     business's), newest first, a page at a time. Filters combine: `status`, `business_id`, `mid_id` (the MID
+         *     of the disputed payment) and `deadline_before` (`status=needs_response&deadline_before=...` lists the
+         *     disputes about to be accepted for their merchants). The operator only reads: a dispute is answered by its merchant.
+         *     Take `per_page` items (default 10, at most 100), then pass the answer's `paging.next_cursor` as `cursor`
+         *     (with the same filters) for the next page until it is `null`. Unknown query parameters are refused
+         *     (`VALIDATION_ERROR`).
+         */
+        get: operations["listAdminDisputes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/disputes/{dispute_reference}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a card dispute of any business
+         * @description Returns one card dispute as it is now, with its business and MID (a merchant user: one of its own business's). Read-only.
+         */
+        get: operations["getAdminDispute"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/disputes/{dispute_reference}/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept a dispute from the dashboard
+         * @description The dashboard's Accept on the Disputes page: accepts one of the signed-in person's own business's card disputes exactly as the merchant API's `acceptDispute` does (the same service, fields, rules, errors and answer; see docs/contract/disputes.md), wholly or for `amount` of it, with the message to the processor. Only the business's owners (`merchant_owner`) may accept; developers, viewers, operator support, operator admins and the operator key are `FORBIDDEN` (a dispute is the merchant's to answer). The change is in the audit log. Refused input changes nothing and tells the processor nothing.
+         */
+        post: operations["acceptAdminDispute"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/admin/payment-links": {
         parameters: {
             query?: never;
@@ -572,7 +638,7 @@ export interface paths {
         put?: never;
         /**
          * Resolve a reconciliation item
-         * @description An operator's resolution, with a reason. `reverse` (a `reversed_externally` item of a COMPLETED collection) posts a new journal through the ledger that takes the collection's credit back (the wallet debited, processor clearing credited, the fee returned) and moves the collection to `REVERSED`, which sends the merchant one signed webhook and one e-mail; `acknowledge` records the decision only. A reversal of more than the MID's `approval_threshold` waits for a second operator (`resolution` `awaiting_approval`) and nothing moves until then. Past decisions are never edited.
+         * @description An operator's resolution, with a reason. `reverse` (a `reversed_externally` item of a COMPLETED collection) posts a new journal through the ledger that takes the collection's credit back (the wallet debited, processor clearing credited, the fee returned) and moves the collection to `REVERSED`, which sends the merchant one signed webhook and one e-mail; `adjust` (an `amount_over` or `amount_under` item of a COMPLETED collection credited in the statement's currency) posts a new journal through the ledger moving exactly the difference between the wallet's available balance and processor clearing (credited when the processor paid more, debited when it paid less; the fee stays as charged), once per item; `acknowledge` records the decision only. A reversal, or an adjustment, of more than the MID's `approval_threshold` (the difference, for an adjustment) waits for a second operator (`resolution` `awaiting_approval`) and nothing moves until then. Past decisions are never edited.
          */
         post: operations["resolveReconciliationItem"];
         delete?: never;
@@ -592,7 +658,7 @@ export interface paths {
         put?: never;
         /**
          * Approve a reconciliation item's resolution
-         * @description A second operator's approval of a resolution waiting for one: carried out once (the journal, the collection's move, its webhook and e-mail). The operator who asked cannot approve (`FORBIDDEN`); a second approval, or two at once, carries nothing out again (`INVALID_STATE`).
+         * @description A second operator's approval of a resolution waiting for one: carried out once (a reversal's journal, the collection's move, its webhook and e-mail; an adjustment's journal). The operator who asked cannot approve (`FORBIDDEN`); a second approval, or two at once, carries nothing out again (`INVALID_STATE`).
          */
         post: operations["approveReconciliationItem"];
         delete?: never;
@@ -2120,6 +2186,115 @@ export interface components {
          * @enum {string}
          */
         DisbursementStatus: "PENDING_APPROVAL" | "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "CANCELLED" | "REVERSED";
+        /** @description A card dispute (chargeback): the customer's bank claims back a `COMPLETED` card collection. The disputed amount is held from the wallet while the dispute is open, released when it is won, and debited when it is lost or accepted. Every field is always present; a blank field is `null`, never omitted. */
+        DisputeRecord: {
+            /**
+             * @description This service's unique id of the dispute; `GET /v1/disputes/{gateway_reference}` uses it.
+             * @example DSP3F9A61C0B2D4E8A7F155
+             */
+            gateway_reference: string;
+            /**
+             * @description The `gateway_reference` of the collection disputed.
+             * @example PCD4Q38UJREMYY4NQVTDQA
+             */
+            collection_gateway_reference: string;
+            /**
+             * @description Where the dispute is in the card networks' process.
+             * @enum {string}
+             */
+            stage: "chargeback" | "fraud" | "pre-arbitration" | "arbitration";
+            /**
+             * @description `needs_response` until answered (by the deadline), `under_review` while the bank decides, then one of `won` (the hold is released), `lost` or `accepted` (the hold is debited), which is final.
+             * @enum {string}
+             */
+            status: "needs_response" | "under_review" | "won" | "lost" | "accepted";
+            /** @description The processor's note on why the payment is disputed, when it gives one. */
+            reason: string | null;
+            /** @description The amount the bank claims, in `currency`. */
+            amount: components["schemas"]["Money"];
+            /** @description Currency of `amount` (the payment's). */
+            currency: components["schemas"]["Currency"];
+            /** @description The claim in the wallet's currency, held from `available_balance` while the dispute is open. */
+            held_amount: components["schemas"]["Money"];
+            /** @description What was finally taken from the wallet, in `account_currency`: `0` when won, the whole hold when lost, the accepted amount when accepted; `null` while open. */
+            debited_amount: components["schemas"]["Money"] | null;
+            /** @description What refunds had already returned to the customer when the dispute was recorded, in the payment's currency. */
+            refunded_amount: components["schemas"]["Money"];
+            /** @description Currency of the wallet the amount is held from. */
+            account_currency: components["schemas"]["Currency"];
+            /**
+             * Format: date-time
+             * @description By when the dispute must be answered, by the processor's rule for the integration's country (16 hours in Nigeria, 48 in Ghana, South Africa and Kenya, the clock paused from Friday 23:59 to Monday 00:00 local time). Unanswered, the processor accepts it and the amount is debited.
+             */
+            deadline: string;
+            /** @description The processor's word on the resolution (Paystack `merchant-accepted` or `declined`); `null` until given. */
+            resolution: string | null;
+            /**
+             * Format: date-time
+             * @description When the processor opened the dispute.
+             */
+            opened_at: string;
+            /**
+             * Format: date-time
+             * @description When the dispute reached a final status; `null` while open.
+             */
+            closed_at: string | null;
+        };
+        /**
+         * AdminDispute
+         * @description A card dispute as the operator sees it (`DisputeRecord`), with the business it belongs to and the MID of the disputed payment.
+         */
+        AdminDispute: components["schemas"]["DisputeRecord"] & {
+            /** @description The business whose payment is disputed. */
+            business_id: number;
+            /** @description That business's name. */
+            business_name: string;
+            /** @description The MID the disputed payment was routed to. */
+            mid_id: number;
+        };
+        /** @description Envelope of a page of disputes, newest first, as the operator sees them. */
+        AdminDisputeListResponse: {
+            /**
+             * @description Always `200` on success.
+             * @constant
+             */
+            code: 200;
+            /**
+             * @description Always `success` for this operation.
+             * @constant
+             */
+            status: "success";
+            /** @description Human-readable outcome. */
+            message: string;
+            data: components["schemas"]["AdminDispute"][];
+            paging: components["schemas"]["Paging"];
+        };
+        /** @description Envelope of one card dispute, as the operator sees it. */
+        AdminDisputeResponse: {
+            /**
+             * @description Always `200` on success.
+             * @constant
+             */
+            code: 200;
+            /**
+             * @description Always `success` for this operation.
+             * @constant
+             */
+            status: "success";
+            /** @description Human-readable outcome. */
+            message: string;
+            data: components["schemas"]["AdminDispute"];
+        };
+        /** @description Accepting a dispute that needs your response: the customer's bank gets the amount back and the held amount is debited. Leave `amount` out to accept the whole dispute. */
+        DisputeAccept: {
+            /** @description A partial acceptance: the part of the disputed amount (in the dispute's currency) the customer gets back; the rest of the hold returns to your available balance. More than 0, at most the dispute's `amount`. */
+            amount?: components["schemas"]["Money"];
+            /**
+             * @description Why you accept, passed on to the processor with the acceptance (at most 500 characters).
+             * @example The order was never delivered; we accept the chargeback
+             */
+            message: string & components["schemas"]["Text"];
+        };
         /**
          * @description A payment link's id, as `createPaymentLink` answered it: `pl_` and 24 random characters (144 random bits), unguessable. It is the last part of the link's `url`.
          * @example pl_Q7rX2mLk9VbT4nWc8YhZ3sPa
@@ -2565,7 +2740,12 @@ export interface components {
          * @enum {string}
          */
         DeliveryState: "delivered" | "retrying" | "gave_up";
-        /** @description One webhook notification of a business's collection, refund or disbursement, and where its delivery stands. */
+        /**
+         * @description `payment_link.exhausted`: the completion that brought the link's completed payments to its `completed_limit` (written with that completion). `payment_link.expired`: the link, active, passed its `expires_at` (told by a sweep within seconds).
+         * @enum {string}
+         */
+        event: "payment_link.exhausted" | "payment_link.expired";
+        /** @description One webhook notification of a business's collection, refund, disbursement or payment link, and where its delivery stands. */
         Delivery: {
             /** @description The notification's id, increasing with creation. */
             id: number;
@@ -2576,13 +2756,13 @@ export interface components {
              * @example disbursement
              * @enum {string}
              */
-            subject: "collection" | "refund" | "disbursement";
-            /** @description The collection, refund or disbursement the notification is about (see `subject`). */
+            subject: "collection" | "refund" | "disbursement" | "payment_link";
+            /** @description The collection, refund or disbursement the notification is about (see `subject`); for a payment link, its `link_id`. */
             gateway_reference: string;
             /** @description Order of the notification among its subject's notifications. */
             sequence: number;
-            /** @description The status it announces, a collection's, a refund's or a disbursement's. */
-            transaction_status: components["schemas"]["TransactionStatus"] | components["schemas"]["RefundStatus"] | components["schemas"]["DisbursementStatus"];
+            /** @description The status it announces, a collection's, a refund's or a disbursement's; for a payment link, the event of its end. */
+            transaction_status: components["schemas"]["TransactionStatus"] | components["schemas"]["RefundStatus"] | components["schemas"]["DisbursementStatus"] | components["schemas"]["event"];
             /** @description When the notification was written (UTC). */
             created_at: components["schemas"]["Timestamp"];
             state: components["schemas"]["DeliveryState"];
@@ -2805,8 +2985,8 @@ export interface components {
              * @description The vendor's file or record it came from.
              * @enum {string}
              */
-            source: "mpesa_statement" | "mtn_partner_report" | "paystack_settlement";
-            /** @description SHA-256 (hex) of the file as uploaded; the same file twice is taken in once. */
+            source: "mpesa_statement" | "mtn_partner_report" | "paystack_settlement" | "btcpay_invoices";
+            /** @description SHA-256 (hex) of the file as uploaded, or of `paystack_settlement:<id>` for a settlement pulled from Paystack; the same file or settlement twice is taken in once. */
             content_hash: string;
             /** @description Payment and reversal lines read (fee, balance and failed rows are not lines). */
             line_count: number;
@@ -2814,7 +2994,7 @@ export interface components {
             first_at: string | null;
             /** Format: date-time */
             last_at: string | null;
-            /** @description Who uploaded it (a person's email, or `operator key`). */
+            /** @description Who uploaded it (a person's email, or `operator key`); `settlement-pull` for a settlement pulled from the processor. */
             taken_by: string;
             /** Format: date-time */
             created_at: string;
@@ -2883,7 +3063,7 @@ export interface components {
             /** @enum {string|null} */
             resolution: "awaiting_approval" | "resolved" | null;
             /** @enum {string|null} */
-            action: "reverse" | "acknowledge" | null;
+            action: "reverse" | "adjust" | "acknowledge" | null;
             reason: string | null;
             requested_by: string | null;
             /** Format: date-time */
@@ -2917,10 +3097,10 @@ export interface components {
         };
         ReconciliationResolution: {
             /**
-             * @description `reverse`: post the processor's reversal of a `reversed_externally` item (its collection is `COMPLETED`): the collection's credit is taken back from the wallet and it becomes `REVERSED`. `acknowledge`: record the decision with its reason; no money moves.
+             * @description `reverse`: post the processor's reversal of a `reversed_externally` item (its collection is `COMPLETED`): the collection's credit is taken back from the wallet and it becomes `REVERSED`. `adjust`: post the difference of an `amount_over` or `amount_under` item (its collection is `COMPLETED` and credited in the statement's currency): the wallet's available balance is credited (over) or debited (under) by exactly what the processor paid more or less, against processor clearing; the fee stays as charged. One adjustment per item. `acknowledge`: record the decision with its reason; no money moves.
              * @enum {string}
              */
-            action: "reverse" | "acknowledge";
+            action: "reverse" | "adjust" | "acknowledge";
             /** @description Why, as the item and the audit log keep it. */
             reason: string & components["schemas"]["Text"];
         };
@@ -4704,6 +4884,31 @@ export interface components {
          */
         FilterDisbursementMerchantReference: string;
         /**
+         * @description Only disputes with this `status`.
+         * @example needs_response
+         */
+        FilterDisputeStatus: "needs_response" | "under_review" | "won" | "lost" | "accepted";
+        /**
+         * @description Only disputes of this business (a merchant user always gets its own business's).
+         * @example 7
+         */
+        FilterDisputeBusinessId: number;
+        /**
+         * @description Only disputes of payments routed to this MID.
+         * @example 12
+         */
+        FilterDisputeMidId: number;
+        /**
+         * @description Only disputes whose deadline to answer is before this time (UTC, `YYYY-MM-DDTHH:MM:SSZ`; the `Z` may be left out). With `status=needs_response`, the disputes about to be accepted for their merchants.
+         * @example 2025-11-26T12:00:00Z
+         */
+        FilterDisputeDeadlineBefore: components["schemas"]["TimeFilter"];
+        /**
+         * @description The dispute's `gateway_reference` (`DSP...`), as the dispute lists give it.
+         * @example DSP3F9A61C0B2D4E8A7F155
+         */
+        AdminDisputeReference: string & components["schemas"]["Text"];
+        /**
          * @description The payment link's `link_id`, as `createPaymentLink` answered it.
          * @example pl_Q7rX2mLk9VbT4nWc8YhZ3sPa
          */
@@ -5506,6 +5711,161 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listAdminDisputes: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only disputes with this `status`.
+                 * @example needs_response
+                 */
+                status?: components["parameters"]["FilterDisputeStatus"];
+                /**
+                 * @description Only disputes of this business (a merchant user always gets its own business's).
+                 * @example 7
+                 */
+                business_id?: components["parameters"]["FilterDisputeBusinessId"];
+                /**
+                 * @description Only disputes of payments routed to this MID.
+                 * @example 12
+                 */
+                mid_id?: components["parameters"]["FilterDisputeMidId"];
+                /**
+                 * @description Only disputes whose deadline to answer is before this time (UTC, `YYYY-MM-DDTHH:MM:SSZ`; the `Z` may be left out). With `status=needs_response`, the disputes about to be accepted for their merchants.
+                 * @example 2025-11-26T12:00:00Z
+                 */
+                deadline_before?: components["parameters"]["FilterDisputeDeadlineBefore"];
+                /**
+                 * @description Items per page.
+                 * @example 10
+                 */
+                per_page?: components["parameters"]["PerPage"];
+                /**
+                 * @description Where to go on: the `paging.next_cursor` of the previous page (send the same filters). Keyset paging: no item is repeated or skipped while new ones are being created. Not with `page` or `offset`.
+                 * @example WyIyMDI1LTExLTI1VDEwOjE1OjAyKzAwOjAwIiwxMDQ4XQ
+                 */
+                cursor?: components["parameters"]["Cursor"];
+                /**
+                 * @description Page number, 1-based, at most 21474837 (so that the items it skips fit the `offset` bound). Ignored when `offset` is given.
+                 * @example 2
+                 */
+                page?: components["parameters"]["Page"];
+                /**
+                 * @description Number of items to skip from the first, at most 2147483647. When given it wins over `page`.
+                 * @example 20
+                 */
+                offset?: components["parameters"]["Offset"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of disputes, newest first; an empty array past the last page. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-PH-Total": components["headers"]["XPHTotal"];
+                    "X-PH-TotalPages": components["headers"]["XPHTotalPages"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminDisputeListResponse"];
+                };
+            };
+            /** @description `VALIDATION_ERROR`: a filter or paging parameter is malformed or out of range, or the query has an unknown parameter. */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description `FORBIDDEN`: the caller's role may not list disputes. */
+            403: components["responses"]["Forbidden"];
+            /** @description `NOT_FOUND`: no business has this `business_id` (a `mid_id` that names no MID gives an empty page). */
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getAdminDispute: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The dispute's `gateway_reference` (`DSP...`), as the dispute lists give it.
+                 * @example DSP3F9A61C0B2D4E8A7F155
+                 */
+                dispute_reference: components["parameters"]["AdminDisputeReference"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The dispute. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminDisputeResponse"];
+                };
+            };
+            /** @description `VALIDATION_ERROR`: `dispute_reference` is malformed. */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description `FORBIDDEN`: the caller's role may not read disputes. */
+            403: components["responses"]["Forbidden"];
+            /** @description `NOT_FOUND`: no dispute (of your business) has this `dispute_reference`. */
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    acceptAdminDispute: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The dispute's `gateway_reference` (`DSP...`), as the dispute lists give it.
+                 * @example DSP3F9A61C0B2D4E8A7F155
+                 */
+                dispute_reference: components["parameters"]["AdminDisputeReference"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DisputeAccept"];
+            };
+        };
+        responses: {
+            /** @description The dispute after the acceptance, as the processor then reports it. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminDisputeResponse"];
+                };
+            };
+            /** @description `VALIDATION_ERROR`: `amount` is 0 or more than the disputed amount, or `message` is missing; `INVALID_STATE`: the dispute does not need your response (under review, closed, or past its deadline), or the processor refused the acceptance. `INVALID_JSON`, `UNSUPPORTED_MEDIA_TYPE`: the body is not a JSON object sent as `application/json`. */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description `FORBIDDEN`: the caller is not an owner of a business (developers, viewers, operator support, operator admins, the operator key). `CSRF_FAILED`: the session's `X-CSRF-Token` is missing. */
+            403: components["responses"]["Forbidden"];
+            /** @description `NOT_FOUND`: no dispute of your business has this `dispute_reference`. */
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            /** @description `SERVICE_UNAVAILABLE`: the processor did not answer; the dispute is unchanged here. Try again. */
             503: components["responses"]["ServiceUnavailable"];
         };
     };

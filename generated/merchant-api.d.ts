@@ -880,6 +880,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/sandbox/clock": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Move your sandbox clock forward
+         * @description Sandbox only (404 in live). Moves your business's sandbox clock `advance_hours` forward, so that you can pass a dispute's deadline without waiting: each of your open disputes is then read again from the sandbox's issuer and recorded exactly as a live processor's word would be (a dispute of the card `4000000000000259` is accepted for you at its deadline and its held amount debited; one of `4000000000002685` is won and the hold released). The clock only moves forward and is your business's alone; it decides the sandbox's disputes only (payments, expiry and reminders keep the real time). See `GET /v1/sandbox/scenarios` and docs/contract/disputes.md.
+         */
+        post: operations["advanceSandboxClock"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     collectionStatusChanged: {
@@ -2605,6 +2625,35 @@ export interface components {
             /** @description Human-readable outcome. */
             message: string;
             data: components["schemas"]["CollectionRecord"];
+        };
+        /** @description How far to move your sandbox clock forward. */
+        SandboxClockAdvance: {
+            /** @description Whole hours to move the clock forward (at most 366 days a call); it never moves back. */
+            advance_hours: number;
+        };
+        /** @description Envelope of your sandbox clock after the move. */
+        SandboxClockResponse: {
+            /**
+             * @description Always `200` on success.
+             * @constant
+             */
+            code: 200;
+            /**
+             * @description Always `success` for this operation.
+             * @constant
+             */
+            status: "success";
+            /** @description Human-readable outcome. */
+            message: string;
+            /** @description Your sandbox clock. */
+            data: {
+                /** @description Your sandbox time now (UTC), by which the sandbox's disputes are decided. */
+                now: components["schemas"]["Timestamp"];
+                /** @description How far your sandbox clock is ahead of the real one, in hours. */
+                ahead_hours: number;
+                /** @description Your open disputes that moved when the clock did (accepted or won at their deadline). */
+                disputes_moved: number;
+            };
         };
         /** @description Body of a collection status notification: the collection record as it is after the change, plus `sequence`. */
         CollectionNotification: components["schemas"]["CollectionRecord"] & {
@@ -4536,6 +4585,40 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             /** @description `NOT_FOUND`: no collection of yours has this `gateway_reference`, or this is the live deployment. */
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    advanceSandboxClock: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SandboxClockAdvance"];
+            };
+        };
+        responses: {
+            /** @description Your sandbox clock after the move. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SandboxClockResponse"];
+                };
+            };
+            /** @description `VALIDATION_ERROR`: `advance_hours` is missing, not a whole number, below 1 or above 8784 (nothing moves). */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description `NOT_FOUND`: not in the sandbox (live has no sandbox tools). */
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];

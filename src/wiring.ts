@@ -55,6 +55,7 @@ import { DisbursementService } from './disbursements';
 import { payoutConnectorOf } from './processors/sandbox/payouts';
 import { RefundService } from './refunds';
 import { DisputeService } from './disputes';
+import { SandboxDisputes } from './sandbox/disputes';
 import { refundConnectorOf } from './processors/sandbox/refunds';
 import { ReportService } from './reports';
 import { ReconciliationService } from './reconciliation';
@@ -114,6 +115,8 @@ export interface Services extends Base {
   refunds: RefundService;
   /** card disputes reported by processors (src/disputes/) */
   disputes: DisputeService;
+  /** the sandbox's disputing cards and its clock (src/sandbox/disputes.ts) */
+  sandboxDisputes: SandboxDisputes;
   /** money paid out of wallets to phones and bank accounts (src/disbursements/) */
   disbursements: DisbursementService;
   /** disbursements as the dashboard reads them: every business's, with their timeline (src/disbursements/admin.ts) */
@@ -210,12 +213,15 @@ export function buildServices(input: BaseInput): Services {
     notifications,
     audit,
   });
+  // the sandbox's simulated issuer answers for the sandbox's MIDs, in the sandbox only (src/sandbox/disputes.ts)
+  const sandboxDisputes = new SandboxDisputes(() => base.db, input.now, (pan) => cards.fingerprint(pan));
   const disputes = new DisputeService({
     db: () => base.db,
     log: input.log,
     now: input.now,
     kick: base.kick,
-    disputesOf: (serviceType) => (processors.has(serviceType) ? (processors.get(serviceType).connector?.disputes ?? null) : null),
+    disputesOf: (serviceType) =>
+      serviceType === 'sandbox' && input.config.appEnv === 'sandbox' ? sandboxDisputes : processors.has(serviceType) ? (processors.get(serviceType).connector?.disputes ?? null) : null,
     openCredentials: (sealed) => openCredentials(masterKeys(input.config), sealed),
     ledger,
     notifications,
@@ -224,7 +230,14 @@ export function buildServices(input: BaseInput): Services {
   const processorRequests = new ProcessorRequestService(using(base, { collections, processors, refunds, disbursements, processId: liveness.processId }));
   checkouts = new CheckoutService(using(base, { collections, processorRequests, processors, refunds, disbursements, disputes }));
   const reports = new ReportService(() => base.db, input.now);
-  const reconciliation = new ReconciliationService(using(base, { ledger, moveCollection: (q: Queryable, id: bigint, outcome: 'REVERSED', message: string, from: MoveFrom) => collections.move(q, id, outcome, message, from) }));
+  const reconciliation = new ReconciliationService(
+    using(base, {
+      ledger,
+      moveCollection: (q: Queryable, id: bigint, outcome: 'REVERSED', message: string, from: MoveFrom) => collections.move(q, id, outcome, message, from),
+      settlementsOf: (serviceType: string) => (processors.has(serviceType) ? (processors.get(serviceType).connector?.settlements ?? null) : null),
+      openCredentials: (sealed: string | null) => openCredentials(masterKeys(input.config), sealed),
+    }),
+  );
   const paymentLinks = new PaymentLinkService(base);
   const linkAttempts = new LinkAttempts(using(base, { requestToPay: (p: Principal, body: RequestToPayBody) => collections.requestToPay(p, body) }));
 
@@ -260,6 +273,7 @@ export function buildServices(input: BaseInput): Services {
     rateLimit,
     refunds,
     disputes,
+    sandboxDisputes,
     disbursements,
     adminDisbursements,
     reports,

@@ -107,6 +107,8 @@ const ABILITIES = {
   /** make a payment link under one of the business's API tokens: its owners and developers */
   createLinks: ['merchant_owner', 'merchant_developer'],
   deactivateLinks: ['operator_admin', 'merchant_owner'],
+  /** accept a card dispute: a business's owners only (a dispute is the merchant's to answer) */
+  acceptDisputes: ['merchant_owner'],
 } satisfies Record<string, Role[]>;
 
 export type Ability = keyof typeof ABILITIES;

@@ -1,5 +1,6 @@
 // The dispute record of the API (docs/contract/disputes.md), made from a row read with its collection's
 // reference and the wallet's currency. Rows meet contract types here only.
+import type { components as AdminComponents } from '../../generated/admin-api';
 import type { components } from '../../generated/merchant-api';
 import type { DisputeStage, DisputeStatus } from '../domain/dispute';
 import { toApi } from '../domain/money';
@@ -22,6 +23,9 @@ export interface DisputeView {
   resolution: string | null;
   opened_at: Date;
   closed_at: Date | null;
+  business_id: number;
+  business_name: string;
+  mid_id: number;
 }
 
 export function toDisputeRecord(d: DisputeView): components['schemas']['DisputeRecord'] {
@@ -42,4 +46,9 @@ export function toDisputeRecord(d: DisputeView): components['schemas']['DisputeR
     opened_at: apiTime(d.opened_at),
     closed_at: apiTimeOrNull(d.closed_at),
   };
+}
+
+/** The operator's record: the merchant's, with the business and the MID. */
+export function toAdminDisputeRecord(d: DisputeView): AdminComponents['schemas']['AdminDispute'] {
+  return { ...toDisputeRecord(d), business_id: d.business_id, business_name: d.business_name, mid_id: d.mid_id };
 }

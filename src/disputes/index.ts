@@ -6,8 +6,7 @@
 // (webhooks.ts) and e-mail.
 import { randomBytes } from 'node:crypto';
 import { sqlFiles } from '../db';
-import { listPage } from '../db/keyset';
-import type { KeyColumn, ListPage, PageRequest } from '../db/keyset';
+import type { ListPage, PageRequest } from '../db/keyset';
 import type { Db, Tx } from '../db';
 import { COUNTRY_OF_CURRENCY, disputeDeadline, disputeHoldPlan, disputeOutcomePlan, inWalletCurrency, isDisputeClosed } from '../domain/dispute';
 import type { DisputeStatus, ObservedDispute } from '../domain/dispute';
@@ -24,14 +23,10 @@ import type { DisputeRecipients, OpenedDispute } from './emails';
 import { notifyDispute } from './webhooks';
 import { answerable, evidenceOf } from './responses';
 import type { components } from '../../generated/merchant-api';
+import { getDispute, listDisputes } from './queries';
+import type { DisputeFilters } from './queries';
 
-/** The list's order: newest first (disputes_business_newest). */
-const NEWEST_FIRST: KeyColumn[] = [
-  { column: 'created_at', type: 'timestamptz' },
-  { column: 'id', type: 'bigint' },
-];
-
-const SQL = sqlFiles(__dirname, ['disputed-collection', 'dispute-view', 'due-reminders', 'insert-dispute', 'move-dispute']);
+const SQL = sqlFiles(__dirname, ['disputed-collection', 'due-reminders', 'insert-dispute', 'move-dispute']);
 
 /** The poll looks back this far for disputes (a chargeback may come months after the payment). */
 export const DISPUTE_POLL_LOOKBACK_DAYS = 120;
@@ -115,11 +110,31 @@ export class DisputeService {
     const connector = this.p.disputesOf(serviceType);
     const id = connector?.disputeOfEvent(rawBody) ?? null;
     if (!connector || id === null) return false;
+    await this.learn(serviceType, midId, id);
+    return true;
+  }
+
+  /** The processor is asked for one dispute with the MID's credentials, and its answer recorded. */
+  async learn(serviceType: string, midId: number, id: string): Promise<Recorded | null> {
+    const connector = this.p.disputesOf(serviceType);
+    if (!connector) return null;
     const mid = await this.db.one<{ credentials_enc: string | null }>('SELECT credentials_enc FROM mids WHERE id = $1', [midId]);
     const a = await connector.fetchDispute({ midId, credentials: this.p.openCredentials(mid.credentials_enc) }, id);
-    if (a.kind === 'found') await this.record(serviceType, a.dispute);
-    else this.p.log.warn('dispute event: the processor did not answer for the dispute', { service_type: serviceType, mid_id: midId, dispute: id, answer: a.kind });
-    return true;
+    if (a.kind === 'found') return this.record(serviceType, a.dispute);
+    if (a.kind === 'unavailable') this.p.log.warn('dispute: the processor did not answer for the dispute', { service_type: serviceType, mid_id: midId, dispute: id, detail: a.detail });
+    else this.p.log.info('dispute: the processor has no such dispute', { service_type: serviceType, mid_id: midId, dispute: id });
+    return null;
+  }
+
+  /** Each open dispute of a business read again from its processor and recorded (the sandbox's clock moved). */
+  async reread(businessId: number): Promise<number> {
+    const open = await this.db.any<{ service_type: string; mid_id: number; processor_dispute_id: string }>(
+      'SELECT m.service_type, d.mid_id, d.processor_dispute_id FROM disputes d JOIN mids m ON m.id = d.mid_id WHERE d.business_id = $1 AND d.closed_at IS NULL ORDER BY d.id',
+      [businessId],
+    );
+    let moved = 0;
+    for (const d of open) if ((await this.learn(d.service_type, d.mid_id, d.processor_dispute_id)) === 'moved') moved += 1;
+    return moved;
   }
 
   /** The scheduled poll: each MID of a processor with chargebacks, its disputes of the look-back, a bounded number of pages. */
@@ -277,6 +292,7 @@ export class DisputeService {
     const { evidence, file, message } = evidenceOf(gatewayReference, body);
     const connector = this.p.disputesOf(d.service_type);
     if (!connector) throw new Error(`dispute ${d.id} is at ${d.service_type}, which has no disputes`);
+    if (!connector.declineDispute) throw new AppError('INVALID_STATE', 'Disputes at this processor cannot be contested with evidence through the API');
     const ctx = { midId: d.mid_id, credentials: this.p.openCredentials(d.credentials_enc) };
     const a = await connector.declineDispute(ctx, d.processor_dispute_id, evidence, file, message);
     if (a.kind === 'done') {
@@ -299,19 +315,13 @@ export class DisputeService {
     return this.get(businessId, d.gateway_reference);
   }
 
-  /** A page of the business's disputes, newest first, of one status when given. */
-  list(businessId: number, status: DisputeStatus | undefined, page: PageRequest): Promise<ListPage<DisputeView>> {
-    const sql = `SELECT d.id, d.created_at, d.gateway_reference, c.gateway_reference AS collection_gateway_reference, d.stage, d.status, d.reason,
-        d.amount_minor, d.currency, d.held_minor, d.debited_minor, d.refunded_minor, w.currency AS account_currency, d.deadline_at, d.resolution, d.opened_at, d.closed_at
-      FROM disputes d JOIN collections c ON c.id = d.collection_id JOIN wallets w ON w.id = d.wallet_id
-      WHERE d.business_id = $1${status ? ' AND d.status = $2' : ''}`;
-    return listPage<DisputeView>(this.db, { sql, values: status ? [businessId, status] : [businessId], key: NEWEST_FIRST, direction: 'DESC' }, page);
+  /** A page of disputes, newest first, of the filters given (a merchant's always name its business). */
+  list(filters: DisputeFilters, page: PageRequest): Promise<ListPage<DisputeView>> {
+    return listDisputes(this.db, filters, page);
   }
 
-  /** One dispute of the business, as the API shows it; NOT_FOUND for none (another business's included). */
-  async get(businessId: number, gatewayReference: string): Promise<DisputeView> {
-    const row = await this.db.oneOrNone<DisputeView>(SQL.disputeView, { businessId, gatewayReference });
-    if (!row) throw new AppError('NOT_FOUND', 'No dispute of yours has this gateway_reference');
-    return row;
+  /** One dispute, of `businessId` when given (null: any business's, for the operator); NOT_FOUND for none. */
+  get(businessId: number | null, gatewayReference: string): Promise<DisputeView> {
+    return getDispute(this.db, businessId, gatewayReference);
   }
 }

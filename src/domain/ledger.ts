@@ -11,9 +11,14 @@ export type WalletAccountKind = (typeof WALLET_ACCOUNT_KINDS)[number];
 /** fee_revenue and processor_clearing are the service's own accounts, one per currency; dispute_hold is a wallet's (src/domain/dispute.ts). */
 export type AccountKind = WalletAccountKind | 'dispute_hold' | 'fee_revenue' | 'processor_clearing';
 export type HoldBucket = 'pending' | 'reserved';
-export type JournalKind = 'collection_credit' | 'reserve_release' | 'settlement' | 'reconciliation_reversal' | RefundJournalKind | DisbursementJournalKind | DisputeJournalKind;
-/** reconciliation_reversal: a payment the processor reversed on its own, taken back from the wallet (docs/reconciliation.md) */
-export type PostingKind = 'collection_credit' | 'fee' | 'reserve_hold' | 'reserve_release' | 'settlement' | 'reconciliation_reversal' | RefundJournalKind | DisbursementJournalKind | DisputeJournalKind;
+export type JournalKind = 'collection_credit' | 'reserve_release' | 'settlement' | ReconciliationJournalKind | RefundJournalKind | DisbursementJournalKind | DisputeJournalKind;
+/**
+ * reconciliation_reversal: a payment the processor reversed on its own, taken back from the wallet;
+ * reconciliation_adjustment: the difference between what the processor paid and what we credited, moved
+ * between the wallet and processor clearing (docs/reconciliation.md)
+ */
+export type ReconciliationJournalKind = 'reconciliation_reversal' | 'reconciliation_adjustment';
+export type PostingKind = 'collection_credit' | 'fee' | 'reserve_hold' | 'reserve_release' | 'settlement' | ReconciliationJournalKind | RefundJournalKind | DisbursementJournalKind | DisputeJournalKind;
 /** A refund's journals (src/domain/refund.ts): the hold when it is written, then out or back. */
 export type RefundJournalKind = 'refund_hold' | 'refund_out' | 'refund_return';
 /** A disbursement's journals (src/domain/disbursement.ts): the hold, then out or back, and a reversal after out. */

@@ -16,14 +16,15 @@ import type { Handler, RequestContext } from './context';
 
 const READS = new Set(['GET', 'HEAD']);
 /** Lists whose `business_id` filter a merchant user cannot leave: it is set to its own business. */
-const BUSINESS_FILTERED = new Set(['listAdminCollections', 'listAdminDisbursements', 'exportAdminCollections', 'exportAdminRefunds', 'exportAdminDisbursements', 'listAdminRefunds', 'listAdminPaymentLinks', 'listUsers', 'listInvitations', 'listAuditLog', 'getOverview']);
+const BUSINESS_FILTERED = new Set(['listAdminCollections', 'listAdminDisbursements', 'exportAdminCollections', 'exportAdminRefunds', 'exportAdminDisbursements', 'listAdminRefunds', 'listAdminPaymentLinks', 'listAdminDisputes', 'listUsers', 'listInvitations', 'listAuditLog', 'getOverview']);
 const MAX_ID = 2_147_483_647;
 /**
- * Changes that wait on a processor over the network and write nothing of ours but their audit entry:
+ * Changes that wait on a processor over the network and write nothing of ours but their audit entry
+ * (a dispute's acceptance: the processor's word after it is recorded in its own transaction, as any word):
  * run outside one transaction, so no connection sits idle in a transaction for as long as the vendor
  * takes; the entry is written once the answer is in.
  */
-const OUTSIDE_A_CHANGE = new Set(['checkMidCredentials']);
+const OUTSIDE_A_CHANGE = new Set(['checkMidCredentials', 'acceptAdminDispute']);
 
 /** Path parameter -> the statement finding the business its record belongs to. */
 const OWNER_OF: [string, string | null][] = [
@@ -36,9 +37,10 @@ const OWNER_OF: [string, string | null][] = [
   ['disbursement_reference', 'SELECT business_id FROM disbursements WHERE gateway_reference = $1'],
   ['refund_reference', 'SELECT business_id FROM refunds WHERE gateway_reference = $1'],
   ['link_id', 'SELECT business_id FROM payment_links WHERE link_id = $1'],
+  ['dispute_reference', 'SELECT business_id FROM disputes WHERE gateway_reference = $1'],
 ];
 /** Path parameters that are references (text), not numeric ids. */
-const REFERENCES = new Set(['gateway_reference', 'disbursement_reference', 'refund_reference', 'link_id']);
+const REFERENCES = new Set(['gateway_reference', 'disbursement_reference', 'refund_reference', 'link_id', 'dispute_reference']);
 
 const isId = (v: string) => /^\d{1,10}$/.test(v) && Number(v) >= 1 && Number(v) <= MAX_ID;
 const notYours = () => new AppError('NOT_FOUND', 'No record of yours has this id');
@@ -158,6 +160,8 @@ const TARGETS: Record<string, Target> = {
   createAdminPaymentLink: { type: 'payment_link', created: 'SELECT id FROM payment_links WHERE link_id = $<link_id>' },
   deactivateAdminPaymentLink: { type: 'payment_link', find: 'SELECT id FROM payment_links WHERE link_id = $<link_id>' },
   reactivateAdminPaymentLink: { type: 'payment_link', find: 'SELECT id FROM payment_links WHERE link_id = $<link_id>' },
+  resolveReconciliationItem: { type: 'reconciliation_item', param: 'item_id' },
+  approveReconciliationItem: { type: 'reconciliation_item', param: 'item_id' },
   updateUser: { type: 'user', param: 'user_id' },
   createInvitation: { type: 'invitation' },
   revokeInvitation: { type: 'invitation', param: 'invitation_id' },

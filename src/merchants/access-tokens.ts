@@ -5,6 +5,7 @@ import { hash, verify } from '@node-rs/argon2';
 import { SignJWT, decodeProtectedHeader, errors as joseErrors, jwtVerify } from 'jose';
 import { AppError, validationError } from '../errors';
 import type { ConfigCache, TokenState } from './config-cache';
+import { FailureThrottle } from './failure-throttle';
 import type { SharedRateLimit } from './rate-limit';
 import type { Base } from '../base';
 
@@ -19,8 +20,6 @@ export interface Principal {
 /** OWASP's argon2id floor: m=19 MiB, t=2, p=1. */
 const ARGON2 = { memoryCost: 19456, timeCost: 2, parallelism: 1 } as const;
 const ISSUER = 'paycollect';
-export const MAX_FAILURES_PER_MINUTE = 10;
-const WINDOW_MS = 60_000;
 export const MIN_EXPIRES_IN_SECONDS = 60;
 export const MAX_EXPIRES_IN_SECONDS = 86_400;
 
@@ -111,8 +110,10 @@ export class AccessTokenService {
   /** every accepted verification key by kid: JWT_SECRET and JWT_PREVIOUS_SECRETS (rotation without downtime) */
   private readonly verificationKeys: Map<string, Uint8Array>;
   private readonly verified = new Map<string, VerifiedClaims>();
+  private readonly throttle: FailureThrottle;
 
   constructor(private readonly s: Base & { configCache: ConfigCache; rateLimit: SharedRateLimit }) {
+    this.throttle = new FailureThrottle(() => s.db, s.now);
     const encode = (secret: string) => new TextEncoder().encode(secret);
     this.key = encode(s.config.jwtSecret);
     this.kid = keyId(s.config.jwtSecret);
@@ -125,59 +126,23 @@ export class AccessTokenService {
     return kid === undefined ? this.key : this.verificationKeys.get(String(kid));
   }
 
-  /**
-   * Fixed one-minute windows per bucket in the database, so every process counts together. The
-   * attempt is counted as a failure before the secret is checked, in one atomic upsert, so a burst of
-   * parallel guesses cannot all pass a read-then-write check; a success takes its count back.
-   * Returns the Retry-After seconds when a bucket is over the limit, else null.
-   */
-  private async countAttempt(buckets: string[], windowStart: Date, now: number): Promise<number | null> {
-    const rows = await this.s.db.many<{ failures: number }>(
-      `INSERT INTO auth_failures (bucket, window_start, failures) SELECT b, $2, 1 FROM unnest($1::text[]) AS b
-       ON CONFLICT (bucket, window_start) DO UPDATE SET failures = auth_failures.failures + 1
-       RETURNING failures`,
-      [buckets, windowStart],
-    );
-    if (rows.some((r) => r.failures > MAX_FAILURES_PER_MINUTE)) {
-      return Math.max(1, Math.ceil((windowStart.getTime() + WINDOW_MS - now) / 1000));
-    }
-    return null;
-  }
-
-  private async forgiveAttempt(buckets: string[], windowStart: Date): Promise<void> {
-    await this.s.db.none(
-      'UPDATE auth_failures SET failures = failures - 1 WHERE bucket IN ($1:csv) AND window_start = $2 AND failures > 0',
-      [buckets, windowStart],
-    );
-  }
-
-  private async forgetOldWindows(windowStart: Date): Promise<void> {
-    await this.s.db.none('DELETE FROM auth_failures WHERE window_start < $1', [new Date(windowStart.getTime() - WINDOW_MS)]);
-  }
-
   async issueAccessToken(apiKey: string, secret: string | undefined, expiresInSeconds: number, clientAddress: string) {
     if (!Number.isInteger(expiresInSeconds) || expiresInSeconds < MIN_EXPIRES_IN_SECONDS || expiresInSeconds > MAX_EXPIRES_IN_SECONDS) {
       throw validationError([{ field: 'expires_in', message: `must be between ${MIN_EXPIRES_IN_SECONDS} and ${MAX_EXPIRES_IN_SECONDS}` }]);
     }
-    const buckets = [`key:${apiKey}`, `addr:${clientAddress}`];
-    const now = this.s.now().getTime();
-    const windowStart = new Date(now - (now % WINDOW_MS));
-    const retryAfter = await this.countAttempt(buckets, windowStart, now);
-    if (retryAfter !== null) {
-      throw new AppError('RATE_LIMITED', undefined, null, { 'Retry-After': String(retryAfter) });
-    }
-    const row = await this.s.db.oneOrNone<TokenRow>(
-      `SELECT t.id, t.business_id, t.secret_hash, t.generation, b.verified_at
-       FROM api_tokens t JOIN businesses b ON b.id = t.business_id WHERE t.api_key = $1`,
-      [apiKey],
-    );
-    decoyHash ??= hashSecret(randomUUID());
-    const good = await verify(row ? row.secret_hash : await decoyHash, secret ?? '');
-    if (!row || !good || !secret) {
-      await this.forgetOldWindows(windowStart);
-      throw new AppError('UNAUTHORIZED', 'The api_key or the Secret-Key is wrong');
-    }
-    await this.forgiveAttempt(buckets, windowStart);
+    // Counted as a failure before the secret is checked, so parallel guesses cannot all pass; a right
+    // secret takes its count back (the sign-in throttle's windows, shared by every process).
+    const row = await this.throttle.attempt([`key:${apiKey}`, `addr:${clientAddress}`], async () => {
+      const found = await this.s.db.oneOrNone<TokenRow>(
+        `SELECT t.id, t.business_id, t.secret_hash, t.generation, b.verified_at
+         FROM api_tokens t JOIN businesses b ON b.id = t.business_id WHERE t.api_key = $1`,
+        [apiKey],
+      );
+      decoyHash ??= hashSecret(randomUUID());
+      const good = await verify(found ? found.secret_hash : await decoyHash, secret ?? '');
+      if (!found || !good || !secret) throw new AppError('UNAUTHORIZED', 'The api_key or the Secret-Key is wrong');
+      return found;
+    });
     if (this.s.config.appEnv === 'live' && !row.verified_at) {
       throw new AppError('UNAUTHORIZED', 'This business has not been verified for live payments yet');
     }

@@ -57,6 +57,11 @@ const SHOWN = {
     table: 'payment_links',
     columns: ['id', 'link_id', 'business_id', 'title', 'state', 'deactivation_message', 'deactivated_at', 'updated_at'],
   },
+  // an operator's decision on a reconciliation item: who asked, who approved, what was done and why
+  reconciliation_item: {
+    table: 'reconciliation_items',
+    columns: ['id', 'mid_id', 'business_id', 'day', 'state', 'collection_id', 'reference', 'ours_minor', 'ours_currency', 'theirs_minor', 'theirs_currency', 'resolution', 'action', 'reason', 'requested_by', 'requested_at', 'approved_by', 'resolved_at'],
+  },
 } satisfies Record<string, { table: string; columns: string[]; extra?: string }>;
 export type TargetType = keyof typeof SHOWN | 'collection' | 'refund' | 'disbursement' | 'fx_rate' | 'card_key' | 'session' | 'go_live_request';
 

@@ -13,7 +13,7 @@ import type { SessionState } from '../domain/roles';
 import { hashSecret } from '../merchants/access-tokens';
 import type { AuditService } from './audit';
 import type { Base } from '../base';
-import { FailureThrottle } from './throttle';
+import { FailureThrottle } from '../merchants/failure-throttle';
 import type { UserRow } from './users';
 import { userRecord } from './users';
 

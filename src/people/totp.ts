@@ -9,7 +9,7 @@ import { AppError, validationError } from '../errors';
 import type { AuditService, AccountAttempt } from './audit';
 import type { Base } from '../base';
 import type { SessionActor, SessionService } from './sessions';
-import { FailureThrottle } from './throttle';
+import { FailureThrottle } from '../merchants/failure-throttle';
 
 const PERIOD_SECONDS = 30;
 /** one step either side: a phone clock a little off still works */

@@ -20,7 +20,7 @@ import type { Base } from '../base';
 import type { Actor } from './sessions';
 import { announceOwner } from './owner-joined';
 import type { Announcing } from './owner-joined';
-import { FailureThrottle } from './throttle';
+import { FailureThrottle } from '../merchants/failure-throttle';
 import type { NotificationService } from '../notifications/notifications';
 
 export interface UserRow {

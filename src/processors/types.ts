@@ -301,11 +301,47 @@ export interface DisputeConnector {
   listDisputes(ctx: CallContext, from: Date, page: number): Promise<{ kind: 'listed'; disputes: ObservedDispute[]; more: boolean } | { kind: 'unavailable'; detail: string }>;
   /** the merchant accepts the dispute for `amountMinor` (the whole, or a part), with a message to the processor */
   acceptDispute(ctx: CallContext, id: string, amountMinor: bigint, message: string): Promise<{ kind: 'done' } | { kind: 'refused'; message: string } | { kind: 'unavailable'; detail: string }>;
-  /** the merchant declines the dispute: its evidence, then the file, then the decline with its message (nothing refunded) */
-  declineDispute(ctx: CallContext, id: string, evidence: DisputeEvidence, file: DisputeFile, message: string): Promise<{ kind: 'done' } | { kind: 'refused'; message: string } | { kind: 'unavailable'; detail: string }>;
+  /** the merchant declines the dispute: its evidence, then the file, then the decline with its message (nothing refunded); absent where disputes cannot be contested by API (the sandbox's issuer) */
+  declineDispute?(ctx: CallContext, id: string, evidence: DisputeEvidence, file: DisputeFile, message: string): Promise<{ kind: 'done' } | { kind: 'refused'; message: string } | { kind: 'unavailable'; detail: string }>;
+}
+
+/** A settlement: money the processor paid out to the merchant's bank account, made of payments. */
+export interface ObservedSettlement {
+  /** the processor's id of the settlement */
+  id: string;
+  /** paid out, its list of payments final; false while the processor is still making it */
+  settled: boolean;
+  /** its currency, when a settlement has one */
+  currency: string | null;
+  settledAt: Date | null;
+  /** the period it accounts for in full, when it is a period (a day of a store's invoices): a payment of ours in it and not in it is missing */
+  covers?: { from: Date; to: Date };
+}
+
+/** One payment a settlement paid out: the processor's reference of it and what the customer paid. */
+export interface SettledPayment {
+  reference: string;
+  amountMinor: bigint;
+  currency: string;
+  occurredAt: Date;
+}
+
+type Listed<K extends string, T> = { kind: 'listed'; more: boolean } & { [key in K]: T[] };
+
+/**
+ * The settlements a processor reports through its API (docs/reconciliation.md), read for reconciliation:
+ * read only, each answer in our words. A processor whose statements come as files has none.
+ */
+export interface SettlementConnector {
+  /** one page (1-based) of the settlements made since `from` (`now` is the time of asking) */
+  listSettlements(ctx: CallContext, from: Date, now: Date, page: number): Promise<Listed<'settlements', ObservedSettlement> | { kind: 'unavailable'; detail: string }>;
+  /** one page (1-based) of the payments settlement `id` paid out; unavailable when a page cannot be read whole */
+  settlementPayments(ctx: CallContext, id: string, page: number): Promise<Listed<'payments', SettledPayment> | { kind: 'unavailable'; detail: string }>;
 }
 
 export interface Connector {
+  /** settlements read through the processor's API; absent when its statements come as files */
+  readonly settlements?: SettlementConnector;
   /** card disputes at this processor; absent when it has no chargebacks */
   readonly disputes?: DisputeConnector;
   /** refunds through this processor, or null when it offers none */

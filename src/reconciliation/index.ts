@@ -13,6 +13,8 @@ import type { WorkerSpec } from '../workers/loops';
 import { StatementIntake } from './intake';
 import type { Intake, StatementRecord } from './intake';
 import { Resolutions } from './resolutions';
+import { SETTLEMENT_PULL_INTERVAL_MS, SettlementPull } from './settlement-pull';
+import type { PullParts } from './settlement-pull';
 import type { ItemRow, ResolutionParts, ResolveAction } from './resolutions';
 
 const SQL = sqlFiles(__dirname, ['items', 'day-totals']);
@@ -77,14 +79,19 @@ export function statementRecord(s: StatementRecord) {
 export class ReconciliationService {
   readonly intake: StatementIntake;
   readonly resolutions: Resolutions;
+  readonly settlements: SettlementPull;
 
-  constructor(private readonly s: ResolutionParts) {
+  constructor(private readonly s: ResolutionParts & PullParts) {
     this.intake = new StatementIntake(s);
     this.resolutions = new Resolutions(s);
+    this.settlements = new SettlementPull(s, this.intake);
   }
 
   workers(): WorkerSpec[] {
-    return [{ name: 'reconciliation-missing', intervalMs: MISSING_INTERVAL_MS, run: () => this.intake.missingDue() }];
+    return [
+      { name: 'reconciliation-missing', intervalMs: MISSING_INTERVAL_MS, run: () => this.intake.missingDue() },
+      { name: 'reconciliation-settlements', intervalMs: SETTLEMENT_PULL_INTERVAL_MS, run: () => this.settlements.pull() },
+    ];
   }
 
   upload(midId: number, chunks: AsyncIterable<Buffer | string>, by: string): Promise<Intake> {
@@ -99,7 +106,8 @@ export class ReconciliationService {
     return this.resolutions.approve(midId, id, by);
   }
 
-  private async midExists(midId: number): Promise<void> {
+  /** NOT_FOUND when there is no MID `midId`. */
+  async midExists(midId: number): Promise<void> {
     const mid = await this.s.db.oneOrNone('SELECT id FROM mids WHERE id = $1', [midId]);
     if (!mid) throw new AppError('NOT_FOUND', `No MID with id ${midId}`);
   }
@@ -113,6 +121,11 @@ export class ReconciliationService {
   /** A page of a MID's items (of a day, of a state), in id order after the cursor. */
   async items(midId: number, q: ItemQuery): Promise<ItemListRow[]> {
     await this.midExists(midId);
+    return this.page(midId, q);
+  }
+
+  /** A page of items of a MID known to exist. */
+  private page(midId: number, q: ItemQuery): Promise<ItemListRow[]> {
     return this.s.db.any<ItemListRow>(SQL.items, { midId, day: q.day, state: q.state, after: q.after, limit: Math.min(q.limit, MAX_ITEMS_PAGE) });
   }
 
@@ -144,12 +157,12 @@ export class ReconciliationService {
     );
   }
 
-  /** A MID's items (of a day, of a state) as CSV, a page at a time. */
+  /** A MID's items (of a day, of a state) as CSV, a page at a time: the caller checked the MID (`midExists`) once, before the file starts. */
   async writeCsv(midId: number, q: Omit<ItemQuery, 'after' | 'limit'>, sink: Sink): Promise<void> {
     await sink.write(csvLines([['id', 'day', 'state', 'reference', 'gateway_reference', 'ours_amount', 'ours_currency', 'theirs_amount', 'theirs_currency', 'resolution', 'action', 'reason', 'requested_by', 'approved_by', 'resolved_at']]));
     let after = 0n;
     for (;;) {
-      const rows = await this.items(midId, { ...q, after, limit: MAX_ITEMS_PAGE });
+      const rows = await this.page(midId, { ...q, after, limit: MAX_ITEMS_PAGE });
       await sink.write(csvLines(rows.map((r) => [
         String(r.id), dayText(r.day), r.state, textCell(r.reference), r.gateway_reference,
         r.ours_currency === null ? null : amountCell(r.ours_minor, r.ours_currency), r.ours_currency,

@@ -17,7 +17,7 @@ const BATCH = 2_000;
 /** A statement file over this is refused (a month of a busy till is well under it). */
 export const STATEMENT_LIMIT_BYTES = 64 * 1024 * 1024;
 
-export type StatementSource = 'mpesa_statement' | 'mtn_partner_report' | 'paystack_settlement';
+export type StatementSource = 'mpesa_statement' | 'mtn_partner_report' | 'paystack_settlement' | 'btcpay_invoices';
 
 /** The partner's local time of an MTN report, by the MID's currency (the country's zone). */
 const MTN_OFFSET_MINUTES: Record<string, number> = { UGX: 180, RWF: 120, ZMW: 120, GHS: 0, XAF: 60, XOF: 0, ZAR: 120, EUR: 60 };
@@ -51,7 +51,7 @@ interface MidOfStatement {
 function readerOf(mid: MidOfStatement): { source: StatementSource; reader: StatementReader } {
   if (mid.service_type === 'mpesa') return { source: 'mpesa_statement', reader: new MpesaStatementReader() };
   if (mid.service_type === 'mtn_momo') return { source: 'mtn_partner_report', reader: new MtnPartnerReportReader(MTN_OFFSET_MINUTES[mid.currency] ?? 0) };
-  throw new AppError('VALIDATION_ERROR', `A ${mid.service_type} MID has no statement file to upload (Paystack's settlements are pulled on a schedule)`);
+  throw new AppError('VALIDATION_ERROR', `A ${mid.service_type} MID has no statement file to upload (Paystack's settlements and BTCPay's settled invoices are pulled on a schedule)`);
 }
 
 class DuplicateStatement extends Error {}
@@ -104,12 +104,39 @@ export class StatementIntake {
       });
     } catch (e) {
       if (e instanceof CsvError) throw new AppError('VALIDATION_ERROR', `The statement cannot be read: ${e.message}`, [{ field: 'body', message: e.message }]);
-      // the same file taken in at the same moment: the unique hash lets one through
-      const raced = (e as { code?: string; constraint?: string }).code === '23505' && (e as { constraint?: string }).constraint === 'reconciliation_statements_mid_id_content_hash_key';
-      if (!(e instanceof DuplicateStatement) && !raced) throw e;
-      const first = await this.s.db.one<StatementRecord>('SELECT * FROM reconciliation_statements WHERE mid_id = $1 AND content_hash = $2', [mid.id, digest]);
-      return { statement: first, created: false, skipped };
+      return { statement: await this.takenBefore(e, mid.id, digest), created: false, skipped };
     }
+  }
+
+  /**
+   * A statement whose lines are read already (a settlement pulled through the processor's API), known by
+   * `contentHash`, accounting in full for the period `covers` when it is a period (a day of invoices): written and matched in one transaction, or the MID's statement of that hash when it has it
+   * (created: false).
+   */
+  async take(midId: number, source: StatementSource, contentHash: string, lines: StatementLine[], takenBy: string, covers?: { from: Date; to: Date }): Promise<Intake> {
+    const skipped = { fee: 0, not_completed: 0, other: 0 };
+    try {
+      return await this.s.db.tx('reconciliation-intake', async (t) => {
+        const statement = await this.open(t, midId, source, takenBy);
+        for (let i = 0; i < lines.length; i += BATCH) await this.write(t, statement.id, midId, lines.slice(i, i + BATCH));
+        // its period: its lines' first and last times, and the whole of the period it accounts for when it is one
+        const times = [...lines.map((l) => l.occurredAt.getTime()), ...(covers ? [covers.from.getTime(), covers.to.getTime()] : [])];
+        const span = (pick: (...n: number[]) => number) => (times.length === 0 ? null : new Date(times.reduce((a, b) => pick(a, b))));
+        const closed = await this.close(t, statement.id, contentHash, lines.length, span(Math.min), span(Math.max));
+        if (!closed) throw new DuplicateStatement();
+        await this.match(t, closed);
+        return { statement: closed, created: true, skipped };
+      });
+    } catch (e) {
+      return { statement: await this.takenBefore(e, midId, contentHash), created: false, skipped };
+    }
+  }
+
+  /** The statement the MID had already, when `e` says so (or the same one was taken at the same moment: the unique hash lets one through); else `e` is thrown. */
+  private async takenBefore(e: unknown, midId: number, contentHash: string): Promise<StatementRecord> {
+    const raced = (e as { code?: string }).code === '23505' && (e as { constraint?: string }).constraint === 'reconciliation_statements_mid_id_content_hash_key';
+    if (!(e instanceof DuplicateStatement) && !raced) throw e;
+    return this.s.db.one<StatementRecord>('SELECT * FROM reconciliation_statements WHERE mid_id = $1 AND content_hash = $2', [midId, contentHash]);
   }
 
   /** Matches a statement's lines, then looks for what the processor has not reported past the MID's deadline. */

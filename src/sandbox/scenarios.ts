@@ -3,6 +3,7 @@ import type { components } from '../../generated/merchant-api';
 import type { Config } from '../config';
 import { disbursementScenarios } from '../processors/sandbox/payouts';
 import { refundScenarios } from '../processors/sandbox/refunds';
+import { DISPUTING_CARDS } from './disputes';
 
 type Scenario = Omit<components['schemas']['SandboxScenario'], 'transaction_type'>;
 
@@ -41,6 +42,18 @@ function collectionScenarios(c: Config): Scenario[] {
       name: 'CARD_3DS_FAILURE', payment_method: 'CARD', value: c.sandboxCard3dsFailure, outcome: 'FAILED',
       description: 'The 3-D Secure challenge on payment_url fails; the collection fails.',
       ...failed,
+    },
+    {
+      name: 'CARD_DISPUTE_LOST', payment_method: 'CARD', value: DISPUTING_CARDS.lost, outcome: 'COMPLETED',
+      description:
+        'The challenge succeeds and the collection completes; the cardholder\'s bank then disputes it at once (the amount held from available). Unanswered, it is accepted for you at its deadline and the hold debited; accept it first (whole or in part) to be debited what you accept. Move past the deadline with POST /v1/sandbox/clock.',
+      ...completed,
+    },
+    {
+      name: 'CARD_DISPUTE_WON', payment_method: 'CARD', value: DISPUTING_CARDS.won, outcome: 'COMPLETED',
+      description:
+        'The challenge succeeds and the collection completes; the cardholder\'s bank then disputes it at once (the amount held from available). At its deadline the bank decides for you: the dispute is won and the hold released. Accepting it first debits what you accept. Move past the deadline with POST /v1/sandbox/clock.',
+      ...completed,
     },
     {
       name: 'BANK_APPROVE', payment_method: 'BANK', value: 'any account_number', outcome: 'COMPLETED',

@@ -48,6 +48,8 @@ export const METRIC = {
   fxRateAge: 'paycollect.fx_rate.age',
   fxRateStale: 'paycollect.fx_rate.stale',
   fxRateJumpsHeld: 'paycollect.fx_rate.jumps_held',
+  reconciliationUnmatched: 'paycollect.reconciliation.unmatched',
+  reconciliationUndecidedAge: 'paycollect.reconciliation.undecided_age',
 } as const;
 
 /**
@@ -63,7 +65,7 @@ export function prometheusNames(): { histograms: string[]; counters: string[]; g
     gauges: [
       METRIC.processorUnknown, METRIC.processorHeld, METRIC.reconciliationBacklog, METRIC.providerReportsDue, METRIC.webhookOutboxDepth,
       METRIC.webhookOutboxAge, METRIC.emailBacklog, METRIC.workerLag, METRIC.dbConnections, METRIC.dbPending, METRIC.databaseUp,
-      METRIC.fxRateAge, METRIC.fxRateStale, METRIC.fxRateJumpsHeld,
+      METRIC.fxRateAge, METRIC.fxRateStale, METRIC.fxRateJumpsHeld, METRIC.reconciliationUnmatched, METRIC.reconciliationUndecidedAge,
     ].map(p),
   };
 }
@@ -84,7 +86,22 @@ interface Backlog {
   rate_jumps_held: number;
   /** every market rate's pair, source and as_of (a few dozen rows) */
   rates: { base: string; quote: string; source: RateSource; as_of: string }[];
+  /** per MID and state, the reconciliation items not resolved, and the age of the oldest undecided one (null when none) */
+  unmatched: { mid: number; state: string; items: number; age: number | null }[];
 }
+
+/**
+ * Reconciliation items not resolved (docs/reconciliation.md), per MID and state (every state but matched),
+ * with the age of the oldest no operator has decided: every state of each MID whose processor's statements are
+ * read (M-Pesa, MTN MoMo, Paystack, BTCPay) or with items, 0 when none, so an alert sees a MID's series before its first difference.
+ */
+const UNMATCHED_SQL = `SELECT m.id AS mid, s.state, count(i.id)::int AS items,
+    EXTRACT(EPOCH FROM $1::timestamptz - min(i.created_at) FILTER (WHERE i.resolution IS NULL))::float8 AS age
+  FROM mids m
+  CROSS JOIN unnest(ARRAY['amount_over', 'amount_under', 'currency_mismatch', 'ours_missing', 'theirs_missing', 'reversed_externally']) AS s(state)
+  LEFT JOIN reconciliation_items i ON i.mid_id = m.id AND i.state = s.state AND i.resolution IS DISTINCT FROM 'resolved'
+  WHERE m.service_type IN ('mpesa', 'mtn_momo', 'paystack', 'btcpay') OR EXISTS (SELECT 1 FROM reconciliation_items x WHERE x.mid_id = m.id)
+  GROUP BY m.id, s.state ORDER BY m.id, s.state`;
 
 const BACKLOG_SQL = `SELECT
   (SELECT count(*)::int FROM notifications WHERE delivered_at IS NULL AND gave_up_at IS NULL) AS webhook_depth,
@@ -96,7 +113,8 @@ const BACKLOG_SQL = `SELECT
   (SELECT count(*)::int FROM processor_requests WHERE next_check_at <= $1 OR next_send_at <= $1) AS reconciliation,
   (SELECT count(*)::int FROM provider_events WHERE processed_at IS NULL AND due_at <= $1) AS reports_due,
   (SELECT count(*)::int FROM fx_rate_jumps WHERE decision IS NULL) AS rate_jumps_held,
-  (SELECT coalesce(json_agg(json_build_object('base', base, 'quote', quote, 'source', source, 'as_of', as_of)), '[]'::json) FROM fx_rates) AS rates`;
+  (SELECT coalesce(json_agg(json_build_object('base', base, 'quote', quote, 'source', source, 'as_of', as_of)), '[]'::json) FROM fx_rates) AS rates,
+  (SELECT coalesce(json_agg(u), '[]'::json) FROM (${UNMATCHED_SQL}) u) AS unmatched`;
 
 export class Figures {
   private readonly httpDuration: Histogram;
@@ -250,6 +268,8 @@ export class Figures {
       rateAge: gauge(METRIC.fxRateAge, "Age of each pair's market rate (time since its as_of), by base, quote and source", 's'),
       rateStale: gauge(METRIC.fxRateStale, "Whether each pair's market rate is past its source's maximum age (1) or current (0)"),
       jumpsHeld: gauge(METRIC.fxRateJumpsHeld, 'Market rate jumps held for the operator', '{jump}'),
+      unmatched: gauge(METRIC.reconciliationUnmatched, "Reconciliation items not resolved, by MID and state (the processor's statement against our records)", '{item}'),
+      undecided: gauge(METRIC.reconciliationUndecidedAge, "Age of each MID's oldest reconciliation item no operator has decided (0 when none)", 's'),
     };
     this.meter.addBatchObservableCallback(async (o) => {
       const at = now();
@@ -270,6 +290,12 @@ export class Figures {
       o.observe(g.reconciliation, b.reconciliation);
       o.observe(g.reports, b.reports_due);
       o.observe(g.jumpsHeld, b.rate_jumps_held);
+      const oldest = new Map<number, number>();
+      for (const u of b.unmatched) {
+        o.observe(g.unmatched, u.items, { mid: String(u.mid), state: u.state });
+        oldest.set(u.mid, Math.max(oldest.get(u.mid) ?? 0, u.age ?? 0));
+      }
+      for (const [mid, age] of oldest) o.observe(g.undecided, age, { mid: String(mid) });
       for (const r of b.rates) {
         const asOf = new Date(r.as_of);
         const labels = { base: r.base, quote: r.quote, source: r.source };

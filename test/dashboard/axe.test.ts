@@ -6,6 +6,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { seriousViolations } from '../helpers/axe';
 import { launchBrowser } from '../helpers/browser';
+import { openDispute } from '../helpers/disputes';
 import { closeAll, dashboardPage, describeBrowser, PHONE, signIn } from '../helpers/dashboard';
 import { FakeEcb } from '../fakes/ecb';
 import { mobileMoney, setupMerchant } from '../helpers/fixtures';
@@ -43,7 +44,7 @@ beforeAll(async () => {
   await svc.services.rates.refresh('ecb');
   ecb.day = { date: '2026-11-26', rates: { KES: '170' } };
   expect(await svc.services.rates.refresh('ecb')).toMatchObject({ held: 1 });
-  shop = await setupMerchant(svc, { name: 'Axe Shop', mids: [{ payment_method: 'MOBILE_MONEY', currency: 'UGX' }] });
+  shop = await setupMerchant(svc, { name: 'Axe Shop', mids: [{ payment_method: 'MOBILE_MONEY', currency: 'UGX' }, { payment_method: 'CARD', currency: 'UGX' }] });
   const r = await shop.client.post('/v1/collections/request-to-pay', mobileMoney({ amount: 25000 }));
   expect(r.status).toBe(200);
   paid = r.body.data.gateway_reference;
@@ -60,6 +61,8 @@ beforeAll(async () => {
   disbursed = d.body.data.gateway_reference;
   // a payment link, so the Payment links page shows a link's card (its URL, QR code and Deactivate) beside the form
   expect((await shop.client.post('/v1/payment-links', { title: 'Axe link', min_amount: 1000, max_amount: 5000, currency: 'UGX', payment_methods: ['MOBILE_MONEY'] })).status).toBe(200);
+  // a card dispute, so the Disputes pages show a row with its countdown (and for the owner, Accept)
+  await openDispute(svc, shop);
   browser = (await launchBrowser()) as Browser;
 }, 180_000);
 afterAll(async () => {
@@ -94,7 +97,7 @@ describeBrowser('an accessibility scan (axe-core) of every dashboard page', () =
     clock.advance(30_000);
     await signIn(page, operator.email, operator.password, totpCode(svc));
     await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
-    const paths = ['/overview', '/businesses', '/businesses/new', ...['', '/wallets', '/statement', '/mids', '/tokens', '/go-live'].map((s) => `/businesses/${shop.businessId}${s}`), '/collections', '/collections?held=true', `/collections/${paid}`, '/refunds', '/disbursements', `/disbursements/${disbursed}`, '/reports/settlement', '/go-live-requests', '/webhooks', '/rates', '/card-keys', '/users', '/audit', '/account'];
+    const paths = ['/overview', '/businesses', '/businesses/new', ...['', '/wallets', '/statement', '/mids', '/tokens', '/go-live'].map((s) => `/businesses/${shop.businessId}${s}`), '/collections', '/collections?held=true', `/collections/${paid}`, '/refunds', '/disputes', '/disbursements', `/disbursements/${disbursed}`, '/reports/settlement', `/reconciliation?mid=${Object.values(shop.midIds)[0]}&day=2026-03-14`, '/go-live-requests', '/webhooks', '/rates', '/card-keys', '/users', '/audit', '/account'];
     expect(await scan(page, paths)).toEqual({});
     await page.context().close();
   }, 300_000);
@@ -106,7 +109,7 @@ describeBrowser('an accessibility scan (axe-core) of every dashboard page', () =
     clock.advance(30_000);
     await signIn(page, owner.email, owner.password, totpCode(svc));
     await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
-    const paths = ['/overview', '/payments', `/payments/${paid}`, '/payment-links', '/refunds', '/disbursements', '/disbursements?status=PENDING_APPROVAL', '/disbursements/new', `/disbursements/${disbursed}`, '/balances', '/statement', '/developers', '/deliveries', '/go-live', '/team', '/audit', '/account'];
+    const paths = ['/overview', '/payments', `/payments/${paid}`, '/payment-links', '/refunds', '/disputes', '/disbursements', '/disbursements?status=PENDING_APPROVAL', '/disbursements/new', `/disbursements/${disbursed}`, '/balances', '/statement', '/developers', '/deliveries', '/go-live', '/team', '/audit', '/account'];
     expect(await scan(page, paths)).toEqual({});
     await page.context().close();
   }, 300_000);

@@ -16,7 +16,7 @@ let svc: TestService;
 let browser: Browser;
 let shop: MerchantSetup;
 let owner: TestUser;
-const PAGES = ['Overview', 'Payments', 'Payment links', 'Refunds', 'Disbursements', 'Balances', 'Statement', 'API tokens and webhooks', 'Webhook deliveries', 'Go live', 'Team', 'Audit log'];
+const PAGES = ['Overview', 'Payments', 'Payment links', 'Refunds', 'Disputes', 'Disbursements', 'Balances', 'Statement', 'API tokens and webhooks', 'Webhook deliveries', 'Go live', 'Team', 'Audit log'];
 
 beforeAll(async () => {
   svc = await startTestService();

@@ -1,4 +1,4 @@
-// Proves what deploy/ ships is valid: the alert rules pass `promtool check rules` (and the market-rate alerts their `promtool test rules` cases, test/deploy/market-rate-alerts.promtool.yml), the rules and the Grafana dashboard name
+// Proves what deploy/ ships is valid: the alert rules pass `promtool check rules` (and the market-rate and reconciliation alerts their `promtool test rules` cases, test/deploy/*-alerts.promtool.yml), the rules and the Grafana dashboard name
 // only metrics the service exports (and the dashboard JSON is well formed), and the systemd unit passes
 // `systemd-analyze verify` with its hardening in place. The two tools are skipped with their reason outside CI when absent.
 import { spawnSync } from 'node:child_process';
@@ -14,6 +14,7 @@ const RULES = path.join(ROOT, 'deploy', 'prometheus', 'alerts.yml');
 const DASHBOARD = path.join(ROOT, 'deploy', 'grafana', 'paycollect.json');
 const UNIT = path.join(ROOT, 'deploy', 'systemd', 'paycollect.service');
 const RULE_TESTS = path.join(ROOT, 'test', 'deploy', 'market-rate-alerts.promtool.yml');
+const RECONCILIATION_RULE_TESTS = path.join(ROOT, 'test', 'deploy', 'reconciliation-alerts.promtool.yml');
 const KEYWORDS = new Set(['and', 'or', 'unless', 'bool', 'inf', 'nan']);
 
 /** The metric names a PromQL expression reads: what is left once strings, matchers, ranges, groupings and function calls are taken out. */
@@ -54,6 +55,11 @@ describe('Prometheus alert rules (deploy/prometheus/alerts.yml)', () => {
     expect([run.status, run.stdout + run.stderr]).toEqual([0, expect.stringContaining('SUCCESS')]);
   });
 
+  needsTool('promtool', 'prometheus').it("fire the reconciliation alert when a MID's oldest undecided item passes two days, and only then (promtool test rules)", async () => {
+    const run = spawnSync('promtool', ['test', 'rules', RECONCILIATION_RULE_TESTS], { encoding: 'utf8' });
+    expect([run.status, run.stdout + run.stderr]).toEqual([0, expect.stringContaining('SUCCESS')]);
+  });
+
   it('read only exported metrics and cover what an operator must hear about', () => {
     for (const r of rules) {
       const names = metricNames(r.expr);
@@ -65,7 +71,7 @@ describe('Prometheus alert rules (deploy/prometheus/alerts.yml)', () => {
       }
     }
     const alerts = rules.map((r) => r.alert).filter(Boolean);
-    for (const needed of ['PayCollectServerErrors', 'PayCollectSuccessRateDrop10', 'PayCollectSuccessRateDrop20', 'PayCollectSuccessRateDrop30', 'PayCollectProcessorErrors', 'PayCollectWebhookBacklogOld', 'PayCollectDatabaseUnavailable', 'PayCollectWorkerLag', 'PayCollectMarketRateStale', 'PayCollectMarketRateJumpHeld']) {
+    for (const needed of ['PayCollectServerErrors', 'PayCollectSuccessRateDrop10', 'PayCollectSuccessRateDrop20', 'PayCollectSuccessRateDrop30', 'PayCollectProcessorErrors', 'PayCollectWebhookBacklogOld', 'PayCollectDatabaseUnavailable', 'PayCollectWorkerLag', 'PayCollectMarketRateStale', 'PayCollectMarketRateJumpHeld', 'PayCollectReconciliationUndecided']) {
       expect(alerts).toContain(needed);
     }
   });

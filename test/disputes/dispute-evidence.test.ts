@@ -8,7 +8,7 @@ import { ledgerDrift } from '../../src/ledger/ledger';
 import { startHostedWorld } from '../helpers/hosted';
 import type { HostedWorld } from '../helpers/hosted';
 import { walletOf } from '../helpers/hosted-refunds';
-import { disputeIn, disputeWebhooks, paidByCard } from '../helpers/hosted-disputes';
+import { disputeIn, disputeWebhooks, cardPaid } from '../helpers/hosted-disputes';
 
 let w: HostedWorld;
 
@@ -38,7 +38,7 @@ async function releases(disputeId: bigint) {
 }
 
 it('evidence with a file: declined at Paystack and under review; the bank rules for the merchant: won, the hold released once, each step told', async () => {
-  const { tx } = await paidByCard(w);
+  const { tx } = await cardPaid(w);
   const before = await walletOf(w, 'NGN');
   const d = w.paystack.disputes.open(tx);
   const row = await disputeIn(w, d.id, 'needs_response');
@@ -106,7 +106,7 @@ it('evidence with a file: declined at Paystack and under review; the bank rules 
 }, 60_000);
 
 it('without a file the message goes up as the file; past its deadline a dispute is refused and nothing is sent', async () => {
-  const { tx } = await paidByCard(w);
+  const { tx } = await cardPaid(w);
   const d = w.paystack.disputes.open(tx);
   const row = await disputeIn(w, d.id, 'needs_response');
   const { delivery_address: _a, delivery_date: _d, ...required } = EVIDENCE;
@@ -116,7 +116,7 @@ it('without a file the message goes up as the file; past its deadline a dispute 
   expect(resolve.uploaded_filename).toMatch(new RegExp(`evidence-${row.gateway_reference}\\.txt$`));
   expect(w.paystack.disputes.uploads.get(resolve.uploaded_filename)).toBe(EVIDENCE.message);
 
-  const { tx: late } = await paidByCard(w);
+  const { tx: late } = await cardPaid(w);
   const l = w.paystack.disputes.open(late);
   const lateRow = await disputeIn(w, l.id, 'needs_response');
   // its deadline is behind us (the service's clock is the real one: the row says so instead)

@@ -4,7 +4,7 @@
 // status is told in the dispute's own sequence, and the reminder as the deadline nears is told once with its
 // e-mail; none of them joins the collection's own notification log.
 import type { HostedWorld } from '../helpers/hosted';
-import { disputeIn, disputeWebhooks, paidByCard, signedByTheHostedHash, startDisputeWorld } from '../helpers/hosted-disputes';
+import { disputeIn, disputeWebhooks, cardPaid, signedByTheHostedHash, startDisputeWorld } from '../helpers/hosted-disputes';
 
 let w: HostedWorld;
 
@@ -15,7 +15,7 @@ beforeAll(async () => {
 afterAll(() => w?.close());
 
 const db = () => w.svc.services.db;
-const paid = () => paidByCard(w);
+const paid = () => cardPaid(w);
 const inStatus = (processorId: number, status: string) => disputeIn(w, processorId, status);
 const told = (gatewayReference: string) => disputeWebhooks(w, gatewayReference);
 

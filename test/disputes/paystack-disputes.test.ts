@@ -1,30 +1,30 @@
-// Proves card disputes from Paystack (and the merchant's listDisputes, getDispute and acceptDispute) against the project's fake Paystack over real HTTP: a signed charge.dispute.* event is a prompt (the dispute is fetched and recorded with its deadline, its hold taken from available, the merchant e-mailed); a declined dispute is learnt by the poll, then won when the bank decides (hold released); an unanswered one accepted at its deadline is debited exactly once however many prompts arrive together; a forged event changes nothing and a redelivered one nothing more; a refund of a disputed payment is refused, and a dispute and a refund at once leave the ledger sound.
+// Proves card disputes from Paystack (and the merchant's listDisputes, getDispute and acceptDispute) against the project's fake Paystack over real HTTP: a signed charge.dispute.* event is a prompt (the dispute is fetched and recorded with its deadline, its hold taken from available, the merchant e-mailed); a declined dispute is learnt by the poll, then won when the bank decides (hold released); an unanswered one accepted at its deadline is debited exactly once however many prompts arrive together; a forged event changes nothing and a redelivered one nothing more; a refund of a disputed payment is refused, and a dispute and a refund at once leave the ledger sound; in the dashboard only the business's owners accept (acceptAdminDispute), audited.
 import { ledgerDrift } from '../../src/ledger/ledger';
 import { signature } from '../../src/processors/paystack/transformers';
+import { startHostedWorld } from '../helpers/hosted';
+import { Clock, createUser, signedIn } from '../helpers/users';
+import { cardPaid, disputeIn } from '../helpers/hosted-disputes';
+import type { DisputeRow } from '../helpers/hosted-disputes';
 import type { HostedWorld } from '../helpers/hosted';
-import { paidByCard, startDisputeWorld } from '../helpers/hosted-disputes';
 import { refundIn, walletOf } from '../helpers/hosted-refunds';
-import { eventually } from '../helpers/notify-fixtures';
 
 let w: HostedWorld;
+const clock = new Clock();
 
 beforeAll(async () => {
-  w = await startDisputeWorld();
+  w = await startHostedWorld({ PROCESSOR_CHECK_SCHEDULE: '10m' });
+  // the merchant asked for merchant e-mails: a dispute opened is one of them
+  await w.svc.services.db.none('UPDATE api_tokens SET email_merchant = true WHERE business_id = $1', [w.businessId]);
 }, 180_000);
 
 afterAll(() => w?.close());
 
 const db = () => w.svc.services.db;
 
-const paid = () => paidByCard(w);
-
-interface Row { gateway_reference: string; status: string; processor_status: string; stage: string; amount_minor: bigint; held_minor: bigint; debited_minor: bigint | null; refunded_minor: bigint; deadline_at: Date; opened_at: Date; resolution: string | null; updated_at: Date }
+type Row = DisputeRow;
 
 const disputeOf = (processorId: number) => db().oneOrNone<Row>('SELECT * FROM disputes WHERE processor_dispute_id = $1', [String(processorId)]);
-const inStatus = (processorId: number, status: string) => eventually(async () => {
-  const r = await disputeOf(processorId);
-  return r?.status === status ? r : undefined;
-}, 15_000, `dispute ${status}`);
+const inStatus = (processorId: number, status: string) => disputeIn(w, processorId, status);
 
 /** The dispute's journals: kind and the net on each wallet account. */
 async function journals(processorId: number) {
@@ -40,7 +40,7 @@ const hook = (raw: string, key: string) =>
   w.svc.anon.post(`/callbacks/paystack/mids/${w.mids.card}`, undefined, { raw, headers: { 'content-type': 'application/json', 'x-paystack-signature': signature(Buffer.from(raw), key) } });
 
 it('an event opens the dispute with its deadline and hold; a refund is refused; declined with evidence, then won: the hold is released', async () => {
-  const { collection, tx } = await paid();
+  const { collection, tx } = await cardPaid(w);
   const before = await walletOf(w, 'NGN');
   const d = w.paystack.disputes.open(tx);
   const row = await inStatus(d.id, 'needs_response');
@@ -94,7 +94,7 @@ it('an event opens the dispute with its deadline and hold; a refund is refused; 
 }, 60_000);
 
 it('no answer: accepted at the deadline and debited exactly once, however many prompts arrive at once; a redelivered event changes nothing', async () => {
-  const { tx } = await paid();
+  const { tx } = await cardPaid(w);
   const before = await walletOf(w, 'NGN');
   const d = w.paystack.disputes.open(tx, { category: 'fraud' });
   await inStatus(d.id, 'needs_response');
@@ -120,7 +120,7 @@ it('no answer: accepted at the deadline and debited exactly once, however many p
 }, 60_000);
 
 it('a forged dispute event is refused and changes nothing; the same event signed with the key is recorded', async () => {
-  const { tx } = await paid();
+  const { tx } = await cardPaid(w);
   const url = w.paystack.webhookUrl;
   w.paystack.webhookUrl = null; // the dispute opens at Paystack with its event held back
   const d = w.paystack.disputes.open(tx);
@@ -136,7 +136,7 @@ it('a forged dispute event is refused and changes nothing; the same event signed
 }, 60_000);
 
 it('a dispute and a refund of one payment at once: one of them waits for the other, and the ledger stays sound', async () => {
-  const { collection, tx } = await paid();
+  const { collection, tx } = await cardPaid(w);
   const refund = w.client.post(`/v1/collections/${collection}/refunds`, { merchant_reference: `RFD-DSP-${process.pid}-2`, amount: 10000 });
   const d = w.paystack.disputes.open(tx);
   const refunded = await refund;
@@ -153,7 +153,7 @@ it('a dispute and a refund of one payment at once: one of them waits for the oth
 }, 60_000);
 
 it('acceptDispute: bad input changes nothing; a partial acceptance is passed on (the message uploaded, then resolve) and debits only its part; a second is refused', async () => {
-  const { tx } = await paid();
+  const { tx } = await cardPaid(w);
   const before = await walletOf(w, 'NGN');
   const d = w.paystack.disputes.open(tx);
   const row = await inStatus(d.id, 'needs_response');
@@ -189,7 +189,7 @@ it('acceptDispute: bad input changes nothing; a partial acceptance is passed on 
 }, 60_000);
 
 it('a dispute still needing an answer is reminded once when its deadline is within four hours, never before', async () => {
-  const { tx } = await paid();
+  const { tx } = await cardPaid(w);
   const d = w.paystack.disputes.open(tx);
   const row = await inStatus(d.id, 'needs_response');
   const reminders = () => db().any<{ subject: string }>('SELECT subject FROM emails WHERE subject LIKE $1', [`Reminder: dispute ${row.gateway_reference}%`]);
@@ -199,4 +199,35 @@ it('a dispute still needing an answer is reminded once when its deadline is with
   await w.svc.services.disputes.remind(new Date(deadline - 3_600_000));
   await w.svc.services.disputes.remind(new Date(deadline - 1_800_000));
   expect(await reminders()).toHaveLength(1);
+}, 60_000);
+
+it("acceptAdminDispute: only the business's owners accept in the dashboard; developers, viewers, operators and the operator key are refused and Paystack is told nothing", async () => {
+  const { tx } = await cardPaid(w);
+  const d = w.paystack.disputes.open(tx);
+  const row = await inStatus(d.id, 'needs_response');
+  const path = `/v1/admin/disputes/${row.gateway_reference}/accept`;
+  const body = { message: 'We accept' };
+  const resolves = () => w.paystack.calls.filter((c) => c.path === `/dispute/${d.id}/resolve`).length;
+  for (const role of ['merchant_developer', 'merchant_viewer'] as const) {
+    const person = await signedIn(w.svc, await createUser(w.svc, { role, business_id: w.businessId }), clock);
+    expect([role, (await person.post(path, body)).status]).toEqual([role, 403]);
+  }
+  const operator = await signedIn(w.svc, await createUser(w.svc, { role: 'operator_admin', totp: true }), clock);
+  expect((await operator.post(path, body)).body.code).toBe('FORBIDDEN');
+  expect((await w.svc.admin.post(path, body)).body.code).toBe('FORBIDDEN');
+  const stranger = await w.svc.admin.post('/v1/admin/businesses', { name: 'Abuja Shoes', default_currency: 'NGN' });
+  const otherOwner = await signedIn(w.svc, await createUser(w.svc, { role: 'merchant_owner', business_id: stranger.body.data.id }), clock);
+  expect((await otherOwner.post(path, body)).status).toBe(404);
+  expect(resolves()).toBe(0);
+  expect(await disputeOf(d.id)).toMatchObject({ status: 'needs_response', debited_minor: null });
+
+  const owner = await signedIn(w.svc, await createUser(w.svc, { role: 'merchant_owner', business_id: w.businessId }), clock);
+  expect((await owner.post(path, { amount: 0, message: 'x' })).body.code).toBe('VALIDATION_ERROR');
+  expect(resolves()).toBe(0);
+  const done = await owner.post(path, body);
+  expect(done.status).toBe(200);
+  expect(done.body.data).toMatchObject({ gateway_reference: row.gateway_reference, business_id: w.businessId, status: 'accepted', debited_amount: 25000 });
+  expect(resolves()).toBe(1);
+  const entry = await db().one("SELECT business_id, after FROM audit_log WHERE action = 'acceptAdminDispute' ORDER BY id DESC LIMIT 1");
+  expect([entry.business_id, entry.after.status]).toEqual([w.businessId, 'accepted']);
 }, 60_000);

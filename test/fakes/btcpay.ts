@@ -8,6 +8,9 @@
 //   (swagger.template.invoices.json: CreateInvoiceRequest, CheckoutOptions, InvoiceData);
 // - a repeated orderId is not refused: it makes another invoice; GET invoices?orderId= finds them (same file);
 // - GET /api/v1/stores/{storeId}/invoices/{invoiceId}; 404 when unknown (same file);
+// - GET invoices filters by status (repeatable), startDate and endDate (Unix seconds of creation, both
+//   inclusive) and pages by skip and take, newest first, a bare array with no paging meta (same file,
+//   Invoices_GetInvoices);
 // - states (HostedServices/InvoiceWatcher.cs): a full payment New -> Processing (PaidOver when more), then
 //   Settled when confirmed, or Invalid when not confirmed before monitoring ends; a part payment stays New with
 //   PaidPartial; expiry New -> Expired (PaidPartial kept); a full payment after expiry: Expired + PaidLate;
@@ -374,9 +377,16 @@ export class FakeBtcpay extends FakeServer {
     }
     if (req.method === 'POST' && !m[2]) return this.create(body);
     if (req.method === 'GET' && !m[2]) {
-      const orderIds = url.searchParams.getAll('orderId');
-      const list = [...this.invoices.values()].reverse().filter((i) => orderIds.length === 0 || orderIds.includes(String(i.metadata.orderId)));
-      return { status: 200, json: list.map((i) => this.view(i)) };
+      const q = url.searchParams;
+      const orderIds = q.getAll('orderId');
+      const statuses = q.getAll('status');
+      const start = q.has('startDate') ? Number(q.get('startDate')) : -Infinity;
+      const end = q.has('endDate') ? Number(q.get('endDate')) : Infinity;
+      const list = [...this.invoices.values()].reverse().filter((i) =>
+        (orderIds.length === 0 || orderIds.includes(String(i.metadata.orderId))) && (statuses.length === 0 || statuses.includes(i.status)) && i.createdTime >= start && i.createdTime <= end);
+      const skip = Number(q.get('skip') ?? 0) || 0;
+      const take = q.has('take') ? Number(q.get('take')) : list.length;
+      return { status: 200, json: list.slice(skip, skip + take).map((i) => this.view(i)) };
     }
     const i = m[2] ? this.invoices.get(decodeURIComponent(m[2])) : undefined;
     if (req.method === 'GET' && i) return { status: 200, json: this.view(i) };

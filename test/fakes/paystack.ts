@@ -52,6 +52,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import type http from 'node:http';
 import { FakeDisputes } from './paystack-disputes';
+import { FakeSettlements } from './paystack-settlements';
 import { esc, FAKE_MODES, FakeServer, htmlPage, parseJson } from './web';
 import type { FakeMode } from './web';
 
@@ -185,6 +186,8 @@ export class FakePaystack extends FakeServer {
   readonly dropTransferEvents = new Set<string>();
   /** card disputes: the Disputes API and charge.dispute.* events (paystack-disputes.ts) */
   readonly disputes = new FakeDisputes(this);
+  /** settlements: the Settlements API (paystack-settlements.ts) */
+  readonly settlements = new FakeSettlements(this);
 
   constructor(o: FakePaystackOptions = {}) {
     super();
@@ -196,6 +199,11 @@ export class FakePaystack extends FakeServer {
 
   transaction(reference: string): FakeTransaction | undefined {
     return this.byReference.get(reference);
+  }
+
+  /** every transaction paid (status success), in the order they were started */
+  paid(): FakeTransaction[] {
+    return [...this.byReference.values()].filter((t) => t.status === 'success');
   }
 
   /** Paystack's own transaction object as verify and webhooks show it. */
@@ -375,7 +383,7 @@ export class FakePaystack extends FakeServer {
       const list = [...this.refunds.values()].filter((r) => !t || r.transaction.reference === t || String(r.transaction.id) === t).reverse().slice(0, perPage);
       return { status: 200, json: { status: true, message: 'Refunds retrieved', data: list.map((r) => this.refundView(r)), meta: { total: list.length, perPage, page: 1 } } };
     }
-    return this.disputes.route(req.method ?? 'GET', url, body, this.url) ?? { status: 404, json: { status: false, message: 'Route not found' } };
+    return this.disputes.route(req.method ?? 'GET', url, body, this.url) ?? this.settlements.route(req.method ?? 'GET', url) ?? { status: 404, json: { status: false, message: 'Route not found' } };
   }
 
   private recipient(body: unknown): { status: number; json: unknown } {

@@ -1,4 +1,4 @@
-// Proves on a private PostgreSQL cluster stopped and restarted under requests that every operation answers 503 SERVICE_UNAVAILABLE with Retry-After while the database is down (never 401, never 500), that a customer's hosted payment page answers a page in words instead (503, Retry-After: do not pay again, try again in a minute), that /healthz tells the truth, and that nothing accepted is lost.
+// Proves on a private PostgreSQL cluster stopped and restarted under requests that every operation answers 503 SERVICE_UNAVAILABLE with Retry-After while the database is down (never 401, never 500), that a customer's hosted payment page and a payment link's page answer a page in words instead (503, Retry-After: do not pay again, try again in a minute), that /healthz tells the truth, and that nothing accepted is lost.
 import { openPostgres } from '../../src/db';
 import type { Database } from '../../src/db';
 import { mobileMoney, ref, setupMerchant } from '../helpers/fixtures';
@@ -61,6 +61,8 @@ suite(`database outage (private cluster from ${PG_BIN})`, () => {
     const bank = { currency: 'UGX', amount: 25000, payment_method: 'BANK', account_number: 'acct-0042', redirect_url: 'https://shop.example.org/return', merchant_reference: ref(), narration: 'Hosted page order' };
     const hosted = expectOk<{ gateway_reference: string; payment_url: string }>(await m.client.post('/v1/collections/request-to-pay', bank));
     expect((await fetch(hosted.payment_url)).status).toBe(200);
+    const link = expectOk<{ url: string }>(await m.client.post('/v1/payment-links', { title: 'Tailoring deposit', amount: 25000, currency: 'UGX', payment_methods: ['MOBILE_MONEY'] }));
+    expect((await fetch(link.url)).status).toBe(200);
 
     cluster.stop();
     const before = accepted.size;
@@ -85,6 +87,16 @@ suite(`database outage (private cluster from ${PG_BIN})`, () => {
       expect(words).toContain('We could not reach our records');
       expect(words).toContain('Your payment may still go through: do not pay again');
       expect(words).toContain('Try this page again in a minute');
+    }
+    // and so does a payment link's page: opened (nothing charged), and its form sent (a payment may have begun)
+    const linkPages = [await fetch(link.url), await fetch(link.url, { method: 'POST', body: new URLSearchParams({ method: 'MOBILE_MONEY', phone: SILENT }) })];
+    for (const [i, res] of linkPages.entries()) {
+      expect(res.status).toBe(503);
+      expect(res.headers.get('retry-after')).toBe('60');
+      expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+      const words = (await res.text()).replace(/<[^>]+>/g, ' ').replace(/\s+/g, ' ');
+      expect(words).toContain('We could not reach our records');
+      expect(words).toContain(i === 0 ? 'Nothing was charged' : 'Your payment may still go through: do not pay again');
     }
 
     cluster.start();

@@ -1,5 +1,6 @@
-// What the dispute tests over the fake Paystack share: a card payment Paystack completes at once, a
-// dispute's row awaited in a status, and the dispute webhooks the merchant received once the outbox is empty.
+// A card payment Paystack completes at once in the hosted world (test/helpers/hosted.ts), to refund or for
+// its bank to dispute through the fake Paystack's disputes, a dispute's row as the disputes wing wrote it, and
+// the dispute webhooks the merchant received.
 import { encryptCard } from '../../scripts/encrypt-card';
 import { signWebhook } from '../../src/notifications/signing';
 import { NO_3DS_CARD } from '../fakes/paystack';
@@ -20,10 +21,10 @@ export async function startDisputeWorld(): Promise<HostedWorld> {
 }
 
 /** A NGN 25,000 card payment Paystack completes at once, and its transaction at the fake. */
-export async function paidByCard(w: HostedWorld): Promise<{ collection: string; tx: FakeTransaction }> {
+export async function cardPaid(w: HostedWorld): Promise<{ collection: string; tx: FakeTransaction }> {
   const key = (await w.client.get('/v1/public-key')).body.data.public_key;
   const encrypted = encryptCard(key, {
-    full_name: 'Chinedu Eze', card_number: NO_3DS_CARD, expiry_month: '12', expiry_year: String(new Date().getUTCFullYear() + 2), cvv: '408',
+    full_name: 'Adaeze Okafor', card_number: NO_3DS_CARD, expiry_month: '12', expiry_year: String(new Date().getUTCFullYear() + 2), cvv: '408',
     billing_address: '3 Marina', billing_city: 'Lagos', billing_zip: '', billing_state: 'Lagos', billing_country: 'NG',
   });
   const p = await requestPayment(w, 'CARD', { encrypted_card: encrypted });
@@ -33,16 +34,13 @@ export async function paidByCard(w: HostedWorld): Promise<{ collection: string; 
   return { collection: p.gateway_reference, tx };
 }
 
-export interface DisputeState { id: bigint; gateway_reference: string; status: string; deadline_at: Date; evidence: Record<string, unknown> | null }
+export interface DisputeRow { id: bigint; evidence: Record<string, unknown> | null; gateway_reference: string; status: string; processor_status: string; stage: string; amount_minor: bigint; held_minor: bigint; debited_minor: bigint | null; refunded_minor: bigint; deadline_at: Date; opened_at: Date; resolution: string | null; updated_at: Date }
 
-/** The dispute of the processor's id once it is in `status`. */
-export function disputeIn(w: HostedWorld, processorId: number, status: string): Promise<DisputeState> {
-  return eventually(async () => {
-    const r = await w.svc.services.db.oneOrNone<DisputeState>(
-      'SELECT id, gateway_reference, status, deadline_at, evidence FROM disputes WHERE processor_dispute_id = $1', [String(processorId)]);
-    return r?.status === status ? r : undefined;
-  }, 15_000, `dispute ${status}`);
-}
+/** The dispute of the fake's `processorId` once it is in `status`. */
+export const disputeIn = (w: HostedWorld, processorId: number, status: string) => eventually(async () => {
+  const r = await w.svc.services.db.oneOrNone<DisputeRow>('SELECT * FROM disputes WHERE processor_dispute_id = $1', [String(processorId)]);
+  return r?.status === status ? r : undefined;
+}, 15_000, `dispute ${status}`);
 
 /** The dispute webhooks the merchant received about a dispute, once the outbox has delivered everything. */
 export async function disputeWebhooks(w: HostedWorld, gatewayReference: string): Promise<Received[]> {

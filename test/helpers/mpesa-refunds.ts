@@ -20,8 +20,8 @@ export interface MpesaRefunds {
   close(): Promise<void>;
 }
 
-/** Starts the fake, the receiver and the service on `clock`, and sets the merchant up; what started is stopped if a step fails. */
-export async function mpesaRefunds(clock: Clock): Promise<MpesaRefunds> {
+/** Starts the fake, the receiver and the service on `clock` (with `env` besides), and sets the merchant up; what started is stopped if a step fails. */
+export async function mpesaRefunds(clock: Clock, env: Record<string, string> = {}): Promise<MpesaRefunds> {
   const fake = new FakeMpesa({ answerAfterMs: 10 });
   let hooks: Receiver | undefined;
   let svc: TestService | undefined;
@@ -33,7 +33,7 @@ export async function mpesaRefunds(clock: Clock): Promise<MpesaRefunds> {
   try {
     await fake.start();
     hooks = await startReceiver();
-    svc = await startTestService({ env: { APP_ENV: 'live', MPESA_BASE_URL: fake.url, ...FAST_PROCESSORS }, now: clock.now });
+    svc = await startTestService({ env: { APP_ENV: 'live', MPESA_BASE_URL: fake.url, ...FAST_PROCESSORS, ...env }, now: clock.now });
     const m = await liveMerchant(svc, { serviceType: 'mpesa', currency: 'KES', credentials: fake.refundCredentials(), webhookUrl: hooks.url });
     return { fake, hooks, svc, m, close };
   } catch (err) {

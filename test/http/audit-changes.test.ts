@@ -188,8 +188,9 @@ const SECRETS_ONLY: Record<string, string> = {
   acceptFxRateJump: 'decides a held rate jump (its answer is the jump after the decision); its entry is checked by test/rates/jumps.test.ts',
   refuseFxRateJump: 'decides a held rate jump (its answer is the jump after the decision); its entry is checked by test/rates/jumps.test.ts',
   uploadReconciliationStatement: "takes a processor's statement in (its answer is the statement); its entry is checked by test/reconciliation/mpesa-statements.test.ts",
-  resolveReconciliationItem: 'decides a reconciliation item (its answer is the item after the decision); its entry is checked by test/reconciliation/mpesa-statements.test.ts',
-  approveReconciliationItem: 'approves a reconciliation item (its answer is the item after the decision); its entry is checked by test/reconciliation/mpesa-statements.test.ts',
+  resolveReconciliationItem: 'decides a reconciliation item (the entry shows the item before and after); its entry is checked by test/reconciliation/mpesa-statements.test.ts',
+  approveReconciliationItem: 'approves a reconciliation item (the entry shows the item before and after); its entry is checked by test/reconciliation/mpesa-statements.test.ts',
+  acceptAdminDispute: "accepts a dispute at the processor (its answer is the dispute after the acceptance); its entry is checked by test/disputes/paystack-disputes.test.ts",
   setReconciliationSettings: "sets a MID's reconciliation settings (its answer is the settings saved); its entry is checked by test/reconciliation/mpesa-statements.test.ts",
 };
 

@@ -1,4 +1,4 @@
-// Proves the sandbox tools: scenarios as data, simulate driving a PENDING collection once, and both 404 in live;
+// Proves the sandbox tools: scenarios as data, simulate driving a PENDING collection once, and both (and the sandbox clock) 404 in live;
 // plus expiry of a collection nobody answers.
 import { eventually, mobileMoney, setupMerchant } from '../helpers/fixtures';
 import type { MerchantSetup } from '../helpers/fixtures';
@@ -83,6 +83,9 @@ describe('sandbox tools in live', () => {
         return live.merchant(a.body.data.token);
       })();
       expect((await lm.get('/v1/sandbox/scenarios')).status).toBe(404);
+      const clock = await lm.post('/v1/sandbox/clock', { advance_hours: 5 });
+      expect([clock.status, clock.body.code]).toEqual([404, 'NOT_FOUND']);
+      expect(await live.services.db.oneOrNone('SELECT 1 FROM sandbox_clocks')).toBeNull();
       expect((await lm.post('/v1/sandbox/collections/PCANY0000000000000000/simulate', { outcome: 'COMPLETED' })).status).toBe(404);
     } finally {
       await live.close();

@@ -3,7 +3,7 @@
 // follows (not the completions before it, not an expiry afterwards); completions at once that together reach
 // the limit tell it once; the expiry sweep tells an active link past expires_at once by
 // `payment_link.expired` (a second sweep sends nothing) and leaves a deactivated one alone. Each body
-// matches the contract's PaymentLinkNotification.
+// matches the contract's PaymentLinkNotification, and the business's delivery log lists the link's notification.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse } from 'yaml';
@@ -135,5 +135,11 @@ describe('payment_link.expired', () => {
     expect(signedByTheMerchantsHash(got[0])).toBe(true);
     expect(await notificationsOf(paused.link_id)).toEqual([]);
     expect(await notificationsOf(lasting.link_id)).toEqual([]);
+    // the business's delivery log lists it, named by its link
+    const log = expectOk(await svc.admin.get(`/v1/admin/businesses/${m.businessId}/deliveries`)) as { subject: string; gateway_reference: string; transaction_status: string; state: string }[];
+    expect(log.filter((d) => d.gateway_reference === expiring.link_id)).toEqual([
+      expect.objectContaining({ subject: 'payment_link', gateway_reference: expiring.link_id, transaction_status: 'payment_link.expired', event_id: got[0].headers['webhook-id'] }),
+    ]);
+    expect(log.filter((d) => d.subject === 'payment_link').every((d) => d.gateway_reference.startsWith('pl_'))).toBe(true);
   });
 });

@@ -4,7 +4,7 @@
 import { AppError } from '../../src/errors';
 import type { Database } from '../../src/db';
 import { migrate } from '../../src/db/migrate';
-import { FailureThrottle } from '../../src/people/throttle';
+import { FailureThrottle } from '../../src/merchants/failure-throttle';
 import { freshDatabase } from '../helpers/db';
 
 let database: Database;

@@ -2,6 +2,7 @@
 import { FakeEcb } from '../fakes/ecb';
 import { eventually } from '../helpers/fixtures';
 import { expectOk } from '../helpers/merchants';
+import { samplesOf as scrape } from '../helpers/scrape';
 import { startTestService } from '../helpers/service';
 import type { TestService } from '../helpers/service';
 
@@ -18,18 +19,7 @@ afterAll(async () => {
   await ecb.stop();
 });
 
-/** Prometheus text format's sample lines of `name`, as labels (without the exporter's otel_scope_*) and value. */
-async function samplesOf(name: string): Promise<{ labels: string; value: number }[]> {
-  const text = await (await fetch(svc.metricsUrl!)).text();
-  return text
-    .split('\n')
-    .filter((l) => l.startsWith(`${name}{`) || l.startsWith(`${name} `))
-    .map((l) => {
-      const m = /^\S+?(\{.*\})?\s+(\S+)/.exec(l)!;
-      const labels = (m[1] ?? '').replace(/,?otel_scope_\w+="[^"]*"/g, '').replace('{,', '{');
-      return { labels: labels === '{}' ? '' : labels, value: Number(m[2]) };
-    });
-}
+const samplesOf = (name: string) => scrape(svc.metricsUrl!, name);
 
 it("reports each pair's age and staleness, and the jumps held", async () => {
   // the worker's first look at the feed, as the service starts

@@ -6,13 +6,15 @@
 // the same file again creates nothing; a file that cannot be read is refused and changes nothing; a
 // reversal above the MID's threshold waits for a second operator, is refused to the operator who asked, and
 // of two approvals at once one is carried out: one reversing journal, the collection REVERSED, one signed
-// webhook and one e-mail, and the ledger's drift check finds nothing.
+// webhook and one e-mail, and the ledger's drift check finds nothing; an amount the processor paid over is
+// adjusted the same way (four eyes, once) by exactly the difference.
 import { ledgerDrift } from '../../src/ledger/ledger';
 import { mpesaStatement } from '../fakes/mpesa-statement';
 import { collectedKes, mpesaRefunds } from '../helpers/mpesa-refunds';
 import type { MpesaRefunds } from '../helpers/mpesa-refunds';
 import { expectOk } from '../helpers/merchants';
 import { eventually } from '../helpers/notify-fixtures';
+import { samplesOf } from '../helpers/scrape';
 import { Clock, createUser, signedIn } from '../helpers/users';
 
 const clock = new Clock();
@@ -23,7 +25,7 @@ const receipts: string[] = [];
 let statement = '';
 
 beforeAll(async () => {
-  live = await mpesaRefunds(clock);
+  live = await mpesaRefunds(clock, { METRICS_PORT: '0' });
   for (let i = 0; i < PAYMENTS; i++) refs.push(await collectedKes(live.m, `RECON-${String(i).padStart(4, "0")}`, `2547083741${String(10 + i)}`));
   for (const ref of refs) {
     const row = await live.svc.services.db.one<{ receipt: string }>(
@@ -77,6 +79,17 @@ it('finds every injected difference in the statement, and no other', async () =>
   });
   const under_ = (expectOk(await live.svc.admin.get(`/v1/admin/mids/${live.m.midId}/reconciliation-items?state=amount_under`)).items as object[])[0];
   expect(under_).toMatchObject({ reference: under, gateway_reference: refs[7], ours_amount: 1500, ours_currency: 'KES', theirs_amount: 1450, theirs_currency: 'KES', resolution: null });
+  // the figures an operator watches: what is not resolved, per state, and the oldest undecided item's age, an hour on
+  clock.advance(3_600_000);
+  const mid = `mid="${live.m.midId}"`;
+  expect((await samplesOf(live.svc.metricsUrl!, 'paycollect_reconciliation_unmatched')).sort((a, b) => a.labels.localeCompare(b.labels))).toEqual(
+    ['amount_over', 'amount_under', 'currency_mismatch', 'ours_missing', 'reversed_externally', 'theirs_missing'].map((state) => ({
+      labels: `{${mid},state="${state}"}`, value: state === 'currency_mismatch' ? 0 : 1,
+    })),
+  );
+  // the hour the clock moved, and the moment the scrape itself took
+  const [age] = await samplesOf(live.svc.metricsUrl!, 'paycollect_reconciliation_undecided_age');
+  expect([age.labels, Math.floor(age.value)]).toEqual([`{${mid}}`, 3600]);
 });
 
 it('takes the same file in once: a second upload creates nothing', async () => {
@@ -133,17 +146,71 @@ it('a reversal above the threshold waits for a second operator; of two approvals
   expect(emails).toEqual([{ recipient: 'finance@shop.example', subject: `Collection ${refs[18]} REVERSED: 1,500.00 KES` }]);
   expect(await ledgerDrift(live.svc.services.db)).toEqual([]);
   // each decision is in the audit log with who made it; the refused and the losing approvals left no entry
-  const entries = await live.svc.services.db.any<{ action: string; actor_email: string | null; after: Record<string, unknown> | null }>(
-    "SELECT action, actor_email, after FROM audit_log WHERE action IN ('setReconciliationSettings', 'resolveReconciliationItem', 'approveReconciliationItem') ORDER BY id",
+  // a decision's entry names the item and shows it before and after
+  const entries = await live.svc.services.db.any<{ action: string; actor_email: string | null; target_type: string | null; target_id: string | null; before: Record<string, unknown> | null; after: Record<string, unknown> | null }>(
+    "SELECT action, actor_email, target_type, target_id, before, after FROM audit_log WHERE action IN ('setReconciliationSettings', 'resolveReconciliationItem', 'approveReconciliationItem') ORDER BY id",
   );
   expect(entries.map((e) => e.action)).toEqual(['setReconciliationSettings', 'resolveReconciliationItem', 'approveReconciliationItem']);
   expect(entries[0].after).toMatchObject({ theirs_missing_days: 3, approval_threshold: 1000 });
-  expect(entries[1]).toMatchObject({ actor_email: alice.email, after: { resolution: 'awaiting_approval', action: 'reverse' } });
+  expect(entries[1]).toMatchObject({
+    actor_email: alice.email, target_type: 'reconciliation_item', target_id: String(item.id),
+    before: { id: item.id, state: 'reversed_externally', resolution: null, action: null, requested_by: null },
+    after: { id: item.id, resolution: 'awaiting_approval', action: 'reverse', reason: 'Customer complaint: Safaricom reversed it', requested_by: alice.email, approved_by: null },
+  });
   expect([bob.email, carol.email]).toContain(entries[2].actor_email);
-  expect(entries[2].after).toMatchObject({ resolution: 'resolved', collection_status: 'REVERSED' });
+  expect(entries[2]).toMatchObject({
+    target_type: 'reconciliation_item', target_id: String(item.id),
+    before: { resolution: 'awaiting_approval', approved_by: null, resolved_at: null },
+    after: { resolution: 'resolved', requested_by: alice.email, approved_by: entries[2].actor_email },
+  });
   const uploads = await live.svc.services.db.any<{ after: { statement?: { id?: number } } }>("SELECT after FROM audit_log WHERE action = 'uploadReconciliationStatement' ORDER BY id");
   expect(uploads.length).toBeGreaterThan(0);
   expect(uploads[0].after.statement?.id).toEqual(expect.any(Number));
+});
+
+it('an amount over is adjusted by exactly the difference, through four eyes above the threshold, once of two approvals at once', async () => {
+  // a threshold of 5.00 KES: the 10.00 KES the processor paid over waits for a second operator
+  expectOk(await live.svc.admin.put(`/v1/admin/mids/${live.m.midId}/reconciliation-settings`, { theirs_missing_days: 3, approval_threshold: 5 }));
+  const [dana, erin, fred] = await Promise.all([0, 1, 2].map(() => createUser(live.svc, { role: 'operator_admin', totp: true })));
+  // one after another: each signs in with the code of its own 30-second step
+  const d = await signedIn(live.svc, dana, clock);
+  const e = await signedIn(live.svc, erin, clock);
+  const f = await signedIn(live.svc, fred, clock);
+  const item = (expectOk(await live.svc.admin.get(`/v1/admin/mids/${live.m.midId}/reconciliation-items?state=amount_over`)).items as { id: number; ours_amount: number; theirs_amount: number }[])[0];
+  expect([item.ours_amount, item.theirs_amount]).toEqual([1500, 1510]);
+  const base = `/v1/admin/mids/${live.m.midId}/reconciliation-items/${item.id}`;
+  const balances = () => live.svc.services.db.any<{ kind: string; wallet: boolean; balance: string }>(
+    `SELECT a.kind, a.wallet_id IS NOT NULL AS wallet, sum(p.amount_minor)::text AS balance FROM postings p JOIN ledger_accounts a ON a.id = p.account_id
+     WHERE a.currency = 'KES' AND a.kind IN ('available', 'processor_clearing') GROUP BY a.kind, a.wallet_id ORDER BY a.kind`,
+  );
+  const adjustments = () => live.svc.services.db.one<{ n: number }>("SELECT count(*)::int AS n FROM journals WHERE kind = 'reconciliation_adjustment'");
+  const before = await balances();
+  // an action that does not fit the item is refused and changes nothing
+  const matched = (expectOk(await live.svc.admin.get(`/v1/admin/mids/${live.m.midId}/reconciliation-items?state=matched&limit=1`)).items as { id: number }[])[0];
+  const wrong = await d.post(`/v1/admin/mids/${live.m.midId}/reconciliation-items/${matched.id}/resolve`, { action: 'adjust', reason: 'not an amount difference' });
+  expect([wrong.status, wrong.body.code]).toEqual([400, 'INVALID_STATE']);
+  const missing = (expectOk(await live.svc.admin.get(`/v1/admin/mids/${live.m.midId}/reconciliation-items?state=ours_missing`)).items as { id: number }[])[0];
+  expect((await d.post(`/v1/admin/mids/${live.m.midId}/reconciliation-items/${missing.id}/resolve`, { action: 'adjust', reason: 'no collection of ours' })).body.code).toBe('INVALID_STATE');
+  expect((await d.post(`${base}/resolve`, { action: 'adjust', reason: 'x' })).status).toBe(400);
+  const asked = expectOk(await d.post(`${base}/resolve`, { action: 'adjust', reason: 'Safaricom paid 10.00 over: credited to the merchant' }));
+  expect(asked).toMatchObject({ resolution: 'awaiting_approval', action: 'adjust', requested_by: dana.email, approved_by: null });
+  expect((await adjustments()).n).toBe(0);
+  expect(await balances()).toEqual(before);
+  expect((await d.post(`${base}/approve`)).status).toBe(403);
+  const [one, two] = await Promise.all([e.post(`${base}/approve`), f.post(`${base}/approve`)]);
+  expect([one.status, two.status].sort()).toEqual([200, 400]);
+  expect((await e.post(`${base}/approve`)).body.code).toBe('INVALID_STATE');
+  expect((await adjustments()).n).toBe(1);
+  // the wallet's available balance gained exactly the 10.00 KES, processor clearing gave it
+  const after = await balances();
+  const moved = (kind: string) => BigInt(after.find((b) => b.kind === kind)?.balance ?? '0') - BigInt(before.find((b) => b.kind === kind)?.balance ?? '0');
+  expect([moved('available'), moved('processor_clearing')]).toEqual([1000n, -1000n]);
+  expect(await ledgerDrift(live.svc.services.db)).toEqual([]);
+  const done = expectOk(await live.svc.admin.get(`${base.replace(/\/\d+$/, '')}?state=amount_over`)).items[0];
+  expect(done).toMatchObject({ resolution: 'resolved', action: 'adjust', requested_by: dana.email, approved_by: expect.any(String), collection_status: 'COMPLETED' });
+  // the ledger itself holds one adjustment per collection, whatever asks for a second
+  const collectionId = (await live.svc.services.db.one<{ collection_id: string }>("SELECT collection_id FROM journals WHERE kind = 'reconciliation_adjustment'")).collection_id;
+  await expect(live.svc.services.db.none("INSERT INTO journals (collection_id, kind, created_at) VALUES ($1, 'reconciliation_adjustment', now())", [collectionId])).rejects.toThrow(/journals_one_reconciliation_adjustment/);
 });
 
 it('an operator acknowledges a difference with a reason; a decided item is not decided again', async () => {
@@ -163,4 +230,7 @@ it('an operator acknowledges a difference with a reason; a decided item is not d
   expect(csv.status).toBe(200);
   expect(csv.text.split('\r\n')[1]).toContain('amount_under');
   expect(csv.text).toContain('Short by the processor: claimed');
+  // decided items leave the figures: the under acknowledged, the over adjusted, the reversal carried out
+  const open = await samplesOf(live.svc.metricsUrl!, 'paycollect_reconciliation_unmatched');
+  expect(open.filter((o) => o.value > 0).map((o) => o.labels.replace(/.*state="(\w+)".*/, '$1'))).toEqual(['ours_missing', 'theirs_missing']);
 });

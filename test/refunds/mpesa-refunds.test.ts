@@ -68,7 +68,7 @@ const refundUrl = async (gatewayReference: string) => {
 /**
  * Waits until nothing more can happen to a refund or its payment without a new word from outside, before a
  * "changes nothing" snapshot (never a fixed sleep): neither has a send or a status query due or under a
- * worker's claim (a hold keeps the name of a claim it came during, whose answer is then ignored), M-Pesa
+ * worker's claim (a hold lets go of a claim it came during, whose answer is then ignored), M-Pesa
  * has posted every Result it owes to the refund's callback URL, and its calls read the same twice in a row.
  */
 async function quiet(reference: string): Promise<void> {
@@ -217,8 +217,8 @@ async function reversedOutside(): Promise<string> {
 }
 
 const heldRow = (reference: string) => eventually(async () => {
-  const row = await svc.services.db.one<{ status: string; send_state: string; held_reason: string | null; next_check_at: Date | null }>(
-    'SELECT status, send_state, held_reason, next_check_at FROM refunds WHERE gateway_reference = $1', [reference]);
+  const row = await svc.services.db.one<{ status: string; send_state: string; held_reason: string | null; next_check_at: Date | null; claimed_by: string | null }>(
+    'SELECT status, send_state, held_reason, next_check_at, claimed_by FROM refunds WHERE gateway_reference = $1', [reference]);
   return row.send_state === 'held' ? row : undefined;
 }, 15_000, 'refund held');
 
@@ -227,7 +227,7 @@ const journalKinds = async (reference: string) =>
 
 it('holds for an operator a refund M-Pesa answers "already reversed" (R000001): the hold stays, nothing returns to the wallet', async () => {
   const { collection, reference, url, before, held } = await heldRefund();
-  expect(held).toEqual({ status: 'PROCESSING', send_state: 'held', held_reason: expect.stringMatching(/^M-Pesa (says this payment was already reversed|reports the reversal as failed without saying why) .*held for an operator/), next_check_at: null });
+  expect(held).toEqual({ status: 'PROCESSING', send_state: 'held', held_reason: expect.stringMatching(/^M-Pesa (says this payment was already reversed|reports the reversal as failed without saying why) .*held for an operator/), next_check_at: null, claimed_by: null });
   expect(svc.logs.some((l) => l.includes('refund held for the operator') && l.includes(reference))).toBe(true);
   // the merchant sees it still in flight; its money stays in the refund's hold: not back in available, not out
   expect(expectOk(await m.client.get(`/v1/refunds/${reference}`))).toMatchObject({ transaction_status: 'PROCESSING', failure_reason: null });

@@ -1,9 +1,8 @@
 // Proves Paystack refunds through the public API against the project's fake Paystack over real HTTP: a full refund and two partials go to POST /refund naming the transaction, the amount and our reference (in the merchant note); a refund completes only when the status query says processed, its signed refund.* webhook being only the prompt (the check schedule is too long to do it) and a forged one refused; a refusal or a failure at Paystack fails the refund with the reason and returns the held money; a lost answer is settled by the status query, and Paystack holds one refund, never a second.
-import { encryptCard } from '../../scripts/encrypt-card';
 import { signature } from '../../src/processors/paystack/transformers';
-import { NO_3DS_CARD } from '../fakes/paystack';
 import type { FakeRefund } from '../fakes/paystack';
-import { requestPayment, startHostedWorld } from '../helpers/hosted';
+import { startHostedWorld } from '../helpers/hosted';
+import { cardPaid } from '../helpers/hosted-disputes';
 import type { HostedWorld } from '../helpers/hosted';
 import { askRefund, postingsOf, refundedAmount, refundHooks, refundIn, refundPostings, refundRow, walletOf } from '../helpers/hosted-refunds';
 import { eventually } from '../helpers/notify-fixtures';
@@ -18,16 +17,7 @@ beforeAll(async () => {
 afterAll(() => w?.close());
 
 /** A NGN 25,000 card payment Paystack completes at once (a direct card with no 3-D Secure step). */
-async function paid(): Promise<string> {
-  const key = (await w.client.get('/v1/public-key')).body.data.public_key;
-  const encrypted = encryptCard(key, {
-    full_name: 'Adaeze Okafor', card_number: NO_3DS_CARD, expiry_month: '12', expiry_year: String(new Date().getUTCFullYear() + 2), cvv: '408',
-    billing_address: '3 Marina', billing_city: 'Lagos', billing_zip: '', billing_state: 'Lagos', billing_country: 'NG',
-  });
-  const p = await requestPayment(w, 'CARD', { encrypted_card: encrypted });
-  await eventually(async () => (await w.client.get(`/v1/collections/${p.gateway_reference}`)).body.data.transaction_status === 'COMPLETED', 15_000, 'paid');
-  return p.gateway_reference;
-}
+const paid = async (): Promise<string> => (await cardPaid(w)).collection;
 
 const note = (reference: string) => `PayCollect refund ${reference}`;
 

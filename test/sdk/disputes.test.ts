@@ -6,7 +6,7 @@ import { createPayCollect, iterate, PayCollectError, unwrap } from '../../sdk/sr
 import type { PayCollect } from '../../sdk/src';
 import { startHostedWorld } from '../helpers/hosted';
 import type { HostedWorld } from '../helpers/hosted';
-import { disputeIn, paidByCard } from '../helpers/hosted-disputes';
+import { disputeIn, cardPaid } from '../helpers/hosted-disputes';
 import { expectOk } from '../helpers/merchants';
 
 let w: HostedWorld;
@@ -22,7 +22,7 @@ beforeAll(async () => {
 afterAll(() => w?.close());
 
 it('lists, reads and contests a dispute; a second answer and a malformed one are typed errors that send nothing', async () => {
-  const { collection, tx } = await paidByCard(w);
+  const { collection, tx } = await cardPaid(w);
   const d = w.paystack.disputes.open(tx);
   const row = await disputeIn(w, d.id, 'needs_response');
 

@@ -54,7 +54,7 @@ export const admin = typedHandlers({
 
   exportReconciliationItems: async ({ path, query }, ctx) => {
     // the MID is checked before the file starts: a missing one is NOT_FOUND, not an empty file
-    await ctx.services.reconciliation.settings(Number(path.mid_id));
+    await ctx.services.reconciliation.midExists(Number(path.mid_id));
     const filename = `reconciliation-mid-${Number(path.mid_id)}-${query.day ?? apiTime(ctx.services.now()).slice(0, 10)}.csv`;
     return {
       body: '', contentType: CSV, headers: { 'Content-Disposition': `attachment; filename="${filename}"` },

@@ -1,5 +1,6 @@
 import { AppError } from '../../errors';
 import { toRecord } from '../../api-records/collection';
+import { apiTime } from '../../domain/time';
 import { sandboxScenarios } from '../../sandbox/scenarios';
 import type { RequestContext } from '../context';
 import { principalOf } from '../context';
@@ -21,6 +22,15 @@ export const merchant = typedHandlers({
     sandboxOnly(ctx);
     const row = await ctx.services.collections.simulate(principalOf(ctx), path.gateway_reference, body.outcome);
     return ok(toRecord(row), `Collection moved to ${row.status}`);
+  },
+
+  /** The business's sandbox clock forward, then its open disputes read again (src/sandbox/disputes.ts). */
+  advanceSandboxClock: async ({ body }, ctx) => {
+    sandboxOnly(ctx);
+    const businessId = principalOf(ctx).businessId;
+    const clock = await ctx.services.sandboxDisputes.advance(businessId, body.advance_hours);
+    const moved = await ctx.services.disputes.reread(businessId);
+    return ok({ now: apiTime(clock.now), ahead_hours: clock.aheadSeconds / 3600, disputes_moved: moved }, 'Sandbox clock moved');
   },
 });
 export const admin = {};

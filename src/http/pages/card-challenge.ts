@@ -1,6 +1,7 @@
 // The sandbox issuer's 3-D Secure challenge for a card on a PENDING collection, and its outcome. The
 // page knows the card only by its masked number and fingerprint: the full number is never at hand here.
 import { maskPan } from '../../domain/card';
+import { DISPUTING_CARDS } from '../../sandbox/disputes';
 import type { CollectionRow } from '../../domain/collection';
 import type { Services } from '../../wiring';
 import type { PageRequest } from './parts';
@@ -13,11 +14,13 @@ export const MESSAGES = {
 } as const;
 
 /**
- * The sandbox issuer's answer to "Authenticate". The designated cards are recognised by fingerprint
+ * The sandbox issuer's answer to "Authenticate" (the disputing cards authenticate, their payments then
+ * disputed: src/sandbox/disputes.ts). The designated cards are recognised by fingerprint
  * (the exact number, keyed), not by the masked form, which other numbers share.
  */
 export function challengeOutcome(s: Services, row: CollectionRow): { final: 'COMPLETED' | 'FAILED'; message: string } {
-  if (row.card_fingerprint === s.cards.fingerprint(s.config.sandboxCard3dsSuccess)) return { final: 'COMPLETED', message: MESSAGES.authenticated };
+  const authenticates = [s.config.sandboxCard3dsSuccess, DISPUTING_CARDS.lost, DISPUTING_CARDS.won];
+  if (authenticates.some((pan) => row.card_fingerprint === s.cards.fingerprint(pan))) return { final: 'COMPLETED', message: MESSAGES.authenticated };
   if (row.card_fingerprint === s.cards.fingerprint(s.config.sandboxCard3dsFailure)) return { final: 'FAILED', message: MESSAGES.authenticationFailed };
   return { final: 'FAILED', message: MESSAGES.notTestCard };
 }
@@ -25,7 +28,8 @@ export function challengeOutcome(s: Services, row: CollectionRow): { final: 'COM
 function sandboxNote(s: Services): string {
   if (s.config.appEnv !== 'sandbox') return '';
   return `<p class="note">Sandbox issuer: card ${escapeHtml(maskPan(s.config.sandboxCard3dsSuccess))} authenticates,
-${escapeHtml(maskPan(s.config.sandboxCard3dsFailure))} fails; any other card fails as it is not a 3-D Secure test card.</p>`;
+${escapeHtml(maskPan(s.config.sandboxCard3dsFailure))} fails, ${escapeHtml(maskPan(DISPUTING_CARDS.lost))} and ${escapeHtml(maskPan(DISPUTING_CARDS.won))}
+authenticate and are then disputed; any other card fails as it is not a 3-D Secure test card.</p>`;
 }
 
 export function challengePage({ services, row, hidden, action }: PageRequest): string {

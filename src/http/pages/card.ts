@@ -3,6 +3,7 @@
 // challenge. Which page a collection is on follows from its row: no card recorded yet -> entry.
 // The full card number and the CVV exist only in this request's memory: what is kept is the masked
 // number and the keyed fingerprint (CardService.recordHostedCard).
+import { DISPUTING_CARDS } from '../../sandbox/disputes';
 import { validateCard } from '../../domain/card';
 import type { CardDetails } from '../../domain/card';
 import { isFinal } from '../../domain/collection';
@@ -19,7 +20,8 @@ function testCardsNote(p: PageRequest): string {
   const c = p.services.config;
   if (c.appEnv !== 'sandbox') return '';
   return `<p class="note">Sandbox test cards (any future expiry date, any CVV): ${escapeHtml(grouped(c.sandboxCard3dsSuccess))} passes
-3-D Secure, ${escapeHtml(grouped(c.sandboxCard3dsFailure))} fails it.</p>`;
+3-D Secure, ${escapeHtml(grouped(c.sandboxCard3dsFailure))} fails it; ${escapeHtml(grouped(DISPUTING_CARDS.lost))} and ${escapeHtml(grouped(DISPUTING_CARDS.won))}
+pass and the payment is then disputed (accepted, or won, at its deadline).</p>`;
 }
 
 function entryPage(p: PageRequest, form: EntryForm, notice?: string): string {

@@ -5,7 +5,6 @@
 // comes back to /pay/{gateway_reference}/return; nothing posted here can decide it.
 import express from 'express';
 import type { NextFunction, Request, Response } from 'express';
-import { isDatabaseUnavailable } from '../../db';
 import { isFinal } from '../../domain/collection';
 import type { CollectionRow, PaymentMethod } from '../../domain/collection';
 import type { Services } from '../../wiring';
@@ -14,6 +13,7 @@ import { cardPages } from './card';
 import { cryptoPages } from './crypto';
 import { csrfField, csrfValid } from './csrf';
 import { confirmed, opened } from './processor-checkout';
+import { outagePage } from './outage';
 import { escapeHtml, page } from './layout';
 import { redirectTarget, resultPage } from './parts';
 import type { MethodPages, PageRequest } from './parts';
@@ -24,33 +24,14 @@ function notFound(res: Response, s: Services) {
   res.status(404).type('html').send(page('Payment not found', '<h1>Payment not found</h1><p>This payment link is not valid.</p>', s.config.appEnv === 'sandbox'));
 }
 
-/** How long a customer is asked to wait before opening the page again when our records cannot be reached. */
-const OUTAGE_RETRY_SECONDS = 60;
-
 /**
- * A failure on a payment page: our database outage is a page for the customer (503, Retry-After), never the
- * API's JSON; it says what happened and what to do, since a payment may be under way at the processor.
- * Anything else goes on to the service's error handler.
+ * A failure on a payment page: our database outage is a page for the customer (./outage.ts), never the API's
+ * JSON; anything else goes on to the service's error handler.
  */
 function failed(s: Services, req: Request, res: Response, next: NextFunction, err: unknown): void {
-  if (!isDatabaseUnavailable(err)) return next(err);
-  s.log.warn('database unavailable on a payment page', { path: req.path, err });
   const token = String(req.query.token ?? req.body?.token ?? '');
   const again = `/pay/${encodeURIComponent(String(req.params.reference ?? ''))}${token ? `?token=${encodeURIComponent(token)}` : ''}`;
-  res
-    .status(503)
-    .set('Retry-After', String(OUTAGE_RETRY_SECONDS))
-    .type('html')
-    .send(
-      page(
-        'Payment page unavailable',
-        `<h1>We could not reach our records</h1>
-<p>Your payment may still go through: <strong>do not pay again</strong>.</p>
-<p>Try this page again in a minute; it will show where your payment stands.</p>
-<p><a href="${escapeHtml(again)}"><button class="primary" type="button">Try this page again</button></a></p>`,
-        s.config.appEnv === 'sandbox',
-      ),
-    );
+  outagePage(s, req, res, next, err, { again, underWay: true });
 }
 
 async function load(s: Services, req: Request): Promise<CollectionRow | null> {
@@ -120,6 +101,8 @@ export function mountPages(app: express.Router, s: Services): void {
       const answer = await pages.answer(pageRequest(s, req, res, row), req.body as Record<string, string>);
       if ('html' in answer) return res.status(answer.status ?? 200).type('html').send(answer.html);
       const moved = (await s.collections.applyOutcome(row.id, answer.final, answer.message)) ?? (await s.collections.get(row.gateway_reference, null));
+      // the sandbox's issuer disputes a payment of a disputing card as soon as it completes (src/sandbox/disputes.ts)
+      if (sandbox && moved.status === 'COMPLETED' && moved.payment_method === 'CARD' && moved.mid_id !== null) await s.disputes.learn('sandbox', moved.mid_id, moved.gateway_reference);
       const target = redirectTarget(moved);
       if (target) return res.redirect(303, target);
       res.type('html').send(resultPage(s, moved));

@@ -26,9 +26,11 @@ button{width:100%;padding:14px;font-size:1rem;border:0;border-radius:8px;margin-
 .sandbox{background:#fff4ce;color:#5c4400;padding:8px 12px;border-radius:8px;font-size:.85rem;margin-bottom:16px}
 `;
 
-export function page(title: string, body: string, sandbox: boolean): string {
+/** A page; `refreshSeconds` reloads it by itself (no JavaScript), e.g. while a payment is pending. */
+export function page(title: string, body: string, sandbox: boolean, refreshSeconds?: number): string {
+  const refresh = refreshSeconds ? `<meta http-equiv="refresh" content="${refreshSeconds}">` : '';
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<meta name="robots" content="noindex"><title>${escapeHtml(title)} · PayCollect</title><style>${CSS}</style></head>
+<meta name="robots" content="noindex">${refresh}<title>${escapeHtml(title)} · PayCollect</title><style>${CSS}</style></head>
 <body><main>${sandbox ? '<p class="sandbox" role="note">Sandbox: no real money moves.</p>' : ''}<div class="card">${body}</div></main></body></html>`;
 }

@@ -11,11 +11,12 @@ import type { PaymentLinkRow } from '../../api-records/payment-link';
 import { STATUS_MESSAGES } from '../../domain/collection';
 import { AppError } from '../../errors';
 import type { Unavailable } from '../../payment-links/index';
-import { FailureThrottle } from '../../people/throttle';
+import { FailureThrottle } from '../../merchants/failure-throttle';
 import type { Services } from '../../wiring';
 import { csrfField, csrfValid } from './csrf';
 import { escapeHtml, page } from './layout';
 import { linkForm, readForm } from './link-form';
+import { outagePage } from './outage';
 
 const LINK_ID = /^pl_[A-Za-z0-9_-]{24}$/;
 const COOKIE_PATH = '/l';
@@ -45,6 +46,7 @@ export function mountLinkPages(app: express.Router, s: Services): void {
   const perClient = new FailureThrottle(() => s.db, s.now, s.config.paymentLinkClientAttemptsPerMinute);
   const headers = (res: Response) =>
     res.set({ 'Cache-Control': 'no-store', 'X-Frame-Options': 'DENY', 'Referrer-Policy': 'no-referrer', 'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; form-action 'self' https: http:; frame-ancestors 'none'" });
+  const again = (req: Request) => `/l/${encodeURIComponent(String(req.params.link))}`;
   const load = async (req: Request) => (LINK_ID.test(String(req.params.link)) ? s.paymentLinks.forPage(String(req.params.link)) : null);
 
   app.get('/l/:link', async (req, res, next) => {
@@ -56,7 +58,7 @@ export function mountLinkPages(app: express.Router, s: Services): void {
       if (gone) return gonePage(s, res, gone);
       res.type('html').send(page(link.title, linkForm(link, hidden(s, req, res, link)), sandbox));
     } catch (e) {
-      next(e);
+      outagePage(s, req, res, next, e, { again: again(req), underWay: false });
     }
   });
 
@@ -78,7 +80,8 @@ export function mountLinkPages(app: express.Router, s: Services): void {
       const c = started.collection;
       res.redirect(303, c.payment_url ?? `/pay/${encodeURIComponent(c.gateway_reference)}?token=${encodeURIComponent(c.page_token ?? '')}`);
     } catch (e) {
-      if (!(e instanceof AppError)) return next(e);
+      // the submission may have started a payment before the outage: the customer is told not to pay again
+      if (!(e instanceof AppError)) return outagePage(s, req, res, next, e, { again: again(req), underWay: true });
       if (e.code === 'RATE_LIMITED') res.set(e.headers ?? {});
       const status = e.code === 'RATE_LIMITED' ? 429 : 400;
       const words = e.code === 'RATE_LIMITED' ? 'Too many attempts: wait a minute, then try again.' : 'This payment cannot be taken right now. Nothing was charged.';
@@ -104,7 +107,7 @@ export function mountLinkPages(app: express.Router, s: Services): void {
       const thanks = c.status === 'COMPLETED' ? `<p>${escapeHtml(link.confirmation_message ?? 'Thank you for your payment.')}</p>` : '';
       res.type('html').send(page(STATUS_MESSAGES[c.status], `<h1>${escapeHtml(STATUS_MESSAGES[c.status])}</h1>${thanks}<p>Reference ${escapeHtml(c.gateway_reference)}</p>`, sandbox));
     } catch (e) {
-      next(e);
+      outagePage(s, req, res, next, e, { again: req.originalUrl, underWay: true });
     }
   });
 

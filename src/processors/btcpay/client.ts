@@ -3,7 +3,7 @@
 // own server and store.
 import { callVendor } from '../transport';
 import type { RefundSendResult } from '../types';
-import { createInvoiceRequest, readInvoice, readInvoiceList, readPayouts, readPullPayment, readPullPaymentList, readRefundInvoice, refundInvoiceRequest } from './transformers';
+import { createInvoiceRequest, readInvoice, readInvoiceList, readSettledInvoices, readPayouts, readPullPayment, readPullPaymentList, readRefundInvoice, refundInvoiceRequest } from './transformers';
 import type { Invoice, InvoiceAnswer, InvoiceOrder, Unknown } from './transformers';
 
 export interface BtcpaySettings {
@@ -58,6 +58,13 @@ export class BtcpayClient {
   /** The store's pull payments, archived ones included, to find a refund whose answer was lost. */
   pullPaymentFor(reference: string): Promise<ReturnType<typeof readPullPaymentList> | Unreachable> {
     return this.call('GET', '/pull-payments?includeArchived=true', undefined, (status, json) => readPullPaymentList(status, json, reference));
+  }
+
+  /** Settled invoices created in [start, end), `take` of them after `skip`. */
+  settledInvoices(start: Date, end: Date, skip: number, take: number) {
+    const seconds = (d: Date) => Math.floor(d.getTime() / 1000);
+    const query = `status=Settled&startDate=${seconds(start)}&endDate=${seconds(end) - 1}&skip=${skip}&take=${take}`;
+    return this.call('GET', `/invoices?${query}`, undefined, readSettledInvoices);
   }
 
   /** The invoices already made for our reference, newest first as BTCPay lists them. */

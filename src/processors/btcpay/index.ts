@@ -4,7 +4,7 @@ import { unanswered } from '../transport';
 import { randomBytes } from 'node:crypto';
 import { isoDecimals } from '../../domain/currencies';
 import type { CheckoutOrder, CheckoutStart, ProcessorCheckout } from '../checkout';
-import type { CallContext, Connector, CredentialField, Plan, Processor, QueryResult, RefundConnector, RefundOrder, StatusQuery } from '../types';
+import type { CallContext, Connector, CredentialField, Plan, Processor, QueryResult, RefundConnector, RefundOrder, SettlementConnector, StatusQuery } from '../types';
 import { BtcpayClient } from './client';
 import { observe, observeRefund, readWebhook, refundCallbackNote, signatureValid } from './transformers';
 import type { Invoice } from './transformers';
@@ -69,6 +69,41 @@ function btcpayRefunds(client: (ctx: CallContext) => BtcpayClient): RefundConnec
   };
 }
 
+const DAY_MS = 86_400_000;
+/** A day is read once it is this many days past (a paid invoice settles within its monitoring window, a day by default). */
+const SETTLED_AFTER_DAYS = 2;
+/** Invoices asked for per page. */
+const INVOICE_PAGE = 100;
+
+/**
+ * Reconciliation: a BTCPay store pays nobody out, so its "settlement" is a UTC day: the invoices created that
+ * day and Settled, listed through the Greenfield API once the day is two days past. A day is known by its date
+ * (YYYY-MM-DD), so it is taken in once.
+ */
+function btcpaySettlements(client: (ctx: CallContext) => BtcpayClient): SettlementConnector {
+  return {
+    async listSettlements(_ctx, from, now, page) {
+      if (page > 1) return { kind: 'listed', settlements: [], more: false };
+      const last = Math.floor(now.getTime() / DAY_MS) - SETTLED_AFTER_DAYS;
+      const days = [];
+      for (let d = Math.floor(from.getTime() / DAY_MS); d <= last; d++) {
+        days.push({
+          id: new Date(d * DAY_MS).toISOString().slice(0, 10), settled: true, currency: null, settledAt: new Date((d + 1) * DAY_MS),
+          covers: { from: new Date(d * DAY_MS), to: new Date((d + 1) * DAY_MS - 1) },
+        });
+      }
+      return { kind: 'listed', settlements: days, more: false };
+    },
+    async settlementPayments(ctx, day, page) {
+      const start = new Date(`${day}T00:00:00Z`);
+      if (!/^\d{4}-\d{2}-\d{2}$/.test(day) || Number.isNaN(start.getTime())) return { kind: 'unavailable', detail: `not a day: ${day}` };
+      const a = await client(ctx).settledInvoices(start, new Date(start.getTime() + DAY_MS), (page - 1) * INVOICE_PAGE, INVOICE_PAGE);
+      if (a.kind !== 'listed') return { kind: 'unavailable', detail: a.detail };
+      return { kind: 'listed', payments: a.payments, more: a.count === INVOICE_PAGE };
+    },
+  };
+}
+
 export function btcpayProcessor(t: BtcpayTransport): Processor & { checkout: ProcessorCheckout } {
   const client = (ctx: CallContext) =>
     new BtcpayClient({
@@ -79,6 +114,7 @@ export function btcpayProcessor(t: BtcpayTransport): Processor & { checkout: Pro
     });
 
   const connector: Connector = {
+    settlements: btcpaySettlements(client),
     refunds: btcpayRefunds(client),
     payouts: null,
     // An invoice is made when the customer opens payment_url (hosted.start): nothing is queued to send.

@@ -8,7 +8,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { formatMinor } from '../../domain/money';
 import { jsonObject, record, text } from '../vendor-json';
-import type { CallbackNote, Observed, RefundSendResult } from '../types';
+import type { CallbackNote, Observed, RefundSendResult, SettledPayment } from '../types';
 
 export const INVOICE_STATUSES = ['New', 'Processing', 'Settled', 'Expired', 'Invalid'] as const;
 export type InvoiceStatus = (typeof INVOICE_STATUSES)[number];
@@ -125,6 +125,27 @@ export function readInvoice(httpStatus: number, raw: unknown): InvoiceAnswer {
   if ([400, 401, 403, 422].includes(httpStatus)) return { kind: 'refused', message: problem(raw) };
   const invoice = httpStatus === 200 ? invoiceOf(raw) : null;
   return invoice ? { kind: 'invoice', ...invoice } : { kind: 'unknown', detail: `invoice answer HTTP ${httpStatus} not readable` };
+}
+
+/**
+ * GET invoices?status=Settled&startDate=&endDate=&skip=&take= (swagger.template.invoices.json, Invoices_GetInvoices:
+ * the dates are Unix seconds of the invoice's creation; an array, no paging meta): the settled invoices of a
+ * period as payments of a statement, each by its id at its creation time, for the invoice's `amount` (its price,
+ * what we asked for; an overpayment is the customer's). An invoice that cannot be read makes the page unreadable.
+ */
+export function readSettledInvoices(httpStatus: number, raw: unknown): { kind: 'listed'; payments: SettledPayment[]; count: number } | { kind: 'unreadable'; detail: string } {
+  if (httpStatus !== 200 || !Array.isArray(raw)) return { kind: 'unreadable', detail: `invoice list answer HTTP ${httpStatus} not readable` };
+  const payments: SettledPayment[] = [];
+  for (const v of raw) {
+    const b = record(v);
+    const id = text(b?.id);
+    const amountMinor = decimalToMinor(b?.amount);
+    const currency = text(b?.currency);
+    const created = typeof b?.createdTime === 'number' && Number.isSafeInteger(b.createdTime) ? new Date(b.createdTime * 1000) : null;
+    if (!id || amountMinor === null || amountMinor <= 0n || !currency || !/^[A-Z]{3}$/.test(currency) || !created) return { kind: 'unreadable', detail: 'invoice list holds an unreadable invoice' };
+    if (b?.status === 'Settled') payments.push({ reference: id, amountMinor, currency, occurredAt: created });
+  }
+  return { kind: 'listed', payments, count: raw.length };
 }
 
 /** GET invoices?orderId=...: the invoices already made for our reference (BTCPay does not refuse a repeat). */

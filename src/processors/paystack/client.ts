@@ -9,9 +9,13 @@ import { readRecipient, readTransfer, readTransferVerify, transferRequest } from
 import type { RecipientRequest } from './payout-transformers';
 import { readDisputeFetch, readDisputeList, readEvidence, readResolve, readUploadUrl } from './dispute-transformers';
 import type { DisputeAnswer, ResolveAnswer } from './dispute-transformers';
+import { readSettlementList, readSettlementTransactions } from './settlement-transformers';
 import { readRefundCreate, readRefundFetch, readRefundList, refundRequest } from './refund-transformers';
 import { chargeRequest, initializeRequest, readCharge, readInitialize, readVerify } from './transformers';
 import type { ChargeAnswer, InitializeAnswer, PaystackPayment, VerifyAnswer } from './transformers';
+
+/** Settlements, and a settlement's transactions, asked for per page. */
+export const SETTLEMENT_PAGE_SIZE = 100;
 
 /** Disputes asked for per page of GET /dispute. */
 export const DISPUTE_PAGE_SIZE = 50;
@@ -38,6 +42,17 @@ export class PaystackClient {
       timeoutMs: this.s.timeoutMs,
     });
     return a.kind === 'answer' ? read(a.status, a.json ?? null) : { kind: 'unreachable', sent: a.sent, detail: a.detail };
+  }
+
+  /** One page of the settlements made since `from` (Paystack's from, perPage and page). */
+  listSettlements(from: Date, page: number) {
+    const query = `from=${encodeURIComponent(from.toISOString())}&perPage=${SETTLEMENT_PAGE_SIZE}&page=${page}`;
+    return this.call('GET', `/settlement?${query}`, undefined, readSettlementList);
+  }
+
+  /** One page of the transactions settlement `id` paid out. */
+  settlementTransactions(id: string, page: number) {
+    return this.call('GET', `/settlement/${encodeURIComponent(id)}/transactions?perPage=${SETTLEMENT_PAGE_SIZE}&page=${page}`, undefined, readSettlementTransactions);
   }
 
   initialize(p: PaystackPayment): Promise<InitializeAnswer | Unreachable> {

@@ -4,7 +4,7 @@
 import { unanswered } from '../transport';
 import { randomBytes } from 'node:crypto';
 import type { ProcessorCheckout, CheckoutOrder, CheckoutStart } from '../checkout';
-import type { CallContext, Connector, DisputeConnector, CredentialField, PayoutConnector, PayoutObservedStatus, PayoutOrder, Plan, Processor, QueryResult, RefundConnector, RefundOrder, StatusQuery } from '../types';
+import type { CallContext, Connector, DisputeConnector, CredentialField, PayoutConnector, PayoutObservedStatus, PayoutOrder, Plan, Processor, QueryResult, RefundConnector, RefundOrder, SettlementConnector, StatusQuery } from '../types';
 import { PaystackClient } from './client';
 import type { Unreachable } from './client';
 import { disputeEventId } from './dispute-transformers';
@@ -147,11 +147,27 @@ function paystackDisputes(client: (ctx: CallContext) => PaystackClient): Dispute
   };
 }
 
+/** Settlements: read only, for reconciliation (settlement-transformers.ts says what is read). */
+function paystackSettlements(client: (ctx: CallContext) => PaystackClient): SettlementConnector {
+  return {
+    async listSettlements(ctx, from, _now, page) {
+      const a = await client(ctx).listSettlements(from, page);
+      if (a.kind !== 'listed') return { kind: 'unavailable', detail: a.detail };
+      return { kind: 'listed', settlements: a.settlements, more: a.more };
+    },
+    async settlementPayments(ctx, id, page) {
+      const a = await client(ctx).settlementTransactions(id, page);
+      return a.kind === 'listed' ? a : { kind: 'unavailable', detail: a.detail };
+    },
+  };
+}
+
 export function paystackProcessor(t: PaystackTransport): Processor & { checkout: ProcessorCheckout } {
   const client = (ctx: CallContext) => new PaystackClient({ baseUrl: t.baseUrl, secretKey: ctx.credentials.secret_key ?? '', timeoutMs: t.timeoutMs });
 
   const connector: Connector = {
     disputes: paystackDisputes(client),
+    settlements: paystackSettlements(client),
     refunds: paystackRefunds(client),
     payouts: paystackPayouts(client),
     // A hosted checkout starts when the customer opens payment_url (hosted.start): nothing is queued to send.

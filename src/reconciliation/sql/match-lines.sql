@@ -1,6 +1,7 @@
 -- Matching of a statement's lines (docs/reconciliation.md, "Matching"): each line finds our record by the
 -- processor's reference on the MID (M-Pesa's receipt, else our reference at the processor: MTN's
--- X-Reference-Id, Paystack's reference), then is compared by currency and amount with what we asked the
+-- X-Reference-Id; else the reference the processor knows the payment by: Paystack's transaction reference,
+-- our vendor_reference), then is compared by currency and amount with what we asked the
 -- processor for. A payment of a collection that is not COMPLETED (or REVERSED), or of none, is money we have
 -- no record of (ours_missing); a reversal of a payment we hold is reversed_externally. One item per line:
 -- a line matched before is not decided again.
@@ -17,6 +18,10 @@ WITH lines AS (
     SELECT c.id, c.business_id, c.status, pr.amount_minor, pr.currency
     FROM processor_requests pr JOIN collections c ON c.id = pr.collection_id
     WHERE pr.reference = COALESCE(l.original_reference, l.reference) AND pr.mid_id = l.mid_id
+    UNION ALL
+    SELECT c.id, c.business_id, c.status, pr.amount_minor, pr.currency
+    FROM processor_requests pr JOIN collections c ON c.id = pr.collection_id
+    WHERE pr.mid_id = l.mid_id AND pr.vendor_reference = COALESCE(l.original_reference, l.reference)
     LIMIT 1
   ) ours ON true
 )

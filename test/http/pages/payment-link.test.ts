@@ -79,9 +79,23 @@ it('makes one ordinary collection carrying the link, sends the customer to its p
   expect((await svc.services.db.one('SELECT count(*)::int AS n FROM notifications n JOIN collections c ON c.id = n.collection_id WHERE c.gateway_reference = $1', [ref])).n).toBeGreaterThan(0);
   const counted = expectOk(await m.client.get(`/v1/payment-links/${link.link_id}`));
   expect([counted.attempts, counted.completed_payments, counted.amount_collected]).toEqual([1, 1, 50000]);
+  // the collection's page, once decided, no longer reloads itself
+  const decided = await (await fetch(new URL(res.location!, svc.url))).text();
+  expect(decided).toContain('Reference ' + ref);
+  expect(decided).not.toContain('http-equiv="refresh"');
   const done = await fetch(`${svc.url}/l/${link.link_id}/done?gateway_reference=${ref}&status=FAILED`);
   const html = await done.text();
   expect(html).toContain('Thank you, we start sewing today');
+});
+
+it('shows a mobile-money customer a page that reloads itself while the payment waits for the phone, without JavaScript', async () => {
+  const link = await newLink();
+  const res = await submit(link.link_id, { ...paid, phone: '256700000009' }); // a phone nobody answers
+  expect(res.status).toBe(303);
+  const html = await (await fetch(new URL(res.location!, svc.url))).text();
+  expect(html).toContain('<meta http-equiv="refresh" content="5">');
+  expect(html).toContain('This page refreshes by itself');
+  expect(html).not.toContain('<script');
 });
 
 it('sends a bank payer to the bank page, and a chosen amount within its bounds', async () => {

@@ -62,10 +62,11 @@ export function WebhookDeliveries({ businessId }: { businessId: number }) {
   );
 }
 
-/** The payment, refund or disbursement a notification is about, linked to its page where it has one. */
+/** The payment, refund, disbursement or payment link a notification is about, linked to its page where it has one. */
 function Subject({ d }: { d: Delivery }) {
   if (d.subject === 'collection') return <Link to={`/payments/${d.gateway_reference}`}>{d.gateway_reference}</Link>;
   if (d.subject === 'disbursement') return <>disbursement <Link to={`/disbursements/${d.gateway_reference}`}>{d.gateway_reference}</Link></>;
+  if (d.subject === 'payment_link') return <>payment link <Link to="/payment-links">{d.gateway_reference}</Link></>;
   return <>refund {d.gateway_reference}</>;
 }
 

@@ -13,6 +13,7 @@ import { RefundsPage } from '../shared/Refunds';
 import { StatementPage } from '../shared/Statement';
 import { ApiTokens } from '../shared/ApiTokens';
 import { Balances } from './Balances';
+import { Disputes } from './Disputes';
 import { MerchantGoLive } from './GoLive';
 import { NewDisbursement } from './NewDisbursement';
 import { PaymentLinks } from './PaymentLinks';
@@ -26,6 +27,7 @@ export function merchantNav(user: User, waitingForYou = 0): NavItem[] {
     { to: '/payments', label: 'Payments' },
     { to: '/payment-links', label: 'Payment links' },
     { to: '/refunds', label: 'Refunds' },
+    { to: '/disputes', label: 'Disputes' },
     { to: '/disbursements', label: 'Disbursements', badge },
     { to: '/balances', label: 'Balances' },
     { to: '/statement', label: 'Statement' },
@@ -44,6 +46,7 @@ export function merchantPage(path: string, user: User): ReactNode | null {
   if (payment) return <CollectionPage key={payment.reference} reference={payment.reference} operator={false} />;
   if (path === '/payment-links') return <PaymentLinks businessId={businessId} />;
   if (path === '/refunds') return <RefundsPage base="/refunds" businessId={businessId} />;
+  if (path === '/disputes') return <Disputes businessId={businessId} />;
   if (path === '/disbursements') return <DisbursementsPage base="/disbursements" businessId={businessId} />;
   if (path === '/disbursements/new' && can(user, 'disburse')) return <NewDisbursement businessId={businessId} />;
   const disbursement = match('/disbursements/:reference', path);

@@ -12,8 +12,10 @@ import { People } from '../shared/People';
 import { RefundsPage } from '../shared/Refunds';
 import { Business, isBusinessSection } from './Business';
 import { Businesses, NewBusiness } from './Businesses';
+import { OperatorDisputes } from './Disputes';
 import { GoLiveRequests } from './GoLiveRequests';
 import { CardKeys, FailingWebhooks, FxRates } from './Operations';
+import { ReconciliationPage } from './Reconciliation';
 import { SettlementReport } from './Settlement';
 
 export function operatorNav(user: User): { to: string; label: string }[] {
@@ -22,8 +24,10 @@ export function operatorNav(user: User): { to: string; label: string }[] {
     { to: '/businesses', label: 'Businesses' },
     { to: '/collections', label: 'Collections' },
     { to: '/refunds', label: 'Refunds' },
+    { to: '/disputes', label: 'Disputes' },
     { to: '/disbursements', label: 'Disbursements' },
     { to: '/reports/settlement', label: 'Settlement report' },
+    { to: '/reconciliation', label: 'Reconciliation' },
     { to: '/go-live-requests', label: 'Go-live requests' },
     { to: '/webhooks', label: 'Failing webhooks' },
     { to: '/rates', label: 'Market rates' },
@@ -49,8 +53,10 @@ export function operatorPage(path: string, user: User): ReactNode | null {
   const collection = match('/collections/:reference', path);
   if (collection) return <CollectionPage key={collection.reference} reference={collection.reference} operator />;
   if (path === '/refunds') return <RefundsPage base="/refunds" />;
+  if (path === '/disputes') return <OperatorDisputes />;
   // the report's own address, and the two a person guesses first
   if (path === '/reports/settlement' || path === '/reports' || path === '/settlement') return <SettlementReport />;
+  if (path === '/reconciliation') return <ReconciliationPage />;
   if (path === '/go-live-requests') return <GoLiveRequests />;
   if (path === '/webhooks') return <FailingWebhooks />;
   if (path === '/rates') return <FxRates />;

@@ -1,6 +1,7 @@
-// Failed sign-in attempts (and a payment link page's submissions) counted in the database (the auth_failures
-// table of the token endpoint), in fixed one-minute windows per bucket, so every process of a deployment
-// counts together. Windows before the previous one are deleted by the first count of each window.
+// Failed attempts at a credential counted in the database (the auth_failures table): an API access token's
+// Secret-Key, a dashboard sign-in, a TOTP code, a payment link page's submissions. Fixed one-minute windows per
+// bucket, so every process of a deployment counts together. Windows before the previous one are deleted by
+// the first count of each window.
 import { AppError } from '../errors';
 import type { Db } from '../db';
 import { ifRolledBack } from '../db/change';

@@ -1,0 +1,128 @@
+// Settlements pulled through a processor's API (docs/reconciliation.md, "Paystack's settlements"): on a
+// schedule, each processor account (the active MIDs of a processor that reports settlements, grouped by their
+// credentials: MIDs of one account share its settlements) is asked once for those made in the look-back;
+// each one paid out and not taken yet is read whole (every page of its payments). Its payments are shared out
+// to the MIDs of the account by our processor requests' references (a payment we have no record of goes to
+// the account's first MID) and taken in as one statement per MID, matched like an uploaded file. A settlement
+// is known by the SHA-256 of its source and id, unique per MID, so a second pull takes nothing again and asks
+// nothing more than the list. Reading is bounded per run; the next run reads on.
+import { createHash } from 'node:crypto';
+import type { Base } from '../base';
+import type { CallContext, SettlementConnector } from '../processors/types';
+import type { StatementIntake, StatementSource } from './intake';
+import type { StatementLine } from './statement-lines';
+
+/** How far back each pull asks for settlements: a settlement's payments are a day or two old, a week covers a processor's late runs. */
+export const SETTLEMENT_LOOKBACK_DAYS = 14;
+/** Pages of the settlement list read per MID per run. */
+const MAX_LIST_PAGES = 5;
+/** Pages of one settlement's payments read at most (a settlement beyond is left unread, with a warning). */
+const MAX_PAYMENT_PAGES = 200;
+/** MIDs asked per run. */
+const MAX_MIDS = 200;
+/** How often settlements are pulled: a processor settles daily. */
+export const SETTLEMENT_PULL_INTERVAL_MS = 3_600_000;
+/** Who took a pulled statement in, as its taken_by says. */
+export const PULLED_BY = 'settlement-pull';
+
+/** Which statement source a processor's settlements are, by its service type. */
+const SOURCES: Record<string, StatementSource> = { paystack: 'paystack_settlement', btcpay: 'btcpay_invoices' };
+
+export interface PullParts extends Base {
+  settlementsOf(serviceType: string): SettlementConnector | null;
+  openCredentials(sealed: string | null): CallContext['credentials'];
+}
+
+/** The content hash a settlement is known by: its source and id, digested as a file's bytes would be. */
+export function settlementHash(source: StatementSource, id: string): string {
+  return createHash('sha256').update(`${source}:${id}`).digest('hex');
+}
+
+export class SettlementPull {
+  constructor(
+    private readonly s: PullParts,
+    private readonly intake: StatementIntake,
+  ) {}
+
+  /** One run: the statements taken in (one per MID and settlement). */
+  async pull(): Promise<number> {
+    const mids = await this.s.db.any<{ id: number; service_type: string; credentials_enc: string | null }>(
+      'SELECT id, service_type, credentials_enc FROM mids WHERE active AND service_type = ANY($1) ORDER BY id LIMIT $2',
+      [Object.keys(SOURCES), MAX_MIDS],
+    );
+    const accounts = new Map<string, { serviceType: string; ctx: CallContext; mids: number[] }>();
+    for (const mid of mids) {
+      const credentials = this.s.openCredentials(mid.credentials_enc);
+      const key = `${mid.service_type} ${JSON.stringify(Object.entries(credentials).sort())}`;
+      const account = accounts.get(key) ?? { serviceType: mid.service_type, ctx: { midId: mid.id, credentials }, mids: [] };
+      account.mids.push(mid.id);
+      accounts.set(key, account);
+    }
+    const from = new Date(this.s.now().getTime() - SETTLEMENT_LOOKBACK_DAYS * 86_400_000);
+    let taken = 0;
+    for (const account of accounts.values()) {
+      const connector = this.s.settlementsOf(account.serviceType);
+      if (connector) taken += await this.pullAccount(connector, account.ctx, account.mids, SOURCES[account.serviceType], from);
+    }
+    return taken;
+  }
+
+  private async pullAccount(connector: SettlementConnector, ctx: CallContext, mids: number[], source: StatementSource, from: Date): Promise<number> {
+    let taken = 0;
+    for (let page = 1; page <= MAX_LIST_PAGES; page++) {
+      const listed = await connector.listSettlements(ctx, from, this.s.now(), page);
+      if (listed.kind !== 'listed') {
+        this.s.log.warn('settlement pull: the processor did not answer the list', { mid_id: ctx.midId, detail: listed.detail });
+        return taken;
+      }
+      for (const settlement of listed.settlements) {
+        if (!settlement.settled) continue;
+        const hash = settlementHash(source, settlement.id);
+        const known = await this.s.db.any<{ mid_id: number }>('SELECT mid_id FROM reconciliation_statements WHERE mid_id = ANY($1) AND content_hash = $2', [mids, hash]);
+        const missing = mids.filter((m) => !known.some((k) => k.mid_id === m));
+        if (missing.length === 0) continue;
+        const lines = await this.payments(connector, ctx, settlement.id);
+        if (!lines) continue;
+        const shares = await this.shareOut(mids, lines);
+        for (const midId of missing) if ((await this.intake.take(midId, source, hash, shares.get(midId) ?? [], PULLED_BY, settlement.covers)).created) taken++;
+      }
+      if (!listed.more) break;
+    }
+    return taken;
+  }
+
+  /** The lines of each MID of an account: by the MID of our processor request the processor knows by that reference, else the first MID's. */
+  private async shareOut(mids: number[], lines: StatementLine[]): Promise<Map<number, StatementLine[]>> {
+    const owners = new Map<string, number>();
+    const references = lines.map((l) => l.reference);
+    for (let i = 0; i < references.length; i += 5_000) {
+      const rows = await this.s.db.any<{ reference: string; mid_id: number }>(
+        'SELECT vendor_reference AS reference, mid_id FROM processor_requests WHERE mid_id = ANY($1) AND vendor_reference = ANY($2)', [mids, references.slice(i, i + 5_000)]);
+      for (const r of rows) owners.set(r.reference, r.mid_id);
+    }
+    const shares = new Map<number, StatementLine[]>();
+    for (const line of lines) {
+      const midId = owners.get(line.reference) ?? mids[0];
+      const share = shares.get(midId) ?? [];
+      share.push(line);
+      shares.set(midId, share);
+    }
+    return shares;
+  }
+
+  /** Every payment of a settlement as statement lines; null (and a warning) when it cannot be read whole. */
+  private async payments(connector: SettlementConnector, ctx: CallContext, id: string): Promise<StatementLine[] | null> {
+    const lines: StatementLine[] = [];
+    for (let page = 1; page <= MAX_PAYMENT_PAGES; page++) {
+      const a = await connector.settlementPayments(ctx, id, page);
+      if (a.kind !== 'listed') {
+        this.s.log.warn('settlement pull: a settlement could not be read whole; the next run asks again', { mid_id: ctx.midId, settlement: id, detail: a.detail });
+        return null;
+      }
+      for (const p of a.payments) lines.push({ reference: p.reference, kind: 'payment', originalReference: null, amountMinor: p.amountMinor, currency: p.currency, occurredAt: p.occurredAt });
+      if (!a.more) return lines;
+    }
+    this.s.log.warn('settlement pull: a settlement has more payments than one run reads; left unread', { mid_id: ctx.midId, settlement: id });
+    return null;
+  }
+}
