@@ -5,15 +5,14 @@
 // (charge.dispute.resolve): won, the hold released by exactly one journal, the merchant told each step, and
 // the ledger sound; the wallet's dispute_held_balance shows the hold while it is open. Without a file the message goes up as the file.
 import { ledgerDrift } from '../../src/ledger/ledger';
-import { startHostedWorld } from '../helpers/hosted';
 import type { HostedWorld } from '../helpers/hosted';
 import { walletOf } from '../helpers/hosted-refunds';
-import { disputeIn, disputeWebhooks, cardPaid } from '../helpers/hosted-disputes';
+import { cardPaid, disputeIn, disputeWebhooks, startDisputeWorld } from '../helpers/hosted-disputes';
 
 let w: HostedWorld;
 
 beforeAll(async () => {
-  w = await startHostedWorld({ PROCESSOR_CHECK_SCHEDULE: '10m' });
+  w = await startDisputeWorld();
 }, 180_000);
 
 afterAll(() => w?.close());

@@ -4,7 +4,7 @@
 // status is told in the dispute's own sequence, and the reminder as the deadline nears is told once with its
 // e-mail; none of them joins the collection's own notification log.
 import type { HostedWorld } from '../helpers/hosted';
-import { disputeIn, disputeWebhooks, cardPaid, signedByTheHostedHash, startDisputeWorld } from '../helpers/hosted-disputes';
+import { cardPaid, disputeIn, disputeWebhooks, signedByTheHostedHash, startDisputeWorld } from '../helpers/hosted-disputes';
 
 let w: HostedWorld;
 

@@ -6,7 +6,7 @@ import { createPayCollect, iterate, PayCollectError, unwrap } from '../../sdk/sr
 import type { PayCollect } from '../../sdk/src';
 import { startHostedWorld } from '../helpers/hosted';
 import type { HostedWorld } from '../helpers/hosted';
-import { disputeIn, cardPaid } from '../helpers/hosted-disputes';
+import { cardPaid, disputeIn } from '../helpers/hosted-disputes';
 import { expectOk } from '../helpers/merchants';
 
 let w: HostedWorld;
