@@ -2,9 +2,8 @@
 -- it names the dispute and the collection disputed, as a refund's names the refund and its collection, so
 -- notifications_one_subject (one of collection, disbursement, payment link) holds as it is; the dispute's
 -- notifications number their own sequence (1, 2, ... per dispute), taken under the dispute's row lock by
--- its one writer (src/disputes/). No foreign key to disputes: this file is applied before the one that
--- makes the table on a new database; the writer takes the id from the dispute's row in the same transaction.
-ALTER TABLE notifications ADD COLUMN dispute_id BIGINT;
+-- its one writer (src/disputes/).
+ALTER TABLE notifications ADD COLUMN dispute_id BIGINT REFERENCES disputes (id);
 ALTER TABLE notifications ADD CONSTRAINT notifications_dispute_names_collection
   CHECK (dispute_id IS NULL OR (collection_id IS NOT NULL AND refund_id IS NULL));
 CREATE UNIQUE INDEX notifications_dispute_sequence ON notifications (dispute_id, sequence) WHERE dispute_id IS NOT NULL;
