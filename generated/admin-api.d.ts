@@ -4204,7 +4204,7 @@ export interface components {
             message: string;
             data: components["schemas"]["AdminRefundRecord"];
         };
-        /** @description Balance of one wallet. `balance` is `available_balance + pending_balance + reserved_balance + refund_held_balance + disbursement_held_balance`; every amount is the sum of the wallet's ledger postings. */
+        /** @description Balance of one wallet. `balance` is `available_balance + pending_balance + reserved_balance + refund_held_balance + disbursement_held_balance`; every amount is the sum of the wallet's ledger postings. `dispute_held_balance` is apart: what open disputes hold is out of the balance until a dispute is won. */
         WalletBalance: {
             /** @description Wallet currency. */
             currency: components["schemas"]["Currency"];
@@ -4220,6 +4220,8 @@ export interface components {
             refund_held_balance: components["schemas"]["Money"];
             /** @description Held for disbursements under way, amount and fee: taken from `available_balance` when a disbursement is accepted, it leaves the wallet when the disbursement completes and returns to `available_balance` when it fails or is cancelled. */
             disbursement_held_balance: components["schemas"]["Money"];
+            /** @description Held by open card disputes: taken from `available_balance` when a dispute opens (which may take it below zero), returned to it when the dispute is won, and gone when it is lost or accepted. Not part of `balance`; 0 when no dispute is open. */
+            dispute_held_balance: components["schemas"]["Money"];
         };
         /** @description An amount held in `pending` (card settlement) or `reserved` (rolling reserve) and when it becomes available. */
         BalanceRelease: {

@@ -510,6 +510,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/disputes/{gateway_reference}/evidence": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Contest a dispute with evidence
+         * @description Contests one of your card disputes that needs your response, before its deadline: your evidence goes to the processor, then your file (or, without one, your message as a text file), then the dispute is declined with nothing refunded. The customer's bank then decides: the dispute is `under_review` until it does, the amount stays held, and the outcome (`won`: the hold is released; `lost`: debited) is told by the `disputeChanged` webhook. The answer is the dispute as the processor then reports it. A dispute that is under review, closed or past its deadline cannot be contested, and nothing is sent.
+         */
+        post: operations["submitDisputeEvidence"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/disbursements": {
         parameters: {
             query?: never;
@@ -1045,6 +1065,34 @@ export interface webhooks {
          *     notifications (see `collectionStatusChanged`).
          */
         post: operations["paymentLinkExpired"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    disputeChanged: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Dispute opened, changed, or its deadline near
+         * @description Sent to the `webhook_url` of the API token that asked for the disputed card payment when a dispute is
+         *     first recorded (`event` `dispute.opened`), each time it moves to another `status`
+         *     (`dispute.status_changed`: `under_review`, then `won`, `lost` or `accepted`), and once when it still needs
+         *     your response four hours before its `deadline` (`dispute.deadline_near`, with the reminder e-mail), as an
+         *     HTTP `POST` with a JSON body: the dispute record as it is then (`transaction_type` `dispute`), plus `event`
+         *     and `sequence` (1, 2, ... per dispute). Each notification is written in the transaction of the change it
+         *     tells of, so a change is told once however many times the processor repeats it. Signed, retried and
+         *     delivered in order exactly like the collection notifications (see `collectionStatusChanged`); those of
+         *     one dispute are delivered in order, independently of its collection's.
+         */
+        post: operations["disputeChanged"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2129,6 +2177,61 @@ export interface components {
              */
             message: string & components["schemas"]["Text"];
         };
+        /** @description Contesting a dispute that needs your response: your evidence (the processor's evidence fields), your message to the customer's bank and, when you have one, a file (a receipt, a proof of delivery). The dispute is declined with nothing refunded, and the bank decides. Without a file, your message is sent as the file the processor requires. */
+        DisputeEvidence: {
+            /**
+             * Format: email
+             * @description The customer's e-mail address, as you know it.
+             * @example adaeze.okafor@example.com
+             */
+            customer_email: string;
+            /**
+             * @description The customer's name.
+             * @example Adaeze Okafor
+             */
+            customer_name: string & components["schemas"]["Text"];
+            /**
+             * @description The customer's phone number, digits with an optional leading `+`.
+             * @example 2348012345678
+             */
+            customer_phone: string;
+            /**
+             * @description What was sold or delivered, and when.
+             * @example Two textbooks, collected at the Marina shop on 24 November
+             */
+            service_details: string & components["schemas"]["Text"];
+            /**
+             * @description Where the goods were delivered, when they were.
+             * @example 3 Marina, Lagos
+             */
+            delivery_address?: string & components["schemas"]["Text"];
+            /**
+             * Format: date
+             * @description When the goods were delivered (`YYYY-MM-DD`), when they were.
+             * @example 2025-11-24
+             */
+            delivery_date?: string;
+            /**
+             * @description Why the payment stands, passed on to the processor with the decline (at most 500 characters).
+             * @example The customer collected the books in person and signed for them
+             */
+            message: string & components["schemas"]["Text"];
+            /** @description One file for the bank, in base64: at most 40 KiB once decoded (the API takes bodies of at most 64 KiB). */
+            file?: {
+                /**
+                 * @description The file's name (letters, digits, `_`, `.`, `-`).
+                 * @example delivery-note.pdf
+                 */
+                name: string;
+                /**
+                 * @description The file's type.
+                 * @enum {string}
+                 */
+                content_type: "application/pdf" | "image/jpeg" | "image/png";
+                /** @description The file's bytes in standard base64 (no line breaks). */
+                content: string;
+            };
+        };
         /**
          * @description Stage of a disbursement. It starts `PENDING` (or `PENDING_APPROVAL` above the wallet's approval
          *     threshold) and ends in `COMPLETED`, `FAILED` or `CANCELLED`; a `COMPLETED` disbursement may later become
@@ -2332,7 +2435,7 @@ export interface components {
             message: string;
             data: components["schemas"]["PublicKey"];
         };
-        /** @description Balance of one wallet. `balance` is `available_balance + pending_balance + reserved_balance + refund_held_balance + disbursement_held_balance`; every amount is the sum of the wallet's ledger postings. */
+        /** @description Balance of one wallet. `balance` is `available_balance + pending_balance + reserved_balance + refund_held_balance + disbursement_held_balance`; every amount is the sum of the wallet's ledger postings. `dispute_held_balance` is apart: what open disputes hold is out of the balance until a dispute is won. */
         WalletBalance: {
             /** @description Wallet currency. */
             currency: components["schemas"]["Currency"];
@@ -2348,6 +2451,8 @@ export interface components {
             refund_held_balance: components["schemas"]["Money"];
             /** @description Held for disbursements under way, amount and fee: taken from `available_balance` when a disbursement is accepted, it leaves the wallet when the disbursement completes and returns to `available_balance` when it fails or is cancelled. */
             disbursement_held_balance: components["schemas"]["Money"];
+            /** @description Held by open card disputes: taken from `available_balance` when a dispute opens (which may take it below zero), returned to it when the dispute is won, and gone when it is lost or accepted. Not part of `balance`; 0 when no dispute is open. */
+            dispute_held_balance: components["schemas"]["Money"];
         };
         /** @description Envelope of every wallet balance of the business, one per wallet. */
         WalletBalanceListResponse: {
@@ -2629,6 +2734,24 @@ export interface components {
              * @constant
              */
             sequence: 1;
+        };
+        /** @description Body of a dispute notification: the dispute record as it is after the change, plus `transaction_type` `dispute`, the `event` and `sequence`. */
+        DisputeNotification: components["schemas"]["DisputeRecord"] & {
+            /**
+             * @description What the notification is about; branch on it when one endpoint receives every kind.
+             * @constant
+             */
+            transaction_type: "dispute";
+            /**
+             * @description `dispute.opened`: the dispute was first recorded (its hold taken). `dispute.status_changed`: it moved to another `status` (under review, or closed: won, lost or accepted). `dispute.deadline_near`: it still needs your response and its `deadline` is less than four hours away (once per dispute).
+             * @enum {string}
+             */
+            event: "dispute.opened" | "dispute.status_changed" | "dispute.deadline_near";
+            /**
+             * @description Position of this notification among the dispute's notifications: 1, 2, ... (its opening is 1). Ignore a notification whose `sequence` is not higher than the last one you processed for the same dispute `gateway_reference`.
+             * @example 1
+             */
+            sequence: number;
         };
     };
     responses: {
@@ -3787,6 +3910,47 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    submitDisputeEvidence: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The dispute's `gateway_reference`, as the dispute e-mail and the dispute list give it.
+                 * @example DSP3F9A61C0B2D4E8A7F155
+                 */
+                gateway_reference: components["parameters"]["DisputeGatewayReference"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DisputeEvidence"];
+            };
+        };
+        responses: {
+            /** @description The dispute after the decline, under review while the bank decides. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DisputeResponse"];
+                };
+            };
+            /** @description `VALIDATION_ERROR`: a field is missing or malformed, `delivery_date` is not a date, or the file's `content` is not base64 or is over 40 KiB decoded; `INVALID_STATE`: the dispute does not need your response (under review, closed, or past its deadline), or the processor refused the evidence or the decline (in its words). */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description `NOT_FOUND`: no dispute of yours has this `gateway_reference`. */
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            /** @description `SERVICE_UNAVAILABLE`: the processor did not answer; the dispute is unchanged here. Try again. */
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     listDisbursements: {
         parameters: {
             query?: {
@@ -4751,6 +4915,58 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["PaymentLinkNotification"];
+            };
+        };
+        responses: {
+            /** @description Acknowledged. Any 2xx status acknowledges the notification; anything else, a timeout (10 s) or a refused connection is retried per `WEBHOOK_RETRY_SCHEDULE`. The response body is ignored (its first 1 KiB is kept in the delivery log). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not acknowledged; the notification is retried per `WEBHOOK_RETRY_SCHEDULE`. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not acknowledged; the notification is retried per `WEBHOOK_RETRY_SCHEDULE`. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    disputeChanged: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Id of the notification (event), the same on every retry and re-send. Deduplicate on it.
+                 * @example evt_2f6c1b9a7d4e4c0f9a3e8b5d1c7f2a64
+                 */
+                "webhook-id": string;
+                /**
+                 * @description When this attempt was signed, in seconds since the Unix epoch.
+                 * @example 1764065705
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description `v1,` followed by `base64(HMAC-SHA256(UTF-8 bytes of webhook_hash, "<webhook-id>.<webhook-timestamp>.<body>"))`. Standard Webhooks allows several space-separated signatures; accept the message if any `v1` one matches.
+                 * @example v1,uQw0Mr8MxPRGPTsrS8mAKVnN45cS1fhlzzxbMH5Tegs=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DisputeNotification"];
             };
         };
         responses: {

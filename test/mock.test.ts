@@ -31,6 +31,10 @@ const bodies: Record<string, unknown> = {
   createPaymentLink: { title: 'Tailoring deposit', amount: 50000, currency: 'UGX', payment_methods: ['MOBILE_MONEY', 'CARD'], completed_limit: 1 },
   deactivatePaymentLink: { message: 'Sold out, thank you!' },
   acceptDispute: { message: 'The order was never delivered; we accept the chargeback' },
+  submitDisputeEvidence: {
+    customer_email: 'adaeze.okafor@example.com', customer_name: 'Adaeze Okafor', customer_phone: '2348012345678',
+    service_details: 'Two textbooks, collected at the Marina shop on 24 November', message: 'The customer collected the books in person',
+  },
   advanceSandboxClock: { advance_hours: 100 },
   createRefund: { amount: 20000, merchant_reference: 'RFD-20251125-0001', reason: 'Order cancelled by the customer' },
   createDisbursement: { amount: 150000, currency: 'UGX', payment_method: 'MOBILE_MONEY', account_number: '256772123456', account_name: 'Okello Transport Ltd', merchant_reference: 'PAY-20251125-0001', narration: 'Driver payout week 47' },

@@ -29,6 +29,9 @@ export type DisbursementQuery = NonNullable<operations['listDisbursements']['par
 export type QuoteCreate = components['schemas']['QuoteCreate'];
 export type PaymentLinkCreate = components['schemas']['PaymentLinkCreate'];
 export type PaymentLinkQuery = NonNullable<operations['listPaymentLinks']['parameters']['query']>;
+export type DisputeQuery = NonNullable<operations['listDisputes']['parameters']['query']>;
+export type DisputeAccept = components['schemas']['DisputeAccept'];
+export type DisputeEvidence = components['schemas']['DisputeEvidence'];
 
 export interface PayCollectOptions {
   apiKey: string;
@@ -47,7 +50,7 @@ export interface PayCollectOptions {
   now?: () => number;
 }
 
-export interface PayCollect extends DisbursementCalls, QuoteCalls, PaymentLinkCalls {
+export interface PayCollect extends DisbursementCalls, QuoteCalls, PaymentLinkCalls, DisputeCalls {
   /** the generated client: `api.POST('/v1/collections/request-to-pay', { body })`, typed by the contract */
   api: Client<paths>;
   /** the access token in use, fetched or renewed when needed */
@@ -111,6 +114,26 @@ function paymentLinkCalls(api: Client<paths>) {
   };
 }
 
+/**
+ * The card dispute operations of the generated client by name, typed by it: read the business's disputes,
+ * and answer one that needs a response before its `deadline`, by accepting it or contesting it with evidence.
+ */
+export type DisputeCalls = ReturnType<typeof disputeCalls>;
+
+function disputeCalls(api: Client<paths>) {
+  const path = (gatewayReference: string) => ({ params: { path: { gateway_reference: gatewayReference } } });
+  return {
+    /** A page of disputes, newest first, of one `status` when asked (`GET /v1/disputes`); `iterate` follows the pages. */
+    listDisputes: (query?: DisputeQuery) => api.GET('/v1/disputes', { params: { query } }),
+    /** One dispute as it is now (`GET /v1/disputes/{gateway_reference}`). */
+    getDispute: (gatewayReference: string) => api.GET('/v1/disputes/{gateway_reference}', path(gatewayReference)),
+    /** Accepts the dispute, wholly or for `amount` (`POST /v1/disputes/{gateway_reference}/accept`). */
+    acceptDispute: (gatewayReference: string, body: DisputeAccept) => api.POST('/v1/disputes/{gateway_reference}/accept', { ...path(gatewayReference), body }),
+    /** Contests the dispute with evidence and an optional file; it is under review until the bank decides (`POST /v1/disputes/{gateway_reference}/evidence`). */
+    submitDisputeEvidence: (gatewayReference: string, body: DisputeEvidence) => api.POST('/v1/disputes/{gateway_reference}/evidence', { ...path(gatewayReference), body }),
+  };
+}
+
 interface CallResult<T> {
   data?: T;
   error?: unknown;
@@ -163,6 +186,7 @@ export function createPayCollect(o: PayCollectOptions): PayCollect {
     ...disbursementCalls(api),
     ...quoteCalls(api),
     ...paymentLinkCalls(api),
+    ...disputeCalls(api),
     accessToken: () => tokens.get(),
     async publicKey({ refresh = false } = {}) {
       if (key && !refresh) return key;

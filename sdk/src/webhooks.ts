@@ -8,8 +8,9 @@ export type CollectionNotification = components['schemas']['CollectionNotificati
 export type RefundNotification = components['schemas']['RefundNotification'];
 export type DisbursementNotification = components['schemas']['DisbursementNotification'];
 export type PaymentLinkNotification = components['schemas']['PaymentLinkNotification'];
-/** What a webhook carries: a collection's, a refund's or a disbursement's change, or a payment link's end; `transaction_type` tells which. */
-export type Notification = CollectionNotification | RefundNotification | DisbursementNotification | PaymentLinkNotification;
+export type DisputeNotification = components['schemas']['DisputeNotification'];
+/** What a webhook carries: a collection's, a refund's or a disbursement's change, a payment link's end, or a card dispute's event; `transaction_type` tells which. */
+export type Notification = CollectionNotification | RefundNotification | DisbursementNotification | PaymentLinkNotification | DisputeNotification;
 
 /** Replays older (or clock skew larger) than this are refused. */
 export const DEFAULT_TOLERANCE_SECONDS = 5 * 60;

@@ -2,7 +2,8 @@
 // processor's dispute is learnt from its signed events (prompts: the service asks the processor for the
 // dispute) and from a scheduled poll of its dispute list; each word is recorded by `record`, in one
 // transaction under the disputed collection's lock: the dispute's row, its journal through the ledger (the
-// hold when it opens, the release or the debit when it closes) and the merchant's e-mail.
+// hold when it opens, the release or the debit when it closes), the merchant's webhook notification
+// (webhooks.ts) and e-mail.
 import { randomBytes } from 'node:crypto';
 import { sqlFiles } from '../db';
 import type { ListPage, PageRequest } from '../db/keyset';
@@ -19,6 +20,9 @@ import { amountOrError, toApi } from '../domain/money';
 import type { DisputeView } from '../api-records/dispute';
 import { disputeOpenedEmails, disputeReminderEmails } from './emails';
 import type { DisputeRecipients, OpenedDispute } from './emails';
+import { notifyDispute } from './webhooks';
+import { answerable, evidenceOf } from './responses';
+import type { components } from '../../generated/merchant-api';
 import { getDispute, listDisputes } from './queries';
 import type { DisputeFilters } from './queries';
 
@@ -45,7 +49,7 @@ export interface DisputeParts {
   /** a MID's sealed credentials, opened (never logged) */
   openCredentials: (sealed: string | null) => CallContext['credentials'];
   ledger: Pick<LedgerService, 'postJournal'>;
-  notifications: Pick<NotificationService, 'enqueueEmails'>;
+  notifications: Pick<NotificationService, 'enqueueEmails' | 'enqueueWebhook'>;
 }
 
 export interface DisputeRow {
@@ -158,7 +162,10 @@ export class DisputeService {
     return recorded;
   }
 
-  /** E-mails a reminder for each dispute still needing an answer whose deadline is within the lead of `now`, once each. */
+  /**
+   * Reminds the merchant of each dispute still needing an answer whose deadline is within the lead of `now`,
+   * once each: the e-mail and the `dispute.deadline_near` webhook, in one transaction.
+   */
   async remind(now = this.p.now()): Promise<number> {
     const sent = await this.db.tx('dispute-remind', async (t) => {
       const due = await t.any<OpenedDispute & { id: bigint; collection_id: bigint; recipients: DisputeRecipients | null }>(SQL.dueReminders, {
@@ -166,11 +173,12 @@ export class DisputeService {
       });
       for (const d of due) {
         await this.p.notifications.enqueueEmails(t, d.collection_id, disputeReminderEmails(d, d.recipients));
+        await notifyDispute(t, this.p.notifications, d.id, 'dispute.deadline_near', this.p.now()); // written now, as the e-mail
         await t.none('UPDATE disputes SET reminded_at = $2 WHERE id = $1', [d.id, now]);
       }
       return due.length;
     });
-    if (sent > 0) this.p.kick('emails');
+    if (sent > 0) this.kickOutbox();
     return sent;
   }
 
@@ -197,8 +205,13 @@ export class DisputeService {
       return this.move(t, known, d, now);
     });
     if (done === 'no_collection') this.p.log.warn('dispute names no completed card collection of ours', { service_type: serviceType, dispute: d.processorDisputeId });
-    if (done === 'opened' || done === 'moved') this.p.kick('emails');
+    if (done === 'opened' || done === 'moved') this.kickOutbox();
     return done;
+  }
+
+  private kickOutbox(): void {
+    this.p.kick('emails');
+    this.p.kick('webhooks');
   }
 
   private async open(t: Tx, c: Disputed, d: ObservedDispute, now: Date): Promise<Recorded> {
@@ -211,6 +224,7 @@ export class DisputeService {
     if (!row) throw new Error(`dispute ${d.processorDisputeId} was written by another transaction under the collection's lock`);
     await this.post(t, row, disputeHoldPlan({ walletId: row.wallet_id, currency: c.account_currency, heldMinor: row.held_minor }), now);
     await this.p.notifications.enqueueEmails(t, c.id, disputeOpenedEmails({ ...row, collection_gateway_reference: c.gateway_reference, account_currency: c.account_currency }, c.recipients));
+    await notifyDispute(t, this.p.notifications, row.id, 'dispute.opened', now);
     this.p.log.info('dispute opened', { dispute: row.gateway_reference, collection: c.gateway_reference });
     if (d.status !== 'needs_response') await this.move(t, row, d, now);
     return 'opened';
@@ -229,6 +243,7 @@ export class DisputeService {
       const plan = disputeOutcomePlan({ walletId: row.wallet_id, currency: currency.currency, heldMinor: row.held_minor }, d.status as 'won' | 'lost' | 'accepted', row.debited_minor ?? 0n);
       await this.post(t, row, plan, now);
     }
+    if (row.status !== known.status) await notifyDispute(t, this.p.notifications, row.id, 'dispute.status_changed', now);
     this.p.log.info('dispute moved', { dispute: row.gateway_reference, status: row.status });
     return 'moved';
   }
@@ -255,13 +270,7 @@ export class DisputeService {
    * already); SERVICE_UNAVAILABLE when the processor did not answer (nothing changed here).
    */
   async accept(businessId: number, gatewayReference: string, body: { amount?: number; message: string }): Promise<DisputeView> {
-    const d = await this.db.oneOrNone<DisputeRow & { service_type: string; credentials_enc: string | null }>(
-      'SELECT d.*, m.service_type, m.credentials_enc FROM disputes d JOIN mids m ON m.id = d.mid_id WHERE d.gateway_reference = $1 AND d.business_id = $2',
-      [gatewayReference, businessId],
-    );
-    if (!d) throw new AppError('NOT_FOUND', 'No dispute of yours has this gateway_reference');
-    if (d.status !== 'needs_response') throw new AppError('INVALID_STATE', `The dispute is ${d.status}: only a dispute that needs your response can be accepted`);
-    if (d.deadline_at.getTime() <= this.p.now().getTime()) throw new AppError('INVALID_STATE', 'The deadline to answer this dispute has passed: the processor accepts it for you');
+    const d = await answerable(this.db, this.p.now(), businessId, gatewayReference, 'accepted');
     const amount = body.amount === undefined ? d.amount_minor : amountOrError(body.amount);
     if (typeof amount !== 'bigint') throw validationError([amount]);
     if (amount <= 0n || amount > d.amount_minor) throw validationError([{ field: 'amount', message: `must be more than 0 and at most the disputed ${toApi(d.amount_minor)}` }]);
@@ -269,14 +278,41 @@ export class DisputeService {
     if (!connector) throw new Error(`dispute ${d.id} is at ${d.service_type}, which has no disputes`);
     const ctx = { midId: d.mid_id, credentials: this.p.openCredentials(d.credentials_enc) };
     const a = await connector.acceptDispute(ctx, d.processor_dispute_id, amount, body.message);
-    if (a.kind === 'refused') throw new AppError('INVALID_STATE', `The processor refused the acceptance: ${a.message}`.slice(0, 300));
+    return this.answered(businessId, d, 'acceptance', a);
+  }
+
+  /**
+   * The merchant contests a dispute that needs its response: its evidence, its file (or its message as one)
+   * and its message passed on to the processor, which declines the dispute with nothing refunded; what was
+   * sent (the file by name, type and size) is kept on the dispute, whose new state is read and recorded as
+   * any other word on it (under review until the bank decides). The same refusals as an acceptance.
+   */
+  async submitEvidence(businessId: number, gatewayReference: string, body: components['schemas']['DisputeEvidence']): Promise<DisputeView> {
+    const d = await answerable(this.db, this.p.now(), businessId, gatewayReference, 'contested');
+    const { evidence, file, message } = evidenceOf(gatewayReference, body);
+    const connector = this.p.disputesOf(d.service_type);
+    if (!connector) throw new Error(`dispute ${d.id} is at ${d.service_type}, which has no disputes`);
+    if (!connector.declineDispute) throw new AppError('INVALID_STATE', 'Disputes at this processor cannot be contested with evidence through the API');
+    const ctx = { midId: d.mid_id, credentials: this.p.openCredentials(d.credentials_enc) };
+    const a = await connector.declineDispute(ctx, d.processor_dispute_id, evidence, file, message);
+    if (a.kind === 'done') {
+      const sent = { ...evidence, message, file: { name: file.name, content_type: file.contentType, bytes: file.bytes.length }, at: this.p.now().toISOString() };
+      await this.db.none('UPDATE disputes SET evidence = $2 WHERE id = $1', [d.id, JSON.stringify(sent)]);
+    }
+    return this.answered(businessId, d, 'evidence', a);
+  }
+
+  /** After the processor's answer to the merchant's: a refusal or no answer is the caller's error; done, the dispute is read back and recorded. */
+  private async answered(businessId: number, d: DisputeRow & { service_type: string; credentials_enc: string | null }, what: string, a: Awaited<ReturnType<DisputeConnector['acceptDispute']>>): Promise<DisputeView> {
+    if (a.kind === 'refused') throw new AppError('INVALID_STATE', `The processor refused the ${what}: ${a.message}`.slice(0, 300));
     if (a.kind === 'unavailable') {
-      this.p.log.warn('dispute acceptance: the processor did not answer', { dispute: d.gateway_reference, detail: a.detail });
+      this.p.log.warn(`dispute ${what}: the processor did not answer`, { dispute: d.gateway_reference, detail: a.detail });
       throw new AppError('SERVICE_UNAVAILABLE', 'The processor did not answer; the dispute is unchanged here. Try again in a moment');
     }
-    const now = await connector.fetchDispute(ctx, d.processor_dispute_id);
-    if (now.kind === 'found') await this.record(d.service_type, now.dispute);
-    return this.get(businessId, gatewayReference);
+    const connector = this.p.disputesOf(d.service_type);
+    const now = await connector?.fetchDispute({ midId: d.mid_id, credentials: this.p.openCredentials(d.credentials_enc) }, d.processor_dispute_id);
+    if (now?.kind === 'found') await this.record(d.service_type, now.dispute);
+    return this.get(businessId, d.gateway_reference);
   }
 
   /** A page of disputes, newest first, of the filters given (a merchant's always name its business). */

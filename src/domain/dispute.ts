@@ -70,6 +70,23 @@ export function disputeDeadline(openedAt: Date, country: string): Date {
 }
 
 /** A processor's dispute, read by its connector into our words (src/processors/paystack/dispute-transformers.ts). */
+/** The merchant's evidence on a dispute it declines (Paystack's evidence fields; delivery_date YYYY-MM-DD). */
+export interface DisputeEvidence {
+  customer_email: string;
+  customer_name: string;
+  customer_phone: string;
+  service_details: string;
+  delivery_address?: string;
+  delivery_date?: string;
+}
+
+/** A file sent with the evidence, or the merchant's message as text when none is given. */
+export interface DisputeFile {
+  name: string;
+  contentType: string;
+  bytes: Uint8Array<ArrayBuffer>;
+}
+
 export interface ObservedDispute {
   processorDisputeId: string;
   /** the processor's reference of the disputed payment */

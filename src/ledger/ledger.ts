@@ -25,6 +25,8 @@ const MAX_INT4 = 2_147_483_647;
 
 export interface WalletBalance extends WalletParts {
   currency: string;
+  /** held by open disputes: out of the balance until a dispute is won (docs/contract/disputes.md) */
+  disputeHeldMinor: bigint;
 }
 
 /** What a completion's read (collections/sql/read-for-move.sql) gives the credit: the wallet to credit,
@@ -112,6 +114,7 @@ export function toBalanceRecord(b: WalletBalance) {
     reserved_balance: toApi(b.reservedMinor),
     refund_held_balance: toApi(b.refundHeldMinor),
     disbursement_held_balance: toApi(b.disbursementHeldMinor),
+    dispute_held_balance: toApi(b.disputeHeldMinor),
   };
 }
 
@@ -203,11 +206,11 @@ export class LedgerService {
    * the running balances: at most 16 rows per account, however long the wallet's history.
    */
   async walletBalances(businessId: number, currency?: string): Promise<WalletBalance[]> {
-    const rows = await this.s.db.any<{ currency: string; available: bigint; pending: bigint; reserved: bigint; refund_held: bigint; disbursement_held: bigint }>(
+    const rows = await this.s.db.any<{ currency: string; available: bigint; pending: bigint; reserved: bigint; refund_held: bigint; disbursement_held: bigint; dispute_held: bigint }>(
       WALLET_BALANCES_SQL,
       { businessId, currency: currency ?? null, limit: MAX_WALLETS },
     );
-    return rows.map((r) => ({ currency: r.currency, availableMinor: r.available, pendingMinor: r.pending, reservedMinor: r.reserved, refundHeldMinor: r.refund_held, disbursementHeldMinor: r.disbursement_held }));
+    return rows.map((r) => ({ currency: r.currency, availableMinor: r.available, pendingMinor: r.pending, reservedMinor: r.reserved, refundHeldMinor: r.refund_held, disbursementHeldMinor: r.disbursement_held, disputeHeldMinor: r.dispute_held }));
   }
 
   /** One wallet's balance; NOT_FOUND when the business has no wallet in the currency. */

@@ -69,8 +69,9 @@ const DELIVERY_FILTERS: FilterTable<{ state: DeliveryState | null }> = [{ field:
 /** A page of the business's notifications, newest first; the latest attempt is read for listed rows, not to count. */
 export async function businessDeliveries(db: Db, businessId: number, state: DeliveryState | null, page: PageRequest) {
   const w = where(DELIVERY_FILTERS, { state }, [businessId]);
-  // the business's notifications ($1), by their collection's, their disbursement's or their payment link's business
-  const condition = `WHERE (c.business_id = $1 OR d.business_id = $1 OR pl.business_id = $1) AND ${w.text}`;
+  // the business's notifications ($1), by their collection's, their disbursement's or their payment link's
+  // business; a dispute's names its collection but is not yet one of this list's subjects
+  const condition = `WHERE (c.business_id = $1 OR d.business_id = $1 OR pl.business_id = $1) AND n.dispute_id IS NULL AND ${w.text}`;
   const values = w.values;
   const sql = `SELECT n.id, n.event_id, ${SUBJECT_SQL} AS subject, COALESCE(r.gateway_reference, d.gateway_reference, pl.link_id, c.gateway_reference) AS gateway_reference, n.sequence, n.transaction_status, n.created_at, ${STATE_SQL} AS state,
       n.attempts, l.at AS last_attempt_at, l.http_status AS last_http_status, l.error AS last_error, n.delivered_at, n.next_attempt_at

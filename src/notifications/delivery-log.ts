@@ -74,7 +74,7 @@ async function withAttempts(db: Db | Tx, rows: NotificationRow[]): Promise<Notif
 /** Every notification of one collection, oldest first. */
 export async function logOfCollection(db: Db | Tx, collectionId: bigint): Promise<NotificationLogEntry[]> {
   const rows = await db.any<NotificationRow>(
-    `SELECT ${NOTIFICATION_COLUMNS} FROM notifications n WHERE n.collection_id = $1 AND n.refund_id IS NULL ORDER BY n.sequence, n.id`,
+    `SELECT ${NOTIFICATION_COLUMNS} FROM notifications n WHERE n.collection_id = $1 AND n.refund_id IS NULL AND n.dispute_id IS NULL ORDER BY n.sequence, n.id`,
     [collectionId],
   );
   return withAttempts(db, rows);

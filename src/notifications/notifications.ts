@@ -183,7 +183,7 @@ export class NotificationService {
         throw new AppError('INVALID_STATE', 'The collection is still PENDING, so it has no notification yet');
       }
       const latest = await t.oneOrNone<{ id: bigint }>(
-        'SELECT id FROM notifications WHERE collection_id = $1 AND refund_id IS NULL ORDER BY sequence DESC, id DESC LIMIT 1 FOR NO KEY UPDATE',
+        'SELECT id FROM notifications WHERE collection_id = $1 AND refund_id IS NULL AND dispute_id IS NULL ORDER BY sequence DESC, id DESC LIMIT 1 FOR NO KEY UPDATE',
         [row.id],
       );
       // none when the collection's API token was deleted before the change: the caller's token takes it
@@ -247,13 +247,13 @@ export class NotificationService {
   }
 
   /**
-   * A webhook notification of a refund or a disbursement, in the caller's transaction (a collection's is
+   * A webhook notification of a refund, a dispute or a disbursement, in the caller's transaction (a collection's is
    * written by its state change's one statement, collections/sql/move.sql, from statusChangeValues).
    */
-  async enqueueWebhook(t: Tx, n: { owner: { collectionId?: bigint; refundId?: bigint; disbursementId?: bigint }; apiTokenId: number; sequence: number; status: string; body: string; now: Date }): Promise<void> {
+  async enqueueWebhook(t: Tx, n: { owner: { collectionId?: bigint; refundId?: bigint; disputeId?: bigint; disbursementId?: bigint }; apiTokenId: number; sequence: number; status: string; body: string; now: Date }): Promise<void> {
     const { eventId, firstAt, traceParent } = this.newWebhook(n.now);
     await t.none(SQL.webhook, {
-      collectionId: n.owner.collectionId ?? null, refundId: n.owner.refundId ?? null, disbursementId: n.owner.disbursementId ?? null,
+      collectionId: n.owner.collectionId ?? null, refundId: n.owner.refundId ?? null, disputeId: n.owner.disputeId ?? null, disbursementId: n.owner.disbursementId ?? null,
       apiTokenId: n.apiTokenId, eventId, sequence: n.sequence, status: n.status, body: n.body, now: n.now, traceParent, firstAttemptAt: firstAt,
     });
   }

@@ -6,7 +6,8 @@ export interface VendorCall {
   method: 'GET' | 'POST' | 'PUT';
   url: string;
   headers: Record<string, string>;
-  body?: string;
+  /** a JSON or text body, or a file's bytes (a dispute's evidence PUT to a signed upload URL) */
+  body?: string | Uint8Array<ArrayBuffer>;
   timeoutMs: number;
 }
 

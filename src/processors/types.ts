@@ -3,7 +3,7 @@
 // credentials it takes. A real one also has a Connector: the asynchronous calls to the vendor, made
 // only by the engine of src/processor-requests/engine.ts, never while a merchant waits.
 import type { FinalStatus, Instruction, PaymentMethod } from '../domain/collection';
-import type { ObservedDispute } from '../domain/dispute';
+import type { DisputeEvidence, DisputeFile, ObservedDispute } from '../domain/dispute';
 
 // ---- at request time (pure) --------------------------------------------------------------------
 
@@ -301,6 +301,8 @@ export interface DisputeConnector {
   listDisputes(ctx: CallContext, from: Date, page: number): Promise<{ kind: 'listed'; disputes: ObservedDispute[]; more: boolean } | { kind: 'unavailable'; detail: string }>;
   /** the merchant accepts the dispute for `amountMinor` (the whole, or a part), with a message to the processor */
   acceptDispute(ctx: CallContext, id: string, amountMinor: bigint, message: string): Promise<{ kind: 'done' } | { kind: 'refused'; message: string } | { kind: 'unavailable'; detail: string }>;
+  /** the merchant declines the dispute: its evidence, then the file, then the decline with its message (nothing refunded); absent where disputes cannot be contested by API (the sandbox's issuer) */
+  declineDispute?(ctx: CallContext, id: string, evidence: DisputeEvidence, file: DisputeFile, message: string): Promise<{ kind: 'done' } | { kind: 'refused'; message: string } | { kind: 'unavailable'; detail: string }>;
 }
 
 /** A settlement: money the processor paid out to the merchant's bank account, made of payments. */

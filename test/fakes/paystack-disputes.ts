@@ -20,6 +20,10 @@
 //   fileName; a merchant-accepted resolution resolves the dispute for refund_amount (Paystack's Disputes API
 //   reference, "Get upload URL" and "Resolve a dispute": all four fields required); a dispute already
 //   resolved, or a refund_amount above the transaction, is refused 400 in the fake's own words.
+// - POST /dispute/:id/evidence { customer_email, customer_name, customer_phone, service_details (required),
+//   delivery_address, delivery_date (YYYY-MM-DD) } answers 201 data { id, dispute, ...the fields } and shows
+//   on the dispute as `evidence` (Paystack's Disputes API reference, "Add evidence"); a missing required
+//   field, or a dispute no longer awaiting the merchant, is refused 400 in the fake's own words.
 // Not Paystack: the controls open, contest, bankDecides, expire, remind (the fake's `/__fake/*` of disputes).
 import type { FakeTransaction } from './paystack';
 
@@ -53,7 +57,7 @@ export class FakeDisputes {
     return {
       id: d.id, refund_amount: d.refundAmount, currency: d.status === 'resolved' ? d.transaction.currency : null, status: d.status, resolution: d.resolution,
       domain: 'test', transaction: this.host.view(d.transaction), transaction_reference: null, category: d.category, customer: { email: d.transaction.email },
-      bin: '408408', last4: d.transaction.cardLast4, dueAt: d.dueAt, resolvedAt: d.status === 'resolved' ? d.updatedAt : null, evidence: null, attachments: null,
+      bin: '408408', last4: d.transaction.cardLast4, dueAt: d.dueAt, resolvedAt: d.status === 'resolved' ? d.updatedAt : null, evidence: this.evidence.get(d.id) ?? null, attachments: null,
       note: d.note, history: [], messages: [], createdAt: d.createdAt, updatedAt: d.updatedAt,
     };
   }
@@ -111,6 +115,21 @@ export class FakeDisputes {
     this.event(d, 'charge.dispute.resolve');
   }
 
+  /** Evidence given on a dispute, by the dispute's id. */
+  readonly evidence = new Map<number, Record<string, unknown>>();
+
+  private addEvidence(d: FakeDispute, body: unknown): { status: number; json: unknown } {
+    const b = (body ?? {}) as Record<string, unknown>;
+    const bad = (message: string) => ({ status: 400, json: { status: false, message, type: 'validation_error', code: 'invalid_params' } });
+    for (const f of ['customer_email', 'customer_name', 'customer_phone', 'service_details']) if (typeof b[f] !== 'string' || !b[f]) return bad(`${f} is required`);
+    if (b.delivery_date !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(String(b.delivery_date))) return bad('delivery_date must be YYYY-MM-DD');
+    if (d.status !== 'awaiting-merchant-feedback') return bad('Dispute is not awaiting merchant feedback');
+    const now = new Date().toISOString();
+    const given = { ...b, id: 21_000 + this.evidence.size, dispute: d.id, createdAt: now, updatedAt: now };
+    this.evidence.set(d.id, given);
+    return { status: 201, json: { status: true, message: 'Evidence created', data: given } };
+  }
+
   /** Files PUT to a signed upload URL, by name. */
   readonly uploads = new Map<string, string>();
 
@@ -147,6 +166,11 @@ export class FakeDisputes {
       if (!this.all.has(Number(uploadUrl[1]))) return { status: 404, json: { status: false, message: 'Dispute not found' } };
       const fileName = `${uploadUrl[1]}-${Date.now().toString(36)}-${(url.searchParams.get('upload_filename') ?? 'file').replace(/[^\w.-]/g, '')}`;
       return { status: 200, json: { status: true, message: 'Upload url generated', data: { signedUrl: `${base}/__uploads/${fileName}`, fileName } } };
+    }
+    const evidence = /^\/dispute\/(\d+)\/evidence$/.exec(url.pathname);
+    if (method === 'POST' && evidence) {
+      const d = this.all.get(Number(evidence[1]));
+      return d ? this.addEvidence(d, body) : { status: 404, json: { status: false, message: 'Dispute not found' } };
     }
     const resolve = /^\/dispute\/(\d+)\/resolve$/.exec(url.pathname);
     if (method === 'PUT' && resolve) {

@@ -30,7 +30,7 @@ export function refundIn(w: HostedWorld, gatewayReference: string, status: strin
   }, 15_000, `refund ${status}`);
 }
 
-export async function walletOf(w: HostedWorld, currency: string): Promise<{ balance: number; available_balance: number; refund_held_balance: number }> {
+export async function walletOf(w: HostedWorld, currency: string): Promise<{ balance: number; available_balance: number; refund_held_balance: number; dispute_held_balance: number }> {
   return expectOk(await w.client.get(`/v1/data/wallets/${currency}/balance`), 'walletGetBalance');
 }
 

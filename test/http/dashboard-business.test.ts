@@ -26,7 +26,7 @@ describe('listBusinessBalances', () => {
   it('shows each wallet with its reserve and the day it is released, the releases summing to the reserved balance', async () => {
     const empty = await svc.admin.get(`/v1/admin/businesses/${m.businessId}/balances`);
     expect(empty.status).toBe(200);
-    expect(empty.body.data).toEqual([{ currency: 'UGX', balance: 0, available_balance: 0, pending_balance: 0, reserved_balance: 0, refund_held_balance: 0, disbursement_held_balance: 0, releases: [] }]);
+    expect(empty.body.data).toEqual([{ currency: 'UGX', balance: 0, available_balance: 0, pending_balance: 0, reserved_balance: 0, refund_held_balance: 0, disbursement_held_balance: 0, dispute_held_balance: 0, releases: [] }]);
     await collection('COMPLETED');
     await collection('COMPLETED');
     const res = await svc.admin.get(`/v1/admin/businesses/${m.businessId}/balances`);

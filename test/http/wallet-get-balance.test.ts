@@ -25,13 +25,13 @@ it('returns the wallet balance (customer bore the fee: the whole amount is credi
     code: 200,
     status: 'success',
     message: 'Wallet balance retrieved',
-    data: { currency: 'USD', balance: 124, available_balance: 124, pending_balance: 0, reserved_balance: 0, refund_held_balance: 0, disbursement_held_balance: 0 },
+    data: { currency: 'USD', balance: 124, available_balance: 124, pending_balance: 0, reserved_balance: 0, refund_held_balance: 0, disbursement_held_balance: 0, dispute_held_balance: 0 },
   });
 });
 
 it('returns an empty wallet at zero', async () => {
   const res = await client.get('/v1/data/wallets/UGX/balance');
-  expect(res.body.data).toEqual({ currency: 'UGX', balance: 0, available_balance: 0, pending_balance: 0, reserved_balance: 0, refund_held_balance: 0, disbursement_held_balance: 0 });
+  expect(res.body.data).toEqual({ currency: 'UGX', balance: 0, available_balance: 0, pending_balance: 0, reserved_balance: 0, refund_held_balance: 0, disbursement_held_balance: 0, dispute_held_balance: 0 });
 });
 
 it('answers 404 for a wallet the business does not have, including another business\'s', async () => {

@@ -46,11 +46,11 @@ it('lists every wallet of the business with balance = available + pending + rese
     message: 'Wallet balances retrieved',
     data: [
       // 50000.00 UGX: 5000 reserved, 45000 available
-      { currency: 'UGX', balance: 50000, available_balance: 45000, pending_balance: 0, reserved_balance: 5000, refund_held_balance: 0, disbursement_held_balance: 0 },
+      { currency: 'UGX', balance: 50000, available_balance: 45000, pending_balance: 0, reserved_balance: 5000, refund_held_balance: 0, disbursement_held_balance: 0, dispute_held_balance: 0 },
       // 10.00 EUR -> the EUR wallet itself (the business has one): 1 reserved, 9 available
-      { currency: 'EUR', balance: 10, available_balance: 9, pending_balance: 0, reserved_balance: 1, refund_held_balance: 0, disbursement_held_balance: 0 },
+      { currency: 'EUR', balance: 10, available_balance: 9, pending_balance: 0, reserved_balance: 1, refund_held_balance: 0, disbursement_held_balance: 0, dispute_held_balance: 0 },
       // 250.00 USD card, fee 7.50: credit 242.50, reserve 24.25, pending 218.25
-      { currency: 'USD', balance: 242.5, available_balance: 0, pending_balance: 218.25, reserved_balance: 24.25, refund_held_balance: 0, disbursement_held_balance: 0 },
+      { currency: 'USD', balance: 242.5, available_balance: 0, pending_balance: 218.25, reserved_balance: 24.25, refund_held_balance: 0, disbursement_held_balance: 0, dispute_held_balance: 0 },
     ],
   });
 });
@@ -58,7 +58,7 @@ it('lists every wallet of the business with balance = available + pending + rese
 it('shows a new wallet at zero', async () => {
   await svc.services.db.none("INSERT INTO wallets (business_id, currency) VALUES ($1, 'TZS')", [biz.businessId]);
   const res = await client.get('/v1/data/wallets/balances');
-  expect(res.body.data).toContainEqual({ currency: 'TZS', balance: 0, available_balance: 0, pending_balance: 0, reserved_balance: 0, refund_held_balance: 0, disbursement_held_balance: 0 });
+  expect(res.body.data).toContainEqual({ currency: 'TZS', balance: 0, available_balance: 0, pending_balance: 0, reserved_balance: 0, refund_held_balance: 0, disbursement_held_balance: 0, dispute_held_balance: 0 });
   expect(res.body.data.map((w: { currency: string }) => w.currency)).not.toContain('KES');
 });
 
@@ -73,6 +73,7 @@ it('moves settled and released amounts to available without changing the balance
     reserved_balance: 0,
     refund_held_balance: 0,
     disbursement_held_balance: 0,
+    dispute_held_balance: 0,
   });
 });
 

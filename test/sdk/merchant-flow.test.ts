@@ -82,7 +82,7 @@ describe('the merchant flow through the SDK', () => {
 
   it('reads balances that add up to the credit, as the ledger holds them', async () => {
     const credit = flow.read.total_credit;
-    expect(flow.balance).toEqual({ currency: 'UGX', balance: credit, available_balance: 43875, pending_balance: 0, reserved_balance: 4875, refund_held_balance: 0, disbursement_held_balance: 0 });
+    expect(flow.balance).toEqual({ currency: 'UGX', balance: credit, available_balance: 43875, pending_balance: 0, reserved_balance: 4875, refund_held_balance: 0, disbursement_held_balance: 0, dispute_held_balance: 0 });
     expect(flow.balances).toEqual([flow.balance]);
     const ledger = await svc.database.db.one(
       `SELECT sum(p.amount_minor) AS minor FROM postings p JOIN ledger_accounts a ON a.id = p.account_id

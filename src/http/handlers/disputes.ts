@@ -1,5 +1,5 @@
-// Card disputes (docs/contract/disputes.md): the merchant lists and reads its own, and accepts one; the
-// operator reads every business's (a merchant user its own).
+// Card disputes (docs/contract/disputes.md): the merchant lists and reads its own, and accepts or contests
+// one; the operator reads every business's (a merchant user its own).
 import { toAdminDisputeRecord, toDisputeRecord } from '../../api-records/dispute';
 import { parseApiTime } from '../../domain/time';
 import { AppError } from '../../errors';
@@ -12,6 +12,8 @@ import { typedHandlers } from '../typed';
 export const merchant = typedHandlers({
   acceptDispute: async ({ path, body }, ctx) =>
     ok(toDisputeRecord(await ctx.services.disputes.accept(principalOf(ctx).businessId, path.gateway_reference, body)), 'Dispute accepted'),
+  submitDisputeEvidence: async ({ path, body }, ctx) =>
+    ok(toDisputeRecord(await ctx.services.disputes.submitEvidence(principalOf(ctx).businessId, path.gateway_reference, body)), 'Evidence submitted'),
   listDisputes: async ({ query }, ctx) => {
     const page = pageOf(query);
     const found = await ctx.services.disputes.list({ business_id: principalOf(ctx).businessId, status: query.status as DisputeStatus | undefined }, page);

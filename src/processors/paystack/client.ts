@@ -2,11 +2,12 @@
 // answer goes through the pure readers of the *transformers.ts files. Nothing here logs or keeps a request
 // body (a charge carries card data).
 import type { CardDetails } from '../../domain/card';
+import type { DisputeEvidence, DisputeFile } from '../../domain/dispute';
 import { callVendor } from '../transport';
 import type { PayoutObservedStatus, PayoutOrder, QueryResult, RefundOrder, SendResult } from '../types';
 import { readRecipient, readTransfer, readTransferVerify, transferRequest } from './payout-transformers';
 import type { RecipientRequest } from './payout-transformers';
-import { readDisputeFetch, readDisputeList, readResolve, readUploadUrl } from './dispute-transformers';
+import { readDisputeFetch, readDisputeList, readEvidence, readResolve, readUploadUrl } from './dispute-transformers';
 import type { DisputeAnswer, ResolveAnswer } from './dispute-transformers';
 import { readSettlementList, readSettlementTransactions } from './settlement-transformers';
 import { readRefundCreate, readRefundFetch, readRefundList, refundRequest } from './refund-transformers';
@@ -103,14 +104,29 @@ export class PaystackClient {
    * file through the dispute's upload URL (resolve requires an uploaded_filename), then PUT resolve.
    */
   async acceptDispute(id: string, refundAmountMinor: bigint, message: string): Promise<ResolveAnswer | Unreachable> {
+    const file = { name: `acceptance-${id}.txt`, contentType: 'text/plain', bytes: Buffer.from(message, 'utf8') };
+    return this.resolveWith(id, file, { resolution: 'merchant-accepted', message, refund_amount: String(refundAmountMinor) });
+  }
+
+  /**
+   * Declines a dispute: POST evidence (Paystack's fields), then the file through the upload URL, then PUT
+   * resolve declined with nothing refunded; the bank decides from there.
+   */
+  async declineDispute(id: string, evidence: DisputeEvidence, file: DisputeFile, message: string): Promise<ResolveAnswer | Unreachable> {
+    const given = await this.call('POST', `/dispute/${encodeURIComponent(id)}/evidence`, evidence, readEvidence);
+    if (given.kind !== 'done') return given;
+    return this.resolveWith(id, file, { resolution: 'declined', message, refund_amount: '0' });
+  }
+
+  /** The file PUT to the dispute's signed upload URL, then PUT resolve naming it (resolve requires an uploaded_filename). */
+  private async resolveWith(id: string, file: DisputeFile, resolution: { resolution: string; message: string; refund_amount: string }): Promise<ResolveAnswer | Unreachable> {
     const path = `/dispute/${encodeURIComponent(id)}`;
-    const url = await this.call('GET', `${path}/upload_url?upload_filename=${encodeURIComponent(`acceptance-${id}.txt`)}`, undefined, readUploadUrl);
+    const url = await this.call('GET', `${path}/upload_url?upload_filename=${encodeURIComponent(file.name)}`, undefined, readUploadUrl);
     if (url.kind !== 'upload') return url;
-    const put = await callVendor({ method: 'PUT', url: url.signedUrl, headers: { 'content-type': 'text/plain' }, body: message, timeoutMs: this.s.timeoutMs });
+    const put = await callVendor({ method: 'PUT', url: url.signedUrl, headers: { 'content-type': file.contentType }, body: file.bytes, timeoutMs: this.s.timeoutMs });
     if (put.kind !== 'answer') return { kind: 'unreachable', sent: put.sent, detail: put.detail };
     if (put.status >= 300) return { kind: 'unreadable', detail: `the upload answered HTTP ${put.status}` };
-    const body = { resolution: 'merchant-accepted', message, refund_amount: String(refundAmountMinor), uploaded_filename: url.fileName };
-    return this.call('PUT', `${path}/resolve`, body, readResolve);
+    return this.call('PUT', `${path}/resolve`, { ...resolution, uploaded_filename: url.fileName }, readResolve);
   }
 
   /** One attempt, never repeated by us: card data is not kept to send again. */

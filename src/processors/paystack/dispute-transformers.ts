@@ -112,6 +112,14 @@ export function readUploadUrl(httpStatus: number, raw: unknown): { kind: 'upload
   return { kind: 'unreadable', detail: `upload_url answered HTTP ${httpStatus}` };
 }
 
+/** POST /dispute/:id/evidence: 200 or 201 with status true is done; another 4xx but 429 is Paystack's refusal, in its words. */
+export function readEvidence(httpStatus: number, raw: unknown): ResolveAnswer {
+  const body = record(raw);
+  if ((httpStatus === 200 || httpStatus === 201) && body?.status === true) return { kind: 'done' };
+  if (httpStatus >= 400 && httpStatus < 500 && httpStatus !== 429) return { kind: 'refused', message: text(body?.message) ?? `HTTP ${httpStatus}` };
+  return { kind: 'unreadable', detail: `evidence answered HTTP ${httpStatus}` };
+}
+
 /** PUT /dispute/:id/resolve: 200 with status true is done; another 4xx but 429 is Paystack's refusal, in its words. */
 export function readResolve(httpStatus: number, raw: unknown): ResolveAnswer {
   const body = record(raw);

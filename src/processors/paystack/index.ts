@@ -134,6 +134,11 @@ function paystackDisputes(client: (ctx: CallContext) => PaystackClient): Dispute
       if (a.kind === 'unreachable' || a.kind === 'unreadable') return { kind: 'unavailable', detail: a.detail };
       return a;
     },
+    async declineDispute(ctx, id, evidence, file, message) {
+      const a = await client(ctx).declineDispute(id, evidence, file, message);
+      if (a.kind === 'unreachable' || a.kind === 'unreadable') return { kind: 'unavailable', detail: a.detail };
+      return a;
+    },
     async listDisputes(ctx, from, page) {
       const a = await client(ctx).listDisputes(from, page);
       if (a.kind === 'unreachable' || a.kind === 'unreadable') return { kind: 'unavailable', detail: a.detail };

@@ -1,5 +1,5 @@
 // Proves how Paystack's disputes are read (docs/contract/disputes.md): an answer's object and a list's items by one reader, an event only for its dispute id (its dates named otherwise), the status, resolution and refund_amount read together to say who won, the disputed amount taken from the transaction while the dispute's own is empty, and anything unreadable left unread rather than guessed.
-import { disputeEventId, readDispute, readDisputeFetch, readDisputeList } from '../../../src/processors/paystack/dispute-transformers';
+import { disputeEventId, readDispute, readDisputeFetch, readDisputeList, readEvidence } from '../../../src/processors/paystack/dispute-transformers';
 
 /** A dispute as GET /dispute/:id answers it (Paystack's API reference, Disputes: fetch's sample, trimmed). */
 const answer = (o: Record<string, unknown> = {}) => ({
@@ -69,4 +69,16 @@ test('an event is read only for its dispute id, and only a charge.dispute.* even
   expect(disputeEventId(event('charge.success', { id: 2867 }))).toBeNull();
   expect(disputeEventId(event('charge.dispute.create', { id: '../2867' }))).toBeNull();
   expect(disputeEventId(Buffer.from('not json'))).toBeNull();
+});
+
+describe('readEvidence (POST /dispute/:id/evidence)', () => {
+  it('is done on 200 or 201 with status true, refused in Paystack\'s words on a 4xx but 429, and unreadable otherwise', () => {
+    expect(readEvidence(201, { status: true, message: 'Evidence created', data: { id: 21000 } })).toEqual({ kind: 'done' });
+    expect(readEvidence(200, { status: true })).toEqual({ kind: 'done' });
+    expect(readEvidence(201, { status: false })).toEqual({ kind: 'unreadable', detail: 'evidence answered HTTP 201' });
+    expect(readEvidence(400, { status: false, message: 'customer_phone is required' })).toEqual({ kind: 'refused', message: 'customer_phone is required' });
+    expect(readEvidence(404, null)).toEqual({ kind: 'refused', message: 'HTTP 404' });
+    expect(readEvidence(429, { status: false, message: 'Too many requests' })).toEqual({ kind: 'unreadable', detail: 'evidence answered HTTP 429' });
+    expect(readEvidence(502, null)).toEqual({ kind: 'unreadable', detail: 'evidence answered HTTP 502' });
+  });
 });
