@@ -82,6 +82,7 @@ needsRealServer().describe('on real PostgreSQL', () => {
       reservedMinor: want.reserved,
       refundHeldMinor: 0n,
       disbursementHeldMinor: 0n,
+      disputeHeldMinor: 0n,
     });
     const after = await ledgerCounts(one.services.db);
     expect(after.journals - before.journals).toBe(COMPLETIONS);

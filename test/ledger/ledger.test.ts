@@ -32,7 +32,7 @@ it('credits a mobile-money completion: clearing gives the amount, fee to revenue
     { account: 'fee_revenue', wallet_id: null, amount_minor: 3000n, currency: 'UGX', kind: 'fee', journal: 'collection_credit' },
     { account: 'available', wallet_id: b.walletIds.UGX, amount_minor: 97000n, currency: 'UGX', kind: 'collection_credit', journal: 'collection_credit' },
   ]);
-  expect(await s().ledger.walletBalance(b.businessId, 'UGX')).toEqual({ currency: 'UGX', availableMinor: 97000n, pendingMinor: 0n, reservedMinor: 0n, refundHeldMinor: 0n, disbursementHeldMinor: 0n });
+  expect(await s().ledger.walletBalance(b.businessId, 'UGX')).toEqual({ currency: 'UGX', availableMinor: 97000n, pendingMinor: 0n, reservedMinor: 0n, refundHeldMinor: 0n, disbursementHeldMinor: 0n, disputeHeldMinor: 0n });
   expect(await s().db.any('SELECT * FROM ledger_holds h JOIN journals j ON j.id = h.journal_id WHERE j.collection_id = $1', [c.id])).toEqual([]);
 });
 
@@ -58,7 +58,7 @@ describe('a card completion with rolling reserve and card settlement', () => {
 
   it('holds the reserve share and puts the rest in pending, with due dates from the completion time', async () => {
     // fee 2500.025 -> 2500; credit 97501; reserve 9750.1 -> 9750; pending 87751
-    expect(await s().ledger.walletBalance(b.businessId, 'UGX')).toEqual({ currency: 'UGX', availableMinor: 0n, pendingMinor: 87751n, reservedMinor: 9750n, refundHeldMinor: 0n, disbursementHeldMinor: 0n });
+    expect(await s().ledger.walletBalance(b.businessId, 'UGX')).toEqual({ currency: 'UGX', availableMinor: 0n, pendingMinor: 87751n, reservedMinor: 9750n, refundHeldMinor: 0n, disbursementHeldMinor: 0n, disputeHeldMinor: 0n });
     const holds = await s().db.any(
       'SELECT h.bucket, h.amount_minor, h.release_at, h.released_journal_id FROM ledger_holds h WHERE h.wallet_id = $1 ORDER BY h.id',
       [b.walletIds.UGX],
@@ -76,7 +76,7 @@ describe('a card completion with rolling reserve and card settlement', () => {
   it('settles the card part after card_settlement_days, once', async () => {
     expect(await s().ledger.releaseDue(new Date('2025-02-03T10:00:00Z'))).toBe(1);
     expect(await s().ledger.releaseDue(new Date('2025-02-03T10:00:00Z'))).toBe(0);
-    expect(await s().ledger.walletBalance(b.businessId, 'UGX')).toEqual({ currency: 'UGX', availableMinor: 87751n, pendingMinor: 0n, reservedMinor: 9750n, refundHeldMinor: 0n, disbursementHeldMinor: 0n });
+    expect(await s().ledger.walletBalance(b.businessId, 'UGX')).toEqual({ currency: 'UGX', availableMinor: 87751n, pendingMinor: 0n, reservedMinor: 9750n, refundHeldMinor: 0n, disbursementHeldMinor: 0n, disputeHeldMinor: 0n });
   });
 
   it('releases the reserve after rolling_reserve_months, once, through the worker as well', async () => {
@@ -85,7 +85,7 @@ describe('a card completion with rolling reserve and card settlement', () => {
     expect(worker).toMatchObject({ name: 'ledger-release', intervalMs: 1000 });
     expect(await worker.run()).toBe(1);
     expect(await worker.run()).toBe(0);
-    expect(await s().ledger.walletBalance(b.businessId, 'UGX')).toEqual({ currency: 'UGX', availableMinor: 97501n, pendingMinor: 0n, reservedMinor: 0n, refundHeldMinor: 0n, disbursementHeldMinor: 0n });
+    expect(await s().ledger.walletBalance(b.businessId, 'UGX')).toEqual({ currency: 'UGX', availableMinor: 97501n, pendingMinor: 0n, reservedMinor: 0n, refundHeldMinor: 0n, disbursementHeldMinor: 0n, disputeHeldMinor: 0n });
     const journals = await s().db.any('SELECT kind FROM journals WHERE collection_id = $1 ORDER BY id', [id]);
     expect(journals.map((j) => j.kind)).toEqual(['collection_credit', 'settlement', 'reserve_release']);
     const released = await s().db.one('SELECT count(*)::int AS n FROM ledger_holds WHERE wallet_id = $1 AND released_journal_id IS NULL', [b.walletIds.UGX]);
@@ -151,9 +151,9 @@ it('lists every wallet, empty ones at zero, default first; one wallet or NOT_FOU
   const c = await insertPending(s(), b.businessId, { currency: 'UGX', amountMinor: 777n });
   await complete(s(), c.id);
   expect(await s().ledger.walletBalances(b.businessId)).toEqual([
-    { currency: 'USD', availableMinor: 0n, pendingMinor: 0n, reservedMinor: 0n, refundHeldMinor: 0n, disbursementHeldMinor: 0n },
-    { currency: 'EUR', availableMinor: 0n, pendingMinor: 0n, reservedMinor: 0n, refundHeldMinor: 0n, disbursementHeldMinor: 0n },
-    { currency: 'UGX', availableMinor: 777n, pendingMinor: 0n, reservedMinor: 0n, refundHeldMinor: 0n, disbursementHeldMinor: 0n },
+    { currency: 'USD', availableMinor: 0n, pendingMinor: 0n, reservedMinor: 0n, refundHeldMinor: 0n, disbursementHeldMinor: 0n, disputeHeldMinor: 0n },
+    { currency: 'EUR', availableMinor: 0n, pendingMinor: 0n, reservedMinor: 0n, refundHeldMinor: 0n, disbursementHeldMinor: 0n, disputeHeldMinor: 0n },
+    { currency: 'UGX', availableMinor: 777n, pendingMinor: 0n, reservedMinor: 0n, refundHeldMinor: 0n, disbursementHeldMinor: 0n, disputeHeldMinor: 0n },
   ]);
   const err = await s().ledger.walletBalance(b.businessId, 'KES').catch((e) => e);
   expect(err).toBeInstanceOf(AppError);
