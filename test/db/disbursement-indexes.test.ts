@@ -61,7 +61,7 @@ describe('on this run’s database', () => {
     const notification = statement('notifications', 'sql', 'webhook.sql');
     const now = new Date('2026-03-01T00:00:00Z');
     const values = (eventId: string, sequence: number, body: string) => ({
-      collectionId: null, refundId: null, disbursementId: id, apiTokenId: null, eventId, sequence, status: 'COMPLETED', body, firstAttemptAt: now, now, traceParent: null,
+      collectionId: null, refundId: null, disbursementId: id, disputeId: null, apiTokenId: null, eventId, sequence, status: 'COMPLETED', body, firstAttemptAt: now, now, traceParent: null,
     });
     await db.none(notification, values('evt_idx_1', 1, '{"first":true}'));
     await db.none(notification, values('evt_idx_2', 2, '{"second":true}'));
