@@ -70,7 +70,7 @@ export const MUTANTS: Mutant[] = [
   { id: 'ledger-reconciliation-adjustment-no-four-eyes', file: 'src/reconciliation/resolutions.ts', find: 'return difference < 0n ? -difference : difference;', replace: 'return 0n;', tests: ['test/reconciliation/mpesa-statements.test.ts'] },
   { id: 'state-expires-at-half-ttl', file: 'src/collections/request-to-pay.ts', find: 'expires_at: new Date(now.getTime() + this.s.config.pendingTtlSeconds * 1000)', replace: 'expires_at: new Date(now.getTime() + this.s.config.pendingTtlSeconds * 500)', tests: ['test/http/simulate-collection.test.ts'], names: 'expires' },
   // auth
-  { id: 'auth-wrong-secret-accepted', file: 'src/merchants/access-tokens.ts', find: 'if (!row || !good || !secret) {', replace: 'if (!row || !secret) {', tests: ['test/http/create-access-token.test.ts'], names: 'a wrong secret' },
+  { id: 'auth-wrong-secret-accepted', file: 'src/merchants/access-tokens.ts', find: 'if (!found || !good || !secret) throw', replace: 'if (!found || !secret) throw', tests: ['test/http/create-access-token.test.ts'], names: 'wrong secret' },
   { id: 'auth-regenerated-token-still-valid', file: 'src/merchants/access-tokens.ts', find: 'if (token.generation !== generation) return false;', replace: '', tests: ['test/http/admin-api-tokens.test.ts'], names: 'regenerat' },
   { id: 'auth-other-merchant-collection', file: 'src/collections/queries.ts', find: "'SELECT * FROM collections WHERE gateway_reference = $1 AND ($2::int IS NULL OR business_id = $2)'", replace: "'SELECT * FROM collections WHERE gateway_reference = $1 AND ($2::int IS NOT NULL OR business_id = $2)'", tests: ['test/http/list-collections.test.ts'], names: 'another|unknown' },
   // paging and filters
