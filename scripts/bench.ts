@@ -11,6 +11,7 @@
 //   npm run bench -- --scale           balance reads, list pages and completions at 0, 1 and 10 million rows
 //   npm run bench -- --soak            a steady mixed load for 10 minutes: RSS, latency and errors per minute
 //   npm run bench -- --export          a 1-million-row collections export: rows/s and the service's peak memory (DATABASE_URL)
+//   npm run bench -- --reconciliation  a 100,000-row M-Pesa statement taken in and matched, then again: seconds, and memory at each tenth
 //   npm run bench -- --refunds         the refund case only: refunds per second on one hot wallet, balance exact
 //   npm run bench -- --disbursements   the disbursement case (not in the default run): disbursements per second on one hot wallet to COMPLETED, balance exact
 //   npm run bench -- --webhooks        the webhook case only: latency from state change to receiver at BENCH_WEBHOOK_RATE, delivered by a
@@ -39,6 +40,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../src/config';
 import { exportSettings, runExport } from './bench/export';
+import { runReconciliation } from './bench/reconciliation';
 import { hotWallet } from './bench/hot-wallet';
 import { hotWalletRefunds } from './bench/refunds';
 import type { RefundFigures } from './bench/refunds';
@@ -119,7 +121,7 @@ function printFocused(rows: [string, string][], judged: Judged[], out: string): 
   const targets = targetTable(judged);
   process.stdout.write(`\n${figureTable(rows)}\n${targets ? `\n${targets}\n` : ''}\nFigures written to ${out}\n`);
 }
-const NONE = { service: null, fixed_rate: null, prism: null, floor: null, hot_wallet: null, refunds: null, webhooks: null };
+const NONE = { service: null, fixed_rate: null, prism: null, floor: null, hot_wallet: null, refunds: null, webhooks: null, reconciliation: null };
 
 /** The peak resident set split by what holds it (scripts/bench/memory-peak.cjs). */
 const memoryRow = (m: MemoryParts): [string, string] => [
@@ -200,6 +202,13 @@ async function main() {
   }
   if (process.argv.includes('--soak')) return runSoak(soakSettings(process.env), path.resolve(process.env.BENCH_OUT || 'bench-soak-out.json'));
   if (process.argv.includes('--export')) return runExport(exportSettings(process.env), path.resolve(process.env.BENCH_OUT || 'bench-export-out.json'));
+  if (process.argv.includes('--reconciliation')) {
+    const out = path.resolve(process.env.BENCH_OUT || 'bench-reconciliation-out.json');
+    const reconciliation = await runReconciliation(out);
+    const targets = targetTable(judge({ ...NONE, reconciliation }));
+    process.stdout.write(`\n${targets}\n\nFigures written to ${out}\n`);
+    return;
+  }
   const profileOnly = process.argv.includes('--profile');
   const refundsOnly = process.argv.includes('--refunds');
   const disbursementsOnly = process.argv.includes('--disbursements');
@@ -531,7 +540,7 @@ async function main() {
       peak_rss_mb: null,
       met: {},
     };
-    const judged = judge({ service: rtp, fixed_rate: fixedRate, prism, floor, hot_wallet: hot, refunds, webhooks });
+    const judged = judge({ service: rtp, fixed_rate: fixedRate, prism, floor, hot_wallet: hot, refunds, webhooks, reconciliation: null });
     report.met = Object.fromEntries(judged.map((j) => [j.key, j.met]));
     report.peak_rss_mb = peakRss({ ...NONE, service: rtp, fixed_rate: fixedRate });
     writeFileSync(out, JSON.stringify(report, null, 2) + '\n');

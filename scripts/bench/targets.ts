@@ -4,6 +4,7 @@ import type { HttpFigures } from './lib';
 import type { HotWalletFigures } from './hot-wallet';
 import type { RefundFigures } from './refunds';
 import type { WebhookFigures } from './webhooks';
+import type { ReconciliationFigures } from './reconciliation';
 
 export const TARGETS = {
   /** request-to-pay answered per second against the Prism mock of the same contract, same load, same run */
@@ -21,6 +22,11 @@ export const TARGETS = {
   webhook_p99_ms: 250,
   /** refunds per second on one hot wallet: the lowest of the three quiet runs before this work, so less is a regression */
   refunds_per_s: 76,
+  /** a statement of this many rows taken in and matched within this many seconds */
+  reconciliation_rows: 100_000,
+  reconciliation_seconds: 60,
+  /** streaming: what the process holds (its heap after a full collection) at the last tenth of the rows at most this far above the first tenth's */
+  reconciliation_growth_mb: 8,
 };
 
 /** What one run measured, as far as the targets need it; null where the run did not measure it. */
@@ -33,6 +39,7 @@ export interface RunFigures {
   refunds: RefundFigures | null;
   /** the first is the one held to the target (the deliveries in a worker process where there is a server) */
   webhooks: WebhookFigures[] | null;
+  reconciliation: ReconciliationFigures | null;
 }
 
 export interface Judged {
@@ -103,6 +110,23 @@ export function judge(f: RunFigures, t = TARGETS): Judged[] {
     figure: r ? `${fmt(r.per_s)}/s, ${r.errors} errors, balance ${r.exact_balance ? 'exact' : 'WRONG'}` : '-',
     target: `>= ${t.refunds_per_s}/s, 0 errors, exact`,
     met: r ? r.exact_balance && r.errors === 0 && r.per_s >= t.refunds_per_s : null,
+  });
+  const rec = f.reconciliation;
+  rows.push({
+    key: 'reconciliation_seconds',
+    what: 'a statement taken in and matched',
+    figure: rec ? `${fmt(rec.seconds, 1)} s for ${rec.rows} rows, ${rec.matched} of ${rec.lines} matched; again ${fmt(rec.again_seconds, 1)} s, ${rec.again_created ? 'CREATED' : 'nothing'} created` : '-',
+    target: `<= ${t.reconciliation_seconds} s for >= ${t.reconciliation_rows} rows, all matched, nothing the second time`,
+    met: rec ? rec.rows >= t.reconciliation_rows && rec.seconds <= t.reconciliation_seconds && rec.matched === rec.lines && !rec.again_created && rec.items_after_again === rec.lines : null,
+  });
+  const live = rec?.live_heap_by_tenth_mb ?? [];
+  const growth = live.length === 10 ? live[9] - live[0] : null;
+  rows.push({
+    key: 'reconciliation_growth_mb',
+    what: 'memory held while the statement streams in (live heap, last tenth of the rows against the first)',
+    figure: rec ? `${growth === null ? '-' : `${growth >= 0 ? '+' : ''}${fmt(growth, 1)} MB`} (${live.map((v) => fmt(v, 1)).join(', ')} MB; resident peak ${fmt(rec.peak_rss_mb)} MB)` : '-',
+    target: `<= +${t.reconciliation_growth_mb} MB`,
+    met: rec ? growth !== null && growth <= t.reconciliation_growth_mb : null,
   });
   return rows;
 }

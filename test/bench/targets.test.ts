@@ -4,6 +4,7 @@ import { judge, peakRss, ratio, TARGETS, targetTable } from '../../scripts/bench
 import type { RunFigures } from '../../scripts/bench/targets';
 import type { HttpFigures } from '../../scripts/bench/lib';
 import type { HotWalletFigures } from '../../scripts/bench/hot-wallet';
+import type { ReconciliationFigures } from '../../scripts/bench/reconciliation';
 
 const http = (req_per_s: number, more: Partial<HttpFigures> = {}): HttpFigures => ({
   req_per_s,
@@ -29,7 +30,7 @@ const hot = (per_s: number, completions = 8000, exact_balance = true): HotWallet
   credit_journals: completions,
   cpu_ms_per_completion: { process_ms: 0.2, postgres_ms: 0.4 },
 });
-const NONE: RunFigures = { service: null, fixed_rate: null, prism: null, floor: null, hot_wallet: null, refunds: null, webhooks: null };
+const NONE: RunFigures = { service: null, fixed_rate: null, prism: null, floor: null, hot_wallet: null, refunds: null, webhooks: null, reconciliation: null };
 const metOf = (f: RunFigures) => Object.fromEntries(judge(f).map((j) => [j.key, j.met]));
 
 it('holds request-to-pay to twice Prism and 0.7 of the floor, in the same run', () => {
@@ -76,6 +77,23 @@ it('holds refunds to no regression: exact, no error, at least the earlier quiet 
   expect(metOf({ ...NONE, refunds: r(TARGETS.refunds_per_s - 1) }).refunds_per_s).toBe(false);
   expect(metOf({ ...NONE, refunds: r(500, 1) }).refunds_per_s).toBe(false);
   expect(metOf({ ...NONE, refunds: r(500, 0, false) }).refunds_per_s).toBe(false);
+});
+
+it('holds a statement to 100,000 rows in a minute, all matched, nothing made twice, memory flat while it streams', () => {
+  const rec = (more: Partial<ReconciliationFigures> = {}): ReconciliationFigures => ({
+    rows: 100_000, lines: 50_000, seconds: 30, matched: 50_000, again_seconds: 2, again_created: false, items_after_again: 50_000,
+    rss_start_mb: 120, peak_rss_mb: 140, rss_by_tenth_mb: [130, 131, 132, 130, 133, 134, 131, 132, 133, 134],
+    live_heap_start_mb: 40, live_heap_by_tenth_mb: [42, 43, 42, 44, 43, 42, 44, 45, 44, 43], database: 'postgres', ...more,
+  });
+  expect(metOf({ ...NONE, reconciliation: rec() })).toMatchObject({ reconciliation_seconds: true, reconciliation_growth_mb: true });
+  expect(metOf({ ...NONE, reconciliation: rec({ seconds: 61 }) }).reconciliation_seconds).toBe(false);
+  expect(metOf({ ...NONE, reconciliation: rec({ rows: 10_000 }) }).reconciliation_seconds).toBe(false);
+  expect(metOf({ ...NONE, reconciliation: rec({ matched: 49_999 }) }).reconciliation_seconds).toBe(false);
+  expect(metOf({ ...NONE, reconciliation: rec({ again_created: true }) }).reconciliation_seconds).toBe(false);
+  expect(metOf({ ...NONE, reconciliation: rec({ items_after_again: 50_001 }) }).reconciliation_seconds).toBe(false);
+  // a file held whole grows with its rows
+  expect(metOf({ ...NONE, reconciliation: rec({ live_heap_by_tenth_mb: [42, 47, 52, 57, 62, 67, 72, 77, 82, 87] }) }).reconciliation_growth_mb).toBe(false);
+  expect(metOf({ ...NONE, reconciliation: rec({ live_heap_by_tenth_mb: [42, 43] }) }).reconciliation_growth_mb).toBe(false);
 });
 
 it('prints every measured target with its figure and met or MISSED, and leaves out what the run did not measure', () => {
