@@ -39,6 +39,8 @@ export interface Config {
   databasePoolMax: number;
   /** group-commit batches (request-to-pay, state changes) written at once at most, each on a connection of the pool */
   databaseBatchLanes: number;
+  /** how far V8 lets the old generation grow past what survived its last full collection, in percent (0: V8's own rule) */
+  heapGrowingPercent: number;
   dataDir: string;
   publicBaseUrl: string;
   operatorApiKey: string;
@@ -338,6 +340,7 @@ export function loadConfig(env: Env = process.env): Config {
     shutdownDrainMs: int(env, 'SHUTDOWN_DRAIN_SECONDS', appEnv === 'live' ? 5 : 0, 0, 300) * 1000,
     databasePoolMax: int(env, 'DATABASE_POOL_MAX', 10, 1, 1000),
     databaseBatchLanes: int(env, 'DATABASE_BATCH_LANES', 2, 1, 1000),
+    heapGrowingPercent: int(env, 'HEAP_GROWING_PERCENT', 50, 0, 1000),
     dataDir,
     publicBaseUrl,
     operatorApiKey: operator.value,

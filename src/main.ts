@@ -1,5 +1,6 @@
 // `npm start`: configuration from the environment, then one service process until SIGTERM/SIGINT.
 import { ConfigError, loadConfig, refuseUnsafeLive } from './config';
+import { limitHeapGrowth } from './heap';
 import { writeStdout } from './log';
 import { startService } from './server';
 import type { RunningService } from './server';
@@ -16,6 +17,7 @@ async function main() {
     }
     throw e;
   }
+  limitHeapGrowth(config.heapGrowingPercent);
   // Signals are taken before start-up: one that arrives while the service starts (or just as it turns
   // ready) stops it cleanly once it is up, instead of killing the process mid-write.
   let service: RunningService | null = null;

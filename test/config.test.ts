@@ -71,6 +71,8 @@ describe('loadConfig', () => {
     [{ PORT: '70000' }, /PORT must be between/],
     [{ DATABASE_POOL_MAX: '0' }, /DATABASE_POOL_MAX must be between/],
     [{ DATABASE_BATCH_LANES: '0' }, /DATABASE_BATCH_LANES must be between/],
+    [{ HEAP_GROWING_PERCENT: '-5' }, /HEAP_GROWING_PERCENT must be a whole number/],
+    [{ HEAP_GROWING_PERCENT: '5000' }, /HEAP_GROWING_PERCENT must be between 0 and 1000/],
     [{ DATABASE_URL: 'not a url' }, /DATABASE_URL is not a valid URL/],
     [{ DATABASE_URL: 'mysql://x/y' }, /DATABASE_URL must use/],
     [{ PUBLIC_BASE_URL: 'ftp://x' }, /PUBLIC_BASE_URL must use/],

@@ -37,7 +37,7 @@ export const WING_ORDER: readonly (readonly string[])[] = [
   // figures time the statements, and the pool reports to the figures: one rank
   ['telemetry', 'db'],
   ['domain'],
-  ['config.ts', 'errors.ts', 'log.ts'],
+  ['config.ts', 'errors.ts', 'heap.ts', 'log.ts'],
 ];
 /** The composition root, and who may import it: what starts the process, and http/ (ctx.services). */
 const CONTAINER = 'wiring.ts';
