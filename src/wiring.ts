@@ -217,7 +217,7 @@ export function buildServices(input: BaseInput): Services {
     audit,
   });
   // the sandbox's simulated issuer answers for the sandbox's MIDs, in the sandbox only (src/sandbox/disputes.ts)
-  const sandboxDisputes = new SandboxDisputes(() => base.db, input.now, (pan) => cards.fingerprint(pan));
+  const sandboxDisputes = new SandboxDisputes(() => base.db, input.now, (pan) => cards.testCardFingerprint(pan));
   // and its simulated processor's statements, for reconciliation (src/sandbox/statements.ts)
   const sandboxStatements = new SandboxStatements(() => base.db, input.now);
   const disputes = new DisputeService({

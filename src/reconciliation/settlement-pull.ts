@@ -75,11 +75,14 @@ export class SettlementPull {
         this.s.log.warn('settlement pull: the processor did not answer the list', { mid_id: ctx.midId, detail: listed.detail });
         return taken;
       }
-      for (const settlement of listed.settlements) {
-        if (!settlement.settled) continue;
-        const hash = settlementHash(source, settlement.id);
-        const known = await this.s.db.any<{ mid_id: number }>('SELECT mid_id FROM reconciliation_statements WHERE mid_id = ANY($1) AND content_hash = $2', [mids, hash]);
-        const missing = mids.filter((m) => !known.some((k) => k.mid_id === m));
+      const settled = listed.settlements.filter((x) => x.settled).map((x) => ({ ...x, hash: settlementHash(source, x.id) }));
+      // what the MIDs hold already, asked once for the page's settlements together rather than once each
+      const held = settled.length === 0 ? [] : await this.s.db.any<{ mid_id: number; content_hash: string }>(
+        'SELECT mid_id, content_hash FROM reconciliation_statements WHERE mid_id = ANY($1) AND content_hash = ANY($2)', [mids, settled.map((x) => x.hash)]);
+      const known = new Set(held.map((k) => `${k.mid_id} ${k.content_hash}`));
+      for (const settlement of settled) {
+        const hash = settlement.hash;
+        const missing = mids.filter((m) => !known.has(`${m} ${hash}`));
         if (missing.length === 0) continue;
         const lines = await this.payments(connector, ctx, settlement.id);
         if (!lines) continue;

@@ -40,12 +40,13 @@ export class SandboxDisputes implements DisputeConnector {
   constructor(
     private readonly db: () => Db,
     private readonly now: () => Date,
-    /** a card number's fingerprint, as the hosted card page recorded the payment's */
+    /** a designated card number's fingerprint, as the hosted card page recorded the payment's (made once per key by the card service) */
     private readonly fingerprint: (cardNumber: string) => string,
   ) {}
 
-  private get prints(): [string, string] {
-    return [this.fingerprint(DISPUTING_CARDS.lost), this.fingerprint(DISPUTING_CARDS.won)];
+  /** The designated cards' fingerprints, taken once per read and handed to each row's observe. */
+  private prints(): { lost: string; won: string } {
+    return { lost: this.fingerprint(DISPUTING_CARDS.lost), won: this.fingerprint(DISPUTING_CARDS.won) };
   }
 
   /** The simulated issuer sends no events: its disputes are read (after a payment, by the poll, after the clock moves). */
@@ -54,15 +55,17 @@ export class SandboxDisputes implements DisputeConnector {
   }
 
   async fetchDispute(ctx: CallContext, id: string): Promise<{ kind: 'found'; dispute: ObservedDispute } | { kind: 'not_found' }> {
-    const row = await this.db().oneOrNone<Disputed>(`${DISPUTED} AND c.gateway_reference = $4`, [ctx.midId, ...this.prints, id]);
-    return row ? { kind: 'found', dispute: this.observe(row) } : { kind: 'not_found' };
+    const prints = this.prints();
+    const row = await this.db().oneOrNone<Disputed>(`${DISPUTED} AND c.gateway_reference = $4`, [ctx.midId, prints.lost, prints.won, id]);
+    return row ? { kind: 'found', dispute: this.observe(row, prints.won) } : { kind: 'not_found' };
   }
 
   async listDisputes(ctx: CallContext, from: Date, page: number): Promise<{ kind: 'listed'; disputes: ObservedDispute[]; more: boolean }> {
+    const prints = this.prints();
     const rows = await this.db().any<Disputed>(`${DISPUTED} AND c.created_at >= $4 ORDER BY c.created_at DESC, c.id DESC LIMIT $5 OFFSET $6`, [
-      ctx.midId, ...this.prints, from, PAGE + 1, (page - 1) * PAGE,
+      ctx.midId, prints.lost, prints.won, from, PAGE + 1, (page - 1) * PAGE,
     ]);
-    return { kind: 'listed', disputes: rows.slice(0, PAGE).map((r) => this.observe(r)), more: rows.length > PAGE };
+    return { kind: 'listed', disputes: rows.slice(0, PAGE).map((r) => this.observe(r, prints.won)), more: rows.length > PAGE };
   }
 
   /** Accepted once, before the deadline on the business's sandbox clock; the issuer refuses anything else in its words. */
@@ -90,11 +93,11 @@ export class SandboxDisputes implements DisputeConnector {
     return { now: new Date(this.now().getTime() + aheadSeconds * 1000), aheadSeconds };
   }
 
-  /** The simulated issuer's word on a disputed payment at the business's sandbox time. */
-  private observe(r: Disputed): ObservedDispute {
+  /** The simulated issuer's word on a disputed payment at the business's sandbox time (`wonPrint`: the fingerprint of the card whose disputes are won). */
+  private observe(r: Disputed, wonPrint: string): ObservedDispute {
     const sandboxNow = this.now().getTime() + Number(r.ahead_seconds ?? 0) * 1000;
     const deadline = disputeDeadline(r.created_at, COUNTRY_OF_CURRENCY[r.mid_currency] ?? 'NG');
-    const wins = r.card_fingerprint === this.prints[1];
+    const wins = r.card_fingerprint === wonPrint;
     const word = { processorDisputeId: r.gateway_reference, transactionReference: r.gateway_reference, stage: 'chargeback' as const, amountMinor: r.request_amount_minor, currency: r.request_currency, openedAt: r.created_at };
     const reason = 'Sandbox: the cardholder does not recognise the payment';
     if (r.accepted_minor !== null) return { ...word, reason, status: 'accepted', processorStatus: 'resolved', resolution: 'merchant-accepted', debitMinor: r.accepted_minor };

@@ -8,13 +8,11 @@
 import type { Db } from '../db';
 import { AppError } from '../errors';
 import type { CallContext, ObservedSettlement, SettledPayment, SettlementConnector } from '../processors/types';
+import { DAY_MS, dayStart, settledDays } from '../domain/time';
 
-const DAY_MS = 86_400_000;
 /** Payments per page of a day. */
 const PAGE = 1_000;
 const REVERSAL = 'reversal:';
-/** A day is read once it is this many days past, as a store's invoices are (a payment still pending at midnight has settled by then). */
-const SETTLED_AFTER_DAYS = 2;
 
 export class SandboxStatements implements SettlementConnector {
   constructor(
@@ -22,13 +20,10 @@ export class SandboxStatements implements SettlementConnector {
     private readonly now: () => Date,
   ) {}
 
-  /** The days from `from` to two days ago, and the reversal notices of the MID since `from`. */
+  /** The days from `from` to two days ago (as a store's invoices are read), and the reversal notices of the MID since `from`. */
   async listSettlements(ctx: CallContext, from: Date, now: Date, page: number): Promise<{ kind: 'listed'; settlements: ObservedSettlement[]; more: boolean }> {
     if (page > 1) return { kind: 'listed', settlements: [], more: false };
-    const settlements: ObservedSettlement[] = [];
-    for (let d = Math.floor(from.getTime() / DAY_MS); d <= Math.floor(now.getTime() / DAY_MS) - SETTLED_AFTER_DAYS; d++) {
-      settlements.push({ id: new Date(d * DAY_MS).toISOString().slice(0, 10), settled: true, currency: null, settledAt: new Date((d + 1) * DAY_MS), covers: { from: new Date(d * DAY_MS), to: new Date((d + 1) * DAY_MS - 1) } });
-    }
+    const settlements: ObservedSettlement[] = settledDays(from, now).map((day) => ({ ...day, settled: true, currency: null }));
     const reversals = await this.db().any<{ gateway_reference: string; reversed_at: Date }>(
       `SELECT c.gateway_reference, r.reversed_at FROM sandbox_reversals r JOIN collections c ON c.id = r.collection_id
        WHERE c.mid_id = $1 AND r.reversed_at >= $2 ORDER BY r.reversed_at`, [ctx.midId, from]);
@@ -44,8 +39,8 @@ export class SandboxStatements implements SettlementConnector {
       const payments = rows.map((r) => ({ reference: `REV-${r.gateway_reference}`, reverses: r.gateway_reference, amountMinor: r.request_amount_minor, currency: r.request_currency, occurredAt: r.reversed_at }));
       return { kind: 'listed', payments: page === 1 ? payments : [], more: false };
     }
-    const start = new Date(`${id}T00:00:00Z`);
-    if (Number.isNaN(start.getTime())) return { kind: 'unavailable', detail: `not a day: ${id}` };
+    const start = dayStart(id);
+    if (!start) return { kind: 'unavailable', detail: `not a day: ${id}` };
     const rows = await this.db().any<{ gateway_reference: string; request_amount_minor: bigint; request_currency: string; created_at: Date }>(
       `SELECT gateway_reference, request_amount_minor, request_currency, created_at FROM collections
        WHERE mid_id = $1 AND status IN ('COMPLETED', 'REVERSED') AND created_at >= $2 AND created_at < $3 ORDER BY id LIMIT $4 OFFSET $5`,

@@ -1,4 +1,4 @@
-// Proves the card key's life: made once on first start, sealed at rest, kept across restarts, rotated with a 24-hour grace period, noticed by other processes, one current key under concurrency.
+// Proves the card key's life: made once on first start, sealed at rest, kept across restarts (a test card's fingerprint kept once made), rotated with a 24-hour grace period, noticed by other processes, one current key under concurrency.
 import { createPrivateKey, createPublicKey } from 'node:crypto';
 import { open } from '../../src/crypto/secretbox';
 import { openPostgres } from '../../src/db';
@@ -53,6 +53,16 @@ describe('first start and restarts', () => {
     expect(await keyRows(database)).toEqual([before]);
     expect(await restarted.services.cards.publicKeyPem()).toBe(before.public_pem);
     expect((await restarted.services.cards.decryptCard(encryptCard(before.public_pem, GOOD_CARD))).card).toEqual(GOOD_CARD);
+  });
+
+  it("keeps a test card's fingerprint once made: the card's own, each card its own", async () => {
+    const { services } = await cardProcess(database);
+    const [success, failure] = [services.config.sandboxCard3dsSuccess, services.config.sandboxCard3dsFailure];
+    for (let i = 0; i < 2; i++) {
+      expect(services.cards.testCardFingerprint(success)).toBe(services.cards.fingerprint(success));
+      expect(services.cards.testCardFingerprint(failure)).toBe(services.cards.fingerprint(failure));
+    }
+    expect(services.cards.testCardFingerprint(success)).not.toBe(services.cards.testCardFingerprint(failure));
   });
 
   it('stops start-up with a clear message when MASTER_KEY is not the one the key was sealed with', async () => {

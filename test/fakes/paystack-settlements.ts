@@ -13,7 +13,7 @@
 //   the transactions of the list spell their payment time both `paid_at` and `paidAt` (as the API's samples
 //   do), with `paid_at` absent on some (the fake drops it on every third transaction so a reader must take
 //   `paidAt`).
-// Not Paystack: `settle()`, which makes a settlement of the paid transactions not settled yet, with the
+// Not Paystack: `listStatus`, a failure the list answers with while set (an outage); `settle()`, which makes a settlement of the paid transactions not settled yet, with the
 // differences a test injects (an amount changed, a payment we never asked for, a payment left out).
 import type { FakeTransaction } from './paystack';
 
@@ -58,6 +58,8 @@ export class FakeSettlements {
   private nextId = 3_068_203;
   /** the paths of the settlement calls received, in order */
   readonly calls: string[] = [];
+  /** while set, GET /settlement answers this HTTP status and no list (Paystack's settlements down) */
+  listStatus: number | null = null;
 
   constructor(private readonly host: SettlementHost) {}
 
@@ -95,6 +97,7 @@ export class FakeSettlements {
     if (method !== 'GET') return null;
     if (url.pathname === '/settlement') {
       this.calls.push(url.pathname);
+      if (this.listStatus !== null) return { status: this.listStatus, json: { status: false, message: 'Settlements are unavailable at the moment' } };
       const from = url.searchParams.get('from');
       const shown = [...this.all.values()].filter((s) => !from || s.at >= from).reverse();
       return { status: 200, json: { status: true, message: 'Settlements retrieved', ...list(shown.map((s) => this.view(s)), url) } };

@@ -4,7 +4,8 @@
 // bank MID of the same Paystack account gets its own, empty share, not the card payments as unknown money),
 // and matching finds each difference and no other; a second pull asks only for the list and creates
 // nothing; a settlement still processing is not read until Paystack has paid it out, then it is; a page that
-// cannot be read leaves the settlement for the next run with nothing kept; the ledger stays balanced.
+// cannot be read leaves the settlement for the next run with nothing kept; a list Paystack does not answer
+// (a 5xx) takes nothing and is warned of, and the next run takes what it lists; the ledger stays balanced.
 import { encryptCard } from '../../scripts/encrypt-card';
 import { ledgerDrift } from '../../src/ledger/ledger';
 import { NO_3DS_CARD } from '../fakes/paystack';
@@ -106,5 +107,26 @@ it('leaves a settlement still processing, and one whose page cannot be read, for
   processing.transactions[0] = good;
   expect(await pull()).toBe(2);
   expect((await itemsOf(w.mids.card)).matched).toContain(later);
+  expect(await ledgerDrift(db())).toEqual([]);
+});
+
+it('takes nothing while Paystack cannot list its settlements, says so, and takes the settlement on the next run', async () => {
+  const ref = await paid(14000);
+  w.paystack.settlements.settle();
+  const before = await counts();
+  const asked = transactionCalls();
+  const logged = w.svc.logs.length;
+  w.paystack.settlements.listStatus = 503;
+  try {
+    expect(await pull()).toBe(0);
+  } finally {
+    w.paystack.settlements.listStatus = null;
+  }
+  expect(await counts()).toEqual(before);
+  expect(transactionCalls()).toBe(asked);
+  expect(w.svc.logs.slice(logged).filter((l) => l.includes('settlement pull: the processor did not answer the list')).length).toBeGreaterThan(0);
+
+  expect(await pull()).toBe(2);
+  expect((await itemsOf(w.mids.card)).matched).toContain(ref);
   expect(await ledgerDrift(db())).toEqual([]);
 });

@@ -3,8 +3,9 @@
 // ledger journals as a live processor's; moving the business's sandbox clock past the deadline accepts it
 // and debits it exactly once (moving again changes nothing); a payment of 4000000000002685 is won at the
 // deadline and its hold released; a dispute accepted in part before the deadline is debited only that part;
-// an ordinary test card opens no dispute; another business's clock is its own; bad input moves nothing; live has
-// no clock (test/http/simulate-collection.test.ts).
+// an ordinary test card opens no dispute; another business's clock is its own; bad input moves nothing; evidence
+// on a sandbox dispute (open, with a file too large, or closed) is refused with the reason and changes nothing;
+// live has no clock (test/http/simulate-collection.test.ts).
 import { ledgerDrift } from '../../src/ledger/ledger';
 import { setupMerchant } from '../helpers/fixtures';
 import type { MerchantSetup } from '../helpers/fixtures';
@@ -116,3 +117,40 @@ it('a dispute accepted in part before the deadline is debited that part; past th
   expect((await disputeOf(theirs))!.status).toBe('needs_response');
 }, 60_000);
 
+
+it('refuses evidence on a sandbox dispute, open or closed, too large or not, each with its reason, and changes nothing', async () => {
+  const m = await setupMerchant(svc, { name: 'Mbarara Cards' });
+  const lost = await paidWith(m, LOST);
+  const d = (await disputeOf(lost))!;
+  const evidence = (body: object) => m.client.post(`/v1/disputes/${d.gateway_reference}/evidence`, body);
+  const state = async () => ({
+    dispute: await db().one('SELECT status, evidence, held_minor, debited_minor, resolution FROM disputes WHERE gateway_reference = $1', [d.gateway_reference]),
+    answers: (await db().one<{ n: number }>('SELECT count(*)::int AS n FROM sandbox_dispute_answers a JOIN collections c ON c.id = a.collection_id WHERE c.gateway_reference = $1', [lost])).n,
+    journals: await journals(lost),
+    available: await available(m),
+  });
+  const body = {
+    customer_email: 'amina.okello@example.com', customer_name: 'Amina Okello', customer_phone: '256700000123',
+    service_details: 'A phone case, collected at the Mbarara shop', message: 'The customer collected the order in person',
+  };
+  const before = await state();
+  expect(before.dispute).toMatchObject({ status: 'needs_response', evidence: null });
+
+  const open = await evidence(body);
+  expect([open.status, open.body.code]).toEqual([400, 'INVALID_STATE']);
+  expect(open.body.message).toMatch(/cannot be contested with evidence/);
+  const large = await evidence({ ...body, file: { name: 'note.pdf', content_type: 'application/pdf', content: Buffer.alloc(40 * 1024 + 1).toString('base64') } });
+  expect([large.status, large.body.code]).toEqual([400, 'VALIDATION_ERROR']);
+  expect(JSON.stringify(large.body)).toContain('file.content');
+  expect(await state()).toEqual(before);
+
+  // closed (accepted at its deadline): refused for its state, still nothing sent or kept
+  expect(expectOk(await advance(m, PAST)).disputes_moved).toBe(1);
+  const after = await state();
+  expect(after.dispute).toMatchObject({ status: 'accepted', evidence: null });
+  const closed = await evidence(body);
+  expect([closed.status, closed.body.code]).toEqual([400, 'INVALID_STATE']);
+  expect(closed.body.message).toMatch(/The dispute is accepted/);
+  expect(await state()).toEqual(after);
+  expect(await ledgerDrift(db())).toEqual([]);
+}, 60_000);

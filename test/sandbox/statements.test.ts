@@ -3,7 +3,8 @@
 // reconciliation as a sandbox statement, and its item is reversed_externally, the collection untouched; the
 // operator resolves it and the collection moves to REVERSED, told by a signed webhook, the wallet debited once
 // and the ledger balanced; a second reversal, a pending payment and an unknown one are refused and change
-// nothing. A past day's completed payments are the processor's day statement and match.
+// nothing. A past day's completed payments are the processor's day statement and match; a statement id that
+// is not a real day is unavailable with its reason, and reads and makes nothing.
 import { ledgerDrift } from '../../src/ledger/ledger';
 import { mobileMoney, setupMerchant } from '../helpers/fixtures';
 import type { MerchantSetup } from '../helpers/fixtures';
@@ -95,4 +96,15 @@ it('walks a payment reversed at the sandbox processor to REVERSED through reconc
   expect(told).toHaveLength(1);
   expect(await available()).toBeLessThan(before);
   expect(await ledgerDrift(db())).toEqual([]);
+});
+
+it('answers a statement id that is not a real day as unavailable, naming it, and takes nothing in', async () => {
+  const was = await counts();
+  const ctx = { midId: mid, credentials: {} };
+  for (const id of ['2026-02-30', '2026-13-01', '2026-1-1', 'yesterday', '']) {
+    expect(await svc.services.sandboxStatements.settlementPayments(ctx, id, 1)).toEqual({ kind: 'unavailable', detail: `not a day: ${id}` });
+  }
+  // a real day is read as ever
+  expect(await svc.services.sandboxStatements.settlementPayments(ctx, '2026-02-28', 1)).toEqual({ kind: 'listed', payments: [], more: false });
+  expect(await counts()).toEqual(was);
 });

@@ -19,9 +19,10 @@ export const MESSAGES = {
  * (the exact number, keyed), not by the masked form, which other numbers share.
  */
 export function challengeOutcome(s: Services, row: CollectionRow): { final: 'COMPLETED' | 'FAILED'; message: string } {
+  // the test cards' fingerprints are made once per key (testCardFingerprint), not again for each answer
   const authenticates = [s.config.sandboxCard3dsSuccess, DISPUTING_CARDS.lost, DISPUTING_CARDS.won];
-  if (authenticates.some((pan) => row.card_fingerprint === s.cards.fingerprint(pan))) return { final: 'COMPLETED', message: MESSAGES.authenticated };
-  if (row.card_fingerprint === s.cards.fingerprint(s.config.sandboxCard3dsFailure)) return { final: 'FAILED', message: MESSAGES.authenticationFailed };
+  if (authenticates.some((pan) => row.card_fingerprint === s.cards.testCardFingerprint(pan))) return { final: 'COMPLETED', message: MESSAGES.authenticated };
+  if (row.card_fingerprint === s.cards.testCardFingerprint(s.config.sandboxCard3dsFailure)) return { final: 'FAILED', message: MESSAGES.authenticationFailed };
   return { final: 'FAILED', message: MESSAGES.notTestCard };
 }
 

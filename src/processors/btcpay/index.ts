@@ -3,6 +3,7 @@
 import { unanswered } from '../transport';
 import { randomBytes } from 'node:crypto';
 import { isoDecimals } from '../../domain/currencies';
+import { DAY_MS, dayStart, settledDays } from '../../domain/time';
 import type { CheckoutOrder, CheckoutStart, ProcessorCheckout } from '../checkout';
 import type { CallContext, Connector, CredentialField, Plan, Processor, QueryResult, RefundConnector, RefundOrder, SettlementConnector, StatusQuery } from '../types';
 import { BtcpayClient } from './client';
@@ -69,9 +70,6 @@ function btcpayRefunds(client: (ctx: CallContext) => BtcpayClient): RefundConnec
   };
 }
 
-const DAY_MS = 86_400_000;
-/** A day is read once it is this many days past (a paid invoice settles within its monitoring window, a day by default). */
-const SETTLED_AFTER_DAYS = 2;
 /** Invoices asked for per page. */
 const INVOICE_PAGE = 100;
 
@@ -84,19 +82,11 @@ function btcpaySettlements(client: (ctx: CallContext) => BtcpayClient): Settleme
   return {
     async listSettlements(_ctx, from, now, page) {
       if (page > 1) return { kind: 'listed', settlements: [], more: false };
-      const last = Math.floor(now.getTime() / DAY_MS) - SETTLED_AFTER_DAYS;
-      const days = [];
-      for (let d = Math.floor(from.getTime() / DAY_MS); d <= last; d++) {
-        days.push({
-          id: new Date(d * DAY_MS).toISOString().slice(0, 10), settled: true, currency: null, settledAt: new Date((d + 1) * DAY_MS),
-          covers: { from: new Date(d * DAY_MS), to: new Date((d + 1) * DAY_MS - 1) },
-        });
-      }
-      return { kind: 'listed', settlements: days, more: false };
+      return { kind: 'listed', settlements: settledDays(from, now).map((day) => ({ ...day, settled: true, currency: null })), more: false };
     },
     async settlementPayments(ctx, day, page) {
-      const start = new Date(`${day}T00:00:00Z`);
-      if (!/^\d{4}-\d{2}-\d{2}$/.test(day) || Number.isNaN(start.getTime())) return { kind: 'unavailable', detail: `not a day: ${day}` };
+      const start = dayStart(day);
+      if (!start) return { kind: 'unavailable', detail: `not a day: ${day}` };
       const a = await client(ctx).settledInvoices(start, new Date(start.getTime() + DAY_MS), (page - 1) * INVOICE_PAGE, INVOICE_PAGE);
       if (a.kind !== 'listed') return { kind: 'unavailable', detail: a.detail };
       return { kind: 'listed', payments: a.payments, more: a.count === INVOICE_PAGE };
