@@ -141,3 +141,20 @@ it('an item of a refund is acknowledged; reversing or adjusting it is refused an
   expect(acknowledged).toMatchObject({ id: over.id, resolution: 'resolved', action: 'acknowledge', subject: 'refund' });
   expect(await journals()).toBe(0);
 });
+
+it('refuses a report whose refund row names no reference of ours, naming its line, and keeps nothing of it', async () => {
+  const count = () => svc.services.db.one<{ statements: number; lines: number; items: number }>(
+    `SELECT (SELECT count(*)::int FROM reconciliation_statements) AS statements, (SELECT count(*)::int FROM reconciliation_lines) AS lines,
+       (SELECT count(*)::int FROM reconciliation_items) AS items`,
+  );
+  const before = await count();
+  const rows = mtnPartnerReport(fake, new Date(), 180, { moneyOut: {} }).split('\r\n');
+  const refundRow = rows.findIndex((r) => r.includes(',REFUND,'));
+  const cells = rows[refundRow].split(',');
+  cells[1] = '';
+  rows[refundRow] = cells.join(',');
+  const res = await svc.admin.post(`/v1/admin/mids/${m.midId}/statements`, undefined, { raw: rows.join('\r\n'), headers: { 'content-type': 'text/csv' } });
+  expect(res.status).toBe(400);
+  expect(res.body).toMatchObject({ code: 'VALIDATION_ERROR', message: `The statement cannot be read: line ${refundRow + 1}: a refund without an External Transaction Id` });
+  expect(await count()).toEqual(before);
+});
