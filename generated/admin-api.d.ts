@@ -3049,10 +3049,20 @@ export interface components {
              */
             day: string;
             state: components["schemas"]["ReconciliationItemState"];
-            /** @description The processor's reference of the line (M-Pesa's receipt, MTN's external id), or of the collection. */
+            /** @description The processor's reference of the line (M-Pesa's receipt, MTN's external id), or of the collection, refund or disbursement. */
             reference: string;
-            /** @enum {string|null} */
-            line_kind: "payment" | "reversal" | null;
+            /**
+             * @description What the processor's line moved, `null` for `theirs_missing`. `refund` and `payout` are money out (an M-Pesa reversal of a payment we refunded is our refund).
+             * @enum {string|null}
+             */
+            line_kind: "payment" | "reversal" | "refund" | "payout" | null;
+            /**
+             * @description What of ours the item is of, `null` when we have no record of the processor's line.
+             * @enum {string|null}
+             */
+            subject: "collection" | "refund" | "disbursement" | null;
+            /** @description Our reference (`gateway_reference`) of the collection, refund or disbursement the item is of. */
+            subject_reference: string | null;
             /** @description Our collection's reference, when one was found. */
             gateway_reference: string | null;
             collection_status: components["schemas"]["TransactionStatus"] | null;

@@ -16,6 +16,7 @@ import { Resolutions } from './resolutions';
 import { SETTLEMENT_PULL_INTERVAL_MS, SettlementPull } from './settlement-pull';
 import type { PullParts } from './settlement-pull';
 import type { ItemRow, ResolutionParts, ResolveAction } from './resolutions';
+import type { LineKind } from './statement-lines';
 
 const SQL = sqlFiles(__dirname, ['items', 'day-totals']);
 /** How often the worker looks for what the processors have not reported past the deadline (days, so hourly is soon enough). */
@@ -23,8 +24,15 @@ export const MISSING_INTERVAL_MS = 3_600_000;
 /** Items per page of the list, and per query of the CSV export. */
 export const MAX_ITEMS_PAGE = 500;
 
-/** An item as the list reads it (sql/items.sql): its day as text (YYYY-MM-DD, UTC), and its collection's reference and state. */
-export type ItemListRow = ItemRow & { day: string; gateway_reference: string | null; collection_status: Status | null; line_kind: 'payment' | 'reversal' | null };
+/** An item as the list reads it (sql/items.sql): its day as text (YYYY-MM-DD, UTC), its collection's reference and state, and what it is of (a collection, a refund, a disbursement) by our reference. */
+export type ItemListRow = ItemRow & {
+  day: string;
+  gateway_reference: string | null;
+  collection_status: Status | null;
+  line_kind: LineKind | null;
+  subject: 'collection' | 'refund' | 'disbursement' | null;
+  subject_reference: string | null;
+};
 
 export interface ItemQuery {
   day: string | null;
@@ -51,6 +59,8 @@ export function itemRecord(r: ItemListRow) {
     state: r.state,
     reference: r.reference,
     line_kind: r.line_kind,
+    subject: r.subject,
+    subject_reference: r.subject_reference,
     gateway_reference: r.gateway_reference,
     collection_status: r.collection_status,
     ours_amount: amount(r.ours_minor),

@@ -10,7 +10,7 @@ import { CsvError, csvRecords } from './csv-records';
 import { MpesaStatementReader, MtnPartnerReportReader } from './statement-lines';
 import type { StatementLine, StatementReader } from './statement-lines';
 
-const SQL = sqlFiles(__dirname, ['insert-lines', 'match-lines', 'theirs-missing']);
+const SQL = sqlFiles(__dirname, ['insert-lines', 'match-lines', 'theirs-missing', 'theirs-missing-out']);
 
 /** Lines written per statement. */
 const BATCH = 2_000;
@@ -139,11 +139,12 @@ export class StatementIntake {
     return this.s.db.one<StatementRecord>('SELECT * FROM reconciliation_statements WHERE mid_id = $1 AND content_hash = $2', [midId, contentHash]);
   }
 
-  /** Matches a statement's lines, then looks for what the processor has not reported past the MID's deadline. */
+  /** Matches a statement's lines, then looks for what the processor has not reported past the MID's deadline (money in, then money out). */
   async match(t: Tx, statement: StatementRecord): Promise<void> {
     const now = this.s.now();
     await t.none(SQL.matchLines, { statementId: statement.id, now });
     await t.none(SQL.theirsMissing, { midId: statement.mid_id, now });
+    await t.none(SQL.theirsMissingOut, { midId: statement.mid_id, now });
   }
 
   /**
@@ -153,7 +154,10 @@ export class StatementIntake {
   async missingDue(now: Date = this.s.now()): Promise<number> {
     const mids = await this.s.db.any<{ mid_id: number }>('SELECT DISTINCT mid_id FROM reconciliation_statements ORDER BY mid_id');
     let made = 0;
-    for (const { mid_id: midId } of mids) made += (await this.s.db.result(SQL.theirsMissing, { midId, now })).rowCount;
+    for (const { mid_id: midId } of mids) {
+      made += (await this.s.db.result(SQL.theirsMissing, { midId, now })).rowCount;
+      made += (await this.s.db.result(SQL.theirsMissingOut, { midId, now })).rowCount;
+    }
     return made;
   }
 

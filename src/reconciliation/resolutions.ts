@@ -4,7 +4,7 @@
 // collection COMPLETED -> REVERSED through its one state change, which writes the merchant's signed webhook
 // and e-mail; an amount the processor paid over or under ours is adjusted by a journal through the ledger
 // moving exactly the difference between the wallet and processor clearing; any item may be acknowledged
-// with a reason (no money moves). Above the MID's approval threshold (the same rule as disbursements' four
+// with a reason (no money moves); an item of a refund or a disbursement (money out) is only acknowledged. Above the MID's approval threshold (the same rule as disbursements' four
 // eyes, domain/disbursement.ts `needsApproval`) a reversal or an adjustment waits for a second operator, who
 // is not the one who asked (the database refuses it too). Approving twice or at once carries it out once:
 // the item's guarded update lets one approval through, and the ledger holds one reversal and one adjustment
@@ -32,6 +32,8 @@ export interface ItemRow {
   business_id: number | null;
   state: ItemState;
   collection_id: bigint | null;
+  refund_id: bigint | null;
+  disbursement_id: bigint | null;
   reference: string;
   ours_minor: bigint | null;
   ours_currency: string | null;
@@ -79,6 +81,9 @@ type ItemToResolve = ItemRow & { collection_status: string | null; account_curre
 /** The money an action on the item moves (what four eyes weighs), or INVALID_STATE when the action does not fit the item. */
 function amountMoved(item: ItemToResolve, action: ResolveAction): bigint {
   if (action === 'acknowledge') return 0n;
+  if (item.refund_id !== null || item.disbursement_id !== null) {
+    throw new AppError('INVALID_STATE', `The item is of a ${item.refund_id !== null ? 'refund' : 'disbursement'}: money out is not reversed or adjusted here; acknowledge the item instead`);
+  }
   if (action === 'reverse') {
     if (item.state !== 'reversed_externally' || item.collection_status !== 'COMPLETED') {
       throw new AppError('INVALID_STATE', 'Only a reversal by the processor of a COMPLETED collection is posted as a reversal; acknowledge the item instead');

@@ -1,6 +1,6 @@
 // The vendors' statement files read into statement lines (docs/reconciliation.md, "The formats"): pure, one
-// record at a time, no database. A line is a payment into the MID or a reversal of one; fee, balance and
-// other rows are counted, not kept. What the files make awkward is handled here, once:
+// record at a time, no database. A line is a payment into the MID or a reversal of one, or money out of it:
+// a refund to a customer or a payout to a payee (MTN); fee, balance and other rows are counted, not kept. What the files make awkward is handled here, once:
 // - a byte-order mark and quoted fields with commas and line breaks (csv-records.ts);
 // - a preamble of the organisation's name, short code and period before the header row (M-Pesa);
 // - amounts with thousands separators ("1,500.00"), withdrawals written as negative numbers or in their
@@ -12,10 +12,14 @@ import { minorFromText } from '../domain/money';
 import { CsvError } from './csv-records';
 import type { CsvRecord } from './csv-records';
 
+/** A payment into the MID, a reversal of one, or money out: a refund to a customer, a payout to a payee. */
+export type LineKind = 'payment' | 'reversal' | 'refund' | 'payout';
+
 export interface StatementLine {
   reference: string;
-  kind: 'payment' | 'reversal';
+  kind: LineKind;
   originalReference: string | null;
+  /** positive: the kind says which way the money went */
   amountMinor: bigint;
   currency: string;
   occurredAt: Date;
@@ -130,13 +134,17 @@ export class MpesaStatementReader extends HeaderedReader {
   }
 }
 
+/** The Type of an MTN row that is a line, but a REVERSAL (which names the payment it reverses). */
+const MTN_KINDS: Record<string, 'payment' | 'refund' | 'payout'> = { DEBIT: 'payment', PAYMENT: 'payment', REFUND: 'refund', TRANSFER: 'payout', DISBURSEMENT: 'payout' };
+
 const MTN_COLUMNS = ['Id', 'External Transaction Id', 'Date', 'Status', 'Type', 'Amount', 'Currency', 'Fee'] as const;
 
 /**
  * The MTN MoMo partner report (the partner portal's CSV): a header row from "Id" (External Transaction Id,
  * Date, Status, Type, From, To, Amount, Currency, Fee, Fee Currency, Balance, ...). Our reference is the
- * External Transaction Id (the X-Reference-Id of the request to pay). Only SUCCESSFUL rows move money; a
- * REVERSAL row is named by its own Id and carries the reversed payment's External Transaction Id. The fee has its own column and is not part of the payment. Times are the partner's local
+ * External Transaction Id (the X-Reference-Id of the request to pay, of the refund, of the transfer). Only
+ * SUCCESSFUL rows move money; a REVERSAL row is named by its own Id and carries the reversed payment's
+ * External Transaction Id; a REFUND row is a refund we asked for, a TRANSFER (or DISBURSEMENT) row a payout. The fee has its own column and is not part of the payment. Times are the partner's local
  * time, `offsetMinutes` east of UTC.
  */
 export class MtnPartnerReportReader extends HeaderedReader {
@@ -157,9 +165,10 @@ export class MtnPartnerReportReader extends HeaderedReader {
       if (!original) throw new CsvError(r.line, 'a reversal without the reversed payment in External Transaction Id');
       return { line: { reference: cell('Id'), kind: 'reversal', originalReference: original, amountMinor: amount, currency, occurredAt } };
     }
-    if (type !== 'DEBIT' && type !== 'PAYMENT') return { skipped: 'other' };
+    const kind = MTN_KINDS[type];
+    if (!kind) return { skipped: 'other' };
     const reference = cell('External Transaction Id');
-    if (!reference) throw new CsvError(r.line, 'a payment without an External Transaction Id');
-    return { line: { reference, kind: 'payment', originalReference: null, amountMinor: amount, currency, occurredAt } };
+    if (!reference) throw new CsvError(r.line, `a ${kind} without an External Transaction Id`);
+    return { line: { reference, kind, originalReference: null, amountMinor: amount, currency, occurredAt } };
   }
 }

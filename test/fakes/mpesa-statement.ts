@@ -5,7 +5,10 @@
 // (UTC+3) without a zone; amounts with thousands separators ("1,500.00") and quoted; a reversal as its own
 // Withdrawn row naming the reversed receipt in Linked Transaction ID; the charge of each payment as its own
 // Withdrawn row (Reason Type "Pay Bill Online Charge"); attempts that did not complete as rows of their own
-// status; the file opened by a UTF-8 byte-order mark, and a Details cell broken over two lines. What is
+// status; the file opened by a UTF-8 byte-order mark, and a Details cell broken over two lines; when asked
+// (refunds), each reversal the fake carried out through the Reversal API as a Withdrawn row of its own
+// receipt naming the reversed payment's in Linked Transaction ID, worded as the operator's reversal is (the
+// file does not tell the two apart). What is
 // injected (a differing amount, a payment left out, one we never asked for, a reversal) is the test's to say.
 import { randomBytes } from 'node:crypto';
 import type { FakeMpesa, FakeStkPush } from './mpesa';
@@ -19,6 +22,8 @@ export interface StatementInjections {
   reverse?: Set<string>;
   /** payments into the till we never asked for: their amounts */
   extra?: number[];
+  /** the reversals the fake carried out through the Reversal API (our refunds), as Withdrawn reversal rows */
+  refunds?: boolean;
 }
 
 const pad = (n: number) => String(n).padStart(2, '0');
@@ -63,6 +68,13 @@ export function mpesaStatement(fake: FakeMpesa, inject: StatementInjections = {}
     const p = paid.find((x) => x.receipt === r);
     if (!p) throw new Error(`no payment ${r} to reverse`);
     row(receipt(), new Date(last.getTime() + 60_000), `Reversal of ${r}`, 'Completed', null, p.amount, 'Reversal', `${p.phone} - JANE DOE`, r, p.accountReference);
+  }
+  if (inject.refunds) {
+    for (const v of fake.reversals.values()) {
+      if (v.resultCode !== '0' || v.receipt === null) continue;
+      const p = paid.find((x) => x.receipt === v.transactionId);
+      row(v.receipt, new Date(last.getTime() + 120_000), `Reversal of ${v.transactionId}`, 'Completed', null, v.amount, 'Reversal', p ? `${p.phone} - JANE DOE` : '', v.transactionId, p?.accountReference ?? '');
+    }
   }
   const first = paid.length > 0 ? paid[0].settledAt : new Date();
   const preamble = [

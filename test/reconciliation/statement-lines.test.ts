@@ -94,3 +94,23 @@ it("reads MTN's partner report in the partner's zone, the fee apart, a reversal 
   ]);
   await expect(lines(new MtnPartnerReportReader(0), 'Id,Date,Status\n')).rejects.toThrow(/the header row has no External Transaction Id, Type, Amount, Currency, Fee column/);
 });
+
+it("reads MTN's refunds and transfers as money out under our reference, a positive amount; other rows are passed over", async () => {
+  const text = [
+    'Id,External Transaction Id,Date,Status,Type,Provider Category,From,To,Amount,Currency,Fee,Fee Currency,Balance',
+    '2001,0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d,2026-11-30 11:00:00,SUCCESSFUL,REFUND,Disbursements,PayCollect,256772123456,"10,000",UGX,0,UGX,"990,000"',
+    '2002,1b2c3d4e-5f6a-4b7c-9d8e-0f1a2b3c4d5e,2026-11-30 12:00:00,SUCCESSFUL,TRANSFER,Disbursements,PayCollect,256772123457,"30,000",UGX,0,UGX,"960,000"',
+    '2003,2c3d4e5f-6a7b-4c8d-8e9f-1a2b3c4d5e6f,2026-11-30 12:30:00,SUCCESSFUL,DISBURSEMENT,Disbursements,PayCollect,256772123458,"5,000",UGX,0,UGX,"955,000"',
+    '2004,3d4e5f6a-7b8c-4d9e-9f0a-2b3c4d5e6f70,2026-11-30 13:00:00,FAILED,TRANSFER,Disbursements,PayCollect,256772123459,"7,000",UGX,0,UGX,"955,000"',
+    '2005,,2026-11-30 14:00:00,SUCCESSFUL,CASH_OUT,,PayCollect,Bank,"100,000",UGX,0,UGX,"855,000"',
+  ].join('\n');
+  expect(await lines(new MtnPartnerReportReader(180), text)).toEqual([
+    'header',
+    { reference: '0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d', kind: 'refund', originalReference: null, amountMinor: 1000000n, currency: 'UGX', occurredAt: new Date('2026-11-30T08:00:00Z') },
+    { reference: '1b2c3d4e-5f6a-4b7c-9d8e-0f1a2b3c4d5e', kind: 'payout', originalReference: null, amountMinor: 3000000n, currency: 'UGX', occurredAt: new Date('2026-11-30T09:00:00Z') },
+    { reference: '2c3d4e5f-6a7b-4c8d-8e9f-1a2b3c4d5e6f', kind: 'payout', originalReference: null, amountMinor: 500000n, currency: 'UGX', occurredAt: new Date('2026-11-30T09:30:00Z') },
+    'not_completed', 'other',
+  ]);
+  const noReference = text.replace('2001,0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d,', '2001,,');
+  await expect(lines(new MtnPartnerReportReader(180), noReference)).rejects.toThrow('line 2: a refund without an External Transaction Id');
+});

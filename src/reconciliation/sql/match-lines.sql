@@ -3,13 +3,36 @@
 -- X-Reference-Id; else the reference the processor knows the payment by: Paystack's transaction reference,
 -- our vendor_reference), then is compared by currency and amount with what we asked the
 -- processor for. A payment of a collection that is not COMPLETED (or REVERSED), or of none, is money we have
--- no record of (ours_missing); a reversal of a payment we hold is reversed_externally. One item per line:
--- a line matched before is not decided again.
+-- no record of (ours_missing); a reversal of a payment we hold is reversed_externally. Money out is matched
+-- the same way with our refunds and disbursements: a refund line by our refund's reference, a payout line by
+-- our disbursement's, and an M-Pesa reversal of a payment we refunded (the Reversal API's row) is our
+-- refund, not the operator's reversal; a refund or payout that is not COMPLETED (or REVERSED), or of none, is
+-- ours_missing. One item per line: a line matched before is not decided again.
 WITH lines AS (
-  SELECT l.* FROM reconciliation_lines l WHERE l.statement_id = ${statementId}
+  SELECT l.*, s.source FROM reconciliation_lines l JOIN reconciliation_statements s ON s.id = l.statement_id WHERE l.statement_id = ${statementId}
 ), found AS (
-  SELECT l.id AS line_id, l.mid_id, l.kind, l.reference, l.amount_minor, l.currency, l.occurred_at, ours.*
+  SELECT l.id AS line_id, l.mid_id, l.kind, l.reference, l.amount_minor, l.currency, l.occurred_at,
+    ours.collection_id, out_.refund_id, out_.disbursement_id, COALESCE(out_.business_id, ours.business_id) AS business_id,
+    COALESCE(out_.status, ours.status) AS status, COALESCE(out_.ours_minor, ours.ours_minor) AS ours_minor,
+    COALESCE(out_.ours_currency, ours.ours_currency) AS ours_currency
   FROM lines l
+  LEFT JOIN LATERAL (
+    SELECT r.id AS refund_id, NULL::bigint AS disbursement_id, r.business_id, r.status, r.amount_minor AS ours_minor, r.currency AS ours_currency
+    FROM refunds r
+    WHERE l.kind = 'refund' AND r.mid_id = l.mid_id AND l.reference IN (r.reference, r.vendor_reference)
+    UNION ALL
+    -- M-Pesa: our refund is a reversal through the Reversal API, whose row names the refunded payment's
+    -- receipt as the operator's own reversal does; a refund of ours of that payment makes it ours
+    SELECT r.id, NULL, r.business_id, r.status, r.amount_minor, r.currency
+    FROM processor_requests pr JOIN refunds r ON r.collection_id = pr.collection_id AND r.mid_id = pr.mid_id
+    WHERE l.kind = 'reversal' AND l.source = 'mpesa_statement' AND pr.mid_id = l.mid_id AND pr.receipt = l.original_reference
+      AND r.status NOT IN ('FAILED', 'CANCELLED')
+    UNION ALL
+    SELECT NULL, d.id, d.business_id, d.status, d.amount_minor, d.currency
+    FROM disbursements d
+    WHERE l.kind = 'payout' AND d.mid_id = l.mid_id AND l.reference IN (d.reference, d.vendor_reference)
+    LIMIT 1
+  ) out_ ON true
   LEFT JOIN LATERAL (
     SELECT c.id AS collection_id, c.business_id, c.status, pr.amount_minor AS ours_minor, pr.currency AS ours_currency
     FROM processor_requests pr JOIN collections c ON c.id = pr.collection_id
@@ -29,19 +52,19 @@ WITH lines AS (
     WHERE c.gateway_reference = COALESCE(l.original_reference, l.reference) AND c.mid_id = l.mid_id
       AND NOT EXISTS (SELECT FROM processor_requests pr WHERE pr.collection_id = c.id)
     LIMIT 1
-  ) ours ON true
+  ) ours ON l.kind IN ('payment', 'reversal') AND out_.refund_id IS NULL
 )
-INSERT INTO reconciliation_items (mid_id, business_id, day, state, line_id, collection_id, reference, ours_minor, ours_currency, theirs_minor, theirs_currency, created_at)
+INSERT INTO reconciliation_items (mid_id, business_id, day, state, line_id, collection_id, refund_id, disbursement_id, reference, ours_minor, ours_currency, theirs_minor, theirs_currency, created_at)
 SELECT f.mid_id, COALESCE(f.business_id, m.business_id), (f.occurred_at AT TIME ZONE 'UTC')::date,
   CASE
-    WHEN f.collection_id IS NULL OR f.status NOT IN ('COMPLETED', 'REVERSED') THEN 'ours_missing'
-    WHEN f.kind = 'reversal' THEN 'reversed_externally'
+    WHEN num_nonnulls(f.collection_id, f.refund_id, f.disbursement_id) = 0 OR f.status NOT IN ('COMPLETED', 'REVERSED') THEN 'ours_missing'
+    WHEN f.kind = 'reversal' AND f.refund_id IS NULL THEN 'reversed_externally'
     WHEN f.currency <> f.ours_currency THEN 'currency_mismatch'
     WHEN f.amount_minor > f.ours_minor THEN 'amount_over'
     WHEN f.amount_minor < f.ours_minor THEN 'amount_under'
     ELSE 'matched'
   END,
-  f.line_id, f.collection_id, f.reference,
+  f.line_id, f.collection_id, f.refund_id, f.disbursement_id, f.reference,
   CASE WHEN f.status IN ('COMPLETED', 'REVERSED') THEN f.ours_minor END,
   CASE WHEN f.status IN ('COMPLETED', 'REVERSED') THEN f.ours_currency END,
   f.amount_minor, f.currency, ${now}

@@ -1,0 +1,29 @@
+-- Money out we recorded that the processor has not reported (docs/reconciliation.md, "Matching"), as
+-- theirs-missing.sql for collections: a COMPLETED refund or disbursement of the MID, made within the period
+-- its statements cover, older than the MID's deadline (T+3 days unless set), that no item names (no line
+-- was matched with it). One item per refund and per disbursement, however often this runs; a line that
+-- arrives later is matched on its own and leaves the decided item as it is.
+WITH covered AS (
+  SELECT s.mid_id, min(s.first_at) AS first_at, max(s.last_at) AS last_at
+  FROM reconciliation_statements s WHERE s.mid_id = ${midId} AND s.first_at IS NOT NULL
+  GROUP BY s.mid_id
+), deadline AS (
+  SELECT cv.mid_id, cv.first_at, least(cv.last_at, ${now}::timestamptz - make_interval(days => COALESCE(st.theirs_missing_days, 3))) AS until_
+  FROM covered cv LEFT JOIN reconciliation_settings st ON st.mid_id = cv.mid_id
+), out_ AS (
+  SELECT r.mid_id, r.business_id, r.created_at, r.id AS refund_id, NULL::bigint AS disbursement_id, r.reference, r.amount_minor, r.currency
+  FROM deadline d JOIN refunds r ON r.mid_id = d.mid_id
+  WHERE r.status = 'COMPLETED' AND r.created_at >= d.first_at AND r.created_at < d.until_
+    AND NOT EXISTS (SELECT FROM reconciliation_items i WHERE i.refund_id = r.id)
+  UNION ALL
+  SELECT x.mid_id, x.business_id, x.created_at, NULL, x.id, x.reference, x.amount_minor, x.currency
+  FROM deadline d JOIN disbursements x ON x.mid_id = d.mid_id
+  WHERE x.status = 'COMPLETED' AND x.created_at >= d.first_at AND x.created_at < d.until_
+    AND NOT EXISTS (SELECT FROM reconciliation_items i WHERE i.disbursement_id = x.id)
+)
+INSERT INTO reconciliation_items (mid_id, business_id, day, state, refund_id, disbursement_id, reference, ours_minor, ours_currency, created_at)
+SELECT o.mid_id, o.business_id, (o.created_at AT TIME ZONE 'UTC')::date, 'theirs_missing', o.refund_id, o.disbursement_id,
+  o.reference, o.amount_minor, o.currency, ${now}
+FROM out_ o
+ORDER BY o.refund_id NULLS LAST, o.disbursement_id
+ON CONFLICT DO NOTHING
