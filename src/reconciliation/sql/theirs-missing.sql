@@ -7,7 +7,9 @@ WITH covered AS (
   FROM reconciliation_statements s WHERE s.mid_id = ${midId} AND s.first_at IS NOT NULL
   GROUP BY s.mid_id
 ), deadline AS (
-  SELECT cv.mid_id, cv.first_at, least(cv.last_at, ${now}::timestamptz - make_interval(days => COALESCE(st.theirs_missing_days, 3))) AS until_
+  -- statements give times to the second, so the last line's second is covered whole: a record of ours made in
+  -- it after the time the line shows is inside the period
+  SELECT cv.mid_id, cv.first_at, least(date_trunc('second', cv.last_at) + interval '1 second', ${now}::timestamptz - make_interval(days => COALESCE(st.theirs_missing_days, 3))) AS until_
   FROM covered cv LEFT JOIN reconciliation_settings st ON st.mid_id = cv.mid_id
 )
 INSERT INTO reconciliation_items (mid_id, business_id, day, state, collection_id, reference, ours_minor, ours_currency, created_at)
