@@ -17,9 +17,9 @@ FROM deadline d
 JOIN processor_requests pr ON pr.mid_id = d.mid_id
 JOIN collections c ON c.id = pr.collection_id
 WHERE c.status = 'COMPLETED' AND c.created_at >= d.first_at AND c.created_at < d.until_
-  AND NOT EXISTS (
-    SELECT FROM reconciliation_lines l
-    WHERE l.mid_id = pr.mid_id AND l.kind = 'payment' AND (l.reference = pr.receipt OR l.reference = pr.reference)
-  )
+  -- one test per reference (not one OR of both): each is an anti-join on the lines' (mid_id, reference), not
+  -- a scan of the MID's lines per collection
+  AND NOT EXISTS (SELECT FROM reconciliation_lines l WHERE l.mid_id = pr.mid_id AND l.kind = 'payment' AND l.reference = pr.receipt)
+  AND NOT EXISTS (SELECT FROM reconciliation_lines l WHERE l.mid_id = pr.mid_id AND l.kind = 'payment' AND l.reference = pr.reference)
 ORDER BY c.id
 ON CONFLICT (collection_id) WHERE state = 'theirs_missing' DO NOTHING
