@@ -108,3 +108,9 @@ it('leaves a settlement still processing, and one whose page cannot be read, for
   expect((await itemsOf(w.mids.card)).matched).toContain(later);
   expect(await ledgerDrift(db())).toEqual([]);
 });
+
+it('a payment a settlement paid out is not theirs_missing once the deadline has passed: Paystack knows it by our vendor_reference', async () => {
+  const late = new Date(Date.now() + 4 * 86_400_000);
+  expect(await w.svc.services.reconciliation.intake.missingDue(late)).toBe(0);
+  expect((await itemsOf(w.mids.card)).theirs_missing).toBeUndefined();
+});
