@@ -290,6 +290,21 @@ export class FakeMpesa extends FakeServer {
     this.reversalFailures.push(resultCode);
   }
 
+  /**
+   * Not Daraja: the test's shortcut for 10,000 payments. Records payments as this fake would have carried
+   * them out (a push the customer paid, with its receipt and completion time) without the HTTP round trips;
+   * the service's side of each is seeded apart (test/helpers/bulk-payments.ts).
+   */
+  sawPaid(payments: { receipt: string; amount: number; phone: string; accountReference: string; at: Date }[]): void {
+    for (const [i, p] of payments.entries()) {
+      const checkoutRequestId = `ws_CO_bulk${p.receipt}${i}`;
+      this.pushes.set(checkoutRequestId, {
+        checkoutRequestId, merchantRequestId: `bulk-${i}`, amount: p.amount, transactionType: 'CustomerPayBillOnline', partyB: this.o.shortCode,
+        phone: p.phone, accountReference: p.accountReference, callbackUrl: '', resultCode: 0, receipt: p.receipt, settledAt: p.at,
+      });
+    }
+  }
+
   byReceipt(receipt: string): FakeStkPush | undefined {
     return [...this.pushes.values()].find((p) => p.receipt === receipt);
   }

@@ -107,6 +107,8 @@ export interface FakeRequestToPay {
   financialTransactionId: string | null;
   /** the amount the fake confirms (differs for the mismatch number) */
   confirmedAmount: string;
+  /** when it was paid, where the fake knows it (the partner report's Date); the report's own time otherwise */
+  paidAt?: Date;
 }
 
 export interface FakeMtnRefund {
@@ -239,6 +241,20 @@ export class FakeMtnMomo extends FakeServer {
   /** Prompts sent to phones: requests accepted (a 409 sends none). */
   get prompts(): number {
     return this.requests.size;
+  }
+
+  /**
+   * Not MTN: the test's shortcut for 10,000 payments. Records requests to pay as this fake would have
+   * carried them out (SUCCESSFUL, with MTN's transaction id and the time it was paid) without the HTTP round
+   * trips; the service's side of each is seeded apart (test/helpers/bulk-payments.ts).
+   */
+  sawPaid(payments: { reference: string; externalId: string; amount: string; currency: string; partyId: string; at: Date }[]): void {
+    for (const [i, p] of payments.entries()) {
+      this.requests.set(p.reference, {
+        reference: p.reference, externalId: p.externalId, amount: p.amount, currency: p.currency, partyId: p.partyId, callbackUrl: null,
+        status: 'SUCCESSFUL', reason: null, financialTransactionId: String(p.at.getTime() + i), confirmedAmount: p.amount, paidAt: p.at,
+      });
+    }
   }
 
   byExternalId(externalId: string): FakeRequestToPay | undefined {

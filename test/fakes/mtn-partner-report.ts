@@ -60,13 +60,13 @@ export function mtnPartnerReport(fake: FakeMtnMomo, at: Date, offsetMinutes: num
     ids.set(r.reference, id);
     const amount = inject.amounts?.get(r.reference) ?? Number(r.amount);
     const currency = inject.currencies?.get(r.reference) ?? r.currency;
-    row([id, r.reference, local(at, offsetMinutes), 'SUCCESSFUL', 'DEBIT', 'Collections', r.partyId, 'PayCollect', thousands(amount), currency, Math.round(amount * 0.01), currency, thousands(1_000_000)]);
+    row([id, r.reference, local(r.paidAt ?? at, offsetMinutes), 'SUCCESSFUL', 'DEBIT', 'Collections', r.partyId, 'PayCollect', thousands(amount), currency, Math.round(amount * 0.01), currency, thousands(1_000_000)]);
   }
   for (const amount of inject.extra ?? []) row([++id, randomUUID(), local(at, offsetMinutes), 'SUCCESSFUL', 'DEBIT', 'Collections', '256772000001', 'PayCollect', thousands(amount), 'UGX', 0, 'UGX', thousands(1_000_000)]);
   for (const reference of inject.reverse ?? []) {
     const r = fake.requests.get(reference);
     if (!r || !ids.has(reference)) throw new Error(`no payment ${reference} to reverse`);
-    row([++id, reference, local(new Date(at.getTime() + 60_000), offsetMinutes), 'SUCCESSFUL', 'REVERSAL', 'Collections', 'PayCollect', r.partyId, thousands(inject.reversedAmounts?.get(reference) ?? Number(r.amount)), r.currency, 0, r.currency, thousands(1_000_000)]);
+    row([++id, reference, local(new Date((r.paidAt ?? at).getTime() + 60_000), offsetMinutes), 'SUCCESSFUL', 'REVERSAL', 'Collections', 'PayCollect', r.partyId, thousands(inject.reversedAmounts?.get(reference) ?? Number(r.amount)), r.currency, 0, r.currency, thousands(1_000_000)]);
   }
   const out = inject.moneyOut;
   if (out) {

@@ -130,3 +130,9 @@ it('takes nothing while Paystack cannot list its settlements, says so, and takes
   expect((await itemsOf(w.mids.card)).matched).toContain(ref);
   expect(await ledgerDrift(db())).toEqual([]);
 });
+
+it('a payment a settlement paid out is not theirs_missing once the deadline has passed: Paystack knows it by our vendor_reference', async () => {
+  const late = new Date(Date.now() + 4 * 86_400_000);
+  expect(await w.svc.services.reconciliation.intake.missingDue(late)).toBe(0);
+  expect((await itemsOf(w.mids.card)).theirs_missing).toBeUndefined();
+});

@@ -1,7 +1,9 @@
 -- Money we recorded that the processor has not reported (docs/reconciliation.md, "Matching"): a COMPLETED
 -- collection of the MID, made within the period its statements cover, older than the MID's deadline (T+3
--- days unless set), with no payment line of any statement. One item per collection, however often this
--- runs; a line that arrives later is matched on its own and leaves the decided item as it is.
+-- days unless set), with no payment line of any statement (by any reference a line finds it by: the
+-- receipt, our reference at the processor, or the processor's reference of it, as match-lines.sql). One
+-- item per collection, however often this runs; a line that arrives later is matched on its own and leaves
+-- the decided item as it is.
 WITH covered AS (
   SELECT s.mid_id, min(s.first_at) AS first_at, max(s.last_at) AS last_at
   FROM reconciliation_statements s WHERE s.mid_id = ${midId} AND s.first_at IS NOT NULL
@@ -19,9 +21,10 @@ FROM deadline d
 JOIN processor_requests pr ON pr.mid_id = d.mid_id
 JOIN collections c ON c.id = pr.collection_id
 WHERE c.status = 'COMPLETED' AND c.created_at >= d.first_at AND c.created_at < d.until_
-  AND NOT EXISTS (
-    SELECT FROM reconciliation_lines l
-    WHERE l.mid_id = pr.mid_id AND l.kind = 'payment' AND (l.reference = pr.receipt OR l.reference = pr.reference)
-  )
+  -- one test per reference (not one OR of both): each is an anti-join on the lines' (mid_id, reference), not
+  -- a scan of the MID's lines per collection
+  AND NOT EXISTS (SELECT FROM reconciliation_lines l WHERE l.mid_id = pr.mid_id AND l.kind = 'payment' AND l.reference = pr.receipt)
+  AND NOT EXISTS (SELECT FROM reconciliation_lines l WHERE l.mid_id = pr.mid_id AND l.kind = 'payment' AND l.reference = pr.reference)
+  AND NOT EXISTS (SELECT FROM reconciliation_lines l WHERE l.mid_id = pr.mid_id AND l.kind = 'payment' AND l.reference = pr.vendor_reference)
 ORDER BY c.id
 ON CONFLICT (collection_id) WHERE state = 'theirs_missing' DO NOTHING
