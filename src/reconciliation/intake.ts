@@ -10,7 +10,7 @@ import { CsvError, csvRecords } from './csv-records';
 import { MpesaStatementReader, MtnPartnerReportReader } from './statement-lines';
 import type { StatementLine, StatementReader } from './statement-lines';
 
-const SQL = sqlFiles(__dirname, ['insert-lines', 'match-lines', 'theirs-missing', 'theirs-missing-out']);
+const SQL = sqlFiles(__dirname, ['insert-lines', 'match-lines', 'theirs-missing']);
 
 /** Lines written per statement. */
 const BATCH = 2_000;
@@ -143,8 +143,7 @@ export class StatementIntake {
   async match(t: Tx, statement: StatementRecord): Promise<void> {
     const now = this.s.now();
     await t.none(SQL.matchLines, { statementId: statement.id, now });
-    await t.none(SQL.theirsMissing, { midId: statement.mid_id, now });
-    await t.none(SQL.theirsMissingOut, { midId: statement.mid_id, now });
+    await t.one(SQL.theirsMissing, { midId: statement.mid_id, now });
   }
 
   /**
@@ -155,8 +154,7 @@ export class StatementIntake {
     const mids = await this.s.db.any<{ mid_id: number }>('SELECT DISTINCT mid_id FROM reconciliation_statements ORDER BY mid_id');
     let made = 0;
     for (const { mid_id: midId } of mids) {
-      made += (await this.s.db.result(SQL.theirsMissing, { midId, now })).rowCount;
-      made += (await this.s.db.result(SQL.theirsMissingOut, { midId, now })).rowCount;
+      made += (await this.s.db.one<{ made: number }>(SQL.theirsMissing, { midId, now })).made;
     }
     return made;
   }

@@ -13,6 +13,6 @@ ALTER TABLE reconciliation_items ADD COLUMN disbursement_id BIGINT REFERENCES di
 ALTER TABLE reconciliation_items ADD CONSTRAINT reconciliation_items_one_subject CHECK (num_nonnulls(collection_id, refund_id, disbursement_id) <= 1);
 CREATE UNIQUE INDEX reconciliation_items_one_missing_refund ON reconciliation_items (refund_id) WHERE state = 'theirs_missing';
 CREATE UNIQUE INDEX reconciliation_items_one_missing_disbursement ON reconciliation_items (disbursement_id) WHERE state = 'theirs_missing';
--- theirs-missing-out.sql asks whether an item names the refund or the disbursement already
+-- theirs-missing.sql asks whether an item names the refund or the disbursement already
 CREATE INDEX reconciliation_items_refund ON reconciliation_items (refund_id) WHERE refund_id IS NOT NULL;
 CREATE INDEX reconciliation_items_disbursement ON reconciliation_items (disbursement_id) WHERE disbursement_id IS NOT NULL;
