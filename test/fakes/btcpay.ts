@@ -41,7 +41,8 @@
 //   Plugins/Webhooks/TriggerProviders/PayoutTriggerProvider.cs).
 // Not BTCPay: the `/__fake/*` control routes, the buttons that play the customer's wallet (payments are
 // counted in the invoice's own currency), the claim page's form (the customer's destination is not
-// checked), and garbageRefund.
+// checked), garbageRefund, and `sawPaid`: the tests' shortcut that records many invoices at once as paid
+// and confirmed (Settled), with no checkout, payment or webhook, as the store would list them afterwards.
 import { createHmac, randomBytes } from 'node:crypto';
 import type http from 'node:http';
 import { esc, FAKE_MODES, FakeServer, htmlPage, parseJson } from './web';
@@ -141,6 +142,20 @@ export class FakeBtcpay extends FakeServer {
 
   byOrderId(orderId: string): FakeInvoice[] {
     return [...this.invoices.values()].filter((i) => i.metadata.orderId === orderId).reverse();
+  }
+
+  /**
+   * The tests' shortcut (not BTCPay): invoices recorded as Settled at once, each by its id, price, currency,
+   * our order id and creation time (Unix seconds), as GET invoices?status=Settled lists them afterwards.
+   */
+  sawPaid(invoices: { id: string; amountCents: number; currency: string; orderId?: string; createdTime: number }[]): void {
+    for (const v of invoices) {
+      this.invoices.set(v.id, {
+        id: v.id, storeId: this.storeId, amountCents: v.amountCents, paidCents: v.amountCents, currency: v.currency, status: 'Settled', additionalStatus: 'None',
+        metadata: v.orderId ? { orderId: v.orderId } : {}, redirectURL: null, redirectAutomatically: false,
+        createdTime: v.createdTime, expirationTime: v.createdTime + 900, monitoringExpiration: v.createdTime + 900 + 86_400,
+      });
+    }
   }
 
   /** InvoiceData as Greenfield shows it. */

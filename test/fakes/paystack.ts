@@ -48,7 +48,9 @@
 // Not Paystack: the `/__fake/*` control routes, the pay / fail / abandon buttons that play the customer,
 // the refund controls (failNextRefund, needsAttentionNext, holdNextRefund, garbageRefund, swallowRefund) and the transfer
 // controls (otpTransfers, balances, failNextTransfer, holdNextTransfer, swallowTransfer, finishTransfer,
-// reverseTransfer, dropTransferEvents).
+// reverseTransfer, dropTransferEvents), and `sawPaid`: the tests' shortcut that records many transactions at
+// once as paid (status success at the time given), with no charge, checkout or webhook, as the transaction
+// and settlement reads show them afterwards.
 import { createHmac, randomBytes } from 'node:crypto';
 import type http from 'node:http';
 import { FakeDisputes } from './paystack-disputes';
@@ -199,6 +201,23 @@ export class FakePaystack extends FakeServer {
 
   transaction(reference: string): FakeTransaction | undefined {
     return this.byReference.get(reference);
+  }
+
+  /**
+   * The tests' shortcut (not Paystack): transactions recorded as paid at once, each by its reference, amount
+   * (smallest unit), currency, channel and payment time, as GET /transaction and the settlements show them.
+   */
+  sawPaid(transactions: { reference: string; amount: number; currency: string; channel?: 'card' | 'bank'; at: Date }[]): void {
+    for (const v of transactions) {
+      const at = v.at.toISOString();
+      const t: FakeTransaction = {
+        id: this.nextId++, reference: v.reference, accessCode: randomBytes(8).toString('hex'), email: 'customer@example.org', amount: v.amount, currency: v.currency,
+        channel: v.channel ?? 'card', callbackUrl: null, cancelAction: null, status: 'success', gatewayResponse: 'Successful', createdAt: at, paidAt: at,
+        direct: true, cardLast4: v.channel === 'bank' ? null : '4081',
+      };
+      this.byReference.set(t.reference, t);
+      this.byCode.set(t.accessCode, t);
+    }
   }
 
   /** every transaction paid (status success), in the order they were started */
