@@ -340,7 +340,7 @@ export function loadConfig(env: Env = process.env): Config {
     shutdownDrainMs: int(env, 'SHUTDOWN_DRAIN_SECONDS', appEnv === 'live' ? 5 : 0, 0, 300) * 1000,
     databasePoolMax: int(env, 'DATABASE_POOL_MAX', 10, 1, 1000),
     databaseBatchLanes: int(env, 'DATABASE_BATCH_LANES', 2, 1, 1000),
-    heapGrowingPercent: int(env, 'HEAP_GROWING_PERCENT', 50, 0, 1000),
+    heapGrowingPercent: int(env, 'HEAP_GROWING_PERCENT', 0, 0, 1000),
     dataDir,
     publicBaseUrl,
     operatorApiKey: operator.value,
