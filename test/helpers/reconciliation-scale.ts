@@ -2,6 +2,7 @@
 // at a time, the counts a second intake must leave as they were, the resolution of every difference as an
 // operator resolves it, and the days of a MID set against the ledger.
 import type { Queryable } from '../../src/db';
+import { ledgerDrift } from '../../src/ledger/ledger';
 import { expectOk } from './merchants';
 import type { TestService } from './service';
 
@@ -109,4 +110,22 @@ export async function daySides(svc: TestService, midId: number): Promise<DaySide
     out.push({ day: r.day.slice(0, 10), theirs_minor: t.theirs_minor, ledger_minor: r.ledger_minor, acknowledged_minor: r.acknowledged_minor });
   }
   return out;
+}
+
+/**
+ * A pulled statement's MID, resolved as an operator resolves it with no difference over the MID's threshold:
+ * nothing waits for a second operator, nothing is left undecided, each day (at least `minDays`) of the
+ * processor's totals equals what the ledger moved for it plus what was acknowledged, what was acknowledged
+ * in all is `acknowledgedMinor`, and the ledger has no drift.
+ */
+export async function expectResolvedDaysEqualLedger(svc: TestService, midId: number, acknowledgedMinor: bigint, minDays = 3): Promise<void> {
+  const waited = await resolveAll(svc, midId, await allItems(svc, midId), async (path) => { throw new Error(`${path} waited for approval`); });
+  expect(waited).toEqual([]);
+  const after = await allItems(svc, midId);
+  expect(after.filter((i) => i.state !== 'matched' && i.resolution !== 'resolved')).toEqual([]);
+  const days = await daySides(svc, midId);
+  expect(days.length).toBeGreaterThanOrEqual(minDays);
+  for (const d of days) expect({ day: d.day, theirs: d.theirs_minor }).toEqual({ day: d.day, theirs: d.ledger_minor + d.acknowledged_minor });
+  expect(days.reduce((a, d) => a + d.acknowledged_minor, 0n)).toBe(acknowledgedMinor);
+  expect(await ledgerDrift(svc.services.db)).toEqual([]);
 }
