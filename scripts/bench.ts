@@ -20,6 +20,7 @@
 //   npm run bench -- --sweep           request-to-pay only: 50 connections, the fixed rate, then the fixed-rate sweep
 //   npm run bench -- --allocations     request-to-pay only: 50 connections, then the fixed rate with the heap sampled: bytes
 //                                      allocated per request, collections per thousand requests, the allocation sites
+//   npm run bench -- --allocations --survivors   the same, the sites of what outlived a young collection (promoted) instead
 //   npm run bench -- --no-sweep        all figures but the fixed-rate sweep
 // Every target (scripts/bench/targets.ts) is printed with its figure and met or MISSED.
 // Settings: BENCH_CONNECTIONS (50), BENCH_DURATION seconds (10), BENCH_WARMUP seconds (2), BENCH_FIXED_RATE
@@ -215,6 +216,7 @@ async function main() {
   const webhooksOnly = process.argv.includes('--webhooks');
   const hotWalletOnly = process.argv.includes('--hot-wallet');
   const allocationsOnly = process.argv.includes('--allocations');
+  const survivorsOnly = allocationsOnly && process.argv.includes('--survivors');
   /** extra node options for the measured service (e.g. --max-semi-space-size=32), to compare settings */
   const serviceFlags = (process.env.BENCH_SERVICE_NODE_OPTIONS ?? '').split(/\s+/).filter(Boolean);
   const sweepOnly = process.argv.includes('--sweep');
@@ -361,7 +363,7 @@ async function main() {
     if (allocationsOnly) {
       const sampleFile = path.join(work, 'heap-sample.json');
       const sampler = path.join(ROOT, 'scripts', 'bench', 'heap-sampler.cjs');
-      const svc = startChild('service', process.execPath, ['--require', sampler, ...serviceFlags, ...compiled], { ...env, HEAP_SAMPLE_OUT: sampleFile }, path.join(work, 'service.log'));
+      const svc = startChild('service', process.execPath, ['--require', sampler, ...serviceFlags, ...compiled], { ...env, HEAP_SAMPLE_OUT: sampleFile, HEAP_SAMPLE_SURVIVORS: survivorsOnly ? '1' : '0' }, path.join(work, 'service.log'));
       children.push(svc);
       await waitForHttp(`${base}/healthz`, svc);
       const auth = { authorization: m.authorization };
@@ -376,7 +378,7 @@ async function main() {
       const allocations = summarizeAllocations(JSON.parse(readFileSync(sampleFile, 'utf8')) as HeapSample, fixed.requests);
       const hwm = highWaterMb(svc.pid);
       await stopChild(svc);
-      writeFileSync(out, JSON.stringify({ date: new Date().toISOString(), database: server ? 'postgres' : 'embedded', service_node_options: serviceFlags, request_to_pay: rtp, fixed_rate: fixed, high_water_rss_mb: hwm, allocations }, null, 2) + '\n');
+      writeFileSync(out, JSON.stringify({ date: new Date().toISOString(), database: server ? 'postgres' : 'embedded', service_node_options: serviceFlags, survivors: survivorsOnly, request_to_pay: rtp, fixed_rate: fixed, high_water_rss_mb: hwm, allocations }, null, 2) + '\n');
       const a = allocations;
       printFocused(
         [
@@ -385,7 +387,10 @@ async function main() {
           ['service node options', serviceFlags.join(' ') || '(none)'],
           ['service peak RSS (50 connections / fixed rate / high-water)', `${fmt(rtp.peak_rss_mb)} / ${fmt(fixed.peak_rss_mb)} / ${fmt(hwm)} MB`],
           ...(a.memory ? [memoryRow(a.memory)] : []),
-          ['allocated per request: heap growth between collections / sampled', `${fmt(a.bytes_per_request / 1024, 1)} KB / ${fmt(a.sampled_bytes_per_request / 1024, 1)} KB`],
+          [
+            survivorsOnly ? 'allocated per request (heap growth between collections) / of it outliving a young collection (sampled)' : 'allocated per request: heap growth between collections / sampled',
+            `${fmt(a.bytes_per_request / 1024, 1)} KB / ${fmt(a.sampled_bytes_per_request / 1024, 1)} KB`,
+          ],
           ['young-generation collections', `${a.young_gcs_per_1000} per 1000 requests, ${a.young_gc_ms_mean} ms each on average`],
           ['old-generation collections in the window', `${a.old_gcs}, ${a.old_gc_ms_total} ms in all`],
           ...a.parts.map((p): [string, string] => [`  part: ${p.part}`, `${fmt(p.bytes_per_request / 1024, 1)} KB (${p.percent}%)`]),

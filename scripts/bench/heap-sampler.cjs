@@ -1,7 +1,9 @@
 // Preloaded into the service by `npm run bench -- --allocations` (node --require): on the first SIGUSR2 it
 // starts V8's sampling heap profiler (objects a collection has freed kept in the profile, so it shows what
 // was allocated, not what survived) and a GC profiler; on the second it stops both and writes them, with
-// the heap in use at both ends, to HEAP_SAMPLE_OUT. Without HEAP_SAMPLE_OUT it does nothing.
+// the heap in use at both ends, to HEAP_SAMPLE_OUT. Without HEAP_SAMPLE_OUT it does nothing. With
+// HEAP_SAMPLE_SURVIVORS=1 (`--allocations --survivors`) what a young collection freed is left out, so the
+// profile shows what outlived the young generation: what is promoted to the old one, where it was allocated.
 // It also writes what the process's highest resident memory was made of (memory-peak.cjs).
 'use strict';
 const { Session } = require('node:inspector');
@@ -34,7 +36,7 @@ if (out) {
       const gc = new v8.GCProfiler();
       gc.start();
       post('HeapProfiler.enable');
-      post('HeapProfiler.startSampling', { samplingInterval: SAMPLING_INTERVAL_BYTES, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+      post('HeapProfiler.startSampling', { samplingInterval: SAMPLING_INTERVAL_BYTES, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: process.env.HEAP_SAMPLE_SURVIVORS !== '1' });
       running = { gc, usedAtStart: v8.getHeapStatistics().used_heap_size };
       writeFileSync(`${out}.started`, '');
       return;
