@@ -45,13 +45,16 @@ const HEADER = 'Receipt No.,Completion Time,Initiation Time,Details,Transaction 
 const START = Date.UTC(2026, 10, 30, 3, 0, 0);
 const rssMb = () => round1(process.memoryUsage().rss / 1048576);
 // A resident set also holds garbage V8 has not collected yet, so what the intake keeps is read after a full
-// collection: the collector is reached through V8's own flag, set for this process only.
-v8.setFlagsFromString('--expose-gc');
-const collect = runInNewContext('gc') as () => void;
-const liveHeapMb = () => {
-  collect();
-  return round1(process.memoryUsage().heapUsed / 1048576);
-};
+// collection: the collector is reached through V8's own flag, set for this process only and only when this
+// bench runs (importing the module leaves the process's flags alone).
+function liveHeapReader(): () => number {
+  v8.setFlagsFromString('--expose-gc');
+  const collect = runInNewContext('gc') as () => void;
+  return () => {
+    collect();
+    return round1(process.memoryUsage().heapUsed / 1048576);
+  };
+}
 
 /** The statement, 1,000 rows a chunk, each a payment with its charge row; `tenth` is called as each tenth of the rows is passed. */
 async function* statement(rows: number, seed: string, tenth: (i: number) => void): AsyncGenerator<string> {
@@ -86,6 +89,7 @@ SELECT c.id, $2, 'mpesa', 'ref-' || c.merchant_reference, 'tok-' || c.merchant_r
 FROM c`;
 
 export async function runReconciliation(out: string): Promise<ReconciliationFigures> {
+  const liveHeapMb = liveHeapReader();
   const rows = setting(process.env, 'BENCH_RECON_ROWS', 100_000);
   const dir = mkdtempSync(path.join(os.tmpdir(), 'bench-recon-'));
   const admin = process.env.DATABASE_URL;

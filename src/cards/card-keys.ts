@@ -6,7 +6,7 @@ import type { KeyObject } from 'node:crypto';
 import { masterKeys, openWithAny, seal } from '../crypto/secretbox';
 import { aesCbcDecrypt, generateCardKeyPair, parseCardJson, parseEncryptedCard, rsaOaepSha1Decrypt } from './card-crypto';
 import type { Tx } from '../db';
-import { fingerprint, fingerprintKey, maskPan, toCardDetails, validateCard } from '../domain/card';
+import { DISPUTING_CARDS, fingerprint, fingerprintKey, maskPan, toCardDetails, validateCard } from '../domain/card';
 import type { CardDetails } from '../domain/card';
 import type { CollectionRow } from '../domain/collection';
 import { apiTime } from '../domain/time';
@@ -68,11 +68,14 @@ export class CardService {
   private cache: KeyCache | null = null;
   /** derived from MASTER_KEY at first, then kept sealed in the database so that it survives a rotation */
   private fingerprintKey: Buffer;
-  /** fingerprints of published test card numbers under the key in use, made once each (emptied when the key is loaded) */
+  /** the published sandbox test card numbers: the 3-D Secure cards of the configuration and the disputing cards */
+  private readonly testCards: ReadonlySet<string>;
+  /** fingerprints of those numbers only under the key in use, made once each (emptied when the key is loaded) */
   private readonly testCardPrints = new Map<string, string>();
 
   constructor(readonly s: Base) {
     this.fingerprintKey = fingerprintKey(s.config.masterKey);
+    this.testCards = new Set([s.config.sandboxCard3dsSuccess, s.config.sandboxCard3dsFailure, DISPUTING_CARDS.lost, DISPUTING_CARDS.won]);
   }
 
   /** The deployment's fingerprint key: stored (sealed) on first start, read back ever after. */
@@ -174,9 +177,11 @@ export class CardService {
   /**
    * The fingerprint of a published test card (the sandbox's 3-D Secure and disputing cards), kept once made:
    * every 3-D Secure answer and every disputed payment read compares with them, and their numbers are public,
-   * so keeping them holds no secret. Never for a customer's card, whose number is kept nowhere.
+   * so keeping them holds no secret. Never for a customer's card, whose number is kept nowhere: any other number
+   * is refused (an Error that does not repeat it), so what is kept stays those few cards.
    */
   testCardFingerprint(pan: string): string {
+    if (!this.testCards.has(pan)) throw new Error('testCardFingerprint takes only a published sandbox test card number');
     let print = this.testCardPrints.get(pan);
     if (print === undefined) {
       print = this.fingerprint(pan);

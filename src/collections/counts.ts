@@ -7,6 +7,7 @@ import type { Db } from '../db';
 import { movementFilters, where } from '../db/filters';
 import type { FilterTable, MovementFilters, Where } from '../db/filters';
 import type { PaymentMethod, Status } from '../domain/collection';
+import { DAY_MS } from '../domain/time';
 
 /** The filters of a collection list (merchant API, operator API, exports). */
 export interface CollectionFilters extends MovementFilters {
@@ -19,7 +20,6 @@ export interface CollectionFilters extends MovementFilters {
   held?: boolean;
 }
 
-const DAY_MS = 86_400_000;
 const FOLD_PAST_SQL = sqlFile(__dirname, 'fold-past-counts.sql');
 
 /**

@@ -14,6 +14,7 @@ import { DISBURSEMENT_MESSAGES, disbursementFee, disbursementHeldMinor, disburse
 import type { DisbursementStatus } from '../domain/disbursement';
 import { moneyText } from '../domain/currencies';
 import { amountOrError } from '../domain/money';
+import { DAY_MS } from '../domain/time';
 import { AppError, validationError } from '../errors';
 import { currentTraceParent } from '../telemetry';
 import type { FieldError } from '../errors';
@@ -57,7 +58,6 @@ const SQL = sqlFiles(__dirname, [
   'token-guard', 'routes', 'lock-wallet', 'day-total', 'wallet-available', 'insert', 'by-reference', 'by-gateway-reference',
 ]);
 
-const DAY_MS = 86_400_000;
 const REF_ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
 const PHONE = /^[0-9]{10,15}$/;
 interface LockedWallet {

@@ -63,6 +63,12 @@ export function luhn(pan: string): boolean {
   return sum % 10 === 0;
 }
 
+/**
+ * The sandbox's designated cards whose payments are disputed (src/sandbox/disputes.ts), and how each dispute
+ * ends when the merchant does not accept it.
+ */
+export const DISPUTING_CARDS = { lost: '4000000000000259', won: '4000000000002685' } as const;
+
 /** First 6 and last 4 digits, the rest as '*'. */
 export function maskPan(pan: string): string {
   return pan.slice(0, 6) + '*'.repeat(Math.max(0, pan.length - 10)) + pan.slice(-4);

@@ -4,13 +4,12 @@
 // operator's rate is as old as the hours since it was set. Pure: the caller passes the clock.
 import type { RateMaxAges } from '../config';
 import type { FxRow, RateSource } from './fx';
+import { DAY_MS } from './time';
 
 export type { RateMaxAges } from '../config';
 
 /** The defaults (docs/configuration.md): two business days for the feeds, no limit for the operator's rates. */
 export const DEFAULT_MAX_AGES: RateMaxAges = { ecbBusinessDays: 2, frankfurterBusinessDays: 2, operatorHours: 0 };
-
-const DAY_MS = 86_400_000;
 
 /** Weekdays in (from's UTC date, to's UTC date]: 0 on the same day, 1 from a Friday to the Monday after. */
 export function businessDaysAfter(from: Date, to: Date): number {

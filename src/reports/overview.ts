@@ -4,10 +4,10 @@
 // operators also the same per processor and MID over 30 days and what waits on them (failing webhooks,
 // held payments and refunds, unknown outcomes). Read in one snapshot; amounts stay in minor units until
 // the record.
+import { DAY_MS } from '../domain/time';
 import { reportSql, SNAPSHOT } from './sql';
 import type { DbOf } from './sql';
 
-const DAY_MS = 86_400_000;
 const midsSql = reportSql('overview-mids.sql');
 const daysSql = reportSql('overview-days.sql');
 const attentionSql = reportSql('overview-attention.sql');

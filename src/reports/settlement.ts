@@ -1,6 +1,7 @@
 // The daily settlement report for operators (docs/reports.md): per processor and MID, what the processor
 // confirmed against what we completed and credited, with the fees, for the collections created on one UTC
 // day; and every request where the two disagree. As JSON, or as one CSV file of both parts.
+import { DAY_MS } from '../domain/time';
 import { validationError } from '../errors';
 import { amountCell, csvLines, timeCell } from './csv';
 import type { Cell } from './csv';
@@ -9,7 +10,6 @@ import type { DbOf } from './sql';
 
 /** Mismatches listed per day at most; the totals count them all. */
 export const MAX_MISMATCHES = 5000;
-const DAY_MS = 86_400_000;
 const totalsSql = reportSql('settlement-totals.sql');
 const mismatchesSql = reportSql('settlement-mismatches.sql');
 

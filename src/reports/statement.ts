@@ -4,6 +4,7 @@
 import type { Tx } from '../db';
 import { decodeCursor, encodeCursor } from '../db/keyset';
 import type { KeyColumn } from '../db/keyset';
+import { DAY_MS } from '../domain/time';
 import { AppError, validationError } from '../errors';
 import { amountCell, csvLines, timeCell } from './csv';
 import type { Cell, Sink } from './csv';
@@ -14,7 +15,6 @@ import type { DbOf } from './sql';
 export const MAX_STATEMENT_DAYS = 367;
 /** Lines per query while a CSV file is written. */
 const CSV_BATCH = 1000;
-const DAY_MS = 86_400_000;
 const LINE_KEY: KeyColumn[] = [
   { column: 'created_at', type: 'timestamptz' },
   { column: 'journal_id', type: 'bigint' },

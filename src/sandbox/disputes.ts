@@ -5,12 +5,11 @@
 // sandbox clock (won or accepted by the card) unless the merchant accepted it first. The clock is moved
 // forward by advanceSandboxClock. The one writer of sandbox_clocks and sandbox_dispute_answers.
 import type { Db } from '../db';
+import { DISPUTING_CARDS } from '../domain/card';
 import { COUNTRY_OF_CURRENCY, disputeDeadline } from '../domain/dispute';
 import type { ObservedDispute } from '../domain/dispute';
 import type { CallContext, DisputeConnector } from '../processors/types';
 
-/** The designated cards whose payments are disputed, and how each dispute ends when the merchant does not accept it. */
-export const DISPUTING_CARDS = { lost: '4000000000000259', won: '4000000000002685' } as const;
 /** A page of the simulated issuer's dispute list. */
 const PAGE = 50;
 /** At most this far ahead (a year): far enough to pass any deadline. */

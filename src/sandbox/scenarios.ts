@@ -3,7 +3,7 @@ import type { components } from '../../generated/merchant-api';
 import type { Config } from '../config';
 import { disbursementScenarios } from '../processors/sandbox/payouts';
 import { refundScenarios } from '../processors/sandbox/refunds';
-import { DISPUTING_CARDS } from './disputes';
+import { DISPUTING_CARDS } from '../domain/card';
 
 type Scenario = Omit<components['schemas']['SandboxScenario'], 'transaction_type'>;
 

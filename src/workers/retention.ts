@@ -7,6 +7,7 @@
 // in bounded batches, so a worker never holds long locks and a large backlog drains over several runs. The
 // deletes are the owning wings' own (notifications, people, merchants), handed in by src/wiring.ts.
 import type { RetentionDays } from '../config';
+import { DAY_MS } from '../domain/time';
 import type { WorkerSpec } from './loops';
 
 /** rows deleted by one statement */
@@ -14,7 +15,6 @@ const BATCH_ROWS = 1000;
 /** statements per table and run: at most 20 000 rows per table every interval */
 const MAX_BATCHES = 20;
 const INTERVAL_MS = 10 * 60_000;
-const DAY_MS = 86_400_000;
 
 
 /** How each kind of history is deleted, by the wing that owns it: up to `limit` rows older than `before`, oldest first. */

@@ -4,6 +4,7 @@ import { open } from '../../src/crypto/secretbox';
 import { openPostgres } from '../../src/db';
 import type { Database } from '../../src/db';
 import { KEY_GRACE_MS } from '../../src/cards/card-keys';
+import { DISPUTING_CARDS } from '../../src/domain/card';
 import { encryptCard } from '../../scripts/encrypt-card';
 import { createRealDatabase, freshDatabase, SHARED_PG_URL } from '../helpers/db';
 import { needsRealServer } from '../helpers/requires';
@@ -63,6 +64,25 @@ describe('first start and restarts', () => {
       expect(services.cards.testCardFingerprint(failure)).toBe(services.cards.fingerprint(failure));
     }
     expect(services.cards.testCardFingerprint(success)).not.toBe(services.cards.testCardFingerprint(failure));
+  });
+
+  it('keeps the fingerprints of the published test cards only: any other number is refused and nothing more is kept', async () => {
+    const { services } = await cardProcess(database);
+    const tests = [services.config.sandboxCard3dsSuccess, services.config.sandboxCard3dsFailure, DISPUTING_CARDS.lost, DISPUTING_CARDS.won];
+    // what the cache holds (private: read here only to show it stays those four)
+    const kept = () => (services.cards as unknown as { testCardPrints: Map<string, string> }).testCardPrints;
+    const prints = tests.map((pan) => services.cards.testCardFingerprint(pan));
+    expect(prints).toEqual(tests.map((pan) => services.cards.fingerprint(pan)));
+    expect(new Set(prints).size).toBe(4);
+    expect([...kept().keys()].sort()).toEqual([...tests].sort());
+    for (const other of ['4111111111111111', '4000000000003007', '', `${DISPUTING_CARDS.lost} `]) {
+      const e = await thrown(async () => services.cards.testCardFingerprint(other));
+      expect(e.message).toBe('testCardFingerprint takes only a published sandbox test card number');
+      if (other) expect(e.message).not.toContain(other.trim());
+    }
+    expect(kept().size).toBe(4);
+    // the test cards' fingerprints are as they were
+    expect(tests.map((pan) => services.cards.testCardFingerprint(pan))).toEqual(prints);
   });
 
   it('stops start-up with a clear message when MASTER_KEY is not the one the key was sealed with', async () => {

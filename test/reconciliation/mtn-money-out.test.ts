@@ -14,6 +14,7 @@ import { eventually, startReceiver } from '../helpers/notify-fixtures';
 import type { Receiver } from '../helpers/notify-fixtures';
 import { startTestService } from '../helpers/service';
 import type { TestService } from '../helpers/service';
+import { Clock } from '../helpers/users';
 
 interface Item {
   id: number;
@@ -28,6 +29,14 @@ interface Item {
   action: string | null;
 }
 
+/**
+ * The service's clock, set to noon (UTC) of the day the file runs: what the service records and every line of
+ * the reports (at times read from it) fall on that one day, however near midnight the test runs.
+ */
+const clock = new Clock();
+const NOON = Math.floor(Date.now() / 86_400_000) * 86_400_000 + 43_200_000;
+clock.advance(NOON - Date.now());
+const DAY = new Date(NOON).toISOString().slice(0, 10);
 let fake: FakeMtnMomo;
 let hooks: Receiver;
 let svc: TestService;
@@ -48,11 +57,11 @@ beforeAll(async () => {
   fake = new FakeMtnMomo({ answerAfterMs: 10 });
   await fake.start();
   hooks = await startReceiver();
-  svc = await startTestService({ env: { APP_ENV: 'live', MTN_MOMO_BASE_URL: fake.url, ...FAST_PROCESSORS } });
+  svc = await startTestService({ env: { APP_ENV: 'live', MTN_MOMO_BASE_URL: fake.url, ...FAST_PROCESSORS }, now: clock.now });
   m = await liveMerchant(svc, { serviceType: 'mtn_momo', currency: 'UGX', credentials: fake.refundCredentials(), webhookUrl: hooks.url });
   await svc.services.db.none('UPDATE mids SET disburses = true WHERE id = $1', [m.midId]);
   await svc.services.db.none("UPDATE api_tokens SET ip_allowlist = '{127.0.0.1/32, ::1/128}' WHERE id = $1", [m.apiTokenId]);
-  started = new Date();
+  started = clock.now();
   for (let i = 0; i < 3; i++) {
     const res = expectOk(await m.client.post('/v1/collections/request-to-pay', {
       currency: 'UGX', amount: 100000, payment_method: 'MOBILE_MONEY', account_number: '256772123456', merchant_reference: `MTNOUT-${process.pid}-${i}`, narration: 'Order for live goods',
@@ -88,7 +97,7 @@ const journals = async () => (await svc.services.db.one<{ n: number }>("SELECT c
 it('matches refunds with our refunds and transfers with our disbursements, finds each difference and no other; the same report twice creates nothing', async () => {
   const [matchedRefund, overRefund, leftOut] = refunds;
   const report = mtnPartnerReport(fake, started, 180, {
-    moneyOut: { at: new Date(), amounts: new Map([[overRefund.reference, 10500]]), omit: new Set([leftOut.reference]), extraPayouts: [40000] },
+    moneyOut: { at: clock.now(), amounts: new Map([[overRefund.reference, 10500]]), omit: new Set([leftOut.reference]), extraPayouts: [40000] },
   });
   const upload = () => svc.admin.post(`/v1/admin/mids/${m.midId}/statements`, undefined, { raw: report, headers: { 'content-type': 'text/csv; charset=utf-8' } });
   const first = expectOk(await upload());
@@ -107,11 +116,10 @@ it('matches refunds with our refunds and transfers with our disbursements, finds
   expect(all.find((i) => i.reference === matchedRefund.reference)).toMatchObject({ line_kind: 'refund', subject: 'refund', subject_reference: matchedRefund.gateway, ours_amount: 20000, theirs_amount: 20000 });
   expect(all.find((i) => i.reference === overRefund.reference)).toMatchObject({ line_kind: 'refund', subject: 'refund', subject_reference: overRefund.gateway, ours_amount: 10000, theirs_amount: 10500 });
   for (const p of payouts) expect(all.find((i) => i.reference === p.reference)).toMatchObject({ line_kind: 'payout', subject: 'disbursement', subject_reference: p.gateway });
-  const day = expectOk(await svc.admin.get(`/v1/admin/mids/${m.midId}/reconciliation-items?limit=500&day=${new Date().toISOString().slice(0, 10)}`));
-  if (day.items.length === all.length) {
-    // all on one day (UTC): the payments less the money out on both sides; ours without the payout we have no record of
-    expect(day.totals).toMatchObject({ theirs_amount: 300000 - 20000 - 10500 - 30000 - 25000 - 40000, ours_amount: 300000 - 20000 - 10000 - 30000 - 25000 });
-  }
+  const day = expectOk(await svc.admin.get(`/v1/admin/mids/${m.midId}/reconciliation-items?limit=500&day=${DAY}`));
+  // all on the clock's one day (UTC): the payments less the money out on both sides; ours without the payout we have no record of
+  expect(day.items).toEqual(all);
+  expect(day.totals).toMatchObject({ theirs_amount: 300000 - 20000 - 10500 - 30000 - 25000 - 40000, ours_amount: 300000 - 20000 - 10000 - 30000 - 25000 });
   const again = expectOk(await upload());
   expect(again.created).toBe(false);
   expect(await items()).toEqual(all);
@@ -121,7 +129,7 @@ it('a refund of ours no report gave becomes theirs_missing once its deadline has
   const leftOut = refunds[2];
   const missing = () => items('&state=theirs_missing');
   expect(await missing()).toEqual([]);
-  const late = new Date(Date.now() + 4 * 86_400_000);
+  const late = new Date(clock.now().getTime() + 4 * 86_400_000);
   expect(await svc.services.reconciliation.intake.missingDue(late)).toBe(1);
   expect(await svc.services.reconciliation.intake.missingDue(late)).toBe(0);
   expect(await missing()).toMatchObject([{ reference: leftOut.reference, subject: 'refund', subject_reference: leftOut.gateway, line_kind: null, ours_amount: 15000, theirs_amount: null }]);
@@ -148,7 +156,7 @@ it('refuses a report whose refund row names no reference of ours, naming its lin
        (SELECT count(*)::int FROM reconciliation_items) AS items`,
   );
   const before = await count();
-  const rows = mtnPartnerReport(fake, new Date(), 180, { moneyOut: {} }).split('\r\n');
+  const rows = mtnPartnerReport(fake, clock.now(), 180, { moneyOut: {} }).split('\r\n');
   const refundRow = rows.findIndex((r) => r.includes(',REFUND,'));
   const cells = rows[refundRow].split(',');
   cells[1] = '';

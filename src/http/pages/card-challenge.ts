@@ -1,7 +1,6 @@
 // The sandbox issuer's 3-D Secure challenge for a card on a PENDING collection, and its outcome. The
 // page knows the card only by its masked number and fingerprint: the full number is never at hand here.
-import { maskPan } from '../../domain/card';
-import { DISPUTING_CARDS } from '../../sandbox/disputes';
+import { DISPUTING_CARDS, maskPan } from '../../domain/card';
 import type { CollectionRow } from '../../domain/collection';
 import type { Services } from '../../wiring';
 import type { PageRequest } from './parts';

@@ -3,8 +3,7 @@
 // challenge. Which page a collection is on follows from its row: no card recorded yet -> entry.
 // The full card number and the CVV exist only in this request's memory: what is kept is the masked
 // number and the keyed fingerprint (CardService.recordHostedCard).
-import { DISPUTING_CARDS } from '../../sandbox/disputes';
-import { validateCard } from '../../domain/card';
+import { DISPUTING_CARDS, validateCard } from '../../domain/card';
 import type { CardDetails } from '../../domain/card';
 import { isFinal } from '../../domain/collection';
 import { cardFromForm, entryFields, errorsByField } from './card-entry';
