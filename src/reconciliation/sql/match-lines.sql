@@ -17,9 +17,14 @@ WITH lines AS (
     COALESCE(out_.ours_currency, ours.ours_currency) AS ours_currency
   FROM lines l
   LEFT JOIN LATERAL (
+    -- one branch per reference (not one OR of both), as for collections: each is one index lookup
     SELECT r.id AS refund_id, NULL::bigint AS disbursement_id, r.business_id, r.status, r.amount_minor AS ours_minor, r.currency AS ours_currency
     FROM refunds r
-    WHERE l.kind = 'refund' AND r.mid_id = l.mid_id AND l.reference IN (r.reference, r.vendor_reference)
+    WHERE l.kind = 'refund' AND r.reference = l.reference AND r.mid_id = l.mid_id
+    UNION ALL
+    SELECT r.id, NULL, r.business_id, r.status, r.amount_minor, r.currency
+    FROM refunds r
+    WHERE l.kind = 'refund' AND r.mid_id = l.mid_id AND r.vendor_reference = l.reference
     UNION ALL
     -- M-Pesa: our refund is a reversal through the Reversal API, whose row names the refunded payment's
     -- receipt as the operator's own reversal does; a refund of ours of that payment makes it ours
@@ -30,7 +35,11 @@ WITH lines AS (
     UNION ALL
     SELECT NULL, d.id, d.business_id, d.status, d.amount_minor, d.currency
     FROM disbursements d
-    WHERE l.kind = 'payout' AND d.mid_id = l.mid_id AND l.reference IN (d.reference, d.vendor_reference)
+    WHERE l.kind = 'payout' AND d.reference = l.reference AND d.mid_id = l.mid_id
+    UNION ALL
+    SELECT NULL, d.id, d.business_id, d.status, d.amount_minor, d.currency
+    FROM disbursements d
+    WHERE l.kind = 'payout' AND d.mid_id = l.mid_id AND d.vendor_reference = l.reference
     LIMIT 1
   ) out_ ON true
   LEFT JOIN LATERAL (
