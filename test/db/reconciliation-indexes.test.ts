@@ -11,7 +11,7 @@ import type { Db } from '../../src/db';
 import { createBusiness, moneyServices, realMoneyServices } from '../helpers/money-fixtures';
 import type { ServicesFixture } from '../helpers/money-fixtures';
 import { SHARED_PG_URL } from '../helpers/db';
-import { planNodes } from '../helpers/plans';
+import { indexDefinitions, planNodes } from '../helpers/plans';
 import { needsRealServer } from '../helpers/requires';
 
 const matchLines = new pgp.QueryFile(path.resolve(__dirname, '..', '..', 'src', 'reconciliation', 'sql', 'match-lines.sql'), { minify: true, noWarnings: true });
@@ -80,31 +80,23 @@ async function statementOf(db: Db, midId: number, lines: Line[]): Promise<bigint
 }
 
 describe('on this run’s database', () => {
-  let f: ServicesFixture;
-  let db: Db;
-  beforeAll(async () => {
-    f = await moneyServices();
-    db = f.database.db;
-  }, 120_000);
-  afterAll(async () => {
-    await f?.close();
-  });
+  let f: ServicesFixture | undefined;
+  const db = () => (f as ServicesFixture).database.db;
+  beforeAll(async () => (f = await moneyServices()), 120_000);
+  afterAll(() => f?.close());
 
   it('has the (mid_id, vendor_reference) index of refunds and of disbursements', async () => {
-    const indexes = await db.any<{ indexname: string; indexdef: string }>(
-      "SELECT indexname, indexdef FROM pg_indexes WHERE tablename IN ('refunds', 'disbursements') AND indexdef LIKE '%vendor_reference%' ORDER BY indexname",
-    );
-    expect(indexes.map((i) => [i.indexname, i.indexdef.replace(/ ON public\./, ' ON ')])).toEqual([
+    expect(await indexDefinitions(db(), ['refunds', 'disbursements'], ['vendor_reference'])).toEqual([
       ['disbursements_mid_vendor_reference', 'CREATE INDEX disbursements_mid_vendor_reference ON disbursements USING btree (mid_id, vendor_reference) WHERE (vendor_reference IS NOT NULL)'],
       ['refunds_mid_vendor_reference', 'CREATE INDEX refunds_mid_vendor_reference ON refunds USING btree (mid_id, vendor_reference) WHERE (vendor_reference IS NOT NULL)'],
     ]);
   });
 
   it('finds a refund and a payout by either reference, a reversal of a refunded payment as the refund, and each line of nothing ours as ours_missing', async () => {
-    const midId = await seedMid(db, 4);
+    const midId = await seedMid(db(), 4);
     // the refund of payment 4 failed: a reversal of it is the operator's
-    await db.none("UPDATE refunds SET status = 'FAILED' WHERE reference = $1", [`rr-${midId}-4`]);
-    const statementId = await statementOf(db, midId, [
+    await db().none("UPDATE refunds SET status = 'FAILED' WHERE reference = $1", [`rr-${midId}-4`]);
+    const statementId = await statementOf(db(), midId, [
       [`rr-${midId}-1`, 'refund', null, 150000],
       [`rv-${midId}-2`, 'refund', null, 150500],
       [`dr-${midId}-1`, 'payout', null, 70000],
@@ -115,8 +107,8 @@ describe('on this run’s database', () => {
       [`rv-${midId}-3`, 'payout', null, 150000],
       ['UNKNOWN1', 'payout', null, 5000],
     ]);
-    await db.none(matchLines, { statementId, now: NOW });
-    const items = await db.any<{ reference: string; state: string; subject: string | null; ours_minor: string | null }>(
+    await db().none(matchLines, { statementId, now: NOW });
+    const items = await db().any<{ reference: string; state: string; subject: string | null; ours_minor: string | null }>(
       `SELECT i.reference, i.state, COALESCE(r.reference, d.reference, c.gateway_reference) AS subject, i.ours_minor::text
        FROM reconciliation_items i LEFT JOIN refunds r ON r.id = i.refund_id LEFT JOIN disbursements d ON d.id = i.disbursement_id
        LEFT JOIN collections c ON c.id = i.collection_id WHERE i.mid_id = $1 ORDER BY i.line_id`, [midId],
