@@ -11,7 +11,7 @@ import { AdminDisbursementService } from '../../src/disbursements/admin';
 import { createBusiness, moneyServices, realMoneyServices } from '../helpers/money-fixtures';
 import type { ServicesFixture } from '../helpers/money-fixtures';
 import { SHARED_PG_URL } from '../helpers/db';
-import { planNodes } from '../helpers/plans';
+import { indexDefinitions, planNodes } from '../helpers/plans';
 import type { PlanNode } from '../helpers/plans';
 import { needsRealServer } from '../helpers/requires';
 
@@ -46,10 +46,7 @@ describe('on this run’s database', () => {
   });
 
   it('has the operator list’s index and one unique index on a disbursement notification’s sequence', async () => {
-    const indexes = await db.any<{ indexname: string; indexdef: string }>(
-      "SELECT indexname, indexdef FROM pg_indexes WHERE tablename IN ('disbursements', 'notifications') AND (indexdef LIKE '%(created_at DESC, id DESC)%' OR indexdef LIKE '%(disbursement_id, sequence)%') ORDER BY indexname",
-    );
-    expect(indexes.map((i) => [i.indexname, i.indexdef.replace(/ ON public\./, ' ON ')])).toEqual([
+    expect(await indexDefinitions(db, ['disbursements', 'notifications'], ['(created_at DESC, id DESC)', '(disbursement_id, sequence)'])).toEqual([
       ['disbursements_newest', 'CREATE INDEX disbursements_newest ON disbursements USING btree (created_at DESC, id DESC)'],
       ['notifications_disbursement_sequence', 'CREATE UNIQUE INDEX notifications_disbursement_sequence ON notifications USING btree (disbursement_id, sequence) WHERE (disbursement_id IS NOT NULL)'],
     ]);

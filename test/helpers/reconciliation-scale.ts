@@ -113,14 +113,17 @@ export async function daySides(svc: TestService, midId: number): Promise<DaySide
 }
 
 /**
- * A pulled statement's MID, resolved as an operator resolves it with no difference over the MID's threshold:
- * nothing waits for a second operator, nothing is left undecided, each day (at least `minDays`) of the
- * processor's totals equals what the ledger moved for it plus what was acknowledged, what was acknowledged
- * in all is `acknowledgedMinor`, and the ledger has no drift.
+ * A statement's MID, resolved as an operator resolves it: what waits for a second operator's approval is
+ * approved by `approve` (without one, nothing may wait: every difference is under the MID's threshold);
+ * nothing is left undecided, each day (at least `minDays`) of the processor's totals equals what the ledger
+ * moved for it plus what was acknowledged, what was acknowledged in all is `acknowledgedMinor`, and the
+ * ledger has no drift. The items that waited, by id.
  */
-export async function expectResolvedDaysEqualLedger(svc: TestService, midId: number, acknowledgedMinor: bigint, minDays = 3): Promise<void> {
-  const waited = await resolveAll(svc, midId, await allItems(svc, midId), async (path) => { throw new Error(`${path} waited for approval`); });
-  expect(waited).toEqual([]);
+export async function expectResolvedDaysEqualLedger(
+  svc: TestService, midId: number, acknowledgedMinor: bigint, approve?: (path: string) => Promise<{ status: number }>, minDays = 3,
+): Promise<number[]> {
+  const waited = await resolveAll(svc, midId, await allItems(svc, midId), approve ?? (async (path) => { throw new Error(`${path} waited for approval`); }));
+  if (!approve) expect(waited).toEqual([]);
   const after = await allItems(svc, midId);
   expect(after.filter((i) => i.state !== 'matched' && i.resolution !== 'resolved')).toEqual([]);
   const days = await daySides(svc, midId);
@@ -128,4 +131,5 @@ export async function expectResolvedDaysEqualLedger(svc: TestService, midId: num
   for (const d of days) expect({ day: d.day, theirs: d.theirs_minor }).toEqual({ day: d.day, theirs: d.ledger_minor + d.acknowledged_minor });
   expect(days.reduce((a, d) => a + d.acknowledged_minor, 0n)).toBe(acknowledgedMinor);
   expect(await ledgerDrift(svc.services.db)).toEqual([]);
+  return waited;
 }

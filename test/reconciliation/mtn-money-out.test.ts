@@ -4,7 +4,8 @@
 // refund left out and a transfer we never asked for injected; intake matches each refund with our refund and
 // each transfer with our disbursement and finds each difference and no other; a second upload creates
 // nothing; the refund left out is theirs_missing once its deadline has passed; an item of a refund is
-// acknowledged, never reversed or adjusted.
+// acknowledged, never reversed or adjusted; MTN's reversal of a payment we refunded part of is still the
+// operator's reversal (reversed_externally), never taken for our refund.
 import { FakeMtnMomo } from '../fakes/mtn-momo';
 import { mtnPartnerReport } from '../fakes/mtn-partner-report';
 import { FAST_PROCESSORS, liveMerchant, secretOf } from '../helpers/live';
@@ -165,4 +166,14 @@ it('refuses a report whose refund row names no reference of ours, naming its lin
   expect(res.status).toBe(400);
   expect(res.body).toMatchObject({ code: 'VALIDATION_ERROR', message: `The statement cannot be read: line ${refundRow + 1}: a refund without an External Transaction Id` });
   expect(await count()).toEqual(before);
+});
+
+it('a reversal by MTN of a payment we refunded part of is the operator’s reversal, not our refund: reversed_externally', async () => {
+  // our refund of the first payment is its own REFUND row (matched above); MTN's REVERSAL names the payment by its X-Reference-Id
+  const reversed = fake.byExternalId(collections[0])!.reference;
+  const report = mtnPartnerReport(fake, new Date(Date.now() + 2_000), 180, { reverse: new Set([reversed]) });
+  const before = await items();
+  expectOk(await svc.admin.post(`/v1/admin/mids/${m.midId}/statements`, undefined, { raw: report, headers: { 'content-type': 'text/csv; charset=utf-8' } }));
+  const made = (await items()).filter((i) => !before.some((b) => b.id === i.id));
+  expect(made).toMatchObject([{ state: 'reversed_externally', line_kind: 'reversal', subject: 'collection', subject_reference: collections[0], ours_amount: 100000, theirs_amount: 100000 }]);
 });

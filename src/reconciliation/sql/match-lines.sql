@@ -8,29 +8,38 @@
 -- our disbursement's, and an M-Pesa reversal of a payment we refunded (the Reversal API's row) is our
 -- refund, not the operator's reversal; a refund or payout that is not COMPLETED (or REVERSED), or of none, is
 -- ours_missing. One item per line: a line matched before is not decided again.
-WITH lines AS (
-  SELECT l.*, s.source FROM reconciliation_lines l JOIN reconciliation_statements s ON s.id = l.statement_id WHERE l.statement_id = ${statementId}
-), found AS (
+WITH found AS (
   SELECT l.id AS line_id, l.mid_id, l.kind, l.reference, l.amount_minor, l.currency, l.occurred_at,
     ours.collection_id, out_.refund_id, out_.disbursement_id, COALESCE(out_.business_id, ours.business_id) AS business_id,
     COALESCE(out_.status, ours.status) AS status, COALESCE(out_.ours_minor, ours.ours_minor) AS ours_minor,
     COALESCE(out_.ours_currency, ours.ours_currency) AS ours_currency
-  FROM lines l
+  FROM reconciliation_lines l
   LEFT JOIN LATERAL (
+    -- one branch per reference (not one OR of both), as for collections: each is one index lookup
     SELECT r.id AS refund_id, NULL::bigint AS disbursement_id, r.business_id, r.status, r.amount_minor AS ours_minor, r.currency AS ours_currency
     FROM refunds r
-    WHERE l.kind = 'refund' AND r.mid_id = l.mid_id AND l.reference IN (r.reference, r.vendor_reference)
+    WHERE l.kind = 'refund' AND r.reference = l.reference AND r.mid_id = l.mid_id
     UNION ALL
-    -- M-Pesa: our refund is a reversal through the Reversal API, whose row names the refunded payment's
-    -- receipt as the operator's own reversal does; a refund of ours of that payment makes it ours
+    SELECT r.id, NULL, r.business_id, r.status, r.amount_minor, r.currency
+    FROM refunds r
+    WHERE l.kind = 'refund' AND r.mid_id = l.mid_id AND r.vendor_reference = l.reference
+    UNION ALL
+    -- a refund made by reversing the payment (M-Pesa's Reversal API): its row names the refunded payment's
+    -- receipt as the operator's own reversal does; a refund of ours of that payment makes it ours. Only
+    -- M-Pesa gives a payment a receipt, so no other processor's reversal is found here: theirs name the
+    -- payment by our reference or theirs, and a refund of ours is a line of its own (MTN's REFUND row)
     SELECT r.id, NULL, r.business_id, r.status, r.amount_minor, r.currency
     FROM processor_requests pr JOIN refunds r ON r.collection_id = pr.collection_id AND r.mid_id = pr.mid_id
-    WHERE l.kind = 'reversal' AND l.source = 'mpesa_statement' AND pr.mid_id = l.mid_id AND pr.receipt = l.original_reference
+    WHERE l.kind = 'reversal' AND pr.mid_id = l.mid_id AND pr.receipt = l.original_reference
       AND r.status NOT IN ('FAILED', 'CANCELLED')
     UNION ALL
     SELECT NULL, d.id, d.business_id, d.status, d.amount_minor, d.currency
     FROM disbursements d
-    WHERE l.kind = 'payout' AND d.mid_id = l.mid_id AND l.reference IN (d.reference, d.vendor_reference)
+    WHERE l.kind = 'payout' AND d.reference = l.reference AND d.mid_id = l.mid_id
+    UNION ALL
+    SELECT NULL, d.id, d.business_id, d.status, d.amount_minor, d.currency
+    FROM disbursements d
+    WHERE l.kind = 'payout' AND d.mid_id = l.mid_id AND d.vendor_reference = l.reference
     LIMIT 1
   ) out_ ON true
   LEFT JOIN LATERAL (
@@ -53,6 +62,7 @@ WITH lines AS (
       AND NOT EXISTS (SELECT FROM processor_requests pr WHERE pr.collection_id = c.id)
     LIMIT 1
   ) ours ON l.kind IN ('payment', 'reversal') AND out_.refund_id IS NULL
+  WHERE l.statement_id = ${statementId}
 )
 INSERT INTO reconciliation_items (mid_id, business_id, day, state, line_id, collection_id, refund_id, disbursement_id, reference, ours_minor, ours_currency, theirs_minor, theirs_currency, created_at)
 SELECT f.mid_id, COALESCE(f.business_id, m.business_id), (f.occurred_at AT TIME ZONE 'UTC')::date,
