@@ -4946,7 +4946,7 @@ export interface components {
          */
         MidId: number;
         /**
-         * @description The day (UTC) of the items, `YYYY-MM-DD`; with it the answer carries the day's totals.
+         * @description The day (UTC) of the items, `YYYY-MM-DD`, a real day of years 0001 to 9999; with it the answer carries the day's totals.
          * @example 2026-11-30
          */
         ReconciliationDay: string;
@@ -6605,7 +6605,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description The day (UTC) of the items, `YYYY-MM-DD`; with it the answer carries the day's totals.
+                 * @description The day (UTC) of the items, `YYYY-MM-DD`, a real day of years 0001 to 9999; with it the answer carries the day's totals.
                  * @example 2026-11-30
                  */
                 day?: components["parameters"]["ReconciliationDay"];
@@ -6652,7 +6652,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description The day (UTC) of the items, `YYYY-MM-DD`; with it the answer carries the day's totals.
+                 * @description The day (UTC) of the items, `YYYY-MM-DD`, a real day of years 0001 to 9999; with it the answer carries the day's totals.
                  * @example 2026-11-30
                  */
                 day?: components["parameters"]["ReconciliationDay"];
