@@ -4,56 +4,38 @@
 // Each currency is totalled apart, to the minor unit: the RWF line under RWF on the processor's side, our
 // UGX payment of it under UGX on ours; UGX and RWF are never added. A `day` that is not a day is refused
 // with VALIDATION_ERROR naming it, by the list and by the export.
-import { FakeMtnMomo } from '../fakes/mtn-momo';
 import { mtnPartnerReport } from '../fakes/mtn-partner-report';
-import { FAST_PROCESSORS, liveMerchant } from '../helpers/live';
-import type { LiveMerchant } from '../helpers/live';
 import { errorFields, expectOk } from '../helpers/merchants';
-import { eventually, startReceiver } from '../helpers/notify-fixtures';
-import type { Receiver } from '../helpers/notify-fixtures';
-import { startTestService } from '../helpers/service';
-import type { TestService } from '../helpers/service';
+import { collectedUgx, mtnReports } from '../helpers/mtn-reports';
+import type { MtnReports } from '../helpers/mtn-reports';
 
 /** the report's day (UTC): the payments were made today, MTN's lines say when MTN paid them */
 const DAY = '2026-06-15';
 const PAID_AT = new Date(`${DAY}T08:00:00Z`);
 
-let fake: FakeMtnMomo;
-let hooks: Receiver;
-let svc: TestService;
-let m: LiveMerchant;
+let live: MtnReports;
 const references: string[] = [];
 
 beforeAll(async () => {
-  fake = new FakeMtnMomo();
-  await fake.start();
-  hooks = await startReceiver();
-  svc = await startTestService({ env: { APP_ENV: 'live', MTN_MOMO_BASE_URL: fake.url, ...FAST_PROCESSORS } });
-  m = await liveMerchant(svc, { serviceType: 'mtn_momo', currency: 'UGX', credentials: fake.credentials(), webhookUrl: hooks.url });
+  live = await mtnReports();
   for (let i = 0; i < 4; i++) {
-    const res = expectOk(await m.client.post('/v1/collections/request-to-pay', {
-      currency: 'UGX', amount: 50000, payment_method: 'MOBILE_MONEY', account_number: '256772123456', merchant_reference: `DAYTOTALS-${process.pid}-${i}`, narration: 'Order for live goods',
-    }));
-    await eventually(async () => expectOk(await m.client.get(`/v1/collections/${res.gateway_reference}`)).transaction_status === 'COMPLETED', 15_000, 'completed');
-    const paid = fake.byExternalId(res.gateway_reference)!;
-    paid.paidAt = PAID_AT;
-    references.push(paid.reference);
+    const { reference } = await collectedUgx(live, `DAYTOTALS-${process.pid}-${i}`);
+    live.fake.requests.get(reference)!.paidAt = PAID_AT;
+    references.push(reference);
   }
 }, 180_000); // a service start is over a minute on a loaded machine
 afterAll(async () => {
-  await svc?.close();
-  await hooks?.close();
-  await fake?.stop();
+  await live?.close();
 });
 
-const day = (query: string) => svc.admin.get(`/v1/admin/mids/${m.midId}/reconciliation-items?limit=500&${query}`);
+const day = (query: string) => live.svc.admin.get(`/v1/admin/mids/${live.m.midId}/reconciliation-items?limit=500&${query}`);
 
 it('totals a day of two currencies per currency: the processor by its line, ours by our currency', async () => {
   const [, over, foreign, reversed] = references;
-  const report = mtnPartnerReport(fake, PAID_AT, 180, {
+  const report = mtnPartnerReport(live.fake, PAID_AT, 180, {
     amounts: new Map([[over, 50500]]), currencies: new Map([[foreign, 'RWF']]), reverse: new Set([reversed]), extra: [20000],
   });
-  expect(expectOk(await svc.admin.post(`/v1/admin/mids/${m.midId}/statements`, undefined, { raw: report, headers: { 'content-type': 'text/csv' } }))).toMatchObject({ created: true, statement: { line_count: 6 } });
+  expect(expectOk(await live.svc.admin.post(`/v1/admin/mids/${live.m.midId}/statements`, undefined, { raw: report, headers: { 'content-type': 'text/csv' } }))).toMatchObject({ created: true, statement: { line_count: 6 } });
 
   const listed = expectOk(await day(`day=${DAY}`));
   expect(listed.items).toHaveLength(6);
@@ -77,7 +59,7 @@ it('totals a day of two currencies per currency: the processor by its line, ours
 it('a day that is not a day is refused with VALIDATION_ERROR naming it, by the list and the export', async () => {
   for (const bad of ['2026-02-30', '15-06-2026', '2026-6-15', `${DAY}T00:00:00Z`, 'today', '0000-01-01', '10000-01-01']) {
     expect(errorFields(await day(`day=${encodeURIComponent(bad)}`))).toEqual(['day']);
-    const file = await svc.admin.get(`/v1/admin/mids/${m.midId}/reconciliation-items/export?day=${encodeURIComponent(bad)}`);
+    const file = await live.svc.admin.get(`/v1/admin/mids/${live.m.midId}/reconciliation-items/export?day=${encodeURIComponent(bad)}`);
     expect(errorFields(file)).toEqual(['day']);
   }
   // PostgreSQL has no year 0000, which a date's format takes: the contract's own rule names it
