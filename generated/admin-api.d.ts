@@ -596,7 +596,7 @@ export interface paths {
         };
         /**
          * List a MID's reconciliation items
-         * @description The MID's items in id order, a page at a time (`after` the last id of the previous page), of one day (UTC) and of one state when given. With `day`, `totals` gives the day's totals on both sides (what the processor reported, payments less reversals; what we recorded for the day's items) and how many items are in each state; who resolved each item, how and why is on the item.
+         * @description The MID's items in id order, a page at a time (`after` the last id of the previous page), of one day (UTC) and of one state when given. With `day`, `totals` gives the day's totals on both sides per currency (what the processor reported, payments less reversals, refunds and payouts, by the currency of its lines; what we recorded for the day's items, by ours: a `currency_mismatch` item counts under both) and how many items are in each state; who resolved each item, how and why is on the item.
          */
         get: operations["listReconciliationItems"];
         put?: never;
@@ -3084,6 +3084,14 @@ export interface components {
             /** Format: date-time */
             created_at: string;
         };
+        /** @description One currency's totals of a MID's day on both sides. Each side counts only what it moved in this currency: the processor's lines by their own currency, our records by ours. A `currency_mismatch` item's two amounts so count under two currencies (the processor's under its line's, ours under ours); amounts of two currencies are never added or converted. */
+        ReconciliationCurrencyTotals: {
+            currency: components["schemas"]["Currency"];
+            /** @description What the processor reported in `currency` (payments less reversals, refunds and payouts). */
+            theirs_amount: components["schemas"]["Money"];
+            /** @description What we recorded in `currency` for the day's items (collections less refunds and disbursements). */
+            ours_amount: components["schemas"]["Money"];
+        };
         /** @description Envelope of a page of reconciliation items. */
         ReconciliationItemsResponse: {
             /** @description The HTTP status. */
@@ -3093,12 +3101,11 @@ export interface components {
             message: string;
             data: {
                 items: components["schemas"]["ReconciliationItem"][];
-                /** @description With `day`, the day's totals on both sides and the items per state; else null. */
+                /** @description With `day`, the day's totals on both sides per currency and the items per state; else null. */
                 totals: null | {
-                    /** @description What the processor reported (payments less reversals). */
-                    theirs_amount: number;
-                    /** @description What we recorded for the day's items. */
-                    ours_amount: number;
+                    /** @description Each currency the day's items moved on either side, in currency order (none on a day without items). */
+                    currencies: components["schemas"]["ReconciliationCurrencyTotals"][];
+                    /** @description How many of the day's items are in each state (a state without items is left out). */
                     states: {
                         [key: string]: number;
                     };
@@ -4939,7 +4946,7 @@ export interface components {
          */
         MidId: number;
         /**
-         * @description The day (UTC) of the items, `YYYY-MM-DD`; with it the answer carries the day's totals.
+         * @description The day (UTC) of the items, `YYYY-MM-DD`, a real day of years 0001 to 9999; with it the answer carries the day's totals.
          * @example 2026-11-30
          */
         ReconciliationDay: string;
@@ -6598,7 +6605,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description The day (UTC) of the items, `YYYY-MM-DD`; with it the answer carries the day's totals.
+                 * @description The day (UTC) of the items, `YYYY-MM-DD`, a real day of years 0001 to 9999; with it the answer carries the day's totals.
                  * @example 2026-11-30
                  */
                 day?: components["parameters"]["ReconciliationDay"];
@@ -6645,7 +6652,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description The day (UTC) of the items, `YYYY-MM-DD`; with it the answer carries the day's totals.
+                 * @description The day (UTC) of the items, `YYYY-MM-DD`, a real day of years 0001 to 9999; with it the answer carries the day's totals.
                  * @example 2026-11-30
                  */
                 day?: components["parameters"]["ReconciliationDay"];

@@ -12,6 +12,8 @@ export const MAX_FIELD_ERRORS = 20;
 const PATTERN_MESSAGES: Record<string, string> = {
   // components/schemas/Text.yaml
   '^(?:[^\\u0000\\uD800-\\uDFFF]|[\\uD800-\\uDBFF][\\uDC00-\\uDFFF])*$': 'must not contain U+0000 or an unpaired surrogate',
+  // components/parameters/ReconciliationDay.yaml: format date takes year 0000, which PostgreSQL has not
+  '^(?!0000-)': 'must be a day of years 0001 to 9999',
 };
 const TIMESTAMP_MESSAGE = 'must be a real date and time in UTC, YYYY-MM-DDTHH:MM:SSZ';
 

@@ -34,6 +34,12 @@ export type ItemListRow = ItemRow & {
   subject_reference: string | null;
 };
 
+/** A MID's day (dayTotals): each currency's totals on both sides, in minor units, and how many items are in each state. */
+export interface DayTotals {
+  currencies: { currency: string; theirs_minor: bigint; ours_minor: bigint }[];
+  states: Record<string, number>;
+}
+
 export interface ItemQuery {
   day: string | null;
   state: string | null;
@@ -139,14 +145,18 @@ export class ReconciliationService {
     return this.s.db.any<ItemListRow>(SQL.items, { midId, day: q.day, state: q.state, after: q.after, limit: Math.min(q.limit, MAX_ITEMS_PAGE) });
   }
 
-  /** The totals of a MID's day on both sides, and the items per state. */
-  async dayTotals(midId: number, day: string): Promise<{ theirs_minor: bigint; ours_minor: bigint; states: Record<string, number> }> {
-    const rows = await this.s.db.any<{ state: string; items: number; theirs_minor: bigint; ours_minor: bigint }>(SQL.dayTotals, { midId, day });
-    return {
-      theirs_minor: rows.reduce((a, r) => a + r.theirs_minor, 0n),
-      ours_minor: rows.reduce((a, r) => a + r.ours_minor, 0n),
-      states: Object.fromEntries(rows.map((r) => [r.state, r.items])),
-    };
+  /**
+   * The totals of a MID's day on both sides per currency (the processor's by its line's currency, ours by
+   * ours_currency: sql/day-totals.sql), in currency order, and the items per state.
+   */
+  async dayTotals(midId: number, day: string): Promise<DayTotals> {
+    const rows = await this.s.db.any<{ state: string | null; items: number | null; currency: string | null; theirs_minor: bigint | null; ours_minor: bigint | null }>(SQL.dayTotals, { midId, day });
+    const totals: DayTotals = { currencies: [], states: {} };
+    for (const r of rows) {
+      if (r.currency !== null) totals.currencies.push({ currency: r.currency, theirs_minor: r.theirs_minor ?? 0n, ours_minor: r.ours_minor ?? 0n });
+      else totals.states[r.state as string] = r.items as number;
+    }
+    return totals;
   }
 
   /** The MID's settings, its defaults when never set. */

@@ -1,8 +1,9 @@
 // Proves, in Chromium against a live deployment (APP_ENV live, the fake Daraja over real HTTP), the operator's
 // Reconciliation page: found in the console's menu, it takes a MID's M-Pesa statement file uploaded from the
-// page (one payment paid 10.00 over), shows the day's totals of both sides and the item in its state, and an
-// operator admin's acknowledgement with a reason shows as the item's decision with who made it, as the
-// database keeps it; the same file again creates nothing; the CSV export link names the MID and day.
+// page (one payment paid 10.00 over), shows the day's totals of both sides per currency and the item in its
+// state, and an operator admin's acknowledgement with a reason shows as the item's decision with who made
+// it, as the database keeps it; the same file again creates nothing; the CSV export link names the MID and
+// day.
 import type { Browser, Page } from 'playwright-core';
 import { mpesaStatement } from '../fakes/mpesa-statement';
 import { launchBrowser } from '../helpers/browser';
@@ -64,8 +65,11 @@ describeBrowser('the Reconciliation page', () => {
     await page.getByRole('heading', { name: `Totals for ${day} (UTC)` }).waitFor();
     expect(new URL(page.url()).searchParams.get('mid')).toBe(String(midId));
     const totals = page.getByRole('region', { name: `Totals for ${day} (UTC)` });
-    await totals.getByText('3,010.00 KES').waitFor(); // the processor's: 1,510.00 + 1,500.00
-    await totals.getByText('3,000.00 KES').waitFor(); // ours
+    // one currency, one row: the processor's 1,510.00 + 1,500.00, then ours
+    const kes = totals.getByRole('region', { name: 'Totals per currency' }).getByRole('row', { name: /KES/ });
+    await kes.waitFor();
+    expect(await kes.getByRole('cell').allInnerTexts()).toEqual(['KES', '3,010.00 KES', '3,000.00 KES']);
+    expect(await totals.getByRole('row').count()).toBe(2); // the heading and KES
     const row = items(page).getByRole('row', { name: new RegExp(over) });
     await row.getByText('amount_over').waitFor();
     await row.getByText('1,510.00 KES').waitFor();

@@ -1,7 +1,10 @@
 // A live deployment against fake processors: a verified business with one MID of a real service type,
-// an API token whose webhook goes to a local receiver, and the merchant client; plus what tests of
-// processors read from the database.
+// an API token whose webhook goes to a local receiver, and the merchant client, started with the fake and
+// the receiver or on a service of the test's own; plus what tests of processors read from the database.
 import { expectOk } from './merchants';
+import { startReceiver } from './notify-fixtures';
+import type { Receiver } from './notify-fixtures';
+import { startTestService } from './service';
 import type { Client, TestService } from './service';
 
 export interface LiveMerchant {
@@ -54,6 +57,49 @@ export async function liveMerchant(svc: TestService, o: LiveMerchantOptions): Pr
     'createAccessToken',
   );
   return { businessId: business.id, midId: mid.id, client: svc.merchant(access.token), apiTokenId: token.id, apiSecret: token.api_secret };
+}
+
+/** A live deployment against a fake processor: the fake, the webhook receiver, the service and the merchant. */
+export interface LiveDeployment<F> {
+  fake: F;
+  hooks: Receiver;
+  svc: TestService;
+  m: LiveMerchant;
+  /** stops the service, the receiver and the fake */
+  close(): Promise<void>;
+}
+
+export interface LiveDeploymentOptions {
+  /** the service's variable of the processor's address, given the fake's */
+  baseUrlVariable: string;
+  /** the merchant's MID */
+  mid: Omit<LiveMerchantOptions, 'webhookUrl'>;
+  env?: Record<string, string>;
+  now?: () => Date;
+}
+
+/**
+ * Starts `fake`, a webhook receiver and the service (APP_ENV live, FAST_PROCESSORS, `env` besides) and sets the
+ * merchant up, its webhooks to the receiver; what started is stopped if a step fails.
+ */
+export async function liveDeployment<F extends { url: string; start(): Promise<unknown>; stop(): Promise<unknown> }>(fake: F, o: LiveDeploymentOptions): Promise<LiveDeployment<F>> {
+  let hooks: Receiver | undefined;
+  let svc: TestService | undefined;
+  const close = async () => {
+    await svc?.close();
+    await hooks?.close();
+    await fake.stop();
+  };
+  try {
+    await fake.start();
+    hooks = await startReceiver();
+    svc = await startTestService({ env: { APP_ENV: 'live', [o.baseUrlVariable]: fake.url, ...FAST_PROCESSORS, ...o.env }, now: o.now });
+    const m = await liveMerchant(svc, { ...o.mid, webhookUrl: hooks.url });
+    return { fake, hooks, svc, m, close };
+  } catch (err) {
+    await close();
+    throw err;
+  }
 }
 
 /** Timings short enough for tests: every wait is for a condition, never a fixed sleep. */

@@ -2,44 +2,18 @@
 // webhook receiver, the service on the test's clock, and a merchant whose M-Pesa MID (KES) holds the
 // credentials a refund needs (a Transaction Status query and a Reversal); plus its completed payments.
 import { FakeMpesa } from '../fakes/mpesa';
-import { FAST_PROCESSORS, liveMerchant } from './live';
-import type { LiveMerchant } from './live';
+import { liveDeployment } from './live';
+import type { LiveDeployment, LiveMerchant } from './live';
 import { expectOk } from './merchants';
-import { eventually, startReceiver } from './notify-fixtures';
-import type { Receiver } from './notify-fixtures';
-import { startTestService } from './service';
-import type { TestService } from './service';
+import { eventually } from './notify-fixtures';
 import type { Clock } from './users';
 
-export interface MpesaRefunds {
-  fake: FakeMpesa;
-  hooks: Receiver;
-  svc: TestService;
-  m: LiveMerchant;
-  /** stops the service, the receiver and the fake */
-  close(): Promise<void>;
-}
+export type MpesaRefunds = LiveDeployment<FakeMpesa>;
 
 /** Starts the fake, the receiver and the service on `clock` (with `env` besides), and sets the merchant up; what started is stopped if a step fails. */
 export async function mpesaRefunds(clock: Clock, env: Record<string, string> = {}): Promise<MpesaRefunds> {
   const fake = new FakeMpesa({ answerAfterMs: 10 });
-  let hooks: Receiver | undefined;
-  let svc: TestService | undefined;
-  const close = async () => {
-    await svc?.close();
-    await hooks?.close();
-    await fake.stop();
-  };
-  try {
-    await fake.start();
-    hooks = await startReceiver();
-    svc = await startTestService({ env: { APP_ENV: 'live', MPESA_BASE_URL: fake.url, ...FAST_PROCESSORS, ...env }, now: clock.now });
-    const m = await liveMerchant(svc, { serviceType: 'mpesa', currency: 'KES', credentials: fake.refundCredentials(), webhookUrl: hooks.url });
-    return { fake, hooks, svc, m, close };
-  } catch (err) {
-    await close();
-    throw err;
-  }
+  return liveDeployment(fake, { baseUrlVariable: 'MPESA_BASE_URL', env, now: clock.now, mid: { serviceType: 'mpesa', currency: 'KES', credentials: fake.refundCredentials() } });
 }
 
 /** A COMPLETED collection of KES 1,500 from `phone`, under `merchantReference`; its gateway reference. */

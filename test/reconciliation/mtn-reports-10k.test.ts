@@ -5,8 +5,8 @@
 // (amounts over, amounts under, another currency, payments we never asked for, payments left out past the
 // deadline, reversals by MTN). Intake finds every injected difference and no other; the same report again
 // creates nothing; once every difference is resolved (reversals through a second operator above the MID's
-// threshold, amounts adjusted, the rest acknowledged) each day's total of the report equals the ledger's to
-// the minor unit but for what was acknowledged, and the ledger's drift check finds nothing.
+// threshold, amounts adjusted, the rest acknowledged) each day's total of the report in each currency equals
+// the ledger's to the minor unit but for what was acknowledged, and the ledger's drift check finds nothing.
 import { FakeMtnMomo } from '../fakes/mtn-momo';
 import { mtnPartnerReport } from '../fakes/mtn-partner-report';
 import { bulkPayments } from '../helpers/bulk-payments';
@@ -108,11 +108,16 @@ it('once resolved, each day of the report equals the ledger to the minor unit bu
   expectOk(await svc.admin.put(`/v1/admin/mids/${m.midId}/reconciliation-settings`, { theirs_missing_days: 3, approval_threshold: 40000 }));
   const second = await signedIn(svc, await createUser(svc, { role: 'operator_admin', totp: true }), clock);
   const reversed = (await allItems(svc, m.midId)).filter((i) => i.state === 'reversed_externally').map((i) => i.id).sort();
-  // what was acknowledged is exactly the payments nobody asked for less the payments left out (a payment
-  // in another currency is acknowledged too, at the same figure: no minor unit of it is counted apart)
+  // what was acknowledged is exactly, in UGX, the payments nobody asked for less the payments left out and
+  // less ours of the payments MTN reported in RWF, and in RWF those payments as MTN reported them: each side
+  // of a payment in another currency counts in its own currency
   const minorPerUnit = bulk[0].amount_minor / 50000n;
   const omitted = bulk.filter((_, k) => k % 100 === 40);
-  const acknowledged = BigInt(EXTRAS.reduce((a, b) => a + b, 0)) * minorPerUnit - omitted.reduce((a, p) => a + p.amount_minor, 0n);
+  const foreign = bulk.filter((_, k) => k % 100 === 30);
+  const acknowledged = {
+    UGX: BigInt(EXTRAS.reduce((a, b) => a + b, 0)) * minorPerUnit - omitted.reduce((a, p) => a + p.amount_minor, 0n) - foreign.reduce((a, p) => a + p.amount_minor, 0n),
+    RWF: BigInt(foreign.length) * 50000n * minorPerUnit,
+  };
   const waited = await expectResolvedDaysEqualLedger(svc, m.midId, acknowledged, (path) => second.post(path));
   expect(waited.sort()).toEqual(reversed);
   const reversedCollections = await svc.services.db.one<{ n: number }>("SELECT count(*)::int AS n FROM collections WHERE mid_id = $1 AND status = 'REVERSED'", [m.midId]);

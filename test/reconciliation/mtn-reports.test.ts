@@ -3,19 +3,17 @@
 // in its own column, amounts with thousands separators) with one of each kind of difference injected (an
 // amount over, a currency that is not ours, a payment we never asked for, a reversal by MTN); intake finds
 // each and no other, and a second upload of the same report creates nothing.
-import { FakeMtnMomo } from '../fakes/mtn-momo';
+import type { FakeMtnMomo } from '../fakes/mtn-momo';
 import { mtnPartnerReport } from '../fakes/mtn-partner-report';
-import { FAST_PROCESSORS, liveMerchant } from '../helpers/live';
 import type { LiveMerchant } from '../helpers/live';
 import { expectOk } from '../helpers/merchants';
-import { eventually, startReceiver } from '../helpers/notify-fixtures';
-import type { Receiver } from '../helpers/notify-fixtures';
-import { startTestService } from '../helpers/service';
+import { collectedUgx, mtnReports } from '../helpers/mtn-reports';
+import type { MtnReports } from '../helpers/mtn-reports';
 import type { TestService } from '../helpers/service';
 
 const PAYMENTS = 12;
+let live: MtnReports;
 let fake: FakeMtnMomo;
-let hooks: Receiver;
 let svc: TestService;
 let m: LiveMerchant;
 const references: string[] = [];
@@ -23,24 +21,13 @@ const references: string[] = [];
 let started: Date;
 
 beforeAll(async () => {
-  fake = new FakeMtnMomo();
-  await fake.start();
-  hooks = await startReceiver();
-  svc = await startTestService({ env: { APP_ENV: 'live', MTN_MOMO_BASE_URL: fake.url, ...FAST_PROCESSORS } });
-  m = await liveMerchant(svc, { serviceType: 'mtn_momo', currency: 'UGX', credentials: fake.credentials(), webhookUrl: hooks.url });
+  live = await mtnReports();
+  ({ fake, svc, m } = live);
   started = new Date();
-  for (let i = 0; i < PAYMENTS; i++) {
-    const res = expectOk(await m.client.post('/v1/collections/request-to-pay', {
-      currency: 'UGX', amount: 50000, payment_method: 'MOBILE_MONEY', account_number: '256772123456', merchant_reference: `MTNRECON-${String(i).padStart(4, '0')}`, narration: 'Order for live goods',
-    }));
-    await eventually(async () => expectOk(await m.client.get(`/v1/collections/${res.gateway_reference}`)).transaction_status === 'COMPLETED', 15_000, 'completed');
-    references.push(fake.byExternalId(res.gateway_reference)!.reference);
-  }
+  for (let i = 0; i < PAYMENTS; i++) references.push((await collectedUgx(live, `MTNRECON-${String(i).padStart(4, '0')}`)).reference);
 }, 120_000);
 afterAll(async () => {
-  await svc?.close();
-  await hooks?.close();
-  await fake?.stop();
+  await live?.close();
 });
 
 it('finds every injected difference in the partner report, and no other; the same report twice creates nothing', async () => {
@@ -68,11 +55,7 @@ it('finds every injected difference in the partner report, and no other; the sam
 });
 
 it('a payment no report gave becomes theirs_missing once its deadline has passed, once, by the worker', async () => {
-  const res = expectOk(await m.client.post('/v1/collections/request-to-pay', {
-    currency: 'UGX', amount: 50000, payment_method: 'MOBILE_MONEY', account_number: '256772123456', merchant_reference: 'MTNRECON-LATE', narration: 'Order for live goods',
-  }));
-  await eventually(async () => expectOk(await m.client.get(`/v1/collections/${res.gateway_reference}`)).transaction_status === 'COMPLETED', 15_000, 'completed');
-  const left = fake.byExternalId(res.gateway_reference)!.reference;
+  const { reference: left, gateway } = await collectedUgx(live, 'MTNRECON-LATE');
   // a later report of the same payments but this one
   const report = mtnPartnerReport(fake, new Date(Date.now() + 1_000), 180, { omit: new Set([left]) });
   expect(expectOk(await svc.admin.post(`/v1/admin/mids/${m.midId}/statements`, undefined, { raw: report, headers: { 'content-type': 'text/csv' } })).created).toBe(true);
@@ -83,7 +66,7 @@ it('a payment no report gave becomes theirs_missing once its deadline has passed
   const late = new Date(Date.now() + 4 * 86_400_000);
   expect(await svc.services.reconciliation.intake.missingDue(late)).toBe(1);
   expect(await svc.services.reconciliation.intake.missingDue(late)).toBe(0);
-  expect(await missing()).toMatchObject([{ reference: left, gateway_reference: res.gateway_reference }]);
+  expect(await missing()).toMatchObject([{ reference: left, gateway_reference: gateway }]);
 });
 
 it('a reversal of part of a payment is found, and refused as a whole reversal: nothing is posted', async () => {

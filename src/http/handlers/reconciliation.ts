@@ -47,7 +47,8 @@ export const admin = typedHandlers({
     let totals = null;
     if (query.day) {
       const t = await ctx.services.reconciliation.dayTotals(Number(path.mid_id), query.day);
-      totals = { theirs_amount: toApi(t.theirs_minor), ours_amount: toApi(t.ours_minor), states: t.states };
+      const currencies = t.currencies.map((c) => ({ currency: c.currency, theirs_amount: toApi(c.theirs_minor), ours_amount: toApi(c.ours_minor) }));
+      totals = { currencies, states: t.states };
     }
     return ok({ items: rows.map(itemRecord), totals }, 'Reconciliation items retrieved');
   },

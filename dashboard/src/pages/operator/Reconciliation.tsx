@@ -1,7 +1,7 @@
 // Reconciliation with the processors' statements (docs/reconciliation.md): for one MID and UTC day, the totals
-// of both sides and the items per state, each item with its decision and who made it; an operator admin
-// uploads the MID's statement file, acknowledges, reverses or adjusts an item with a reason, and a second
-// one approves what waits for four eyes; the day's items as a CSV file.
+// of both sides per currency and the items per state, each item with its decision and who made it; an
+// operator admin uploads the MID's statement file, acknowledges, reverses or adjusts an item with a reason,
+// and a second one approves what waits for four eyes; the day's items as a CSV file.
 import { useState } from 'react';
 import type { FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
@@ -100,7 +100,6 @@ function Upload({ midId }: { midId: number }) {
 }
 
 function Day({ midId, day, list }: { midId: number; day: string; list: Admin['ReconciliationItemsResponse']['data'] }) {
-  const currency = list.items.find((i) => i.theirs_currency ?? i.ours_currency)?.theirs_currency ?? list.items[0]?.ours_currency ?? null;
   const csv = `/v1/admin/mids/${midId}/reconciliation-items/export?${new URLSearchParams({ day })}`;
   return (
     <>
@@ -112,11 +111,19 @@ function Day({ midId, day, list }: { midId: number; day: string; list: Admin['Re
       </p>
       {list.totals && (
         <Section title={`Totals for ${day} (UTC)`}>
+          {list.totals.currencies.length > 0 && (
+            <DataTable
+              label="Totals per currency"
+              rows={list.totals.currencies}
+              rowKey={(c) => c.currency}
+              columns={[
+                { head: 'Currency', cell: (c) => c.currency },
+                { head: 'The processor’s', num: true, cell: (c) => <Money amount={c.theirs_amount} currency={c.currency} /> },
+                { head: 'Ours', num: true, cell: (c) => <Money amount={c.ours_amount} currency={c.currency} /> },
+              ]}
+            />
+          )}
           <dl className="facts">
-            <dt>The processor’s</dt>
-            <dd>{currency ? <Money amount={list.totals.theirs_amount} currency={currency} /> : list.totals.theirs_amount}</dd>
-            <dt>Ours</dt>
-            <dd>{currency ? <Money amount={list.totals.ours_amount} currency={currency} /> : list.totals.ours_amount}</dd>
             {Object.entries(list.totals.states).map(([state, n]) => (
               <span key={state}>
                 <dt>{state}</dt>
