@@ -5,7 +5,7 @@ import { FakeBtcpay } from '../fakes/btcpay';
 import { FakePaystack } from '../fakes/paystack';
 import { FAST_PROCESSORS } from './live';
 import { expectOk } from './merchants';
-import { startReceiver } from './notify-fixtures';
+import { eventually, startReceiver } from './notify-fixtures';
 import type { Receiver } from './notify-fixtures';
 import { startTestService } from './service';
 import type { Client, TestService } from './service';
@@ -99,6 +99,16 @@ export async function requestPayment(w: HostedWorld, method: 'CARD' | 'BANK' | '
     ...extra,
   });
   return expectOk<Payment>(res, 'requestToPay');
+}
+
+/** A USD 12.50 crypto payment through the API that BTCPay settles: its invoice id and our gateway_reference. */
+export async function settledCryptoPayment(w: HostedWorld): Promise<{ invoiceId: string; gatewayReference: string }> {
+  const p = await requestPayment(w, 'CRYPTO');
+  const opened = await fetch(p.payment_url, { redirect: 'manual' });
+  const invoiceId = new URL(opened.headers.get('location')!).pathname.split('/').pop()!;
+  w.btcpay.pay(invoiceId, 1250);
+  await eventually(async () => (await w.client.get(`/v1/collections/${p.gateway_reference}`)).body.data.transaction_status === 'COMPLETED', 15_000, 'settled');
+  return { invoiceId, gatewayReference: p.gateway_reference };
 }
 
 /** The collection, its ledger journals and the merchant webhooks it produced. */

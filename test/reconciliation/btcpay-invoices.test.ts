@@ -4,10 +4,9 @@
 // the store was paid on that we never made is ours_missing, an invoice whose price differs from what we asked
 // is amount_over, an invoice not settled is no line; a second pull asks for nothing new and creates nothing.
 import { ledgerDrift } from '../../src/ledger/ledger';
-import { requestPayment, startHostedWorld } from '../helpers/hosted';
+import { settledCryptoPayment, startHostedWorld } from '../helpers/hosted';
 import type { HostedWorld } from '../helpers/hosted';
 import { expectOk } from '../helpers/merchants';
-import { eventually } from '../helpers/notify-fixtures';
 
 let w: HostedWorld;
 
@@ -24,14 +23,7 @@ const DAY_S = 86_400;
 const threeDaysAgo = Math.floor(Date.now() / 1000 / DAY_S) * DAY_S - 3 * DAY_S + 10 * 3600;
 
 /** A USD 12.50 crypto payment BTCPay settles: its invoice id. */
-async function paid(): Promise<string> {
-  const p = await requestPayment(w, 'CRYPTO');
-  const opened = await fetch(p.payment_url, { redirect: 'manual' });
-  const id = new URL(opened.headers.get('location')!).pathname.split('/').pop()!;
-  w.btcpay.pay(id, 1250);
-  await eventually(async () => (await w.client.get(`/v1/collections/${p.gateway_reference}`)).body.data.transaction_status === 'COMPLETED', 15_000, 'settled');
-  return id;
-}
+const paid = async () => (await settledCryptoPayment(w)).invoiceId;
 
 /** An invoice made at the store by someone else (not through us), paid and settled. */
 async function theirs(amount: string): Promise<string> {
