@@ -111,7 +111,9 @@ export class StatementIntake {
   /**
    * A statement whose lines are read already (a settlement pulled through the processor's API), known by
    * `contentHash`, accounting in full for the period `covers` when it is a period (a day of invoices): written and matched in one transaction, or the MID's statement of that hash when it has it
-   * (created: false).
+   * (created: false). What the processor has not reported is not looked for here: the pull does it once it has
+   * taken every settlement of its run (`missingFor`), so a payment a later settlement of the run lists is not
+   * counted missing first.
    */
   async take(midId: number, source: StatementSource, contentHash: string, lines: StatementLine[], takenBy: string, covers?: { from: Date; to: Date }): Promise<Intake> {
     const skipped = { fee: 0, not_completed: 0, other: 0 };
@@ -124,7 +126,7 @@ export class StatementIntake {
         const span = (pick: (...n: number[]) => number) => (times.length === 0 ? null : new Date(times.reduce((a, b) => pick(a, b))));
         const closed = await this.close(t, statement.id, contentHash, lines.length, span(Math.min), span(Math.max));
         if (!closed) throw new DuplicateStatement();
-        await this.match(t, closed);
+        await t.none(SQL.matchLines, { statementId: closed.id, now: this.s.now() });
         return { statement: closed, created: true, skipped };
       });
     } catch (e) {
@@ -152,8 +154,13 @@ export class StatementIntake {
    */
   async missingDue(now: Date = this.s.now()): Promise<number> {
     const mids = await this.s.db.any<{ mid_id: number }>('SELECT DISTINCT mid_id FROM reconciliation_statements ORDER BY mid_id');
+    return this.missingFor(mids.map((m) => m.mid_id), now);
+  }
+
+  /** What the processors have not reported past the deadline, for these MIDs: the items made. */
+  async missingFor(midIds: number[], now: Date = this.s.now()): Promise<number> {
     let made = 0;
-    for (const { mid_id: midId } of mids) {
+    for (const midId of midIds) {
       made += (await this.s.db.one<{ made: number }>(SQL.theirsMissing, { midId, now })).made;
     }
     return made;

@@ -6,9 +6,14 @@
 // the account's first MID) and taken in as one statement per MID, matched like an uploaded file. A settlement
 // is known by the SHA-256 of its source and id, unique per MID, so a second pull takes nothing again and asks
 // nothing more than the list. Reading is bounded per run; the next run reads on.
+// Settlements are read oldest first, and one the processor does not answer for (a page of its payments) ends
+// the account's run: a later one taken past it would stretch the period the MID's statements cover over its
+// payments, and each would be counted theirs_missing before the next run read it. What the processor has not
+// reported is looked for once the run's settlements are all in, not after each: a payment one lists that an
+// earlier one of the run did not is not counted missing first.
 import { createHash } from 'node:crypto';
 import type { Base } from '../base';
-import type { CallContext, SettlementConnector } from '../processors/types';
+import type { CallContext, ObservedSettlement, SettlementConnector } from '../processors/types';
 import type { StatementIntake, StatementSource } from './intake';
 import type { StatementLine } from './statement-lines';
 
@@ -68,30 +73,43 @@ export class SettlementPull {
   }
 
   private async pullAccount(connector: SettlementConnector, ctx: CallContext, mids: number[], source: StatementSource, from: Date): Promise<number> {
+    const listed = await this.listed(connector, ctx, source, from);
+    if (listed.length === 0) return 0;
+    // what the MIDs hold already, asked once for the listed settlements together rather than once each
+    const held = await this.s.db.any<{ mid_id: number; content_hash: string }>(
+      'SELECT mid_id, content_hash FROM reconciliation_statements WHERE mid_id = ANY($1) AND content_hash = ANY($2)', [mids, listed.map((x) => x.hash)]);
+    const known = new Set(held.map((k) => `${k.mid_id} ${k.content_hash}`));
     let taken = 0;
+    for (const settlement of listed) {
+      const missing = mids.filter((m) => !known.has(`${m} ${settlement.hash}`));
+      if (missing.length === 0) continue;
+      const lines = await this.payments(connector, ctx, settlement.id);
+      // one the processor did not answer for ends the run (the next reads on from it); one too long for any run is passed
+      if (lines === 'unanswered') break;
+      if (lines === 'too_long') continue;
+      const shares = await this.shareOut(mids, lines);
+      for (const midId of missing) if ((await this.intake.take(midId, source, settlement.hash, shares.get(midId) ?? [], PULLED_BY, settlement.covers)).created) taken++;
+    }
+    // what the processor has not reported, once every settlement of the run is in
+    if (taken > 0) await this.intake.missingFor(mids);
+    return taken;
+  }
+
+  /** The settled settlements the processor lists since `from` (pages up to the bound), oldest first and those without a time last; none when a page is not answered. */
+  private async listed(connector: SettlementConnector, ctx: CallContext, source: StatementSource, from: Date): Promise<(ObservedSettlement & { hash: string })[]> {
+    const all: (ObservedSettlement & { hash: string })[] = [];
     for (let page = 1; page <= MAX_LIST_PAGES; page++) {
       const listed = await connector.listSettlements(ctx, from, this.s.now(), page);
       if (listed.kind !== 'listed') {
+        // a list read in part could leave an older settlement out while a newer one is taken: none is read
         this.s.log.warn('settlement pull: the processor did not answer the list', { mid_id: ctx.midId, detail: listed.detail });
-        return taken;
+        return [];
       }
-      const settled = listed.settlements.filter((x) => x.settled).map((x) => ({ ...x, hash: settlementHash(source, x.id) }));
-      // what the MIDs hold already, asked once for the page's settlements together rather than once each
-      const held = settled.length === 0 ? [] : await this.s.db.any<{ mid_id: number; content_hash: string }>(
-        'SELECT mid_id, content_hash FROM reconciliation_statements WHERE mid_id = ANY($1) AND content_hash = ANY($2)', [mids, settled.map((x) => x.hash)]);
-      const known = new Set(held.map((k) => `${k.mid_id} ${k.content_hash}`));
-      for (const settlement of settled) {
-        const hash = settlement.hash;
-        const missing = mids.filter((m) => !known.has(`${m} ${hash}`));
-        if (missing.length === 0) continue;
-        const lines = await this.payments(connector, ctx, settlement.id);
-        if (!lines) continue;
-        const shares = await this.shareOut(mids, lines);
-        for (const midId of missing) if ((await this.intake.take(midId, source, hash, shares.get(midId) ?? [], PULLED_BY, settlement.covers)).created) taken++;
-      }
+      for (const x of listed.settlements) if (x.settled) all.push({ ...x, hash: settlementHash(source, x.id) });
       if (!listed.more) break;
     }
-    return taken;
+    const at = (x: ObservedSettlement) => x.settledAt?.getTime() ?? Number.POSITIVE_INFINITY;
+    return all.sort((a, b) => at(a) - at(b) || 0);
   }
 
   /** The lines of each MID of an account: by the MID of our processor request the processor knows by that reference, else the first MID's. */
@@ -113,14 +131,17 @@ export class SettlementPull {
     return shares;
   }
 
-  /** Every payment of a settlement as statement lines; null (and a warning) when it cannot be read whole. */
-  private async payments(connector: SettlementConnector, ctx: CallContext, id: string): Promise<StatementLine[] | null> {
+  /**
+   * Every payment of a settlement as statement lines; else (with a warning) `unanswered` when a page was not
+   * answered (the next run asks again) or `too_long` when it has more pages than a run reads (never read).
+   */
+  private async payments(connector: SettlementConnector, ctx: CallContext, id: string): Promise<StatementLine[] | 'unanswered' | 'too_long'> {
     const lines: StatementLine[] = [];
     for (let page = 1; page <= MAX_PAYMENT_PAGES; page++) {
       const a = await connector.settlementPayments(ctx, id, page);
       if (a.kind !== 'listed') {
-        this.s.log.warn('settlement pull: a settlement could not be read whole; the next run asks again', { mid_id: ctx.midId, settlement: id, detail: a.detail });
-        return null;
+        this.s.log.warn('settlement pull: a settlement could not be read whole; the next run asks again from it', { mid_id: ctx.midId, settlement: id, detail: a.detail });
+        return 'unanswered';
       }
       for (const p of a.payments) {
         lines.push({ reference: p.reference, kind: p.reverses ? 'reversal' : 'payment', originalReference: p.reverses ?? null, amountMinor: p.amountMinor, currency: p.currency, occurredAt: p.occurredAt });
@@ -128,6 +149,6 @@ export class SettlementPull {
       if (!a.more) return lines;
     }
     this.s.log.warn('settlement pull: a settlement has more payments than one run reads; left unread', { mid_id: ctx.midId, settlement: id });
-    return null;
+    return 'too_long';
   }
 }

@@ -125,6 +125,8 @@ export class FakeBtcpay extends FakeServer {
   readonly payouts = new Map<string, FakePayout>();
   /** refunds carried out whose answer is a 200 that is not JSON */
   garbageRefund = 0;
+  /** the tests' control (not BTCPay): an invoice list asked from one of these times (Unix seconds) is answered 503, as mode `error` answers */
+  readonly unavailableFrom = new Set<number>();
 
   constructor(o: FakeBtcpayOptions = {}) {
     super();
@@ -397,6 +399,7 @@ export class FakeBtcpay extends FakeServer {
       const statuses = q.getAll('status');
       const start = q.has('startDate') ? Number(q.get('startDate')) : -Infinity;
       const end = q.has('endDate') ? Number(q.get('endDate')) : Infinity;
+      if (this.unavailableFrom.has(start)) return { status: 503, json: { code: 'service-unavailable', message: 'Service unavailable' } };
       const list = [...this.invoices.values()].reverse().filter((i) =>
         (orderIds.length === 0 || orderIds.includes(String(i.metadata.orderId))) && (statuses.length === 0 || statuses.includes(i.status)) && i.createdTime >= start && i.createdTime <= end);
       const skip = Number(q.get('skip') ?? 0) || 0;

@@ -5,7 +5,8 @@
 // and matching finds each difference and no other; a second pull asks only for the list and creates
 // nothing; a settlement still processing is not read until Paystack has paid it out, then it is; a page that
 // cannot be read leaves the settlement for the next run with nothing kept; a list Paystack does not answer
-// (a 5xx) takes nothing and is warned of, and the next run takes what it lists; the ledger stays balanced.
+// (a 5xx) takes nothing and is warned of, and the next run takes what it lists; settlements are read oldest
+// first, and one whose page cannot be read ends the run there (a newer one waits); the ledger stays balanced.
 import { encryptCard } from '../../scripts/encrypt-card';
 import { ledgerDrift } from '../../src/ledger/ledger';
 import { NO_3DS_CARD } from '../fakes/paystack';
@@ -135,4 +136,24 @@ it('a payment a settlement paid out is not theirs_missing once the deadline has 
   const late = new Date(Date.now() + 4 * 86_400_000);
   expect(await w.svc.services.reconciliation.intake.missingDue(late)).toBe(0);
   expect((await itemsOf(w.mids.card)).theirs_missing).toBeUndefined();
+});
+
+it('reads settlements oldest first: one whose page cannot be read ends the run there, and the newer one waits for the next run', async () => {
+  const [first, second] = [await paid(11000), await paid(13000)];
+  const older = w.paystack.settlements.settle({ omit: new Set([second]), at: new Date(Date.now() - 2 * 86_400_000).toISOString() });
+  const newer = w.paystack.settlements.settle({ at: new Date(Date.now() - 86_400_000).toISOString() });
+  expect([older.transactions.map((t) => t.reference), newer.transactions.map((t) => t.reference)]).toEqual([[first], [second]]);
+  // Paystack lists the newer first; its older one answers a transaction without a reference
+  const good = older.transactions[0];
+  older.transactions[0] = { ...good, reference: null };
+  const before = await counts();
+  const asked = w.paystack.settlements.calls.length;
+  expect(await pull()).toBe(0);
+  expect(w.paystack.settlements.calls.slice(asked)).toEqual(['/settlement', `/settlement/${older.id}/transactions`]);
+  expect(await counts()).toEqual(before);
+
+  older.transactions[0] = good;
+  expect(await pull()).toBe(4);
+  expect((await itemsOf(w.mids.card)).matched).toEqual(expect.arrayContaining([first, second]));
+  expect(await ledgerDrift(db())).toEqual([]);
 });
