@@ -1,4 +1,5 @@
-// Proves migrations apply once, in order, and that processes starting together on one server apply each once.
+// Proves migrations apply once, in order, and that processes starting together on one server apply each once;
+// a test file's fresh database comes migrated, apart from any other.
 import { migrate, migrationFiles } from '../../src/db/migrate';
 import { openPostgres } from '../../src/db';
 import { createRealDatabase, freshDatabase, SHARED_PG_URL } from '../helpers/db';
@@ -26,5 +27,18 @@ needsRealServer().it('applies each migration once when several processes start t
   } finally {
     await Promise.all(pools.map((p) => p.close()));
     await created.drop();
+  }
+});
+
+it("a test file's fresh database holds every migration already, and two made at once are apart (a copy of one migrated template on the real server)", async () => {
+  const [a, b] = await Promise.all([freshDatabase(), freshDatabase()]);
+  try {
+    for (const d of [a, b]) expect((await d.db.any('SELECT version FROM schema_migrations ORDER BY version')).map((r) => r.version)).toEqual(migrationFiles());
+    expect(await migrate(a.db)).toEqual([]);
+    await a.db.none("INSERT INTO businesses (name, default_currency) VALUES ('Template Check', 'UGX')");
+    expect((await a.db.one("SELECT count(*)::int AS n FROM businesses WHERE name = 'Template Check'")).n).toBe(1);
+    expect((await b.db.one("SELECT count(*)::int AS n FROM businesses WHERE name = 'Template Check'")).n).toBe(0);
+  } finally {
+    await Promise.all([a.close(), b.close()]);
   }
 });
