@@ -1,8 +1,8 @@
 // Proves migrations apply once, in order, and that processes starting together on one server apply each once;
-// a test file's fresh database comes migrated, apart from any other.
+// a test file's fresh database on the real server comes migrated, apart from any other.
 import { migrate, migrationFiles } from '../../src/db/migrate';
 import { openPostgres } from '../../src/db';
-import { createRealDatabase, freshDatabase, SHARED_PG_URL } from '../helpers/db';
+import { createRealDatabase, freshDatabase, freshRealDatabase, SHARED_PG_URL } from '../helpers/db';
 import { needsRealServer } from '../helpers/requires';
 
 it('applies every migration once and records it', async () => {
@@ -30,8 +30,8 @@ needsRealServer().it('applies each migration once when several processes start t
   }
 });
 
-it("a test file's fresh database holds every migration already, and two made at once are apart (a copy of one migrated template on the real server)", async () => {
-  const [a, b] = await Promise.all([freshDatabase(), freshDatabase()]);
+needsRealServer().it("a test file's fresh database on the real server holds every migration already, and two made at once are apart (copies of one migrated template)", async () => {
+  const [a, b] = await Promise.all([freshRealDatabase(SHARED_PG_URL), freshRealDatabase(SHARED_PG_URL)]);
   try {
     for (const d of [a, b]) expect((await d.db.any('SELECT version FROM schema_migrations ORDER BY version')).map((r) => r.version)).toEqual(migrationFiles());
     expect(await migrate(a.db)).toEqual([]);

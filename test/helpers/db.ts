@@ -123,7 +123,12 @@ async function embeddedTemplate(): Promise<Blob> {
 /** `empty`: no migrations applied (for tests of the migrations themselves). */
 export async function freshDatabase(o: { empty?: boolean } = {}): Promise<Database> {
   if (!REAL_PG_URL) return o.empty ? openEmbedded(undefined) : openEmbedded(undefined, await embeddedTemplate());
-  const created = await createRealDatabase(REAL_PG_URL, o.empty ? undefined : await realTemplate(REAL_PG_URL));
+  return freshRealDatabase(REAL_PG_URL, o);
+}
+
+/** A new database on the real server `serverUrl`: a copy of the migrated template, or `empty`. */
+export async function freshRealDatabase(serverUrl: string, o: { empty?: boolean } = {}): Promise<Database> {
+  const created = await createRealDatabase(serverUrl, o.empty ? undefined : await realTemplate(serverUrl));
   const database = await openPostgres(created.url);
   return {
     ...database,
