@@ -175,7 +175,8 @@ export async function openEmbedded(dataDir: string | undefined, template?: Blob)
   const { PGLiteSocketServer } = await import('@electric-sql/pglite-socket');
   // PostgreSQL's 128 MB of shared buffers live in the service's own memory here; a sandbox's data fits
   // in far less, and the files stay in the OS page cache.
-  const lite = new PGlite(dataDir, { postgresqlconf: [`shared_buffers = ${EMBEDDED_SHARED_BUFFERS}`], ...(template ? { loadDataDir: template } : {}) });
+  // in memory as PGlite's `memory://`: with no data directory at all PGlite ignores loadDataDir and starts empty
+  const lite = new PGlite(dataDir ?? 'memory://', { postgresqlconf: [`shared_buffers = ${EMBEDDED_SHARED_BUFFERS}`], ...(template ? { loadDataDir: template } : {}) });
   await lite.waitReady;
   const sockDir = mkdtempSync(path.join(os.tmpdir(), 'paycollect-pg-'));
   const server = new PGLiteSocketServer({ db: lite, path: path.join(sockDir, '.s.PGSQL.5432'), maxConnections: 4 });

@@ -1,7 +1,9 @@
 // Proves migrations apply once, in order, and that processes starting together on one server apply each once;
-// a test file's fresh database on the real server comes migrated, apart from any other.
+// a test file's fresh database comes migrated (from a dump on embedded, a template on the real server), apart
+// from any other.
 import { migrate, migrationFiles } from '../../src/db/migrate';
 import { openPostgres } from '../../src/db';
+import type { Database } from '../../src/db';
 import { createRealDatabase, freshDatabase, freshRealDatabase, SHARED_PG_URL } from '../helpers/db';
 import { needsRealServer } from '../helpers/requires';
 
@@ -30,8 +32,9 @@ needsRealServer().it('applies each migration once when several processes start t
   }
 });
 
-needsRealServer().it("a test file's fresh database on the real server holds every migration already, and two made at once are apart (copies of one migrated template)", async () => {
-  const [a, b] = await Promise.all([freshRealDatabase(SHARED_PG_URL), freshRealDatabase(SHARED_PG_URL)]);
+/** Two fresh databases made at once: each holds every migration already (nothing left to apply), and a write to one is not in the other. */
+async function expectMigratedAndApart(open: () => Promise<Database>): Promise<void> {
+  const [a, b] = await Promise.all([open(), open()]);
   try {
     for (const d of [a, b]) expect((await d.db.any('SELECT version FROM schema_migrations ORDER BY version')).map((r) => r.version)).toEqual(migrationFiles());
     expect(await migrate(a.db)).toEqual([]);
@@ -41,4 +44,10 @@ needsRealServer().it("a test file's fresh database on the real server holds ever
   } finally {
     await Promise.all([a.close(), b.close()]);
   }
-});
+}
+
+it("a test file's fresh database holds every migration already, apart from any other (the embedded one loaded from a migrated dump)", () =>
+  expectMigratedAndApart(() => freshDatabase()));
+
+needsRealServer().it("a test file's fresh database on the real server holds every migration already, and two made at once are apart (copies of one migrated template)", () =>
+  expectMigratedAndApart(() => freshRealDatabase(SHARED_PG_URL)));
