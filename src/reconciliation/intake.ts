@@ -126,7 +126,7 @@ export class StatementIntake {
         const span = (pick: (...n: number[]) => number) => (times.length === 0 ? null : new Date(times.reduce((a, b) => pick(a, b))));
         const closed = await this.close(t, statement.id, contentHash, lines.length, span(Math.min), span(Math.max));
         if (!closed) throw new DuplicateStatement();
-        await t.none(SQL.matchLines, { statementId: closed.id, now: this.s.now() });
+        await this.matchLines(t, closed);
         return { statement: closed, created: true, skipped };
       });
     } catch (e) {
@@ -143,9 +143,13 @@ export class StatementIntake {
 
   /** Matches a statement's lines, then looks for what the processor has not reported past the MID's deadline (money in, then money out). */
   async match(t: Tx, statement: StatementRecord): Promise<void> {
-    const now = this.s.now();
-    await t.none(SQL.matchLines, { statementId: statement.id, now });
-    await t.one(SQL.theirsMissing, { midId: statement.mid_id, now });
+    await this.matchLines(t, statement);
+    await t.one(SQL.theirsMissing, { midId: statement.mid_id, now: this.s.now() });
+  }
+
+  /** Matches a statement's lines only (a pulled settlement: what is missing is looked for once the pull's run is in). */
+  private matchLines(t: Tx, statement: StatementRecord): Promise<null> {
+    return t.none(SQL.matchLines, { statementId: statement.id, now: this.s.now() });
   }
 
   /**
