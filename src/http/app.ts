@@ -40,11 +40,21 @@ function keepRawBody(req: { url?: string }, _res: unknown, buf: Buffer): void {
 }
 
 export async function loadApi(definition: string): Promise<OpenAPIBackend> {
+  // openapi-backend asks for an Ajv for each operation's body, parameters and responses in turn; one Ajv per
+  // kind of validation and options serves them all, so the draft 2020-12 meta-schema and the formats are set
+  // up a few times per document instead of a few times per operation (each its own instance cost a test
+  // file's service about a second of start-up and first requests, measured)
+  const ajvs = new Map<string, ReturnType<typeof makeAjv>>();
   const api = new OpenAPIBackend({
     definition,
     quick: true,
     validate: true,
-    customizeAjv: (_ajv, opts) => makeAjv(opts),
+    customizeAjv: (_ajv, opts, context) => {
+      const key = `${context} ${JSON.stringify(opts)}`;
+      let ajv = ajvs.get(key);
+      if (!ajv) ajvs.set(key, (ajv = makeAjv(opts)));
+      return ajv;
+    },
   });
   await api.init();
   // quick mode compiles validators on first use, so this reaches Ajv before any schema is compiled
