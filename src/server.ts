@@ -3,6 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
+import type { OpenAPIBackend } from 'openapi-backend';
 import type { Config } from './config';
 import { observedOf, openDatabase, pingDatabase } from './db';
 import type { Database } from './db';
@@ -52,6 +53,8 @@ export interface RunningService {
   demoUser: GeneratedLogin | null;
   /** the Prometheus endpoint, when METRICS_PORT is set */
   metricsUrl: string | null;
+  /** the two documents as loaded and served (none in ROLE=worker); the tests check answers against them */
+  specs: { merchant: OpenAPIBackend; admin: OpenAPIBackend } | null;
   close(): Promise<void>;
 }
 
@@ -162,6 +165,6 @@ export async function startService(o: StartOptions): Promise<RunningService> {
     })();
     return closing;
   };
-  return { url: `http://127.0.0.1:${port}`, port, services, database, demo, firstOperator, demoUser, metricsUrl: telemetry.metricsUrl, close };
+  return { url: `http://127.0.0.1:${port}`, port, services, database, demo, firstOperator, demoUser, metricsUrl: telemetry.metricsUrl, specs: merchantApi && adminApi ? { merchant: merchantApi, admin: adminApi } : null, close };
 }
 

@@ -11,7 +11,7 @@ import { createLogger } from '../../src/log';
 import { startService } from '../../src/server';
 import type { RunningService } from '../../src/server';
 import { freshDatabase } from './db';
-import { checkResponse } from './spec';
+import { checkResponse, useLoadedSpecs } from './spec';
 
 export const OPERATOR_KEY = 'op_test_operator_key_0123456789';
 
@@ -108,6 +108,7 @@ export async function startTestService(o: TestServiceOptions = {}): Promise<Test
   const logs: string[] = [];
   const database = o.database ?? (await freshDatabase());
   const running = await startService({ config, database, log: createLogger((l) => logs.push(l), 'debug'), now: o.now, workers: o.workers, spanExporter: o.spanExporter });
+  useLoadedSpecs(running.specs);
   const url = running.url;
   config.publicBaseUrl = o.env?.PUBLIC_BASE_URL ?? url;
   return {
