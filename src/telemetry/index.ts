@@ -21,8 +21,7 @@ import { context, createNoopMeter, propagation, trace } from '@opentelemetry/api
 import type { Meter, Span, Tracer } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
-import { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import type { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { MeterProvider } from '@opentelemetry/sdk-metrics';
 import { BasicTracerProvider, BatchSpanProcessor, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
@@ -82,12 +81,17 @@ export async function startTelemetry(s: TelemetrySettings, extraSpanExporter?: S
   let meterProvider: MeterProvider | null = null;
   let metricsServer: { url: string; close(): Promise<void> } | null = null;
   if (s.metricsPort !== null) {
+    // the exporters are loaded only where they are configured: most processes (and every test) use neither
+    const { PrometheusExporter } = await import('@opentelemetry/exporter-prometheus');
     const exporter = new PrometheusExporter({ preventServerStart: true });
     meterProvider = new MeterProvider({ resource, readers: [exporter] });
     metricsServer = await serveMetrics(exporter, s.metricsPort, s.metricsHost);
   }
   const processors: SpanProcessor[] = [];
-  if (s.otlpTraces) processors.push(new BatchSpanProcessor(new OTLPTraceExporter()));
+  if (s.otlpTraces) {
+    const { OTLPTraceExporter } = await import('@opentelemetry/exporter-trace-otlp-http');
+    processors.push(new BatchSpanProcessor(new OTLPTraceExporter()));
+  }
   if (extraSpanExporter) processors.push(new SimpleSpanProcessor(extraSpanExporter));
   const tracerProvider = processors.length > 0 ? new BasicTracerProvider({ resource, spanProcessors: processors }) : null;
   if (tracerProvider) enableContext();

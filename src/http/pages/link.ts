@@ -5,7 +5,6 @@
 // QR codes of the link's URL are served beside it.
 import express from 'express';
 import type { Request, Response } from 'express';
-import QRCode from 'qrcode';
 import { linkUrl } from '../../api-records/payment-link';
 import type { PaymentLinkRow } from '../../api-records/payment-link';
 import { STATUS_MESSAGES } from '../../domain/collection';
@@ -117,6 +116,8 @@ export function mountLinkPages(app: express.Router, s: Services): void {
       if (!link) return notFound(s, res);
       const url = linkUrl(s.config.publicBaseUrl, link.link_id);
       res.set('Cache-Control', 'public, max-age=86400');
+      // loaded on the first code asked for, not at every start
+      const { default: QRCode } = await import('qrcode');
       if (format === 'svg') return res.type('image/svg+xml').send(await QRCode.toString(url, { type: 'svg', margin: 2 }));
       res.type('image/png').send(await QRCode.toBuffer(url, { type: 'png', margin: 2, width: 512 }));
     } catch (e) {
