@@ -173,7 +173,9 @@ export class NotificationService {
    * on PostgreSQL, test/people/concurrent-changes.test.ts).
    */
   async resend(businessId: number, apiTokenId: number, gatewayReference: string): Promise<NotificationLogEntry> {
-    const id = await this.s.db.tx(async (t) => {
+    // the answer is the notification as queued, read before the commit: read after it, the webhook worker the
+    // kick wakes could already have recorded the next attempt in it
+    const queued = await this.s.db.tx(async (t) => {
       const row = await t.oneOrNone<CollectionRow>(
         'SELECT * FROM collections WHERE gateway_reference = $1 AND business_id = $2 FOR NO KEY UPDATE',
         [gatewayReference, businessId],
@@ -187,17 +189,17 @@ export class NotificationService {
         [row.id],
       );
       // none when the collection's API token was deleted before the change: the caller's token takes it
-      if (!latest) return this.insertNotification(t, row, apiTokenId);
+      if (!latest) return logOfNotification(t, await this.insertNotification(t, row, apiTokenId));
       await t.none(
         `UPDATE notifications SET delivered_at = NULL, gave_up_at = NULL, next_attempt_at = $2, schedule_start = attempts,
            api_token_id = COALESCE(api_token_id, $3)
          WHERE id = $1`,
         [latest.id, this.s.now(), apiTokenId],
       );
-      return latest.id;
+      return logOfNotification(t, latest.id);
     });
     this.s.kick('webhooks');
-    return logOfNotification(this.s.db, id);
+    return queued;
   }
 
   /** Operator view: API tokens whose webhook has undelivered notifications with failed attempts. */
