@@ -6,10 +6,11 @@ const swc = ['@swc/jest', { jsc: { target: 'es2022', parser: { syntax: 'typescri
 const { databaseFreeTestFiles } = require('./test/helpers/database-free.cjs');
 
 // CI runs every file in its plain pass (embedded PostgreSQL) and again on the real server; a file that uses no
-// database (test/helpers/database-free.cjs) runs the same in both, so CI's real-server pass leaves it out.
+// database, or only one of its own (test/helpers/database-free.cjs), runs alike in both, so CI's real-server
+// pass leaves it out.
 const leftOut = process.env.CI === 'true' && process.env.TEST_DATABASE_URL ? databaseFreeTestFiles(__dirname) : [];
 if (leftOut.length > 0) {
-  console.log(`${leftOut.length} test files use no database: the pass without TEST_DATABASE_URL runs them, this one leaves them out`);
+  console.log(`${leftOut.length} test files run alike on every database (none, or one of their own): the pass without TEST_DATABASE_URL runs them, this one leaves them out`);
 }
 const escape = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 

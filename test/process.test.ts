@@ -1,5 +1,6 @@
 // Proves `npm start`'s entry point serves /healthz on the embedded database, stops cleanly on SIGTERM, and keeps
 // its data across a restart on the same DATA_DIR. (How fast it starts is measured by `npm run bench`, not here.)
+// Alike in every pass: the started process runs on its own embedded database (DATABASE_URL empty).
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';

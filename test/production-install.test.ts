@@ -1,6 +1,7 @@
 // Proves a production install (npm ci --omit=dev, the library patches applied with patch(1), plus the build that npm run build made) starts with `npm start`'s launcher,
 // serves the API, the docs and the dashboard and stops on SIGTERM with no dev tool present, and that the running server loaded
 // only production dependencies (every file it loaded is listed by a preloaded hook; the hook's check is shown to catch a dev one).
+// Alike in every pass: the installed server runs on its own embedded database (DATABASE_URL empty).
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';

@@ -1,6 +1,7 @@
 // Proves what deploy/ ships is valid: the alert rules pass `promtool check rules` (and the market-rate and reconciliation alerts their `promtool test rules` cases, test/deploy/*-alerts.promtool.yml), the rules and the Grafana dashboard name
 // only metrics the service exports (and the dashboard JSON is well formed), and the systemd unit passes
 // `systemd-analyze verify` with its hardening in place. The two tools are skipped with their reason outside CI when absent.
+// Alike in every pass: it checks the files under deploy/ and opens no database.
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdtempSync, readFileSync } from 'node:fs';
 import os from 'node:os';

@@ -5,8 +5,9 @@
 // names a collection stored exactly once, nothing is credited twice, the ledger check passes, every final
 // collection reached the merchant's webhook, only 200 and 503 were answered, the service answered 200
 // again within RECOVERY_BOUND_MS, and the old primary came back as a standby. The figures are printed.
-// It starts its own cluster, so it runs in every pass whatever TEST_DATABASE_URL says; outside CI it is
-// skipped, with the reason, only where Patroni, etcd or HAProxy is not installed.
+// It starts its own cluster, whatever TEST_DATABASE_URL says; outside CI it is skipped, with the reason, only
+// where Patroni, etcd or HAProxy is not installed.
+// Alike in every pass: the cluster is its own, so CI runs it in the plain pass alone.
 import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import os from 'node:os';

@@ -1,13 +1,16 @@
-// Which test files use no database: neither they nor anything they import (transitively, from test/ and src/;
-// type-only imports are left out, as the compiler leaves them out) is src/db's or test/helpers/db.ts's, or
-// names a database address. Such a file runs the same whatever database a pass targets, so CI's pass on the
-// real server leaves it to the plain pass (jest.config.js). Read from the import lines, as
+// Which test files run alike whatever database a pass targets: those that use no database (neither they nor
+// anything they import, transitively from test/ and src/, is src/db's or test/helpers/db.ts's or names a database
+// address; type-only imports are left out, as the compiler leaves them out), and those that say on a line of
+// their own `// Alike in every pass: <why>` (they start a database of their own). CI's pass on the real server
+// leaves them to the plain pass (jest.config.js). Read from the import lines, as
 // test/layout/imports.test.ts reads src/.
 'use strict';
 const fs = require('node:fs');
 const path = require('node:path');
 
 const IMPORT = /^\s*(import|export)\s+(type\s+)?(?:[^'";]*?\sfrom\s+)?['"]([^'"]+)['"]|require\(\s*['"]([^'"]+)['"]\s*\)|import\(\s*['"]([^'"]+)['"]\s*\)/gm;
+/** A file that uses a database of its own making, whatever the pass targets, says so on a line of its own. */
+const ALIKE = /^\/\/ Alike in every pass: \S/m;
 const NAMES_A_DATABASE = /TEST_DATABASE_URL|REAL_PG_URL|SHARED_PG_URL|DATABASE_URL|PG_URL|postgres(ql)?:\/\//;
 
 function resolveLocal(from, spec) {
@@ -54,7 +57,7 @@ function databaseFreeTestFiles(root) {
     }
   };
   walk(path.join(root, 'test'));
-  return files.filter((f) => !usesDatabase(f)).map((f) => path.relative(root, f)).sort();
+  return files.filter((f) => ALIKE.test(fs.readFileSync(f, 'utf8')) || !usesDatabase(f)).map((f) => path.relative(root, f)).sort();
 }
 
 module.exports = { databaseFreeTestFiles };
